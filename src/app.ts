@@ -1,0 +1,73 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import Fastify, { type FastifyServerOptions } from 'fastify'
+import type { Config } from './config.js'
+import type { Db } from './db/database.js'
+import { authRoutes } from './modules/auth/auth.routes.js'
+import { loadSigningKeys, TokenService } from './modules/auth/token.service.js'
+import { catalogRoutes } from './modules/catalog/catalog.routes.js'
+import { healthRoutes } from './modules/health/health.routes.js'
+import { authenticated } from './plugins/auth.js'
+import { contextPlugin } from './plugins/context.js'
+import { errorsPlugin } from './plugins/errors.js'
+import { httpPlugin, requestId } from './plugins/http.js'
+import { openapiPlugin } from './plugins/openapi.js'
+import { validatorCompiler } from './plugins/validation.js'
+import { type Clock, systemClock } from './shared/clock.js'
+import { sharedSchemas } from './shared/http-schemas.js'
+
+export const BODY_LIMIT = 1024 * 1024
+
+export interface AppOptions {
+  config: Readonly<Config>
+  /** A migrated database; the caller owns it and closes it. */
+  db: Db
+  clock?: Clock
+  /** Overrides the logger built from the config (tests capture logs with it). */
+  logger?: FastifyServerOptions['logger']
+}
+
+// Never logged: credentials, tokens and card data, wherever they appear.
+const REDACT = [
+  'req.headers.authorization',
+  'req.headers["x-credentials"]',
+  'req.headers.cookie',
+  '*.client_secret',
+  '*.password',
+  '*.token',
+  '*.access_token',
+  '*.creditCard',
+  '*.card_number',
+  '*.card_cvv',
+  '*.cvv',
+]
+
+export async function buildApp({ config, db, clock = systemClock, logger }: AppOptions) {
+  const app = Fastify({
+    logger: logger ?? { level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } },
+    genReqId: requestId,
+    bodyLimit: BODY_LIMIT,
+    exposeHeadRoutes: false,
+    return503OnClosing: true,
+    routerOptions: { maxParamLength: 200 },
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  app.setValidatorCompiler(validatorCompiler)
+  for (const schema of sharedSchemas) app.addSchema(schema)
+
+  const tokens = new TokenService(await loadSigningKeys(db, config, clock), config.tokenTtlSeconds, clock)
+  await app.register(contextPlugin, { config, db, clock, tokens })
+  await app.register(errorsPlugin)
+  await app.register(httpPlugin)
+  await app.register(openapiPlugin)
+
+  await app.register(healthRoutes)
+  await app.register(authRoutes)
+  await app.register(async (partnerScope) => {
+    await partnerScope.register(authenticated)
+    await partnerScope.register(catalogRoutes)
+  })
+
+  return app
+}
+
+export type App = Awaited<ReturnType<typeof buildApp>>

@@ -1,0 +1,59 @@
+import { Command, CommanderError } from 'commander'
+import { ConfigError } from '../config.js'
+import { AppError } from '../shared/errors.js'
+import { registerCatalogImport } from './catalog-import.js'
+import { type Io, UsageError } from './context.js'
+import { registerCredentialsIssue } from './credentials-issue.js'
+import { registerCredentialsRevoke } from './credentials-revoke.js'
+import { registerDemo } from './demo.js'
+import { registerMigrate } from './migrate.js'
+import { registerPartnerCreate } from './partner-create.js'
+import { registerPartnerGateway } from './partner-gateway.js'
+import { registerPlanCreate } from './plan-create.js'
+import { registerServe } from './serve.js'
+import { registerUserCreate } from './user-create.js'
+
+export function buildProgram(io: Io): Command {
+  const program = new Command('amparo')
+    .description('Amparo operator commands. Configuration comes from the environment (see README).')
+    .exitOverride()
+    .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: () => {} })
+    .showSuggestionAfterError(true)
+
+  registerServe(program, io)
+  registerMigrate(program, io)
+  registerDemo(program, io)
+  const partner = program.command('partner').description('Create partners and set their payment gateway.')
+  registerPartnerCreate(partner, io)
+  registerPartnerGateway(partner, io)
+  const credentials = program.command('credentials').description('Issue and revoke client credentials.')
+  registerCredentialsIssue(credentials, io)
+  registerCredentialsRevoke(credentials, io)
+  const user = program.command('user').description('Partner users (email/password login).')
+  registerUserCreate(user, io)
+  const catalog = program.command('catalog').description('The device catalog.')
+  registerCatalogImport(catalog, io)
+  const plan = program.command('plan').description('Subscription and annual plans.')
+  registerPlanCreate(plan, io)
+  return program
+}
+
+/**
+ * Runs one command and returns its exit code: 0 done, 2 a wrong argument or a refused
+ * operation (one line on stderr, never a stack trace), 1 anything unexpected.
+ */
+export async function run(argv: string[], io: Io): Promise<number> {
+  try {
+    await buildProgram(io).parseAsync(argv, { from: 'user' })
+    return 0
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.exitCode === 0) return 0
+      io.err(`amparo: ${error.message.replace(/^error: /, '').split('\n')[0]}`)
+      return 2
+    }
+    const message = error instanceof Error ? error.message : String(error)
+    io.err(`amparo: ${message.split('\n')[0]}`)
+    return error instanceof UsageError || error instanceof AppError || error instanceof ConfigError ? 2 : 1
+  }
+}

@@ -1,0 +1,20 @@
+import type { Command } from 'commander'
+import { upsertUser } from '../modules/partners/partner.service.js'
+import { type Io, positiveInt, report, withDatabase } from './context.js'
+
+export function registerUserCreate(user: Command, io: Io) {
+  user
+    .command('create')
+    .description('Create a partner user for email/password login (an existing email gets the new password).')
+    .argument('<partner-id>', 'partner id')
+    .requiredOption('--email <email>', 'login e-mail')
+    .requiredOption('--password <password>', 'password, at least 8 characters')
+    .option('--json', 'print one JSON object')
+    .action(async (id: string, options: { email: string; password: string; json?: boolean }) => {
+      const partnerId = positiveInt(id, 'partner id')
+      const created = await withDatabase(io, (db) =>
+        upsertUser(db, partnerId, options.email, options.password, new Date().toISOString()),
+      )
+      report(io, options.json, created, `User #${created.id} ${created.email} can log in.`)
+    })
+}

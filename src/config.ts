@@ -1,0 +1,98 @@
+import { type Static, Type } from 'typebox'
+import { Value } from 'typebox/value'
+import { isValidTimeZone } from './shared/time.js'
+
+// Every setting the service reads, validated once at start-up. Nothing else reads process.env.
+export const EnvSchema = Type.Object({
+  HOST: Type.String({ default: '127.0.0.1' }),
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
+  DATABASE_URL: Type.String({ default: '' }),
+  AMPARO_SQLITE_FILE: Type.String({ default: './data/amparo.sqlite' }),
+  AMPARO_ENV: Type.Union([Type.Literal('test'), Type.Literal('production')], { default: 'test' }),
+  AMPARO_TIMEZONE: Type.String({ default: 'America/Sao_Paulo' }),
+  AMPARO_TOKEN_TTL: Type.Integer({ minimum: 60, maximum: 86_400, default: 3600 }),
+  AMPARO_PUBLIC_URL: Type.String({ default: '' }),
+  AMPARO_JWT_KEYS: Type.String({ default: '' }),
+  DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info' },
+  ),
+})
+type Env = Static<typeof EnvSchema>
+
+export interface SigningKey {
+  kid: string
+  secret: string
+}
+
+export interface Config {
+  host: string
+  port: number
+  database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string; poolMax: number }
+  env: 'test' | 'production'
+  timeZone: string
+  tokenTtlSeconds: number
+  /** Base of every absolute link (`meta.link`, pagination); empty → taken from the request. */
+  publicUrl: string
+  /** Signing keys, newest first: the first signs, all verify (rotation). Empty → kept in the database. */
+  jwtKeys: SigningKey[]
+  logLevel: Env['LOG_LEVEL']
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(source: Record<string, string | undefined> = process.env): Readonly<Config> {
+  const raw = Object.fromEntries(
+    Object.keys(EnvSchema.properties).flatMap((k) => (source[k] === undefined ? [] : [[k, source[k]]])),
+  )
+  const env = Value.Convert(EnvSchema, Value.Default(EnvSchema, raw))
+  const firstError = Value.Errors(EnvSchema, env)[0]
+  if (firstError) {
+    const key = firstError.instancePath.replace(/^\//, '') || 'environment'
+    throw new ConfigError(`Invalid ${key}: ${firstError.message}`)
+  }
+  return toConfig(env as Env)
+}
+
+function toConfig(env: Env): Readonly<Config> {
+  if (!isValidTimeZone(env.AMPARO_TIMEZONE)) {
+    throw new ConfigError(`Invalid AMPARO_TIMEZONE: ${env.AMPARO_TIMEZONE} is not an IANA time zone`)
+  }
+  if (env.AMPARO_PUBLIC_URL && !/^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(env.AMPARO_PUBLIC_URL)) {
+    throw new ConfigError('Invalid AMPARO_PUBLIC_URL: expected an absolute http(s) address')
+  }
+  const jwtKeys = parseJwtKeys(env.AMPARO_JWT_KEYS)
+  if (env.AMPARO_ENV === 'production' && jwtKeys.length === 0) {
+    throw new ConfigError('AMPARO_JWT_KEYS is required when AMPARO_ENV=production')
+  }
+  const url = env.DATABASE_URL
+  if (url && !/^postgres(ql)?:\/\//.test(url)) {
+    throw new ConfigError('Invalid DATABASE_URL: only postgres:// addresses are supported')
+  }
+  return Object.freeze({
+    host: env.HOST,
+    port: env.PORT,
+    database: url
+      ? { kind: 'postgres' as const, url, poolMax: env.DB_POOL_MAX }
+      : { kind: 'sqlite' as const, file: env.AMPARO_SQLITE_FILE },
+    env: env.AMPARO_ENV,
+    timeZone: env.AMPARO_TIMEZONE,
+    tokenTtlSeconds: env.AMPARO_TOKEN_TTL,
+    publicUrl: env.AMPARO_PUBLIC_URL.replace(/\/+$/, ''),
+    jwtKeys,
+    logLevel: env.LOG_LEVEL,
+  })
+}
+
+/** `kid1=secret1,kid2=secret2`; secrets of at least 32 characters. */
+function parseJwtKeys(value: string): SigningKey[] {
+  if (!value.trim()) return []
+  return value.split(',').map((pair) => {
+    const [kid, secret] = pair.split('=').map((s) => s.trim())
+    if (!kid || !secret || !/^[A-Za-z0-9._-]{1,64}$/.test(kid) || secret.length < 32) {
+      throw new ConfigError('Invalid AMPARO_JWT_KEYS: expected kid=secret pairs, secrets of 32+ characters')
+    }
+    return { kid, secret }
+  })
+}

@@ -1,0 +1,34 @@
+import { Kysely, PostgresAdapter, type Transaction } from 'kysely'
+import type { Config } from '../config.js'
+import type { SigningKeysTable } from '../modules/auth/signing-key.table.js'
+import type { BrandsTable, ModelsTable, PartnerModelsTable } from '../modules/catalog/catalog.table.js'
+import type { CredentialsTable, PartnersTable, PartnerUsersTable } from '../modules/partners/partner.table.js'
+import type { PlansTable } from '../modules/plans/plan.table.js'
+import type { ShopkeepersTable } from '../modules/shopkeepers/shopkeeper.table.js'
+import { postgresDialect } from './postgres.js'
+import { sqliteDialect } from './sqlite.js'
+
+export interface Database {
+  partners: PartnersTable
+  credentials: CredentialsTable
+  partner_users: PartnerUsersTable
+  signing_keys: SigningKeysTable
+  brands: BrandsTable
+  models: ModelsTable
+  partner_models: PartnerModelsTable
+  plans: PlansTable
+  shopkeepers: ShopkeepersTable
+}
+
+export type Db = Kysely<Database>
+export type Trx = Transaction<Database>
+
+export function createDb(config: Config['database']): Db {
+  const dialect = config.kind === 'postgres' ? postgresDialect(config) : sqliteDialect(config.file)
+  return new Kysely<Database>({ dialect })
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: works for typed and untyped instances
+export function isPostgres(db: Kysely<any>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter
+}

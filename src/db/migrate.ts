@@ -1,0 +1,22 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely'
+import * as foundation from './migrations/0001-foundation.js'
+
+// Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
+const migrations: Record<string, Migration> = {
+  '0001-foundation': foundation,
+}
+
+const provider: MigrationProvider = { getMigrations: async () => migrations }
+
+export class MigrationError extends Error {}
+
+/** Applies every pending migration; safe to run from several processes at once (Kysely locks). */
+// biome-ignore lint/suspicious/noExplicitAny: migrations run on an untyped view of the schema
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  const { error, results = [] } = await new Migrator({ db, provider }).migrateToLatest()
+  if (error) {
+    const failed = results.find((r) => r.status === 'Error')?.migrationName ?? 'unknown'
+    throw new MigrationError(`Migration ${failed} failed: ${error instanceof Error ? error.message : error}`)
+  }
+  return results.filter((r) => r.status === 'Success').map((r) => r.migrationName)
+}

@@ -1,0 +1,129 @@
+import { randomBytes } from 'node:crypto'
+import type { Config } from '../config.js'
+import type { Db, Trx } from '../db/database.js'
+import { importCatalog, parseCatalog } from '../modules/catalog/catalog-import.js'
+import {
+  attributeAllModels,
+  createPartner,
+  issueCredentials,
+  upsertUser,
+} from '../modules/partners/partner.service.js'
+import type { GatewayMode } from '../modules/partners/partner.table.js'
+import { createPlan, type NewPlan } from '../modules/plans/plan.service.js'
+import demoCatalog from './demo-catalog.json' with { type: 'json' }
+
+const COVERAGES = ['Roubo e furto qualificado', 'Quebra acidental', 'Danos por líquidos']
+
+const PARTNERS: { name: string; gateway: GatewayMode; document: string; email: string }[] = [
+  {
+    name: 'Loja Demo (gateway externo)',
+    gateway: 'external',
+    document: '11222333000181',
+    email: 'externo@demo.amparo',
+  },
+  {
+    name: 'Loja Demo (gateway Amparo)',
+    gateway: 'own',
+    document: '44556677000186',
+    email: 'proprio@demo.amparo',
+  },
+]
+
+type PlanTemplate = Omit<NewPlan, 'partnerId'>
+
+const PLANS: PlanTemplate[] = [
+  {
+    kind: 'subscription',
+    name: 'Proteção Essencial 12x',
+    installments: 12,
+    monthlyRateBp: 90,
+    franchiseRateBp: 2000,
+    coverages: COVERAGES.slice(0, 2),
+  },
+  {
+    kind: 'subscription',
+    name: 'Proteção Total 12x',
+    installments: 12,
+    monthlyRateBp: 120,
+    franchiseRateBp: 1500,
+    coverages: COVERAGES,
+  },
+  {
+    kind: 'subscription',
+    name: 'Proteção Total 24x',
+    installments: 24,
+    monthlyRateBp: 100,
+    franchiseRateBp: 1500,
+    coverages: COVERAGES,
+  },
+  {
+    kind: 'annual',
+    name: 'Proteção Anual',
+    annualRateBp: 1100,
+    usedFactorBp: 11500,
+    coverages: COVERAGES,
+    isDefault: true,
+  },
+]
+
+export interface DemoPartner {
+  id: number
+  name: string
+  gateway: GatewayMode
+  client_id: string
+  client_secret: string
+  email: string
+  password: string
+}
+
+/**
+ * Loads the demo catalog and two demo partners (external and own gateway) with plans and every
+ * model attributed. Safe to run again: it updates what exists and issues fresh credentials.
+ */
+export async function loadDemo(db: Db, config: Config, now: string): Promise<{ partners: DemoPartner[] }> {
+  const catalog = parseCatalog(demoCatalog)
+  const partnerIds = await db.transaction().execute(async (trx) => {
+    await importCatalog(trx, catalog, now)
+    const ids: number[] = []
+    for (const template of PARTNERS) ids.push(await ensurePartner(trx, template, now))
+    return ids
+  })
+
+  const partners: DemoPartner[] = []
+  for (const [i, template] of PARTNERS.entries()) {
+    const id = partnerIds[i] as number
+    const password = randomBytes(9).toString('base64url')
+    await upsertUser(db, id, template.email, password, now)
+    const credentials = await issueCredentials(db, id, config.env, now)
+    partners.push({
+      id,
+      name: template.name,
+      gateway: template.gateway,
+      ...credentials,
+      email: template.email,
+      password,
+    })
+  }
+  return { partners }
+}
+
+async function ensurePartner(trx: Trx, template: (typeof PARTNERS)[number], now: string): Promise<number> {
+  const existing = await trx
+    .selectFrom('partners')
+    .select('id')
+    .where('name', '=', template.name)
+    .executeTakeFirst()
+  const id = existing?.id ?? (await createPartner(trx, template, now)).id
+  await attributeAllModels(trx, id)
+  const plans = await trx.selectFrom('plans').select('name').where('partner_id', '=', id).execute()
+  const names = new Set(plans.map((p) => p.name))
+  for (const plan of PLANS) {
+    if (!names.has(plan.name)) await createPlan(trx, { ...plan, partnerId: id }, now)
+  }
+  return id
+}
+
+export async function isEmpty(db: Db): Promise<boolean> {
+  const row = await db.selectFrom('partners').select('id').limit(1).executeTakeFirst()
+  return row === undefined
+}

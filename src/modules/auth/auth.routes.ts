@@ -1,0 +1,38 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { errorResponses } from '../../shared/http-schemas.js'
+import { formatTimestamp } from '../../shared/time.js'
+import { LoginBody, LoginResult } from './auth.schemas.js'
+import { login } from './auth.service.js'
+import { readLoginCredentials } from './login-credentials.js'
+
+export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/auth/login',
+    {
+      schema: {
+        tags: ['Authentication'],
+        summary: 'Log in and obtain an access token',
+        description: `Accepts, in this order of precedence: body \`{client_id, client_secret}\`;
+body \`{email, password}\` (a partner user); header \`X-CREDENTIALS: base64(client_id:client_secret)\`;
+header \`Authorization: Basic base64(client_id:client_secret)\`.
+
+The response carries both shapes of the seed: \`access_token\` and \`token\` hold the same JWT.
+Send it as \`Authorization: Bearer <token>\`. When any call answers 401, log in again.
+Wrong credentials (unknown id, wrong secret, revoked credential) all answer the same 401.`,
+        security: [],
+        body: LoginBody,
+        response: { 200: LoginResult, ...errorResponses(400, 401, 413, 415, 422) },
+      },
+    },
+    async (request) => {
+      const credentials = readLoginCredentials(request.body, request.headers)
+      const { token, expiresAt } = await login(app.db, app.tokens, credentials)
+      return {
+        access_token: token,
+        token,
+        token_type: 'Bearer' as const,
+        expires_in: formatTimestamp(expiresAt, app.config.timeZone),
+      }
+    },
+  )
+}

@@ -1,0 +1,53 @@
+import type { IncomingHttpHeaders } from 'node:http'
+import { ValidationError } from '../../shared/errors.js'
+
+export type LoginCredentials =
+  | { kind: 'client'; clientId: string; clientSecret: string }
+  | { kind: 'user'; email: string; password: string }
+  /** A credentials header that cannot be decoded: treated as wrong credentials. */
+  | { kind: 'malformed' }
+
+export interface LoginBody {
+  client_id?: string
+  client_secret?: string
+  email?: string
+  password?: string
+}
+
+/**
+ * The four ways the seed shows to log in, in the contract's order of precedence: body client
+ * pair, body email/password, `X-CREDENTIALS: base64(id:secret)`, `Authorization: Basic …`.
+ */
+export function readLoginCredentials(body: LoginBody, headers: IncomingHttpHeaders): LoginCredentials {
+  if (body.client_id !== undefined || body.client_secret !== undefined) {
+    requireAll({ client_id: body.client_id, client_secret: body.client_secret })
+    return { kind: 'client', clientId: body.client_id as string, clientSecret: body.client_secret as string }
+  }
+  if (body.email !== undefined || body.password !== undefined) {
+    requireAll({ email: body.email, password: body.password })
+    return { kind: 'user', email: body.email as string, password: body.password as string }
+  }
+  const header = headers['x-credentials']
+  if (typeof header === 'string' && header.trim()) return decodePair(header.trim())
+  const basic = /^Basic\s+(\S+)$/i.exec(headers.authorization ?? '')
+  if (basic?.[1]) return decodePair(basic[1])
+  throw missingFields(['client_id', 'client_secret'])
+}
+
+function requireAll(fields: Record<string, string | undefined>): void {
+  const missing = Object.keys(fields).filter((k) => fields[k] === undefined || fields[k] === '')
+  if (missing.length > 0) throw missingFields(missing)
+}
+
+function missingFields(keys: string[]): ValidationError {
+  return new ValidationError(
+    Object.fromEntries(keys.map((k) => [k, [`The ${k.replace(/_/g, ' ')} field is required.`]])),
+  )
+}
+
+function decodePair(encoded: string): LoginCredentials {
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8')
+  const colon = decoded.indexOf(':')
+  if (colon <= 0 || colon === decoded.length - 1) return { kind: 'malformed' }
+  return { kind: 'client', clientId: decoded.slice(0, colon), clientSecret: decoded.slice(colon + 1) }
+}

@@ -1,0 +1,93 @@
+import { randomBytes } from 'node:crypto'
+import { errors, jwtVerify, SignJWT } from 'jose'
+import type { Config, SigningKey } from '../../config.js'
+import type { Db } from '../../db/database.js'
+import type { Clock } from '../../shared/clock.js'
+
+const ALGORITHM = 'HS256'
+
+export type Subject = { kind: 'client' | 'user'; id: number }
+
+export interface IssuedToken {
+  token: string
+  expiresAt: Date
+}
+
+export class InvalidTokenError extends Error {}
+
+/** HS256 JWTs with a `kid`: the first key signs, every listed key verifies, so keys can rotate. */
+export class TokenService {
+  private readonly secrets: Map<string, Uint8Array>
+  private readonly signing: SigningKey
+
+  constructor(
+    keys: SigningKey[],
+    private readonly ttlSeconds: number,
+    private readonly clock: Clock,
+  ) {
+    const [first] = keys
+    if (!first) throw new Error('At least one signing key is required')
+    this.signing = first
+    this.secrets = new Map(keys.map((k) => [k.kid, new TextEncoder().encode(k.secret)]))
+  }
+
+  async issue(subject: Subject, partnerId: number): Promise<IssuedToken> {
+    const issuedAt = Math.floor(this.clock.now().getTime() / 1000)
+    const expiresAt = issuedAt + this.ttlSeconds
+    const token = await new SignJWT({ pid: partnerId })
+      .setProtectedHeader({ alg: ALGORITHM, kid: this.signing.kid, typ: 'JWT' })
+      .setSubject(`${subject.kind}:${subject.id}`)
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(expiresAt)
+      .sign(this.secrets.get(this.signing.kid) as Uint8Array)
+    return { token, expiresAt: new Date(expiresAt * 1000) }
+  }
+
+  /** The token's subject and partner; throws InvalidTokenError for anything not genuine and current. */
+  async verify(token: string): Promise<{ subject: Subject; partnerId: number }> {
+    try {
+      const { payload } = await jwtVerify(
+        token,
+        (header) => {
+          const secret = header.kid === undefined ? undefined : this.secrets.get(header.kid)
+          if (!secret) throw new InvalidTokenError('unknown kid')
+          return secret
+        },
+        {
+          algorithms: [ALGORITHM],
+          requiredClaims: ['exp', 'iat', 'sub'],
+          currentDate: this.clock.now(),
+        },
+      )
+      const match = /^(client|user):(\d{1,15})$/.exec(String(payload.sub))
+      if (!match || !Number.isSafeInteger(payload.pid)) throw new InvalidTokenError('malformed claims')
+      return {
+        subject: { kind: match[1] as Subject['kind'], id: Number(match[2]) },
+        partnerId: payload.pid as number,
+      }
+    } catch (error) {
+      if (error instanceof InvalidTokenError || error instanceof errors.JOSEError) {
+        throw new InvalidTokenError(error.message)
+      }
+      throw error
+    }
+  }
+}
+
+/**
+ * The configured keys, or else (test environment only; production requires AMPARO_JWT_KEYS) a
+ * key generated once and kept in the database, so that every process of one deployment shares it.
+ */
+export async function loadSigningKeys(db: Db, config: Config, clock: Clock): Promise<SigningKey[]> {
+  if (config.jwtKeys.length > 0) return config.jwtKeys
+  await db
+    .insertInto('signing_keys')
+    .values({
+      kid: 'generated-1',
+      secret: randomBytes(32).toString('base64url'),
+      created_at: clock.now().toISOString(),
+    })
+    .onConflict((oc) => oc.column('kid').doNothing())
+    .execute()
+  return db.selectFrom('signing_keys').select(['kid', 'secret']).orderBy('created_at', 'desc').execute()
+}

@@ -1,0 +1,26 @@
+import type { BrandRow, ModelRow } from './catalog.repository.js'
+
+export interface BrandResource {
+  id: number
+  name: string
+  meta: { link: string }
+  models_count?: number
+  models?: { id: number; name: string; meta: { link: string } }[]
+}
+
+export function brandResource(brand: BrandRow, base: string): BrandResource {
+  return { id: brand.id, name: brand.name, meta: { link: `${base}/brands/${brand.id}` } }
+}
+
+export function modelResource(model: ModelRow, base: string) {
+  return {
+    id: model.id,
+    name: model.name,
+    brand: brandResource({ id: model.brand_id, name: model.brand_name }, base),
+    meta: { link: `${base}/models/${model.id}` },
+  }
+}
+
+export function modelSummary(model: ModelRow, base: string) {
+  return { id: model.id, name: model.name, meta: { link: `${base}/models/${model.id}` } }
+}

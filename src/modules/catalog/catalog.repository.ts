@@ -1,0 +1,128 @@
+import { type ExpressionBuilder, sql } from 'kysely'
+import type { Database, Db } from '../../db/database.js'
+
+export interface BrandRow {
+  id: number
+  name: string
+}
+
+export interface ModelRow {
+  id: number
+  name: string
+  brand_id: number
+  brand_name: string
+  default_lmi: number
+}
+
+export interface ModelFilter {
+  name?: string
+  brandId?: number
+}
+
+/** Models this partner may sell now: attributed, not marked unavailable, active. */
+function visibleModels(db: Db, partnerId: number) {
+  return db
+    .selectFrom('models')
+    .innerJoin('partner_models', (join) =>
+      join.onRef('partner_models.model_id', '=', 'models.id').on('partner_models.partner_id', '=', partnerId),
+    )
+    .where('partner_models.unavailable', '=', false)
+    .where('models.active', '=', true)
+}
+
+/** A brand is the partner's when it has at least one model the partner may sell. */
+function partnerBrands(db: Db, partnerId: number) {
+  return db
+    .selectFrom('brands')
+    .where((eb) =>
+      eb.exists(
+        visibleModels(db, partnerId)
+          .select(sql`1`.as('one'))
+          .where('models.brand_id', '=', sql.ref<number>('brands.id')),
+      ),
+    )
+}
+
+export async function listBrands(db: Db, partnerId: number, offset: number, limit: number) {
+  const [rows, count] = await Promise.all([
+    partnerBrands(db, partnerId)
+      .select(['id', 'name'])
+      .orderBy('name')
+      .orderBy('id')
+      .offset(offset)
+      .limit(limit)
+      .execute(),
+    partnerBrands(db, partnerId)
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .executeTakeFirstOrThrow(),
+  ])
+  return { rows: rows as BrandRow[], total: Number(count.total) }
+}
+
+export async function findBrand(db: Db, partnerId: number, brandId: number): Promise<BrandRow | undefined> {
+  return partnerBrands(db, partnerId).select(['id', 'name']).where('id', '=', brandId).executeTakeFirst()
+}
+
+export async function listBrandModels(db: Db, partnerId: number, brandId: number): Promise<ModelRow[]> {
+  return modelQuery(db, partnerId).where('models.brand_id', '=', brandId).orderBy('models.name').execute()
+}
+
+export async function countBrandModels(db: Db, partnerId: number, brandId: number): Promise<number> {
+  const row = await visibleModels(db, partnerId)
+    .where('models.brand_id', '=', brandId)
+    .select((eb) => eb.fn.countAll<number>().as('total'))
+    .executeTakeFirstOrThrow()
+  return Number(row.total)
+}
+
+function modelQuery(db: Db, partnerId: number) {
+  return visibleModels(db, partnerId)
+    .innerJoin('brands', 'brands.id', 'models.brand_id')
+    .select([
+      'models.id',
+      'models.name',
+      'models.brand_id',
+      'brands.name as brand_name',
+      'models.default_lmi',
+    ])
+}
+
+function applyFilter(filter: ModelFilter) {
+  return (eb: ExpressionBuilder<Database, 'models'>) => {
+    const conditions = []
+    if (filter.brandId !== undefined) conditions.push(eb('models.brand_id', '=', filter.brandId))
+    if (filter.name) {
+      const pattern = `%${filter.name.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+      conditions.push(sql<boolean>`lower(${sql.ref('models.name')}) like ${pattern} escape '\\'`)
+    }
+    return eb.and(conditions)
+  }
+}
+
+export async function listModels(
+  db: Db,
+  partnerId: number,
+  filter: ModelFilter,
+  offset: number,
+  limit: number,
+) {
+  const [rows, count] = await Promise.all([
+    modelQuery(db, partnerId)
+      .where(applyFilter(filter))
+      .orderBy('brands.name')
+      .orderBy('models.name')
+      .orderBy('models.id')
+      .offset(offset)
+      .limit(limit)
+      .execute(),
+    visibleModels(db, partnerId)
+      .where(applyFilter(filter))
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .executeTakeFirstOrThrow(),
+  ])
+  return { rows, total: Number(count.total) }
+}
+
+export async function findModel(db: Db, partnerId: number, modelId: number): Promise<ModelRow | undefined> {
+  return modelQuery(db, partnerId).where('models.id', '=', modelId).executeTakeFirst()
+}

@@ -1,0 +1,137 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { NotFoundError } from '../../shared/errors.js'
+import { errorResponses } from '../../shared/http-schemas.js'
+import { baseUrl, requestPath } from '../../shared/links.js'
+import { buildPage, PageOf, PageQuery, pageOffset } from '../../shared/pagination.js'
+import { brandResource, modelResource, modelSummary } from './catalog.mapper.js'
+import {
+  countBrandModels,
+  findBrand,
+  findModel,
+  listBrandModels,
+  listBrands,
+  listModels,
+} from './catalog.repository.js'
+import {
+  Brand,
+  BrandParams,
+  BrandQuery,
+  Model,
+  ModelListQuery,
+  ModelParams,
+  ModelQuery,
+} from './catalog.schemas.js'
+
+const tags = ['Devices']
+
+export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/brands',
+    {
+      schema: {
+        tags,
+        summary: 'List brands',
+        description:
+          'Brands with at least one model this partner may sell, by name. Paginated (15 per page).',
+        querystring: PageQuery,
+        response: { 200: PageOf(Brand), ...errorResponses(401, 422) },
+      },
+    },
+    async (request) => {
+      const page = { page: request.query.page, perPage: request.query.per_page }
+      const { rows, total } = await listBrands(
+        app.db,
+        request.partner.partnerId,
+        pageOffset(page),
+        page.perPage,
+      )
+      const base = baseUrl(request)
+      const data = rows.map((b) => brandResource(b, base))
+      return buildPage(data, total, page, requestPath(request), request.query)
+    },
+  )
+
+  app.get(
+    '/brands/:brandId',
+    {
+      schema: {
+        tags,
+        summary: 'Get a brand',
+        description:
+          '`include=models` attaches the models this partner may sell; `include=modelCount` attaches `models_count`; both may be combined with a comma.',
+        params: BrandParams,
+        querystring: BrandQuery,
+        response: { 200: Brand, ...errorResponses(401, 404, 422) },
+      },
+    },
+    async (request) => {
+      const { partnerId } = request.partner
+      const brand = await findBrand(app.db, partnerId, request.params.brandId)
+      if (!brand) throw new NotFoundError('Brand')
+      const include = new Set(request.query.include?.split(','))
+      const base = baseUrl(request)
+      const resource = brandResource(brand, base)
+      if (include.has('modelCount'))
+        resource.models_count = await countBrandModels(app.db, partnerId, brand.id)
+      if (include.has('models')) {
+        resource.models = (await listBrandModels(app.db, partnerId, brand.id)).map((m) =>
+          modelSummary(m, base),
+        )
+      }
+      return resource
+    },
+  )
+
+  app.get(
+    '/models',
+    {
+      schema: {
+        tags,
+        summary: 'List models',
+        description:
+          'Models this partner may sell (attributed, available and active), by brand and name. Paginated (15 per page). `filter[brand]` and its alias `brand_id` restrict to one brand.',
+        querystring: ModelListQuery,
+        response: { 200: PageOf(Model), ...errorResponses(401, 422) },
+      },
+    },
+    async (request) => {
+      const { query } = request
+      const page = { page: query.page, perPage: query.per_page }
+      const filter = { name: query['filter[name]'], brandId: query['filter[brand]'] ?? query.brand_id }
+      const { rows, total } = await listModels(
+        app.db,
+        request.partner.partnerId,
+        filter,
+        pageOffset(page),
+        page.perPage,
+      )
+      const base = baseUrl(request)
+      return buildPage(
+        rows.map((m) => modelResource(m, base)),
+        total,
+        page,
+        requestPath(request),
+        query,
+      )
+    },
+  )
+
+  app.get(
+    '/models/:modelId',
+    {
+      schema: {
+        tags,
+        summary: 'Get a model',
+        description: 'One model this partner may sell, with its brand.',
+        params: ModelParams,
+        querystring: ModelQuery,
+        response: { 200: Model, ...errorResponses(401, 404, 422) },
+      },
+    },
+    async (request) => {
+      const model = await findModel(app.db, request.partner.partnerId, request.params.modelId)
+      if (!model) throw new NotFoundError('Model')
+      return modelResource(model, baseUrl(request))
+    },
+  )
+}

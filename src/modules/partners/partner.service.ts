@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto'
+import { sql } from 'kysely'
+import type { Config } from '../../config.js'
+import type { Db, Trx } from '../../db/database.js'
+import { normalizeCnpj } from '../../shared/documents.js'
+import { NotFoundError, ValidationError } from '../../shared/errors.js'
+import { hashSecret } from '../auth/secret-hash.js'
+import type { GatewayMode } from './partner.table.js'
+
+export interface NewPartner {
+  name: string
+  gateway: GatewayMode
+  document?: string
+  lmiMinFactorBp?: number
+  lmiMaxFactorBp?: number
+}
+
+const DEFAULT_LMI_RANGE = { min: 5000, max: 10_000 }
+
+/** A partner, its matrix store, and every model of the catalog attributed to it. */
+export async function createPartner(trx: Trx, input: NewPartner, now: string) {
+  const name = input.name.trim()
+  if (!name) throw ValidationError.field('name', 'The name field is required.')
+  const document = input.document === undefined ? null : normalizeCnpj(input.document)
+  if (input.document !== undefined && !document)
+    throw ValidationError.field('document', 'The document must be a valid CNPJ.')
+  const min = input.lmiMinFactorBp ?? DEFAULT_LMI_RANGE.min
+  const max = input.lmiMaxFactorBp ?? DEFAULT_LMI_RANGE.max
+  if (min <= 0 || min > max)
+    throw ValidationError.field('lmi_factors', 'The LMI factors must satisfy 0 < min ≤ max.')
+
+  const partner = await trx
+    .insertInto('partners')
+    .values({
+      name,
+      document,
+      gateway: input.gateway,
+      lmi_min_factor_bp: min,
+      lmi_max_factor_bp: max,
+      created_at: now,
+    })
+    .returning(['id', 'name', 'gateway'])
+    .executeTakeFirstOrThrow()
+  await trx
+    .insertInto('shopkeepers')
+    .values({
+      partner_id: partner.id,
+      matrix: true,
+      trading_name: name,
+      registration_number: document,
+      created_at: now,
+    })
+    .execute()
+  await attributeAllModels(trx, partner.id)
+  return partner
+}
+
+/** Lets the partner sell every model of the catalog (keeps models already attributed as they are). */
+export async function attributeAllModels(db: Db | Trx, partnerId: number) {
+  await db
+    .insertInto('partner_models')
+    .columns(['partner_id', 'model_id', 'unavailable'])
+    .expression((eb) =>
+      eb
+        .selectFrom('models')
+        .select((s) => [s.val(partnerId).as('partner_id'), 'id as model_id', s.val(false).as('unavailable')])
+        // SQLite needs a WHERE to tell the SELECT's end from the ON CONFLICT clause.
+        .where(sql<boolean>`true`),
+    )
+    .onConflict((oc) => oc.columns(['partner_id', 'model_id']).doNothing())
+    .execute()
+}
+
+export async function setGateway(db: Db, partnerId: number, gateway: GatewayMode) {
+  const updated = await db
+    .updateTable('partners')
+    .set({ gateway })
+    .where('id', '=', partnerId)
+    .returning(['id', 'gateway'])
+    .executeTakeFirst()
+  if (!updated) throw new NotFoundError('Partner')
+  return updated
+}
+
+export async function requirePartner(db: Db | Trx, partnerId: number) {
+  const partner = await db
+    .selectFrom('partners')
+    .select(['id', 'name', 'gateway'])
+    .where('id', '=', partnerId)
+    .executeTakeFirst()
+  if (!partner) throw new NotFoundError('Partner')
+  return partner
+}
+
+/** New client credentials; the secret exists in clear only in the return value. */
+export async function issueCredentials(db: Db, partnerId: number, env: Config['env'], now: string) {
+  await requirePartner(db, partnerId)
+  const client_id = `${env === 'production' ? 'live' : 'test'}_${randomBytes(12).toString('hex')}`
+  const client_secret = randomBytes(32).toString('base64url')
+  await db
+    .insertInto('credentials')
+    .values({
+      partner_id: partnerId,
+      client_id,
+      secret_hash: await hashSecret(client_secret),
+      created_at: now,
+    })
+    .execute()
+  return { client_id, client_secret }
+}
+
+export async function revokeCredentials(db: Db, clientId: string, now: string) {
+  const found = await db
+    .selectFrom('credentials')
+    .select(['id', 'revoked_at'])
+    .where('client_id', '=', clientId)
+    .executeTakeFirst()
+  if (!found) throw new NotFoundError('Credential')
+  if (found.revoked_at === null) {
+    await db.updateTable('credentials').set({ revoked_at: now }).where('id', '=', found.id).execute()
+  }
+  return { client_id: clientId, revoked: true as const }
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+
+/** A partner user for email/password login; an existing email gets the new password. */
+export async function upsertUser(db: Db, partnerId: number, email: string, password: string, now: string) {
+  await requirePartner(db, partnerId)
+  const normalized = email.trim().toLowerCase()
+  if (!EMAIL.test(normalized))
+    throw ValidationError.field('email', 'The email must be a valid email address.')
+  if (password.length < 8)
+    throw ValidationError.field('password', 'The password must be at least 8 characters.')
+  const password_hash = await hashSecret(password)
+  const user = await db
+    .insertInto('partner_users')
+    .values({ partner_id: partnerId, email: normalized, password_hash, disabled: false, created_at: now })
+    .onConflict((oc) =>
+      oc.column('email').doUpdateSet({ password_hash, partner_id: partnerId, disabled: false }),
+    )
+    .returning(['id', 'email'])
+    .executeTakeFirstOrThrow()
+  return user
+}

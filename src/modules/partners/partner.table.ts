@@ -1,0 +1,32 @@
+import type { Generated, SqlBool } from 'kysely'
+
+export type GatewayMode = 'external' | 'own'
+
+export interface PartnersTable {
+  id: Generated<number>
+  name: string
+  document: string | null
+  gateway: GatewayMode
+  /** Authorized LMI range, as factors of the model's default LMI, in basis points (5000 = 0.5). */
+  lmi_min_factor_bp: number
+  lmi_max_factor_bp: number
+  created_at: string
+}
+
+export interface CredentialsTable {
+  id: Generated<number>
+  partner_id: number
+  client_id: string
+  secret_hash: string
+  created_at: string
+  revoked_at: string | null
+}
+
+export interface PartnerUsersTable {
+  id: Generated<number>
+  partner_id: number
+  email: string
+  password_hash: string
+  created_at: string
+  disabled: SqlBool
+}

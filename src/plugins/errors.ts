@@ -1,0 +1,50 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { AppError, ValidationError } from '../shared/errors.js'
+import { fieldErrorsFromAjv } from './validation.js'
+
+/** The only place that builds error bodies (CONTRACT §2). */
+export const errorsPlugin = fp(
+  async (app) => {
+    app.setErrorHandler((error: FastifyError, request, reply) => {
+      const appError = toAppError(error)
+      if (appError) return sendAppError(appError, reply)
+
+      request.log.error({ err: error }, 'request failed')
+      return reply.code(500).send({ message: 'Server error.', request_id: String(request.id) })
+    })
+
+    app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) =>
+      reply.code(404).send({ message: `Route ${request.method} ${request.url.split('?')[0]} not found.` }),
+    )
+  },
+  { name: 'errors' },
+)
+
+function sendAppError(error: AppError, reply: FastifyReply) {
+  if (error.statusCode === 401) reply.header('www-authenticate', 'Bearer')
+  const body = { message: error.message, ...(error.errors && { errors: error.errors }), ...error.extra }
+  return reply.code(error.statusCode).send(body)
+}
+
+/** Recognises everything a client can cause; anything else is a server fault. */
+function toAppError(error: FastifyError): AppError | null {
+  if (error instanceof AppError) return error
+  if (error.validation) {
+    // A malformed path id cannot name an existing resource.
+    if (error.validationContext === 'params') return new AppError(404, 'Resource not found.')
+    return new ValidationError(fieldErrorsFromAjv(error.validation as never, error.validationContext))
+  }
+  const status = error.statusCode ?? 500
+  if (status >= 500) return null
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError(413, 'The request body must not be larger than 1 MiB.')
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError(415, 'The request body must be sent as application/json.')
+  }
+  if (status === 400 && (error instanceof SyntaxError || error.code?.startsWith('FST_ERR_CTP'))) {
+    return new AppError(400, 'The request body is not valid JSON.')
+  }
+  return new AppError(status, error.message)
+}

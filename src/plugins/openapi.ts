@@ -1,0 +1,61 @@
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import fp from 'fastify-plugin'
+
+export interface ServedRoute {
+  method: string
+  url: string
+  hidden: boolean
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    servedRoutes: ServedRoute[]
+  }
+}
+
+const description = `Partner webservice for device protection plans.
+
+Log in with \`POST /auth/login\`, then send \`Authorization: Bearer <token>\` on every call.
+Every list and resource is scoped to the authenticated partner; another partner's ids answer 404.
+
+Conventions: money is a JSON number in BRL with at most two decimals; timestamps are
+\`YYYY-MM-DD HH:MM:SS\` in the service time zone (America/Sao_Paulo by default); documents,
+phones and zip codes are accepted formatted or bare and returned bare. Errors carry
+\`{"message"}\`, and 422 adds \`errors\` keyed by the dot path of each offending input.`
+
+/** OpenAPI 3.1, generated from the route schemas, at /openapi.json; the reference UI at /docs. */
+export const openapiPlugin = fp(
+  async (app) => {
+    // What the app serves, as registered: the OpenAPI test checks the document lists all of it.
+    const served: ServedRoute[] = []
+    app.decorate('servedRoutes', served)
+    app.addHook('onRoute', (route) => {
+      for (const method of [route.method].flat()) {
+        served.push({ method, url: route.url, hidden: Boolean(route.schema?.hide) })
+      }
+    })
+    await app.register(swagger, {
+      openapi: {
+        openapi: '3.1.0',
+        info: { title: 'Amparo partner API', version: '1.0.0', description },
+        components: {
+          securitySchemes: {
+            bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          },
+        },
+        security: [{ bearerAuth: [] }],
+        tags: [
+          { name: 'Authentication', description: 'Obtain an access token.' },
+          { name: 'Devices', description: 'Brands and models this partner may sell.' },
+          { name: 'Service', description: 'Liveness and the API description.' },
+        ],
+      },
+      // Shared schemas keep their own names in components.schemas.
+      refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    })
+    await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true })
+    app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger())
+  },
+  { name: 'openapi' },
+)

@@ -1,0 +1,88 @@
+import { Ajv, type ErrorObject, type Options } from 'ajv'
+import addFormats from 'ajv-formats'
+import type { FastifySchemaCompiler } from 'fastify'
+import type { FieldErrors } from '../shared/errors.js'
+
+const common: Options = { allErrors: true, useDefaults: true, removeAdditional: true, strict: false }
+
+// Bodies are JSON and must carry the right types; query strings and paths are text and are
+// coerced ("15" → 15), as every HTTP framework does.
+const bodyAjv = addFormats.default(new Ajv({ ...common, coerceTypes: false }), ['email', 'uri', 'date'])
+const textAjv = addFormats.default(new Ajv({ ...common, coerceTypes: 'array' }), ['email', 'uri', 'date'])
+
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
+  (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object)
+
+/** Turns Ajv's errors into Laravel's `errors` object: dot-path keys, one message each. */
+export function fieldErrorsFromAjv(errors: ErrorObject[], context: string | undefined): FieldErrors {
+  const result: FieldErrors = {}
+  for (const error of errors) {
+    const key = keyOf(error, context)
+    const message = messageFor(error, key)
+    // An anyOf failure explains its branches better than the branches do.
+    if (error.keyword === 'anyOf' || !result[key]) result[key] = [message]
+  }
+  return result
+}
+
+function keyOf(error: ErrorObject, context: string | undefined): string {
+  const segments = error.instancePath.split('/').slice(1).map(unescapePointer)
+  if (error.keyword === 'required') segments.push(String(error.params.missingProperty))
+  if (error.keyword === 'additionalProperties') segments.push(String(error.params.additionalProperty))
+  return segments.join('.') || (context === 'querystring' ? 'query' : (context ?? 'body'))
+}
+
+function unescapePointer(segment: string): string {
+  return segment.replace(/~1/g, '/').replace(/~0/g, '~')
+}
+
+function messageFor(error: ErrorObject, key: string): string {
+  const field = `The ${key.replace(/_/g, ' ')} field`
+  const p = error.params as Record<string, unknown>
+  switch (error.keyword) {
+    case 'required':
+      return `${field} is required.`
+    case 'type':
+      return `${field} ${typeMessage(String(p.type))}`
+    case 'minimum':
+    case 'exclusiveMinimum':
+      return `${field} must be at least ${p.limit}.`
+    case 'maximum':
+    case 'exclusiveMaximum':
+      return `${field} must not be greater than ${p.limit}.`
+    case 'minLength':
+      return Number(p.limit) === 1
+        ? `${field} is required.`
+        : `${field} must be at least ${p.limit} characters.`
+    case 'maxLength':
+      return `${field} must not be greater than ${p.limit} characters.`
+    case 'minItems':
+      return `${field} must have at least ${p.limit} items.`
+    case 'maxItems':
+      return `${field} must not have more than ${p.limit} items.`
+    case 'maxProperties':
+      return `${field} must not have more than ${p.limit} entries.`
+    case 'format':
+      return p.format === 'email' ? `${field} must be a valid email address.` : `${field} format is invalid.`
+    case 'pattern':
+      return `${field} format is invalid.`
+    case 'enum':
+    case 'const':
+    case 'anyOf':
+      return `The selected ${key.replace(/_/g, ' ')} is invalid.`
+    case 'additionalProperties':
+      return `${field} is prohibited.`
+    default:
+      return `${field} is invalid.`
+  }
+}
+
+function typeMessage(type: string): string {
+  if (type.includes('integer')) return 'must be an integer.'
+  if (type.includes('number')) return 'must be a number.'
+  if (type.includes('boolean')) return 'must be true or false.'
+  if (type.includes('array')) return 'must be an array.'
+  if (type.includes('object')) return 'must be an object.'
+  if (type.includes('string')) return 'must be a string.'
+  return `must be of type ${type}.`
+}

@@ -1,0 +1,61 @@
+import { buildApp } from './app.js'
+import type { Config } from './config.js'
+import { createDb } from './db/database.js'
+import { migrateToLatest } from './db/migrate.js'
+import { type DemoPartner, isEmpty, loadDemo } from './demo/demo.js'
+
+const SHUTDOWN_GRACE_MS = 10_000
+
+/**
+ * Migrates, loads the demo on an empty test database, listens, and closes gracefully on
+ * SIGTERM/SIGINT: stop accepting, let in-flight requests finish, close the database.
+ */
+export async function startServer(config: Readonly<Config>, print: (line: string) => void): Promise<void> {
+  const db = createDb(config.database)
+  await migrateToLatest(db)
+  if (config.env === 'test' && (await isEmpty(db))) {
+    printDemo((await loadDemo(db, config, new Date().toISOString())).partners, config, print)
+  }
+  const app = await buildApp({ config, db })
+
+  let closing = false
+  const shutdown = async (signal: string) => {
+    if (closing) return
+    closing = true
+    app.log.info({ signal }, 'shutting down')
+    const force = setTimeout(() => {
+      app.log.error('in-flight requests did not finish in time; exiting')
+      process.exit(1)
+    }, SHUTDOWN_GRACE_MS)
+    force.unref()
+    await app.close()
+    await db.destroy()
+    process.exit(0)
+  }
+  process.once('SIGTERM', shutdown)
+  process.once('SIGINT', shutdown)
+
+  await app.listen({ host: config.host, port: config.port })
+}
+
+function printDemo(partners: DemoPartner[], config: Readonly<Config>, print: (line: string) => void) {
+  const base = config.publicUrl || `http://${config.host}:${config.port}`
+  print('Empty database: loaded the demo catalog and two demo partners.')
+  for (const p of partners) {
+    print('')
+    print(`  ${p.name} — gateway ${p.gateway}`)
+    print(`    client_id      ${p.client_id}`)
+    print(`    client_secret  ${p.client_secret}`)
+    print(`    email          ${p.email}`)
+    print(`    password       ${p.password}`)
+  }
+  const [first] = partners
+  if (first) {
+    print('')
+    print('Try it:')
+    print(
+      `  curl -s -X POST ${base}/auth/login -H 'Content-Type: application/json' -d '{"client_id":"${first.client_id}","client_secret":"${first.client_secret}"}'`,
+    )
+  }
+  print('')
+}

@@ -1,0 +1,8 @@
+/** The time source; tests and the worker's schedule inject their own. */
+export interface Clock {
+  now(): Date
+}
+
+export const systemClock: Clock = { now: () => new Date() }
+
+export const nowIso = (clock: Clock): string => clock.now().toISOString()

@@ -1,0 +1,74 @@
+import { type TSchema, Type } from 'typebox'
+
+// The contract's error bodies (CONTRACT §2), registered once by $id and referenced by every route.
+export const ErrorSchema = Type.Object(
+  {
+    message: Type.String(),
+    request_id: Type.Optional(Type.String({ description: 'Present on 5xx: quote it to support.' })),
+  },
+  {
+    $id: 'Error',
+    description: 'Error (4xx other than 422, and 5xx).',
+    examples: [{ message: 'Unauthenticated.' }],
+  },
+)
+
+export const ValidationErrorSchema = Type.Object(
+  {
+    message: Type.String({ description: "The first error, Laravel style: '... (and N more errors)'." }),
+    errors: Type.Record(Type.String(), Type.Array(Type.String()), {
+      description: 'Messages keyed by the dot path of the offending input (`address.zip_code`).',
+    }),
+    decline_code: Type.Optional(Type.String({ description: 'Present on 402: why the card was declined.' })),
+  },
+  {
+    $id: 'ValidationError',
+    description: 'Invalid input, business rule or state refused (422); card declined (402).',
+    examples: [
+      {
+        message: 'The per page field must not be greater than 100.',
+        errors: { per_page: ['The per page field must not be greater than 100.'] },
+      },
+    ],
+  },
+)
+
+export const sharedSchemas = [ErrorSchema, ValidationErrorSchema]
+
+const errorRef = Type.Ref('Error')
+const validationRef = Type.Ref('ValidationError')
+
+const descriptions: Record<number, string> = {
+  400: 'The body is not valid JSON.',
+  401: 'Missing, invalid or expired token (`WWW-Authenticate: Bearer`).',
+  402: 'The card was declined.',
+  404: 'Not found, or not this partner’s.',
+  409: 'A request with this Idempotency-Key is still in flight.',
+  413: 'The body is larger than 1 MiB.',
+  415: 'A body was sent with a content type other than application/json.',
+  422: 'Invalid parameter, or the business rule refused the call.',
+  429: 'Too many requests.',
+  500: 'Server fault; quote `request_id` to support.',
+}
+
+/** Response entries for the error statuses a route can produce, each described. */
+export function errorResponses(...statuses: number[]): Record<number, TSchema> {
+  const all = [...new Set([...statuses, 500])]
+  return Object.fromEntries(
+    all.map((status) => [
+      status,
+      Type.Unsafe({
+        ...(status === 422 || status === 402 ? validationRef : errorRef),
+        description: descriptions[status],
+      }),
+    ]),
+  )
+}
+
+/** `{ link }`: the absolute address of a resource. */
+export const MetaLink = Type.Object({
+  link: Type.String({ format: 'uri', description: 'Absolute address of the resource.' }),
+})
+
+/** An integer id; bounded so that no input can overflow a database integer. */
+export const Id = (description: string) => Type.Integer({ minimum: 1, maximum: 2_147_483_647, description })

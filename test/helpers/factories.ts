@@ -1,0 +1,77 @@
+import type { App } from '../../src/app.js'
+import type { Db } from '../../src/db/database.js'
+import { importCatalog } from '../../src/modules/catalog/catalog-import.js'
+import { createPartner, issueCredentials, upsertUser } from '../../src/modules/partners/partner.service.js'
+import type { GatewayMode } from '../../src/modules/partners/partner.table.js'
+
+const NOW = '2026-11-21T12:00:00.000Z'
+
+export const TEST_CATALOG = {
+  brands: [
+    {
+      name: 'Apple',
+      models: [
+        { name: 'iPhone 16 Pro', default_lmi: 8999 },
+        { name: 'iPhone 15', default_lmi: 4999.9 },
+        { name: 'iPhone 12', default_lmi: 2500, active: false },
+      ],
+    },
+    {
+      name: 'Samsung',
+      models: [
+        { name: 'Galaxy S25', default_lmi: 6499 },
+        { name: 'Galaxy A15', default_lmi: 1199 },
+      ],
+    },
+    { name: 'Nokia', models: [{ name: '3310', default_lmi: 299, active: false }] },
+  ],
+}
+
+export async function seedCatalog(db: Db) {
+  await db.transaction().execute((trx) => importCatalog(trx, TEST_CATALOG, NOW))
+  const models = await db
+    .selectFrom('models')
+    .innerJoin('brands', 'brands.id', 'models.brand_id')
+    .select(['models.id', 'models.name', 'brands.name as brand', 'brands.id as brand_id'])
+    .execute()
+  const model = (name: string) => {
+    const found = models.find((m) => m.name === name)
+    if (!found) throw new Error(`no model ${name}`)
+    return found
+  }
+  return { model }
+}
+
+let partnerCount = 0
+
+export interface TestPartner {
+  id: number
+  clientId: string
+  clientSecret: string
+}
+
+/** A partner with client credentials; every model of the catalog seeded so far is attributed. */
+export async function seedPartner(db: Db, gateway: GatewayMode = 'external'): Promise<TestPartner> {
+  partnerCount += 1
+  const partner = await db
+    .transaction()
+    .execute((trx) => createPartner(trx, { name: `Partner ${partnerCount}`, gateway }, NOW))
+  const credentials = await issueCredentials(db, partner.id, 'test', NOW)
+  return { id: partner.id, clientId: credentials.client_id, clientSecret: credentials.client_secret }
+}
+
+export async function seedUser(db: Db, partnerId: number, email: string, password: string) {
+  return upsertUser(db, partnerId, email, password, NOW)
+}
+
+export async function login(app: App, partner: TestPartner): Promise<string> {
+  const response = await app.inject({
+    method: 'POST',
+    url: '/auth/login',
+    payload: { client_id: partner.clientId, client_secret: partner.clientSecret },
+  })
+  if (response.statusCode !== 200) throw new Error(`login failed: ${response.body}`)
+  return response.json().token
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` })

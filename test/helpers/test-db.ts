@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import { type Config, loadConfig } from '../../src/config.js'
+import { createDb, type Db } from '../../src/db/database.js'
+import { migrateToLatest } from '../../src/db/migrate.js'
+
+export const TEST_JWT_KEYS = {
+  current: { kid: 'k2', secret: 'test-signing-key-two-0123456789abcdef' },
+  previous: { kid: 'k1', secret: 'test-signing-key-one-0123456789abcdef' },
+}
+
+export interface TestDatabase {
+  /** Environment that points a process or `loadConfig` at this database. */
+  env: Record<string, string>
+  config: Readonly<Config>
+  db: Db
+  drop(): Promise<void>
+}
+
+/**
+ * A fresh, migrated database for one test file: SQLite in memory (or in a file, for tests
+ * that need a second connection), or, when DATABASE_URL is set, a new PostgreSQL schema
+ * dropped afterwards.
+ */
+export async function createTestDatabase(options: { sqliteFile?: string } = {}): Promise<TestDatabase> {
+  const env: Record<string, string> = {
+    AMPARO_JWT_KEYS: [TEST_JWT_KEYS.current, TEST_JWT_KEYS.previous]
+      .map((k) => `${k.kid}=${k.secret}`)
+      .join(','),
+    LOG_LEVEL: 'silent',
+  }
+  const url = process.env.DATABASE_URL
+  let dropSchema = async () => {}
+  if (url) {
+    const schema = `test_${randomBytes(6).toString('hex')}`
+    await adminQuery(url, `create schema ${schema}`)
+    const separator = url.includes('?') ? '&' : '?'
+    env.DATABASE_URL = `${url}${separator}options=${encodeURIComponent(`-c search_path=${schema}`)}`
+    dropSchema = () => adminQuery(url, `drop schema ${schema} cascade`)
+  } else {
+    env.AMPARO_SQLITE_FILE = options.sqliteFile ?? ':memory:'
+  }
+  const config = loadConfig(env)
+  const db = createDb(config.database)
+  await migrateToLatest(db)
+  return {
+    env,
+    config,
+    db,
+    async drop() {
+      await db.destroy()
+      await dropSchema()
+    },
+  }
+}
+
+async function adminQuery(url: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    await client.query(sql)
+  } finally {
+    await client.end()
+  }
+}
