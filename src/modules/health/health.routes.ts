@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { errorResponses } from '../../shared/http-schemas.js'
 
 export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -12,6 +13,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: [],
         response: {
           200: Type.Object({ status: Type.Literal('ok') }, { examples: [{ status: 'ok' }] }),
+          ...errorResponses(),
         },
       },
     },

@@ -1,0 +1,100 @@
+import { Validator } from '@seriousme/openapi-schema-validator'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp, type TestContext } from './helpers/test-app.js'
+
+let ctx: TestContext
+
+beforeAll(async () => {
+  ctx = await createTestApp()
+  await ctx.app.ready()
+})
+afterAll(() => ctx.close())
+
+type Operation = {
+  summary?: string
+  description?: string
+  security?: unknown[]
+  responses: Record<
+    string,
+    { content?: Record<string, { schema?: unknown; example?: unknown; examples?: unknown }> }
+  >
+}
+
+async function document() {
+  const response = await ctx.app.inject({ method: 'GET', url: '/openapi.json' })
+  expect(response.statusCode).toBe(200)
+  return response.json() as { openapi: string; paths: Record<string, Record<string, Operation>> }
+}
+
+/** `/brands/:brandId` → `/brands/{brandId}` */
+const openapiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
+
+describe('GET /openapi.json', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const doc = await document()
+    expect(doc.openapi).toBe('3.1.0')
+    const result = await new Validator().validate(doc as never)
+    expect(result.errors ?? []).toEqual([])
+    expect(result.valid).toBe(true)
+  })
+
+  it('lists every registered route, and nothing else', async () => {
+    const doc = await document()
+    const served = ctx.app.servedRoutes
+      .filter((r) => !r.hidden && r.method !== 'HEAD')
+      .map((r) => `${r.method} ${openapiPath(r.url)}`)
+      .sort()
+    const documented = Object.entries(doc.paths)
+      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`))
+      .sort()
+    expect(served.length).toBeGreaterThan(5)
+    expect(documented).toEqual(served)
+  })
+
+  it('describes every operation: summary, description, success and error responses with schemas', async () => {
+    const doc = await document()
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const where = `${method.toUpperCase()} ${path}`
+        expect(op.summary, where).toBeTruthy()
+        expect(op.description, where).toBeTruthy()
+        const statuses = Object.keys(op.responses)
+        expect(
+          statuses.some((s) => s.startsWith('2')),
+          where,
+        ).toBe(true)
+        expect(statuses, where).toContain('500')
+        for (const [status, response] of Object.entries(op.responses)) {
+          expect(response.content?.['application/json']?.schema, `${where} ${status}`).toBeDefined()
+        }
+        const success = Object.entries(op.responses).find(([s]) => s.startsWith('2'))?.[1]
+        const media = success?.content?.['application/json']
+        const hasExample = JSON.stringify(media).includes('"example')
+        expect(hasExample, `${where} has an example`).toBe(true)
+      }
+    }
+  })
+
+  it('protects every operation with the bearer token except login and health', async () => {
+    const doc = await document()
+    const open = Object.entries(doc.paths)
+      .flatMap(([path, ops]) =>
+        Object.entries(ops).map(([m, op]) => ({
+          route: `${m.toUpperCase()} ${path}`,
+          open: op.security?.length === 0,
+        })),
+      )
+      .filter((o) => o.open)
+      .map((o) => o.route)
+      .sort()
+    expect(open).toEqual(['GET /health', 'POST /auth/login'])
+  })
+})
+
+describe('GET /docs', () => {
+  it('renders the reference UI without a token', async () => {
+    const response = await ctx.app.inject({ method: 'GET', url: '/docs/' })
+    expect(response.statusCode).toBe(200)
+    expect(response.headers['content-type']).toContain('text/html')
+  })
+})
