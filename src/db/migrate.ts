@@ -1,4 +1,5 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely'
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely'
+import { isPostgres } from './database.js'
 import * as foundation from './migrations/0001-foundation.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
@@ -13,7 +14,12 @@ export class MigrationError extends Error {}
 /** Applies every pending migration; safe to run from several processes at once (Kysely locks). */
 // biome-ignore lint/suspicious/noExplicitAny: migrations run on an untyped view of the schema
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
-  const { error, results = [] } = await new Migrator({ db, provider }).migrateToLatest()
+  // Kysely looks for its bookkeeping tables in any schema; pin them to ours so that several
+  // schemas of one PostgreSQL database (one per test file) do not see each other's.
+  const migrationTableSchema = isPostgres(db)
+    ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
+    : undefined
+  const { error, results = [] } = await new Migrator({ db, provider, migrationTableSchema }).migrateToLatest()
   if (error) {
     const failed = results.find((r) => r.status === 'Error')?.migrationName ?? 'unknown'
     throw new MigrationError(`Migration ${failed} failed: ${error instanceof Error ? error.message : error}`)
