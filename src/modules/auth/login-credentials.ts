@@ -45,7 +45,11 @@ function missingFields(keys: string[]): ValidationError {
   )
 }
 
+// Node's base64 decoder skips characters outside the alphabet; only real base64 is accepted.
+const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/
+
 function decodePair(encoded: string): LoginCredentials {
+  if (!BASE64.test(encoded)) return { kind: 'malformed' }
   const decoded = Buffer.from(encoded, 'base64').toString('utf8')
   const colon = decoded.indexOf(':')
   if (colon <= 0 || colon === decoded.length - 1) return { kind: 'malformed' }
