@@ -30,6 +30,14 @@ function visibleModels(db: Db, partnerId: number) {
     .where('models.active', '=', true)
 }
 
+/**
+ * Sort key for names: case-insensitive, so that `realme` sorts before `Samsung` on SQLite (binary
+ * collation) and on PostgreSQL alike; callers add the id as the final tie-breaker.
+ */
+function byName(column: 'brands.name' | 'models.name') {
+  return sql`lower(${sql.ref(column)})`
+}
+
 /** A brand is the partner's when it has at least one model the partner may sell. */
 function partnerBrands(db: Db, partnerId: number) {
   return db
@@ -47,7 +55,7 @@ export async function listBrands(db: Db, partnerId: number, offset: number, limi
   const [rows, count] = await Promise.all([
     partnerBrands(db, partnerId)
       .select(['id', 'name'])
-      .orderBy('name')
+      .orderBy(byName('brands.name'))
       .orderBy('id')
       .offset(offset)
       .limit(limit)
@@ -64,7 +72,11 @@ export async function findBrand(db: Db, partnerId: number, brandId: number): Pro
 }
 
 export async function listBrandModels(db: Db, partnerId: number, brandId: number): Promise<ModelRow[]> {
-  return modelQuery(db, partnerId).where('models.brand_id', '=', brandId).orderBy('models.name').execute()
+  return modelQuery(db, partnerId)
+    .where('models.brand_id', '=', brandId)
+    .orderBy(byName('models.name'))
+    .orderBy('models.id')
+    .execute()
 }
 
 export async function countBrandModels(db: Db, partnerId: number, brandId: number): Promise<number> {
@@ -92,8 +104,10 @@ function applyFilter(filter: ModelFilter) {
     const conditions = []
     if (filter.brandId !== undefined) conditions.push(eb('models.brand_id', '=', filter.brandId))
     if (filter.name) {
-      const pattern = `%${filter.name.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
-      conditions.push(sql<boolean>`lower(${sql.ref('models.name')}) like ${pattern} escape '\\'`)
+      const pattern = `%${filter.name.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+      // The database lowers both sides alike: lowering the pattern in JS would miss names whose
+      // non-ASCII capitals the database does not lower (SQLite's lower() is ASCII only).
+      conditions.push(sql<boolean>`lower(${sql.ref('models.name')}) like lower(${pattern}) escape '\\'`)
     }
     return eb.and(conditions)
   }
@@ -109,8 +123,9 @@ export async function listModels(
   const [rows, count] = await Promise.all([
     modelQuery(db, partnerId)
       .where(applyFilter(filter))
-      .orderBy('brands.name')
-      .orderBy('models.name')
+      .orderBy(byName('brands.name'))
+      .orderBy('brands.id')
+      .orderBy(byName('models.name'))
       .orderBy('models.id')
       .offset(offset)
       .limit(limit)
