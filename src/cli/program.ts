@@ -49,6 +49,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.exitCode === 0) return 0
+      // A command is missing: commander has already written the usage on stderr.
+      if (error.code === 'commander.help') return 2
       io.err(`amparo: ${error.message.replace(/^error: /, '').split('\n')[0]}`)
       return 2
     }

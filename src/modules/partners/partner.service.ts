@@ -28,6 +28,17 @@ export async function createPartner(trx: Trx, input: NewPartner, now: string) {
   const max = input.lmiMaxFactorBp ?? DEFAULT_LMI_RANGE.max
   if (min <= 0 || min > max)
     throw ValidationError.field('lmi_factors', 'The LMI factors must satisfy 0 < min ≤ max.')
+  // The matrix store carries the CNPJ, unique across stores: refuse cleanly rather than fail on the constraint.
+  if (
+    document &&
+    (await trx
+      .selectFrom('shopkeepers')
+      .select('id')
+      .where('registration_number', '=', document)
+      .executeTakeFirst())
+  ) {
+    throw ValidationError.field('document', 'The document has already been taken.')
+  }
 
   const partner = await trx
     .insertInto('partners')
