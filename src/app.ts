@@ -22,8 +22,10 @@ export interface AppOptions {
   /** A migrated database; the caller owns it and closes it. */
   db: Db
   clock?: Clock
-  /** Overrides the logger built from the config (tests capture logs with it). */
+  /** Overrides the logger built from the config. */
   logger?: FastifyServerOptions['logger']
+  /** Where the logger built from the config writes (default stdout): tests capture the real, redacted logs. */
+  logStream?: { write(line: string): void }
 }
 
 // Never logged: credentials, tokens and card data, wherever they appear.
@@ -41,9 +43,13 @@ const REDACT = [
   '*.cvv',
 ]
 
-export async function buildApp({ config, db, clock = systemClock, logger }: AppOptions) {
+export async function buildApp({ config, db, clock = systemClock, logger, logStream }: AppOptions) {
   const app = Fastify({
-    logger: logger ?? { level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } },
+    logger: logger ?? {
+      level: config.logLevel,
+      redact: { paths: REDACT, censor: '[redacted]' },
+      ...(logStream && { stream: logStream }),
+    },
     genReqId: requestId,
     bodyLimit: BODY_LIMIT,
     exposeHeadRoutes: false,

@@ -7,14 +7,26 @@ export interface TestContext extends TestDatabase {
   close(): Promise<void>
 }
 
-/** The app on a fresh database, called in-process with `app.inject`. */
-export async function createTestApp(options: { clock?: Clock; logger?: object } = {}): Promise<TestContext> {
-  const database = await createTestDatabase()
+/**
+ * The app on a fresh database, called in-process with `app.inject`. `logStream` captures the
+ * production logger's output (level from `env.LOG_LEVEL`, redaction included); without it or
+ * `logger`, nothing is logged.
+ */
+export async function createTestApp(
+  options: {
+    clock?: Clock
+    logger?: object
+    logStream?: { write(line: string): void }
+    env?: Record<string, string>
+  } = {},
+): Promise<TestContext> {
+  const database = await createTestDatabase({ env: options.env })
   const app = await buildApp({
     config: database.config,
     db: database.db,
     clock: options.clock,
-    logger: options.logger ?? false,
+    logger: options.logger ?? (options.logStream ? undefined : false),
+    logStream: options.logStream,
   })
   return {
     ...database,

@@ -20,14 +20,17 @@ export interface TestDatabase {
 /**
  * A fresh, migrated database for one test file: SQLite in memory (or in a file, for tests
  * that need a second connection), or, when DATABASE_URL is set, a new PostgreSQL schema
- * dropped afterwards.
+ * dropped afterwards. `env` adds or overrides settings (`AMPARO_PUBLIC_URL`, …).
  */
-export async function createTestDatabase(options: { sqliteFile?: string } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(
+  options: { sqliteFile?: string; env?: Record<string, string> } = {},
+): Promise<TestDatabase> {
   const env: Record<string, string> = {
     AMPARO_JWT_KEYS: [TEST_JWT_KEYS.current, TEST_JWT_KEYS.previous]
       .map((k) => `${k.kid}=${k.secret}`)
       .join(','),
     LOG_LEVEL: 'silent',
+    ...options.env,
   }
   const url = process.env.DATABASE_URL
   let dropSchema = async () => {}

@@ -1,0 +1,293 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { BODY_LIMIT } from '../src/app.js'
+import { bearer, login, seedCatalog, seedPartner, type TestPartner } from './helpers/factories.js'
+import { createTestApp, type TestContext } from './helpers/test-app.js'
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+const LEAK = 'SELECT secret FROM x'
+
+let ctx: TestContext
+let partner: TestPartner
+let token: string
+const logged: string[] = []
+
+beforeAll(async () => {
+  // Captures the log lines, to check that a server fault is logged (and its body is not the log).
+  ctx = await createTestApp({
+    logger: { level: 'error', stream: { write: (line: string) => logged.push(line) } },
+  })
+  // A route that fails the way a bug does: a plain Error whose message must never reach the client.
+  ctx.app.get('/test/boom', { schema: { hide: true } }, async () => {
+    throw new Error(`${LEAK} WHERE password = 'hunter2'`)
+  })
+  ctx.app.get('/test/boom-status', { schema: { hide: true } }, async () => {
+    throw Object.assign(new Error(LEAK), { statusCode: 503 })
+  })
+  await ctx.app.ready()
+  await seedCatalog(ctx.db)
+  partner = await seedPartner(ctx.db)
+  token = await login(ctx.app, partner)
+})
+afterAll(() => ctx?.close())
+
+function postLogin(payload: string | Buffer, contentType = 'application/json', headers = {}) {
+  return ctx.app.inject({
+    method: 'POST',
+    url: '/auth/login',
+    headers: { 'content-type': contentType, ...headers },
+    payload,
+  })
+}
+
+/** A JSON object of exactly `size` bytes. */
+function jsonOfSize(size: number): string {
+  const frame = '{"client_id":""}'
+  return `{"client_id":"${'a'.repeat(size - frame.length)}"}`
+}
+
+describe('400: body is not valid JSON', () => {
+  it.each(['{bad', '{"client_id": "a",}', "{'client_id': 'a'}", '{"a":1}}', 'undefined'])(
+    '%s answers 400 {message}',
+    async (payload) => {
+      const response = await postLogin(payload)
+      expect(response.statusCode).toBe(400)
+      expect(response.json()).toEqual({ message: 'The request body is not valid JSON.' })
+      expect(response.headers['content-type']).toContain('application/json')
+    },
+  )
+
+  it.each([
+    ['__proto__', '{"__proto__": {"isAdmin": true}, "client_id": "a", "client_secret": "b"}'],
+    ['constructor.prototype', '{"constructor": {"prototype": {"isAdmin": true}}}'],
+  ])('a body with %s answers 400, never 500', async (_, payload) => {
+    const response = await postLogin(payload)
+    expect(response.statusCode).toBe(400)
+    expect(Object.keys(response.json())).toEqual(['message'])
+    expect(({} as Record<string, unknown>).isAdmin).toBeUndefined()
+  })
+})
+
+describe('404: unknown route', () => {
+  it.each([
+    ['GET', '/nope'],
+    ['POST', '/nope'],
+    ['GET', '/brands/1/nope'],
+    ['DELETE', '/brands'],
+  ])('%s %s answers 404 {message} without a token', async (method, url) => {
+    const response = await ctx.app.inject({ method: method as 'GET', url })
+    expect(response.statusCode).toBe(404)
+    expect(response.json()).toEqual({ message: `Route ${method} ${url} not found.` })
+  })
+
+  it('answers 404, not 401, with a token too', async () => {
+    const response = await ctx.app.inject({ method: 'GET', url: '/nope?x=1', headers: bearer(token) })
+    expect(response.statusCode).toBe(404)
+    expect(response.json()).toEqual({ message: 'Route GET /nope not found.' })
+  })
+})
+
+describe('413: body over 1 MiB', () => {
+  it('answers 413 {message} for 1 MiB + 1 byte', async () => {
+    const payload = jsonOfSize(BODY_LIMIT + 1)
+    expect(Buffer.byteLength(payload)).toBe(1024 * 1024 + 1)
+    const response = await postLogin(payload)
+    expect(response.statusCode).toBe(413)
+    expect(response.json()).toEqual({ message: expect.stringContaining('1 MiB') })
+    expect(Object.keys(response.json())).toEqual(['message'])
+  })
+
+  it('accepts exactly 1 MiB (then validates it)', async () => {
+    const payload = jsonOfSize(BODY_LIMIT)
+    expect(Buffer.byteLength(payload)).toBe(1024 * 1024)
+    const response = await postLogin(payload)
+    expect(response.statusCode).toBe(422)
+    expect(Object.keys(response.json().errors)).toContain('client_id')
+  })
+})
+
+describe('415: a body that is not JSON', () => {
+  it.each([
+    ['text/plain', 'client_id=a'],
+    ['application/x-www-form-urlencoded', 'client_id=a&client_secret=b'],
+    ['multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\nb\r\n--x--'],
+    ['application/xml', '<login/>'],
+  ])('%s answers 415 {message}', async (contentType, payload) => {
+    const response = await postLogin(payload, contentType)
+    expect(response.statusCode).toBe(415)
+    expect(response.json()).toEqual({ message: 'The request body must be sent as application/json.' })
+  })
+
+  it('accepts application/json with a charset', async () => {
+    const response = await postLogin(
+      JSON.stringify({ client_id: partner.clientId, client_secret: partner.clientSecret }),
+      'application/json; charset=utf-8',
+    )
+    expect(response.statusCode).toBe(200)
+  })
+})
+
+describe('422: invalid body', () => {
+  it.each([
+    ['[]', 'The body field must be an object.'],
+    ['null', 'The body field must be an object.'],
+    ['"str"', 'The body field must be an object.'],
+    ['42', 'The body field must be an object.'],
+    ['true', 'The body field must be an object.'],
+  ])('%s answers 422, never 500', async (payload, message) => {
+    const response = await postLogin(payload)
+    expect(response.statusCode).toBe(422)
+    expect(response.json()).toEqual({ message, errors: { body: [message] } })
+  })
+
+  it('summarises several errors in message, Laravel style', async () => {
+    const response = await postLogin(JSON.stringify({ client_id: 1, client_secret: false }))
+    expect(response.statusCode).toBe(422)
+    expect(response.json()).toEqual({
+      message: 'The client id field must be a string. (and 1 more error)',
+      errors: {
+        client_id: ['The client id field must be a string.'],
+        client_secret: ['The client secret field must be a string.'],
+      },
+    })
+  })
+
+  it('treats an empty JSON body as no body: the credentials are required', async () => {
+    const response = await postLogin('')
+    expect(response.statusCode).toBe(422)
+    expect(response.json()).toEqual({
+      message: 'The client id field is required. (and 1 more error)',
+      errors: {
+        client_id: ['The client id field is required.'],
+        client_secret: ['The client secret field is required.'],
+      },
+    })
+  })
+
+  it('treats a POST without body or content type the same way', async () => {
+    const response = await ctx.app.inject({ method: 'POST', url: '/auth/login' })
+    expect(response.statusCode).toBe(422)
+    expect(Object.keys(response.json().errors)).toEqual(['client_id', 'client_secret'])
+  })
+})
+
+describe('5xx: server fault', () => {
+  it('answers exactly {message, request_id}, without the stack or the SQL', async () => {
+    const response = await ctx.app.inject({ method: 'GET', url: '/test/boom' })
+    expect(response.statusCode).toBe(500)
+    const body = response.json()
+    expect(body).toEqual({ message: 'Server error.', request_id: response.headers['x-request-id'] })
+    expect(body.request_id).toMatch(UUID)
+    for (const leak of ['SELECT', 'secret', 'hunter2', 'stack', 'errors.test', '    at ']) {
+      expect(response.body).not.toContain(leak)
+    }
+  })
+
+  it('quotes the caller’s request id', async () => {
+    const response = await ctx.app.inject({
+      method: 'GET',
+      url: '/test/boom',
+      headers: { 'x-request-id': 'trace-500' },
+    })
+    expect(response.statusCode).toBe(500)
+    expect(response.json()).toEqual({ message: 'Server error.', request_id: 'trace-500' })
+  })
+
+  it('hides the message of any 5xx error', async () => {
+    const response = await ctx.app.inject({ method: 'GET', url: '/test/boom-status' })
+    expect(response.statusCode).toBe(500)
+    expect(response.json()).toEqual({
+      message: 'Server error.',
+      request_id: response.headers['x-request-id'],
+    })
+  })
+
+  it('logs the fault with its request id', async () => {
+    const response = await ctx.app.inject({
+      method: 'GET',
+      url: '/test/boom',
+      headers: { 'x-request-id': 'trace-logged' },
+    })
+    expect(response.statusCode).toBe(500)
+    const line = logged.map((l) => JSON.parse(l)).find((l) => l.reqId === 'trace-logged' && l.err)
+    expect(line?.err.message).toContain(LEAK)
+  })
+})
+
+describe('X-Request-Id', () => {
+  it.each(['abc-123', 'A.b_c:9', 'x'.repeat(128), '0f8fad5b-d9cb-469f-a165-70867728950e'])(
+    'echoes a sane one (%s)',
+    async (id) => {
+      const response = await ctx.app.inject({
+        method: 'GET',
+        url: '/health',
+        headers: { 'x-request-id': id },
+      })
+      expect(response.statusCode).toBe(200)
+      expect(response.headers['x-request-id']).toBe(id)
+    },
+  )
+
+  it.each([
+    ['200 characters', 'a'.repeat(200)],
+    ['129 characters', 'a'.repeat(129)],
+    ['a space', 'abc 123'],
+    ['a tab', 'abc\t123'],
+    ['a line separator', 'abc\u2028123'],
+    ['a next-line character', 'abc\u0085123'],
+    ['markup', '<script>'],
+    ['an empty value', ''],
+  ])('replaces one with %s by a generated UUID', async (_, id) => {
+    const response = await ctx.app.inject({ method: 'GET', url: '/health', headers: { 'x-request-id': id } })
+    expect(response.statusCode).toBe(200)
+    expect(response.headers['x-request-id']).toMatch(UUID)
+  })
+
+  it('generates a different one per request when none is sent', async () => {
+    const first = await ctx.app.inject({ method: 'GET', url: '/health' })
+    const second = await ctx.app.inject({ method: 'GET', url: '/health' })
+    expect(first.headers['x-request-id']).toMatch(UUID)
+    expect(second.headers['x-request-id']).toMatch(UUID)
+    expect(first.headers['x-request-id']).not.toBe(second.headers['x-request-id'])
+  })
+
+  it.each([
+    [400, () => postLogin('{bad', 'application/json', { 'x-request-id': 'trace-400' })],
+    [401, () => ctx.app.inject({ method: 'GET', url: '/brands', headers: { 'x-request-id': 'trace-401' } })],
+    [404, () => ctx.app.inject({ method: 'GET', url: '/nope', headers: { 'x-request-id': 'trace-404' } })],
+    [413, () => postLogin(jsonOfSize(BODY_LIMIT + 1), 'application/json', { 'x-request-id': 'trace-413' })],
+    [415, () => postLogin('a', 'text/plain', { 'x-request-id': 'trace-415' })],
+    [422, () => postLogin('{}', 'application/json', { 'x-request-id': 'trace-422' })],
+    [
+      500,
+      () => ctx.app.inject({ method: 'GET', url: '/test/boom', headers: { 'x-request-id': 'trace-500' } }),
+    ],
+  ])('is present on a %i', async (status, send) => {
+    const response = await send()
+    expect(response.statusCode).toBe(status)
+    expect(response.headers['x-request-id']).toBe(`trace-${status}`)
+  })
+
+  it('is present on an authenticated success', async () => {
+    const response = await ctx.app.inject({
+      method: 'GET',
+      url: '/brands',
+      headers: { ...bearer(token), 'x-request-id': 'trace-200' },
+    })
+    expect(response.statusCode).toBe(200)
+    expect(response.headers['x-request-id']).toBe('trace-200')
+  })
+})
+
+describe('GET /health', () => {
+  it('answers 200 {status: ok} without a token', async () => {
+    const response = await ctx.app.inject({ method: 'GET', url: '/health' })
+    expect(response.statusCode).toBe(200)
+    expect(response.json()).toEqual({ status: 'ok' })
+    expect(response.headers['content-type']).toContain('application/json')
+  })
+
+  it('ignores a bad token', async () => {
+    const response = await ctx.app.inject({ method: 'GET', url: '/health', headers: bearer('garbage') })
+    expect(response.statusCode).toBe(200)
+  })
+})
