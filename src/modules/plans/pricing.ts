@@ -1,0 +1,54 @@
+import { applyRateBp } from '../../shared/money.js'
+
+// Pricing rules (CONTRACT §7), pure and in integer cents.
+
+export interface LmiRange {
+  /** Factors of the model's default LMI, in basis points (5000 = 0.5). */
+  minFactorBp: number
+  maxFactorBp: number
+}
+
+/** The partner's authorized LMI range for a model, in cents, both ends inclusive. */
+export function authorizedLmiRange(defaultLmi: number, range: LmiRange): { min: number; max: number } {
+  return { min: applyRateBp(defaultLmi, range.minFactorBp), max: applyRateBp(defaultLmi, range.maxFactorBp) }
+}
+
+/**
+ * The LMI applied: the desired one (`maxima`, in cents) when it lies within the authorized range,
+ * otherwise — absent, zero, negative, too low or too high — the model's default, never an error.
+ */
+export function applicableLmi(defaultLmi: number, range: LmiRange, maximaCents?: number): number {
+  if (maximaCents === undefined) return defaultLmi
+  const { min, max } = authorizedLmiRange(defaultLmi, range)
+  return maximaCents >= min && maximaCents <= max ? maximaCents : defaultLmi
+}
+
+export interface SubscriptionRates {
+  monthlyRateBp: number
+  franchiseRateBp: number
+}
+
+/** Monthly premium and franchise (deductible) of a subscription plan for an LMI. */
+export function subscriptionPrice(lmi: number, rates: SubscriptionRates) {
+  return {
+    monthlyPremium: applyRateBp(lmi, rates.monthlyRateBp),
+    franchise: applyRateBp(lmi, rates.franchiseRateBp),
+  }
+}
+
+export interface AnnualRates {
+  annualRateBp: number
+  usedFactorBp: number
+}
+
+const BP2 = 100_000_000n
+
+/**
+ * The annual premium: LMI × annual rate, × the used-device factor when the device is used.
+ * One half-up rounding over the exact product, so the factor never compounds a rounding.
+ */
+export function annualPremium(lmi: number, rates: AnnualRates, used: boolean): number {
+  if (!used) return applyRateBp(lmi, rates.annualRateBp)
+  const product = BigInt(lmi) * BigInt(rates.annualRateBp) * BigInt(rates.usedFactorBp)
+  return Number((product + BP2 / 2n) / BP2)
+}
