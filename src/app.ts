@@ -5,7 +5,10 @@ import type { Db } from './db/database.js'
 import { authRoutes } from './modules/auth/auth.routes.js'
 import { loadSigningKeys, TokenService } from './modules/auth/token.service.js'
 import { catalogRoutes } from './modules/catalog/catalog.routes.js'
+import { customerRoutes } from './modules/customers/customer.routes.js'
 import { healthRoutes } from './modules/health/health.routes.js'
+import { planRoutes } from './modules/plans/plan.routes.js'
+import { shopkeeperRoutes } from './modules/shopkeepers/shopkeeper.routes.js'
 import { authenticated } from './plugins/auth.js'
 import { contextPlugin } from './plugins/context.js'
 import { errorsPlugin } from './plugins/errors.js'
@@ -71,6 +74,9 @@ export async function buildApp({ config, db, clock = systemClock, logger, logStr
   await app.register(async (partnerScope) => {
     await partnerScope.register(authenticated)
     await partnerScope.register(catalogRoutes)
+    await partnerScope.register(customerRoutes)
+    await partnerScope.register(planRoutes)
+    await partnerScope.register(shopkeeperRoutes)
   })
 
   return app

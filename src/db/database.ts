@@ -2,6 +2,7 @@ import { Kysely, PostgresAdapter, type Transaction } from 'kysely'
 import type { Config } from '../config.js'
 import type { SigningKeysTable } from '../modules/auth/signing-key.table.js'
 import type { BrandsTable, ModelsTable, PartnerModelsTable } from '../modules/catalog/catalog.table.js'
+import type { CustomersTable } from '../modules/customers/customer.table.js'
 import type { CredentialsTable, PartnersTable, PartnerUsersTable } from '../modules/partners/partner.table.js'
 import type { PlansTable } from '../modules/plans/plan.table.js'
 import type { ShopkeepersTable } from '../modules/shopkeepers/shopkeeper.table.js'
@@ -18,6 +19,7 @@ export interface Database {
   partner_models: PartnerModelsTable
   plans: PlansTable
   shopkeepers: ShopkeepersTable
+  customers: CustomersTable
 }
 
 export type Db = Kysely<Database>

@@ -1,10 +1,12 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely'
 import { isPostgres } from './database.js'
 import * as foundation from './migrations/0001-foundation.js'
+import * as customers from './migrations/0002-customers.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
+  '0002-customers': customers,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

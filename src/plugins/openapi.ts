@@ -48,6 +48,12 @@ export const openapiPlugin = fp(
         tags: [
           { name: 'Authentication', description: 'Obtain an access token.' },
           { name: 'Devices', description: 'Brands and models this partner may sell.' },
+          { name: 'Customers', description: 'The insured parties, per partner.' },
+          { name: 'Plans', description: 'Protection plans and quotations.' },
+          {
+            name: 'Shopkeepers',
+            description: 'The partner’s stores: its matrix and the branches it registers.',
+          },
           { name: 'Service', description: 'Liveness and the API description.' },
         ],
       },

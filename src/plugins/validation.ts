@@ -1,14 +1,45 @@
 import { Ajv, type ErrorObject, type Options } from 'ajv'
 import addFormats from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
+import {
+  normalizeCep,
+  normalizeCnpj,
+  normalizeCpf,
+  normalizeDocument,
+  normalizeImei,
+  normalizePhone,
+  normalizeState,
+} from '../shared/documents.js'
 import type { FieldErrors } from '../shared/errors.js'
 
 const common: Options = { allErrors: true, useDefaults: true, removeAdditional: true, strict: false }
 
 // Bodies are JSON and must carry the right types; query strings and paths are text and are
 // coerced ("15" → 15), as every HTTP framework does.
-const bodyAjv = addFormats.default(new Ajv({ ...common, coerceTypes: false }), ['email', 'uri', 'date'])
-const textAjv = addFormats.default(new Ajv({ ...common, coerceTypes: 'array' }), ['email', 'uri', 'date'])
+/**
+ * Brazilian identifiers as JSON Schema formats, so one schema both checks them (check digits
+ * included) and documents them in OpenAPI. Values are accepted formatted or bare; services
+ * store the normalised form.
+ */
+const brazilianFormats: Record<string, { valid: (value: string) => boolean; message: string }> = {
+  cpf: { valid: (v) => normalizeCpf(v) !== null, message: 'must be a valid CPF' },
+  cnpj: { valid: (v) => normalizeCnpj(v) !== null, message: 'must be a valid CNPJ' },
+  'cpf-or-cnpj': { valid: (v) => normalizeDocument(v) !== null, message: 'must be a valid CPF or CNPJ' },
+  cep: { valid: (v) => normalizeCep(v) !== null, message: 'must be exactly 8 digits' },
+  'br-state': { valid: (v) => normalizeState(v) !== null, message: 'must be a Brazilian state code' },
+  'br-phone': { valid: (v) => normalizePhone(v) !== null, message: 'must be a phone number with area code' },
+  imei: { valid: (v) => normalizeImei(v) !== null, message: 'must be a valid 15-digit IMEI' },
+}
+
+const bodyAjv = withFormats(new Ajv({ ...common, coerceTypes: false }))
+const textAjv = withFormats(new Ajv({ ...common, coerceTypes: 'array' }))
+
+function withFormats(ajv: Ajv): Ajv {
+  addFormats.default(ajv, ['email', 'uri', 'date'])
+  for (const [name, { valid }] of Object.entries(brazilianFormats))
+    ajv.addFormat(name, { type: 'string', validate: valid })
+  return ajv
+}
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
   (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object)
@@ -62,8 +93,11 @@ function messageFor(error: ErrorObject, key: string): string {
       return `${field} must not have more than ${p.limit} items.`
     case 'maxProperties':
       return `${field} must not have more than ${p.limit} entries.`
-    case 'format':
-      return p.format === 'email' ? `${field} must be a valid email address.` : `${field} format is invalid.`
+    case 'format': {
+      if (p.format === 'email') return `${field} must be a valid email address.`
+      const custom = brazilianFormats[String(p.format)]
+      return custom ? `${field} ${custom.message}.` : `${field} format is invalid.`
+    }
     case 'pattern':
       return `${field} format is invalid.`
     case 'enum':
