@@ -13,6 +13,9 @@ export const EnvSchema = Type.Object({
   AMPARO_TOKEN_TTL: Type.Integer({ minimum: 60, maximum: 86_400, default: 3600 }),
   AMPARO_PUBLIC_URL: Type.String({ default: '' }),
   AMPARO_JWT_KEYS: Type.String({ default: '' }),
+  AMPARO_PAYMENT_GATEWAY: Type.Union([Type.Literal('sandbox'), Type.Literal('none'), Type.Literal('')], {
+    default: '',
+  }),
   DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
@@ -38,6 +41,11 @@ export interface Config {
   /** Signing keys, newest first: the first signs, all verify (rotation). Empty → kept in the database. */
   jwtKeys: SigningKey[]
   logLevel: Env['LOG_LEVEL']
+  /**
+   * The own card gateway: the sandbox (test cards) in test, refused in production; `none`
+   * (card payments unavailable) is production's default until a real gateway is integrated.
+   */
+  paymentGateway: 'sandbox' | 'none'
 }
 
 export class ConfigError extends Error {}
@@ -50,7 +58,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const firstError = Value.Errors(EnvSchema, env)[0]
   if (firstError) {
     const key = firstError.instancePath.replace(/^\//, '') || 'environment'
-    throw new ConfigError(`Invalid ${key}: ${firstError.message}`)
+    const choices = (EnvSchema.properties as Record<string, { anyOf?: { const?: unknown }[] }>)[key]?.anyOf
+      ?.map((s) => s.const)
+      .filter(Boolean)
+    const why = choices?.length ? `must be one of ${choices.join(', ')}` : firstError.message
+    throw new ConfigError(`Invalid ${key} (${JSON.stringify(source[key] ?? '')}): ${why}`)
   }
   return toConfig(env as Env)
 }
@@ -65,6 +77,12 @@ function toConfig(env: Env): Readonly<Config> {
   const jwtKeys = parseJwtKeys(env.AMPARO_JWT_KEYS)
   if (env.AMPARO_ENV === 'production' && jwtKeys.length === 0) {
     throw new ConfigError('AMPARO_JWT_KEYS is required when AMPARO_ENV=production')
+  }
+  const paymentGateway = env.AMPARO_PAYMENT_GATEWAY || (env.AMPARO_ENV === 'production' ? 'none' : 'sandbox')
+  if (env.AMPARO_ENV === 'production' && paymentGateway === 'sandbox') {
+    throw new ConfigError(
+      'AMPARO_PAYMENT_GATEWAY=sandbox is for the test environment; production needs a real gateway',
+    )
   }
   const url = env.DATABASE_URL
   if (url && !/^postgres(ql)?:\/\//.test(url)) {
@@ -82,6 +100,7 @@ function toConfig(env: Env): Readonly<Config> {
     publicUrl: env.AMPARO_PUBLIC_URL.replace(/\/+$/, ''),
     jwtKeys,
     logLevel: env.LOG_LEVEL,
+    paymentGateway,
   })
 }
 

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest'
+import { ConfigError, loadConfig } from './config.js'
+
+const KEY = `k1=${'s'.repeat(32)}`
+
+describe('loadConfig', () => {
+  it('has working defaults: SQLite, test environment, São Paulo time, sandbox gateway', () => {
+    const config = loadConfig({})
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      port: 3000,
+      database: { kind: 'sqlite', file: './data/amparo.sqlite' },
+      env: 'test',
+      timeZone: 'America/Sao_Paulo',
+      tokenTtlSeconds: 3600,
+      jwtKeys: [],
+      paymentGateway: 'sandbox',
+    })
+    expect(Object.isFrozen(config)).toBe(true)
+  })
+
+  it('reads PostgreSQL, numbers and signing keys from the environment', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://u@h:5432/db',
+      PORT: '8080',
+      DB_POOL_MAX: '4',
+      AMPARO_JWT_KEYS: `new=${'n'.repeat(32)}, old=${'o'.repeat(40)}`,
+      AMPARO_PUBLIC_URL: 'https://api.example.com/',
+    })
+    expect(config.database).toEqual({ kind: 'postgres', url: 'postgres://u@h:5432/db', poolMax: 4 })
+    expect(config.port).toBe(8080)
+    expect(config.jwtKeys.map((k) => k.kid)).toEqual(['new', 'old'])
+    expect(config.publicUrl).toBe('https://api.example.com')
+  })
+
+  it.each([
+    [{ PORT: 'abc' }, /PORT/],
+    [{ PORT: '70000' }, /PORT/],
+    [{ AMPARO_ENV: 'staging' }, /AMPARO_ENV.*test, production/],
+    [{ AMPARO_TIMEZONE: 'Mars/Olympus' }, /AMPARO_TIMEZONE/],
+    [{ AMPARO_TOKEN_TTL: '10' }, /AMPARO_TOKEN_TTL/],
+    [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
+    [{ AMPARO_PUBLIC_URL: 'not a url' }, /AMPARO_PUBLIC_URL/],
+    [{ AMPARO_JWT_KEYS: 'k1=short' }, /AMPARO_JWT_KEYS/],
+    [{ AMPARO_JWT_KEYS: 'no-separator' }, /AMPARO_JWT_KEYS/],
+    [{ AMPARO_ENV: 'production' }, /AMPARO_JWT_KEYS is required/],
+    [{ AMPARO_ENV: 'production', AMPARO_JWT_KEYS: KEY, AMPARO_PAYMENT_GATEWAY: 'sandbox' }, /sandbox/],
+    [{ AMPARO_PAYMENT_GATEWAY: 'stripe' }, /one of sandbox, none/],
+  ])('refuses %o with a clear message', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError)
+    expect(() => loadConfig(env)).toThrow(message)
+  })
+
+  it('defaults production to no card gateway rather than the sandbox', () => {
+    expect(loadConfig({ AMPARO_ENV: 'production', AMPARO_JWT_KEYS: KEY }).paymentGateway).toBe('none')
+  })
+})
