@@ -291,3 +291,35 @@ describe('GET /health', () => {
     expect(response.statusCode).toBe(200)
   })
 })
+
+describe('numbers in query strings and paths', () => {
+  let ctx: TestContext
+  let token: string
+
+  beforeAll(async () => {
+    ctx = await createTestApp()
+    await seedCatalog(ctx.db)
+    token = await login(ctx.app, await seedPartner(ctx.db))
+  })
+  afterAll(() => ctx.close())
+
+  it.each(['0x2', '1e1', '%2010', 'Infinity', '10.0'])(
+    'per_page=%s is not a plain integer → 422',
+    async (value) => {
+      const response = await ctx.app.inject({ url: `/brands?per_page=${value}`, headers: bearer(token) })
+      expect(response.statusCode).toBe(422)
+      expect(response.json().errors).toEqual({ per_page: ['The per page field must be an integer.'] })
+    },
+  )
+
+  it.each(['0x1', '1e0', '%201'])('a path id %s is not an id → 404', async (value) => {
+    const response = await ctx.app.inject({ url: `/brands/${value}`, headers: bearer(token) })
+    expect(response.statusCode).toBe(404)
+  })
+
+  it('plain decimals still work', async () => {
+    const response = await ctx.app.inject({ url: '/brands?per_page=2&page=1', headers: bearer(token) })
+    expect(response.statusCode).toBe(200)
+    expect(response.json().meta.per_page).toBe(2)
+  })
+})

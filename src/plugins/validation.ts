@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject, type Options } from 'ajv'
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
 import {
@@ -41,8 +41,48 @@ function withFormats(ajv: Ajv): Ajv {
   return ajv
 }
 
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object)
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  if (httpPart === 'body') return bodyAjv.compile(schema as object)
+  return strictNumbers(schema as JsonObject, textAjv.compile(schema as object))
+}
+
+type JsonObject = { properties?: Record<string, { type?: unknown }> }
+type Validate = ValidateFunction & ((data: unknown) => boolean)
+
+const DECIMAL: Record<string, RegExp> = { integer: /^-?\d+$/, number: /^-?\d+(\.\d+)?$/ }
+
+/**
+ * Ajv coerces text to numbers with JavaScript's rules, so `0x4`, `1e1`, ` 1` and `Infinity`
+ * would pass as numbers. Query and path numbers must be plain decimals: anything else is
+ * reported as a type error under its own key, before Ajv coerces it.
+ */
+function strictNumbers(schema: JsonObject, validate: ValidateFunction): ValidateFunction {
+  const numeric = Object.entries(schema.properties ?? {}).flatMap(([key, property]) => {
+    const type = String(property.type)
+    return DECIMAL[type] ? [{ key, type, pattern: DECIMAL[type] }] : []
+  })
+  if (numeric.length === 0) return validate
+  const strict = ((data: Record<string, unknown>) => {
+    const errors: ErrorObject[] = numeric
+      .filter(({ key, pattern }) =>
+        [data?.[key]].flat().some((v) => typeof v === 'string' && !pattern.test(v)),
+      )
+      .map(({ key, type }) => ({
+        instancePath: `/${key}`,
+        schemaPath: '',
+        keyword: 'type',
+        params: { type },
+        message: '',
+      }))
+    const valid = validate(data)
+    strict.errors = [
+      ...errors,
+      ...(validate.errors ?? []).filter((e) => !errors.some((x) => x.instancePath === e.instancePath)),
+    ]
+    return valid && errors.length === 0
+  }) as Validate
+  return strict
+}
 
 /** Turns Ajv's errors into Laravel's `errors` object: dot-path keys, one message each. */
 export function fieldErrorsFromAjv(errors: ErrorObject[], context: string | undefined): FieldErrors {
