@@ -1,4 +1,4 @@
-import { type TSchema, Type } from 'typebox'
+import { type Static, type TSchema, Type } from 'typebox'
 
 // The contract's error bodies (CONTRACT §2), registered once by $id and referenced by every route.
 export const ErrorSchema = Type.Object(
@@ -72,3 +72,13 @@ export const MetaLink = Type.Object({
 
 /** An integer id; bounded so that no input can overflow a database integer. */
 export const Id = (description: string) => Type.Integer({ minimum: 1, maximum: 2_147_483_647, description })
+
+/**
+ * A nullable input field as `type: [T, 'null']` rather than `anyOf [T, null]`: one branch, so a
+ * too-long or malformed value answers one error under its own key instead of an extra
+ * "the selected … is invalid".
+ */
+export function nullable<T extends TSchema>(schema: T, description: string) {
+  const { type } = schema as { type?: string }
+  return Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'], description })
+}

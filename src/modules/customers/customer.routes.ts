@@ -1,3 +1,57 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { nowIso } from '../../shared/clock.js'
+import { errorResponses } from '../../shared/http-schemas.js'
+import { customerResource } from './customer.mapper.js'
+import { Customer, CustomerBody, CustomerParams } from './customer.schemas.js'
+import { createCustomer, findCustomer } from './customer.service.js'
 
-export const customerRoutes: FastifyPluginAsyncTypebox = async (_app) => {}
+const tags = ['Customers']
+
+export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/customers',
+    {
+      schema: {
+        tags,
+        summary: 'Register a customer',
+        description: `Registers an insured party of the authenticated partner. Customers are per partner:
+the same document may be registered by another partner, but only once by this one; a second
+registration (formatted or bare, any letter case) answers 422 with \`errors.document\`.
+
+Documents, phones and zip codes are accepted formatted or bare and returned bare; the state is
+returned uppercase. \`address\` is optional (absent or null → \`address: null\` in the response);
+when sent, all its fields but \`complement\` are required. Fields other than those listed
+(\`id\`, \`partner_id\`, \`created_at\`, …) are ignored.`,
+        body: CustomerBody,
+        response: { 201: Customer, ...errorResponses(400, 401, 413, 415, 422) },
+      },
+    },
+    async (request, reply) => {
+      const { partnerId } = request.partner
+      const row = await app.db
+        .transaction()
+        .execute((trx) => createCustomer(trx, partnerId, request.body, nowIso(app.clock)))
+      return reply.code(201).send(customerResource(row, app.config.timeZone))
+    },
+  )
+
+  app.get(
+    '/customers/:document',
+    {
+      schema: {
+        tags,
+        summary: 'Get a customer by document',
+        description: `The authenticated partner's customer with this CPF or CNPJ, sent formatted
+(\`529.982.247-25\`, \`12.ABC.345%2F01DE-35\`) or bare (\`52998224725\`), letters in any case.
+Its \`id\` is the customer id of the contracting calls. An unknown or malformed document, or
+another partner's customer, answers 404.`,
+        params: CustomerParams,
+        response: { 200: Customer, ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => {
+      const row = await findCustomer(app.db, request.partner.partnerId, request.params.document)
+      return customerResource(row, app.config.timeZone)
+    },
+  )
+}
