@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { annualPremium, applicableLmi, authorizedLmiRange, subscriptionPrice } from './pricing.js'
+import {
+  annualPremium,
+  applicableLmi,
+  authorizedLmiRange,
+  maximaToCents,
+  subscriptionPrice,
+} from './pricing.js'
 
 const range = { minFactorBp: 5000, maxFactorBp: 10_000 }
 const DEFAULT = 899_900 // R$ 8,999.00
@@ -28,6 +34,54 @@ describe('applicableLmi', () => {
   it('allows above the default when the partner range does', () => {
     expect(applicableLmi(100_000, { minFactorBp: 5000, maxFactorBp: 12_000 }, 120_000)).toBe(120_000)
     expect(applicableLmi(100_000, { minFactorBp: 5000, maxFactorBp: 12_000 }, 120_001)).toBe(100_000)
+  })
+
+  it('never applies an LMI of zero, even when the minimum rounds down to it', () => {
+    const tiny = { minFactorBp: 1, maxFactorBp: 10_000 }
+    expect(authorizedLmiRange(333, tiny).min).toBe(0)
+    expect(applicableLmi(333, tiny, 0)).toBe(333)
+    expect(applicableLmi(333, tiny, 1)).toBe(1)
+  })
+
+  it('gives unbounded amounts the default', () => {
+    expect(applicableLmi(DEFAULT, range, Number.POSITIVE_INFINITY)).toBe(DEFAULT)
+    expect(applicableLmi(DEFAULT, range, Number.NEGATIVE_INFINITY)).toBe(DEFAULT)
+  })
+})
+
+describe('maximaToCents', () => {
+  it.each([
+    [4499.5, 449_950],
+    [4499.49, 449_949],
+    [8999, 899_900],
+    [0.01, 1],
+    [1.1, 110], // 1.1 × 100 is 110.00000000000001 in floating point
+    [999_999_999_999.99, 99_999_999_999_999],
+    [0, 0],
+    [-0, 0],
+    [-100, -10_000],
+    [-4499.5, -449_950],
+  ])('%s reais → %s cents', (maxima, cents) => {
+    expect(maximaToCents(maxima)).toBe(cents)
+  })
+
+  it.each([
+    1.005,
+    4499.505,
+    0.001,
+    1e-7,
+    -1.005,
+    Number.NaN,
+    Number.POSITIVE_INFINITY,
+    Number.NEGATIVE_INFINITY,
+  ])('%s is no amount', (maxima) => {
+    expect(maximaToCents(maxima)).toBeNull()
+  })
+
+  it('places amounts past any range beyond every range, whatever their decimals', () => {
+    expect(maximaToCents(1e30)).toBe(Number.POSITIVE_INFINITY)
+    expect(maximaToCents(1_000_000_000_000.5)).toBe(Number.POSITIVE_INFINITY)
+    expect(maximaToCents(-1e30)).toBe(Number.NEGATIVE_INFINITY)
   })
 })
 

@@ -1,4 +1,4 @@
-import { applyRateBp } from '../../shared/money.js'
+import { amountToCents, applyRateBp } from '../../shared/money.js'
 
 // Pricing rules (CONTRACT §7), pure and in integer cents.
 
@@ -18,9 +18,28 @@ export function authorizedLmiRange(defaultLmi: number, range: LmiRange): { min: 
  * otherwise — absent, zero, negative, too low or too high — the model's default, never an error.
  */
 export function applicableLmi(defaultLmi: number, range: LmiRange, maximaCents?: number): number {
-  if (maximaCents === undefined) return defaultLmi
+  // A tiny default LMI can round its minimum down to 0 cents: an LMI of nothing is never applied.
+  if (maximaCents === undefined || maximaCents <= 0) return defaultLmi
   const { min, max } = authorizedLmiRange(defaultLmi, range)
   return maximaCents >= min && maximaCents <= max ? maximaCents : defaultLmi
+}
+
+/** Past R$ 1 trillion no authorized range reaches, and the cents would outgrow exact integers. */
+const MAXIMA_CEILING = 1_000_000_000_000
+
+/**
+ * `maxima` as the partner sent it (reais) → cents for `applicableLmi`; null when it is no amount:
+ * more than two decimals (whatever its sign) or not finite. Zero and negative amounts keep their
+ * sign and amounts past any range become infinite, so that `applicableLmi` gives all of them the
+ * model's default instead of an error. Decimals are read by the money helper, never by float math.
+ */
+export function maximaToCents(maxima: number): number | null {
+  if (!Number.isFinite(maxima)) return null
+  if (maxima > MAXIMA_CEILING) return Number.POSITIVE_INFINITY
+  if (maxima < -MAXIMA_CEILING) return Number.NEGATIVE_INFINITY
+  if (maxima >= 0) return amountToCents(maxima)
+  const cents = amountToCents(-maxima)
+  return cents === null ? null : -cents
 }
 
 export interface SubscriptionRates {

@@ -1,0 +1,30 @@
+import { centsToAmount } from '../../shared/money.js'
+import type { SubscriptionPlanRow } from './plan.repository.js'
+import type { AnnualQuote, SubscriptionQuote } from './quotation.service.js'
+
+export function planResource(plan: SubscriptionPlanRow) {
+  return {
+    id: plan.id,
+    name: plan.name,
+    installments: plan.installments,
+    coverages: JSON.parse(plan.coverages) as string[],
+  }
+}
+
+export function subscriptionQuoteResource(quote: SubscriptionQuote) {
+  return {
+    id: quote.plan.id,
+    name: quote.plan.name,
+    monthly_premium: centsToAmount(quote.monthlyPremium),
+    lmi: centsToAmount(quote.lmi),
+    installments: quote.plan.installments,
+  }
+}
+
+export function annualQuoteResource(quote: AnnualQuote) {
+  return {
+    model: { id: quote.model.id, name: quote.model.name },
+    premium: centsToAmount(quote.premium),
+    lmi: centsToAmount(quote.lmi),
+  }
+}

@@ -1,0 +1,69 @@
+import type { NotNull } from 'kysely'
+import type { Db } from '../../db/database.js'
+import type { PlanKind } from './plan.table.js'
+
+export interface SubscriptionPlanRow {
+  id: number
+  name: string
+  installments: number
+  /** JSON array of strings. */
+  coverages: string
+  monthly_rate_bp: number
+  franchise_rate_bp: number
+}
+
+export interface AnnualPlanRow {
+  id: number
+  name: string
+  coverages: string
+  annual_rate_bp: number
+  used_factor_bp: number
+}
+
+/** Plans the partner sells now: inactive ones stay for the contracts made with them. */
+function activePlans(db: Db, partnerId: number, kind: PlanKind) {
+  return db
+    .selectFrom('plans')
+    .where('partner_id', '=', partnerId)
+    .where('kind', '=', kind)
+    .where('active', '=', true)
+}
+
+// `createPlan` requires the rates of the plan's kind, so they are never null on these rows.
+function subscriptionPlans(db: Db, partnerId: number) {
+  return activePlans(db, partnerId, 'subscription')
+    .select(['id', 'name', 'installments', 'coverages', 'monthly_rate_bp', 'franchise_rate_bp'])
+    .$narrowType<{ monthly_rate_bp: NotNull; franchise_rate_bp: NotNull }>()
+}
+
+function annualPlans(db: Db, partnerId: number) {
+  return activePlans(db, partnerId, 'annual')
+    .select(['id', 'name', 'coverages', 'annual_rate_bp', 'used_factor_bp'])
+    .$narrowType<{ annual_rate_bp: NotNull; used_factor_bp: NotNull }>()
+}
+
+export async function listSubscriptionPlans(db: Db, partnerId: number): Promise<SubscriptionPlanRow[]> {
+  return subscriptionPlans(db, partnerId).orderBy('id').execute()
+}
+
+export async function findSubscriptionPlan(
+  db: Db,
+  partnerId: number,
+  planId: number,
+): Promise<SubscriptionPlanRow | undefined> {
+  return subscriptionPlans(db, partnerId).where('id', '=', planId).executeTakeFirst()
+}
+
+export async function findAnnualPlan(
+  db: Db,
+  partnerId: number,
+  planId: number,
+): Promise<AnnualPlanRow | undefined> {
+  return annualPlans(db, partnerId).where('id', '=', planId).executeTakeFirst()
+}
+
+/** The plan used when none is named: the default one, else the oldest active annual plan. */
+export async function findDefaultAnnualPlan(db: Db, partnerId: number): Promise<AnnualPlanRow | undefined> {
+  // true sorts after false on both databases (SQLite stores 1 and 0), so descending puts it first.
+  return annualPlans(db, partnerId).orderBy('is_default', 'desc').orderBy('id').limit(1).executeTakeFirst()
+}

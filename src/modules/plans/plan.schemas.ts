@@ -1,0 +1,121 @@
+import { type Static, Type } from 'typebox'
+import { Id } from '../../shared/http-schemas.js'
+
+const COVERAGES = ['Roubo e furto qualificado', 'Quebra acidental', 'Danos por líquidos']
+
+const Money = (description: string) =>
+  Type.Number({ description: `${description} In reais (BRL), at most two decimals.` })
+
+export const Plan = Type.Object(
+  {
+    id: Type.Integer({ description: 'The `plan_id` of `POST /subscriptions`.' }),
+    name: Type.String(),
+    installments: Type.Integer({ description: 'Number of monthly installments of a subscription.' }),
+    coverages: Type.Array(Type.String(), { description: 'What the plan covers, in Portuguese.' }),
+  },
+  { description: 'A subscription plan of the partner.' },
+)
+
+export const PlanList = Type.Array(Plan, {
+  examples: [
+    [
+      { id: 1, name: 'Proteção Essencial 12x', installments: 12, coverages: COVERAGES.slice(0, 2) },
+      { id: 2, name: 'Proteção Total 12x', installments: 12, coverages: COVERAGES },
+    ],
+  ],
+})
+
+const quotationExample = {
+  id: 2,
+  name: 'Proteção Total 12x',
+  monthly_premium: 107.99,
+  lmi: 8999,
+  installments: 12,
+}
+
+export const PlanQuotation = Type.Object(
+  {
+    id: Type.Integer({ description: 'Plan id.' }),
+    name: Type.String({ description: 'Plan name.' }),
+    monthly_premium: Money('Each monthly installment: LMI × the plan’s monthly rate, half-up to the cent.'),
+    lmi: Money('The LMI applied: `maxima` when inside the authorized range, else the model default.'),
+    installments: Type.Integer({ description: 'Number of monthly installments.' }),
+  },
+  { examples: [quotationExample] },
+)
+
+export const Quotation = Type.Object(
+  {
+    plans: Type.Array(PlanQuotation, {
+      description: 'Every active subscription plan of the partner, by id.',
+    }),
+  },
+  {
+    examples: [
+      {
+        plans: [
+          { id: 1, name: 'Proteção Essencial 12x', monthly_premium: 80.99, lmi: 8999, installments: 12 },
+          quotationExample,
+        ],
+      },
+    ],
+  },
+)
+
+export const AnnualQuote = Type.Object(
+  {
+    model: Type.Object(
+      { id: Type.Integer(), name: Type.String() },
+      { description: 'The quoted device model.' },
+    ),
+    premium: Money(
+      'Single payment for 12 months: LMI × the annual rate (× the used-device factor when `used`), half-up to the cent.',
+    ),
+    lmi: Money('The LMI applied: `maxima` when inside the authorized range, else the model default.'),
+  },
+  { examples: [{ model: { id: 7, name: 'iPhone 16 Pro' }, premium: 989.89, lmi: 8999 }] },
+)
+
+const quoteFields = {
+  model_id: {
+    ...Id(
+      'Device model, from `GET /models`. Required. Unknown, inactive or not available to this partner → 422 `errors.model_id`.',
+    ),
+    examples: [7],
+  },
+  maxima: Type.Optional(
+    Type.Number({
+      description:
+        'Desired LMI in reais, at most two decimals (`4500`, `4499.5`). Inside the authorized range it is the LMI; ' +
+        'absent, empty, zero, negative, below or above the range → the model’s default LMI, without error. ' +
+        'More than two decimals (`1.005`) or not a number (`abc`) → 422 `errors.maxima`.',
+      examples: [4500],
+    }),
+  ),
+}
+
+export const QuotationQuery = Type.Object(quoteFields)
+export type QuotationQuery = Static<typeof QuotationQuery>
+
+const usedFlag = (description: string) =>
+  Type.Optional(
+    Type.Boolean({ description: `${description} \`true\`/\`false\`, also \`1\`/\`0\`.`, examples: [true] }),
+  )
+
+export const AnnualQuoteQuery = Type.Object({
+  ...quoteFields,
+  used: usedFlag(
+    'The device has more than 3 months of use: applies the plan’s used-device factor. Default false.',
+  ),
+  is_used: usedFlag('Alias of `used` (the name of the contracting bodies); `used` wins when both are sent.'),
+  plan_id: Type.Optional({
+    ...Id(
+      'Annual plan to quote (the `plan_id` of `POST /annual-plans`). Default: the partner’s default annual plan. ' +
+        'Not an active annual plan of this partner → 422 `errors.plan_id`.',
+    ),
+    examples: [4],
+  }),
+})
+export type AnnualQuoteQuery = Static<typeof AnnualQuoteQuery>
+
+export const PlanParams = Type.Object({ planId: Id('Subscription plan id, from `GET /plans`.') })
