@@ -1,3 +1,98 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { nowIso } from '../../shared/clock.js'
+import { NotFoundError } from '../../shared/errors.js'
+import { errorResponses } from '../../shared/http-schemas.js'
+import { baseUrl, requestPath } from '../../shared/links.js'
+import { buildPage, PageOf, PageQuery, pageOffset } from '../../shared/pagination.js'
+import { createdShopkeeperResource, shopkeeperResource } from './shopkeeper.mapper.js'
+import { findShopkeeper, listShopkeepers } from './shopkeeper.repository.js'
+import { CreatedShopkeeper, Shopkeeper, ShopkeeperBody, ShopkeeperParams } from './shopkeeper.schemas.js'
+import { createShopkeeper } from './shopkeeper.service.js'
 
-export const shopkeeperRoutes: FastifyPluginAsyncTypebox = async (_app) => {}
+const tags = ['Shopkeepers']
+
+const READ_SHAPE = `Each store: \`id\`, \`trading_name\`, \`registration_number\` (bare CNPJ), \`matrix\`, \`phone\`,
+\`website\`, \`address\`, \`responsible\` (without bank data; \`address\` and \`responsible\` are null for the
+matrix store), \`created_at\` and \`meta.link\`. Bank data is stored for commission transfers and never returned.`
+
+export const shopkeeperRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/shopkeepers',
+    {
+      schema: {
+        tags,
+        summary: 'Register a branch (sub-store)',
+        description: `Registers a branch of the authenticated partner. Its \`id\` is the \`store_id\` of the
+contracting endpoints.
+
+Every field's rule is stated in the body schema. CNPJ and CPF check digits are verified; documents,
+phones and the CEP are accepted bare or formatted and stored bare, the state uppercase and the e-mail
+lowercase. \`registration_number\`, \`responsible.email\` (regardless of case) and
+\`responsible.registration_number\` are unique across the service, every partner's stores included:
+a value already taken answers 422 \`The … has already been taken.\` under that field's key, also when
+two registrations race (exactly one wins). A partner's own CNPJ belongs to its matrix store.
+
+The answer is the seed's creation shape: \`responsible\` is null and \`matrix\` false; read the store
+with \`GET /shopkeepers/{shopkeeperId}\` for the rest. Bank data is never returned.`,
+        body: ShopkeeperBody,
+        response: { 201: CreatedShopkeeper, ...errorResponses(400, 401, 413, 415, 422) },
+      },
+    },
+    async (request, reply) => {
+      const { partnerId } = request.partner
+      const row = await app.db
+        .transaction()
+        .execute((trx) => createShopkeeper(trx, partnerId, request.body, nowIso(app.clock)))
+      return reply.code(201).send(createdShopkeeperResource(row, baseUrl(request)))
+    },
+  )
+
+  app.get(
+    '/shopkeepers',
+    {
+      schema: {
+        tags,
+        summary: 'List the stores',
+        description: `The partner's stores, paginated (15 per page): its matrix store first (\`matrix: true\`),
+then the branches in registration order. Only this partner's stores appear.
+
+${READ_SHAPE}`,
+        querystring: PageQuery,
+        response: { 200: PageOf(Shopkeeper), ...errorResponses(401, 422) },
+      },
+    },
+    async (request) => {
+      const page = { page: request.query.page, perPage: request.query.per_page }
+      const { rows, total } = await listShopkeepers(
+        app.db,
+        request.partner.partnerId,
+        pageOffset(page),
+        page.perPage,
+      )
+      const base = baseUrl(request)
+      const data = rows.map((row) => shopkeeperResource(row, base, app.config.timeZone))
+      return buildPage(data, total, page, requestPath(request), request.query)
+    },
+  )
+
+  app.get(
+    '/shopkeepers/:shopkeeperId',
+    {
+      schema: {
+        tags,
+        summary: 'Get a store',
+        description: `One store of the partner, its matrix included. Another partner's store answers 404,
+like an unknown id.
+
+${READ_SHAPE}`,
+        params: ShopkeeperParams,
+        response: { 200: Shopkeeper, ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => {
+      const row = await findShopkeeper(app.db, request.partner.partnerId, request.params.shopkeeperId)
+      if (!row) throw new NotFoundError('Shopkeeper')
+      return shopkeeperResource(row, baseUrl(request), app.config.timeZone)
+    },
+  )
+}
