@@ -7,8 +7,12 @@ import { loadSigningKeys, TokenService } from './modules/auth/token.service.js'
 import { catalogRoutes } from './modules/catalog/catalog.routes.js'
 import { customerRoutes } from './modules/customers/customer.routes.js'
 import { healthRoutes } from './modules/health/health.routes.js'
+import { createGateway } from './modules/payments/create-gateway.js'
+import type { PaymentGateway } from './modules/payments/payment-gateway.js'
 import { planRoutes } from './modules/plans/plan.routes.js'
 import { shopkeeperRoutes } from './modules/shopkeepers/shopkeeper.routes.js'
+import { subscriptionRoutes } from './modules/subscriptions/subscription.routes.js'
+import { subscriptionPaymentRoutes } from './modules/subscriptions/subscription-payment.routes.js'
 import { authenticated } from './plugins/auth.js'
 import { contextPlugin } from './plugins/context.js'
 import { errorsPlugin } from './plugins/errors.js'
@@ -25,6 +29,8 @@ export interface AppOptions {
   /** A migrated database; the caller owns it and closes it. */
   db: Db
   clock?: Clock
+  /** The own card gateway; by default the one the config names. */
+  gateway?: PaymentGateway | null
   /** Overrides the logger built from the config. */
   logger?: FastifyServerOptions['logger']
   /** Where the logger built from the config writes (default stdout): tests capture the real, redacted logs. */
@@ -46,7 +52,7 @@ const REDACT = [
   '*.cvv',
 ]
 
-export async function buildApp({ config, db, clock = systemClock, logger, logStream }: AppOptions) {
+export async function buildApp({ config, db, clock = systemClock, gateway, logger, logStream }: AppOptions) {
   const app = Fastify({
     logger: logger ?? {
       level: config.logLevel,
@@ -64,7 +70,13 @@ export async function buildApp({ config, db, clock = systemClock, logger, logStr
   for (const schema of sharedSchemas) app.addSchema(schema)
 
   const tokens = new TokenService(await loadSigningKeys(db, config, clock), config.tokenTtlSeconds, clock)
-  await app.register(contextPlugin, { config, db, clock, tokens })
+  await app.register(contextPlugin, {
+    config,
+    db,
+    clock,
+    tokens,
+    gateway: gateway === undefined ? createGateway(config) : gateway,
+  })
   await app.register(errorsPlugin)
   await app.register(httpPlugin)
   await app.register(openapiPlugin)
@@ -77,6 +89,8 @@ export async function buildApp({ config, db, clock = systemClock, logger, logStr
     await partnerScope.register(customerRoutes)
     await partnerScope.register(planRoutes)
     await partnerScope.register(shopkeeperRoutes)
+    await partnerScope.register(subscriptionRoutes)
+    await partnerScope.register(subscriptionPaymentRoutes)
   })
 
   return app

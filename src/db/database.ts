@@ -4,8 +4,10 @@ import type { SigningKeysTable } from '../modules/auth/signing-key.table.js'
 import type { BrandsTable, ModelsTable, PartnerModelsTable } from '../modules/catalog/catalog.table.js'
 import type { CustomersTable } from '../modules/customers/customer.table.js'
 import type { CredentialsTable, PartnersTable, PartnerUsersTable } from '../modules/partners/partner.table.js'
+import type { PaymentsTable } from '../modules/payments/payment.table.js'
 import type { PlansTable } from '../modules/plans/plan.table.js'
 import type { ShopkeepersTable } from '../modules/shopkeepers/shopkeeper.table.js'
+import type { InstallmentsTable, SubscriptionsTable } from '../modules/subscriptions/subscription.table.js'
 import { postgresDialect } from './postgres.js'
 import { sqliteDialect } from './sqlite.js'
 
@@ -20,6 +22,9 @@ export interface Database {
   plans: PlansTable
   shopkeepers: ShopkeepersTable
   customers: CustomersTable
+  subscriptions: SubscriptionsTable
+  installments: InstallmentsTable
+  payments: PaymentsTable
 }
 
 export type Db = Kysely<Database>

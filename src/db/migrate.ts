@@ -2,11 +2,13 @@ import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } fr
 import { isPostgres } from './database.js'
 import * as foundation from './migrations/0001-foundation.js'
 import * as customers from './migrations/0002-customers.js'
+import * as subscriptions from './migrations/0003-subscriptions.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-customers': customers,
+  '0003-subscriptions': subscriptions,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import type { Config } from '../config.js'
 import type { Db } from '../db/database.js'
 import type { TokenService } from '../modules/auth/token.service.js'
+import type { PaymentGateway } from '../modules/payments/payment-gateway.js'
 import type { Clock } from '../shared/clock.js'
 
 export interface AppContext {
@@ -9,19 +10,22 @@ export interface AppContext {
   db: Db
   clock: Clock
   tokens: TokenService
+  /** The own card gateway; null when card payments are not available (AMPARO_PAYMENT_GATEWAY=none). */
+  gateway: PaymentGateway | null
 }
 
 declare module 'fastify' {
   interface FastifyInstance extends AppContext {}
 }
 
-/** What every route may use: configuration, database, clock and token service. */
+/** What every route may use: configuration, database, clock, token service and card gateway. */
 export const contextPlugin = fp<AppContext>(
-  async (app, { config, db, clock, tokens }) => {
+  async (app, { config, db, clock, tokens, gateway }) => {
     app.decorate('config', config)
     app.decorate('db', db)
     app.decorate('clock', clock)
     app.decorate('tokens', tokens)
+    app.decorate('gateway', gateway)
   },
   { name: 'context' },
 )

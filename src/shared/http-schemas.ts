@@ -82,3 +82,11 @@ export function nullable<T extends TSchema>(schema: T, description: string) {
   const { type } = schema as { type?: string }
   return Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'], description })
 }
+
+/** An amount of money in the API: reais as a JSON number with at most two decimals. */
+export const Money = (description: string) =>
+  Type.Number({ description: `${description} In reais (BRL), at most two decimals.` })
+
+/** A timestamp in the API. */
+export const Timestamp = (description: string) =>
+  Type.String({ description: `${description} \`YYYY-MM-DD HH:MM:SS\` in the service time zone.` })

@@ -12,7 +12,10 @@ export function brandResource(brand: BrandRow, base: string): BrandResource {
   return { id: brand.id, name: brand.name, meta: { link: `${base}/brands/${brand.id}` } }
 }
 
-export function modelResource(model: ModelRow, base: string) {
+export function modelResource(
+  model: Pick<ModelRow, 'id' | 'name' | 'brand_id' | 'brand_name'>,
+  base: string,
+) {
   return {
     id: model.id,
     name: model.name,

@@ -1,10 +1,7 @@
 import { type Static, Type } from 'typebox'
-import { Id } from '../../shared/http-schemas.js'
+import { Id, Money } from '../../shared/http-schemas.js'
 
 const COVERAGES = ['Roubo e furto qualificado', 'Quebra acidental', 'Danos por líquidos']
-
-const Money = (description: string) =>
-  Type.Number({ description: `${description} In reais (BRL), at most two decimals.` })
 
 export const Plan = Type.Object(
   {

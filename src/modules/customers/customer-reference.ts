@@ -1,0 +1,42 @@
+import type { Db } from '../../db/database.js'
+import { normalizeDocument } from '../../shared/documents.js'
+import type { FieldErrors } from '../../shared/errors.js'
+import { type CustomerRow, findCustomerByDocument } from './customer.repository.js'
+
+export interface CustomerReference {
+  customer_id?: number
+  customer_document?: string
+}
+
+/**
+ * The contracting bodies name their customer by id or by document (the seed shows both). A
+ * missing, unknown or another partner's customer is an input error, collected into `errors`.
+ */
+export async function resolveCustomer(
+  db: Db,
+  partnerId: number,
+  ref: CustomerReference,
+  errors: FieldErrors,
+): Promise<CustomerRow | undefined> {
+  if (ref.customer_id !== undefined) {
+    const row = await db
+      .selectFrom('customers')
+      .selectAll()
+      .where('partner_id', '=', partnerId)
+      .where('id', '=', ref.customer_id)
+      .executeTakeFirst()
+    if (!row) errors.customer_id = ['The selected customer id is invalid.']
+    return row
+  }
+  if (ref.customer_document !== undefined) {
+    const document = normalizeDocument(ref.customer_document)
+    const row = document && (await findCustomerByDocument(db, partnerId, document.value))
+    if (!row)
+      errors.customer_document = [
+        'No customer of this partner has this document: register it with POST /customers.',
+      ]
+    return row || undefined
+  }
+  errors.customer_id = ['The customer id field is required when customer document is not present.']
+  return undefined
+}

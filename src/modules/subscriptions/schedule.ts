@@ -1,0 +1,53 @@
+import { addMonthsClamped } from '../../shared/time.js'
+
+// The subscription's calendar (CONTRACT §9), pure: dates are 'YYYY-MM-DD' in the service time zone.
+
+export interface ScheduledInstallment {
+  number: number
+  amount: number
+  due_date: string
+}
+
+/**
+ * Installment k is due k−1 months after the contracting date, clamped to the month's end and
+ * always counted from the contracting date (31 Jan → 28/29 Feb → 31 Mar, not 28 Mar).
+ */
+export function installmentSchedule(
+  contractedOn: string,
+  count: number,
+  amount: number,
+): ScheduledInstallment[] {
+  return Array.from({ length: count }, (_, i) => ({
+    number: i + 1,
+    amount,
+    due_date: addMonthsClamped(contractedOn, i),
+  }))
+}
+
+/** Days after the due date on which a declined recurrence charge is tried again. */
+export const RETRY_DAYS = [1, 3, 5] as const
+
+/**
+ * When to try again after `failedAttempts` declines of an installment due on `dueDate`, or null
+ * when the retries are exhausted (the installment is then refused and the subscription canceled).
+ */
+export function nextAttemptOn(dueDate: string, failedAttempts: number): string | null {
+  const days = RETRY_DAYS[failedAttempts - 1]
+  return days === undefined ? null : addDays(dueDate, days)
+}
+
+/** A `pending` subscription whose first installment is unpaid this many days after contracting is canceled. */
+export const PENDING_EXPIRY_DAYS = 30
+
+export function addDays(date: string, days: number): string {
+  const d = new Date(`${date}T00:00:00Z`)
+  d.setUTCDate(d.getUTCDate() + days)
+  return d.toISOString().slice(0, 10)
+}
+
+export const STATUS_LABELS = {
+  pending: 'Pendente',
+  paid: 'Pago',
+  refused: 'Recusado',
+  canceled: 'Cancelado',
+} as const

@@ -1,0 +1,67 @@
+import { centsToAmount } from '../../shared/money.js'
+import { formatTimestamp } from '../../shared/time.js'
+import { brandResource, modelResource } from '../catalog/catalog.mapper.js'
+import { customerResource } from '../customers/customer.mapper.js'
+import { STATUS_LABELS } from './schedule.js'
+import type { InstallmentRow, SubscriptionView } from './subscription.repository.js'
+
+export function subscriptionResource(row: SubscriptionView, base: string, timeZone: string) {
+  const model = modelResource(
+    { id: row.model_id, name: row.model_name, brand_id: row.brand_id, brand_name: row.brand_name },
+    base,
+  )
+  return {
+    id: row.id,
+    status: row.status,
+    plan: { id: row.plan_id, name: row.plan_name, coverages: JSON.parse(row.plan_coverages) as string[] },
+    customer: customerResource(
+      {
+        id: row.customer_id,
+        partner_id: row.customer_partner_id,
+        name: row.customer_name,
+        document: row.customer_document,
+        document_kind: row.customer_document_kind,
+        email: row.customer_email,
+        phone: row.customer_phone,
+        street: row.customer_street,
+        number: row.customer_number,
+        complement: row.customer_complement,
+        zipcode: row.customer_zipcode,
+        neighborhood: row.customer_neighborhood,
+        city: row.customer_city,
+        state: row.customer_state,
+        created_at: row.customer_created_at,
+      },
+      timeZone,
+    ),
+    device: {
+      id: model.id,
+      name: model.name,
+      brand: brandResource({ id: row.brand_id, name: row.brand_name }, base),
+      meta: model.meta,
+      serial_number: row.serial_number,
+      second_serial_number: row.second_serial_number,
+      is_used: Boolean(row.is_used),
+    },
+    model,
+    valor: centsToAmount(row.monthly_premium),
+    franchise: centsToAmount(row.franchise),
+    lmi: centsToAmount(row.lmi),
+    installments_count: row.installments_count,
+    store_id: row.store_id,
+    metadata: { origin: row.origin },
+    created_at: formatTimestamp(row.created_at, timeZone),
+  }
+}
+
+export function installmentResource(row: InstallmentRow, timeZone: string) {
+  return {
+    id: row.id,
+    number: row.number,
+    amount: centsToAmount(row.amount),
+    due_date: row.due_date,
+    status: row.status,
+    status_label: STATUS_LABELS[row.status],
+    paid_at: row.paid_at === null ? null : formatTimestamp(row.paid_at, timeZone),
+  }
+}

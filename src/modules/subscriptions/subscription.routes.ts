@@ -1,0 +1,134 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import { normalizeDocument } from '../../shared/documents.js'
+import { NotFoundError } from '../../shared/errors.js'
+import { errorResponses } from '../../shared/http-schemas.js'
+import { baseUrl, requestPath } from '../../shared/links.js'
+import { buildPage, PageOf, pageOffset } from '../../shared/pagination.js'
+import { installmentResource, subscriptionResource } from './subscription.mapper.js'
+import { findSubscriptionView, listInstallments, listSubscriptionViews } from './subscription.repository.js'
+import {
+  InstallmentList,
+  Subscription,
+  SubscriptionBody,
+  SubscriptionListQuery,
+  SubscriptionParams,
+} from './subscription.schemas.js'
+import { contractSubscription } from './subscription.service.js'
+
+const tags = ['Subscriptions']
+
+export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db, config, clock } = app
+
+  /** The subscription as the API shows it, or 404 when it is not this partner's. */
+  async function subscriptionOf(request: FastifyRequest, id: number) {
+    const row = await findSubscriptionView(db, request.partner.partnerId, id)
+    if (!row) throw new NotFoundError('Subscription')
+    return subscriptionResource(row, baseUrl(request), config.timeZone)
+  }
+
+  app.post(
+    '/subscriptions',
+    {
+      schema: {
+        tags,
+        summary: 'Contract a subscription',
+        description: `Contracts a monthly subscription: \`status\` is \`pending\` until installment 1 is paid
+(notify-payment for external-gateway partners, \`POST /subscriptions/{id}/payment\` for own-gateway ones).
+
+The customer is named by \`customer_id\` or \`customer_document\` (one is required). The price is the
+quotation's for the same inputs: LMI = \`maxima\` when inside the partner's authorized range, else the
+model default; monthly value (\`valor\`) = LMI × the plan's monthly rate, franchise = LMI × the plan's
+franchise rate, each half-up to the cent. Installment k is due k−1 months after today (service time
+zone), clamped to the month's end; all are created with the subscription.
+
+Fields that are not inputs (\`status\`, \`lmi\`, \`valor\`, ids) are ignored. Unknown or another
+partner's plan, customer, model or store → 422 under that field.`,
+        body: SubscriptionBody,
+        response: { 201: Subscription, ...errorResponses(400, 401, 413, 415, 422) },
+      },
+    },
+    async (request, reply) => {
+      const now = clock.now().toISOString()
+      const id = await db
+        .transaction()
+        .execute((trx) =>
+          contractSubscription(trx, request.partner, request.body, { now, timeZone: config.timeZone }),
+        )
+      return reply.code(201).send(await subscriptionOf(request, id))
+    },
+  )
+
+  app.get(
+    '/subscriptions',
+    {
+      schema: {
+        tags,
+        summary: 'List subscriptions',
+        description:
+          'The partner’s subscriptions, newest first, paginated (15 per page). Extension filters: `filter[status]` and `filter[customer_document]`.',
+        querystring: SubscriptionListQuery,
+        response: { 200: PageOf(Subscription), ...errorResponses(401, 422) },
+      },
+    },
+    async (request) => {
+      const { query } = request
+      const page = { page: query.page, perPage: query.per_page }
+      const document = query['filter[customer_document]']
+      const filter = {
+        status: query['filter[status]'],
+        customerDocument: document === undefined ? undefined : normalizeDocument(document)?.value,
+      }
+      const { rows, total } = await listSubscriptionViews(
+        db,
+        request.partner.partnerId,
+        filter,
+        pageOffset(page),
+        page.perPage,
+      )
+      const base = baseUrl(request)
+      const data = rows.map((row) => subscriptionResource(row, base, config.timeZone))
+      return buildPage(data, total, page, requestPath(request), query)
+    },
+  )
+
+  app.get(
+    '/subscriptions/:subscriptionId',
+    {
+      schema: {
+        tags,
+        summary: 'Get a subscription',
+        description:
+          'One subscription of the partner. Use it to see it become `pago` once installment 1 is paid.',
+        params: SubscriptionParams,
+        response: { 200: Subscription, ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => subscriptionOf(request, request.params.subscriptionId),
+  )
+
+  app.get(
+    '/subscriptions/:subscriptionId/installments',
+    {
+      schema: {
+        tags,
+        summary: 'List a subscription’s installments',
+        description:
+          'Every installment, by number. Its `id` (not `number`) identifies it in notify-payment calls. Statuses: `pending`, `paid`, `refused`, `canceled`, with pt-BR labels.',
+        params: SubscriptionParams,
+        response: { 200: InstallmentList, ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => {
+      const subscription = await findSubscriptionView(
+        db,
+        request.partner.partnerId,
+        request.params.subscriptionId,
+      )
+      if (!subscription) throw new NotFoundError('Subscription')
+      const rows = await listInstallments(db, subscription.id)
+      return rows.map((row) => installmentResource(row, config.timeZone))
+    },
+  )
+}

@@ -1,0 +1,222 @@
+import { type Static, Type } from 'typebox'
+import { Id, MetaLink, Money, nullable, Timestamp } from '../../shared/http-schemas.js'
+import { PageQuery } from '../../shared/pagination.js'
+import { BrandRef, Model } from '../catalog/catalog.schemas.js'
+import { Customer } from '../customers/customer.schemas.js'
+
+const serial = (description: string) =>
+  Type.Optional(nullable(Type.String({ maxLength: 50 }), `${description} At most 50 characters.`))
+
+const usedFlag = (description: string) => Type.Optional(Type.Boolean({ description }))
+
+export const SubscriptionBody = Type.Object(
+  {
+    plan_id: Id('Subscription plan, from `GET /plans`. Must be one of this partner’s active plans.'),
+    customer_id: Type.Optional(
+      Id(
+        'The customer, from `POST /customers` or `GET /customers/{document}`. Send this or `customer_document`.',
+      ),
+    ),
+    customer_document: Type.Optional(
+      Type.String({
+        format: 'cpf-or-cnpj',
+        maxLength: 20,
+        description:
+          'CPF or CNPJ of a customer already registered by this partner, bare or formatted; used when `customer_id` is absent.',
+      }),
+    ),
+    model_id: Id('Device model, from `GET /models`: one this partner may sell.'),
+    serial_number: serial(
+      'IMEI or serial number; may be informed later. Must differ from `second_serial_number`.',
+    ),
+    second_serial_number: serial('Second IMEI of a dual-SIM device. Must differ from `serial_number`.'),
+    is_used: usedFlag('The device has more than 3 months of use. Default false.'),
+    used: usedFlag('Alias of `is_used`; `is_used` wins when both are sent.'),
+    store_id: Type.Optional(Id('The partner’s store making the sale, from `GET /shopkeepers`.')),
+    maxima: Type.Optional(
+      Type.Number({
+        description:
+          'Desired LMI in reais (at most two decimals). Inside the partner’s authorized range it is the LMI; outside, the model default applies, without error.',
+      }),
+    ),
+    metadata: Type.Optional(
+      Type.Object(
+        {
+          origin: Type.Optional(
+            nullable(
+              Type.String({ maxLength: 100 }),
+              'Where the sale came from (your own identifier), at most 100 characters.',
+            ),
+          ),
+        },
+        { description: 'Free data of the partner about the sale.' },
+      ),
+    ),
+  },
+  {
+    examples: [
+      {
+        plan_id: 2,
+        customer_document: '529.982.247-25',
+        model_id: 7,
+        serial_number: '490154203237518',
+        is_used: false,
+        store_id: 3,
+        maxima: 4500,
+        metadata: { origin: 'pdv-loja-centro' },
+      },
+    ],
+  },
+)
+export type SubscriptionBody = Static<typeof SubscriptionBody>
+
+export const SubscriptionStatus = Type.Enum(['pending', 'pago', 'canceled'], {
+  description: '`pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid.',
+})
+
+const link = (path: string) => ({ link: `https://api.amparo.example${path}` })
+
+export const Subscription = Type.Object(
+  {
+    id: Type.Integer(),
+    status: SubscriptionStatus,
+    plan: Type.Object({ id: Type.Integer(), name: Type.String(), coverages: Type.Array(Type.String()) }),
+    customer: Customer,
+    device: Type.Object(
+      {
+        id: Type.Integer({ description: 'The model id.' }),
+        name: Type.String(),
+        brand: BrandRef,
+        meta: MetaLink,
+        serial_number: Type.Union([Type.String(), Type.Null()]),
+        second_serial_number: Type.Union([Type.String(), Type.Null()]),
+        is_used: Type.Boolean(),
+      },
+      { description: 'The insured device: its model, serials and whether it was used.' },
+    ),
+    model: Model,
+    valor: Money('Monthly value (the premium of each installment).'),
+    franchise: Money('Deductible of a claim.'),
+    lmi: Money('Maximum indemnity limit applied.'),
+    installments_count: Type.Integer({ description: 'Total installments of the plan.' }),
+    store_id: Type.Union([Type.Integer(), Type.Null()], { description: 'The store that made the sale.' }),
+    metadata: Type.Object({ origin: Type.Union([Type.String(), Type.Null()]) }),
+    created_at: Timestamp('When it was contracted.'),
+  },
+  {
+    examples: [
+      {
+        id: 1001,
+        status: 'pending',
+        plan: {
+          id: 2,
+          name: 'Proteção Total 12x',
+          coverages: ['Roubo e furto qualificado', 'Quebra acidental'],
+        },
+        customer: {
+          id: 42,
+          name: 'Maria da Silva',
+          document: '52998224725',
+          email: 'maria@example.com',
+          phone: '11987654321',
+          address: null,
+          created_at: '2026-11-21 09:00:00',
+        },
+        device: {
+          id: 7,
+          name: 'iPhone 16 Pro',
+          brand: { id: 1, name: 'Apple', meta: link('/brands/1') },
+          meta: link('/models/7'),
+          serial_number: '490154203237518',
+          second_serial_number: null,
+          is_used: false,
+        },
+        model: {
+          id: 7,
+          name: 'iPhone 16 Pro',
+          brand: { id: 1, name: 'Apple', meta: link('/brands/1') },
+          meta: link('/models/7'),
+        },
+        valor: 54,
+        franchise: 675,
+        lmi: 4500,
+        installments_count: 12,
+        store_id: 3,
+        metadata: { origin: 'pdv-loja-centro' },
+        created_at: '2026-11-21 10:15:00',
+      },
+    ],
+  },
+)
+
+export const InstallmentStatus = Type.Enum(['pending', 'paid', 'refused', 'canceled'])
+
+export const Installment = Type.Object(
+  {
+    id: Type.Integer({ description: 'Identifies the installment in notify-payment calls (not `number`).' }),
+    number: Type.Integer({ description: '1-based position.' }),
+    amount: Money('Amount due.'),
+    due_date: Type.String({ description: '`YYYY-MM-DD` in the service time zone.' }),
+    status: InstallmentStatus,
+    status_label: Type.String({ description: 'pt-BR label: Pendente, Pago, Recusado, Cancelado.' }),
+    paid_at: Type.Union([Type.String(), Type.Null()], {
+      description: 'When it was paid, `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid.',
+    }),
+  },
+  {
+    examples: [
+      {
+        id: 5001,
+        number: 1,
+        amount: 54,
+        due_date: '2026-11-21',
+        status: 'paid',
+        status_label: 'Pago',
+        paid_at: '2026-11-21 10:20:00',
+      },
+    ],
+  },
+)
+
+export const InstallmentList = Type.Array(Installment, {
+  examples: [
+    [
+      {
+        id: 5001,
+        number: 1,
+        amount: 54,
+        due_date: '2026-11-21',
+        status: 'paid',
+        status_label: 'Pago',
+        paid_at: '2026-11-21 10:20:00',
+      },
+      {
+        id: 5002,
+        number: 2,
+        amount: 54,
+        due_date: '2026-12-21',
+        status: 'pending',
+        status_label: 'Pendente',
+        paid_at: null,
+      },
+    ],
+  ],
+})
+
+export const SubscriptionParams = Type.Object({
+  subscriptionId: Id('Subscription id, as returned when contracting.'),
+})
+
+export const SubscriptionListQuery = Type.Object({
+  ...PageQuery.properties,
+  'filter[status]': Type.Optional(
+    Type.Enum(['pending', 'pago', 'canceled'], { description: 'Only this status.' }),
+  ),
+  'filter[customer_document]': Type.Optional(
+    Type.String({
+      format: 'cpf-or-cnpj',
+      maxLength: 20,
+      description: 'Only this customer’s (CPF or CNPJ, bare or formatted).',
+    }),
+  ),
+})

@@ -1,0 +1,90 @@
+import type { Trx } from '../../db/database.js'
+import type { FieldErrors } from '../../shared/errors.js'
+import { ValidationError } from '../../shared/errors.js'
+import { formatDate } from '../../shared/time.js'
+import type { PartnerContext } from '../auth/principal.repository.js'
+import { findModel } from '../catalog/catalog.repository.js'
+import { resolveCustomer } from '../customers/customer-reference.js'
+import { findSubscriptionPlan } from '../plans/plan.repository.js'
+import { applicableLmi, maximaToCents, subscriptionPrice } from '../plans/pricing.js'
+import { findShopkeeper } from '../shopkeepers/shopkeeper.repository.js'
+import { installmentSchedule } from './schedule.js'
+import { insertSubscription } from './subscription.repository.js'
+import type { SubscriptionBody } from './subscription.schemas.js'
+
+export interface Moment {
+  /** UTC ISO instant. */
+  now: string
+  timeZone: string
+}
+
+/** Serials compare without case and surrounding blanks: `abc1 ` and `ABC1` are one device. */
+const sameSerial = (a?: string | null, b?: string | null) =>
+  Boolean(a?.trim()) && a?.trim().toUpperCase() === b?.trim().toUpperCase()
+
+/**
+ * Contracts a subscription: validates every reference against the partner, prices it as the
+ * quotation does, and writes it with all its installments in the caller's transaction. Only the
+ * listed inputs are read; status, prices and ids never come from the body.
+ */
+export async function contractSubscription(
+  trx: Trx,
+  partner: PartnerContext,
+  body: SubscriptionBody,
+  { now, timeZone }: Moment,
+): Promise<number> {
+  const { partnerId } = partner
+  const errors: FieldErrors = {}
+  const plan = await findSubscriptionPlan(trx, partnerId, body.plan_id)
+  if (!plan) errors.plan_id = ['The selected plan id is invalid.']
+  const customer = await resolveCustomer(trx, partnerId, body, errors)
+  const model = await findModel(trx, partnerId, body.model_id)
+  if (!model) errors.model_id = ['The selected model id is invalid.']
+  const maximaCents = body.maxima === undefined ? undefined : maximaToCents(body.maxima)
+  if (maximaCents === null) errors.maxima = ['The maxima field must have at most 2 decimal places.']
+  if (body.store_id !== undefined && !(await findShopkeeper(trx, partnerId, body.store_id))) {
+    errors.store_id = ['The selected store id is invalid.']
+  }
+  if (sameSerial(body.serial_number, body.second_serial_number)) {
+    errors.second_serial_number = ['The second serial number and serial number must be different.']
+  }
+  if (!plan || !customer || !model || maximaCents === null || Object.keys(errors).length > 0) {
+    throw new ValidationError(errors)
+  }
+
+  const range = { minFactorBp: partner.lmiMinFactorBp, maxFactorBp: partner.lmiMaxFactorBp }
+  const lmi = applicableLmi(model.default_lmi, range, maximaCents)
+  const price = subscriptionPrice(lmi, {
+    monthlyRateBp: plan.monthly_rate_bp,
+    franchiseRateBp: plan.franchise_rate_bp,
+  })
+  const schedule = installmentSchedule(formatDate(now, timeZone), plan.installments, price.monthlyPremium)
+
+  return insertSubscription(
+    trx,
+    {
+      partner_id: partnerId,
+      customer_id: customer.id,
+      plan_id: plan.id,
+      model_id: model.id,
+      store_id: body.store_id ?? null,
+      serial_number: body.serial_number?.trim() || null,
+      second_serial_number: body.second_serial_number?.trim() || null,
+      is_used: body.is_used ?? body.used ?? false,
+      lmi,
+      monthly_premium: price.monthlyPremium,
+      franchise: price.franchise,
+      installments_count: plan.installments,
+      status: 'pending',
+      origin: body.metadata?.origin?.trim() || null,
+      created_at: now,
+    },
+    schedule.map((i) => ({
+      ...i,
+      status: 'pending' as const,
+      failed_attempts: 0,
+      next_attempt_on: i.due_date,
+      created_at: now,
+    })),
+  )
+}

@@ -1,0 +1,48 @@
+import type { Generated, SqlBool } from 'kysely'
+
+export type SubscriptionStatus = 'pending' | 'pago' | 'canceled'
+export type InstallmentStatus = 'pending' | 'paid' | 'refused' | 'canceled'
+
+export interface SubscriptionsTable {
+  id: Generated<number>
+  partner_id: number
+  customer_id: number
+  plan_id: number
+  model_id: number
+  store_id: number | null
+  serial_number: string | null
+  second_serial_number: string | null
+  is_used: SqlBool
+  /** Cents, fixed at contracting. */
+  lmi: number
+  monthly_premium: number
+  franchise: number
+  installments_count: number
+  status: SubscriptionStatus
+  origin: string | null
+  /** Own gateway: what the recurrence charges. Never the card number or security code. */
+  card_token: string | null
+  card_brand: string | null
+  card_last4: string | null
+  canceled_at: string | null
+  cancel_reason: string | null
+  created_at: string
+}
+
+export interface InstallmentsTable {
+  id: Generated<number>
+  subscription_id: number
+  number: number
+  amount: number
+  /** 'YYYY-MM-DD' in the service time zone. */
+  due_date: string
+  status: InstallmentStatus
+  paid_at: string | null
+  /** Declined recurrence charges so far. */
+  failed_attempts: number
+  /** When the recurrence may charge it next (due date, then the retry schedule). */
+  next_attempt_on: string | null
+  /** A charge in progress holds the installment until then, so no two charge it at once. */
+  locked_until: string | null
+  created_at: string
+}
