@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyServerOptions } from 'fastify'
 import type { Config } from './config.js'
 import type { Db } from './db/database.js'
+import { annualPlanRoutes } from './modules/annual-plans/annual-plan.routes.js'
 import { authRoutes } from './modules/auth/auth.routes.js'
 import { loadSigningKeys, TokenService } from './modules/auth/token.service.js'
 import { catalogRoutes } from './modules/catalog/catalog.routes.js'
@@ -91,6 +92,7 @@ export async function buildApp({ config, db, clock = systemClock, gateway, logge
     await partnerScope.register(shopkeeperRoutes)
     await partnerScope.register(subscriptionRoutes)
     await partnerScope.register(subscriptionPaymentRoutes)
+    await partnerScope.register(annualPlanRoutes)
   })
 
   return app

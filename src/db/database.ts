@@ -1,5 +1,9 @@
 import { Kysely, PostgresAdapter, type Transaction } from 'kysely'
 import type { Config } from '../config.js'
+import type {
+  AnnualPlanCancellationsTable,
+  AnnualPlansTable,
+} from '../modules/annual-plans/annual-plan.table.js'
 import type { SigningKeysTable } from '../modules/auth/signing-key.table.js'
 import type { BrandsTable, ModelsTable, PartnerModelsTable } from '../modules/catalog/catalog.table.js'
 import type { CustomersTable } from '../modules/customers/customer.table.js'
@@ -25,6 +29,8 @@ export interface Database {
   subscriptions: SubscriptionsTable
   installments: InstallmentsTable
   payments: PaymentsTable
+  annual_plans: AnnualPlansTable
+  annual_plan_cancellations: AnnualPlanCancellationsTable
 }
 
 export type Db = Kysely<Database>

@@ -51,6 +51,18 @@ export function startOfNextDay(isoUtc: string, zone: string): string {
   return local.plus({ days: 1 }).startOf('day').toUTC().toISO() as string
 }
 
+/** UTC ISO instant `months` calendar months after `isoUtc`, counted on the wall clock of `zone`. */
+export function addMonthsInZone(isoUtc: string, months: number, zone: string): string {
+  const instant = DateTime.fromISO(isoUtc, { zone: 'utc' })
+  if (!instant.isValid) throw new RangeError(`Invalid instant: ${isoUtc}`)
+  return instant.setZone(zone).plus({ months }).toUTC().toISO() as string
+}
+
+/** Whole calendar days from date `a` to date `b` (`YYYY-MM-DD`); negative when `b` is earlier. */
+export function daysBetween(a: string, b: string): number {
+  return Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / 86_400_000)
+}
+
 /** True for IANA zone names the runtime knows (`America/Sao_Paulo`, `UTC`); false for offsets like `+03:00`. */
 export function isValidTimeZone(zone: string): boolean {
   return IANAZone.isValidZone(zone)
