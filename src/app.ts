@@ -18,6 +18,7 @@ import { authenticated } from './plugins/auth.js'
 import { contextPlugin } from './plugins/context.js'
 import { errorsPlugin } from './plugins/errors.js'
 import { httpPlugin, requestId } from './plugins/http.js'
+import { idempotency } from './plugins/idempotency.js'
 import { openapiPlugin } from './plugins/openapi.js'
 import { validatorCompiler } from './plugins/validation.js'
 import { type Clock, systemClock } from './shared/clock.js'
@@ -86,6 +87,7 @@ export async function buildApp({ config, db, clock = systemClock, gateway, logge
   await app.register(authRoutes)
   await app.register(async (partnerScope) => {
     await partnerScope.register(authenticated)
+    await partnerScope.register(idempotency)
     await partnerScope.register(catalogRoutes)
     await partnerScope.register(customerRoutes)
     await partnerScope.register(planRoutes)

@@ -12,6 +12,7 @@ import type { PaymentsTable } from '../modules/payments/payment.table.js'
 import type { PlansTable } from '../modules/plans/plan.table.js'
 import type { ShopkeepersTable } from '../modules/shopkeepers/shopkeeper.table.js'
 import type { InstallmentsTable, SubscriptionsTable } from '../modules/subscriptions/subscription.table.js'
+import type { IdempotencyKeysTable } from '../plugins/idempotency.table.js'
 import { postgresDialect } from './postgres.js'
 import { sqliteDialect } from './sqlite.js'
 
@@ -31,6 +32,7 @@ export interface Database {
   payments: PaymentsTable
   annual_plans: AnnualPlansTable
   annual_plan_cancellations: AnnualPlanCancellationsTable
+  idempotency_keys: IdempotencyKeysTable
 }
 
 export type Db = Kysely<Database>

@@ -4,6 +4,7 @@ import * as foundation from './migrations/0001-foundation.js'
 import * as customers from './migrations/0002-customers.js'
 import * as subscriptions from './migrations/0003-subscriptions.js'
 import * as annualPlans from './migrations/0004-annual-plans.js'
+import * as idempotencyKeys from './migrations/0005-idempotency-keys.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
 const migrations: Record<string, Migration> = {
@@ -11,6 +12,7 @@ const migrations: Record<string, Migration> = {
   '0002-customers': customers,
   '0003-subscriptions': subscriptions,
   '0004-annual-plans': annualPlans,
+  '0005-idempotency-keys': idempotencyKeys,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -1,0 +1,171 @@
+import { createHash } from 'node:crypto'
+import fp from 'fastify-plugin'
+import type { Db } from '../db/database.js'
+import { AppError, ValidationError } from '../shared/errors.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set when this request holds an Idempotency-Key and must store its response. */
+    idempotencyClaim: Claim | null
+  }
+}
+
+interface Claim {
+  partnerId: number
+  key: string
+}
+
+const RETENTION_MS = 24 * 60 * 60 * 1000
+/** A request still "in flight" after this long died without answering; its key may be retried. */
+const ABANDONED_MS = 5 * 60 * 1000
+const KEY = /^[\x21-\x7E]{1,255}$/
+
+type Outcome =
+  | { kind: 'claimed' }
+  | { kind: 'replay'; status: number; body: string }
+  | { kind: 'in_flight' }
+  | { kind: 'mismatch' }
+
+/**
+ * `Idempotency-Key` on POST and PUT (CONTRACT §12): the first response is kept 24 h per partner
+ * and key and replayed with `Idempotent-Replayed: true`; the same key with another request → 422;
+ * while the first is in flight → 409. The key's row in the database is the lock, so this holds
+ * across processes. Registered after authentication: keys belong to a partner.
+ */
+export const idempotency = fp(
+  async (app) => {
+    app.decorateRequest('idempotencyClaim', null)
+
+    app.addHook('preHandler', async (request, reply) => {
+      if (request.method !== 'POST' && request.method !== 'PUT') return
+      const key = request.headers['idempotency-key']
+      if (key === undefined) return
+      if (typeof key !== 'string' || !KEY.test(key)) {
+        throw ValidationError.field(
+          'Idempotency-Key',
+          'The Idempotency-Key header must be 1 to 255 visible ASCII characters.',
+        )
+      }
+      const claim = { partnerId: request.partner.partnerId, key }
+      const print = fingerprint(request.method, request.url, request.body)
+      const outcome = await claimKey(app.db, claim, print, app.clock.now().getTime())
+      if (outcome.kind === 'claimed') {
+        request.idempotencyClaim = claim
+        return
+      }
+      if (outcome.kind === 'in_flight')
+        throw new AppError(409, 'A request with this Idempotency-Key is still in progress.')
+      if (outcome.kind === 'mismatch') {
+        throw ValidationError.field(
+          'Idempotency-Key',
+          'This Idempotency-Key was already used with another request.',
+        )
+      }
+      return reply
+        .code(outcome.status)
+        .header('idempotent-replayed', 'true')
+        .type('application/json; charset=utf-8')
+        .send(outcome.body)
+    })
+
+    app.addHook('onSend', async (request, reply, payload) => {
+      const claim = request.idempotencyClaim
+      if (!claim) return payload
+      request.idempotencyClaim = null
+      // A server fault is not an answer worth replaying: free the key so the retry runs again.
+      if (reply.statusCode >= 500 || typeof payload !== 'string') await release(app.db, claim)
+      else await complete(app.db, claim, reply.statusCode, payload)
+      return payload
+    })
+  },
+  { name: 'idempotency', dependencies: ['authenticated'] },
+)
+
+export function fingerprint(method: string, url: string, body: unknown): string {
+  return createHash('sha256')
+    .update(`${method} ${url}\n${canonicalJson(body)}`)
+    .digest('hex')
+}
+
+/** JSON with object keys sorted, so `{a,b}` and `{b,a}` are one request. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) =>
+      a < b ? -1 : a > b ? 1 : 0,
+    )
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`
+  }
+  return JSON.stringify(value ?? null)
+}
+
+async function claimKey(db: Db, claim: Claim, print: string, nowMs: number): Promise<Outcome> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const inserted = await db
+      .insertInto('idempotency_keys')
+      .values({
+        partner_id: claim.partnerId,
+        key: claim.key,
+        fingerprint: print,
+        response_status: null,
+        response_body: null,
+        created_at: new Date(nowMs).toISOString(),
+        expires_at: new Date(nowMs + RETENTION_MS).toISOString(),
+      })
+      .onConflict((oc) => oc.columns(['partner_id', 'key']).doNothing())
+      .returning('key')
+      .executeTakeFirst()
+    if (inserted) return { kind: 'claimed' }
+
+    const row = await db
+      .selectFrom('idempotency_keys')
+      .select(['fingerprint', 'response_status', 'response_body', 'created_at', 'expires_at'])
+      .where('partner_id', '=', claim.partnerId)
+      .where('key', '=', claim.key)
+      .executeTakeFirst()
+    if (!row) continue
+    const expired = Date.parse(row.expires_at) <= nowMs
+    const abandoned = row.response_status === null && Date.parse(row.created_at) <= nowMs - ABANDONED_MS
+    if (expired || abandoned) {
+      // Only the row we saw: a concurrent retry that already replaced it keeps its claim.
+      await db
+        .deleteFrom('idempotency_keys')
+        .where('partner_id', '=', claim.partnerId)
+        .where('key', '=', claim.key)
+        .where('created_at', '=', row.created_at)
+        .execute()
+      continue
+    }
+    if (row.fingerprint !== print) return { kind: 'mismatch' }
+    if (row.response_status === null || row.response_body === null) return { kind: 'in_flight' }
+    return { kind: 'replay', status: row.response_status, body: row.response_body }
+  }
+  return { kind: 'in_flight' }
+}
+
+async function complete(db: Db, claim: Claim, status: number, body: string) {
+  await db
+    .updateTable('idempotency_keys')
+    .set({ response_status: status, response_body: body })
+    .where('partner_id', '=', claim.partnerId)
+    .where('key', '=', claim.key)
+    .execute()
+}
+
+async function release(db: Db, claim: Claim) {
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('partner_id', '=', claim.partnerId)
+    .where('key', '=', claim.key)
+    .where('response_status', 'is', null)
+    .execute()
+}
+
+/** Deletes keys past their 24 h; the worker runs it. Returns how many went. */
+export async function purgeExpiredIdempotencyKeys(db: Db, now: Date): Promise<number> {
+  const result = await db
+    .deleteFrom('idempotency_keys')
+    .where('expires_at', '<=', now.toISOString())
+    .executeTakeFirst()
+  return Number(result.numDeletedRows)
+}

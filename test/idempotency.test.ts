@@ -1,0 +1,213 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type App, buildApp } from '../src/app.js'
+import { createDb, type Db } from '../src/db/database.js'
+import { fingerprint, purgeExpiredIdempotencyKeys } from '../src/plugins/idempotency.js'
+import { bearer, login, seedCatalog, seedPartner } from './helpers/factories.js'
+import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+
+// A clock the tests move: keys live 24 h.
+let now = new Date('2026-11-21T12:00:00.000Z')
+const clock = { now: () => now }
+
+let database: TestDatabase
+let app: App
+let tokenA: string
+let tokenB: string
+let partnerA: number
+let seededA: Awaited<ReturnType<typeof seedPartner>>
+const dir = mkdtempSync(join(tmpdir(), 'amparo-idem-'))
+
+beforeAll(async () => {
+  // A file database on SQLite, so the cross-connection test below has two real connections.
+  database = await createTestDatabase({ sqliteFile: join(dir, 'idem.sqlite') })
+  await seedCatalog(database.db)
+  app = await buildApp({ config: database.config, db: database.db, clock, logger: false })
+  const a = await seedPartner(database.db)
+  seededA = a
+  partnerA = a.id
+  tokenA = await login(app, a)
+  tokenB = await login(app, await seedPartner(database.db))
+})
+
+afterAll(async () => {
+  await app.close()
+  await database.drop()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+let seq = 0
+/** A distinct valid CPF per call: 9 digits plus computed check digits. */
+function nextCpf(): string {
+  seq += 1
+  const digits = [...String(100_000_000 + seq * 7919).slice(0, 9)].map(Number)
+  for (const length of [9, 10]) {
+    const sum = digits.slice(0, length).reduce((acc, d, i) => acc + d * (length + 1 - i), 0)
+    digits.push(sum % 11 < 2 ? 0 : 11 - (sum % 11))
+  }
+  return digits.join('')
+}
+
+const customer = (document: string) => ({
+  name: 'Ana',
+  document,
+  email: 'ana@example.com',
+  phone: '11987654321',
+})
+
+function post(target: App, token: string, key: string | undefined, payload: object, url = '/customers') {
+  return target.inject({
+    method: 'POST',
+    url,
+    headers: { ...bearer(token), ...(key === undefined ? {} : { 'idempotency-key': key }) },
+    payload,
+  })
+}
+
+async function countCustomers(db: Db, document: string) {
+  const rows = await db.selectFrom('customers').select('id').where('document', '=', document).execute()
+  return rows.length
+}
+
+describe('Idempotency-Key', () => {
+  it('replays the first response, marked, and creates nothing twice', async () => {
+    const body = customer(nextCpf())
+    const first = await post(app, tokenA, 'key-replay-1', body)
+    expect(first.statusCode).toBe(201)
+    expect(first.headers['idempotent-replayed']).toBeUndefined()
+
+    const again = await post(app, tokenA, 'key-replay-1', body)
+    expect(again.statusCode).toBe(201)
+    expect(again.headers['idempotent-replayed']).toBe('true')
+    expect(again.json()).toEqual(first.json())
+    expect(await countCustomers(database.db, body.document)).toBe(1)
+  })
+
+  it('treats the same body with keys in another order as the same request', async () => {
+    const body = customer(nextCpf())
+    await post(app, tokenA, 'key-order', body)
+    const reordered = { phone: body.phone, email: body.email, document: body.document, name: body.name }
+    const again = await post(app, tokenA, 'key-order', reordered)
+    expect(again.headers['idempotent-replayed']).toBe('true')
+  })
+
+  it('refuses the key with another body: 422 errors.Idempotency-Key', async () => {
+    await post(app, tokenA, 'key-mismatch', customer(nextCpf()))
+    const other = await post(app, tokenA, 'key-mismatch', customer(nextCpf()))
+    expect(other.statusCode).toBe(422)
+    expect(Object.keys(other.json().errors)).toEqual(['Idempotency-Key'])
+  })
+
+  it('fingerprints the method and path with the body', () => {
+    const body = customer('52998224725')
+    const print = fingerprint('POST', '/customers', body)
+    expect(fingerprint('POST', '/customers', { ...body })).toBe(print)
+    expect(fingerprint('POST', '/shopkeepers', body)).not.toBe(print)
+    expect(fingerprint('PUT', '/customers', body)).not.toBe(print)
+    expect(fingerprint('POST', '/customers', { ...body, name: 'Bia' })).not.toBe(print)
+  })
+
+  it('answers 409 while the first request is still in flight', async () => {
+    const body = customer(nextCpf())
+    const first = await post(app, tokenA, 'key-flight', body)
+    // Turn the stored answer back into "in flight", as a request still being served looks.
+    await database.db
+      .updateTable('idempotency_keys')
+      .set({ response_status: null, response_body: null })
+      .where('key', '=', 'key-flight')
+      .execute()
+    const again = await post(app, tokenA, 'key-flight', body)
+    expect(again.statusCode).toBe(409)
+    expect(again.json()).toEqual({ message: expect.any(String) })
+    expect(first.statusCode).toBe(201)
+  })
+
+  it('keeps keys per partner', async () => {
+    const document = nextCpf()
+    const a = await post(app, tokenA, 'shared-key', customer(document))
+    const b = await post(app, tokenB, 'shared-key', customer(document))
+    expect(a.statusCode).toBe(201)
+    expect(b.statusCode).toBe(201)
+    expect(b.headers['idempotent-replayed']).toBeUndefined()
+  })
+
+  it('replays a refused business rule too (422 duplicate document)', async () => {
+    const body = customer(nextCpf())
+    await post(app, tokenA, undefined, body)
+    const refused = await post(app, tokenA, 'key-422', body)
+    expect(refused.statusCode).toBe(422)
+    const again = await post(app, tokenA, 'key-422', body)
+    expect(again.statusCode).toBe(422)
+    expect(again.headers['idempotent-replayed']).toBe('true')
+    expect(again.json()).toEqual(refused.json())
+  })
+
+  it('forgets a key after 24 hours', async () => {
+    const body = customer(nextCpf())
+    await post(app, tokenA, 'key-expiry', body)
+    now = new Date(now.getTime() + 24 * 60 * 60 * 1000 + 1000)
+    try {
+      // The old token expired with the day; log in again.
+      const later = await post(app, await login(app, seededA), 'key-expiry', customer(nextCpf()))
+      expect(later.statusCode).toBe(201)
+      expect(later.headers['idempotent-replayed']).toBeUndefined()
+    } finally {
+      now = new Date('2026-11-21T12:00:00.000Z')
+    }
+  })
+
+  it.each([
+    ['a space inside', 'has space'],
+    ['256 characters', 'k'.repeat(256)],
+  ])('refuses a key with %s: 422', async (_label, key) => {
+    const response = await post(app, tokenA, key, customer(nextCpf()))
+    expect(response.statusCode).toBe(422)
+    expect(response.json().errors).toHaveProperty(['Idempotency-Key'])
+  })
+
+  it('is ignored on GET', async () => {
+    const response = await app.inject({
+      url: '/plans',
+      headers: { ...bearer(tokenA), 'idempotency-key': 'x' },
+    })
+    expect(response.statusCode).toBe(200)
+    expect(response.headers['idempotent-replayed']).toBeUndefined()
+  })
+
+  it('holds across connections: concurrent first requests create once', async () => {
+    const second = createDb(database.config.database)
+    const other = await buildApp({ config: database.config, db: second, clock, logger: false })
+    try {
+      const body = customer(nextCpf())
+      const responses = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => post(i % 2 ? other : app, tokenA, 'key-race', body)),
+      )
+      const statuses = responses.map((r) => r.statusCode)
+      expect(statuses.filter((s) => s === 201).length).toBeGreaterThanOrEqual(1)
+      expect(statuses.every((s) => s === 201 || s === 409)).toBe(true)
+      const created = responses.filter(
+        (r) => r.statusCode === 201 && r.headers['idempotent-replayed'] !== 'true',
+      )
+      expect(created).toHaveLength(1)
+      expect(await countCustomers(database.db, body.document)).toBe(1)
+    } finally {
+      await other.close()
+      await second.destroy()
+    }
+  })
+
+  it('purges expired keys', async () => {
+    await post(app, tokenA, 'key-purge', customer(nextCpf()))
+    // Past every key written here (the expiry test wrote one a day later).
+    const later = new Date(now.getTime() + 72 * 60 * 60 * 1000)
+    expect(await purgeExpiredIdempotencyKeys(database.db, later)).toBeGreaterThan(0)
+    const left = await database.db
+      .selectFrom('idempotency_keys')
+      .select('key')
+      .where('partner_id', '=', partnerA)
+      .execute()
+    expect(left).toEqual([])
+  })
+})
