@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyServerOptions } from 'fastify'
+import { Redis } from 'ioredis'
 import type { Config } from './config.js'
 import type { Db } from './db/database.js'
 import { annualPlanRoutes } from './modules/annual-plans/annual-plan.routes.js'
@@ -20,6 +21,7 @@ import { errorsPlugin } from './plugins/errors.js'
 import { httpPlugin, requestId } from './plugins/http.js'
 import { idempotency } from './plugins/idempotency.js'
 import { openapiPlugin } from './plugins/openapi.js'
+import { loginRateLimit, partnerRateLimit } from './plugins/rate-limits.js'
 import { validatorCompiler } from './plugins/validation.js'
 import { type Clock, systemClock } from './shared/clock.js'
 import { sharedSchemas } from './shared/http-schemas.js'
@@ -83,10 +85,17 @@ export async function buildApp({ config, db, clock = systemClock, gateway, logge
   await app.register(httpPlugin)
   await app.register(openapiPlugin)
 
+  const redis = config.redisUrl ? connectRedis(config.redisUrl) : null
+  if (redis) app.addHook('onClose', async () => void (await redis.quit()))
+
   await app.register(healthRoutes)
-  await app.register(authRoutes)
+  await app.register(async (loginScope) => {
+    await loginRateLimit(loginScope, { max: config.rateLimits.loginPerClient, redis })
+    await loginScope.register(authRoutes)
+  })
   await app.register(async (partnerScope) => {
     await partnerScope.register(authenticated)
+    await partnerRateLimit(partnerScope, { max: config.rateLimits.perPartner, redis })
     await partnerScope.register(idempotency)
     await partnerScope.register(catalogRoutes)
     await partnerScope.register(customerRoutes)
@@ -101,3 +110,8 @@ export async function buildApp({ config, db, clock = systemClock, gateway, logge
 }
 
 export type App = Awaited<ReturnType<typeof buildApp>>
+
+/** Rate-limit counters must never hold a request up: fail fast, and the limiter lets it pass. */
+function connectRedis(url: string): Redis {
+  return new Redis(url, { connectTimeout: 500, maxRetriesPerRequest: 1, enableOfflineQueue: false })
+}

@@ -16,6 +16,9 @@ export const EnvSchema = Type.Object({
   AMPARO_PAYMENT_GATEWAY: Type.Union([Type.Literal('sandbox'), Type.Literal('none'), Type.Literal('')], {
     default: '',
   }),
+  AMPARO_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1200 }),
+  AMPARO_LOGIN_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 20 }),
+  REDIS_URL: Type.String({ default: '' }),
   DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
@@ -41,6 +44,10 @@ export interface Config {
   /** Signing keys, newest first: the first signs, all verify (rotation). Empty → kept in the database. */
   jwtKeys: SigningKey[]
   logLevel: Env['LOG_LEVEL']
+  /** Requests a minute: per partner on the API, per client id and address on login. */
+  rateLimits: { perPartner: number; loginPerClient: number }
+  /** Shared rate-limit counters for several API processes; empty → in memory. */
+  redisUrl: string
   /**
    * The own card gateway: the sandbox (test cards) in test, refused in production; `none`
    * (card payments unavailable) is production's default until a real gateway is integrated.
@@ -84,6 +91,9 @@ function toConfig(env: Env): Readonly<Config> {
       'AMPARO_PAYMENT_GATEWAY=sandbox is for the test environment; production needs a real gateway',
     )
   }
+  if (env.REDIS_URL && !/^rediss?:\/\//.test(env.REDIS_URL)) {
+    throw new ConfigError('Invalid REDIS_URL: expected redis://host:port')
+  }
   const url = env.DATABASE_URL
   if (url && !/^postgres(ql)?:\/\//.test(url)) {
     throw new ConfigError('Invalid DATABASE_URL: only postgres:// addresses are supported')
@@ -101,6 +111,8 @@ function toConfig(env: Env): Readonly<Config> {
     jwtKeys,
     logLevel: env.LOG_LEVEL,
     paymentGateway,
+    rateLimits: { perPartner: env.AMPARO_RATE_LIMIT, loginPerClient: env.AMPARO_LOGIN_RATE_LIMIT },
+    redisUrl: env.REDIS_URL,
   })
 }
 

@@ -1,0 +1,111 @@
+import { Redis } from 'ioredis'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type App, buildApp } from '../src/app.js'
+import { loadConfig } from '../src/config.js'
+import { bearer, login, seedCatalog, seedPartner, type TestPartner } from './helpers/factories.js'
+import { createTestApp, type TestContext } from './helpers/test-app.js'
+
+const REDIS_URL = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379'
+
+async function redisReachable(): Promise<boolean> {
+  const probe = new Redis(REDIS_URL, { connectTimeout: 500, maxRetriesPerRequest: 0, lazyConnect: true })
+  try {
+    await probe.connect()
+    return (await probe.ping()) === 'PONG'
+  } catch {
+    return false
+  } finally {
+    probe.disconnect()
+  }
+}
+
+describe('rate limits, in memory', () => {
+  let ctx: TestContext
+  let a: TestPartner
+  let tokenA: string
+  let tokenB: string
+
+  beforeAll(async () => {
+    ctx = await createTestApp({ env: { AMPARO_RATE_LIMIT: '5', AMPARO_LOGIN_RATE_LIMIT: '3' } })
+    await seedCatalog(ctx.db)
+    a = await seedPartner(ctx.db)
+    tokenA = await login(ctx.app, a)
+    tokenB = await login(ctx.app, await seedPartner(ctx.db))
+  })
+  afterAll(() => ctx.close())
+
+  it('counts requests per partner and answers 429 with Retry-After past the limit', async () => {
+    const remaining: string[] = []
+    for (let i = 0; i < 5; i++) {
+      const response = await ctx.app.inject({ url: '/plans', headers: bearer(tokenA) })
+      expect(response.statusCode).toBe(200)
+      expect(response.headers['ratelimit-limit']).toBe('5')
+      expect(Number(response.headers['ratelimit-reset'])).toBeGreaterThan(0)
+      remaining.push(String(response.headers['ratelimit-remaining']))
+    }
+    expect(remaining).toEqual(['4', '3', '2', '1', '0'])
+
+    const limited = await ctx.app.inject({ url: '/plans', headers: bearer(tokenA) })
+    expect(limited.statusCode).toBe(429)
+    expect(limited.json()).toEqual({ message: expect.stringMatching(/^Too many requests/) })
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0)
+    expect(limited.headers['ratelimit-remaining']).toBe('0')
+  })
+
+  it('keeps partners apart', async () => {
+    const other = await ctx.app.inject({ url: '/plans', headers: bearer(tokenB) })
+    expect(other.statusCode).toBe(200)
+  })
+
+  it('limits login per client id and address, more strictly', async () => {
+    const wrong = { client_id: a.clientId, client_secret: 'wrong' }
+    // The beforeAll login of this client already counted once.
+    const statuses = []
+    for (let i = 0; i < 3; i++) {
+      statuses.push((await ctx.app.inject({ method: 'POST', url: '/auth/login', payload: wrong })).statusCode)
+    }
+    expect(statuses).toEqual([401, 401, 429])
+    const limited = await ctx.app.inject({ method: 'POST', url: '/auth/login', payload: wrong })
+    expect(limited.headers['retry-after']).toBeDefined()
+
+    // Another client from the same address is not locked out.
+    const other = await ctx.app.inject({
+      method: 'POST',
+      url: '/auth/login',
+      payload: { client_id: 'test_someone_else', client_secret: 'x' },
+    })
+    expect(other.statusCode).toBe(401)
+  })
+})
+
+describe.skipIf(!(await redisReachable()))('rate limits shared through Redis', () => {
+  let ctx: TestContext
+  let second: App
+  let token: string
+
+  beforeAll(async () => {
+    // Counters outlive test runs in Redis, and ids repeat across fresh databases: start clean.
+    const redis = new Redis(REDIS_URL)
+    const keys = await redis.keys('amparo-rl:*')
+    if (keys.length) await redis.del(...keys)
+    redis.disconnect()
+
+    const env = { AMPARO_RATE_LIMIT: '4', REDIS_URL }
+    ctx = await createTestApp({ env })
+    await seedCatalog(ctx.db)
+    token = await login(ctx.app, await seedPartner(ctx.db))
+    second = await buildApp({ config: loadConfig({ ...ctx.env, ...env }), db: ctx.db, logger: false })
+  })
+  afterAll(async () => {
+    await second.close()
+    await ctx.close()
+  })
+
+  it('counts one partner across two API instances', async () => {
+    const statuses = []
+    for (const app of [ctx.app, second, ctx.app, second, ctx.app]) {
+      statuses.push((await app.inject({ url: '/plans', headers: bearer(token) })).statusCode)
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 429])
+  })
+})
