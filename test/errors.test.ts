@@ -323,3 +323,37 @@ describe('numbers in query strings and paths', () => {
     expect(response.json().meta.per_page).toBe(2)
   })
 })
+
+describe('security headers', () => {
+  let ctx: TestContext
+
+  beforeAll(async () => {
+    ctx = await createTestApp()
+  })
+  afterAll(() => ctx.close())
+
+  it.each(['/health', '/brands', '/nope'])(
+    '%s carries headers suited to a JSON API and no x-powered-by',
+    async (url) => {
+      const response = await ctx.app.inject({ url })
+      expect(response.headers).toMatchObject({
+        'x-content-type-options': 'nosniff',
+        'x-frame-options': 'DENY',
+        'cache-control': 'no-store',
+        'referrer-policy': 'no-referrer',
+        'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+      })
+      expect(response.headers['x-powered-by']).toBeUndefined()
+      expect(response.headers.server).toBeUndefined()
+    },
+  )
+
+  it('leaves the reference UI its own content security policy', async () => {
+    const response = await ctx.app.inject({ url: '/docs/' })
+    expect(response.statusCode).toBe(200)
+    expect(response.headers['x-content-type-options']).toBe('nosniff')
+    expect(String(response.headers['content-security-policy'])).not.toBe(
+      "default-src 'none'; frame-ancestors 'none'",
+    )
+  })
+})

@@ -10,11 +10,27 @@ export function requestId(req: IncomingMessage): string {
   return typeof sent === 'string' && SANE_REQUEST_ID.test(sent) ? sent : randomUUID()
 }
 
+// Headers for a JSON API (OWASP secure headers): nothing to sniff, frame, cache or refer.
+// The reference UI at /docs sets its own Content-Security-Policy, since it runs scripts.
+const COMMON_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'strict-transport-security': 'max-age=31536000; includeSubDomains',
+  'cross-origin-resource-policy': 'same-origin',
+}
+const API_HEADERS = {
+  ...COMMON_HEADERS,
+  'cache-control': 'no-store',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+}
+
 /** JSON only: other content types answer 415, an empty body is no body. */
 export const httpPlugin = fp(
   async (app) => {
     app.addHook('onRequest', async (request, reply) => {
       reply.header('x-request-id', request.id)
+      reply.headers(request.url.startsWith('/docs') ? COMMON_HEADERS : API_HEADERS)
     })
 
     const parseJson = app.getDefaultJsonParser('error', 'error')
