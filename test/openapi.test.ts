@@ -75,7 +75,7 @@ describe('GET /openapi.json', () => {
     }
   })
 
-  it('protects every operation with the bearer token except login and health', async () => {
+  it('protects every operation with the bearer token except login, health and readiness', async () => {
     const doc = await document()
     const open = Object.entries(doc.paths)
       .flatMap(([path, ops]) =>
@@ -87,7 +87,7 @@ describe('GET /openapi.json', () => {
       .filter((o) => o.open)
       .map((o) => o.route)
       .sort()
-    expect(open).toEqual(['GET /health', 'POST /auth/login'])
+    expect(open).toEqual(['GET /health', 'GET /ready', 'POST /auth/login'])
   })
 })
 

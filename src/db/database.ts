@@ -1,4 +1,5 @@
 import { Kysely, PostgresAdapter, type Transaction } from 'kysely'
+import type { Pool } from 'pg'
 import type { Config } from '../config.js'
 import type {
   AnnualPlanCancellationsTable,
@@ -13,7 +14,7 @@ import type { PlansTable } from '../modules/plans/plan.table.js'
 import type { ShopkeepersTable } from '../modules/shopkeepers/shopkeeper.table.js'
 import type { InstallmentsTable, SubscriptionsTable } from '../modules/subscriptions/subscription.table.js'
 import type { IdempotencyKeysTable } from '../plugins/idempotency.table.js'
-import { postgresDialect } from './postgres.js'
+import { createPool, postgresDialect } from './postgres.js'
 import { sqliteDialect } from './sqlite.js'
 
 export interface Database {
@@ -38,9 +39,20 @@ export interface Database {
 export type Db = Kysely<Database>
 export type Trx = Transaction<Database>
 
+const pools = new WeakMap<Db, Pool>()
+
 export function createDb(config: Config['database']): Db {
-  const dialect = config.kind === 'postgres' ? postgresDialect(config) : sqliteDialect(config.file)
-  return new Kysely<Database>({ dialect })
+  if (config.kind === 'sqlite') return new Kysely<Database>({ dialect: sqliteDialect(config.file) })
+  const pool = createPool(config)
+  const db = new Kysely<Database>({ dialect: postgresDialect(pool) })
+  pools.set(db, pool)
+  return db
+}
+
+/** Connections of a PostgreSQL database's pool (for metrics); null on SQLite. */
+export function poolUsage(db: Db): { total: number; idle: number; waiting: number } | null {
+  const pool = pools.get(db)
+  return pool ? { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount } : null
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: works for typed and untyped instances

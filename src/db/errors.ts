@@ -18,3 +18,31 @@ export function violatedColumns(error: unknown, constraintColumns: Record<string
   const listed = /UNIQUE constraint failed: (.+)$/.exec(e.message ?? '')?.[1]
   return listed ? listed.split(',').map((c) => c.trim().split('.').pop() as string) : []
 }
+
+// Connection-level failures: the database is down, restarting or unreachable, not the query wrong.
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EPIPE',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '08000',
+  '08001',
+  '08003',
+  '08006',
+  '53300', // too_many_connections
+  'SQLITE_BUSY',
+])
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly/i
+
+/** Whether an error means "the database cannot be reached now" (answer 503), not a bug (500). */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null
+  if (!e) return false
+  if (typeof e.code === 'string' && UNAVAILABLE_CODES.has(e.code)) return true
+  return typeof e.message === 'string' && UNAVAILABLE_MESSAGES.test(e.message)
+}

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { AppError, ValidationError } from '../shared/errors.js'
+import { isDatabaseUnavailable } from '../db/errors.js'
+import { AppError, ServiceUnavailableError, ValidationError } from '../shared/errors.js'
 import { fieldErrorsFromAjv } from './validation.js'
 
 /** The only place that builds error bodies (CONTRACT §2). */
@@ -8,8 +9,12 @@ export const errorsPlugin = fp(
   async (app) => {
     app.setErrorHandler((error: FastifyError, request, reply) => {
       const appError = toAppError(error)
-      if (appError) return sendAppError(appError, reply)
+      if (appError) return sendAppError(appError, request, reply)
 
+      if (isDatabaseUnavailable(error)) {
+        request.log.warn({ err: error }, 'database unavailable')
+        return sendAppError(new ServiceUnavailableError(), request, reply)
+      }
       request.log.error({ err: error }, 'request failed')
       return reply.code(500).send({ message: 'Server error.', request_id: String(request.id) })
     })
@@ -21,9 +26,15 @@ export const errorsPlugin = fp(
   { name: 'errors' },
 )
 
-function sendAppError(error: AppError, reply: FastifyReply) {
+function sendAppError(error: AppError, request: FastifyRequest, reply: FastifyReply) {
   if (error.statusCode === 401) reply.header('www-authenticate', 'Bearer')
-  const body = { message: error.message, ...(error.errors && { errors: error.errors }), ...error.extra }
+  if (error instanceof ServiceUnavailableError) reply.header('retry-after', error.retryAfterSeconds)
+  const body = {
+    message: error.message,
+    ...(error.errors && { errors: error.errors }),
+    ...error.extra,
+    ...(error.statusCode >= 500 && { request_id: String(request.id) }),
+  }
   return reply.code(error.statusCode).send(body)
 }
 

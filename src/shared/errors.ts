@@ -25,6 +25,15 @@ export class UnauthenticatedError extends AppError {
   }
 }
 
+/** The service cannot answer for a moment (database unreachable); the client retries later. */
+export class ServiceUnavailableError extends AppError {
+  readonly retryAfterSeconds = 5
+
+  constructor(message = 'Service temporarily unavailable. Retry shortly.') {
+    super(503, message)
+  }
+}
+
 export class ValidationError extends AppError {
   constructor(errors: FieldErrors) {
     super(422, summarize(errors), errors)

@@ -49,11 +49,12 @@ const descriptions: Record<number, string> = {
   422: 'Invalid parameter, or the business rule refused the call.',
   429: 'Too many requests.',
   500: 'Server fault; quote `request_id` to support.',
+  503: 'The database is unreachable for a moment; retry after `Retry-After` seconds.',
 }
 
 /** Response entries for the error statuses a route can produce, each described. */
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {
-  const all = [...new Set([...statuses, 500])]
+  const all = [...new Set([...statuses, 500, 503])]
   return Object.fromEntries(
     all.map((status) => [
       status,

@@ -1,6 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { sql } from 'kysely'
 import { Type } from 'typebox'
+import { ServiceUnavailableError } from '../../shared/errors.js'
 import { errorResponses } from '../../shared/http-schemas.js'
+
+const READY_TIMEOUT_MS = 2000
 
 export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -9,7 +13,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['Service'],
         summary: 'Liveness',
-        description: 'Answers 200 while the process serves requests. Needs no token.',
+        description: 'Answers 200 while the process serves requests, whatever the database. Needs no token.',
         security: [],
         response: {
           200: Type.Object({ status: Type.Literal('ok') }, { examples: [{ status: 'ok' }] }),
@@ -19,4 +23,38 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async () => ({ status: 'ok' as const }),
   )
+
+  app.get(
+    '/ready',
+    {
+      schema: {
+        tags: ['Service'],
+        summary: 'Readiness',
+        description:
+          'Answers 200 when the database answers within 2 s, else 503 with `Retry-After`: a load balancer sends traffic only to ready processes. Needs no token.',
+        security: [],
+        response: {
+          200: Type.Object({ status: Type.Literal('ready') }, { examples: [{ status: 'ready' }] }),
+          ...errorResponses(),
+        },
+      },
+    },
+    async (request) => {
+      try {
+        await withTimeout(sql`select 1`.execute(app.db), READY_TIMEOUT_MS)
+        return { status: 'ready' as const }
+      } catch (error) {
+        request.log.warn({ err: error }, 'not ready: database unreachable')
+        throw new ServiceUnavailableError('Not ready: the database is unreachable.')
+      }
+    },
+  )
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)
+  })
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
 }
