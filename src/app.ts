@@ -20,6 +20,7 @@ import { contextPlugin } from './plugins/context.js'
 import { errorsPlugin } from './plugins/errors.js'
 import { httpPlugin, requestId } from './plugins/http.js'
 import { idempotency } from './plugins/idempotency.js'
+import { type Metrics, metricsPlugin } from './plugins/metrics.js'
 import { openapiPlugin } from './plugins/openapi.js'
 import { loginRateLimit, partnerRateLimit } from './plugins/rate-limits.js'
 import { validatorCompiler } from './plugins/validation.js'
@@ -35,6 +36,8 @@ export interface AppOptions {
   clock?: Clock
   /** The own card gateway; by default the one the config names. */
   gateway?: PaymentGateway | null
+  /** Prometheus metrics of this process; none recorded when absent. */
+  metrics?: Metrics
   /** Overrides the logger built from the config. */
   logger?: FastifyServerOptions['logger']
   /** Where the logger built from the config writes (default stdout): tests capture the real, redacted logs. */
@@ -56,7 +59,15 @@ const REDACT = [
   '*.cvv',
 ]
 
-export async function buildApp({ config, db, clock = systemClock, gateway, logger, logStream }: AppOptions) {
+export async function buildApp({
+  config,
+  db,
+  clock = systemClock,
+  gateway,
+  metrics,
+  logger,
+  logStream,
+}: AppOptions) {
   const app = Fastify({
     logger: logger ?? {
       level: config.logLevel,
@@ -82,6 +93,7 @@ export async function buildApp({ config, db, clock = systemClock, gateway, logge
     gateway: gateway === undefined ? createGateway(config) : gateway,
   })
   await app.register(errorsPlugin)
+  if (metrics) await app.register(metricsPlugin, { metrics })
   await app.register(httpPlugin)
   await app.register(openapiPlugin)
 

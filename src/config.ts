@@ -19,6 +19,8 @@ export const EnvSchema = Type.Object({
   AMPARO_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1200 }),
   AMPARO_LOGIN_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 20 }),
   REDIS_URL: Type.String({ default: '' }),
+  METRICS_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 0 }),
+  METRICS_HOST: Type.String({ default: '127.0.0.1' }),
   DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
@@ -48,6 +50,8 @@ export interface Config {
   rateLimits: { perPartner: number; loginPerClient: number }
   /** Shared rate-limit counters for several API processes; empty → in memory. */
   redisUrl: string
+  /** Prometheus metrics on their own address; port 0 → off. */
+  metrics: { host: string; port: number }
   /**
    * The own card gateway: the sandbox (test cards) in test, refused in production; `none`
    * (card payments unavailable) is production's default until a real gateway is integrated.
@@ -113,6 +117,7 @@ function toConfig(env: Env): Readonly<Config> {
     paymentGateway,
     rateLimits: { perPartner: env.AMPARO_RATE_LIMIT, loginPerClient: env.AMPARO_LOGIN_RATE_LIMIT },
     redisUrl: env.REDIS_URL,
+    metrics: { host: env.METRICS_HOST, port: env.METRICS_PORT },
   })
 }
 

@@ -3,6 +3,7 @@ import type { Config } from './config.js'
 import { createDb } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
 import { type DemoPartner, isEmpty, loadDemo } from './demo/demo.js'
+import { createMetrics, serveMetrics } from './plugins/metrics.js'
 
 const SHUTDOWN_GRACE_MS = 10_000
 
@@ -16,7 +17,9 @@ export async function startServer(config: Readonly<Config>, print: (line: string
   if (config.env === 'test' && (await isEmpty(db))) {
     printDemo((await loadDemo(db, config, new Date().toISOString())).partners, config, print)
   }
-  const app = await buildApp({ config, db })
+  const metrics = config.metrics.port ? createMetrics(db) : undefined
+  const app = await buildApp({ config, db, metrics })
+  const metricsServer = metrics ? await serveMetrics(metrics, config.metrics.host, config.metrics.port) : null
 
   let closing = false
   const shutdown = async (signal: string) => {
@@ -29,6 +32,7 @@ export async function startServer(config: Readonly<Config>, print: (line: string
     }, SHUTDOWN_GRACE_MS)
     force.unref()
     await app.close()
+    metricsServer?.close()
     await db.destroy()
     process.exit(0)
   }
