@@ -1,3 +1,169 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import { retryingTransaction } from '../../db/transaction.js'
+import { nowIso } from '../../shared/clock.js'
+import { NotFoundError } from '../../shared/errors.js'
+import { errorResponses } from '../../shared/http-schemas.js'
+import { baseUrl } from '../../shared/links.js'
+import { formatDate, formatTimestamp } from '../../shared/time.js'
+import { STATUS_LABELS } from './schedule.js'
+import { subscriptionResource } from './subscription.mapper.js'
+import { findSubscriptionView } from './subscription.repository.js'
+import { Subscription, SubscriptionParams } from './subscription.schemas.js'
+import {
+  CancellationBody,
+  CardPaymentBody,
+  InstallmentParams,
+  NotifiedInstallment,
+} from './subscription-payment.schemas.js'
+import {
+  CardDeclinedError,
+  cancelSubscription,
+  notifyInstallmentPayment,
+  prepareCardPayment,
+  recordCardCharge,
+  withInstallmentClaim,
+} from './subscription-payment.service.js'
 
-export const subscriptionPaymentRoutes: FastifyPluginAsyncTypebox = async (_app) => {}
+const tags = ['Subscriptions']
+
+// The 409 of these calls has two causes; the shared description names only the idempotency one.
+const inProgress = (what: string) =>
+  Type.Unsafe({
+    ...Type.Ref('Error'),
+    description: `${what}, or a request with this Idempotency-Key is still in flight.`,
+  })
+
+const SANDBOX_CARDS = `In the test environment the sandbox gateway answers by card number: \`4111111111111111\` and
+\`5555555555554444\` approve; \`4000000000000002\` declines (\`card_declined\`), \`4000000000009995\`
+(\`insufficient_funds\`), \`4000000000000069\` (\`expired_card\`); \`4000000000000341\` approves this charge
+and declines every later one (the recurrence's failure path); any other Luhn-valid number approves.`
+
+export const subscriptionPaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db, config, clock } = app
+
+  async function subscriptionOf(request: FastifyRequest, id: number) {
+    const row = await findSubscriptionView(db, request.partner.partnerId, id)
+    if (!row) throw new NotFoundError('Subscription')
+    return subscriptionResource(row, baseUrl(request), config.timeZone)
+  }
+
+  app.post(
+    '/subscriptions/:subscriptionId/installments/:installmentId/notify-payment',
+    {
+      schema: {
+        tags,
+        summary: 'Notify the payment of an installment (external gateway)',
+        description: `For partners that collect payments themselves (external gateway): records that the
+installment was paid. No body; the second path id is the installment's \`id\`, not its \`number\`.
+
+Installment 1 activates the subscription (\`pending\` → \`pago\`); later ones only record the payment
+and need installment 1 paid first. Notifying an installment already paid answers the same 200 again,
+with the first \`paid_at\`, and records nothing twice, also when several notifications race. A canceled
+installment or subscription → 422 \`errors.status\`; an own-gateway partner → 422 \`errors.gateway\`;
+another subscription's installment, or another partner's → 404.`,
+        params: InstallmentParams,
+        response: { 200: NotifiedInstallment, ...errorResponses(401, 404, 409, 422) },
+      },
+    },
+    async (request) => {
+      const { subscriptionId, installmentId } = request.params
+      const now = nowIso(clock)
+      const row = await retryingTransaction(db, (trx) =>
+        notifyInstallmentPayment(trx, request.partner, subscriptionId, installmentId, now),
+      )
+      return {
+        id: row.id,
+        number: row.number,
+        status: row.status,
+        status_label: STATUS_LABELS.paid,
+        paid_at: formatTimestamp(row.paid_at, config.timeZone),
+      }
+    },
+  )
+
+  app.post(
+    '/subscriptions/:subscriptionId/payment',
+    {
+      schema: {
+        tags,
+        summary: 'Pay installment 1 by card (own gateway)',
+        description: `For own-gateway partners: charges installment 1 to the card and, when approved, activates
+the subscription (\`pending\` → \`pago\`) and answers it. Later installments are charged by the
+recurrence on their due dates with the gateway's token; only that token, the brand and the last four
+digits are kept; the card number and security code are never stored or logged.
+
+The card must pass: \`number\` with a valid Luhn check digit, \`expiry\` a month 01–12 not before the
+current one (\`MMYY\`), \`cvv\` of 3 or 4 digits, else 422 under \`creditCard.number\`, \`creditCard.expiry\`
+or \`creditCard.cvv\`. An external-gateway partner, or an environment without card payments → 422
+\`errors.gateway\`; a subscription that is not \`pending\` → 422 \`errors.status\`.
+
+Declined → 402 with \`decline_code\` and \`errors.creditCard\`; installment 1 becomes \`refused\`, the
+subscription stays \`pending\` and a later approved try pays it. Every attempt is recorded. While
+another payment of the same subscription is being charged → 409; try again when it has answered.
+
+${SANDBOX_CARDS}`,
+        params: SubscriptionParams,
+        body: CardPaymentBody,
+        response: {
+          200: Subscription,
+          ...errorResponses(400, 401, 402, 404, 413, 415, 422),
+          409: inProgress('Another payment of this installment is being charged'),
+        },
+      },
+    },
+    async (request) => {
+      const { subscriptionId } = request.params
+      const now = clock.now()
+      const { gateway, card, installment } = await prepareCardPayment(
+        db,
+        request.partner,
+        app.gateway,
+        subscriptionId,
+        request.body.creditCard,
+        formatDate(now, config.timeZone),
+      )
+      const reference = `subscription-${subscriptionId}-installment-${installment.number}`
+      const { result } = await withInstallmentClaim(db, installment.installmentId, now, async () => {
+        const charge = await gateway.chargeCard(card, installment.amount, reference)
+        await retryingTransaction(db, (trx) => recordCardCharge(trx, installment, charge, now.toISOString()))
+        return charge
+      })
+      if (!result.approved) throw new CardDeclinedError(result.declineCode)
+      return subscriptionOf(request, subscriptionId)
+    },
+  )
+
+  app.post(
+    '/subscriptions/:subscriptionId/cancellation',
+    {
+      schema: {
+        tags,
+        summary: 'Cancel a subscription',
+        description: `Extension. Cancels the subscription at once: \`status\` becomes \`canceled\` and its unpaid
+(\`pending\` or \`refused\`) installments \`canceled\`; paid installments stay paid. The optional
+\`reason\` (at most 255 characters) is kept with the time of cancellation. The body may be omitted.
+Answers the subscription. Already canceled → 422 \`errors.status\`; while a card payment of it is
+being charged → 409.`,
+        params: SubscriptionParams,
+        body: CancellationBody,
+        response: {
+          200: Subscription,
+          ...errorResponses(400, 401, 404, 413, 415, 422),
+          409: inProgress('A card payment of this subscription is being charged'),
+        },
+      },
+    },
+    async (request) => {
+      const { subscriptionId } = request.params
+      const now = nowIso(clock)
+      // Fastify validates only a body that was sent: without one, `request.body` is undefined.
+      const reason = request.body?.reason
+      await retryingTransaction(db, (trx) =>
+        cancelSubscription(trx, request.partner.partnerId, subscriptionId, reason, now),
+      )
+      return subscriptionOf(request, subscriptionId)
+    },
+  )
+}

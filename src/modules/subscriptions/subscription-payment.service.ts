@@ -1,0 +1,219 @@
+import type { Db, Trx } from '../../db/database.js'
+import {
+  AppError,
+  GatewayModeError,
+  NotFoundError,
+  StateError,
+  ValidationError,
+} from '../../shared/errors.js'
+import type { PartnerContext } from '../auth/principal.repository.js'
+import { type CardInput, checkCard } from '../payments/card.js'
+import type { CardCharge, CardData, PaymentGateway } from '../payments/payment-gateway.js'
+import { markInstallmentPaid, type PaidInstallment, recordDecline } from './installment-payment.js'
+import type { InstallmentRow } from './subscription.repository.js'
+import {
+  cancelSubscriptionRow,
+  cancelUnpaidInstallments,
+  claimInstallment,
+  findInstallment,
+  findInstallmentByNumber,
+  findPartnerInstallment,
+  refuseInstallment,
+  releaseInstallment,
+  storeCard,
+} from './subscription-payment.repository.js'
+
+/** How long a card charge may hold installment 1 before another try may take it over. */
+export const CLAIM_SECONDS = 60
+
+const UNPAID = new Set(['pending', 'refused'])
+
+export type PaidInstallmentRow = InstallmentRow & { status: 'paid'; paid_at: string }
+
+const isPaid = (row: InstallmentRow | undefined): row is PaidInstallmentRow =>
+  row?.status === 'paid' && row.paid_at !== null
+
+export class PaymentInProgressError extends AppError {
+  constructor() {
+    super(409, 'A payment of this installment is in progress.')
+  }
+}
+
+const DECLINE_MESSAGES: Record<string, string> = {
+  card_declined: 'The card was declined.',
+  insufficient_funds: 'The card has insufficient funds.',
+  expired_card: 'The card has expired.',
+}
+
+/** The own gateway refused the card (CONTRACT §2: 402 with `errors.creditCard` and `decline_code`). */
+export class CardDeclinedError extends AppError {
+  constructor(declineCode: string) {
+    const message = DECLINE_MESSAGES[declineCode] ?? 'The card was declined.'
+    super(402, message, { creditCard: [message] }, { decline_code: declineCode })
+  }
+}
+
+/**
+ * Records that an external-gateway partner collected an installment. A repeat, or the loser of a
+ * race, gets the installment as first paid: `markInstallmentPaid` lets exactly one caller pay it.
+ */
+export async function notifyInstallmentPayment(
+  trx: Trx,
+  partner: PartnerContext,
+  subscriptionId: number,
+  installmentId: number,
+  now: string,
+): Promise<PaidInstallmentRow> {
+  if (partner.gateway !== 'external') {
+    throw new GatewayModeError(
+      'This partner collects payments through the own gateway: use the payment call.',
+    )
+  }
+  const installment = await findPartnerInstallment(trx, partner.partnerId, subscriptionId, installmentId)
+  if (!installment) throw new NotFoundError('Installment')
+  // Checked before the state rules: a paid installment stays paid whatever happened since.
+  if (isPaid(installment)) return installment
+  if (installment.subscription_status === 'canceled') throw new StateError('The subscription is canceled.')
+  if (installment.status === 'canceled') throw new StateError('The installment is canceled.')
+  if (installment.number > 1) {
+    const first = await findInstallmentByNumber(trx, subscriptionId, 1)
+    if (first?.status !== 'paid') throw new StateError('Installment 1 must be paid first.')
+  }
+  await markInstallmentPaid(trx, paidInstallment(partner.partnerId, installment), 'notification', null, now)
+  // Whether we paid it or a concurrent notification did, it is paid now: answer what is stored.
+  const paid = await findInstallment(trx, installment.id)
+  if (!isPaid(paid)) throw new StateError('The installment can no longer be paid.')
+  return paid
+}
+
+export interface CardPayment {
+  gateway: PaymentGateway
+  card: CardData
+  installment: PaidInstallment
+}
+
+/**
+ * Everything a card payment needs, checked in the order a caller fixes them: the partner's mode,
+ * the environment's gateway, the subscription, the card, then the subscription's state.
+ */
+export async function prepareCardPayment(
+  db: Db,
+  partner: PartnerContext,
+  gateway: PaymentGateway | null,
+  subscriptionId: number,
+  creditCard: CardInput,
+  today: string,
+): Promise<CardPayment> {
+  if (partner.gateway !== 'own') {
+    throw new GatewayModeError('This partner collects payments itself: use the notify-payment call.')
+  }
+  if (!gateway) throw new GatewayModeError('Card payments are not available in this environment.')
+  const subscription = await db
+    .selectFrom('subscriptions')
+    .select(['id', 'status'])
+    .where('partner_id', '=', partner.partnerId)
+    .where('id', '=', subscriptionId)
+    .executeTakeFirst()
+  if (!subscription) throw new NotFoundError('Subscription')
+  const check = checkCard(creditCard, today)
+  if (!check.ok) {
+    const entries = Object.entries(check.errors).map(([key, message]) => [`creditCard.${key}`, [message]])
+    throw new ValidationError(Object.fromEntries(entries))
+  }
+  if (subscription.status !== 'pending') {
+    throw new StateError(`Only a pending subscription can be paid; this one is ${subscription.status}.`)
+  }
+  const first = await findInstallmentByNumber(db, subscriptionId, 1)
+  if (!first || !UNPAID.has(first.status)) throw new StateError('Installment 1 can no longer be paid.')
+  return { gateway, card: check.card, installment: paidInstallment(partner.partnerId, first) }
+}
+
+/**
+ * Runs `charge` while holding installment `id`, so that two card payments never both charge it.
+ * The claim is committed before and released after, in every path; losing it answers 409.
+ */
+export async function withInstallmentClaim<T>(
+  db: Db,
+  id: number,
+  now: Date,
+  charge: () => Promise<T>,
+): Promise<T> {
+  const until = new Date(now.getTime() + CLAIM_SECONDS * 1000).toISOString()
+  if (!(await claimInstallment(db, id, now.toISOString(), until))) {
+    const installment = await findInstallment(db, id)
+    if (!installment || !UNPAID.has(installment.status)) {
+      throw new StateError('Installment 1 can no longer be paid.')
+    }
+    throw new PaymentInProgressError()
+  }
+  try {
+    return await charge()
+  } finally {
+    await releaseInstallment(db, id, until)
+  }
+}
+
+/**
+ * Writes a card charge's outcome to the ledger and the installment. Approved: the card's token,
+ * brand and last four digits are kept for the recurrence and installment 1 is paid (activating
+ * the subscription). Declined: installment 1 is `refused` and the subscription stays `pending`.
+ */
+export async function recordCardCharge(
+  trx: Trx,
+  installment: PaidInstallment,
+  charge: CardCharge,
+  now: string,
+): Promise<void> {
+  const current = await findInstallment(trx, installment.installmentId)
+  const { result } = charge
+  if (!result.approved) {
+    await recordDecline(trx, installment, 'card', result.declineCode, result.transactionId, now)
+    if (current && UNPAID.has(current.status)) await refuseInstallment(trx, installment.installmentId)
+    return
+  }
+  // Installment before subscription, the order every payment path locks them in (no deadlocks).
+  const paid = await markInstallmentPaid(trx, installment, 'card', result.transactionId, now)
+  // The claim keeps every other payment path away, so this means money was taken twice: a server
+  // fault to investigate (and refund) with the gateway's reference, which the log keeps.
+  if (!paid) {
+    throw new Error(
+      `Charge ${result.transactionId} approved for installment ${installment.installmentId}, which was already ${current?.status}`,
+    )
+  }
+  await storeCard(trx, installment.subscriptionId, charge)
+}
+
+/**
+ * Cancels a subscription and its unpaid installments (paid ones stay paid). A card charge in
+ * progress on one of them answers 409: it must finish first.
+ */
+export async function cancelSubscription(
+  trx: Trx,
+  partnerId: number,
+  subscriptionId: number,
+  reason: string | undefined,
+  now: string,
+): Promise<void> {
+  const subscription = await trx
+    .selectFrom('subscriptions')
+    .select(['id', 'status'])
+    .where('partner_id', '=', partnerId)
+    .where('id', '=', subscriptionId)
+    .executeTakeFirst()
+  if (!subscription) throw new NotFoundError('Subscription')
+  if (subscription.status === 'canceled') throw new StateError('The subscription is already canceled.')
+  if ((await cancelUnpaidInstallments(trx, subscriptionId, now)) > 0) throw new PaymentInProgressError()
+  if (!(await cancelSubscriptionRow(trx, subscriptionId, reason?.trim() || null, now))) {
+    throw new StateError('The subscription is already canceled.')
+  }
+}
+
+function paidInstallment(partnerId: number, row: InstallmentRow): PaidInstallment {
+  return {
+    partnerId,
+    subscriptionId: row.subscription_id,
+    installmentId: row.id,
+    number: row.number,
+    amount: row.amount,
+  }
+}
