@@ -50,6 +50,8 @@ export const openapiPlugin = fp(
           { name: 'Devices', description: 'Brands and models this partner may sell.' },
           { name: 'Customers', description: 'The insured parties, per partner.' },
           { name: 'Plans', description: 'Protection plans and quotations.' },
+          { name: 'Subscriptions', description: 'Monthly protection paid in installments.' },
+          { name: 'Annual plans', description: '12 months of protection for a single payment.' },
           {
             name: 'Shopkeepers',
             description: 'The partner’s stores: its matrix and the branches it registers.',
