@@ -1,3 +1,111 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { normalizeDocument } from '../../shared/documents.js'
+import { errorResponses } from '../../shared/http-schemas.js'
+import { baseUrl, requestPath } from '../../shared/links.js'
+import { buildPage, PageOf, pageOffset } from '../../shared/pagination.js'
+import { annualPlanResource } from './annual-plan.mapper.js'
+import { listAnnualPlanViews } from './annual-plan.repository.js'
+import { AnnualPlan, AnnualPlanBody, AnnualPlanListQuery, AnnualPlanParams } from './annual-plan.schemas.js'
+import { contractAnnualPlan } from './annual-plan.service.js'
+import { annualPlanOf } from './annual-plan.view.js'
+import { annualPlanCancellationRoutes } from './annual-plan-cancellation.routes.js'
+import { annualPlanPaymentRoutes } from './annual-plan-payment.routes.js'
 
-export const annualPlanRoutes: FastifyPluginAsyncTypebox = async (_app) => {}
+const tags = ['Annual plans']
+
+const STATUS_RULE = `\`status\` is read from the clock on every call: \`awaiting_payment\` until paid,
+\`paid\` until 00:00 (service time zone) of the day after payment, \`protected\` during the 12 months
+of cover, \`expired\` from \`ends_at\`, \`canceled\` once a cancellation is confirmed.`
+
+export const annualPlanRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db, config, clock } = app
+
+  app.post(
+    '/annual-plans',
+    {
+      schema: {
+        tags,
+        summary: 'Contract an annual plan',
+        description: `Contracts the 12-month single-payment Annual Plan: 201 with the plan,
+\`status: awaiting_payment\` and \`policy_number: null\` until it is paid (\`POST
+/annual-plans/{id}/payment\` for own-gateway partners, \`POST /annual-plans/{id}/notify-payment\` for
+external-gateway ones).
+
+**Price.** \`lmi\` and \`premium\` are those of \`GET /annual-plans/quote\` for the same \`model_id\`,
+\`maxima\`, \`is_used\` (alias \`used\`) and \`plan_id\` (default: the partner's default annual plan).
+
+**Payment.** External-gateway partners must send \`payment\` (\`method\` \`credit_card\`, \`slip\` or
+\`pix\`; \`installments\` 1–12, required for \`credit_card\`) → else 422 \`errors.payment\` or
+\`errors['payment.installments']\`. Own-gateway partners' \`payment\` is ignored.
+
+**Device.** \`imei\` (and \`imei_2\`): 15 digits with a valid Luhn check digit; \`imei_2\` must differ
+from \`imei\` (422 \`errors.imei_2\`).
+
+The customer is named by \`customer_id\` or \`customer_document\`. Unknown or another partner's plan,
+customer, model or store → 422 under that field; all errors come in one response. Fields that are
+not inputs (\`status\`, \`premium\`, \`policy_number\`, ids) are ignored.`,
+        body: AnnualPlanBody,
+        response: { 201: AnnualPlan, ...errorResponses(400, 401, 413, 415, 422) },
+      },
+    },
+    async (request, reply) => {
+      const now = clock.now().toISOString()
+      const id = await db
+        .transaction()
+        .execute((trx) => contractAnnualPlan(trx, request.partner, request.body, now))
+      return reply.code(201).send(await annualPlanOf(request, id))
+    },
+  )
+
+  app.get(
+    '/annual-plans',
+    {
+      schema: {
+        tags,
+        summary: 'List annual plans',
+        description: `The partner's annual plans, newest first, paginated (15 per page). Extension
+filters: \`filter[status]\` (the status the clock gives now) and \`filter[customer_document]\`.
+
+${STATUS_RULE}`,
+        querystring: AnnualPlanListQuery,
+        response: { 200: PageOf(AnnualPlan), ...errorResponses(401, 422) },
+      },
+    },
+    async (request) => {
+      const { query } = request
+      const now = clock.now().toISOString()
+      const page = { page: query.page, perPage: query.per_page }
+      const document = query['filter[customer_document]']
+      const filter = {
+        status: query['filter[status]'],
+        customerDocument: document === undefined ? undefined : normalizeDocument(document)?.value,
+      }
+      const { rows, total } = await listAnnualPlanViews(db, request.partner.partnerId, filter, now, {
+        offset: pageOffset(page),
+        limit: page.perPage,
+      })
+      const context = { base: baseUrl(request), timeZone: config.timeZone, now }
+      const data = rows.map((row) => annualPlanResource(row, context))
+      return buildPage(data, total, page, requestPath(request), query)
+    },
+  )
+
+  app.get(
+    '/annual-plans/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Get an annual plan',
+        description: `One annual plan of the partner; another partner's answers 404.
+
+${STATUS_RULE}`,
+        params: AnnualPlanParams,
+        response: { 200: AnnualPlan, ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => annualPlanOf(request, request.params.id),
+  )
+
+  await app.register(annualPlanPaymentRoutes)
+  await app.register(annualPlanCancellationRoutes)
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { refundAmount } from './refund.js'
+import { refundAmount, refundAt } from './refund.js'
 
 // Paid 2026-03-10, cover 2026-03-11 → 2027-03-11 (365 days).
 const paid = { premium: 98_989, paidOn: '2026-03-10', startsOn: '2026-03-11', endsOn: '2027-03-11' }
@@ -41,5 +41,28 @@ describe('refundAmount', () => {
 
   it('is 0 once the term is over', () => {
     expect(refundAmount({ ...paid, confirmedOn: '2027-03-12' })).toBe(0)
+  })
+})
+
+describe('refundAt', () => {
+  // Paid 2026-03-10 22:00 in São Paulo (01:00 UTC on the 11th): cover 2026-03-11 → 2027-03-11.
+  const plan = {
+    premium: 98_989,
+    paid_at: '2026-03-11T01:00:00.000Z',
+    starts_at: '2026-03-11T03:00:00.000Z',
+    ends_at: '2027-03-11T03:00:00.000Z',
+  }
+  const SP = 'America/Sao_Paulo'
+
+  it('counts days on the service zone’s calendar, not UTC’s', () => {
+    // 2026-03-18 02:59:59 UTC is still the 17th in São Paulo: day 7, the full premium.
+    expect(refundAt(plan, '2026-03-18T02:59:59.000Z', SP)).toBe(98_989)
+    // One second later it is the 18th: day 8, pro rata.
+    expect(refundAt(plan, '2026-03-18T03:00:00.000Z', SP)).toBe(97_091)
+  })
+
+  it('is 0 for an unpaid plan', () => {
+    const unpaid = { premium: 98_989, paid_at: null, starts_at: null, ends_at: null }
+    expect(refundAt(unpaid, '2026-03-18T03:00:00.000Z', SP)).toBe(0)
   })
 })

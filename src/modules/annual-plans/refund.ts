@@ -1,4 +1,4 @@
-import { daysBetween } from '../../shared/time.js'
+import { daysBetween, formatDate } from '../../shared/time.js'
 
 /** The consumer's right of regret: a full refund within 7 calendar days of payment. */
 export const REGRET_DAYS = 7
@@ -29,4 +29,24 @@ export function refundAmount({ premium, paidOn, startsOn, endsOn, confirmedOn }:
   const left = Math.min(term, Math.max(0, daysBetween(confirmedOn, endsOn)))
   const exact = BigInt(premium) * BigInt(left)
   return Number((exact * 2n + BigInt(term)) / (2n * BigInt(term)))
+}
+
+export interface RefundablePlan {
+  premium: number
+  /** UTC ISO instants; null while unpaid. */
+  paid_at: string | null
+  starts_at: string | null
+  ends_at: string | null
+}
+
+/** `refundAmount` of a plan confirmed at the instant `confirmedAt`, on the calendar of `timeZone`. */
+export function refundAt(plan: RefundablePlan, confirmedAt: string, timeZone: string): number {
+  const day = (instant: string | null) => (instant === null ? null : formatDate(instant, timeZone))
+  return refundAmount({
+    premium: plan.premium,
+    paidOn: day(plan.paid_at),
+    startsOn: day(plan.starts_at),
+    endsOn: day(plan.ends_at),
+    confirmedOn: formatDate(confirmedAt, timeZone),
+  })
 }

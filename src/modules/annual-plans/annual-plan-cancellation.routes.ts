@@ -1,0 +1,93 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { errorResponses } from '../../shared/http-schemas.js'
+import { centsToAmount } from '../../shared/money.js'
+import { formatTimestamp } from '../../shared/time.js'
+import { AnnualPlan, AnnualPlanParams } from './annual-plan.schemas.js'
+import { annualPlanOf, annualPlanRowOf } from './annual-plan.view.js'
+import {
+  CancellationBody,
+  CancellationParams,
+  CancellationRequest,
+} from './annual-plan-cancellation.schemas.js'
+import { confirmCancellation, requestCancellation } from './annual-plan-cancellation.service.js'
+import { refundAt } from './refund.js'
+
+const tags = ['Annual plans']
+
+const REFUND_RULE = `**Refund** (computed when the cancellation is confirmed, in cents, rounded
+half-up): a plan never paid → 0; confirmed within 7 calendar days of the payment date (the payment
+day is day 0; the consumer's right of regret) → the full premium; later → pro rata temporis,
+premium × days of cover left ÷ days of the term (365, or 366 when the term spans 29 February),
+where the confirmation day counts as used; 0 once the cover has ended. Days are calendar dates in
+the service time zone. \`refund_due_date\` is the confirmation date + 15 calendar days.`
+
+export const annualPlanCancellationRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db, config, clock } = app
+  const timeZone = config.timeZone
+
+  app.put(
+    '/annual-plans/:id/cancellation',
+    {
+      // The body is optional: a bare PUT requests the cancellation without a reason.
+      preValidation: async (request) => {
+        request.body ??= {}
+      },
+      schema: {
+        tags,
+        summary: 'Request the cancellation of an annual plan',
+        description: `First step of the cancellation: opens a request and answers its \`protocol\`,
+which \`POST /annual-plans/{id}/cancellation/{protocol}\` confirms. The plan's \`status\` does not
+change (its \`cancellation\` field shows the request); \`refund_amount\` is what a confirmation now
+would refund. Repeating the PUT answers the same open request (same protocol, first reason kept).
+A plan that is canceled or expired answers 422 \`errors.status\`; an unpaid plan may be canceled.
+The body (\`{"reason"}\`) may be omitted.
+
+${REFUND_RULE}`,
+        params: AnnualPlanParams,
+        body: CancellationBody,
+        response: { 200: CancellationRequest, ...errorResponses(400, 401, 404, 413, 415, 422) },
+      },
+    },
+    async (request) => {
+      const now = clock.now().toISOString()
+      const plan = await annualPlanRowOf(request, request.params.id)
+      const reason = request.body.reason?.trim() || null
+      const cancellation = await db
+        .transaction()
+        .execute((trx) => requestCancellation(trx, plan, reason, { now, timeZone }))
+      return {
+        protocol: cancellation.protocol,
+        status: 'requested',
+        reason: cancellation.reason,
+        refund_amount: centsToAmount(refundAt(plan, now, timeZone)),
+        requested_at: formatTimestamp(cancellation.requested_at, timeZone),
+      } as const
+    },
+  )
+
+  app.post(
+    '/annual-plans/:id/cancellation/:protocol',
+    {
+      schema: {
+        tags,
+        summary: 'Confirm the cancellation of an annual plan',
+        description: `Second step: confirms the request with its protocol (case-insensitive). The plan
+becomes \`canceled\`; \`cancellation\` gets \`status: confirmed\`, \`confirmed_at\`, the final
+\`refund_amount\` and \`refund_due_date\`. A protocol that is not this plan's answers 404. Repeating
+the confirmation answers the same 200 with the same refund and dates. While a card payment of
+the plan is in progress, 409.
+
+${REFUND_RULE}`,
+        params: CancellationParams,
+        response: { 200: AnnualPlan, ...errorResponses(401, 404, 409) },
+      },
+    },
+    async (request) => {
+      const now = clock.now().toISOString()
+      const plan = await annualPlanRowOf(request, request.params.id)
+      const protocol = request.params.protocol.trim().toUpperCase()
+      await db.transaction().execute((trx) => confirmCancellation(trx, plan, protocol, { now, timeZone }))
+      return annualPlanOf(request, plan.id)
+    },
+  )
+}

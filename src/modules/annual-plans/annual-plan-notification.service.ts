@@ -1,0 +1,32 @@
+import type { Trx } from '../../db/database.js'
+import { GatewayModeError, StateError } from '../../shared/errors.js'
+import type { PartnerContext } from '../auth/principal.repository.js'
+import type { AnnualPlanRow } from './annual-plan.repository.js'
+import { markPaid } from './annual-plan-payment.repository.js'
+import { type Moment, paymentAt, recordInLedger } from './annual-plan-payment.service.js'
+import { statusAt } from './coverage.js'
+
+/** The refusals of a notification: the wrong gateway mode, or a canceled plan. */
+export function assertNotifiable(partner: PartnerContext, plan: AnnualPlanRow, now: string): void {
+  if (partner.gateway !== 'external') {
+    throw new GatewayModeError(
+      'This partner uses the own gateway: pay annual plans with POST /annual-plans/{id}/payment.',
+    )
+  }
+  if (statusAt(plan, now) === 'canceled') throw new StateError('The annual plan is canceled.')
+}
+
+/**
+ * The partner collected the payment itself: the plan is paid once. A repeat, or a notification
+ * racing another, finds it paid already and writes nothing (the conditional update decides).
+ */
+export async function recordNotifiedPayment(trx: Trx, plan: AnnualPlanRow, moment: Moment): Promise<void> {
+  if (await markPaid(trx, plan.id, paymentAt(plan, moment))) {
+    await recordInLedger(
+      trx,
+      plan,
+      { route: 'notification', outcome: 'recorded', transactionId: null },
+      moment.now,
+    )
+  }
+}

@@ -1,0 +1,108 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { errorResponses } from '../../shared/http-schemas.js'
+import { formatDate } from '../../shared/time.js'
+import { paymentNoticeResource } from './annual-plan.mapper.js'
+import { AnnualPlan, AnnualPlanParams } from './annual-plan.schemas.js'
+import { annualPlanOf, annualPlanRowOf } from './annual-plan.view.js'
+import {
+  cardDeclined,
+  cardOf,
+  chargeHeld,
+  ownGateway,
+  recordApprovedCharge,
+  recordDeclinedCharge,
+} from './annual-plan-card.service.js'
+import { assertNotifiable, recordNotifiedPayment } from './annual-plan-notification.service.js'
+import { AnnualPlanCardBody, PaymentNotice } from './annual-plan-payment.schemas.js'
+import { assertAwaitingPayment } from './annual-plan-payment.service.js'
+
+const tags = ['Annual plans']
+
+const PAYMENT_EFFECT = `The plan becomes \`paid\` with a \`policy_number\`, \`AMP-<year of payment>-<id
+zero-padded to 6 digits>\` (\`AMP-2026-000042\`; the year in the service time zone), unique per plan.
+Cover (\`starts_at\`) begins at 00:00 (service time zone) of the day after the payment and ends
+(\`ends_at\`) 12 months later; \`status\` reads \`protected\` from \`starts_at\` and \`expired\` from \`ends_at\`.`
+
+export const annualPlanPaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db, config, clock } = app
+  const timeZone = config.timeZone
+
+  app.post(
+    '/annual-plans/:id/payment',
+    {
+      schema: {
+        tags,
+        summary: 'Pay an annual plan by card (own gateway)',
+        description: `Charges the premium to a card through the service's own gateway, in
+\`installments\` (1 to 12, default 1). Only for own-gateway partners: an external-gateway partner,
+or an environment without card payments, answers 422 with \`errors.gateway\`.
+
+The plan must be \`awaiting_payment\`; otherwise 422 \`errors.status\` and nothing is charged. Card
+rules (422 under \`card_number\`, \`card_expiry\`, \`card_cvv\`): Luhn-valid number, expiry \`MM/YY\` not
+before the current month, 3–4 digit code. While a charge of the plan is in progress, another call
+answers 409: a plan is never charged twice.
+
+Approved → 200 with the plan. ${PAYMENT_EFFECT} Only the card brand and last four digits are kept.
+
+Declined → 402 \`{"message", "errors": {"card_number": [...]}, "decline_code"}\`; the plan stays
+\`awaiting_payment\` and may be paid with another card. Test cards: \`4111111111111111\` approves,
+\`4000000000000002\` declines (\`card_declined\`), \`4000000000009995\` (\`insufficient_funds\`),
+\`4000000000000069\` (\`expired_card\`).`,
+        params: AnnualPlanParams,
+        body: AnnualPlanCardBody,
+        response: { 200: AnnualPlan, ...errorResponses(400, 401, 402, 404, 409, 413, 415, 422) },
+      },
+    },
+    async (request) => {
+      const { partner, params, body } = request
+      const now = clock.now().toISOString()
+      const plan = await annualPlanRowOf(request, params.id)
+      const gateway = ownGateway(partner, app.gateway)
+      assertAwaitingPayment(plan, now)
+      const card = cardOf(body, formatDate(now, timeZone))
+      const charge = await chargeHeld(db, gateway, plan, card, now)
+      const { result } = charge
+      if (!result.approved) {
+        await db.transaction().execute((trx) => recordDeclinedCharge(trx, plan, { ...charge, result }, now))
+        throw cardDeclined(result.declineCode)
+      }
+      // Paid when the gateway approved, which may be a moment after the call began.
+      const moment = { now: clock.now().toISOString(), timeZone }
+      const installments = body.installments ?? 1
+      await db.transaction().execute((trx) => recordApprovedCharge(trx, plan, charge, installments, moment))
+      return annualPlanOf(request, plan.id)
+    },
+  )
+
+  app.post(
+    '/annual-plans/:id/notify-payment',
+    {
+      schema: {
+        tags,
+        summary: 'Notify the payment of an annual plan (external gateway)',
+        description: `The partner collected the premium in its own system and tells the service; no
+body. Only for external-gateway partners (own-gateway ones answer 422 \`errors.gateway\`).
+
+200 \`{id, status, policy_number, paid_at, starts_at, ends_at}\`. ${PAYMENT_EFFECT}
+
+Idempotent: a repeat (or a concurrent duplicate) answers the same 200 with the same policy number
+and dates, and records the payment only once. A canceled plan answers 422 \`errors.status\`.`,
+        params: AnnualPlanParams,
+        response: { 200: PaymentNotice, ...errorResponses(401, 404, 422) },
+      },
+    },
+    async (request) => {
+      const { partner, params } = request
+      const now = clock.now().toISOString()
+      const plan = await annualPlanRowOf(request, params.id)
+      assertNotifiable(partner, plan, now)
+      if (plan.status === 'awaiting_payment') {
+        await db.transaction().execute((trx) => recordNotifiedPayment(trx, plan, { now, timeZone }))
+      }
+      // Read again: a concurrent notification (or cancellation) may have decided instead of this one.
+      const paid = await annualPlanRowOf(request, plan.id)
+      assertNotifiable(partner, paid, now)
+      return paymentNoticeResource(paid, now, timeZone)
+    },
+  )
+}

@@ -1,0 +1,235 @@
+import { type Static, Type } from 'typebox'
+import { Id, Money, nullable, Timestamp } from '../../shared/http-schemas.js'
+import { PageQuery } from '../../shared/pagination.js'
+import { Model } from '../catalog/catalog.schemas.js'
+import { Customer } from '../customers/customer.schemas.js'
+
+const imei = (description: string) =>
+  Type.String({
+    format: 'imei',
+    maxLength: 32,
+    description: `${description} 15 digits, valid Luhn check digit.`,
+  })
+
+const usedFlag = (description: string) => Type.Optional(Type.Boolean({ description }))
+
+export const PaymentMethod = Type.Enum(['credit_card', 'slip', 'pix'], {
+  description: '`credit_card`, `slip` (boleto) or `pix`.',
+})
+
+export const AnnualPlanBody = Type.Object(
+  {
+    model_id: Id('Device model, from `GET /models`: one this partner may sell.'),
+    customer_id: Type.Optional(
+      Id(
+        'The customer, from `POST /customers` or `GET /customers/{document}`. Send this or `customer_document`.',
+      ),
+    ),
+    customer_document: Type.Optional(
+      Type.String({
+        format: 'cpf-or-cnpj',
+        maxLength: 20,
+        description:
+          'CPF or CNPJ of a customer already registered by this partner, bare or formatted; used when `customer_id` is absent.',
+      }),
+    ),
+    plan_id: Type.Optional(
+      Id(
+        'Annual plan of this partner. Default: the partner’s default annual plan (as `GET /annual-plans/quote`).',
+      ),
+    ),
+    imei: imei('IMEI of the insured device.'),
+    imei_2: Type.Optional(
+      nullable(
+        Type.String({ format: 'imei', maxLength: 32 }),
+        'Second IMEI of a dual-SIM device, 15 digits with a valid Luhn check digit; must differ from `imei`.',
+      ),
+    ),
+    is_used: usedFlag(
+      'The device has more than 3 months of use: the used-device factor applies. Default false.',
+    ),
+    used: usedFlag('Alias of `is_used`; `is_used` wins when both are sent.'),
+    store_id: Type.Optional(Id('The partner’s store making the sale, from `GET /shopkeepers`.')),
+    maxima: Type.Optional(
+      Type.Number({
+        description:
+          'Desired LMI in reais (at most two decimals). Inside the partner’s authorized range it is the LMI; outside, the model default applies, without error.',
+      }),
+    ),
+    payment: Type.Optional(
+      Type.Object(
+        {
+          method: PaymentMethod,
+          installments: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: 12,
+              description:
+                'Card installments, 1 to 12; required for `credit_card`. Slip and pix are one payment.',
+            }),
+          ),
+        },
+        {
+          description:
+            'How the customer pays the partner. Required for external-gateway partners; ignored for own-gateway ones (they pay with `POST /annual-plans/{id}/payment`).',
+        },
+      ),
+    ),
+  },
+  {
+    examples: [
+      {
+        model_id: 7,
+        customer_document: '529.982.247-25',
+        imei: '490154203237518',
+        is_used: false,
+        store_id: 3,
+        maxima: 8999,
+        payment: { method: 'credit_card', installments: 10 },
+      },
+    ],
+  },
+)
+export type AnnualPlanBody = Static<typeof AnnualPlanBody>
+
+export const AnnualPlanStatus = Type.Enum(['awaiting_payment', 'paid', 'protected', 'expired', 'canceled'], {
+  description:
+    'From the clock at the time of the call: `awaiting_payment` until paid; `paid` from payment until 00:00 ' +
+    '(service zone) of the next day; `protected` during the 12 months of cover; `expired` from `ends_at`; ' +
+    '`canceled` once a cancellation is confirmed.',
+})
+
+const Card = Type.Object(
+  {
+    brand: Type.String({ description: '`visa`, `mastercard`, `amex`, `elo`, `hipercard` or `other`.' }),
+    last4: Type.String(),
+  },
+  { description: 'The card that paid (own gateway); the number and code are never kept.' },
+)
+
+const Payment = Type.Object(
+  {
+    method: PaymentMethod,
+    installments: Type.Integer({ description: 'Card installments (1 for slip and pix).' }),
+    card: Type.Optional(Card),
+  },
+  {
+    description:
+      'External gateway: what the partner declared at contracting. Own gateway: null until the card payment, then the card used.',
+  },
+)
+
+export const CancellationStatus = Type.Enum(['requested', 'confirmed'])
+
+export const Cancellation = Type.Object(
+  {
+    protocol: Type.String({ description: 'Confirm with `POST /annual-plans/{id}/cancellation/{protocol}`.' }),
+    status: CancellationStatus,
+    reason: Type.Union([Type.String(), Type.Null()], { description: 'The reason given, or null.' }),
+    requested_at: Timestamp('When it was requested.'),
+    confirmed_at: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'When it was confirmed, `YYYY-MM-DD HH:MM:SS` in the service time zone; null while requested.',
+    }),
+    refund_amount: Money('While requested, the refund if confirmed today; fixed at confirmation.'),
+    refund_due_date: Type.Union([Type.String(), Type.Null()], {
+      description: 'Confirmation date + 15 calendar days, `YYYY-MM-DD`; null while requested.',
+    }),
+  },
+  { description: 'The cancellation of the plan; null when none was requested.' },
+)
+
+const nullableTimestamp = (description: string) =>
+  Type.Union([Type.String(), Type.Null()], {
+    description: `${description} \`YYYY-MM-DD HH:MM:SS\` in the service time zone; null while unpaid.`,
+  })
+
+const link = (path: string) => ({ link: `https://api.amparo.example${path}` })
+
+export const AnnualPlan = Type.Object(
+  {
+    id: Type.Integer({ description: 'Names the plan in the payment and cancellation calls.' }),
+    status: AnnualPlanStatus,
+    lmi: Money('Maximum indemnity limit applied.'),
+    premium: Money('Single payment for the 12 months: the annual quotation for the same inputs.'),
+    policy_number: Type.Union([Type.String(), Type.Null()], {
+      description: '`AMP-<year of payment>-<id, 6 digits>`; null until paid.',
+    }),
+    plan: Type.Object(
+      { id: Type.Integer(), name: Type.String(), coverages: Type.Array(Type.String()) },
+      { description: 'The annual plan contracted and what it covers.' },
+    ),
+    customer: { ...Customer, description: 'The insured customer (as `GET /customers/{document}`).' },
+    model: { ...Model, description: 'The insured device model (as `GET /models/{id}`).' },
+    imei: Type.String({ description: 'IMEI of the insured device, 15 bare digits.' }),
+    imei_2: Type.Union([Type.String(), Type.Null()], { description: 'Second IMEI (dual-SIM), or null.' }),
+    is_used: Type.Boolean({ description: 'Contracted as a used device (the used-device factor applied).' }),
+    store_id: Type.Union([Type.Integer(), Type.Null()], { description: 'The store that made the sale.' }),
+    payment: Type.Union([Payment, Type.Null()], {
+      description: 'How it is paid; null for an own-gateway plan not paid yet.',
+    }),
+    paid_at: nullableTimestamp('When the payment was confirmed.'),
+    starts_at: nullableTimestamp('Start of cover: 00:00 of the day after payment.'),
+    ends_at: nullableTimestamp('End of cover: 12 months after `starts_at`.'),
+    cancellation: Type.Union([Cancellation, Type.Null()], {
+      description: 'The cancellation; null when none was requested.',
+    }),
+    created_at: Timestamp('When it was contracted.'),
+  },
+  {
+    examples: [
+      {
+        id: 2001,
+        status: 'protected',
+        lmi: 8999,
+        premium: 989.89,
+        policy_number: 'AMP-2026-002001',
+        plan: { id: 4, name: 'Proteção Anual', coverages: ['Roubo e furto qualificado', 'Quebra acidental'] },
+        customer: {
+          id: 42,
+          name: 'Maria da Silva',
+          document: '52998224725',
+          email: 'maria@example.com',
+          phone: '11987654321',
+          address: null,
+          created_at: '2026-11-21 09:00:00',
+        },
+        model: {
+          id: 7,
+          name: 'iPhone 16 Pro',
+          brand: { id: 1, name: 'Apple', meta: link('/brands/1') },
+          meta: link('/models/7'),
+        },
+        imei: '490154203237518',
+        imei_2: null,
+        is_used: false,
+        store_id: 3,
+        payment: { method: 'credit_card', installments: 10, card: { brand: 'visa', last4: '1111' } },
+        paid_at: '2026-11-21 10:20:00',
+        starts_at: '2026-11-22 00:00:00',
+        ends_at: '2027-11-22 00:00:00',
+        cancellation: null,
+        created_at: '2026-11-21 10:15:00',
+      },
+    ],
+  },
+)
+
+export const AnnualPlanParams = Type.Object({ id: Id('Annual plan id, as returned when contracting.') })
+
+export const AnnualPlanListQuery = Type.Object({
+  ...PageQuery.properties,
+  'filter[status]': Type.Optional(
+    Type.Enum(['awaiting_payment', 'paid', 'protected', 'expired', 'canceled'], {
+      description: 'Only plans with this status now (by the clock, as `status` shows it).',
+    }),
+  ),
+  'filter[customer_document]': Type.Optional(
+    Type.String({
+      format: 'cpf-or-cnpj',
+      maxLength: 20,
+      description: 'Only this customer’s (CPF or CNPJ, bare or formatted).',
+    }),
+  ),
+})
+export type AnnualPlanListQuery = Static<typeof AnnualPlanListQuery>

@@ -1,0 +1,96 @@
+import type { Trx } from '../../db/database.js'
+import { normalizeImei } from '../../shared/documents.js'
+import { type FieldErrors, ValidationError } from '../../shared/errors.js'
+import type { PartnerContext } from '../auth/principal.repository.js'
+import { resolveCustomer } from '../customers/customer-reference.js'
+import { type AnnualQuote, quoteAnnualPlan } from '../plans/quotation.service.js'
+import { findShopkeeper } from '../shopkeepers/shopkeeper.repository.js'
+import { insertAnnualPlan } from './annual-plan.repository.js'
+import type { AnnualPlanBody } from './annual-plan.schemas.js'
+import type { PaymentMethod } from './annual-plan.table.js'
+
+/**
+ * Contracts an annual plan, `awaiting_payment`: every reference is checked against the partner,
+ * and it is priced by the annual quotation itself, so the premium is the quote's for the same
+ * inputs. Only the listed inputs are read; status, prices and ids never come from the body.
+ */
+export async function contractAnnualPlan(
+  trx: Trx,
+  partner: PartnerContext,
+  body: AnnualPlanBody,
+  now: string,
+): Promise<number> {
+  const { partnerId } = partner
+  const errors: FieldErrors = {}
+  const used = body.is_used ?? body.used ?? false
+  const quote = await quoteOrCollect(trx, partner, body, used, errors)
+  const customer = await resolveCustomer(trx, partnerId, body, errors)
+  if (body.store_id !== undefined && !(await findShopkeeper(trx, partnerId, body.store_id))) {
+    errors.store_id = ['The selected store id is invalid.']
+  }
+  // The schema has checked both formats; separators are dropped before comparing.
+  const imei = normalizeImei(body.imei) ?? body.imei
+  const imei2 = body.imei_2 ? (normalizeImei(body.imei_2) ?? body.imei_2) : null
+  if (imei2 === imei) errors.imei_2 = ['The imei 2 and imei must be different.']
+  const payment = partner.gateway === 'external' ? declaredPayment(body, errors) : null
+  if (!quote || !customer || Object.keys(errors).length > 0) throw new ValidationError(errors)
+
+  return insertAnnualPlan(trx, {
+    partner_id: partnerId,
+    customer_id: customer.id,
+    plan_id: quote.plan.id,
+    model_id: quote.model.id,
+    store_id: body.store_id ?? null,
+    imei,
+    imei_2: imei2,
+    is_used: used,
+    lmi: quote.lmi,
+    premium: quote.premium,
+    status: 'awaiting_payment',
+    payment_method: payment?.method ?? null,
+    payment_installments: payment?.installments ?? null,
+    created_at: now,
+  })
+}
+
+/** The quotation's answer, or its 422 errors merged into ours so one response lists them all. */
+async function quoteOrCollect(
+  trx: Trx,
+  partner: PartnerContext,
+  body: AnnualPlanBody,
+  used: boolean,
+  errors: FieldErrors,
+): Promise<AnnualQuote | undefined> {
+  try {
+    return await quoteAnnualPlan(trx, partner, {
+      modelId: body.model_id,
+      maxima: body.maxima,
+      used,
+      planId: body.plan_id,
+    })
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error
+    Object.assign(errors, error.errors)
+    return undefined
+  }
+}
+
+/** External partners say how their customer pays them; cards need a number of installments. */
+function declaredPayment(
+  body: AnnualPlanBody,
+  errors: FieldErrors,
+): { method: PaymentMethod; installments: number } | null {
+  const { payment } = body
+  if (!payment) {
+    errors.payment = ['The payment field is required for partners with the external gateway.']
+    return null
+  }
+  if (payment.method !== 'credit_card') return { method: payment.method, installments: 1 }
+  if (payment.installments === undefined) {
+    errors['payment.installments'] = [
+      'The payment installments field is required when payment method is credit card.',
+    ]
+    return null
+  }
+  return { method: payment.method, installments: payment.installments }
+}
