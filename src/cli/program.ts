@@ -12,6 +12,7 @@ import { registerPartnerGateway } from './partner-gateway.js'
 import { registerPlanCreate } from './plan-create.js'
 import { registerServe } from './serve.js'
 import { registerUserCreate } from './user-create.js'
+import { registerWorker } from './worker.js'
 
 export function buildProgram(io: Io): Command {
   const program = new Command('amparo')
@@ -21,6 +22,7 @@ export function buildProgram(io: Io): Command {
     .showSuggestionAfterError(true)
 
   registerServe(program, io)
+  registerWorker(program, io)
   registerMigrate(program, io)
   registerDemo(program, io)
   const partner = program.command('partner').description('Create partners and set their payment gateway.')

@@ -1,0 +1,71 @@
+import type { Command } from 'commander'
+import { pino } from 'pino'
+import { createGateway } from '../modules/payments/create-gateway.js'
+import { createMetrics, serveMetrics } from '../plugins/metrics.js'
+import { systemClock } from '../shared/clock.js'
+import { runJobsOnce, runWorker, type WorkerRun } from '../worker/worker.js'
+import { type Io, positiveInt, report, withDatabase } from './context.js'
+
+interface Options {
+  once?: boolean
+  interval: string
+  json?: boolean
+}
+
+export function registerWorker(program: Command, io: Io) {
+  program
+    .command('worker')
+    .description(
+      "Run the background jobs: recurrence billing of own-gateway subscriptions (due date, then retries 1, 3 and 5 days later), cancellation of pending subscriptions unpaid after 30 days, the annual plans' coverage clock, and the purge of expired idempotency keys. Loops until SIGTERM/SIGINT; several workers may run at once.",
+    )
+    .option('--once', 'run every job once and exit')
+    .option('--interval <seconds>', 'seconds between rounds', '60')
+    .option('--json', 'with --once: print one JSON object')
+    .action(async (options: Options) => {
+      const intervalMs = positiveInt(options.interval, '--interval') * 1000
+      await withDatabase(io, async (db, config) => {
+        // Logs go to stderr: stdout carries only the command's result.
+        const log = pino({ level: config.logLevel, base: { name: 'amparo-worker' } }, { write: io.err })
+        const gateway = createGateway(config)
+        if (!gateway) log.warn({}, 'no payment gateway (AMPARO_PAYMENT_GATEWAY=none): recurrence skipped')
+        const metrics = config.metrics.port && !options.once ? createMetrics(db) : undefined
+        const metricsServer = metrics
+          ? await serveMetrics(metrics, config.metrics.host, config.metrics.port)
+          : null
+        const deps = { db, gateway, clock: systemClock, timeZone: config.timeZone, log, metrics }
+        if (options.once) {
+          const run = await runJobsOnce(deps)
+          report(io, options.json, run, describeRun(run))
+          return
+        }
+        const controller = new AbortController()
+        const stop = (signal: NodeJS.Signals) => {
+          log.info({ signal }, 'stopping after the current batch')
+          controller.abort()
+        }
+        process.once('SIGTERM', stop)
+        process.once('SIGINT', stop)
+        try {
+          log.info({ interval_seconds: intervalMs / 1000 }, 'worker started')
+          await runWorker(deps, { intervalMs, signal: controller.signal })
+        } finally {
+          process.off('SIGTERM', stop)
+          process.off('SIGINT', stop)
+          metricsServer?.close()
+        }
+      })
+    })
+}
+
+function describeRun({ recurrence, expiry, coverage, idempotency }: WorkerRun): string {
+  const billing =
+    'skipped' in recurrence
+      ? `Recurrence skipped: ${recurrence.skipped}.`
+      : `Recurrence: ${recurrence.charged} charged, ${recurrence.declined} declined, ${recurrence.refused} refused, ${recurrence.canceled} subscriptions canceled, ${recurrence.errors} errors.`
+  return [
+    billing,
+    `Expiry: ${expiry.canceled} unpaid pending subscriptions canceled.`,
+    `Coverage clock: ${coverage.protected} annual plans now protected, ${coverage.expired} expired.`,
+    `Idempotency keys purged: ${idempotency.purged}.`,
+  ].join('\n')
+}

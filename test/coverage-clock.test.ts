@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type App, buildApp } from '../src/app.js'
+import { createPlan } from '../src/modules/plans/plan.service.js'
+import { createMetrics } from '../src/plugins/metrics.js'
+import { advanceCoverageClock } from '../src/worker/coverage-clock.job.js'
+import { runJobsOnce } from '../src/worker/worker.js'
+import { bearer, login, seedCatalog, seedPartner } from './helpers/factories.js'
+import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+
+// Paid 2026-11-21 12:00 São Paulo: cover from 2026-11-22 00:00 (03:00Z) to 2027-11-22 00:00.
+let now = new Date('2026-11-21T15:00:00.000Z')
+const clock = { now: () => now }
+
+let database: TestDatabase
+let app: App
+let token: string
+let planId: number
+let partner: Awaited<ReturnType<typeof seedPartner>>
+
+beforeAll(async () => {
+  database = await createTestDatabase({ env: { AMPARO_LOGIN_RATE_LIMIT: '1000' } })
+  const catalog = await seedCatalog(database.db)
+  app = await buildApp({ config: database.config, db: database.db, clock, logger: false })
+  partner = await seedPartner(database.db, 'external')
+  await database.db
+    .transaction()
+    .execute((trx) =>
+      createPlan(
+        trx,
+        {
+          partnerId: partner.id,
+          kind: 'annual',
+          name: 'Anual',
+          annualRateBp: 1100,
+          usedFactorBp: 11_500,
+          coverages: ['Roubo'],
+          isDefault: true,
+        },
+        now.toISOString(),
+      ),
+    )
+  token = await login(app, partner)
+  const headers = bearer(token)
+  await app.inject({
+    method: 'POST',
+    url: '/customers',
+    headers,
+    payload: { name: 'Maria', document: '52998224725', email: 'maria@example.com', phone: '11987654321' },
+  })
+  const created = await app.inject({
+    method: 'POST',
+    url: '/annual-plans',
+    headers,
+    payload: {
+      model_id: catalog.model('iPhone 16 Pro').id,
+      customer_document: '52998224725',
+      imei: '490154203237518',
+      payment: { method: 'pix' },
+    },
+  })
+  expect(created.statusCode).toBe(201)
+  planId = created.json().id
+  const paid = await app.inject({ method: 'POST', url: `/annual-plans/${planId}/notify-payment`, headers })
+  expect(paid.statusCode).toBe(200)
+})
+
+afterAll(async () => {
+  await app.close()
+  await database.drop()
+})
+
+const stored = async () =>
+  (
+    await database.db
+      .selectFrom('annual_plans')
+      .select('status')
+      .where('id', '=', planId)
+      .executeTakeFirstOrThrow()
+  ).status
+
+const deps = () => ({ db: database.db, clock, timeZone: database.config.timeZone })
+
+describe('the worker persists the coverage clock', () => {
+  it('leaves a plan paid before its cover starts', async () => {
+    now = new Date('2026-11-22T02:59:59.000Z')
+    expect(await advanceCoverageClock(deps())).toEqual({ protected: 0, expired: 0 })
+    expect(await stored()).toBe('paid')
+  })
+
+  it('stores protected from 00:00 local of the next day', async () => {
+    now = new Date('2026-11-22T03:00:00.000Z')
+    expect(await advanceCoverageClock(deps())).toEqual({ protected: 1, expired: 0 })
+    expect(await stored()).toBe('protected')
+    expect(await advanceCoverageClock(deps())).toEqual({ protected: 0, expired: 0 })
+  })
+
+  it('stores expired at the end of the term, through a worker round, and counts it', async () => {
+    now = new Date('2027-11-22T03:00:00.000Z')
+    const metrics = createMetrics(database.db)
+    const run = await runJobsOnce({ ...deps(), gateway: null, metrics })
+    expect(run.coverage).toEqual({ protected: 0, expired: 1 })
+    expect(await stored()).toBe('expired')
+    const text = await metrics.registry.metrics()
+    expect(text).toContain('amparo_job_items_total{job="coverage_clock",outcome="expired"} 1')
+    expect(text).toContain('amparo_job_runs_total{job="pending_expiry"} 1')
+  })
+
+  it('the API shows the same status', async () => {
+    const response = await app.inject({
+      url: `/annual-plans/${planId}`,
+      headers: bearer(await login(app, partner)),
+    })
+    expect(response.json().status).toBe('expired')
+  })
+})
