@@ -22,23 +22,21 @@ beforeAll(async () => {
   const catalog = await seedCatalog(database.db)
   app = await buildApp({ config: database.config, db: database.db, clock, logger: false })
   partner = await seedPartner(database.db, 'external')
-  await database.db
-    .transaction()
-    .execute((trx) =>
-      createPlan(
-        trx,
-        {
-          partnerId: partner.id,
-          kind: 'annual',
-          name: 'Anual',
-          annualRateBp: 1100,
-          usedFactorBp: 11_500,
-          coverages: ['Roubo'],
-          isDefault: true,
-        },
-        now.toISOString(),
-      ),
-    )
+  await database.db.transaction().execute((trx) =>
+    createPlan(
+      trx,
+      {
+        partnerId: partner.id,
+        kind: 'annual',
+        name: 'Anual',
+        annualRateBp: 1100,
+        usedFactorBp: 11_500,
+        coverages: ['Roubo'],
+        isDefault: true,
+      },
+      now.toISOString(),
+    ),
+  )
   token = await login(app, partner)
   const headers = bearer(token)
   await app.inject({
