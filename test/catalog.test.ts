@@ -695,3 +695,30 @@ describe('catalog ordering and literal names', () => {
     expect(names(page)).toEqual(expected)
   })
 })
+
+describe('page links keep only what the client sent', () => {
+  let ctx: TestContext
+  let token: string
+
+  beforeAll(async () => {
+    ctx = await createTestApp()
+    await seedCatalog(ctx.db)
+    token = await login(ctx.app, await seedPartner(ctx.db))
+  })
+  afterAll(() => ctx.close())
+
+  it('adds no per_page the client did not send', async () => {
+    const response = await ctx.app.inject({ url: '/models', headers: bearer(token) })
+    const { links, meta } = response.json()
+    expect(links.first).toMatch(/\/models\?page=1$/)
+    expect(meta.per_page).toBe(15)
+  })
+
+  it('keeps the filters as sent, page last', async () => {
+    const response = await ctx.app.inject({
+      url: '/models?filter%5Bname%5D=galaxy&per_page=1',
+      headers: bearer(token),
+    })
+    expect(response.json().links.next).toMatch(/\/models\?filter%5Bname%5D=galaxy&per_page=1&page=2$/)
+  })
+})

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify'
+import { buildPage, type Page, type PageParams } from './pagination.js'
 
 /**
  * The service's public base address: AMPARO_PUBLIC_URL when set (behind a proxy), else the
@@ -12,4 +13,14 @@ export function baseUrl(request: FastifyRequest): string {
 /** The absolute address of the request's path, without query: a list's `meta.path`. */
 export function requestPath(request: FastifyRequest): string {
   return `${baseUrl(request)}${request.url.split('?')[0]}`
+}
+
+/**
+ * The Laravel page of `data` for this request. Its links keep the query parameters the client
+ * sent, as sent — not the defaults validation filled in (`per_page=15` it never wrote).
+ */
+export function pageFor<T>(request: FastifyRequest, data: T[], total: number, page: PageParams): Page<T> {
+  const sent = new URLSearchParams(request.url.split('?')[1] ?? '')
+  const query = Object.fromEntries([...sent.keys()].map((key) => [key, sent.getAll(key)]))
+  return buildPage(data, total, page, requestPath(request), query)
 }

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { normalizeDocument } from '../../shared/documents.js'
 import { errorResponses } from '../../shared/http-schemas.js'
-import { baseUrl, requestPath } from '../../shared/links.js'
-import { buildPage, PageOf, pageOffset } from '../../shared/pagination.js'
+import { baseUrl, pageFor } from '../../shared/links.js'
+import { PageOf, pageOffset } from '../../shared/pagination.js'
 import { annualPlanResource } from './annual-plan.mapper.js'
 import { listAnnualPlanViews } from './annual-plan.repository.js'
 import { AnnualPlan, AnnualPlanBody, AnnualPlanListQuery, AnnualPlanParams } from './annual-plan.schemas.js'
@@ -86,7 +86,7 @@ ${STATUS_RULE}`,
       })
       const context = { base: baseUrl(request), timeZone: config.timeZone, now }
       const data = rows.map((row) => annualPlanResource(row, context))
-      return buildPage(data, total, page, requestPath(request), query)
+      return pageFor(request, data, total, page)
     },
   )
 

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { NotFoundError } from '../../shared/errors.js'
 import { errorResponses } from '../../shared/http-schemas.js'
-import { baseUrl, requestPath } from '../../shared/links.js'
-import { buildPage, PageOf, PageQuery, pageOffset } from '../../shared/pagination.js'
+import { baseUrl, pageFor } from '../../shared/links.js'
+import { PageOf, PageQuery, pageOffset } from '../../shared/pagination.js'
 import { brandResource, modelResource, modelSummary } from './catalog.mapper.js'
 import {
   countBrandModels,
@@ -47,7 +47,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
       )
       const base = baseUrl(request)
       const data = rows.map((b) => brandResource(b, base))
-      return buildPage(data, total, page, requestPath(request), request.query)
+      return pageFor(request, data, total, page)
     },
   )
 
@@ -106,12 +106,11 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         page.perPage,
       )
       const base = baseUrl(request)
-      return buildPage(
+      return pageFor(
+        request,
         rows.map((m) => modelResource(m, base)),
         total,
         page,
-        requestPath(request),
-        query,
       )
     },
   )

@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { nowIso } from '../../shared/clock.js'
 import { NotFoundError } from '../../shared/errors.js'
 import { errorResponses } from '../../shared/http-schemas.js'
-import { baseUrl, requestPath } from '../../shared/links.js'
-import { buildPage, PageOf, PageQuery, pageOffset } from '../../shared/pagination.js'
+import { baseUrl, pageFor } from '../../shared/links.js'
+import { PageOf, PageQuery, pageOffset } from '../../shared/pagination.js'
 import { createdShopkeeperResource, shopkeeperResource } from './shopkeeper.mapper.js'
 import { findShopkeeper, listShopkeepers } from './shopkeeper.repository.js'
 import { CreatedShopkeeper, Shopkeeper, ShopkeeperBody, ShopkeeperParams } from './shopkeeper.schemas.js'
@@ -71,7 +71,7 @@ ${READ_SHAPE}`,
       )
       const base = baseUrl(request)
       const data = rows.map((row) => shopkeeperResource(row, base, app.config.timeZone))
-      return buildPage(data, total, page, requestPath(request), request.query)
+      return pageFor(request, data, total, page)
     },
   )
 

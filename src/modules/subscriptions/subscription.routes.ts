@@ -3,8 +3,8 @@ import type { FastifyRequest } from 'fastify'
 import { normalizeDocument } from '../../shared/documents.js'
 import { NotFoundError } from '../../shared/errors.js'
 import { errorResponses } from '../../shared/http-schemas.js'
-import { baseUrl, requestPath } from '../../shared/links.js'
-import { buildPage, PageOf, pageOffset } from '../../shared/pagination.js'
+import { baseUrl, pageFor } from '../../shared/links.js'
+import { PageOf, pageOffset } from '../../shared/pagination.js'
 import { installmentResource, subscriptionResource } from './subscription.mapper.js'
 import { findSubscriptionView, listInstallments, listSubscriptionViews } from './subscription.repository.js'
 import {
@@ -89,7 +89,7 @@ partner's plan, customer, model or store → 422 under that field.`,
       )
       const base = baseUrl(request)
       const data = rows.map((row) => subscriptionResource(row, base, config.timeZone))
-      return buildPage(data, total, page, requestPath(request), query)
+      return pageFor(request, data, total, page)
     },
   )
 
