@@ -18,11 +18,12 @@ import { subscriptionPaymentRoutes } from './modules/subscriptions/subscription-
 import { authenticated } from './plugins/auth.js'
 import { contextPlugin } from './plugins/context.js'
 import { errorsPlugin } from './plugins/errors.js'
-import { httpPlugin, requestId } from './plugins/http.js'
+import { frameworkErrors, httpPlugin, requestId } from './plugins/http.js'
 import { idempotency } from './plugins/idempotency.js'
 import { type Metrics, metricsPlugin } from './plugins/metrics.js'
 import { openapiPlugin } from './plugins/openapi.js'
 import { loginRateLimit, partnerRateLimit } from './plugins/rate-limits.js'
+import { OneLineRequestLog } from './plugins/request-log.js'
 import { validatorCompiler } from './plugins/validation.js'
 import { type Clock, systemClock } from './shared/clock.js'
 import { sharedSchemas } from './shared/http-schemas.js'
@@ -75,9 +76,13 @@ export async function buildApp({
       ...(logStream && { stream: logStream }),
     },
     genReqId: requestId,
+    logController: new OneLineRequestLog(),
+    frameworkErrors,
     bodyLimit: BODY_LIMIT,
     exposeHeadRoutes: false,
-    return503OnClosing: true,
+    // Draining on SIGTERM: a request that arrives on a kept-alive connection is still served (with
+    // `Connection: close`), not refused with a bare 503; new connections are refused.
+    return503OnClosing: false,
     routerOptions: { maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
