@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { createSecretKey, type KeyObject, randomBytes } from 'node:crypto'
 import { errors, jwtVerify, SignJWT } from 'jose'
 import type { Config, SigningKey } from '../../config.js'
 import type { Db } from '../../db/database.js'
@@ -17,7 +17,8 @@ export class InvalidTokenError extends Error {}
 
 /** HS256 JWTs with a `kid`: the first key signs, every listed key verifies, so keys can rotate. */
 export class TokenService {
-  private readonly secrets: Map<string, Uint8Array>
+  // KeyObjects built once: given raw bytes, jose would import a key on every verification.
+  private readonly secrets: Map<string, KeyObject>
   private readonly signing: SigningKey
 
   constructor(
@@ -28,7 +29,7 @@ export class TokenService {
     const [first] = keys
     if (!first) throw new Error('At least one signing key is required')
     this.signing = first
-    this.secrets = new Map(keys.map((k) => [k.kid, new TextEncoder().encode(k.secret)]))
+    this.secrets = new Map(keys.map((k) => [k.kid, createSecretKey(Buffer.from(k.secret, 'utf8'))]))
   }
 
   async issue(subject: Subject, partnerId: number): Promise<IssuedToken> {
@@ -39,7 +40,7 @@ export class TokenService {
       .setSubject(`${subject.kind}:${subject.id}`)
       .setIssuedAt(issuedAt)
       .setExpirationTime(expiresAt)
-      .sign(this.secrets.get(this.signing.kid) as Uint8Array)
+      .sign(this.secrets.get(this.signing.kid) as KeyObject)
     return { token, expiresAt: new Date(expiresAt * 1000) }
   }
 
