@@ -1,0 +1,783 @@
+// `npm run bench` — load test of the API against a bare Fastify baseline. See docs/benchmarks.md.
+import { spawnSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { cpus, tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import pg from 'pg'
+import {
+  apiScenarios,
+  baselineScenario,
+  type Measurement,
+  pageScenario,
+  runLoad,
+  type Scenario,
+  type ScenarioId,
+  type Session,
+} from './lib/load.js'
+import {
+  cpuMeter,
+  freePort,
+  memoryOf,
+  rssSampler,
+  type Server,
+  startServer,
+  stop,
+  stopAll,
+  waitForFile,
+  waitIdle,
+} from './lib/proc.js'
+import { profileMarkdown, summarize } from './lib/profile.js'
+import {
+  type Check,
+  consoleTable,
+  loadAverage,
+  machine,
+  problems,
+  resultsMarkdown,
+  type ScenarioResult,
+  writeSection,
+} from './lib/report.js'
+import { createPostgresDatabase, type Dataset, type DbKind, type PartnerData, seed } from './lib/seed.js'
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+const CLI = join(ROOT, 'dist/cli/main.js')
+const DOC = join(ROOT, 'docs/benchmarks.md')
+
+const HELP = `npm run bench -- [options]
+
+  --db sqlite|postgres     database (default sqlite; postgres creates and drops a fresh database)
+  --pg-url URL             PostgreSQL server to create it on (default postgres://postgres@127.0.0.1:5432/postgres)
+  --duration S             measured seconds per scenario (default 10)
+  --warmup S               warm-up seconds per scenario, not measured (default 2)
+  --connections N          concurrent connections (default 50)
+  --only a,b,c,d,e         API scenarios to run (default all; the baseline always runs)
+  --subscriptions N        subscriptions seeded across the 3 partners (default 100000)
+  --scale                  instead: the page scenario (b) for a partner with 1,000 and one with
+                           --scale-rows (default 1000000) subscriptions, same database
+  --profile                CPU-profile the API during each measured scenario (V8 profiler)
+  --no-build               use dist/ as it is (default: npm run build first)
+  --no-write               do not update docs/benchmarks.md
+  --api-node-args=FLAGS    extra node flags for the API process, with "=" (--api-node-args="--max-semi-space-size=4")
+  --keep                   keep the temporary folder (database, request log, profiles)
+  --time-limit MIN         stop everything after this many minutes (default 15, 45 with --scale)
+`
+
+function positive(name: string, value: string | undefined): number {
+  const n = Number(value)
+  if (!Number.isFinite(n) || n <= 0) usage(`--${name} must be a positive number`)
+  return n
+}
+
+function usage(message: string): never {
+  process.stderr.write(`bench: ${message}\n\n${HELP}`)
+  process.exit(2)
+}
+
+function parseCommandLine() {
+  try {
+    return parseArgs({
+      options: {
+        db: { type: 'string', default: 'sqlite' },
+        'pg-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
+        duration: { type: 'string', default: '10' },
+        warmup: { type: 'string', default: '2' },
+        connections: { type: 'string', default: '50' },
+        only: { type: 'string', default: 'a,b,c,d,e' },
+        subscriptions: { type: 'string', default: '100000' },
+        scale: { type: 'boolean', default: false },
+        'scale-rows': { type: 'string', default: '1000000' },
+        profile: { type: 'boolean', default: false },
+        'no-build': { type: 'boolean', default: false },
+        'no-write': { type: 'boolean', default: false },
+        keep: { type: 'boolean', default: false },
+        'api-node-args': { type: 'string', default: '' },
+        'time-limit': { type: 'string' },
+        help: { type: 'boolean', default: false },
+      },
+    }).values
+  } catch (error) {
+    return usage(error instanceof Error ? error.message : String(error))
+  }
+}
+const args = parseCommandLine()
+
+if (args.help) {
+  process.stdout.write(HELP)
+  process.exit(0)
+}
+const kind = args.db as DbKind
+if (kind !== 'sqlite' && kind !== 'postgres') usage('--db must be sqlite or postgres')
+const duration = positive('duration', args.duration)
+const warmup = Number(args.warmup)
+if (!Number.isFinite(warmup) || warmup < 0) usage('--warmup must be 0 or more')
+const connections = Math.round(positive('connections', args.connections))
+const subscriptions = Math.round(positive('subscriptions', args.subscriptions))
+const scaleRows = Math.round(positive('scale-rows', args['scale-rows']))
+const only = new Set(args.only.split(',').map((s) => s.trim()))
+for (const id of only) if (!['a', 'b', 'c', 'd', 'e'].includes(id)) usage(`unknown scenario '${id}'`)
+const timeLimitMin = positive('time-limit', args['time-limit'] ?? (args.scale ? '45' : '15'))
+
+const log = (line = '') => process.stdout.write(`${line}\n`)
+const cores = cpus().length
+const TARGETS = {
+  sqlite: { ratio: { a: 0.5, b: 0.35, c: 0.5, d: 0.2 } as Partial<Record<ScenarioId, number>>, p99: true },
+  postgres: { ratio: { a: 0.3, d: 0.1 } as Partial<Record<ScenarioId, number>>, p99: false },
+}
+const P99 = { read: 25, write: 60 }
+const MAX_RSS_MB = 200
+const MAX_STARTUP_MS = 1500
+
+// Everything the run creates, undone by cleanup() whatever happens.
+let tmp = ''
+let dropDatabase: (() => Promise<void>) | null = null
+let cleaning: Promise<void> | null = null
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    await stopAll()
+    if (dropDatabase && !args.keep)
+      await dropDatabase().catch((e) => log(`could not drop the database: ${e}`))
+    if (tmp && !args.keep) rmSync(tmp, { recursive: true, force: true })
+    else if (tmp) log(`kept ${tmp}`)
+  })()
+  return cleaning
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`\n${signal}: stopping`)
+    void cleanup().finally(() => process.exit(130))
+  })
+}
+setTimeout(() => {
+  log(`\nbench: time limit of ${timeLimitMin} min reached; stopping everything`)
+  void cleanup().finally(() => process.exit(3))
+}, timeLimitMin * 60_000).unref()
+
+/** The environment of the service, without anything of the caller's that would redirect it. */
+function serviceEnv(database: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {}
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/^(AMPARO_|DATABASE_URL$|REDIS_URL$|DB_POOL_MAX$|HOST$|PORT$|LOG_LEVEL$)/.test(key)) continue
+    env[key] = value
+  }
+  return {
+    ...env,
+    ...database,
+    AMPARO_ENV: 'test',
+    AMPARO_JWT_KEYS: `bench=${randomBytes(24).toString('hex')}`,
+    // The per-partner limiter stays on (its cost is measured) but must never answer 429 here.
+    AMPARO_RATE_LIMIT: '1000000',
+    LOG_LEVEL: 'info',
+    HOST: '127.0.0.1',
+  }
+}
+
+function cli(env: NodeJS.ProcessEnv, cliArgs: string[]): Record<string, unknown> {
+  const result = spawnSync(process.execPath, [CLI, ...cliArgs, '--json'], {
+    env,
+    encoding: 'utf8',
+    timeout: 60_000,
+  })
+  if (result.status !== 0) {
+    throw new Error(`amparo ${cliArgs.join(' ')} failed (${result.status}): ${result.stderr || result.error}`)
+  }
+  return JSON.parse(result.stdout.trim().split('\n').pop() as string) as Record<string, unknown>
+}
+
+interface Credentials {
+  id: number
+  gateway: 'external' | 'own'
+  client_id: string
+  client_secret: string
+}
+
+/** Migrates, loads the demo (2 partners, catalog, plans) and adds a third external-gateway partner. */
+function setUpPartners(env: NodeJS.ProcessEnv): Credentials[] {
+  cli(env, ['migrate'])
+  const demo = cli(env, ['demo']) as { partners: Credentials[] }
+  const third = cli(env, [
+    'partner',
+    'create',
+    '--name',
+    'Loja Bench (gateway externo)',
+    '--gateway',
+    'external',
+  ])
+  const id = String(third.id)
+  const credentials = cli(env, ['credentials', 'issue', id]) as { client_id: string; client_secret: string }
+  const plan = ['plan', 'create', '--partner', id, '--kind', 'subscription', '--coverage', 'Roubo e furto']
+  cli(env, [
+    ...plan,
+    '--name',
+    'Bench 12x',
+    '--installments',
+    '12',
+    '--monthly-rate',
+    '0.011',
+    '--franchise-rate',
+    '0.15',
+  ])
+  cli(env, [
+    ...plan,
+    '--name',
+    'Bench 24x',
+    '--installments',
+    '24',
+    '--monthly-rate',
+    '0.0095',
+    '--franchise-rate',
+    '0.15',
+  ])
+  return [...demo.partners, { id: Number(third.id), gateway: 'external', ...credentials }]
+}
+
+async function request(port: number, path: string, init: RequestInit = {}) {
+  const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+    ...init,
+    headers: {
+      accept: 'application/json',
+      ...(init.body !== undefined && { 'content-type': 'application/json' }),
+      ...init.headers,
+    },
+    signal: AbortSignal.timeout(60_000),
+  })
+  const text = await response.text()
+  let body: unknown = text
+  try {
+    body = JSON.parse(text)
+  } catch {
+    // not JSON
+  }
+  return { status: response.status, text, body: body as Record<string, unknown> & unknown[] }
+}
+
+async function login(port: number, c: Credentials): Promise<string> {
+  const r = await request(port, '/auth/login', {
+    method: 'POST',
+    body: JSON.stringify({ client_id: c.client_id, client_secret: c.client_secret }),
+  })
+  if (r.status !== 200) throw new Error(`login of partner ${c.id} failed: ${r.status} ${r.text}`)
+  return String(r.body.token)
+}
+
+function expect(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new Error(`sanity check failed: ${message}`)
+}
+
+/** One request of each scenario, checked, before any load; returns why (e) cannot run, if so. */
+async function sanityChecks(port: number, sessions: Session[]): Promise<string | null> {
+  const bearer = (s: Session) => ({ authorization: `Bearer ${s.token}` })
+  for (const s of sessions) {
+    const page = await request(port, '/subscriptions?page=1&per_page=15', { headers: bearer(s) })
+    expect(page.status === 200, `list of partner ${s.partner.id}: ${page.status} ${page.text.slice(0, 200)}`)
+    const meta = page.body.meta as { total: number }
+    expect(
+      meta.total === s.partner.subscriptions,
+      `partner ${s.partner.id} lists ${meta.total} subscriptions, seeded ${s.partner.subscriptions}`,
+    )
+    const model = s.partner.models[0]
+    const quote = await request(port, `/quotation?model_id=${model?.id}`, { headers: bearer(s) })
+    expect(quote.status === 200, `quotation: ${quote.status} ${quote.text.slice(0, 200)}`)
+  }
+  const external = sessions.find((s) => s.partner.gateway === 'external') as Session
+  const contract = await request(port, '/subscriptions', {
+    method: 'POST',
+    headers: bearer(external),
+    body: JSON.stringify({
+      plan_id: external.partner.plans[0]?.id,
+      customer_id: external.partner.customerIds[0],
+      model_id: external.partner.models[0]?.id,
+    }),
+  })
+  expect(contract.status === 201, `contract: ${contract.status} ${contract.text.slice(0, 300)}`)
+  const id = Number(contract.body.id)
+  const installments = await request(port, `/subscriptions/${id}/installments`, { headers: bearer(external) })
+  expect(installments.status === 200, `installments: ${installments.status}`)
+  const first = (installments.body as unknown as { id: number; number: number }[]).find((i) => i.number === 1)
+  expect(first, 'installment 1 missing')
+  const notify = await request(port, `/subscriptions/${id}/installments/${first.id}/notify-payment`, {
+    method: 'POST',
+    headers: bearer(external),
+  })
+  if (notify.status >= 200 && notify.status < 300) return null
+  const openapi = await request(port, '/openapi.json')
+  const documented = Object.keys((openapi.body as { paths?: object }).paths ?? {}).some((p) =>
+    p.endsWith('/notify-payment'),
+  )
+  return `POST /subscriptions/{id}/installments/{installmentId}/notify-payment answered ${notify.status} ${notify.text.slice(0, 160)}${documented ? '' : ' and is not in /openapi.json: the route is not implemented yet'}`
+}
+
+/** The resource of one seeded subscription: the baseline serves a body of exactly its size. */
+async function sampleResource(port: number, dataset: Dataset, sessions: Session[]): Promise<string> {
+  const id = dataset.firstId + Math.floor((dataset.lastId - dataset.firstId) / 2)
+  const session = sessions[dataset.owner[id - dataset.firstId] as number] as Session
+  const r = await request(port, `/subscriptions/${id}`, {
+    headers: { authorization: `Bearer ${session.token}` },
+  })
+  expect(
+    r.status === 200 && r.body.id === id,
+    `GET /subscriptions/${id}: ${r.status} ${r.text.slice(0, 200)}`,
+  )
+  return r.text
+}
+
+interface Api {
+  server: Server
+  startups: number[]
+  /** RSS right after start-up, before any request. */
+  idleRssMb: number
+  logFile: string
+  profileDir: string | null
+}
+
+/** Starts the API three times on the migrated, seeded database; keeps the last one running. */
+async function startApi(env: NodeJS.ProcessEnv, port: number): Promise<Api> {
+  const logFile = join(tmp, 'api.log')
+  const profileDir = args.profile ? join(tmp, 'profiles') : null
+  if (profileDir) mkdirSync(profileDir)
+  const nodeArgs = [
+    ...args['api-node-args'].split(' ').filter(Boolean),
+    ...(profileDir ? ['--import', join(ROOT, 'bench/profiler-preload.mjs')] : []),
+  ]
+  const startups: number[] = []
+  let server: Server | null = null
+  for (let i = 0; i < 3; i++) {
+    if (server) await stop(server.child)
+    server = await startServer({
+      name: 'API',
+      args: [...nodeArgs, CLI, 'serve'],
+      env: { ...env, PORT: String(port), ...(profileDir && { BENCH_PROFILE_DIR: profileDir }) },
+      port,
+      stdoutFile: logFile,
+      healthPath: '/health',
+    })
+    startups.push(server.startupMs)
+  }
+  const idleRssMb = memoryOf((server as Server).pid)?.rssMb ?? Number.NaN
+  return { server: server as Server, startups, idleRssMb, logFile, profileDir }
+}
+
+interface RunContext {
+  api: Api | null
+  baselinePid: number | null
+  /** PostgreSQL backends serving the API: their CPU is ours, not noise. */
+  databasePids: () => Promise<number[]>
+}
+
+let profiles = 0
+const profileSections: string[] = []
+
+/**
+ * Waits until the server has worked off what a stopped load run left queued (autocannon closes
+ * its sockets, but the server still runs every request it had read): until it and its database
+ * backends are idle, then /health answers.
+ */
+async function drain(port: number, pids: number[]): Promise<void> {
+  if (!(await waitIdle(pids, 600_000)))
+    throw new Error(`the server on :${port} did not drain its queue in 10 minutes`)
+  const response = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(60_000) })
+  await response.arrayBuffer()
+}
+
+/** Warm-up, then the measured run; RSS, CPU noise and (with --profile) a CPU profile around it. */
+async function measure(
+  ctx: RunContext,
+  scenario: Scenario,
+  port: number,
+  options: { connections?: number; timeoutS?: number; profileTitle?: string } = {},
+): Promise<{ m: Measurement; peakRssMb: number | null; cpu: ScenarioResult['cpu'] }> {
+  const pid = scenario.id === 'baseline' ? ctx.baselinePid : (ctx.api?.server.pid ?? null)
+  const sampler = scenario.id === 'baseline' || pid === null ? null : rssSampler(pid)
+  const load = {
+    port,
+    connections: options.connections ?? connections,
+    requests: scenario.requests,
+    timeoutS: options.timeoutS,
+  }
+  const servers = async () => [
+    ...(pid === null ? [] : [pid]),
+    ...(scenario.id === 'baseline' ? [] : await ctx.databasePids()),
+  ]
+  if (warmup > 0) {
+    await runLoad({ ...load, duration: warmup })
+    await drain(port, await servers())
+  }
+  const ours = [process.pid, ...(await servers())]
+  const meter = cpuMeter(() => ours, cores)
+  const profiling = Boolean(options.profileTitle && ctx.api?.profileDir && pid !== null)
+  if (profiling) process.kill(pid as number, 'SIGUSR2')
+  meter.start()
+  const m = await runLoad({ ...load, duration })
+  const cpu = meter.end()
+  await drain(port, ours.slice(1))
+  if (profiling) {
+    process.kill(pid as number, 'SIGUSR2')
+    profiles += 1
+    const file = join(ctx.api?.profileDir as string, `profile-${profiles}.cpuprofile`)
+    if (await waitForFile(file, 30_000)) {
+      profileSections.push(profileMarkdown(options.profileTitle as string, summarize(file)))
+    } else log(`  (no profile written for ${scenario.id})`)
+  }
+  sampler?.stop()
+  return { m, peakRssMb: sampler?.peak() ?? null, cpu }
+}
+
+function describe(r: ScenarioResult): string {
+  const issues = problems(r.m)
+  return `  ${(r.label ?? r.scenario.id).padEnd(8)} ${Math.round(r.m.rps).toLocaleString('en').padStart(7)} req/s  p50 ${r.m.p50.toFixed(2)} ms  p99 ${r.m.p99.toFixed(2)} ms${r.ratio === null ? '' : `  ratio ${r.ratio.toFixed(2)}`}  (other load ${r.cpu.foreignCores.toFixed(2)} cores)${issues ? `  INVALID: ${issues}` : ''}`
+}
+
+async function main() {
+  const startedAt = new Date()
+  const loadBefore = loadAverage()
+  log(`Amparo bench — ${kind}${args.scale ? ', scale check' : ''}; ${machine()}; load average ${loadBefore}`)
+
+  if (!args['no-build']) {
+    log('Building (npm run build)…')
+    const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit', timeout: 300_000 })
+    if (build.status !== 0) throw new Error('npm run build failed; fix the build or pass --no-build')
+  }
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build`)
+
+  tmp = mkdtempSync(join(tmpdir(), 'amparo-bench-'))
+  let database: Record<string, string>
+  let target: string
+  if (kind === 'sqlite') {
+    target = join(tmp, 'amparo.sqlite')
+    database = { AMPARO_SQLITE_FILE: target }
+  } else {
+    const created = await createPostgresDatabase(
+      args['pg-url'],
+      `amparo_bench_${randomBytes(4).toString('hex')}`,
+    )
+    dropDatabase = created.drop
+    target = created.url
+    database = { DATABASE_URL: target }
+  }
+  const env = serviceEnv(database)
+
+  log('Setting up: migrate, demo partners, a third partner, plans…')
+  const credentials = setUpPartners(env)
+  // 45 / 30 / 25 % of the subscriptions; the scale check: 1,000, none, and the large partner.
+  const first = Math.round(subscriptions * 0.45)
+  const second = Math.round(subscriptions * 0.3)
+  const counts = args.scale ? [1000, 0, scaleRows] : [first, second, subscriptions - first - second]
+  log(
+    `Seeding ${counts.reduce((a, b) => a + b, 0).toLocaleString('en')} subscriptions (${counts.join(' / ')})${args.scale ? ' without installments' : ' with installments'}…`,
+  )
+  const dataset = await seed({
+    kind,
+    target,
+    partners: credentials.map((c, i) => ({
+      id: c.id,
+      gateway: c.gateway,
+      subscriptions: counts[i] as number,
+    })),
+    installments: !args.scale,
+    log,
+  })
+  const dbSize =
+    kind === 'sqlite' ? `${(statSync(target).size / 2 ** 20).toFixed(0)} MB file` : 'fresh database'
+  log(
+    `  ${dataset.installments.toLocaleString('en')} installments; seeded in ${dataset.seconds.toFixed(1)} s (${dbSize})`,
+  )
+
+  const apiPort = await freePort()
+  const api = await startApi(env, apiPort)
+  log(
+    `API pid ${api.server.pid} on :${apiPort}; start-up to /health: ${api.startups.map((s) => `${s.toFixed(0)} ms`).join(', ')}; RSS at rest ${api.idleRssMb.toFixed(0)} MB`,
+  )
+  const sessions: Session[] = []
+  for (const [i, c] of credentials.entries()) {
+    sessions.push({ partner: dataset.partners[i] as PartnerData, token: await login(apiPort, c) })
+  }
+  const ctx: RunContext = { api, baselinePid: null, databasePids: async () => [] }
+  if (kind === 'postgres') {
+    ctx.databasePids = async () => {
+      const client = new pg.Client({ connectionString: target })
+      await client.connect()
+      try {
+        const { rows } = await client.query<{ pid: number }>(
+          'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+        )
+        return rows.map((r) => Number(r.pid))
+      } finally {
+        await client.end()
+      }
+    }
+  }
+  const settings = `${connections} connections, ${warmup} s warm-up + ${duration} s measured per scenario, LOG_LEVEL=info (request log to a file), AMPARO_RATE_LIMIT=1000000${args['api-node-args'] ? `, API node flags \`${args['api-node-args']}\`` : ''}${args.profile ? ', **CPU profiler on** (slower)' : ''}`
+  const datasetLine = `${(dataset.lastId - dataset.firstId + 1).toLocaleString('en')} subscriptions (${counts.map((n) => n.toLocaleString('en')).join(' / ')} for the 3 partners), ${dataset.installments.toLocaleString('en')} installments, ${dataset.customers.toLocaleString('en')} customers; ${dataset.engineVersion}`
+
+  if (args.scale) {
+    await runScale(ctx, apiPort, sessions, { startedAt, loadBefore, settings, datasetLine })
+    return
+  }
+
+  const skipE = await sanityChecks(apiPort, sessions)
+  if (skipE && only.has('e')) log(`Skipping (e): ${skipE}`)
+  const body = await sampleResource(apiPort, dataset, sessions)
+  const bodyFile = join(tmp, 'baseline-body.json')
+  writeFileSync(bodyFile, body)
+  const baselinePort = await freePort()
+  const baseline = await startServer({
+    name: 'baseline',
+    args: [join(ROOT, 'bench/baseline-server.mjs')],
+    env: { PATH: process.env.PATH, PORT: String(baselinePort), BASELINE_BODY_FILE: bodyFile },
+    port: baselinePort,
+    healthPath: '/health',
+  })
+  ctx.baselinePid = baseline.pid
+  const loggedPort = await freePort()
+  const logged = await startServer({
+    name: 'baseline with request logging',
+    args: [join(ROOT, 'bench/baseline-server.mjs')],
+    env: {
+      PATH: process.env.PATH,
+      PORT: String(loggedPort),
+      BASELINE_BODY_FILE: bodyFile,
+      BASELINE_LOG_FILE: join(tmp, 'baseline.log'),
+    },
+    port: loggedPort,
+    healthPath: '/health',
+  })
+  log(`Baseline pid ${baseline.pid} on :${baselinePort}, body ${Buffer.byteLength(body)} bytes`)
+
+  const scenarios = apiScenarios(dataset, sessions)
+  const targets = TARGETS[kind]
+  const results: ScenarioResult[] = []
+  const baselineRuns: Measurement[] = []
+
+  const runBaseline = async (label: string) => {
+    log(`Running baseline (${label})…`)
+    const { m, cpu } = await measure(ctx, baselineScenario(), baselinePort)
+    baselineRuns.push(m)
+    const r: ScenarioResult = {
+      scenario: {
+        ...baselineScenario(),
+        title: `bare Fastify, static ${Buffer.byteLength(body)}-byte JSON (${label})`,
+      },
+      m,
+      peakRssMb: null,
+      cpu,
+      ratio: null,
+      checks: [],
+    }
+    log(describe(r))
+    return r
+  }
+  const baselineFirst = await runBaseline('before')
+  log('Running the baseline with request logging (reference only)…')
+  ctx.baselinePid = logged.pid
+  const loggedRun = await measure(ctx, baselineScenario(), loggedPort)
+  ctx.baselinePid = baseline.pid
+  await stop(logged.child)
+  const loggedResult: ScenarioResult = {
+    label: 'base+log',
+    scenario: {
+      ...baselineScenario(),
+      id: 'baseline',
+      title: 'reference: the same bare Fastify with request logging (pino, info)',
+    },
+    ...loggedRun,
+    ratio: null,
+    checks: [],
+  }
+  const apiResults: ScenarioResult[] = []
+  for (const id of ['a', 'b', 'c', 'd', 'e'] as const) {
+    if (!only.has(id) || (id === 'e' && skipE)) continue
+    const scenario = scenarios[id]
+    log(`Running (${id}) ${scenario.title}…`)
+    const { m, peakRssMb, cpu } = await measure(ctx, scenario, apiPort, {
+      profileTitle: `(${id}) ${scenario.title} — ${kind}`,
+    })
+    apiResults.push({ scenario, m, peakRssMb, cpu, ratio: null, checks: [] })
+  }
+  const baselineLast = await runBaseline('after')
+  const baselineRps = baselineRuns.reduce((sum, m) => sum + m.rps, 0) / baselineRuns.length || Number.NaN
+
+  for (const r of apiResults) {
+    const id = r.scenario.id
+    r.ratio = r.m.rps / baselineRps
+    const ratioTarget = targets.ratio[id]
+    if (ratioTarget !== undefined)
+      r.checks.push({ what: 'ratio ≥', target: String(ratioTarget), ok: r.ratio >= ratioTarget })
+    if (targets.p99 && id !== 'e') {
+      const limit = P99[r.scenario.kind]
+      r.checks.push({ what: 'p99 ≤', target: `${limit} ms`, ok: r.m.p99 <= limit })
+    }
+    log(describe(r))
+  }
+  loggedResult.ratio = loggedResult.m.rps / baselineRps
+  results.push(baselineFirst, loggedResult, ...apiResults, baselineLast)
+
+  const memory = memoryOf(api.server.pid)
+  await stop(api.server.child)
+  await stop(baseline.child)
+  const startupMedian = [...api.startups].sort((a, b) => a - b)[1] as number
+  const processChecks: Check[] = [
+    {
+      what: `peak RSS (VmHWM) ${memory?.hwmMb.toFixed(0) ?? '?'} MB (${api.idleRssMb.toFixed(0)} MB at rest) ≤`,
+      target: `${MAX_RSS_MB} MB`,
+      ok: (memory?.hwmMb ?? Infinity) <= MAX_RSS_MB,
+    },
+    {
+      what: `start-up to /health, median of 3: ${startupMedian.toFixed(0)} ms ≤`,
+      target: `${MAX_STARTUP_MS} ms`,
+      ok: startupMedian <= MAX_STARTUP_MS,
+    },
+  ]
+  const logSize = existsSync(api.logFile) ? statSync(api.logFile).size : 0
+  const loadAfter = loadAverage()
+
+  log('')
+  log(consoleTable(results))
+  log('')
+  for (const c of processChecks) log(`${c.ok ? 'ok  ' : 'FAIL'} ${c.what} ${c.target}`)
+  if (skipE && only.has('e')) log(`(e) skipped: ${skipE}`)
+  const invalid = results.filter((r) => problems(r.m))
+  if (invalid.length)
+    log(`\n${invalid.length} scenario(s) had non-2xx responses or errors: their figures are not valid.`)
+  log(
+    `load average before ${loadBefore}, after ${loadAfter}; request log ${(logSize / 2 ** 20).toFixed(1)} MB`,
+  )
+
+  if (!args['no-write']) {
+    const section = [
+      `### ${kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'} — ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+      '',
+      `- Machine: ${machine()}; load average before ${loadBefore}, after ${loadAfter}.`,
+      `- Dataset: ${datasetLine}; seeded in ${dataset.seconds.toFixed(0)} s.`,
+      `- Settings: ${settings}. Ratios against the mean of the two baseline runs (${Math.round(baselineRps).toLocaleString('en')} req/s).`,
+      `- "Other load": CPU that processes other than ${kind === 'postgres' ? 'the bench, its servers and the PostgreSQL backends serving the API' : 'the bench and its servers'} used during the measured seconds, in cores of ${cores} — anything well above 0 means the figures are disturbed.`,
+      '',
+      resultsMarkdown(results),
+      '',
+      ...processChecks.map((c) => `- ${c.ok ? '✅' : '❌'} ${c.what} ${c.target}`),
+      `- Start-ups (process spawn to the first 200 of /health, migrated and seeded database): ${api.startups.map((ms) => `${ms.toFixed(0)} ms`).join(', ')}. Request log written: ${(logSize / 2 ** 20).toFixed(0)} MB.`,
+      ...(skipE && only.has('e') ? [`- (e) skipped: ${skipE}.`] : []),
+      ...(invalid.length
+        ? [`- ⚠️ ${invalid.map((r) => r.scenario.id).join(', ')}: non-2xx responses or errors — not valid.`]
+        : []),
+    ].join('\n')
+    // A profiled run is slower: its figures go with its profiles, never over the plain results.
+    if (args.profile) {
+      writeSection(
+        DOC,
+        `profile-${kind}`,
+        [
+          section.replace(
+            /^### .*/,
+            `### CPU profiles — ${kind}, ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+          ),
+          '',
+          ...profileSections,
+        ].join('\n'),
+      )
+    } else writeSection(DOC, `results-${kind}`, section)
+    log(`\nWrote ${DOC}`)
+  }
+}
+
+async function runScale(
+  ctx: RunContext,
+  port: number,
+  sessions: Session[],
+  meta: { startedAt: Date; loadBefore: string; settings: string; datasetLine: string },
+) {
+  const small = sessions[0] as Session
+  const large = sessions[2] as Session
+  for (const s of [small, large]) {
+    const r = await request(port, '/subscriptions?page=1&per_page=15', {
+      headers: { authorization: `Bearer ${s.token}` },
+    })
+    expect(
+      r.status === 200 && (r.body.meta as { total: number }).total === s.partner.subscriptions,
+      `list of partner ${s.partner.id}`,
+    )
+  }
+  const rows: ScenarioResult[] = []
+  const single: Measurement[] = []
+  for (const s of [small, large]) {
+    const scenario = pageScenario(s)
+    log(`Running ${scenario.title}…`)
+    const { m, peakRssMb, cpu } = await measure(ctx, scenario, port, {
+      timeoutS: 120,
+      profileTitle: `scale: ${scenario.title} — ${kind}`,
+    })
+    rows.push({ scenario, m, peakRssMb, cpu, ratio: null, checks: [] })
+    log(describe(rows[rows.length - 1] as ScenarioResult))
+    log('  one connection (service time without queueing)…')
+    const one = await runLoad({
+      port,
+      connections: 1,
+      duration: Math.min(duration, 10),
+      requests: scenario.requests,
+      timeoutS: 120,
+    })
+    await drain(port, [ctx.api?.server.pid ?? 0, ...(await ctx.databasePids())])
+    single.push(one)
+    log(`  1 conn: ${one.rps.toFixed(1)} req/s, p50 ${one.p50.toFixed(2)} ms, p99 ${one.p99.toFixed(2)} ms`)
+  }
+  const [smallRow, largeRow] = rows as [ScenarioResult, ScenarioResult]
+  // No request finished inside the window: the p50 is at least the window itself.
+  const unfinished = largeRow.m.count2xx === 0
+  // Fewer answers than connections: the requests still queued when the window closed are not in
+  // the percentiles, so the p50 shown is a lower bound.
+  const lowerBound = largeRow.m.count2xx < connections
+  const ratio = (unfinished ? duration * 1000 : largeRow.m.p50) / smallRow.m.p50
+  const ratioText = `${lowerBound ? '≥ ' : ''}${ratio.toFixed(1)}×`
+  const ok = !lowerBound && ratio <= 2 && !problems(largeRow.m)
+  largeRow.checks.push({ what: `p50 ${ratioText} the 1,000-row partner's, ≤`, target: '2×', ok })
+  if (unfinished)
+    largeRow.checks.push({
+      what: `no request finished within the ${duration} s window: p50 >`,
+      target: `${duration * 1000} ms`,
+      ok: false,
+    })
+  if (ctx.api) await stop(ctx.api.server.child)
+  log('')
+  log(consoleTable(rows))
+  log(
+    `\n${ok ? 'ok  ' : 'FAIL'} p50 with ${large.partner.subscriptions.toLocaleString('en')} rows is ${ratioText} the p50 with ${small.partner.subscriptions.toLocaleString('en')} (target ≤ 2×)`,
+  )
+  const boundNote = `only ${largeRow.m.count2xx} request(s) of the ${large.partner.subscriptions.toLocaleString('en')}-row partner finished inside the ${duration} s window, fewer than the ${connections} connections: its p50 is a lower bound (the rest were still queued)`
+  if (lowerBound) log(`  (${boundNote})`)
+  if (!args['no-write']) {
+    writeSection(
+      DOC,
+      `scale-${kind}`,
+      [
+        `### Scale check (point 3), ${kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'} — ${meta.startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+        '',
+        `- Machine: ${machine()}; load average before ${meta.loadBefore}, after ${loadAverage()}.`,
+        `- Dataset: ${meta.datasetLine} (no installments: the list does not read them).`,
+        `- Settings: ${meta.settings}; request timeout 120 s.`,
+        '',
+        resultsMarkdown(rows),
+        '',
+        ...(lowerBound ? [`Note: ${boundNote}.`, ''] : []),
+        `With one connection (service time, no queueing): ${single.map((m, i) => `${(i === 0 ? small : large).partner.subscriptions.toLocaleString('en')} rows → p50 ${m.p50.toFixed(2)} ms, ${m.rps.toFixed(1)} req/s`).join('; ')}.`,
+      ].join('\n'),
+    )
+    if (profileSections.length) {
+      writeSection(
+        DOC,
+        `profile-scale-${kind}`,
+        [`### CPU profiles — scale check, ${kind}`, '', ...profileSections].join('\n'),
+      )
+    }
+    log(`\nWrote ${DOC}`)
+  }
+}
+
+main()
+  .then(() => cleanup())
+  .then(() => process.exit(0))
+  .catch(async (error: unknown) => {
+    process.stderr.write(`\nbench: ${error instanceof Error ? error.message : String(error)}\n`)
+    await cleanup()
+    process.exit(1)
+  })
