@@ -42,8 +42,42 @@ function withFormats(ajv: Ajv): Ajv {
 }
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  if (httpPart === 'body') return bodyAjv.compile(schema as object)
-  return strictNumbers(schema as JsonObject, textAjv.compile(schema as object))
+  if (httpPart === 'body') return withoutControls(schema as JsonSchema, bodyAjv.compile(schema as object))
+  return strictNumbers(
+    schema as JsonObject,
+    withoutControls(schema as JsonSchema, textAjv.compile(schema as object)),
+  )
+}
+
+// No input of this API is text with control characters, and PostgreSQL cannot store NUL at all:
+// a declared field holding one (tab, line feed and carriage return aside) is an input error.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point.
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/
+type JsonSchema = { properties?: Record<string, JsonSchema>; items?: JsonSchema }
+
+function withoutControls(schema: JsonSchema, validate: ValidateFunction): ValidateFunction {
+  const checked = ((data: unknown) => {
+    const valid = validate(data)
+    const found: ErrorObject[] = []
+    controlCharacters(schema, data, '', found)
+    const rest = (validate.errors ?? []).filter((e) => !found.some((x) => x.instancePath === e.instancePath))
+    checked.errors = found.length === 0 ? validate.errors : [...found, ...rest]
+    return valid && found.length === 0
+  }) as Validate
+  return checked
+}
+
+function controlCharacters(schema: JsonSchema, data: unknown, path: string, found: ErrorObject[]): void {
+  if (typeof data === 'string' && CONTROL.test(data)) {
+    found.push({ instancePath: path, schemaPath: '', keyword: 'controlCharacters', params: {}, message: '' })
+  } else if (Array.isArray(data) && schema.items) {
+    for (const [i, item] of data.entries()) controlCharacters(schema.items, item, `${path}/${i}`, found)
+  } else if (data && typeof data === 'object' && schema.properties) {
+    for (const [key, property] of Object.entries(schema.properties)) {
+      const pointer = key.replace(/~/g, '~0').replace(/\//g, '~1')
+      controlCharacters(property, (data as Record<string, unknown>)[key], `${path}/${pointer}`, found)
+    }
+  }
 }
 
 type JsonObject = { properties?: Record<string, { type?: unknown }> }
@@ -146,6 +180,8 @@ function messageFor(error: ErrorObject, key: string): string {
       return `The selected ${key.replace(/_/g, ' ')} is invalid.`
     case 'additionalProperties':
       return `${field} is prohibited.`
+    case 'controlCharacters':
+      return `${field} must not contain control characters.`
     default:
       return `${field} is invalid.`
   }

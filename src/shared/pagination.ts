@@ -34,7 +34,12 @@ export interface Page<T> {
 }
 
 export const PageQuery = Type.Object({
-  page: Type.Integer({ minimum: 1, default: 1, description: 'Page number, starting at 1.' }),
+  page: Type.Integer({
+    minimum: 1,
+    maximum: 2_147_483_647,
+    default: 1,
+    description: 'Page number, starting at 1.',
+  }),
   per_page: Type.Integer({
     minimum: 1,
     maximum: 100,

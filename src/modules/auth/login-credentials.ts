@@ -52,6 +52,7 @@ function decodePair(encoded: string): LoginCredentials {
   if (!BASE64.test(encoded)) return { kind: 'malformed' }
   const decoded = Buffer.from(encoded, 'base64').toString('utf8')
   const colon = decoded.indexOf(':')
-  if (colon <= 0 || colon === decoded.length - 1) return { kind: 'malformed' }
+  // No client id or secret holds a control character (and PostgreSQL cannot even look up a NUL).
+  if (colon <= 0 || colon === decoded.length - 1 || /\p{Cc}/u.test(decoded)) return { kind: 'malformed' }
   return { kind: 'client', clientId: decoded.slice(0, colon), clientSecret: decoded.slice(colon + 1) }
 }
