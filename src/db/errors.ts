@@ -37,7 +37,7 @@ const UNAVAILABLE_CODES = new Set([
   'SQLITE_BUSY',
 ])
 const UNAVAILABLE_MESSAGES =
-  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly/i
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly|is not currently accepting connections/i
 
 /** Whether an error means "the database cannot be reached now" (answer 503), not a bug (500). */
 export function isDatabaseUnavailable(error: unknown): boolean {

@@ -37,6 +37,8 @@ export function createPool({ url, poolMax }: PostgresOptions): pg.Pool {
   })
   // A connection dropped while idle (PostgreSQL restarted) must not crash the process.
   pool.on('error', () => {})
+  // Nor one dropped while checked out (pg emits 'error' with no listener): its queries fail (503).
+  pool.on('connect', (client) => client.on('error', () => {}))
   return pool
 }
 

@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto'
+import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Db } from '../db/database.js'
+import { isDatabaseUnavailable } from '../db/errors.js'
 import { AppError, ValidationError } from '../shared/errors.js'
+import { documentOnWrites } from '../shared/http-schemas.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -35,6 +38,8 @@ type Outcome =
 export const idempotency = fp(
   async (app) => {
     app.decorateRequest('idempotencyClaim', null)
+    // Any POST or PUT may answer these, whatever the route itself refuses.
+    documentOnWrites(app, 409, 422)
 
     app.addHook('preHandler', async (request, reply) => {
       if (request.method !== 'POST' && request.method !== 'PUT') return
@@ -73,13 +78,38 @@ export const idempotency = fp(
       if (!claim) return payload
       request.idempotencyClaim = null
       // A server fault is not an answer worth replaying: free the key so the retry runs again.
-      if (reply.statusCode >= 500 || typeof payload !== 'string') await release(app.db, claim)
-      else await complete(app.db, claim, reply.statusCode, payload)
+      if (reply.statusCode >= 500 || typeof payload !== 'string')
+        await settle(request, () => release(app.db, claim))
+      else await settle(request, () => complete(app.db, claim, reply.statusCode, payload))
       return payload
     })
   },
   { name: 'idempotency', dependencies: ['authenticated'] },
 )
+
+/**
+ * Stores the answer or frees the key; when the database cannot be reached just then (an outage),
+ * again in the background until it can, while the answer goes out: a write that committed still
+ * answers its 201, and a retry of the key gets it replayed (or runs again) instead of 409 until
+ * the claim is abandoned, or a second run after that.
+ */
+async function settle(request: FastifyRequest, work: () => Promise<void>): Promise<void> {
+  try {
+    await work()
+  } catch (error) {
+    if (!isDatabaseUnavailable(error)) throw error
+    request.log.warn({ err: error }, 'idempotency key not settled yet; retrying in the background')
+    // Well before anyone may take the claim over as abandoned.
+    const giveUpAt = Date.now() + ABANDONED_MS / 2
+    const retry = (delayMs: number) =>
+      setTimeout(() => {
+        work().catch(() => {
+          if (Date.now() < giveUpAt) retry(Math.min(delayMs * 2, 10_000))
+        })
+      }, delayMs).unref()
+    retry(250)
+  }
+}
 
 export function fingerprint(method: string, url: string, body: unknown): string {
   return createHash('sha256')
@@ -87,16 +117,44 @@ export function fingerprint(method: string, url: string, body: unknown): string 
     .digest('hex')
 }
 
-/** JSON with object keys sorted, so `{a,b}` and `{b,a}` are one request. */
+/**
+ * JSON with object keys sorted, so `{a,b}` and `{b,a}` are one request. Built with a work list
+ * rather than recursion: a body nested thousands deep must not overflow the stack.
+ */
 function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) =>
-      a < b ? -1 : a > b ? 1 : 0,
-    )
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`
+  let json = ''
+  // Values still to write, last first; a Text is written as is.
+  const todo: unknown[] = [value]
+  while (todo.length > 0) {
+    const item = todo.pop()
+    if (item instanceof Text) {
+      json += item.text
+    } else if (Array.isArray(item)) {
+      todo.push(new Text(']'))
+      for (let i = item.length - 1; i >= 0; i--) {
+        todo.push(item[i])
+        if (i > 0) todo.push(new Text(','))
+      }
+      todo.push(new Text('['))
+    } else if (item && typeof item === 'object') {
+      const entries = Object.entries(item as Record<string, unknown>).sort(([a], [b]) =>
+        a < b ? -1 : a > b ? 1 : 0,
+      )
+      todo.push(new Text('}'))
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, entry] = entries[i] as [string, unknown]
+        todo.push(entry, new Text(`${i > 0 ? ',' : ''}${JSON.stringify(key)}:`))
+      }
+      todo.push(new Text('{'))
+    } else {
+      json += JSON.stringify(item ?? null)
+    }
   }
-  return JSON.stringify(value ?? null)
+  return json
+}
+
+class Text {
+  constructor(readonly text: string) {}
 }
 
 async function claimKey(db: Db, claim: Claim, print: string, nowMs: number): Promise<Outcome> {

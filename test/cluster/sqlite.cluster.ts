@@ -1,0 +1,160 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import BetterSqlite3 from 'better-sqlite3'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  amparoEnv,
+  attempt,
+  call,
+  describeTally,
+  dropAgents,
+  expectStatus,
+  inconsistencies,
+  killAll,
+  log,
+  loops,
+  NO_INCONSISTENCIES,
+  notifyPath,
+  type Partner,
+  type Proc,
+  parseDemo,
+  preparePartner,
+  RequestFailure,
+  record,
+  runAmparo,
+  startApi,
+  stopProc,
+  subscriptionBody,
+  tally,
+} from './harness.js'
+
+// One `amparo serve` on a SQLite file, killed with SIGKILL in the middle of a write load, then
+// started again on the same file: what was acknowledged is there, whole; nothing is half-written.
+
+let dir: string | undefined
+let file: string
+let env: Record<string, string>
+let api: Proc
+let external: Partner
+const runStarted = Date.now()
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'amparo-cluster-sqlite-'))
+  file = join(dir, 'amparo.sqlite')
+  env = amparoEnv({ AMPARO_SQLITE_FILE: file })
+  await runAmparo(['migrate', '--json'], env)
+  const demo = parseDemo(await runAmparo(['demo', '--json'], env))
+  api = await startApi('sqlite-api', env)
+  const ext = demo.find((p) => p.gateway === 'external')
+  if (!ext) throw new Error('the demo has no external partner')
+  external = await preparePartner([api.port], ext)
+  log(`sqlite file ${file}; api :${api.port}`)
+}, 120_000)
+
+afterAll(async () => {
+  dropAgents()
+  const exit = api?.alive() ? await stopProc(api) : null
+  await killAll()
+  if (dir) rmSync(dir, { recursive: true, force: true })
+  log(`sqlite run: ${((Date.now() - runStarted) / 1000).toFixed(1)} s`)
+  if (exit) expect(exit).toMatchObject({ code: 0, forced: false })
+}, 60_000)
+
+describe('3. crash safety on SQLite', () => {
+  it('kill -9 under write load, restart on the same file: acknowledged writes whole, nothing half-written', async () => {
+    const t = tally()
+    const acknowledged: number[] = []
+    const notified: number[] = []
+    let stop = false
+    const load = loops(4, async (loop) => {
+      for (let i = 0; !stop; i++) {
+        const created = await attempt(api.port, 'POST', '/subscriptions', {
+          token: external.token,
+          body: subscriptionBody(external, `3-sqlite-${loop}-${i}`),
+        })
+        record(t, created)
+        if (created instanceof RequestFailure || created.status !== 201) {
+          await sleep(50)
+          continue
+        }
+        acknowledged.push(created.json.id)
+        const list = await attempt(api.port, 'GET', `/subscriptions/${created.json.id}/installments`, {
+          token: external.token,
+        })
+        record(t, list)
+        if (list instanceof RequestFailure || list.status !== 200) continue
+        const first = list.json[0].id as number
+        const paid = await attempt(api.port, 'POST', notifyPath(created.json.id, first), {
+          token: external.token,
+        })
+        record(t, paid)
+        if (!(paid instanceof RequestFailure) && paid.status === 200) notified.push(first)
+      }
+    })
+    await sleep(1500)
+    const killedAt = Date.now()
+    api.child.kill('SIGKILL')
+    const exit = await api.exited
+    await sleep(300)
+    stop = true
+    await load
+
+    // The file as the crash left it (opening it recovers the write-ahead log, as the server would).
+    const sqlite = new BetterSqlite3(file)
+    let integrity: unknown
+    let problems: Awaited<ReturnType<typeof inconsistencies>>
+    let rows: { id: number; installments_count: number; n: number }[]
+    let ledger: { id: number; status: string; n: number }[]
+    try {
+      integrity = sqlite.pragma('integrity_check', { simple: true })
+      problems = await inconsistencies(async (sql) => sqlite.prepare(sql).all() as Record<string, unknown>[])
+      rows = sqlite
+        .prepare(
+          `select s.id, s.installments_count, (select count(*) from installments i where i.subscription_id = s.id) as n
+           from subscriptions s where s.id in (${acknowledged.join(',') || 0})`,
+        )
+        .all() as typeof rows
+      ledger = sqlite
+        .prepare(
+          `select i.id, i.status, (select count(*) from payments p where p.installment_id = i.id) as n
+           from installments i where i.id in (${notified.join(',') || 0})`,
+        )
+        .all() as typeof ledger
+    } finally {
+      sqlite.close()
+    }
+    const lost = acknowledged.filter((id) => !rows.some((r) => r.id === id))
+    const partial = rows.filter((r) => r.n !== r.installments_count)
+    const notPaidOnce = ledger.filter((r) => r.status !== 'paid' || r.n !== 1)
+    const fiveXx = t.replies.filter((r) => r.status >= 500)
+    const stray = t.failures.filter((f) => f.endedAt < killedAt)
+
+    // Started again on the same file and port, it serves what it acknowledged, and writes.
+    api = await startApi('sqlite-api (restarted)', env, api.port)
+    const last = acknowledged.at(-1)
+    const again = await call(api.port, 'GET', `/subscriptions/${last}`, { token: external.token })
+    const write = await call(api.port, 'POST', '/subscriptions', {
+      token: external.token,
+      body: subscriptionBody(external, '3-sqlite-after'),
+    })
+
+    log(
+      `3 crash (sqlite): ${describeTally(t)}; killed (${exit.signal}) after ${acknowledged.length} subscriptions acknowledged, notified=${notified.length}; ` +
+        `integrity_check=${integrity}; 2xx kept=${acknowledged.length - lost.length}/${acknowledged.length}, lost=${lost.length}, half-written=${partial.length}, duplicates=${notPaidOnce.length}; restarted: GET ${again.status}, POST ${write.status}`,
+    )
+    expect(exit.signal).toBe('SIGKILL')
+    expect(integrity).toBe('ok')
+    expect(fiveXx.map((r) => `${r.status} ${JSON.stringify(r.json)}`)).toEqual([])
+    expect(stray.map((f) => f.message)).toEqual([])
+    expect(acknowledged.length).toBeGreaterThan(0)
+    expect(lost).toEqual([])
+    expect(partial).toEqual([])
+    expect(ledger).toHaveLength(notified.length)
+    expect(notPaidOnce).toEqual([])
+    expect(problems).toEqual(NO_INCONSISTENCIES)
+    expect(again.status).toBe(200)
+    expectStatus(write, 201)
+  })
+})
