@@ -8,6 +8,9 @@ import { fieldErrorsFromAjv } from './validation.js'
 export const errorsPlugin = fp(
   async (app) => {
     app.setErrorHandler((error: FastifyError, request, reply) => {
+      // A request to no route is a 404 whatever its body: bad JSON, too large or not JSON.
+      if (request.is404 && (error.statusCode ?? 500) < 500)
+        return reply.code(404).send(routeNotFound(request))
       const appError = toAppError(error)
       if (appError) return sendAppError(appError, request, reply)
 
@@ -20,11 +23,15 @@ export const errorsPlugin = fp(
     })
 
     app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) =>
-      reply.code(404).send({ message: `Route ${request.method} ${request.url.split('?')[0]} not found.` }),
+      reply.code(404).send(routeNotFound(request)),
     )
   },
   { name: 'errors' },
 )
+
+export function routeNotFound(request: FastifyRequest) {
+  return { message: `Route ${request.method} ${request.url.split('?')[0]} not found.` }
+}
 
 function sendAppError(error: AppError, request: FastifyRequest, reply: FastifyReply) {
   if (error.statusCode === 401) reply.header('www-authenticate', 'Bearer')

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import { documentOnWrites } from '../shared/http-schemas.js'
+import { routeNotFound } from './errors.js'
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -40,6 +43,10 @@ export const httpPlugin = fp(
       parseJson(request, body as string, done)
     })
 
+    // Any POST or PUT may carry a body, even one whose route reads none: invalid JSON, too large,
+    // or not JSON at all.
+    documentOnWrites(app, 400, 413, 415)
+
     // Body-less POSTs (notify-payment, login by header) validate as an empty object.
     app.addHook('preValidation', async (request) => {
       if (request.body === undefined && request.routeOptions.schema?.body) request.body = {}
@@ -47,3 +54,18 @@ export const httpPlugin = fp(
   },
   { name: 'http' },
 )
+
+/**
+ * Fastify's `frameworkErrors`: a path the router cannot read — bad percent-encoding (`/brands/%`)
+ * or a parameter longer than maxParamLength — would otherwise get Fastify's own 400/414 body,
+ * skipping our hooks and error handler. Such a path names no resource: 404 `{message}` with the
+ * usual headers, as for any unknown route.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply.header('x-request-id', request.id).headers(API_HEADERS)
+  if (error.code !== 'FST_ERR_BAD_URL' && error.code !== 'FST_ERR_MAX_PARAM_LENGTH') {
+    request.log.error({ err: error }, 'request failed')
+    return reply.code(500).send({ message: 'Server error.', request_id: String(request.id) })
+  }
+  return reply.code(404).send(routeNotFound(request))
+}

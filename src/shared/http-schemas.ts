@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify'
 import { type Static, type TSchema, Type } from 'typebox'
 
 // The contract's error bodies (CONTRACT §2), registered once by $id and referenced by every route.
@@ -64,6 +65,19 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
       }),
     ]),
   )
+}
+
+/**
+ * For a plugin that causes statuses on every POST and PUT of its scope (a request body, an
+ * Idempotency-Key): documents them on each such route that does not list them itself.
+ */
+export function documentOnWrites(app: FastifyInstance, ...statuses: number[]) {
+  app.addHook('onRoute', (route) => {
+    const response = route.schema?.response as Record<number, unknown> | undefined
+    const writes = [route.method].flat().some((method) => method === 'POST' || method === 'PUT')
+    if (!response || !writes) return
+    route.schema = { ...route.schema, response: { ...errorResponses(...statuses), ...response } }
+  })
 }
 
 /** `{ link }`: the absolute address of a resource. */
