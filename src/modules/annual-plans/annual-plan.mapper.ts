@@ -2,6 +2,7 @@ import { centsToAmount } from '../../shared/money.js'
 import { formatTimestamp } from '../../shared/time.js'
 import { modelResource } from '../catalog/catalog.mapper.js'
 import { customerResource } from '../customers/customer.mapper.js'
+import { customerFromView } from '../customers/customer-view.js'
 import type { AnnualPlanRow, AnnualPlanView } from './annual-plan.repository.js'
 import { statusAt } from './coverage.js'
 import { refundAt } from './refund.js'
@@ -24,26 +25,7 @@ export function annualPlanResource(row: AnnualPlanView, { base, timeZone, now }:
     premium: centsToAmount(row.premium),
     policy_number: row.policy_number,
     plan: { id: row.plan_id, name: row.plan_name, coverages: JSON.parse(row.plan_coverages) as string[] },
-    customer: customerResource(
-      {
-        id: row.customer_id,
-        partner_id: row.customer_partner_id,
-        name: row.customer_name,
-        document: row.customer_document,
-        document_kind: row.customer_document_kind,
-        email: row.customer_email,
-        phone: row.customer_phone,
-        street: row.customer_street,
-        number: row.customer_number,
-        complement: row.customer_complement,
-        zipcode: row.customer_zipcode,
-        neighborhood: row.customer_neighborhood,
-        city: row.customer_city,
-        state: row.customer_state,
-        created_at: row.customer_created_at,
-      },
-      timeZone,
-    ),
+    customer: customerResource(customerFromView(row), timeZone),
     model: modelResource(
       { id: row.model_id, name: row.model_name, brand_id: row.brand_id, brand_name: row.brand_name },
       base,

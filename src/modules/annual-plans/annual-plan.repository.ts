@@ -1,5 +1,6 @@
 import type { ExpressionBuilder, Insertable, Selectable } from 'kysely'
 import type { Database, Db, Trx } from '../../db/database.js'
+import { CUSTOMER_VIEW_COLUMNS } from '../customers/customer-view.js'
 import type { AnnualPlanStatus, AnnualPlansTable } from './annual-plan.table.js'
 
 export type AnnualPlanRow = Selectable<AnnualPlansTable>
@@ -39,20 +40,7 @@ function views(db: Db) {
       'm.name as model_name',
       'b.id as brand_id',
       'b.name as brand_name',
-      'c.partner_id as customer_partner_id',
-      'c.name as customer_name',
-      'c.document as customer_document',
-      'c.document_kind as customer_document_kind',
-      'c.email as customer_email',
-      'c.phone as customer_phone',
-      'c.street as customer_street',
-      'c.number as customer_number',
-      'c.complement as customer_complement',
-      'c.zipcode as customer_zipcode',
-      'c.neighborhood as customer_neighborhood',
-      'c.city as customer_city',
-      'c.state as customer_state',
-      'c.created_at as customer_created_at',
+      ...CUSTOMER_VIEW_COLUMNS,
       'x.protocol as cancellation_protocol',
       'x.status as cancellation_status',
       'x.reason as cancellation_reason',

@@ -1,5 +1,6 @@
 import type { ExpressionBuilder, Insertable, Selectable } from 'kysely'
 import type { Database, Db, Trx } from '../../db/database.js'
+import { CUSTOMER_VIEW_COLUMNS } from '../customers/customer-view.js'
 import type { InstallmentsTable, SubscriptionStatus, SubscriptionsTable } from './subscription.table.js'
 
 export type InstallmentRow = Selectable<InstallmentsTable>
@@ -53,21 +54,7 @@ function views(db: Db) {
       'm.name as model_name',
       'b.id as brand_id',
       'b.name as brand_name',
-      'c.id as customer_id',
-      'c.name as customer_name',
-      'c.document as customer_document',
-      'c.email as customer_email',
-      'c.phone as customer_phone',
-      'c.street as customer_street',
-      'c.number as customer_number',
-      'c.complement as customer_complement',
-      'c.zipcode as customer_zipcode',
-      'c.neighborhood as customer_neighborhood',
-      'c.city as customer_city',
-      'c.state as customer_state',
-      'c.partner_id as customer_partner_id',
-      'c.document_kind as customer_document_kind',
-      'c.created_at as customer_created_at',
+      ...CUSTOMER_VIEW_COLUMNS,
     ])
 }
 

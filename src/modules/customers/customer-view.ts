@@ -1,0 +1,45 @@
+import type { CustomerRow } from './customer.repository.js'
+
+/**
+ * A customer's columns selected next to the resource that embeds it (joined as `c`, prefixed
+ * `customer_`), and the way back to a customer row for `customerResource`.
+ */
+export const CUSTOMER_VIEW_COLUMNS = [
+  'c.id as customer_id',
+  'c.partner_id as customer_partner_id',
+  'c.name as customer_name',
+  'c.document as customer_document',
+  'c.document_kind as customer_document_kind',
+  'c.email as customer_email',
+  'c.phone as customer_phone',
+  'c.street as customer_street',
+  'c.number as customer_number',
+  'c.complement as customer_complement',
+  'c.zipcode as customer_zipcode',
+  'c.neighborhood as customer_neighborhood',
+  'c.city as customer_city',
+  'c.state as customer_state',
+  'c.created_at as customer_created_at',
+] as const
+
+type Prefixed = { [K in keyof CustomerRow as `customer_${K & string}`]: CustomerRow[K] }
+
+export function customerFromView(row: Prefixed): CustomerRow {
+  return {
+    id: row.customer_id,
+    partner_id: row.customer_partner_id,
+    name: row.customer_name,
+    document: row.customer_document,
+    document_kind: row.customer_document_kind,
+    email: row.customer_email,
+    phone: row.customer_phone,
+    street: row.customer_street,
+    number: row.customer_number,
+    complement: row.customer_complement,
+    zipcode: row.customer_zipcode,
+    neighborhood: row.customer_neighborhood,
+    city: row.customer_city,
+    state: row.customer_state,
+    created_at: row.customer_created_at,
+  }
+}
