@@ -43,8 +43,9 @@ export interface OperationSpec {
 
 /**
  * Realistic values for a field, by its name (`model_id`, `subscriptionId`, `card_number`…) or a
- * body property's dot path (`creditCard.number`); `''` names the whole body and `':path'` all the
- * path parameters together (an installment of that subscription).
+ * body property's dot path (`creditCard.number`); `''` names the whole body, `':path'` all the
+ * path parameters together (an installment of that subscription), `':credentials'` an `id:secret`
+ * pair for credentials headers.
  */
 export type Hints = Record<string, fc.Arbitrary<unknown>>
 
@@ -489,7 +490,9 @@ export function requestArbitrary(op: OperationSpec, callers: Caller[]): fc.Arbit
       )
       .map((q) => Object.entries(q) as [string, string][])
     const body = op.body ? validValue(op.body, '', hints) : fc.constant(undefined)
-    return fc.record({ path, query, body, authorization: fc.constant(caller.authorization) })
+    // Operations open to all are called without a token.
+    const authorization = fc.constant(op.open ? undefined : caller.authorization)
+    return fc.record({ path, query, body, authorization })
   }
 
   // An Idempotency-Key now and then: a few fixed ones (replays and mismatches) or a fresh one.
@@ -661,6 +664,30 @@ export function requestArbitrary(op: OperationSpec, callers: Caller[]): fc.Arbit
           fc.string({ maxLength: 40, unit: 'grapheme-ascii' }).map((s) => `Bearer ${s}`),
         )
         .map((authorization) => (p: Parts): [string, Parts] => ['authorization', { ...p, authorization }]),
+    })
+  }
+  if (op.open) {
+    // Credentials sent in headers, where an operation without a token may read them (login's
+    // `X-Credentials: base64(id:secret)` and `Authorization: Basic`).
+    const pair = fc.oneof(
+      callers[0]?.hints(op)[':credentials'] ?? fc.constant('id:secret'),
+      fc.string({ maxLength: 40, unit: 'binary' }),
+      fc.tuple(fc.string({ maxLength: 300 }), fc.string({ maxLength: 300 })).map(([a, b]) => `${a}:${b}`),
+    )
+    const encoded = fc.oneof(
+      { weight: 3, arbitrary: pair.map((s) => Buffer.from(s as string).toString('base64')) },
+      { weight: 1, arbitrary: badText },
+    )
+    mutations.push({
+      weight: 2,
+      arbitrary: fc
+        .tuple(fc.constantFrom('x-credentials', 'authorization'), encoded, fc.boolean())
+        .map(([header, value, emptyBody]) => (p: Parts): [string, Parts] => [
+          `${header} header`,
+          header === 'authorization'
+            ? { ...p, ...(emptyBody && { body: {} }), authorization: `Basic ${value}` }
+            : { ...p, ...(emptyBody && { body: {} }), headers: { ...p.headers, [header]: value } },
+        ]),
     })
   }
   if (writes) {

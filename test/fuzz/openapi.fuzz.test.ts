@@ -33,6 +33,21 @@ import {
 const RUNS = Number(process.env.FUZZ_RUNS ?? 200)
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_121)
 const STATS = process.env.FUZZ_STATS === '1'
+if (!Number.isInteger(RUNS) || RUNS < 1 || !Number.isInteger(SEED)) {
+  throw new Error(`FUZZ_RUNS must be a positive integer and FUZZ_SEED an integer (${RUNS}, ${SEED})`)
+}
+
+/** fc.assert with the seed and run count; a failure says how to replay it. */
+async function check<T>(name: string, property: fc.IAsyncProperty<T>) {
+  try {
+    await fc.assert(property, { seed: SEED, numRuns: RUNS })
+  } catch (error) {
+    // fast-check keeps the property's own error as the cause: show both.
+    const { message, cause } = error as Error & { cause?: unknown }
+    const reason = cause instanceof Error ? cause.message : String(cause ?? '')
+    throw new Error(`${name}: reproduce with FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS}\n${reason}\n${message}`)
+  }
+}
 
 // The world's clock is the real one: plans, installments and coverage dates move with it.
 const ctx: TestContext = await createTestApp({
@@ -117,16 +132,7 @@ describe('OpenAPI fuzzing', () => {
             throw new Error(`${request.method} ${request.url} → ${response.statusCode}: ${response.body}`)
           }
         })
-        try {
-          await fc.assert(property, { seed: SEED, numRuns: RUNS })
-        } catch (error) {
-          // fast-check keeps the property's own error as the cause: show both.
-          const { message, cause } = error as Error & { cause?: unknown }
-          const reason = cause instanceof Error ? cause.message : String(cause ?? '')
-          throw new Error(
-            `${name}: reproduce with FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS}\n${reason}\n${message}`,
-          )
-        }
+        await check(name, property)
       })
     },
   )
@@ -156,7 +162,8 @@ describe('methods and paths the app does not serve', () => {
         fc.option(fc.constantFrom('{}', '{bad', '[]')),
       )
       .filter(([method, [path]]) => path === null || !served.has(`${method} ${path}`))
-    await fc.assert(
+    await check(
+      'other methods and paths',
       fc.asyncProperty(request, async ([method, [, url], authorization, payload]) => {
         const response = await ctx.app.inject({
           method: method as 'GET',
@@ -172,7 +179,6 @@ describe('methods and paths the app does not serve', () => {
         if (response.statusCode >= 500)
           throw new Error(`${method} ${url} → ${response.statusCode}: ${response.body}`)
       }),
-      { seed: SEED, numRuns: RUNS },
     )
   })
 })
@@ -586,6 +592,10 @@ function hintsOf(me: Holdings, other: Holdings, brands: number[]) {
         { client_id: me.partner.clientId, client_secret: other.partner.clientSecret },
         USER,
         { email: USER.email.toUpperCase(), password: USER.password },
+      )
+      hints[':credentials'] = fc.constantFrom(
+        `${me.partner.clientId}:${me.partner.clientSecret}`,
+        `${me.partner.clientId}:${other.partner.clientSecret}`,
       )
     }
     return hints
