@@ -1,12 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type App, buildApp } from '../src/app.js'
+import type { App } from '../src/app.js'
 import { findAnnualPlanRow } from '../src/modules/annual-plans/annual-plan.repository.js'
 import { recordNotifiedPayment } from '../src/modules/annual-plans/annual-plan-notification.service.js'
 import type { PaymentGateway } from '../src/modules/payments/payment-gateway.js'
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
 import { createPlan, type NewPlan } from '../src/modules/plans/plan.service.js'
 import { bearer, login, seedCatalog, seedPartner, type TestPartner } from './helpers/factories.js'
+import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 
 // Expected amounts are worked out by hand in cents: LMI (cents) × rate (bp) ÷ 10000, half-up.
@@ -209,8 +210,8 @@ beforeAll(async () => {
   // Every clock jump logs in again, far more often than the login limit allows a client.
   database = await createTestDatabase({ env: { AMPARO_LOGIN_RATE_LIMIT: '100000' } })
   const clock = { now: () => now }
-  app = await buildApp({ config: database.config, db: database.db, clock, gateway, logger: false })
-  noGatewayApp = await buildApp({
+  app = await buildCheckedApp({ config: database.config, db: database.db, clock, gateway, logger: false })
+  noGatewayApp = await buildCheckedApp({
     config: database.config,
     db: database.db,
     clock,

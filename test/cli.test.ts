@@ -2,12 +2,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type App, buildApp } from '../src/app.js'
+import type { App } from '../src/app.js'
 import { run } from '../src/cli/program.js'
 import type { Db } from '../src/db/database.js'
 import demoCatalog from '../src/demo/demo-catalog.json' with { type: 'json' }
 import { verifySecret } from '../src/modules/auth/secret-hash.js'
 import { seedCatalog } from './helpers/factories.js'
+import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 
 // Every command opens its own connection, so SQLite runs on a file (`:memory:` would give each
@@ -21,7 +22,7 @@ let app: App
 beforeAll(async () => {
   main = await createTestDatabase({ sqliteFile: sqliteFile('main') })
   await seedCatalog(main.db)
-  app = await buildApp({ config: main.config, db: main.db, logger: false })
+  app = await buildCheckedApp({ config: main.config, db: main.db, logger: false })
   await app.ready()
 })
 afterAll(async () => {
@@ -448,7 +449,7 @@ describe('amparo demo', () => {
 
   beforeAll(async () => {
     demo = await createTestDatabase({ sqliteFile: sqliteFile('demo') })
-    demoApp = await buildApp({ config: demo.config, db: demo.db, logger: false })
+    demoApp = await buildCheckedApp({ config: demo.config, db: demo.db, logger: false })
     await demoApp.ready()
   })
   afterAll(async () => {

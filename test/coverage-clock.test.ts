@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type App, buildApp } from '../src/app.js'
+import type { App } from '../src/app.js'
 import { createPlan } from '../src/modules/plans/plan.service.js'
 import { createMetrics } from '../src/plugins/metrics.js'
 import { advanceCoverageClock } from '../src/worker/coverage-clock.job.js'
 import { runJobsOnce } from '../src/worker/worker.js'
 import { bearer, login, seedCatalog, seedPartner } from './helpers/factories.js'
+import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 
 // Paid 2026-11-21 12:00 São Paulo: cover from 2026-11-22 00:00 (03:00Z) to 2027-11-22 00:00.
@@ -20,7 +21,7 @@ let partner: Awaited<ReturnType<typeof seedPartner>>
 beforeAll(async () => {
   database = await createTestDatabase({ env: { AMPARO_LOGIN_RATE_LIMIT: '1000' } })
   const catalog = await seedCatalog(database.db)
-  app = await buildApp({ config: database.config, db: database.db, clock, logger: false })
+  app = await buildCheckedApp({ config: database.config, db: database.db, clock, logger: false })
   partner = await seedPartner(database.db, 'external')
   await database.db.transaction().execute((trx) =>
     createPlan(

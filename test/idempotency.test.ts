@@ -2,10 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type App, buildApp } from '../src/app.js'
+import type { App } from '../src/app.js'
 import { createDb, type Db } from '../src/db/database.js'
 import { fingerprint, purgeExpiredIdempotencyKeys } from '../src/plugins/idempotency.js'
 import { bearer, login, seedCatalog, seedPartner } from './helpers/factories.js'
+import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 
 // A clock the tests move: keys live 24 h.
@@ -24,7 +25,7 @@ beforeAll(async () => {
   // A file database on SQLite, so the cross-connection test below has two real connections.
   database = await createTestDatabase({ sqliteFile: join(dir, 'idem.sqlite') })
   await seedCatalog(database.db)
-  app = await buildApp({ config: database.config, db: database.db, clock, logger: false })
+  app = await buildCheckedApp({ config: database.config, db: database.db, clock, logger: false })
   const a = await seedPartner(database.db)
   seededA = a
   partnerA = a.id
@@ -178,7 +179,7 @@ describe('Idempotency-Key', () => {
 
   it('holds across connections: concurrent first requests create once', async () => {
     const second = createDb(database.config.database)
-    const other = await buildApp({ config: database.config, db: second, clock, logger: false })
+    const other = await buildCheckedApp({ config: database.config, db: second, clock, logger: false })
     try {
       const body = customer(nextCpf())
       const responses = await Promise.all(

@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type App, buildApp } from '../src/app.js'
+import type { App } from '../src/app.js'
 import { createMetrics, type Metrics, serveMetrics } from '../src/plugins/metrics.js'
+import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 
 let database: TestDatabase
@@ -11,7 +12,7 @@ let app: App
 beforeAll(async () => {
   database = await createTestDatabase()
   metrics = createMetrics(database.db)
-  app = await buildApp({ config: database.config, db: database.db, metrics, logger: false })
+  app = await buildCheckedApp({ config: database.config, db: database.db, metrics, logger: false })
 })
 afterAll(async () => {
   await app.close()

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type App, buildApp } from '../src/app.js'
+import type { App } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { createDb, type Db } from '../src/db/database.js'
 import { TokenService } from '../src/modules/auth/token.service.js'
 import { bearer } from './helpers/factories.js'
+import { buildCheckedApp } from './helpers/test-app.js'
 import { TEST_JWT_KEYS } from './helpers/test-db.js'
 
 // PostgreSQL that is not there: nothing listens on port 1, so every connection is refused.
@@ -19,7 +20,7 @@ let token: string
 
 beforeAll(async () => {
   db = createDb(config.database)
-  app = await buildApp({ config, db, logger: false })
+  app = await buildCheckedApp({ config, db, logger: false })
   const tokens = new TokenService(config.jwtKeys, 3600, { now: () => new Date() })
   token = (await tokens.issue({ kind: 'client', id: 1 }, 1)).token
 })

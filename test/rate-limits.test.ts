@@ -1,9 +1,9 @@
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type App, buildApp } from '../src/app.js'
+import type { App } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { bearer, login, seedCatalog, seedPartner, type TestPartner } from './helpers/factories.js'
-import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { buildCheckedApp, createTestApp, type TestContext } from './helpers/test-app.js'
 
 const REDIS_URL = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379'
 
@@ -94,7 +94,7 @@ describe.skipIf(!(await redisReachable()))('rate limits shared through Redis', (
     ctx = await createTestApp({ env })
     await seedCatalog(ctx.db)
     token = await login(ctx.app, await seedPartner(ctx.db))
-    second = await buildApp({ config: loadConfig({ ...ctx.env, ...env }), db: ctx.db, logger: false })
+    second = await buildCheckedApp({ config: loadConfig({ ...ctx.env, ...env }), db: ctx.db, logger: false })
   })
   afterAll(async () => {
     await second.close()

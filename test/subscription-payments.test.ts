@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type KyselyPlugin, sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type App, buildApp } from '../src/app.js'
+import type { App } from '../src/app.js'
 import { createDb, type Db, isPostgres } from '../src/db/database.js'
 import type { GatewayMode } from '../src/modules/partners/partner.table.js'
 import type { CardData, PaymentGateway } from '../src/modules/payments/payment-gateway.js'
@@ -11,7 +11,7 @@ import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
 import { createPlan } from '../src/modules/plans/plan.service.js'
 import type { Clock } from '../src/shared/clock.js'
 import { bearer, login, seedCatalog, seedPartner } from './helpers/factories.js'
-import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { buildCheckedApp, createTestApp, type TestContext } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 
 // 15:00 UTC is 12:00 in São Paulo; the card expiry rule compares with November 2026.
@@ -71,7 +71,7 @@ afterAll(async () => {
 
 /** Another app on the same database, e.g. with another card gateway. */
 async function appWith(gateway: PaymentGateway | null): Promise<App> {
-  const app = await buildApp({ config: ctx.config, db: ctx.db, clock, gateway, logStream })
+  const app = await buildCheckedApp({ config: ctx.config, db: ctx.db, clock, gateway, logStream })
   extraApps.push(app)
   return app
 }
@@ -256,7 +256,12 @@ describe('POST /subscriptions/{id}/installments/{installmentId}/notify-payment',
     expect(once.statusCode, once.body).toBe(200)
     // Any later notification would carry a later time: the answer must still be the first one.
     const later = new Date(NOW.getTime() + 30 * 60_000)
-    const app = await buildApp({ config: ctx.config, db: ctx.db, clock: { now: () => later }, logStream })
+    const app = await buildCheckedApp({
+      config: ctx.config,
+      db: ctx.db,
+      clock: { now: () => later },
+      logStream,
+    })
     extraApps.push(app)
     for (const target of [ctx.app, app]) {
       const again = await notify(p, s.id, first(s).id, target)
@@ -826,7 +831,9 @@ describe('concurrent notifications through two database connections', () => {
     secondDb = createDb(database.config.database)
     for (const db of [database.db, secondDb]) {
       const interleaved = db.withPlugin(interleaving)
-      apps.push(await buildApp({ config: database.config, db: interleaved, clock: ticking, logger: false }))
+      apps.push(
+        await buildCheckedApp({ config: database.config, db: interleaved, clock: ticking, logger: false }),
+      )
     }
     await seedCatalog(database.db)
   })

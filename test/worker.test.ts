@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type App, buildApp } from '../src/app.js'
+import type { App } from '../src/app.js'
 import { run } from '../src/cli/program.js'
 import { createDb, type Db } from '../src/db/database.js'
 import type { ChargeResult, PaymentGateway } from '../src/modules/payments/payment-gateway.js'
@@ -15,6 +15,7 @@ import { formatDate } from '../src/shared/time.js'
 import { expirePendingSubscriptions } from '../src/worker/pending-expiry.job.js'
 import { type RecurrenceResult, runRecurrence } from '../src/worker/recurrence.job.js'
 import { bearer, login, seedCatalog, seedPartner, type TestPartner } from './helpers/factories.js'
+import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase } from './helpers/test-db.js'
 
 // Every describe has its own database: SQLite in a file (the CLI and the second worker open their
@@ -70,7 +71,7 @@ interface Seller {
 async function createWorld(name: string) {
   const database = await createTestDatabase({ sqliteFile: join(dir, `${name}.sqlite`) })
   const clock = new FakeClock(at('2026-11-21'))
-  const app = await buildApp({ config: database.config, db: database.db, clock, logger: false })
+  const app = await buildCheckedApp({ config: database.config, db: database.db, clock, logger: false })
   const { model } = await seedCatalog(database.db)
   const modelId = model('Galaxy S25').id
   const seller = (gateway: 'own' | 'external') => createSeller(database.db, app, gateway, modelId)

@@ -65,3 +65,8 @@ interface InjectedResponse {
   headers: Record<string, unknown>
   raw: { req: { method: string; url: string } }
 }
+
+/** `buildApp` for tests that assemble their own app: every injected response is schema-checked too. */
+export async function buildCheckedApp(options: Parameters<typeof buildApp>[0]): Promise<App> {
+  return checkEveryResponse(await buildApp(options))
+}

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type App, buildApp } from '../../src/app.js'
+import type { App } from '../../src/app.js'
 import type { PaymentGateway } from '../../src/modules/payments/payment-gateway.js'
+import { buildCheckedApp } from '../helpers/test-app.js'
 import { TEST_JWT_KEYS } from '../helpers/test-db.js'
 import {
   annualBody,
@@ -44,7 +45,13 @@ beforeAll(async () => {
       throw new Error(INTERNAL_FAILURE)
     },
   }
-  broken = await buildApp({ config: w.database.config, db: w.db, clock, gateway: failing, logger: false })
+  broken = await buildCheckedApp({
+    config: w.database.config,
+    db: w.db,
+    clock,
+    gateway: failing,
+    logger: false,
+  })
   await collect()
 })
 afterAll(async () => {

@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify'
 import { expect } from 'vitest'
-import { type App, buildApp } from '../../src/app.js'
+import type { App } from '../../src/app.js'
 import type { Db } from '../../src/db/database.js'
 import { importCatalog } from '../../src/modules/catalog/catalog-import.js'
 import type { GatewayMode } from '../../src/modules/partners/partner.table.js'
@@ -8,6 +8,7 @@ import type { PaymentGateway } from '../../src/modules/payments/payment-gateway.
 import { SandboxGateway } from '../../src/modules/payments/sandbox-gateway.js'
 import { createPlan } from '../../src/modules/plans/plan.service.js'
 import { bearer, login, seedCatalog, seedPartner, type TestPartner } from '../helpers/factories.js'
+import { buildCheckedApp } from '../helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js'
 import {
   annualBody,
@@ -74,7 +75,7 @@ export async function createWorld(options: { env?: Record<string, string> } = {}
     },
     chargeToken: (token, amount, reference) => sandbox.chargeToken(token, amount, reference),
   }
-  const app = await buildApp({ config: database.config, db, clock, gateway, logger: false })
+  const app = await buildCheckedApp({ config: database.config, db, clock, gateway, logger: false })
   await seedCatalog(db)
 
   const call: World['call'] = (method, url, token, payload, headers = {}) =>
