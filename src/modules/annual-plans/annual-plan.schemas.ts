@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox'
+import { contractingFields } from '../../shared/contracting-fields.js'
 import { Id, Money, nullable, Timestamp } from '../../shared/http-schemas.js'
 import { PageQuery } from '../../shared/pagination.js'
 import { Model } from '../catalog/catalog.schemas.js'
@@ -11,28 +12,13 @@ const imei = (description: string) =>
     description: `${description} 15 digits, valid Luhn check digit.`,
   })
 
-const usedFlag = (description: string) => Type.Optional(Type.Boolean({ description }))
-
 export const PaymentMethod = Type.Enum(['credit_card', 'slip', 'pix'], {
   description: '`credit_card`, `slip` (boleto) or `pix`.',
 })
 
 export const AnnualPlanBody = Type.Object(
   {
-    model_id: Id('Device model, from `GET /models`: one this partner may sell.'),
-    customer_id: Type.Optional(
-      Id(
-        'The customer, from `POST /customers` or `GET /customers/{document}`. Send this or `customer_document`.',
-      ),
-    ),
-    customer_document: Type.Optional(
-      Type.String({
-        format: 'cpf-or-cnpj',
-        maxLength: 20,
-        description:
-          'CPF or CNPJ of a customer already registered by this partner, bare or formatted; used when `customer_id` is absent.',
-      }),
-    ),
+    ...contractingFields,
     plan_id: Type.Optional(
       Id(
         'Annual plan of this partner. Default: the partner’s default annual plan (as `GET /annual-plans/quote`).',
@@ -44,17 +30,6 @@ export const AnnualPlanBody = Type.Object(
         Type.String({ format: 'imei', maxLength: 32 }),
         'Second IMEI of a dual-SIM device, 15 digits with a valid Luhn check digit; must differ from `imei`.',
       ),
-    ),
-    is_used: usedFlag(
-      'The device has more than 3 months of use: the used-device factor applies. Default false.',
-    ),
-    used: usedFlag('Alias of `is_used`; `is_used` wins when both are sent.'),
-    store_id: Type.Optional(Id('The partner’s store making the sale, from `GET /shopkeepers`.')),
-    maxima: Type.Optional(
-      Type.Number({
-        description:
-          'Desired LMI in reais (at most two decimals). Inside the partner’s authorized range it is the LMI; outside, the model default applies, without error.',
-      }),
     ),
     payment: Type.Optional(
       Type.Object(

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox'
+import { contractingFields } from '../../shared/contracting-fields.js'
 import { Id, MetaLink, Money, nullable, Timestamp } from '../../shared/http-schemas.js'
 import { PageQuery } from '../../shared/pagination.js'
 import { BrandRef, Model } from '../catalog/catalog.schemas.js'
@@ -7,38 +8,14 @@ import { Customer } from '../customers/customer.schemas.js'
 const serial = (description: string) =>
   Type.Optional(nullable(Type.String({ maxLength: 50 }), `${description} At most 50 characters.`))
 
-const usedFlag = (description: string) => Type.Optional(Type.Boolean({ description }))
-
 export const SubscriptionBody = Type.Object(
   {
+    ...contractingFields,
     plan_id: Id('Subscription plan, from `GET /plans`. Must be one of this partner’s active plans.'),
-    customer_id: Type.Optional(
-      Id(
-        'The customer, from `POST /customers` or `GET /customers/{document}`. Send this or `customer_document`.',
-      ),
-    ),
-    customer_document: Type.Optional(
-      Type.String({
-        format: 'cpf-or-cnpj',
-        maxLength: 20,
-        description:
-          'CPF or CNPJ of a customer already registered by this partner, bare or formatted; used when `customer_id` is absent.',
-      }),
-    ),
-    model_id: Id('Device model, from `GET /models`: one this partner may sell.'),
     serial_number: serial(
       'IMEI or serial number; may be informed later. Must differ from `second_serial_number`.',
     ),
     second_serial_number: serial('Second IMEI of a dual-SIM device. Must differ from `serial_number`.'),
-    is_used: usedFlag('The device has more than 3 months of use. Default false.'),
-    used: usedFlag('Alias of `is_used`; `is_used` wins when both are sent.'),
-    store_id: Type.Optional(Id('The partner’s store making the sale, from `GET /shopkeepers`.')),
-    maxima: Type.Optional(
-      Type.Number({
-        description:
-          'Desired LMI in reais (at most two decimals). Inside the partner’s authorized range it is the LMI; outside, the model default applies, without error.',
-      }),
-    ),
     metadata: Type.Optional(
       Type.Object(
         {
