@@ -2,9 +2,10 @@
 // static JSON body — a real subscription resource taken from the API — on GET /baseline.
 //
 // With BASELINE_LOG_FILE it logs requests to that file with the API's logger settings (pino,
-// level info, the same redaction paths): a reference for what request logging alone costs, never
-// the baseline of the ratios. BASELINE_LOG_MODE picks how (bench/logging.ts compares them):
-//   fastify  Fastify's own request logging, two lines a request, synchronous writes (as the API)
+// level info, the same redaction paths, from dist/): a reference for what request logging alone
+// costs, never the baseline of the ratios. BASELINE_LOG_MODE picks how (bench/logging.ts compares):
+//   api      the API's own request logging (dist/plugins/logging.js), synchronous writes (default)
+//   fastify  Fastify's own request logging, two lines a request, synchronous writes
 //   one-line one line a request (disableRequestLogging + an onResponse hook), synchronous
 //   async    Fastify's two lines, written through a buffered asynchronous destination
 //   one-line-async
@@ -12,35 +13,20 @@
 import { readFileSync } from 'node:fs'
 import Fastify from 'fastify'
 import pino from 'pino'
-
-// As src/app.ts.
-const REDACT = [
-  'req.headers.authorization',
-  'req.headers["x-credentials"]',
-  'req.headers.cookie',
-  '*.client_secret',
-  '*.password',
-  '*.token',
-  '*.access_token',
-  '*.creditCard',
-  '*.card_number',
-  '*.card_cvv',
-  '*.cvv',
-]
+import { loggerOptions, OneLineRequestLog } from '../dist/plugins/logging.js'
 
 const body = readFileSync(process.env.BASELINE_BODY_FILE ?? '', 'utf8')
 const logFile = process.env.BASELINE_LOG_FILE
-const mode = process.env.BASELINE_LOG_MODE ?? 'fastify'
+const mode = process.env.BASELINE_LOG_MODE ?? 'api'
 const asyncWrites = mode.endsWith('async')
 const oneLine = mode.startsWith('one-line')
 
 const destination =
   logFile && pino.destination({ dest: logFile, sync: !asyncWrites, minLength: asyncWrites ? 4096 : 0 })
 const app = Fastify({
-  logger: logFile
-    ? { level: 'info', redact: { paths: REDACT, censor: '[redacted]' }, stream: destination }
-    : false,
+  logger: logFile ? loggerOptions('info', destination) : false,
   disableRequestLogging: oneLine,
+  ...(logFile && mode === 'api' && { logController: new OneLineRequestLog() }),
 })
 if (logFile && oneLine) {
   app.addHook('onResponse', async (request, reply) => {

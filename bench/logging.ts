@@ -19,7 +19,8 @@ const { values: args } = parseArgs({
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const variants = [
   { name: 'no logging', mode: null },
-  { name: 'two lines a request, sync (the API today)', mode: 'fastify' },
+  { name: 'the API: one line, no redaction pass, sync', mode: 'api' },
+  { name: 'Fastify: two lines a request, sync', mode: 'fastify' },
   { name: 'one line a request, sync', mode: 'one-line' },
   { name: 'two lines a request, async buffered', mode: 'async' },
   { name: 'one line a request, async buffered', mode: 'one-line-async' },

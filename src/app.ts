@@ -20,10 +20,10 @@ import { contextPlugin } from './plugins/context.js'
 import { errorsPlugin } from './plugins/errors.js'
 import { frameworkErrors, httpPlugin, requestId } from './plugins/http.js'
 import { idempotency } from './plugins/idempotency.js'
+import { loggerOptions, OneLineRequestLog } from './plugins/logging.js'
 import { type Metrics, metricsPlugin } from './plugins/metrics.js'
 import { openapiPlugin } from './plugins/openapi.js'
 import { loginRateLimit, partnerRateLimit } from './plugins/rate-limits.js'
-import { OneLineRequestLog } from './plugins/request-log.js'
 import { validatorCompiler } from './plugins/validation.js'
 import { type Clock, systemClock } from './shared/clock.js'
 import { sharedSchemas } from './shared/http-schemas.js'
@@ -45,21 +45,6 @@ export interface AppOptions {
   logStream?: { write(line: string): void }
 }
 
-// Never logged: credentials, tokens and card data, wherever they appear.
-const REDACT = [
-  'req.headers.authorization',
-  'req.headers["x-credentials"]',
-  'req.headers.cookie',
-  '*.client_secret',
-  '*.password',
-  '*.token',
-  '*.access_token',
-  '*.creditCard',
-  '*.card_number',
-  '*.card_cvv',
-  '*.cvv',
-]
-
 export async function buildApp({
   config,
   db,
@@ -70,11 +55,7 @@ export async function buildApp({
   logStream,
 }: AppOptions) {
   const app = Fastify({
-    logger: logger ?? {
-      level: config.logLevel,
-      redact: { paths: REDACT, censor: '[redacted]' },
-      ...(logStream && { stream: logStream }),
-    },
+    logger: logger ?? loggerOptions(config.logLevel, logStream),
     genReqId: requestId,
     logController: new OneLineRequestLog(),
     frameworkErrors,

@@ -518,8 +518,19 @@ describe('logs', () => {
     for (const secret of secrets) expect(text).not.toContain(secret)
   })
 
+  it('logs one line per request with its id, method, path, status and time', async () => {
+    const token = await login(ctx.app, partner)
+    const response = await getBrands(bearer(token))
+    const requestId = response.headers['x-request-id']
+    const lines = logLines.map((line) => JSON.parse(line)).filter((entry) => entry.reqId === requestId)
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatchObject({ msg: 'request completed', method: 'GET', url: '/brands', status: 200 })
+    expect(lines[0].ms).toEqual(expect.any(Number))
+  })
+
   it('censors credential fields wherever a handler logs them', async () => {
     const secret = randomBytes(16).toString('hex')
+    ctx.app.log.info({ client_secret: secret, password: secret, token: secret }, 'top-level probe')
     ctx.app.log.info(
       {
         body: { client_id: 'test_visible', client_secret: secret, password: secret },
@@ -527,6 +538,9 @@ describe('logs', () => {
       },
       'redaction probe',
     )
+    const topLevel = logLines.find((line) => line.includes('top-level probe'))
+    expect(topLevel).toBeDefined()
+    expect(topLevel).not.toContain(secret)
     const probe = logLines.find((line) => line.includes('redaction probe'))
     expect(probe).toBeDefined()
     expect(probe).not.toContain(secret)
