@@ -1,7 +1,6 @@
 import type { Command } from 'commander'
 import { pino } from 'pino'
 import { createGateway } from '../modules/payments/create-gateway.js'
-import { createMetrics, serveMetrics } from '../plugins/metrics.js'
 import { systemClock } from '../shared/clock.js'
 import { runJobsOnce, runWorker, type WorkerRun } from '../worker/worker.js'
 import { type Io, positiveInt, report, withDatabase } from './context.js'
@@ -28,10 +27,13 @@ export function registerWorker(program: Command, io: Io) {
         const log = pino({ level: config.logLevel, base: { name: 'amparo-worker' } }, { write: io.err })
         const gateway = createGateway(config)
         if (!gateway) log.warn({}, 'no payment gateway (AMPARO_PAYMENT_GATEWAY=none): recurrence skipped')
-        const metrics = config.metrics.port && !options.once ? createMetrics(db) : undefined
-        const metricsServer = metrics
-          ? await serveMetrics(metrics, config.metrics.host, config.metrics.port)
-          : null
+        // prom-client is loaded only when metrics are served.
+        const exporter = config.metrics.port && !options.once ? await import('../plugins/metrics.js') : null
+        const metrics = exporter?.createMetrics(db)
+        const metricsServer =
+          exporter && metrics
+            ? await exporter.serveMetrics(metrics, config.metrics.host, config.metrics.port)
+            : null
         const deps = { db, gateway, clock: systemClock, timeZone: config.timeZone, log, metrics }
         if (options.once) {
           const run = await runJobsOnce(deps)

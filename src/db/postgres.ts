@@ -1,16 +1,21 @@
+import { createRequire } from 'node:module'
 import { PostgresDialect } from 'kysely'
-import pg from 'pg'
+import type pg from 'pg'
 
-const { types } = pg
-const parseTimestamp = types.getTypeParser(types.builtins.TIMESTAMPTZ)
+// Loaded on first use: a SQLite deployment never pays for pg (≈ 16 MB of memory and 44 ms of
+// start-up). pg is CommonJS, so require keeps createDb synchronous.
+const require = createRequire(import.meta.url)
 
 // One representation on both dialects: counts and ids as numbers, instants as UTC ISO strings,
 // calendar dates as 'YYYY-MM-DD' strings (pg would turn them into local-time Date objects).
-const typeParsers: Record<number, (value: string) => unknown> = {
-  [types.builtins.INT8]: Number,
-  [types.builtins.NUMERIC]: Number,
-  [types.builtins.TIMESTAMPTZ]: (v) => (parseTimestamp(v) as Date).toISOString(),
-  [types.builtins.DATE]: (v) => v,
+function typeParsers(types: typeof pg.types): Record<number, (value: string) => unknown> {
+  const parseTimestamp = types.getTypeParser(types.builtins.TIMESTAMPTZ)
+  return {
+    [types.builtins.INT8]: Number,
+    [types.builtins.NUMERIC]: Number,
+    [types.builtins.TIMESTAMPTZ]: (v) => (parseTimestamp(v) as Date).toISOString(),
+    [types.builtins.DATE]: (v) => v,
+  }
 }
 
 export interface PostgresOptions {
@@ -23,7 +28,9 @@ export interface PostgresOptions {
  * request answers 503 instead of hanging; idle connections are checked by the pool itself.
  */
 export function createPool({ url, poolMax }: PostgresOptions): pg.Pool {
-  const pool = new pg.Pool({
+  const { Pool, types } = require('pg') as typeof pg
+  const parsers = typeParsers(types)
+  const pool = new Pool({
     connectionString: url,
     max: poolMax,
     connectionTimeoutMillis: 2000,
@@ -32,7 +39,7 @@ export function createPool({ url, poolMax }: PostgresOptions): pg.Pool {
     query_timeout: 20_000,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        typeParsers[oid] ?? types.getTypeParser(oid, format)) as typeof types.getTypeParser,
+        parsers[oid] ?? types.getTypeParser(oid, format)) as typeof types.getTypeParser,
     },
   })
   // A connection dropped while idle (PostgreSQL restarted) must not crash the process.
