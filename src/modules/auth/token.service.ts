@@ -15,11 +15,23 @@ export interface IssuedToken {
 
 export class InvalidTokenError extends Error {}
 
+export interface VerifiedToken {
+  subject: Subject
+  partnerId: number
+}
+
+// Verifying the signature is the most expensive step of an authenticated request, and a partner
+// sends the same token for its whole life: each verified token is kept (with its expiry, checked
+// on every hit) in a bounded map, emptied when full. Revocation is unaffected: it is decided by
+// the principal lookup, which still runs on every request.
+const VERIFIED_CACHE_SIZE = 10_000
+
 /** HS256 JWTs with a `kid`: the first key signs, every listed key verifies, so keys can rotate. */
 export class TokenService {
   // KeyObjects built once: given raw bytes, jose would import a key on every verification.
   private readonly secrets: Map<string, KeyObject>
   private readonly signing: SigningKey
+  private readonly verified = new Map<string, VerifiedToken & { expiresAtMs: number }>()
 
   constructor(
     keys: SigningKey[],
@@ -45,7 +57,20 @@ export class TokenService {
   }
 
   /** The token's subject and partner; throws InvalidTokenError for anything not genuine and current. */
-  async verify(token: string): Promise<{ subject: Subject; partnerId: number }> {
+  async verify(token: string): Promise<VerifiedToken> {
+    const known = this.verified.get(token)
+    // jose rejects a token whose exp is at or before now; so does the cache.
+    if (known && known.expiresAtMs > this.clock.now().getTime()) {
+      return { subject: known.subject, partnerId: known.partnerId }
+    }
+    if (known) this.verified.delete(token)
+    const verified = await this.verifySignature(token)
+    if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.clear()
+    this.verified.set(token, verified)
+    return { subject: verified.subject, partnerId: verified.partnerId }
+  }
+
+  private async verifySignature(token: string): Promise<VerifiedToken & { expiresAtMs: number }> {
     try {
       const { payload } = await jwtVerify(
         token,
@@ -65,6 +90,7 @@ export class TokenService {
       return {
         subject: { kind: match[1] as Subject['kind'], id: Number(match[2]) },
         partnerId: payload.pid as number,
+        expiresAtMs: (payload.exp as number) * 1000,
       }
     } catch (error) {
       if (error instanceof InvalidTokenError || error instanceof errors.JOSEError) {
