@@ -53,8 +53,9 @@ function row(name: string, before: number, after: number) {
 }
 
 // ---------------------------------------------------------------- timestamps
-// Proposed: the zone's UTC offset, looked up with Intl once per 15-minute bucket (every tz
-// transition falls on a quarter hour), then plain arithmetic.
+// The prototype of src/shared/time.ts: the zone's UTC offset looked up with Intl once per 15-minute
+// bucket, then plain arithmetic. It assumes every transition falls on a quarter hour, which is not
+// so (St. John's changed at 00:01 until 2011); src/ checks both ends of each bucket instead.
 const offsetCache = new Map<string, Map<number, number>>()
 const partsFormatter = new Map<string, Intl.DateTimeFormat>()
 function zoneOffsetMs(ms: number, zone: string): number {
@@ -256,7 +257,7 @@ async function list(file: string, small: { id: number; n: number }, large: { id:
         await ms(() => listSubscriptionViews(db as unknown as Db, p.id, {}, (page(p, where) - 1) * 15, 15)),
       )
     }
-    line(`listSubscriptionViews (count + page), ${where} page`, times[0] as number, times[1] as number)
+    line(`listSubscriptionViews (counter + range), ${where} page`, times[0] as number, times[1] as number)
   }
   const count = raw.prepare('select count(*) as total from subscriptions as s where s.partner_id = ?')
   line(
@@ -272,29 +273,19 @@ async function list(file: string, small: { id: number; n: number }, large: { id:
     await ms(() => ids.all(small.id, (page(small, 'middle') - 1) * 15)),
     await ms(() => ids.all(large.id, (page(large, 'middle') - 1) * 15)),
   )
-  // Proposed: a per-partner sequence number given at contracting (partner_seq = the partner's
-  // running count), so page N is a range of the index, and the total is the partner's counter.
-  raw.exec(`alter table subscriptions add column partner_seq integer;
-    create temp table seq (id integer primary key, n integer not null);
-    insert into seq select id, row_number() over (partition by partner_id order by id) from subscriptions;
-    update subscriptions set partner_seq = (select n from seq where seq.id = subscriptions.id);
-    create unique index subscriptions_partner_seq on subscriptions (partner_id, partner_seq);
-    create table partner_counts (partner_id integer primary key, subscriptions integer not null);
-    insert into partner_counts select partner_id, count(*) from subscriptions group by partner_id;`)
-  const total = raw.prepare('select subscriptions from partner_counts where partner_id = ?')
-  const byRange = raw.prepare(
+  // What the list did before migration 0006: count(*) plus an OFFSET page over the four joins.
+  const byOffset = raw.prepare(
     `select s.*, p.name as plan_name, c.name as customer_name, m.name as model_name, b.name as brand_name
      from subscriptions s join plans p on p.id = s.plan_id join customers c on c.id = s.customer_id
      join models m on m.id = s.model_id join brands b on b.id = m.brand_id
-     where s.partner_id = ? and s.partner_seq between ? and ? order by s.partner_seq desc`,
+     where s.partner_id = ? order by s.id desc limit 15 offset ?`,
   )
   for (const where of ['first', 'middle', 'last'] as const) {
     const run = (p: { id: number; n: number }) => () => {
-      const n = Number((total.get(p.id) as { subscriptions: number }).subscriptions)
-      const top = n - (page(p, where) - 1) * 15
-      return byRange.all(p.id, Math.max(1, top - 14), top)
+      count.get(p.id)
+      return byOffset.all(p.id, (page(p, where) - 1) * 15)
     }
-    line(`proposed: counter + partner_seq range, ${where} page`, await ms(run(small)), await ms(run(large)))
+    line(`before 0006: count(*) + OFFSET page, ${where} page`, await ms(run(small)), await ms(run(large)))
   }
   raw.close()
   await db.destroy()

@@ -3,7 +3,9 @@ import pg from 'pg'
 
 // The bench dataset, written with plain SQL straight into a migrated database (never through the
 // API): customers and subscriptions generated here in batched inserts inside transactions, their
-// installments derived from the subscriptions by one set-based INSERT … SELECT per batch.
+// installments derived from the subscriptions by one set-based INSERT … SELECT per batch. Each
+// subscription gets its partner's next `partner_seq` and the partners' counters are set at the end,
+// as contracting does.
 
 export type DbKind = 'sqlite' | 'postgres'
 
@@ -108,6 +110,7 @@ const CUSTOMER_COLUMNS: Columns = [
 const SUBSCRIPTION_COLUMNS: Columns = [
   ['id', 'int'],
   ['partner_id', 'int'],
+  ['partner_seq', 'int'],
   ['customer_id', 'int'],
   ['plan_id', 'int'],
   ['model_id', 'int'],
@@ -243,6 +246,14 @@ async function seedWith(sink: Sink, options: SeedOptions, started: number): Prom
   const firstId =
     Number((await sink.all<{ m: number }>('select max(id) as m from subscriptions'))[0]?.m ?? 0) + 1
   const owner = new Uint8Array(total)
+  // Each partner's sequence continues from its counter, as contracting through the API would.
+  const seqs: number[] = []
+  for (const partner of partners) {
+    const counter = await sink.all<{ total: number }>(
+      `select total from partner_subscription_counts where partner_id = ${partner.id}`,
+    )
+    seqs.push(Number(counter[0]?.total ?? 0))
+  }
   const span = 730 * 86_400_000
   const epoch = now - span - 86_400_000
   let rows: Row[] = []
@@ -262,6 +273,7 @@ async function seedWith(sink: Sink, options: SeedOptions, started: number): Prom
     owner[i] = index
     const partner = partners[index] as PartnerData
     const id = firstId + i
+    seqs[index] = (seqs[index] as number) + 1
     const plan = random.pick(partner.plans)
     const rate = rates.get(plan.id) as { monthly: number; franchise: number }
     const model = random.pick(partner.models)
@@ -276,6 +288,7 @@ async function seedWith(sink: Sink, options: SeedOptions, started: number): Prom
     rows.push([
       id,
       partner.id,
+      seqs[index],
       random.pick(partner.customerIds),
       plan.id,
       model.id,
@@ -300,6 +313,13 @@ async function seedWith(sink: Sink, options: SeedOptions, started: number): Prom
     if ((i + 1) % 200_000 === 0) options.log(`  ${(i + 1).toLocaleString('en')} subscriptions…`)
   }
   await flush(firstId + total - 1)
+  for (const [index, partner] of partners.entries()) {
+    if (partner.subscriptions === 0) continue
+    await sink.exec(
+      `insert into partner_subscription_counts (partner_id, total) values (${partner.id}, ${seqs[index]})
+       on conflict (partner_id) do update set total = excluded.total`,
+    )
+  }
   options.log(`  ${total.toLocaleString('en')} subscriptions`)
 
   if (options.kind === 'postgres') {

@@ -12,7 +12,11 @@ import type { CredentialsTable, PartnersTable, PartnerUsersTable } from '../modu
 import type { PaymentsTable } from '../modules/payments/payment.table.js'
 import type { PlansTable } from '../modules/plans/plan.table.js'
 import type { ShopkeepersTable } from '../modules/shopkeepers/shopkeeper.table.js'
-import type { InstallmentsTable, SubscriptionsTable } from '../modules/subscriptions/subscription.table.js'
+import type {
+  InstallmentsTable,
+  PartnerSubscriptionCountsTable,
+  SubscriptionsTable,
+} from '../modules/subscriptions/subscription.table.js'
 import type { IdempotencyKeysTable } from '../plugins/idempotency.table.js'
 import { createPool, postgresDialect } from './postgres.js'
 import { sqliteDialect } from './sqlite.js'
@@ -30,6 +34,7 @@ export interface Database {
   customers: CustomersTable
   subscriptions: SubscriptionsTable
   installments: InstallmentsTable
+  partner_subscription_counts: PartnerSubscriptionCountsTable
   payments: PaymentsTable
   annual_plans: AnnualPlansTable
   annual_plan_cancellations: AnnualPlanCancellationsTable

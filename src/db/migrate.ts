@@ -1,10 +1,18 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely'
+import {
+  type Kysely,
+  type Migration,
+  type MigrationProvider,
+  type MigrationResultSet,
+  Migrator,
+  sql,
+} from 'kysely'
 import { isPostgres } from './database.js'
 import * as foundation from './migrations/0001-foundation.js'
 import * as customers from './migrations/0002-customers.js'
 import * as subscriptions from './migrations/0003-subscriptions.js'
 import * as annualPlans from './migrations/0004-annual-plans.js'
 import * as idempotencyKeys from './migrations/0005-idempotency-keys.js'
+import * as partnerSequences from './migrations/0006-partner-sequences.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
 const migrations: Record<string, Migration> = {
@@ -13,24 +21,40 @@ const migrations: Record<string, Migration> = {
   '0003-subscriptions': subscriptions,
   '0004-annual-plans': annualPlans,
   '0005-idempotency-keys': idempotencyKeys,
+  '0006-partner-sequences': partnerSequences,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
 
 export class MigrationError extends Error {}
 
-/** Applies every pending migration; safe to run from several processes at once (Kysely locks). */
 // biome-ignore lint/suspicious/noExplicitAny: migrations run on an untyped view of the schema
-export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+async function migrator(db: Kysely<any>): Promise<Migrator> {
   // Kysely looks for its bookkeeping tables in any schema; pin them to ours so that several
   // schemas of one PostgreSQL database (one per test file) do not see each other's.
   const migrationTableSchema = isPostgres(db)
     ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
     : undefined
-  const { error, results = [] } = await new Migrator({ db, provider, migrationTableSchema }).migrateToLatest()
+  return new Migrator({ db, provider, migrationTableSchema })
+}
+
+function applied({ error, results = [] }: MigrationResultSet): string[] {
   if (error) {
     const failed = results.find((r) => r.status === 'Error')?.migrationName ?? 'unknown'
     throw new MigrationError(`Migration ${failed} failed: ${error instanceof Error ? error.message : error}`)
   }
   return results.filter((r) => r.status === 'Success').map((r) => r.migrationName)
+}
+
+/** Applies every pending migration; safe to run from several processes at once (Kysely locks). */
+// biome-ignore lint/suspicious/noExplicitAny: migrations run on an untyped view of the schema
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  return applied(await (await migrator(db)).migrateToLatest())
+}
+
+/** Applies (or reverts) migrations up to `name` included: tests of a migration's data step. */
+// biome-ignore lint/suspicious/noExplicitAny: migrations run on an untyped view of the schema
+export async function migrateTo(db: Kysely<any>, name: string): Promise<string[]> {
+  if (!(name in migrations)) throw new MigrationError(`No migration ${name}`)
+  return applied(await (await migrator(db)).migrateTo(name))
 }

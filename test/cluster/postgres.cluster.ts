@@ -697,8 +697,10 @@ describe('4. graceful shutdown', () => {
     await sleep(1000)
 
     // In-flight for sure: contracts for a customer whose row the test holds locked, so each is
-    // inside its transaction, waiting, when the signal arrives (seen in pg_stat_activity).
-    const customerId = await createCustomer(other.port, external, cpf(runStarted))
+    // inside its transaction, waiting, when the signal arrives (seen in pg_stat_activity). They are
+    // the own-gateway partner's: a partner's contracts queue on its subscription counter, so the
+    // load's (external partner) would otherwise wait behind them and count among the waiting.
+    const customerId = await createCustomer(other.port, own, cpf(runStarted))
     const lock = await db.connect()
     let burst: Promise<Reply | RequestFailure>[] = []
     let waiting = 0
@@ -706,11 +708,17 @@ describe('4. graceful shutdown', () => {
     let drainingMs = 0
     try {
       await lock.query('begin')
+      const [holder] = (await lock.query('select pg_backend_pid() as pid')).rows
       await lock.query(`select id from customers where id = ${customerId} for update`)
       burst = range(6).map((k) =>
         attempt(victim.port, 'POST', '/subscriptions', {
-          token: external.token,
-          body: { ...body(`4-${runStarted}-burst-${k}`), customer_id: customerId },
+          token: own.token,
+          body: {
+            plan_id: own.planId,
+            customer_id: customerId,
+            model_id: own.modelId,
+            metadata: { origin: `4-${runStarted}-burst-${k}` },
+          },
           fresh: true,
         }),
       )
@@ -719,9 +727,16 @@ describe('4. graceful shutdown', () => {
         waiting < burst.length && Date.now() < deadline;
         await sleep(50)
       ) {
+        // Only the backends the test's lock holds up, directly or behind one it holds (the burst's
+        // first contract holds the partner's counter): not the load's own passing lock waits.
         const [row] = await db.query(
-          `select count(*) as n from pg_stat_activity where datname = current_database()
-           and application_name = '${appName(victim.name)}' and wait_event_type = 'Lock'`,
+          `with recursive held(pid) as (
+             select pid from pg_stat_activity where ${holder.pid} = any(pg_blocking_pids(pid))
+             union
+             select a.pid from pg_stat_activity a join held h on h.pid = any(pg_blocking_pids(a.pid))
+           )
+           select count(*) as n from held join pg_stat_activity a using (pid)
+           where a.application_name = '${appName(victim.name)}'`,
         )
         waiting = Number(row?.n)
       }

@@ -1,18 +1,43 @@
 import type { ExpressionBuilder, Insertable, Selectable } from 'kysely'
 import type { Database, Db, Trx } from '../../db/database.js'
+import { prepared } from '../../db/prepared.js'
 import { CUSTOMER_VIEW_COLUMNS } from '../customers/customer-view.js'
 import type { InstallmentsTable, SubscriptionStatus, SubscriptionsTable } from './subscription.table.js'
 
 export type InstallmentRow = Selectable<InstallmentsTable>
 
+/**
+ * Writes a subscription and its installments, numbering it in its partner's sequence.
+ *
+ * The counter comes first: on PostgreSQL its row stays locked until the caller commits, so a
+ * partner's contracts take their numbers one after the other, and each takes its id (the identity
+ * sequence) only once it holds the lock, which keeps `partner_seq` order equal to id order — the
+ * list's "newest first" and the filtered lists (ordered by id) agree. Everything that can come
+ * before the lock does (the service's reads and checks); after it come only the two inserts, and
+ * in the route the read-back of the answer. Incrementing last (then updating the row's number)
+ * would hold the lock a little less but number concurrent contracts out of id order, and write
+ * each subscription twice.
+ */
 export async function insertSubscription(
   trx: Trx,
-  values: Insertable<SubscriptionsTable>,
+  values: Omit<Insertable<SubscriptionsTable>, 'partner_seq'>,
   installments: Omit<Insertable<InstallmentsTable>, 'subscription_id'>[],
 ): Promise<number> {
+  // One statement for the first contract too: of two concurrent first inserts, the second waits
+  // for the first's row and then increments it (PostgreSQL; SQLite has one writer at a time).
+  const { total } = await trx
+    .insertInto('partner_subscription_counts')
+    .values({ partner_id: values.partner_id, total: 1 })
+    .onConflict((oc) =>
+      oc
+        .column('partner_id')
+        .doUpdateSet((eb) => ({ total: eb('partner_subscription_counts.total', '+', 1) })),
+    )
+    .returning('total')
+    .executeTakeFirstOrThrow()
   const { id } = await trx
     .insertInto('subscriptions')
-    .values(values)
+    .values({ ...values, partner_seq: Number(total) })
     .returning('id')
     .executeTakeFirstOrThrow()
   await trx
@@ -60,8 +85,23 @@ function views(db: Db) {
 
 export type SubscriptionView = Awaited<ReturnType<ReturnType<typeof views>['executeTakeFirstOrThrow']>>
 
+// The hot reads (a resource, a page, the counter) are built and compiled once (see prepared()):
+// building the five-table select cost more than SQLite takes to answer it.
+const subscriptionView = prepared((db: Db, partnerId: number, id: number) =>
+  views(db).where('s.partner_id', '=', partnerId).where('s.id', '=', id),
+)
+const sequenceRange = prepared((db: Db, partnerId: number, oldest: number, newest: number) =>
+  views(db)
+    .where('s.partner_id', '=', partnerId)
+    .where((eb) => eb.between('s.partner_seq', oldest, newest))
+    .orderBy('s.partner_seq', 'desc'),
+)
+const subscriptionCount = prepared((db: Db, partnerId: number) =>
+  db.selectFrom('partner_subscription_counts').select('total').where('partner_id', '=', partnerId),
+)
+
 export async function findSubscriptionView(db: Db, partnerId: number, id: number) {
-  return views(db).where('s.partner_id', '=', partnerId).where('s.id', '=', id).executeTakeFirst()
+  return (await subscriptionView(db, partnerId, id))[0]
 }
 
 export interface SubscriptionFilter {
@@ -94,10 +134,6 @@ function matching(partnerId: number, filter: SubscriptionFilter) {
   }
 }
 
-function countQuery(db: Db) {
-  return db.selectFrom('subscriptions as s').select((eb) => eb.fn.countAll<number>().as('total'))
-}
-
 /** The partner's subscriptions, newest first. */
 export async function listSubscriptionViews(
   db: Db,
@@ -106,14 +142,55 @@ export async function listSubscriptionViews(
   offset: number,
   limit: number,
 ) {
+  if (filter.status === undefined && filter.customerDocument === undefined) {
+    return listAll(db, partnerId, offset, limit)
+  }
+  return listMatching(db, partnerId, filter, offset, limit)
+}
+
+/**
+ * Every subscription of the partner: the total is its counter and the page a range of its
+ * sequence numbers, the same few index reads whatever the partner's size. A contract committed
+ * between the two reads only adds a number above the range, so the page stays consistent.
+ */
+async function listAll(db: Db, partnerId: number, offset: number, limit: number) {
+  const [counter] = await subscriptionCount(db, partnerId)
+  const total = Number(counter?.total ?? 0)
+  const newest = total - offset
+  if (newest < 1) return { rows: [], total }
+  const rows = await sequenceRange(db, partnerId, Math.max(1, newest - limit + 1), newest)
+  return { rows, total }
+}
+
+/**
+ * A filtered list still counts its rows, but pages over ids alone (an index) and joins only the
+ * page's rows: skipped rows no longer pay for the four joins.
+ */
+async function listMatching(
+  db: Db,
+  partnerId: number,
+  filter: SubscriptionFilter,
+  offset: number,
+  limit: number,
+) {
+  const pageIds = db
+    .selectFrom('subscriptions as s')
+    .select('s.id')
+    .where(matching(partnerId, filter))
+    .orderBy('s.id', 'desc')
+    .limit(limit)
+    .offset(offset)
   const [rows, count] = await Promise.all([
     views(db)
-      .where(matching(partnerId, filter))
+      .where('s.partner_id', '=', partnerId)
+      .where('s.id', 'in', pageIds)
       .orderBy('s.id', 'desc')
-      .offset(offset)
-      .limit(limit)
       .execute(),
-    countQuery(db).where(matching(partnerId, filter)).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('subscriptions as s')
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .where(matching(partnerId, filter))
+      .executeTakeFirstOrThrow(),
   ])
   return { rows, total: Number(count.total) }
 }

@@ -6,6 +6,11 @@ export type InstallmentStatus = 'pending' | 'paid' | 'refused' | 'canceled'
 export interface SubscriptionsTable {
   id: Generated<number>
   partner_id: number
+  /**
+   * 1, 2, 3… per partner in contracting order (and so in id order), without gaps: the list's
+   * pages are ranges of it. Set by insertSubscription from partner_subscription_counts.
+   */
+  partner_seq: number
   customer_id: number
   plan_id: number
   model_id: number
@@ -27,6 +32,12 @@ export interface SubscriptionsTable {
   canceled_at: string | null
   cancel_reason: string | null
   created_at: string
+}
+
+/** How many subscriptions each partner has contracted: the last partner_seq it was given. */
+export interface PartnerSubscriptionCountsTable {
+  partner_id: number
+  total: number
 }
 
 export interface InstallmentsTable {

@@ -1,0 +1,177 @@
+import type { Insertable } from 'kysely'
+import { sql } from 'kysely'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { isPostgres } from '../src/db/database.js'
+import { migrateTo, migrateToLatest } from '../src/db/migrate.js'
+import { insertCustomer } from '../src/modules/customers/customer.repository.js'
+import { createPlan } from '../src/modules/plans/plan.service.js'
+import {
+  listSubscriptionViews,
+  subscriptionExists,
+} from '../src/modules/subscriptions/subscription.repository.js'
+import { contractSubscription } from '../src/modules/subscriptions/subscription.service.js'
+import type { SubscriptionsTable } from '../src/modules/subscriptions/subscription.table.js'
+import { seedCatalog, seedPartner } from './helpers/factories.js'
+import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+
+// Migration 0006 numbers the subscriptions a database already has: a database at 0005 gets rows,
+// then migrates, and must list and contract exactly as if every row had been contracted since.
+
+const NOW = '2026-11-21T15:04:05.000Z'
+
+let ctx: TestDatabase
+afterAll(() => ctx?.drop())
+
+interface Fixture {
+  partnerId: number
+  planId: number
+  customerId: number
+  modelId: number
+  /** Its subscriptions' ids, oldest first. */
+  ids: number[]
+}
+const fixtures: Fixture[] = []
+
+beforeAll(async () => {
+  ctx = await createTestDatabase()
+  // Back to the schema before 0006 (its `down` runs too).
+  await migrateTo(ctx.db, '0005-idempotency-keys')
+  const catalog = await seedCatalog(ctx.db)
+  for (const document of ['52998224725', '12345678909', '11144477735']) {
+    const partner = await seedPartner(ctx.db)
+    const { planId, customerId } = await ctx.db.transaction().execute(async (trx) => {
+      const plan = await createPlan(
+        trx,
+        {
+          partnerId: partner.id,
+          kind: 'subscription',
+          name: 'Proteção 12x',
+          installments: 12,
+          monthlyRateBp: 120,
+          franchiseRateBp: 1500,
+          coverages: ['Roubo'],
+        },
+        NOW,
+      )
+      const customer = await insertCustomer(trx, {
+        partner_id: partner.id,
+        name: 'Cliente',
+        document,
+        document_kind: 'cpf',
+        email: 'cliente@example.com',
+        phone: '11987654321',
+        street: null,
+        number: null,
+        complement: null,
+        zipcode: null,
+        neighborhood: null,
+        city: null,
+        state: null,
+        created_at: NOW,
+      })
+      return { planId: plan.id, customerId: customer.id }
+    })
+    fixtures.push({
+      partnerId: partner.id,
+      planId,
+      customerId,
+      modelId: catalog.model('iPhone 16 Pro').id,
+      ids: [],
+    })
+  }
+  // The first two partners interleaved; the third has none.
+  for (const index of [0, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0]) {
+    const f = fixtures[index] as Fixture
+    const row = {
+      partner_id: f.partnerId,
+      customer_id: f.customerId,
+      plan_id: f.planId,
+      model_id: f.modelId,
+      store_id: null,
+      serial_number: null,
+      second_serial_number: null,
+      is_used: false,
+      lmi: 100_000,
+      monthly_premium: 1200,
+      franchise: 15_000,
+      installments_count: 12,
+      status: 'pending' as const,
+      origin: null,
+      card_token: null,
+      card_brand: null,
+      card_last4: null,
+      canceled_at: null,
+      cancel_reason: null,
+      created_at: NOW,
+    }
+    // Before 0006 the table has no partner_seq: the row is what an older version wrote.
+    const { id } = await ctx.db
+      .insertInto('subscriptions')
+      .values(row as Insertable<SubscriptionsTable>)
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    f.ids.push(id)
+  }
+  expect(await migrateToLatest(ctx.db)).toEqual(['0006-partner-sequences'])
+})
+
+describe('migration 0006-partner-sequences', () => {
+  it("numbers each partner's existing subscriptions 1..n in id order", async () => {
+    for (const f of fixtures) {
+      const rows = await ctx.db
+        .selectFrom('subscriptions')
+        .select(['id', 'partner_seq'])
+        .where('partner_id', '=', f.partnerId)
+        .orderBy('id')
+        .execute()
+      expect(rows.map((r) => r.id)).toEqual(f.ids)
+      expect(rows.map((r) => Number(r.partner_seq))).toEqual(f.ids.map((_, i) => i + 1))
+    }
+  })
+
+  it('lists the migrated rows newest first with their totals, page by page', async () => {
+    for (const f of fixtures) {
+      const seen: number[] = []
+      for (let offset = 0; offset < f.ids.length + 4; offset += 4) {
+        const { rows, total } = await listSubscriptionViews(ctx.db, f.partnerId, {}, offset, 4)
+        expect(total).toBe(f.ids.length)
+        seen.push(...rows.map((r) => r.id))
+      }
+      expect(seen).toEqual([...f.ids].reverse())
+    }
+  })
+
+  it('continues the sequence on the next contract, first use of the counter included', async () => {
+    for (const f of fixtures) {
+      const id = await ctx.db
+        .transaction()
+        .execute((trx) =>
+          contractSubscription(
+            trx,
+            { partnerId: f.partnerId, gateway: 'external', lmiMinFactorBp: 5000, lmiMaxFactorBp: 10_000 },
+            { plan_id: f.planId, customer_id: f.customerId, model_id: f.modelId },
+            { now: NOW, timeZone: 'America/Sao_Paulo' },
+          ),
+        )
+      expect(await subscriptionExists(ctx.db, f.partnerId, id)).toBe(true)
+      const row = await ctx.db
+        .selectFrom('subscriptions')
+        .select('partner_seq')
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow()
+      expect(Number(row.partner_seq)).toBe(f.ids.length + 1)
+      const { rows, total } = await listSubscriptionViews(ctx.db, f.partnerId, {}, 0, 1)
+      expect(total).toBe(f.ids.length + 1)
+      expect(rows.map((r) => r.id)).toEqual([id])
+    }
+  })
+
+  it.runIf(process.env.DATABASE_URL)('makes partner_seq NOT NULL on PostgreSQL', async () => {
+    expect(isPostgres(ctx.db)).toBe(true)
+    const { rows } = await sql<{ is_nullable: string }>`
+      select is_nullable from information_schema.columns
+      where table_schema = current_schema() and table_name = 'subscriptions' and column_name = 'partner_seq'
+    `.execute(ctx.db)
+    expect(rows).toEqual([{ is_nullable: 'NO' }])
+  })
+})
