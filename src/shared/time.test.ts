@@ -37,6 +37,24 @@ describe('formatTimestamp', () => {
     expect(formatTimestamp('2026-10-25T01:30:00.000Z', LISBON)).toBe('2026-10-25 01:30:00')
   })
 
+  it("follows a transition off the quarter hour (St. John's sprang forward at 00:01 until 2011)", () => {
+    const stJohns = 'America/St_Johns'
+    expect(formatTimestamp('2007-03-11T03:30:59.000Z', stJohns)).toBe('2007-03-11 00:00:59')
+    expect(formatTimestamp('2007-03-11T03:31:00.000Z', stJohns)).toBe('2007-03-11 01:01:00')
+    expect(formatTimestamp('2007-03-11T03:44:00.000Z', stJohns)).toBe('2007-03-11 01:14:00')
+  })
+
+  it('keeps local mean time offsets to the second, and four-digit years before 1000', () => {
+    expect(formatTimestamp('1913-12-31T23:59:59.000Z', SP)).toBe('1913-12-31 20:53:31') // LMT −03:06:28
+    expect(formatTimestamp('0999-12-31T23:59:59.000Z', 'UTC')).toBe('0999-12-31 23:59:59')
+    expect(formatDate('0999-06-01T12:00:00.000Z', SP)).toBe('0999-06-01')
+  })
+
+  it('renders the last instants a Date can hold', () => {
+    expect(formatTimestamp(new Date(8.64e15), 'UTC')).toBe('275760-09-13 00:00:00')
+    expect(formatTimestamp(new Date(8.64e15), SP)).toBe('275760-09-12 21:00:00')
+  })
+
   it('uses one formatter per zone without mixing zones', () => {
     const instant = '2026-07-15T12:00:00.000Z'
     expect(formatTimestamp(instant, SP)).toBe('2026-07-15 09:00:00')
@@ -102,6 +120,14 @@ describe('addMonthsClamped', () => {
     expect(() => addMonthsClamped('2026-1-31', 1)).toThrow(RangeError)
     expect(() => addMonthsClamped('2026-01-31T00:00:00Z', 1)).toThrow(RangeError)
     expect(() => addMonthsClamped('2026-01-31', 1.5)).toThrow(RangeError)
+  })
+
+  it('refuses results outside the years 0000–9999, which YYYY-MM-DD cannot hold', () => {
+    expect(addMonthsClamped('9999-11-30', 1)).toBe('9999-12-30')
+    expect(addMonthsClamped('0000-02-29', 12)).toBe('0001-02-28')
+    expect(() => addMonthsClamped('9999-12-01', 1)).toThrow(RangeError)
+    expect(() => addMonthsClamped('0000-01-15', -1)).toThrow(RangeError)
+    expect(() => addMonthsClamped('2026-01-31', Number.MAX_SAFE_INTEGER)).toThrow(RangeError)
   })
 })
 

@@ -1,0 +1,124 @@
+import fc from 'fast-check'
+import { DateTime } from 'luxon'
+import { describe, expect, it } from 'vitest'
+import { addMonthsClamped, formatTimestamp } from './time.js'
+
+// time.ts computes wall clocks from a cached offset per 15 minutes and month arithmetic by hand,
+// for speed; these compare it, over generated inputs, with the straightforward implementations it
+// replaced (Intl formatToParts on every call, luxon).
+
+function intlTimestamp(ms: number, zone: string): string {
+  const parts: Record<string, string> = {}
+  const formatter = new Intl.DateTimeFormat('en-US', {
+    timeZone: zone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+  })
+  for (const { type, value } of formatter.formatToParts(ms)) parts[type] = value
+  return `${(parts.year ?? '').padStart(4, '0')}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`
+}
+
+function luxonAddMonths(date: string, months: number): string {
+  return DateTime.fromISO(date, { zone: 'utc' }).plus({ months }).toISODate() as string
+}
+
+const ZONES = [
+  'America/Sao_Paulo',
+  'UTC',
+  'Australia/Lord_Howe',
+  'Asia/Kathmandu',
+  'America/St_Johns',
+  'Europe/London',
+  'Pacific/Chatham',
+  'America/Noronha',
+  'Africa/Monrovia',
+]
+const SEED = 20261121
+const MIN_MS = Date.UTC(1900, 0, 1)
+const MAX_MS = Date.UTC(2100, 0, 1)
+
+describe('formatTimestamp against Intl on every call', () => {
+  it('agrees for instants 1900–2100 in zones with odd offsets and DST rules', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: MIN_MS, max: MAX_MS }), fc.constantFrom(...ZONES), (ms, zone) => {
+        expect(formatTimestamp(new Date(ms).toISOString(), zone)).toBe(intlTimestamp(ms, zone))
+      }),
+      { seed: SEED, numRuns: 20_000 },
+    )
+  })
+
+  it('agrees around every transition of every zone above, 1900–2100', () => {
+    // Daily steps find every change: no two transitions of these zones are under 6 days apart
+    // (the closest: Noronha, October 2000). St. John's has dozens off the quarter hour (00:01 local).
+    const offsetAt = (ms: number, zone: string) => DateTime.fromMillis(ms, { zone }).offset
+    const step = 86_400_000
+    for (const zone of ZONES) {
+      let previous = offsetAt(MIN_MS, zone)
+      for (let ms = MIN_MS; ms < MAX_MS; ms += step) {
+        const offset = offsetAt(ms, zone)
+        if (offset === previous) continue
+        previous = offset
+        // The exact second of the change, by bisection, then the instants around it.
+        let [low, high] = [ms - step, ms]
+        while (high - low > 1000) {
+          const mid = low + Math.floor((high - low) / 2000) * 1000
+          if (offsetAt(mid, zone) === offset) high = mid
+          else low = mid
+        }
+        for (const delta of [-900_000, -60_000, -2000, -1000, -1, 0, 1000, 2000, 60_000, 900_000]) {
+          const instant = high + delta
+          expect(formatTimestamp(new Date(instant), zone)).toBe(intlTimestamp(instant, zone))
+        }
+      }
+    }
+  })
+
+  it('still refuses an invalid instant or an unknown zone', () => {
+    expect(() => formatTimestamp('not a date', 'UTC')).toThrow(RangeError)
+    expect(() => formatTimestamp('2026-01-01T00:00:00Z', 'Mars/Olympus')).toThrow(RangeError)
+  })
+})
+
+describe('addMonthsClamped against luxon', () => {
+  const date = fc
+    .integer({ min: Date.UTC(1900, 0, 1), max: Date.UTC(2100, 11, 31) })
+    .map((ms) => new Date(ms).toISOString().slice(0, 10))
+
+  it('agrees for dates 1900–2100 and −600…600 months', () => {
+    fc.assert(
+      fc.property(date, fc.integer({ min: -600, max: 600 }), (d, months) => {
+        expect(addMonthsClamped(d, months)).toBe(luxonAddMonths(d, months))
+      }),
+      { seed: SEED, numRuns: 20_000 },
+    )
+  })
+
+  it('clamps to the month end, leap years included', () => {
+    expect(addMonthsClamped('2026-01-31', 1)).toBe('2026-02-28')
+    expect(addMonthsClamped('2024-01-31', 1)).toBe('2024-02-29')
+    expect(addMonthsClamped('2100-01-31', 1)).toBe('2100-02-28')
+    expect(addMonthsClamped('2000-01-31', 1)).toBe('2000-02-29')
+    expect(addMonthsClamped('2026-03-31', -1)).toBe('2026-02-28')
+    expect(addMonthsClamped('2026-12-15', 1)).toBe('2027-01-15')
+  })
+
+  it('refuses impossible dates and fractional months, as luxon did', () => {
+    for (const bad of [
+      '2026-02-29',
+      '2026-02-30',
+      '2026-13-01',
+      '2026-00-10',
+      '2026-04-31',
+      '26-01-01',
+      '',
+    ]) {
+      expect(() => addMonthsClamped(bad, 1)).toThrow(RangeError)
+    }
+    expect(() => addMonthsClamped('2026-01-01', 1.5)).toThrow(RangeError)
+  })
+})
