@@ -1,7 +1,7 @@
 // `npm run bench` — load test of the API against a bare Fastify baseline. See docs/benchmarks.md.
 import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -332,12 +332,27 @@ interface Api {
   profileDir: string | null
 }
 
+/**
+ * The node flags of `npm start` (package.json), so the API runs as an operator starts it: the
+ * heap limits there are part of what is measured (peak RSS).
+ */
+const START_NODE_FLAGS: string[] = (() => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
+  const words = pkg.scripts.start.split(/\s+/)
+  const script = words.indexOf('dist/cli/main.js')
+  if (words[0] !== 'node' || script < 0) {
+    throw new Error(`npm start must run node dist/cli/main.js, not: ${pkg.scripts.start}`)
+  }
+  return words.slice(1, script)
+})()
+
 /** Starts the API three times on the migrated, seeded database; keeps the last one running. */
 async function startApi(env: NodeJS.ProcessEnv, port: number): Promise<Api> {
   const logFile = join(tmp, 'api.log')
   const profileDir = args.profile ? join(tmp, 'profiles') : null
   if (profileDir) mkdirSync(profileDir)
   const nodeArgs = [
+    ...START_NODE_FLAGS,
     ...args['api-node-args'].split(' ').filter(Boolean),
     ...(profileDir ? ['--import', join(ROOT, 'bench/profiler-preload.mjs')] : []),
   ]
@@ -508,7 +523,7 @@ async function main() {
       }
     }
   }
-  const settings = `${connections} connections, ${warmup} s warm-up + ${duration} s measured per scenario, LOG_LEVEL=info (request log to a file), AMPARO_RATE_LIMIT=1000000${args['api-node-args'] ? `, API node flags \`${args['api-node-args']}\`` : ''}${args.profile ? ', **CPU profiler on** (slower)' : ''}`
+  const settings = `${connections} connections, ${warmup} s warm-up + ${duration} s measured per scenario, LOG_LEVEL=info (request log to a file), AMPARO_RATE_LIMIT=1000000, API started with \`node ${START_NODE_FLAGS.join(' ')}\` as \`npm start\`${args['api-node-args'] ? `, API node flags \`${args['api-node-args']}\`` : ''}${args.profile ? ', **CPU profiler on** (slower)' : ''}`
   const datasetLine = `${(dataset.lastId - dataset.firstId + 1).toLocaleString('en')} subscriptions (${counts.map((n) => n.toLocaleString('en')).join(' / ')} for the 3 partners), ${dataset.installments.toLocaleString('en')} installments, ${dataset.customers.toLocaleString('en')} customers; ${dataset.engineVersion}`
 
   if (args.scale) {
