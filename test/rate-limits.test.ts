@@ -95,6 +95,16 @@ describe.skipIf(!(await redisReachable()))('rate limits shared through Redis', (
     await seedCatalog(ctx.db)
     token = await login(ctx.app, await seedPartner(ctx.db))
     second = await buildCheckedApp({ config: loadConfig({ ...ctx.env, ...env }), db: ctx.db, logger: false })
+    // Until an app's Redis connection is up, its limiter lets requests pass uncounted (by design):
+    // wait, with another partner's requests, until both count.
+    const warmUp = await login(ctx.app, await seedPartner(ctx.db))
+    for (const app of [ctx.app, second]) {
+      for (let i = 0; i < 100; i++) {
+        const response = await app.inject({ url: '/plans', headers: bearer(warmUp) })
+        if (response.headers['ratelimit-remaining'] !== undefined) break
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+    }
   })
   afterAll(async () => {
     await second.close()
