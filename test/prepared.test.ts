@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Db } from '../src/db/database.js'
 import { prepared } from '../src/db/prepared.js'
@@ -47,5 +48,23 @@ describe('prepared', () => {
       })
       .catch(() => {})
     expect(await brandsNamed(database.db, 'Delta', 'Alfa')).toEqual([{ name: 'Alfa' }])
+  })
+})
+
+describe.skipIf(!process.env.DATABASE_URL)('prepared, on PostgreSQL', () => {
+  it('runs as a named statement, prepared once on the connection and reused', async () => {
+    const statements = await database.db.connection().execute(async (connection) => {
+      for (let i = 0; i < 3; i++) {
+        expect(await brandsNamed(connection, 'Alfa', 'Gama')).toEqual([{ name: 'Alfa' }, { name: 'Gama' }])
+      }
+      // Other statements on the same connection are not prepared: only registered texts are.
+      await connection.selectFrom('brands').select('id').where('name', '=', 'Alfa').execute()
+      const { rows } = await sql<{ name: string; statement: string }>`
+        select name, statement from pg_prepared_statements`.execute(connection)
+      return rows
+    })
+    expect(statements).toHaveLength(1)
+    expect(statements[0]?.name).toMatch(/^amparo_\d+$/)
+    expect(statements[0]?.statement).toContain('"brands"')
   })
 })

@@ -18,6 +18,29 @@ function typeParsers(types: typeof pg.types): Record<number, (value: string) => 
   }
 }
 
+// SQL texts run on most requests, registered by prepared(): each connection prepares them as
+// named statements on first use, so PostgreSQL parses and plans them once per connection instead
+// of on every call. Only fixed texts are registered, so the set per connection stays small.
+const statementNames = new Map<string, string>()
+
+/** Marks a fixed SQL text to be run as a named prepared statement on every connection. */
+export function nameStatement(sql: string): void {
+  if (!statementNames.has(sql)) statementNames.set(sql, `amparo_${statementNames.size + 1}`)
+}
+
+/**
+ * Kysely runs every query as `client.query(text, values)`: a registered text is sent with its name
+ * instead (pg prepares it on the connection's first use and then only binds and executes it).
+ */
+function runNamedStatements(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown
+  client.query = ((text: unknown, ...rest: unknown[]) => {
+    const name = typeof text === 'string' ? statementNames.get(text) : undefined
+    if (name && rest.length === 1 && Array.isArray(rest[0])) return query({ name, text, values: rest[0] })
+    return query(text, ...rest)
+  }) as typeof client.query
+}
+
 export interface PostgresOptions {
   url: string
   poolMax: number
@@ -45,7 +68,10 @@ export function createPool({ url, poolMax }: PostgresOptions): pg.Pool {
   // A connection dropped while idle (PostgreSQL restarted) must not crash the process.
   pool.on('error', () => {})
   // Nor one dropped while checked out (pg emits 'error' with no listener): its queries fail (503).
-  pool.on('connect', (client) => client.on('error', () => {}))
+  pool.on('connect', (client) => {
+    client.on('error', () => {})
+    runNamedStatements(client)
+  })
   return pool
 }
 

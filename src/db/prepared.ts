@@ -1,5 +1,6 @@
 import type { Compilable, CompiledQuery, Kysely } from 'kysely'
 import { isPostgres } from './database.js'
+import { nameStatement } from './postgres.js'
 
 /** Stands for the query's n-th argument while the query is built once. */
 class Argument {
@@ -13,7 +14,8 @@ class Argument {
  * what SQLite takes to answer a primary-key lookup (docs/benchmarks.md). `build` receives
  * placeholders instead of the arguments and must use each only as a value (`where(col, '=', arg)`),
  * never in JavaScript logic: it runs once, the first time each dialect is seen. Transactions share
- * the compiled query of their database, since only the dialect shapes the SQL.
+ * the compiled query of their database, since only the dialect shapes the SQL. On PostgreSQL the
+ * text also runs as a named prepared statement (see nameStatement()), planned once per connection.
  */
 // biome-ignore lint/suspicious/noExplicitAny: a query builder takes any database shape
 export function prepared<A extends unknown[], R, D extends Kysely<any>>(
@@ -27,6 +29,7 @@ export function prepared<A extends unknown[], R, D extends Kysely<any>>(
       const placeholders = args.map((_, index) => new Argument(index)) as A
       query = build(db, ...placeholders).compile()
       compiled[dialect] = query
+      if (dialect === 'postgres') nameStatement(query.sql)
     }
     const parameters = query.parameters.map((p) => (p instanceof Argument ? args[p.index] : p))
     const { rows } = await db.executeQuery<R>({ ...query, parameters })
