@@ -75,6 +75,23 @@ describe('GET /openapi.json', () => {
     }
   })
 
+  it('marks a query parameter required only when it has no default', async () => {
+    const doc = (await document()) as unknown as {
+      paths: Record<
+        string,
+        Record<string, { parameters?: { name: string; in: string; required?: boolean }[] }>
+      >
+    }
+    const required = (path: string, method: string) =>
+      (doc.paths[path]?.[method]?.parameters ?? [])
+        .filter((p) => p.in === 'query' && p.required)
+        .map((p) => p.name)
+    for (const path of ['/brands', '/models', '/shopkeepers', '/subscriptions', '/annual-plans']) {
+      expect(required(path, 'get'), path).toEqual([])
+    }
+    expect(required('/quotation', 'get')).toEqual(['model_id'])
+  })
+
   it('protects every operation with the bearer token except login, health and readiness', async () => {
     const doc = await document()
     const open = Object.entries(doc.paths)

@@ -1,4 +1,4 @@
-import swagger from '@fastify/swagger'
+import swagger, { type SwaggerTransform } from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import fp from 'fastify-plugin'
 
@@ -23,6 +23,20 @@ Conventions: money is a JSON number in BRL with at most two decimals; timestamps
 \`YYYY-MM-DD HH:MM:SS\` in the service time zone (America/Sao_Paulo by default); documents,
 phones and zip codes are accepted formatted or bare and returned bare. Errors carry
 \`{"message"}\`, and 422 adds \`errors\` keyed by the dot path of each offending input.`
+
+type QuerySchema = { required?: string[]; properties?: Record<string, { default?: unknown }> }
+
+/**
+ * A query parameter with a default (page, per_page) is filled in by validation, so it stays in
+ * the schema's `required` list and the handlers' types; a client may leave it out, so the
+ * document must not mark it required (generated clients would demand it).
+ */
+const optionalDefaults: SwaggerTransform = ({ schema, url }) => {
+  const query = schema?.querystring as QuerySchema | undefined
+  if (!query?.required) return { schema, url }
+  const required = query.required.filter((name) => query.properties?.[name]?.default === undefined)
+  return { schema: { ...schema, querystring: { ...query, required } }, url }
+}
 
 /** OpenAPI 3.1, generated from the route schemas, at /openapi.json; the reference UI at /docs. */
 export const openapiPlugin = fp(
@@ -59,6 +73,7 @@ export const openapiPlugin = fp(
           { name: 'Service', description: 'Liveness and the API description.' },
         ],
       },
+      transform: optionalDefaults,
       // Shared schemas keep their own names in components.schemas.
       refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
     })
