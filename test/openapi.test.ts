@@ -92,6 +92,31 @@ describe('GET /openapi.json', () => {
     expect(required('/quotation', 'get')).toEqual(['model_id'])
   })
 
+  it('documents Idempotency-Key on every authenticated write and X-CREDENTIALS on login', async () => {
+    const doc = (await document()) as unknown as {
+      paths: Record<
+        string,
+        Record<string, { parameters?: { name: string; in: string }[]; security?: unknown[] }>
+      >
+    }
+    const headers = (op: { parameters?: { name: string; in: string }[] }) =>
+      (op.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name)
+    const writes = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops)
+        .filter(([method]) => method === 'post' || method === 'put')
+        .map(([method, op]) => ({ where: `${method} ${path}`, op })),
+    )
+    expect(writes.length).toBeGreaterThan(10)
+    for (const { where, op } of writes) {
+      expect(headers(op), where).toEqual(
+        where === 'post /auth/login' ? ['X-CREDENTIALS'] : ['Idempotency-Key'],
+      )
+    }
+    for (const path of ['/subscriptions', '/brands', '/health']) {
+      expect(headers(doc.paths[path]?.get ?? {}), path).toEqual([])
+    }
+  })
+
   it('protects every operation with the bearer token except login, health and readiness', async () => {
     const doc = await document()
     const open = Object.entries(doc.paths)

@@ -26,16 +26,45 @@ phones and zip codes are accepted formatted or bare and returned bare. Errors ca
 
 type QuerySchema = { required?: string[]; properties?: Record<string, { default?: unknown }> }
 
+// Headers read by hooks rather than by a route's schema: documented here, validated where read.
+const IDEMPOTENCY_KEY = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 255,
+  description:
+    'Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422, and 409 while the first is still in progress.',
+}
+const X_CREDENTIALS = {
+  type: 'string',
+  description: 'Optional: `base64(client_id:client_secret)`, instead of the body or `Authorization: Basic`.',
+}
+
 /**
- * A query parameter with a default (page, per_page) is filled in by validation, so it stays in
- * the schema's `required` list and the handlers' types; a client may leave it out, so the
- * document must not mark it required (generated clients would demand it).
+ * What the route schemas cannot say by themselves:
+ * - a query parameter with a default (page, per_page) is filled in by validation, so it stays in
+ *   the schema's `required` list and the handlers' types; a client may leave it out, so the
+ *   document must not mark it required (generated clients would demand it);
+ * - every authenticated POST and PUT takes `Idempotency-Key` (plugins/idempotency.ts), and login
+ *   takes `X-CREDENTIALS` (auth.routes.ts).
  */
-const optionalDefaults: SwaggerTransform = ({ schema, url }) => {
-  const query = schema?.querystring as QuerySchema | undefined
-  if (!query?.required) return { schema, url }
-  const required = query.required.filter((name) => query.properties?.[name]?.default === undefined)
-  return { schema: { ...schema, querystring: { ...query, required } }, url }
+const documented: SwaggerTransform = ({ schema, url, route }) => {
+  if (!schema) return { schema, url }
+  const result = { ...schema }
+  const query = schema.querystring as QuerySchema | undefined
+  if (query?.required) {
+    const required = query.required.filter((name) => query.properties?.[name]?.default === undefined)
+    result.querystring = { ...query, required }
+  }
+  const methods = [route.method].flat()
+  const authenticated = !Array.isArray(schema.security) || schema.security.length > 0
+  const header =
+    url === '/auth/login'
+      ? { 'X-CREDENTIALS': X_CREDENTIALS }
+      : authenticated && methods.some((m) => m === 'POST' || m === 'PUT')
+        ? { 'Idempotency-Key': IDEMPOTENCY_KEY }
+        : undefined
+  if (header) result.headers = { type: 'object', properties: header }
+  return { schema: result, url }
 }
 
 /** OpenAPI 3.1, generated from the route schemas, at /openapi.json; the reference UI at /docs. */
@@ -73,7 +102,7 @@ export const openapiPlugin = fp(
           { name: 'Service', description: 'Liveness and the API description.' },
         ],
       },
-      transform: optionalDefaults,
+      transform: documented,
       // Shared schemas keep their own names in components.schemas.
       refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
     })
