@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
+import type { KyselyPlugin } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { findAnnualPlanRow } from '../src/modules/annual-plans/annual-plan.repository.js'
@@ -816,6 +817,64 @@ describe('annual plans', () => {
     it('an unpaid plan stays awaiting payment whatever the clock', async () => {
       const plan = await contract(ext)
       expect(await statusAt(ext, plan.id, '2030-01-01T00:00:00.000Z')).toBe('awaiting_payment')
+    })
+  })
+
+  describe('a database failure while answering a contract', () => {
+    // Fails the first read of annual_plans that follows an insert into it, as a connection lost
+    // between writing the plan and reading it back would.
+    let armed = false
+    let inserted = false
+    const lostAfterInsert: KyselyPlugin = {
+      transformQuery: ({ node }) => {
+        if (!armed || !JSON.stringify(node).includes('"annual_plans"')) return node
+        if (node.kind === 'InsertQueryNode') inserted = true
+        else if (inserted && node.kind === 'SelectQueryNode') {
+          armed = false
+          throw Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' })
+        }
+        return node
+      },
+      transformResult: async ({ result }) => result,
+    }
+    let flaky: App
+
+    beforeAll(async () => {
+      const db = database.db.withPlugin(lostAfterInsert)
+      flaky = await buildCheckedApp({
+        config: database.config,
+        db,
+        clock: { now: () => now },
+        gateway,
+        logger: false,
+      })
+    })
+    afterAll(() => flaky?.close())
+
+    it('answers 503 with nothing written, and the retry with the same Idempotency-Key contracts once', async () => {
+      const plans = () =>
+        database.db.selectFrom('annual_plans').select('id').where('partner_id', '=', ext.partner.id).execute()
+      const before = (await plans()).length
+      const post = () =>
+        flaky.inject({
+          method: 'POST',
+          url: '/annual-plans',
+          headers: { ...bearer(ext.token), 'idempotency-key': 'lost-after-insert' },
+          payload: body(ext),
+        })
+      armed = true
+      const failed = await post()
+      expect(armed, 'the read back failed').toBe(false)
+      expect(failed.statusCode, failed.body).toBe(503)
+      expect(await plans()).toHaveLength(before)
+
+      const retried = await post()
+      expect(retried.statusCode, retried.body).toBe(201)
+      expect(await plans()).toHaveLength(before + 1)
+      const replayed = await post()
+      expect(replayed.headers['idempotent-replayed']).toBe('true')
+      expect(replayed.json()).toEqual(retried.json())
+      expect(await plans()).toHaveLength(before + 1)
     })
   })
 })

@@ -50,10 +50,13 @@ not inputs (\`status\`, \`premium\`, \`policy_number\`, ids) are ignored.`,
     },
     async (request, reply) => {
       const now = clock.now().toISOString()
-      const id = await db
-        .transaction()
-        .execute((trx) => contractAnnualPlan(trx, request.partner, request.body, now))
-      return reply.code(201).send(await annualPlanOf(request, id))
+      // Read back before the commit: a committed plan never answers 503 (after which a retry
+      // with the same Idempotency-Key would contract it a second time).
+      const plan = await db.transaction().execute(async (trx) => {
+        const id = await contractAnnualPlan(trx, request.partner, request.body, now)
+        return annualPlanOf(request, id, trx)
+      })
+      return reply.code(201).send(plan)
     },
   )
 

@@ -1,13 +1,17 @@
 import type { FastifyRequest } from 'fastify'
+import type { Db } from '../../db/database.js'
 import { NotFoundError } from '../../shared/errors.js'
 import { baseUrl } from '../../shared/links.js'
 import { annualPlanResource } from './annual-plan.mapper.js'
 import { findAnnualPlanRow, findAnnualPlanView } from './annual-plan.repository.js'
 
-/** The plan as the API shows it to the request's partner, status by the clock now; 404 when not theirs. */
-export async function annualPlanOf(request: FastifyRequest, id: number) {
+/**
+ * The plan as the API shows it to the request's partner, status by the clock now; 404 when not
+ * theirs. A write reads it in its own transaction (`executor`), before the commit.
+ */
+export async function annualPlanOf(request: FastifyRequest, id: number, executor?: Db) {
   const { db, config, clock } = request.server
-  const row = await findAnnualPlanView(db, request.partner.partnerId, id)
+  const row = await findAnnualPlanView(executor ?? db, request.partner.partnerId, id)
   if (!row) throw new NotFoundError('Annual plan')
   const now = clock.now().toISOString()
   return annualPlanResource(row, { base: baseUrl(request), timeZone: config.timeZone, now })
