@@ -21,7 +21,7 @@ interface Claim {
 const RETENTION_MS = 24 * 60 * 60 * 1000
 /** A request still "in flight" after this long died without answering; its key may be retried. */
 const ABANDONED_MS = 5 * 60 * 1000
-const KEY = /^[\x21-\x7E]{1,255}$/
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7E]{1,255}$/
 
 type Outcome =
   | { kind: 'claimed' }
@@ -45,7 +45,7 @@ export const idempotency = fp(
       if (request.method !== 'POST' && request.method !== 'PUT') return
       const key = request.headers['idempotency-key']
       if (key === undefined) return
-      if (typeof key !== 'string' || !KEY.test(key)) {
+      if (typeof key !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(key)) {
         throw ValidationError.field(
           'Idempotency-Key',
           'The Idempotency-Key header must be 1 to 255 visible ASCII characters.',

@@ -1,6 +1,7 @@
 import swagger, { type SwaggerTransform } from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import fp from 'fastify-plugin'
+import { IDEMPOTENCY_KEY_PATTERN } from './idempotency.js'
 
 export interface ServedRoute {
   method: string
@@ -29,8 +30,7 @@ type QuerySchema = { required?: string[]; properties?: Record<string, { default?
 // Headers read by hooks rather than by a route's schema: documented here, validated where read.
 const IDEMPOTENCY_KEY = {
   type: 'string',
-  minLength: 1,
-  maxLength: 255,
+  pattern: IDEMPOTENCY_KEY_PATTERN.source,
   description:
     'Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422, and 409 while the first is still in progress.',
 }
