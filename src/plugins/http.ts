@@ -45,7 +45,7 @@ export const httpPlugin = fp(
 
     // Any POST or PUT may carry a body, even one whose route reads none: invalid JSON, too large,
     // or not JSON at all.
-    documentOnWrites(app, 400, 413, 415)
+    documentOnWrites(app, [400, 413, 415])
 
     // Body-less POSTs (notify-payment, login by header) validate as an empty object.
     app.addHook('preValidation', async (request) => {

@@ -21,7 +21,7 @@ interface Claim {
 const RETENTION_MS = 24 * 60 * 60 * 1000
 /** A request still "in flight" after this long died without answering; its key may be retried. */
 const ABANDONED_MS = 5 * 60 * 1000
-export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7E]{1,255}$/
+const KEY = /^[\x21-\x7E]{1,255}$/
 
 type Outcome =
   | { kind: 'claimed' }
@@ -38,14 +38,21 @@ type Outcome =
 export const idempotency = fp(
   async (app) => {
     app.decorateRequest('idempotencyClaim', null)
-    // Any POST or PUT may answer these, whatever the route itself refuses.
-    documentOnWrites(app, 409, 422)
+    // Any POST or PUT takes the header and may answer these, whatever the route itself refuses.
+    documentOnWrites(app, [409, 422], {
+      'Idempotency-Key': {
+        type: 'string',
+        pattern: KEY.source,
+        description:
+          'Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422, and 409 while the first is still in progress.',
+      },
+    })
 
     app.addHook('preHandler', async (request, reply) => {
       if (request.method !== 'POST' && request.method !== 'PUT') return
       const key = request.headers['idempotency-key']
       if (key === undefined) return
-      if (typeof key !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(key)) {
+      if (typeof key !== 'string' || !KEY.test(key)) {
         throw ValidationError.field(
           'Idempotency-Key',
           'The Idempotency-Key header must be 1 to 255 visible ASCII characters.',

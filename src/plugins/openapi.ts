@@ -1,7 +1,6 @@
 import swagger, { type SwaggerTransform } from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import fp from 'fastify-plugin'
-import { IDEMPOTENCY_KEY_PATTERN } from './idempotency.js'
 
 export interface ServedRoute {
   method: string
@@ -27,25 +26,12 @@ phones and zip codes are accepted formatted or bare and returned bare. Errors ca
 
 type QuerySchema = { required?: string[]; properties?: Record<string, { default?: unknown }> }
 
-// Headers read by hooks rather than by a route's schema: documented here, validated where read.
-const IDEMPOTENCY_KEY = {
-  type: 'string',
-  pattern: IDEMPOTENCY_KEY_PATTERN.source,
-  description:
-    'Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422, and 409 while the first is still in progress.',
-}
-const X_CREDENTIALS = {
-  type: 'string',
-  description: 'Optional: `base64(client_id:client_secret)`, instead of the body or `Authorization: Basic`.',
-}
-
 /**
  * What the route schemas cannot say by themselves:
  * - a query parameter with a default (page, per_page) is filled in by validation, so it stays in
  *   the schema's `required` list and the handlers' types; a client may leave it out, so the
  *   document must not mark it required (generated clients would demand it);
- * - every authenticated POST and PUT takes `Idempotency-Key` (plugins/idempotency.ts), and login
- *   takes `X-CREDENTIALS` (auth.routes.ts).
+ * - headers read by hooks or handlers (`config.documentedHeaders`: Idempotency-Key, X-CREDENTIALS).
  */
 const documented: SwaggerTransform = ({ schema, url, route }) => {
   if (!schema) return { schema, url }
@@ -55,15 +41,8 @@ const documented: SwaggerTransform = ({ schema, url, route }) => {
     const required = query.required.filter((name) => query.properties?.[name]?.default === undefined)
     result.querystring = { ...query, required }
   }
-  const methods = [route.method].flat()
-  const authenticated = !Array.isArray(schema.security) || schema.security.length > 0
-  const header =
-    url === '/auth/login'
-      ? { 'X-CREDENTIALS': X_CREDENTIALS }
-      : authenticated && methods.some((m) => m === 'POST' || m === 'PUT')
-        ? { 'Idempotency-Key': IDEMPOTENCY_KEY }
-        : undefined
-  if (header) result.headers = { type: 'object', properties: header }
+  const headers = route.config?.documentedHeaders
+  if (headers) result.headers = { type: 'object', properties: headers }
   return { schema: result, url }
 }
 

@@ -1,4 +1,15 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyContextConfig, FastifyInstance } from 'fastify'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * Request headers read by a hook or the handler rather than validated by the route schema:
+     * listed in the OpenAPI document only (plugins/openapi.ts), checked where they are read.
+     */
+    documentedHeaders?: Record<string, { type: 'string'; description: string; pattern?: string }>
+  }
+}
+
 import { type Static, type TSchema, Type } from 'typebox'
 
 // The contract's error bodies (CONTRACT §2), registered once by $id and referenced by every route.
@@ -68,15 +79,26 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
 }
 
 /**
- * For a plugin that causes statuses on every POST and PUT of its scope (a request body, an
- * Idempotency-Key): documents them on each such route that does not list them itself.
+ * For a plugin that acts on every POST and PUT of its scope (a request body, an Idempotency-Key):
+ * documents on each such route the statuses it causes, unless the route lists them itself, and
+ * the headers it reads.
  */
-export function documentOnWrites(app: FastifyInstance, ...statuses: number[]) {
+export function documentOnWrites(
+  app: FastifyInstance,
+  statuses: number[],
+  headers?: NonNullable<FastifyContextConfig['documentedHeaders']>,
+) {
   app.addHook('onRoute', (route) => {
     const response = route.schema?.response as Record<number, unknown> | undefined
     const writes = [route.method].flat().some((method) => method === 'POST' || method === 'PUT')
     if (!response || !writes) return
     route.schema = { ...route.schema, response: { ...errorResponses(...statuses), ...response } }
+    if (headers) {
+      route.config = {
+        ...route.config,
+        documentedHeaders: { ...route.config?.documentedHeaders, ...headers },
+      }
+    }
   })
 }
 

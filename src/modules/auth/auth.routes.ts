@@ -23,6 +23,15 @@ Wrong credentials (unknown id, wrong secret, revoked credential) all answer the 
         body: LoginBody,
         response: { 200: LoginResult, ...errorResponses(400, 401, 413, 415, 422) },
       },
+      config: {
+        documentedHeaders: {
+          'X-CREDENTIALS': {
+            type: 'string',
+            description:
+              'Optional: `base64(client_id:client_secret)`, instead of the body or `Authorization: Basic`.',
+          },
+        },
+      },
     },
     async (request) => {
       const credentials = readLoginCredentials(request.body, request.headers)
