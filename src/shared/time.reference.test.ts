@@ -3,7 +3,7 @@ import { DateTime } from 'luxon'
 import { describe, expect, it } from 'vitest'
 import { addMonthsClamped, formatTimestamp } from './time.js'
 
-// time.ts computes wall clocks from a cached offset per 15 minutes and month arithmetic by hand,
+// time.ts computes wall clocks from a cached offset per UTC day and month arithmetic by hand,
 // for speed; these compare it, over generated inputs, with the straightforward implementations it
 // replaced (Intl formatToParts on every call, luxon).
 
