@@ -321,6 +321,57 @@ describe('recurrence over a whole schedule', () => {
   })
 })
 
+describe('when the recurrence may charge an installment', () => {
+  let world: World
+  beforeAll(async () => {
+    world = await createWorld('scheduling')
+  })
+  afterAll(() => world?.close())
+
+  const schedule = async (id: number) =>
+    (await installments(world.db, id)).map((r) => [r.number, r.status, r.next_attempt_on])
+  const dueDates = async (id: number) =>
+    (
+      await world.db
+        .selectFrom('installments')
+        .select('due_date')
+        .where('subscription_id', '=', id)
+        .orderBy('number')
+        .execute()
+    ).map((r) => r.due_date)
+
+  it('only once a card is on file: from then on, each later one on its due date', async () => {
+    const id = await contract(world, world.own)
+    expect(await schedule(id)).toEqual([
+      [1, 'pending', null],
+      [2, 'pending', null],
+      [3, 'pending', null],
+    ])
+
+    const declined = await payByCard(world, world.own, id, DECLINED)
+    expect(declined.token).toBeNull()
+    expect((await schedule(id)).map(([, , next]) => next)).toEqual([null, null, null])
+
+    await activate(world, world.own, id, APPROVES)
+    const [, second, third] = await dueDates(id)
+    expect(await schedule(id)).toEqual([
+      [1, 'paid', null],
+      [2, 'pending', second],
+      [3, 'pending', third],
+    ])
+  })
+
+  it('never for a partner that collects by itself', async () => {
+    const id = await contract(world, world.external)
+    await notifyFirst(world, world.external, id)
+    expect(await schedule(id)).toEqual([
+      [1, 'paid', null],
+      [2, 'pending', null],
+      [3, 'pending', null],
+    ])
+  })
+})
+
 describe('pending expiry', () => {
   let world: World
   const ids = { lateEvening: 0, refusedCard: 0, nextDay: 0, paid: 0, charging: 0 }

@@ -77,12 +77,23 @@ export interface StoredCard {
   last4: string
 }
 
-/** What the recurrence charges later; the number and security code never reach the database. */
+/**
+ * What the recurrence charges later; the number and security code never reach the database. The
+ * later installments still unpaid become due for the recurrence on their due dates.
+ */
 export async function storeCard(trx: Trx, subscriptionId: number, card: StoredCard): Promise<void> {
   await trx
     .updateTable('subscriptions')
     .set({ card_token: card.token, card_brand: card.brand, card_last4: card.last4 })
     .where('id', '=', subscriptionId)
+    .execute()
+  await trx
+    .updateTable('installments')
+    .set((eb) => ({ next_attempt_on: eb.ref('due_date') }))
+    .where('subscription_id', '=', subscriptionId)
+    .where('number', '>', 1)
+    .where('status', '=', 'pending')
+    .where('next_attempt_on', 'is', null)
     .execute()
 }
 

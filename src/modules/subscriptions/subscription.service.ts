@@ -83,7 +83,10 @@ export async function contractSubscription(
       ...i,
       status: 'pending' as const,
       failed_attempts: 0,
-      next_attempt_on: i.due_date,
+      // Nothing will charge them until a card is stored (storeCard schedules them then). A date here
+      // would place each of the 12 or 24 rows in a different page of the due-installments index:
+      // 3× the pages a contract writes (docs/benchmarks.md).
+      next_attempt_on: null,
       created_at: now,
     })),
   )

@@ -51,7 +51,11 @@ export interface InstallmentsTable {
   paid_at: string | null
   /** Declined recurrence charges so far. */
   failed_attempts: number
-  /** When the recurrence may charge it next (due date, then the retry schedule). */
+  /**
+   * When the recurrence may charge it next (due date, then the retry schedule); null while nothing
+   * will charge it: no card on file yet (set when one is stored), paid, canceled, or collected by
+   * the partner.
+   */
   next_attempt_on: string | null
   /** A charge in progress holds the installment until then, so no two charge it at once. */
   locked_until: string | null
