@@ -143,7 +143,7 @@ describe('migration 0006-partner-sequences', () => {
 
   it('continues the sequence on the next contract, first use of the counter included', async () => {
     for (const f of fixtures) {
-      const id = await ctx.db
+      const { id } = await ctx.db
         .transaction()
         .execute((trx) =>
           contractSubscription(

@@ -398,6 +398,20 @@ describe('subscriptions', () => {
       expect(await okJson(a.token, `/subscriptions/${created.id}`)).toEqual(created)
     })
 
+    it('answers exactly what GET then shows, whatever the inputs (the answer is not read back)', async () => {
+      const bodies: Json[] = [
+        minimal(),
+        minimal({ customer_id: undefined, customer_document: JOAO, is_used: true, store_id: a.matrix }),
+        minimal({ customer_id: empresa.id, plan_id: essencial, used: true, maxima: 4000 }),
+        minimal({ customer_id: alnum.id, serial_number: '  ab1  ', second_serial_number: ' ', metadata: {} }),
+        minimal({ serial_number: null, metadata: { origin: '  pdv-2  ' } }),
+      ]
+      for (const body of bodies) {
+        const created = await contract(a.token, body)
+        expect(await okJson(a.token, `/subscriptions/${created.id}`), JSON.stringify(body)).toEqual(created)
+      }
+    })
+
     it('prices at the default LMI without maxima, franchise included', async () => {
       const quoted = await quote(a.token, total, pro)
       const created = await contract(a.token, minimal())
@@ -893,7 +907,7 @@ describe('subscriptions', () => {
         let seen = { id: 0, installments: 0 }
         await expect(
           ctx.db.transaction().execute(async (trx) => {
-            const id = await contractSubscription(
+            const { id } = await contractSubscription(
               trx,
               partner,
               { plan_id: total, customer_id: maria.id, model_id: pro },

@@ -43,3 +43,8 @@ export function customerFromView(row: Prefixed): CustomerRow {
     created_at: row.customer_created_at,
   }
 }
+
+/** The customer's columns as the embedding view names them (the inverse of customerFromView). */
+export function customerToView(row: CustomerRow): Prefixed {
+  return Object.fromEntries(Object.entries(row).map(([key, value]) => [`customer_${key}`, value])) as Prefixed
+}

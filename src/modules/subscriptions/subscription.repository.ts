@@ -1,7 +1,10 @@
 import type { ExpressionBuilder, Insertable, Selectable } from 'kysely'
 import type { Database, Db, Trx } from '../../db/database.js'
 import { prepared } from '../../db/prepared.js'
-import { CUSTOMER_VIEW_COLUMNS } from '../customers/customer-view.js'
+import type { ModelRow } from '../catalog/catalog.repository.js'
+import type { CustomerRow } from '../customers/customer.repository.js'
+import { CUSTOMER_VIEW_COLUMNS, customerToView } from '../customers/customer-view.js'
+import type { SubscriptionPlanRow } from '../plans/plan.repository.js'
 import type { InstallmentsTable, SubscriptionStatus, SubscriptionsTable } from './subscription.table.js'
 
 export type InstallmentRow = Selectable<InstallmentsTable>
@@ -84,6 +87,49 @@ function views(db: Db) {
 }
 
 export type SubscriptionView = Awaited<ReturnType<ReturnType<typeof views>['executeTakeFirstOrThrow']>>
+
+/** A subscription as contracting writes it: every column the view shows, none left to a default. */
+export type NewSubscription = Omit<Selectable<SubscriptionsTable>, 'id' | 'partner_seq' | 'card_token'>
+
+/**
+ * The view of a subscription just written, from the rows its contract read: what
+ * findSubscriptionView would answer, without reading it back while the partner's counter is
+ * locked (docs/decisions.md). Typed as the view, so a column added there must be added here.
+ */
+export function contractedView(
+  id: number,
+  subscription: NewSubscription,
+  plan: Pick<SubscriptionPlanRow, 'id' | 'name' | 'coverages'>,
+  customer: CustomerRow,
+  model: ModelRow,
+): SubscriptionView {
+  return {
+    id,
+    status: subscription.status,
+    lmi: subscription.lmi,
+    monthly_premium: subscription.monthly_premium,
+    franchise: subscription.franchise,
+    installments_count: subscription.installments_count,
+    store_id: subscription.store_id,
+    origin: subscription.origin,
+    serial_number: subscription.serial_number,
+    second_serial_number: subscription.second_serial_number,
+    is_used: subscription.is_used,
+    card_brand: subscription.card_brand,
+    card_last4: subscription.card_last4,
+    canceled_at: subscription.canceled_at,
+    cancel_reason: subscription.cancel_reason,
+    created_at: subscription.created_at,
+    plan_id: plan.id,
+    plan_name: plan.name,
+    plan_coverages: plan.coverages,
+    model_id: model.id,
+    model_name: model.name,
+    brand_id: model.brand_id,
+    brand_name: model.brand_name,
+    ...customerToView(customer),
+  }
+}
 
 // The hot reads (a resource, a page, the counter) are built and compiled once (see prepared()):
 // building the five-table select cost more than SQLite takes to answer it.

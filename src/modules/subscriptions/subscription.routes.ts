@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
-import type { Db } from '../../db/database.js'
 import { normalizeDocument } from '../../shared/documents.js'
 import { NotFoundError } from '../../shared/errors.js'
 import { errorResponses } from '../../shared/http-schemas.js'
@@ -23,8 +22,8 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config, clock } = app
 
   /** The subscription as the API shows it, or 404 when it is not this partner's. */
-  async function subscriptionOf(request: FastifyRequest, id: number, executor: Db = db) {
-    const row = await findSubscriptionView(executor, request.partner.partnerId, id)
+  async function subscriptionOf(request: FastifyRequest, id: number) {
+    const row = await findSubscriptionView(db, request.partner.partnerId, id)
     if (!row) throw new NotFoundError('Subscription')
     return subscriptionResource(row, baseUrl(request), config.timeZone)
   }
@@ -51,15 +50,14 @@ partner's plan, customer, model or store → 422 under that field.`,
       },
     },
     async (request, reply) => {
-      const now = clock.now().toISOString()
-      // Read back before the commit: a committed subscription never answers 503 (after which a
-      // retry with the same Idempotency-Key would contract it a second time).
-      const subscription = await db.transaction().execute(async (trx) => {
-        const moment = { now, timeZone: config.timeZone }
-        const id = await contractSubscription(trx, request.partner, request.body, moment)
-        return subscriptionOf(request, id, trx)
-      })
-      return reply.code(201).send(subscription)
+      const moment = { now: clock.now().toISOString(), timeZone: config.timeZone }
+      // The answer comes from the contract itself, not from a read after the commit: a committed
+      // subscription never answers 503 (after which a retry with the same Idempotency-Key would
+      // contract it a second time).
+      const view = await db
+        .transaction()
+        .execute((trx) => contractSubscription(trx, request.partner, request.body, moment))
+      return reply.code(201).send(subscriptionResource(view, baseUrl(request), config.timeZone))
     },
   )
 

@@ -9,7 +9,12 @@ import { findSubscriptionPlan } from '../plans/plan.repository.js'
 import { applicableLmi, maximaToCents, subscriptionPrice } from '../plans/pricing.js'
 import { findShopkeeper } from '../shopkeepers/shopkeeper.repository.js'
 import { installmentSchedule } from './schedule.js'
-import { insertSubscription } from './subscription.repository.js'
+import {
+  contractedView,
+  insertSubscription,
+  type NewSubscription,
+  type SubscriptionView,
+} from './subscription.repository.js'
 import type { SubscriptionBody } from './subscription.schemas.js'
 
 export interface Moment {
@@ -25,14 +30,14 @@ const sameSerial = (a?: string | null, b?: string | null) =>
 /**
  * Contracts a subscription: validates every reference against the partner, prices it as the
  * quotation does, and writes it with all its installments in the caller's transaction. Only the
- * listed inputs are read; status, prices and ids never come from the body.
+ * listed inputs are read; status, prices and ids never come from the body. Answers its view.
  */
 export async function contractSubscription(
   trx: Trx,
   partner: PartnerContext,
   body: SubscriptionBody,
   { now, timeZone }: Moment,
-): Promise<number> {
+): Promise<SubscriptionView> {
   const { partnerId } = partner
   const errors: FieldErrors = {}
   const plan = await findSubscriptionPlan(trx, partnerId, body.plan_id)
@@ -60,25 +65,30 @@ export async function contractSubscription(
   })
   const schedule = installmentSchedule(formatDate(now, timeZone), plan.installments, price.monthlyPremium)
 
-  return insertSubscription(
+  const subscription: NewSubscription = {
+    partner_id: partnerId,
+    customer_id: customer.id,
+    plan_id: plan.id,
+    model_id: model.id,
+    store_id: body.store_id ?? null,
+    serial_number: body.serial_number?.trim() || null,
+    second_serial_number: body.second_serial_number?.trim() || null,
+    is_used: body.is_used ?? body.used ?? false,
+    lmi,
+    monthly_premium: price.monthlyPremium,
+    franchise: price.franchise,
+    installments_count: plan.installments,
+    status: 'pending',
+    origin: body.metadata?.origin?.trim() || null,
+    card_brand: null,
+    card_last4: null,
+    canceled_at: null,
+    cancel_reason: null,
+    created_at: now,
+  }
+  const id = await insertSubscription(
     trx,
-    {
-      partner_id: partnerId,
-      customer_id: customer.id,
-      plan_id: plan.id,
-      model_id: model.id,
-      store_id: body.store_id ?? null,
-      serial_number: body.serial_number?.trim() || null,
-      second_serial_number: body.second_serial_number?.trim() || null,
-      is_used: body.is_used ?? body.used ?? false,
-      lmi,
-      monthly_premium: price.monthlyPremium,
-      franchise: price.franchise,
-      installments_count: plan.installments,
-      status: 'pending',
-      origin: body.metadata?.origin?.trim() || null,
-      created_at: now,
-    },
+    subscription,
     schedule.map((i) => ({
       ...i,
       status: 'pending' as const,
@@ -90,4 +100,5 @@ export async function contractSubscription(
       created_at: now,
     })),
   )
+  return contractedView(id, subscription, plan, customer, model)
 }
