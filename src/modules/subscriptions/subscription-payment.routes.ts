@@ -3,14 +3,12 @@ import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { retryingTransaction } from '../../db/transaction.js'
 import { nowIso } from '../../shared/clock.js'
-import { NotFoundError } from '../../shared/errors.js'
 import { errorResponses } from '../../shared/http-schemas.js'
 import { baseUrl } from '../../shared/links.js'
 import { formatDate, formatTimestamp } from '../../shared/time.js'
 import { STATUS_LABELS } from './schedule.js'
-import { subscriptionResource } from './subscription.mapper.js'
-import { findSubscriptionView } from './subscription.repository.js'
 import { Subscription, SubscriptionParams } from './subscription.schemas.js'
+import { showSubscription } from './subscription.service.js'
 import {
   CancellationBody,
   CardPaymentBody,
@@ -43,11 +41,9 @@ and declines every later one (the recurrence's failure path); any other Luhn-val
 export const subscriptionPaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config, clock } = app
 
-  async function subscriptionOf(request: FastifyRequest, id: number) {
-    const row = await findSubscriptionView(db, request.partner.partnerId, id)
-    if (!row) throw new NotFoundError('Subscription')
-    return subscriptionResource(row, baseUrl(request), config.timeZone)
-  }
+  /** The subscription as the API shows it, or 404 when it is not this partner's. */
+  const subscriptionOf = (request: FastifyRequest, id: number) =>
+    showSubscription(db, request.partner.partnerId, id, baseUrl(request), config.timeZone)
 
   app.post(
     '/subscriptions/:subscriptionId/installments/:installmentId/notify-payment',

@@ -14,7 +14,7 @@ import {
   SubscriptionListQuery,
   SubscriptionParams,
 } from './subscription.schemas.js'
-import { contractSubscription } from './subscription.service.js'
+import { contractSubscription, showSubscription } from './subscription.service.js'
 
 const tags = ['Subscriptions']
 
@@ -22,11 +22,8 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config, clock } = app
 
   /** The subscription as the API shows it, or 404 when it is not this partner's. */
-  async function subscriptionOf(request: FastifyRequest, id: number) {
-    const row = await findSubscriptionView(db, request.partner.partnerId, id)
-    if (!row) throw new NotFoundError('Subscription')
-    return subscriptionResource(row, baseUrl(request), config.timeZone)
-  }
+  const subscriptionOf = (request: FastifyRequest, id: number) =>
+    showSubscription(db, request.partner.partnerId, id, baseUrl(request), config.timeZone)
 
   app.post(
     '/subscriptions',

@@ -1,6 +1,6 @@
-import type { Trx } from '../../db/database.js'
+import type { Db, Trx } from '../../db/database.js'
 import type { FieldErrors } from '../../shared/errors.js'
-import { ValidationError } from '../../shared/errors.js'
+import { NotFoundError, ValidationError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/principal.repository.js'
 import { findModel } from '../catalog/catalog.repository.js'
@@ -9,8 +9,10 @@ import { findSubscriptionPlan } from '../plans/plan.repository.js'
 import { applicableLmi, maximaToCents, subscriptionPrice } from '../plans/pricing.js'
 import { findShopkeeper } from '../shopkeepers/shopkeeper.repository.js'
 import { installmentSchedule } from './schedule.js'
+import { subscriptionResource } from './subscription.mapper.js'
 import {
   contractedView,
+  findSubscriptionView,
   insertSubscription,
   type NewSubscription,
   type SubscriptionView,
@@ -101,4 +103,17 @@ export async function contractSubscription(
     })),
   )
   return contractedView(id, subscription, plan, customer, model)
+}
+
+/** The subscription as the API shows it (links under `base`); 404 when it is not this partner's. */
+export async function showSubscription(
+  db: Db,
+  partnerId: number,
+  id: number,
+  base: string,
+  timeZone: string,
+) {
+  const row = await findSubscriptionView(db, partnerId, id)
+  if (!row) throw new NotFoundError('Subscription')
+  return subscriptionResource(row, base, timeZone)
 }
