@@ -6,7 +6,7 @@ import { errorResponses } from '../../shared/http-schemas.js'
 import { baseUrl, pageFor } from '../../shared/links.js'
 import { PageOf, pageOffset } from '../../shared/pagination.js'
 import { installmentResource, subscriptionResource } from './subscription.mapper.js'
-import { findSubscriptionView, listInstallments, listSubscriptionViews } from './subscription.repository.js'
+import { listInstallments, listSubscriptionViews, subscriptionExists } from './subscription.repository.js'
 import {
   InstallmentList,
   Subscription,
@@ -119,13 +119,11 @@ partner's plan, customer, model or store → 422 under that field.`,
       },
     },
     async (request) => {
-      const subscription = await findSubscriptionView(
-        db,
-        request.partner.partnerId,
-        request.params.subscriptionId,
-      )
-      if (!subscription) throw new NotFoundError('Subscription')
-      const rows = await listInstallments(db, subscription.id)
+      const { subscriptionId } = request.params
+      if (!(await subscriptionExists(db, request.partner.partnerId, subscriptionId))) {
+        throw new NotFoundError('Subscription')
+      }
+      const rows = await listInstallments(db, subscriptionId)
       return rows.map((row) => installmentResource(row, config.timeZone))
     },
   )
