@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Db } from '../src/db/database.js'
-import { prepared } from '../src/db/prepared.js'
+import { insertReturningId, insertRows, prepared } from '../src/db/prepared.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 
 let database: TestDatabase
@@ -48,6 +48,66 @@ describe('prepared', () => {
       })
       .catch(() => {})
     expect(await brandsNamed(database.db, 'Delta', 'Alfa')).toEqual([{ name: 'Alfa' }])
+  })
+})
+
+describe('compiled inserts', () => {
+  const AT = '2026-11-21T12:00:00.000Z'
+  const models = (names: string[]) =>
+    database.db
+      .selectFrom('models')
+      .select(['name', 'default_lmi', 'active'])
+      .where('name', 'in', names)
+      .orderBy('name')
+      .execute()
+  const truthy = (r: { name: string; default_lmi: number; active: unknown }) => ({
+    ...r,
+    active: Boolean(r.active),
+  })
+
+  it('write each call’s own rows, whatever the row count, booleans included', async () => {
+    const brand = await insertReturningId(database.db, 'brands', { name: 'Épsilon', created_at: AT })
+    const other = await insertReturningId(database.db, 'brands', { name: 'Zeta', created_at: AT })
+    expect(other).toBeGreaterThan(brand)
+    const row = (name: string, lmi: number, active: boolean) => ({
+      brand_id: brand,
+      name,
+      default_lmi: lmi,
+      active,
+      created_at: AT,
+    })
+    await insertRows(database.db, 'models', [row('M1', 100, true), row('M2', 200, false)])
+    await insertRows(database.db, 'models', [row('M3', 300, false), row('M4', 400, true)])
+    await insertRows(database.db, 'models', [row('M5', 500, true)])
+    expect((await models(['M1', 'M2', 'M3', 'M4', 'M5'])).map(truthy)).toEqual([
+      { name: 'M1', default_lmi: 100, active: true },
+      { name: 'M2', default_lmi: 200, active: false },
+      { name: 'M3', default_lmi: 300, active: false },
+      { name: 'M4', default_lmi: 400, active: true },
+      { name: 'M5', default_lmi: 500, active: true },
+    ])
+  })
+
+  it('take rows of different columns, or with expressions, through Kysely as before', async () => {
+    const brand = await insertReturningId(database.db, 'brands', { name: 'Eta', created_at: AT })
+    const base = { brand_id: brand, default_lmi: 1, created_at: AT }
+    // The second row sets its id: not the first row's shape.
+    await insertRows(database.db, 'models', [
+      { ...base, name: 'N1', active: false },
+      { ...base, name: 'N2', active: true, id: 900_000 },
+    ])
+    await insertRows(database.db, 'models', [
+      { ...base, name: 'N3', active: false },
+      { ...base, name: sql<string>`${'N'} || ${'4'}` as unknown as string, active: false },
+    ])
+    const n2 = await database.db.selectFrom('models').select('id').where('name', '=', 'N2').execute()
+    expect(n2).toEqual([{ id: 900_000 }])
+    expect((await models(['N1', 'N2', 'N3', 'N4'])).map(truthy)).toEqual([
+      { name: 'N1', default_lmi: 1, active: false },
+      { name: 'N2', default_lmi: 1, active: true },
+      { name: 'N3', default_lmi: 1, active: false },
+      { name: 'N4', default_lmi: 1, active: false },
+    ])
   })
 })
 

@@ -1,7 +1,7 @@
 import { type ExpressionBuilder, type Insertable, type Selectable, sql } from 'kysely'
 import { type Database, type Db, isPostgres, type Trx } from '../../db/database.js'
 import { nameStatement } from '../../db/postgres.js'
-import { prepared } from '../../db/prepared.js'
+import { insertReturningId, insertRows, prepared } from '../../db/prepared.js'
 import type { ModelRow } from '../catalog/catalog.repository.js'
 import type { CustomerRow } from '../customers/customer.repository.js'
 import { CUSTOMER_VIEW_COLUMNS, customerToView } from '../customers/customer-view.js'
@@ -27,29 +27,30 @@ export async function insertSubscription(
   installments: NewInstallmentRow[],
 ): Promise<number> {
   if (isPostgres(trx)) return insertInOneStatement(trx, values, installments)
-  // One statement for the first contract too: of two concurrent first inserts, the second waits
-  // for the first's row and then increments it (PostgreSQL; SQLite has one writer at a time).
-  const { total } = await trx
+  const [counter] = await incrementCounter(trx, values.partner_id)
+  if (!counter) throw new Error(`No counter row for partner ${values.partner_id}`)
+  const id = await insertReturningId(trx, 'subscriptions', { ...values, partner_seq: Number(counter.total) })
+  await insertRows(
+    trx,
+    'installments',
+    installments.map((i) => ({ ...i, subscription_id: id })),
+  )
+  return id
+}
+
+// An upsert, so the first contract needs no separate insert. SQLite only: PostgreSQL runs the same
+// upsert at the head of insertInOneStatement.
+const incrementCounter = prepared((trx: Trx, partnerId: number) =>
+  trx
     .insertInto('partner_subscription_counts')
-    .values({ partner_id: values.partner_id, total: 1 })
+    .values({ partner_id: partnerId, total: 1 })
     .onConflict((oc) =>
       oc
         .column('partner_id')
         .doUpdateSet((eb) => ({ total: eb('partner_subscription_counts.total', '+', 1) })),
     )
-    .returning('total')
-    .executeTakeFirstOrThrow()
-  const { id } = await trx
-    .insertInto('subscriptions')
-    .values({ ...values, partner_seq: Number(total) })
-    .returning('id')
-    .executeTakeFirstOrThrow()
-  await trx
-    .insertInto('installments')
-    .values(installments.map((i) => ({ ...i, subscription_id: id })))
-    .execute()
-  return id
-}
+    .returning('total'),
+)
 
 type NewSubscriptionRow = Omit<Insertable<SubscriptionsTable>, 'partner_seq'>
 type NewInstallmentRow = Omit<Insertable<InstallmentsTable>, 'subscription_id'>
