@@ -401,6 +401,23 @@ describe('annual plans', () => {
       expect(Number(after.n)).toBe(Number(before.n))
     })
 
+    it('takes optional fields sent as null as not sent, as the subscription does', async () => {
+      const nulls = { store_id: null, maxima: null, is_used: null, used: null, customer_document: null }
+      expect(await contract(ext, nulls)).toMatchObject({
+        premium: 989.89,
+        lmi: 8999,
+        is_used: false,
+        store_id: null,
+      })
+      const { errors } = await refused(
+        'POST',
+        '/annual-plans',
+        ext.token,
+        body(ext, { customer_id: null, customer_document: null }),
+      )
+      expect(Object.keys(errors ?? {})).toEqual(['customer_id'])
+    })
+
     it('requires a customer', async () => {
       const { errors } = await refused(
         'POST',

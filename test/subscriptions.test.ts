@@ -605,6 +605,39 @@ describe('subscriptions', () => {
       })
     })
 
+    describe('optional fields sent as null', () => {
+      it('count as not sent: the same subscription as without them', async () => {
+        const withNulls = await contract(
+          a.token,
+          minimal({
+            customer_id: null,
+            customer_document: MARIA,
+            store_id: null,
+            maxima: null,
+            is_used: null,
+            used: null,
+          }),
+        )
+        const without = await contract(a.token, minimal())
+        const { id: _a, created_at: _b, ...shown } = withNulls
+        const { id: _c, created_at: _d, ...expected } = without
+        expect(shown).toEqual(expected)
+        expect(shown).toMatchObject({ customer: { id: maria.id }, store_id: null, lmi: 8999 })
+        expect(shown.device.is_used).toBe(false)
+      })
+
+      it('still require a customer: both null → 422 errors.customer_id', async () => {
+        const errors = await refused(a.token, minimal({ customer_id: null, customer_document: null }))
+        expect(errors).toEqual({ customer_id: [CUSTOMER_REQUIRED] })
+      })
+
+      it('leave the required ones required: model_id null → 422', async () => {
+        const response = await call('POST', '/subscriptions', a.token, minimal({ model_id: null }))
+        expect(response.statusCode, response.body).toBe(422)
+        expect(Object.keys(response.json().errors)).toEqual(['model_id'])
+      })
+    })
+
     describe('the store', () => {
       it("accepts this partner's matrix store (from GET /shopkeepers)", async () => {
         const created = await contract(a.token, minimal({ store_id: a.matrix }))

@@ -25,7 +25,7 @@ export async function contractAnnualPlan(
   const used = body.is_used ?? body.used ?? false
   const quote = await quoteOrCollect(trx, partner, body, used, errors)
   const customer = await resolveCustomer(trx, partnerId, body, errors)
-  if (body.store_id !== undefined && !(await findShopkeeper(trx, partnerId, body.store_id))) {
+  if (body.store_id != null && !(await findShopkeeper(trx, partnerId, body.store_id))) {
     errors.store_id = ['The selected store id is invalid.']
   }
   // The schema has checked both formats; separators are dropped before comparing.
@@ -64,7 +64,7 @@ async function quoteOrCollect(
   try {
     return await quoteAnnualPlan(trx, partner, {
       modelId: body.model_id,
-      maxima: body.maxima,
+      maxima: body.maxima ?? undefined,
       used,
       planId: body.plan_id,
     })

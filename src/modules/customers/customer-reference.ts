@@ -3,9 +3,10 @@ import { normalizeDocument } from '../../shared/documents.js'
 import type { FieldErrors } from '../../shared/errors.js'
 import { type CustomerRow, findCustomerByDocument } from './customer.repository.js'
 
+/** Null is "not sent", as for every optional contracting field. */
 export interface CustomerReference {
-  customer_id?: number
-  customer_document?: string
+  customer_id?: number | null
+  customer_document?: string | null
 }
 
 /**
@@ -18,7 +19,7 @@ export async function resolveCustomer(
   ref: CustomerReference,
   errors: FieldErrors,
 ): Promise<CustomerRow | undefined> {
-  if (ref.customer_id !== undefined) {
+  if (ref.customer_id != null) {
     const row = await db
       .selectFrom('customers')
       .selectAll()
@@ -28,7 +29,7 @@ export async function resolveCustomer(
     if (!row) errors.customer_id = ['The selected customer id is invalid.']
     return row
   }
-  if (ref.customer_document !== undefined) {
+  if (ref.customer_document != null) {
     const document = normalizeDocument(ref.customer_document)
     const row = document && (await findCustomerByDocument(db, partnerId, document.value))
     if (!row)

@@ -47,9 +47,9 @@ export async function contractSubscription(
   const customer = await resolveCustomer(trx, partnerId, body, errors)
   const model = await findModel(trx, partnerId, body.model_id)
   if (!model) errors.model_id = ['The selected model id is invalid.']
-  const maximaCents = body.maxima === undefined ? undefined : maximaToCents(body.maxima)
+  const maximaCents = body.maxima == null ? undefined : maximaToCents(body.maxima)
   if (maximaCents === null) errors.maxima = ['The maxima field must have at most 2 decimal places.']
-  if (body.store_id !== undefined && !(await findShopkeeper(trx, partnerId, body.store_id))) {
+  if (body.store_id != null && !(await findShopkeeper(trx, partnerId, body.store_id))) {
     errors.store_id = ['The selected store id is invalid.']
   }
   if (sameSerial(body.serial_number, body.second_serial_number)) {
