@@ -10,6 +10,10 @@ import type { InstallmentsTable, SubscriptionStatus, SubscriptionsTable } from '
 
 export type InstallmentRow = Selectable<InstallmentsTable>
 
+/** A subscription as contracting writes it: every column the view shows, none left to a default. */
+export type NewSubscription = Omit<Selectable<SubscriptionsTable>, 'id' | 'partner_seq' | 'card_token'>
+type NewInstallment = Omit<Insertable<InstallmentsTable>, 'subscription_id'>
+
 /**
  * Writes a subscription and its installments, numbering it in its partner's sequence.
  *
@@ -23,8 +27,8 @@ export type InstallmentRow = Selectable<InstallmentsTable>
  */
 export async function insertSubscription(
   trx: Trx,
-  values: NewSubscriptionRow,
-  installments: NewInstallmentRow[],
+  values: NewSubscription,
+  installments: NewInstallment[],
 ): Promise<number> {
   if (isPostgres(trx)) return insertInOneStatement(trx, values, installments)
   const [counter] = await incrementCounter(trx, values.partner_id)
@@ -52,16 +56,13 @@ const incrementCounter = prepared((trx: Trx, partnerId: number) =>
     .returning('total'),
 )
 
-type NewSubscriptionRow = Omit<Insertable<SubscriptionsTable>, 'partner_seq'>
-type NewInstallmentRow = Omit<Insertable<InstallmentsTable>, 'subscription_id'>
-
 /**
  * PostgreSQL: the same three writes as one statement (data-modifying CTEs, all run to completion),
  * so the partner's counter row is locked for two round trips, this one and the commit, instead of
  * four. The installments travel as one JSON array read with the table's own row type. The text
  * depends only on the columns given, so it runs as a named prepared statement.
  */
-async function insertInOneStatement(trx: Trx, values: NewSubscriptionRow, installments: NewInstallmentRow[]) {
+async function insertInOneStatement(trx: Trx, values: NewSubscription, installments: NewInstallment[]) {
   const given = <T extends object>(row: T) =>
     (Object.keys(row) as (keyof T & string)[]).filter((column) => row[column] !== undefined)
   const columns = given(values)
@@ -125,9 +126,6 @@ function views(db: Db) {
 }
 
 export type SubscriptionView = Awaited<ReturnType<ReturnType<typeof views>['executeTakeFirstOrThrow']>>
-
-/** A subscription as contracting writes it: every column the view shows, none left to a default. */
-export type NewSubscription = Omit<Selectable<SubscriptionsTable>, 'id' | 'partner_seq' | 'card_token'>
 
 /**
  * The view of a subscription just written, from the rows its contract read: what
