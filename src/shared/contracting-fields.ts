@@ -1,4 +1,4 @@
-import { Type } from 'typebox'
+import { type TSchema, Type } from 'typebox'
 import { Id, nullable } from './http-schemas.js'
 
 /**
@@ -9,32 +9,28 @@ import { Id, nullable } from './http-schemas.js'
  * An optional field sent as null counts as not sent, as the serials already did: a client that
  * writes every field, or sends back what a resource shows (`store_id: null`), is not refused.
  */
+/** An optional input that also takes null, documented as such. */
+const optional = <T extends TSchema>(schema: T, description: string) =>
+  Type.Optional(nullable(schema, `${description} Null counts as not sent.`))
+
 export const contractingFields = {
-  customer_id: Type.Optional(
-    nullable(
-      Id(''),
-      'The customer, from `POST /customers` or `GET /customers/{document}`. Send this or `customer_document`.',
-    ),
+  customer_id: optional(
+    Id(''),
+    'The customer, from `POST /customers` or `GET /customers/{document}`. Send this or `customer_document`.',
   ),
-  customer_document: Type.Optional(
-    nullable(
-      Type.String({ format: 'cpf-or-cnpj', maxLength: 20 }),
-      'CPF or CNPJ of a customer already registered by this partner, bare or formatted; used when `customer_id` is absent.',
-    ),
+  customer_document: optional(
+    Type.String({ format: 'cpf-or-cnpj', maxLength: 20 }),
+    'CPF or CNPJ of a customer already registered by this partner, bare or formatted; used when `customer_id` is absent.',
   ),
   model_id: Id('Device model, from `GET /models`: one this partner may sell.'),
-  is_used: Type.Optional(
-    nullable(
-      Type.Boolean(),
-      'The device has more than 3 months of use (annual plans: the used-device factor applies). Default false.',
-    ),
+  is_used: optional(
+    Type.Boolean(),
+    'The device has more than 3 months of use (annual plans: the used-device factor applies). Default false.',
   ),
-  used: Type.Optional(nullable(Type.Boolean(), 'Alias of `is_used`; `is_used` wins when both are sent.')),
-  store_id: Type.Optional(nullable(Id(''), 'The partner’s store making the sale, from `GET /shopkeepers`.')),
-  maxima: Type.Optional(
-    nullable(
-      Type.Number(),
-      'Desired LMI in reais (at most two decimals). Inside the partner’s authorized range it is the LMI; outside, the model default applies, without error.',
-    ),
+  used: optional(Type.Boolean(), 'Alias of `is_used`; `is_used` wins when both are sent.'),
+  store_id: optional(Id(''), 'The partner’s store making the sale, from `GET /shopkeepers`.'),
+  maxima: optional(
+    Type.Number(),
+    'Desired LMI in reais (at most two decimals). Inside the partner’s authorized range it is the LMI; outside, the model default applies, without error.',
   ),
 }
