@@ -1,40 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Db } from '../src/db/database.js'
-import { createPlan, type NewPlan } from '../src/modules/plans/plan.service.js'
+import { createPlan } from '../src/modules/plans/plan.service.js'
 import { bearer, login, seedCatalog, seedPartner } from './helpers/factories.js'
+import { ANNUAL, COVERAGES, ESSENCIAL_24X, type PlanTemplate, TOTAL_12X } from './helpers/plan-templates.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
 // Expected amounts are worked out by hand in cents: LMI (cents) × rate (bp) ÷ 10000, half-up.
 
 const NOW = '2026-11-21T12:00:00.000Z'
-const COVERAGES = ['Roubo e furto qualificado', 'Quebra acidental', 'Danos por líquidos']
 
-type PlanTemplate = Omit<NewPlan, 'partnerId'>
-
-const TOTAL_12X: PlanTemplate = {
-  kind: 'subscription',
-  name: 'Proteção Total 12x',
-  installments: 12,
-  monthlyRateBp: 120,
-  franchiseRateBp: 1500,
-  coverages: COVERAGES,
-}
-const ESSENCIAL_24X: PlanTemplate = {
-  kind: 'subscription',
-  name: 'Proteção Essencial 24x',
-  installments: 24,
-  monthlyRateBp: 100,
-  franchiseRateBp: 2000,
-  coverages: COVERAGES.slice(0, 2),
-}
-const ANNUAL: PlanTemplate = {
-  kind: 'annual',
-  name: 'Proteção Anual',
-  annualRateBp: 1100,
-  usedFactorBp: 11_500,
-  coverages: COVERAGES,
-  isDefault: true,
-}
 const ANNUAL_PREMIUM: PlanTemplate = {
   kind: 'annual',
   name: 'Proteção Anual Premium',

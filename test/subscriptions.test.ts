@@ -1,9 +1,10 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PartnerContext } from '../src/modules/auth/principal.repository.js'
-import { createPlan, type NewPlan } from '../src/modules/plans/plan.service.js'
+import { createPlan } from '../src/modules/plans/plan.service.js'
 import { contractSubscription } from '../src/modules/subscriptions/subscription.service.js'
 import { bearer, login, seedCatalog, seedPartner, type TestPartner } from './helpers/factories.js'
+import { ANNUAL, COVERAGES, ESSENCIAL_24X, type PlanTemplate, TOTAL_12X } from './helpers/plan-templates.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
 // Expected amounts are worked out by hand in cents: LMI (cents) × rate (bp) ÷ 10000, half-up.
@@ -81,37 +82,10 @@ interface ErrorBody {
   errors?: Record<string, string[]>
 }
 type Json = Record<string, unknown>
-type PlanTemplate = Omit<NewPlan, 'partnerId'>
 
 // 15:04:05 UTC is 12:04:05 in São Paulo (UTC−3 all year since 2019).
 const NOW = new Date('2026-11-21T15:04:05.000Z')
 const CREATED_AT = '2026-11-21 12:04:05'
-const COVERAGES = ['Roubo e furto qualificado', 'Quebra acidental', 'Danos por líquidos']
-
-const TOTAL_12X: PlanTemplate = {
-  kind: 'subscription',
-  name: 'Proteção Total 12x',
-  installments: 12,
-  monthlyRateBp: 120,
-  franchiseRateBp: 1500,
-  coverages: COVERAGES,
-}
-const ESSENCIAL_24X: PlanTemplate = {
-  kind: 'subscription',
-  name: 'Proteção Essencial 24x',
-  installments: 24,
-  monthlyRateBp: 100,
-  franchiseRateBp: 2000,
-  coverages: COVERAGES.slice(0, 2),
-}
-const ANNUAL: PlanTemplate = {
-  kind: 'annual',
-  name: 'Proteção Anual',
-  annualRateBp: 1100,
-  usedFactorBp: 11_500,
-  coverages: COVERAGES,
-  isDefault: true,
-}
 
 const PLAN_INVALID = 'The selected plan id is invalid.'
 const MODEL_INVALID = 'The selected model id is invalid.'
