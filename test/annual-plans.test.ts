@@ -7,6 +7,7 @@ import { recordNotifiedPayment } from '../src/modules/annual-plans/annual-plan-n
 import type { PaymentGateway } from '../src/modules/payments/payment-gateway.js'
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
 import { createPlan, type NewPlan } from '../src/modules/plans/plan.service.js'
+import type { ErrorBody, PageBody } from './helpers/bodies.js'
 import { bearer, login, seedCatalog, seedPartner, type TestPartner } from './helpers/factories.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
@@ -15,11 +16,6 @@ import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 // Times: São Paulo is UTC−3 all year (no daylight saving since 2019).
 
 type Json = Record<string, unknown>
-interface ErrorBody {
-  message: string
-  errors?: Record<string, string[]>
-  decline_code?: string
-}
 interface PlanBody {
   id: number
   status: string
@@ -39,11 +35,6 @@ interface PlanBody {
   ends_at: string | null
   cancellation: Json | null
   created_at: string
-}
-interface PageBody<T> {
-  data: T[]
-  meta: { total: number; per_page: number; current_page: number; path: string }
-  links: { next: string | null }
 }
 
 // 15:04:05 UTC is 12:04:05 in São Paulo.

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Db } from '../src/db/database.js'
 import { importCatalog } from '../src/modules/catalog/catalog-import.js'
+import type { PageBody } from './helpers/bodies.js'
 import { bearer, login, seedCatalog, seedPartner, type TestPartner } from './helpers/factories.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
@@ -19,20 +20,6 @@ interface ModelBody {
   name: string
   brand: { id: number; name: string; meta: Link }
   meta: Link
-}
-interface PageBody<T> {
-  data: T[]
-  links: { first: string; last: string; prev: string | null; next: string | null }
-  meta: {
-    current_page: number
-    from: number | null
-    last_page: number
-    links: { url: string | null; label: string; active: boolean }[]
-    path: string
-    per_page: number
-    to: number | null
-    total: number
-  }
 }
 
 type Catalog = Awaited<ReturnType<typeof seedCatalog>>

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ErrorBody } from './helpers/bodies.js'
 import { bearer, login, seedCatalog, seedPartner, type TestPartner } from './helpers/factories.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
@@ -20,11 +21,6 @@ interface CustomerBody {
   address: Address | null
   created_at: string
 }
-interface ErrorBody {
-  message: string
-  errors?: Record<string, string[]>
-}
-
 // 15:04:05 UTC is 12:04:05 in São Paulo (UTC−3 all year since 2019).
 const NOW = new Date('2026-11-21T15:04:05.000Z')
 const CREATED_AT = '2026-11-21 12:04:05'

@@ -3,6 +3,7 @@ import { createPartner, issueCredentials } from '../src/modules/partners/partner
 import type { NewShopkeeperRow } from '../src/modules/shopkeepers/shopkeeper.repository.js'
 import { saveShopkeeper } from '../src/modules/shopkeepers/shopkeeper.service.js'
 import { ValidationError } from '../src/shared/errors.js'
+import type { PageBody } from './helpers/bodies.js'
 import { bearer, login, seedPartner } from './helpers/factories.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
@@ -28,11 +29,6 @@ interface ShopkeeperBody {
   responsible: Record<string, string | null> | null
   created_at: string
   meta: Link
-}
-interface PageBody<T> {
-  data: T[]
-  links: Record<string, string | null>
-  meta: { current_page: number; from: number | null; to: number | null; total: number; path: string }
 }
 type Json = Record<string, unknown>
 

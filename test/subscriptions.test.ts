@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PartnerContext } from '../src/modules/auth/principal.repository.js'
 import { createPlan } from '../src/modules/plans/plan.service.js'
 import { contractSubscription } from '../src/modules/subscriptions/subscription.service.js'
+import type { ErrorBody, PageBody } from './helpers/bodies.js'
 import { bearer, login, seedCatalog, seedPartner, type TestPartner } from './helpers/factories.js'
 import { ANNUAL, COVERAGES, ESSENCIAL_24X, type PlanTemplate, TOTAL_12X } from './helpers/plan-templates.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
@@ -62,24 +63,6 @@ interface QuoteItem {
   monthly_premium: number
   lmi: number
   installments: number
-}
-interface PageBody<T> {
-  data: T[]
-  links: { first: string; last: string; prev: string | null; next: string | null }
-  meta: {
-    current_page: number
-    from: number | null
-    last_page: number
-    links: { url: string | null; label: string; active: boolean }[]
-    path: string
-    per_page: number
-    to: number | null
-    total: number
-  }
-}
-interface ErrorBody {
-  message: string
-  errors?: Record<string, string[]>
 }
 type Json = Record<string, unknown>
 
