@@ -6,9 +6,10 @@ import { findAnnualPlanRow } from '../src/modules/annual-plans/annual-plan.repos
 import { recordNotifiedPayment } from '../src/modules/annual-plans/annual-plan-notification.service.js'
 import type { PaymentGateway } from '../src/modules/payments/payment-gateway.js'
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
-import { createPlan, type NewPlan } from '../src/modules/plans/plan.service.js'
+import { createPlan } from '../src/modules/plans/plan.service.js'
 import type { ErrorBody, PageBody } from './helpers/bodies.js'
 import { bearer, login, seedCatalog, seedPartner, type TestPartner } from './helpers/factories.js'
+import { type PlanTemplate, ANNUAL as SHARED_ANNUAL } from './helpers/plan-templates.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 
@@ -40,15 +41,8 @@ interface PlanBody {
 // 15:04:05 UTC is 12:04:05 in São Paulo.
 const NOW = new Date('2026-11-21T15:04:05.000Z')
 const COVERAGES = ['Roubo e furto qualificado', 'Quebra acidental']
-const ANNUAL: Omit<NewPlan, 'partnerId'> = {
-  kind: 'annual',
-  name: 'Proteção Anual',
-  annualRateBp: 1100,
-  usedFactorBp: 11_500,
-  coverages: COVERAGES,
-  isDefault: true,
-}
-const PREMIUM: Omit<NewPlan, 'partnerId'> = {
+const ANNUAL: PlanTemplate = { ...SHARED_ANNUAL, coverages: COVERAGES }
+const PREMIUM: PlanTemplate = {
   ...ANNUAL,
   name: 'Anual Premium',
   annualRateBp: 1500,
