@@ -109,7 +109,7 @@ async function insertCompiled(
 function sameColumns(rows: readonly object[]): string[] | undefined {
   const [first] = rows
   if (!first) return undefined
-  const columns = Object.keys(first).filter((k) => (first as Record<string, unknown>)[k] !== undefined)
+  const columns = definedColumns(first)
   for (const row of rows) {
     const values = row as Record<string, unknown>
     let count = 0
@@ -123,4 +123,9 @@ function sameColumns(rows: readonly object[]): string[] | undefined {
     if (count !== columns.length || columns.some((c) => values[c] === undefined)) return undefined
   }
   return columns
+}
+
+/** The columns a row sets: its keys whose value is not undefined (Kysely leaves those out too). */
+export function definedColumns<T extends object>(row: T): (keyof T & string)[] {
+  return (Object.keys(row) as (keyof T & string)[]).filter((column) => row[column] !== undefined)
 }

@@ -1,7 +1,7 @@
 import { type ExpressionBuilder, type Insertable, type Selectable, sql } from 'kysely'
 import { type Database, type Db, isPostgres, type Trx } from '../../db/database.js'
 import { nameStatement } from '../../db/postgres.js'
-import { insertReturningId, insertRows, prepared } from '../../db/prepared.js'
+import { definedColumns, insertReturningId, insertRows, prepared } from '../../db/prepared.js'
 import type { ModelRow } from '../catalog/catalog.repository.js'
 import type { CustomerRow } from '../customers/customer.repository.js'
 import { CUSTOMER_VIEW_COLUMNS, customerToView } from '../customers/customer-view.js'
@@ -63,10 +63,8 @@ const incrementCounter = prepared((trx: Trx, partnerId: number) =>
  * depends only on the columns given, so it runs as a named prepared statement.
  */
 async function insertInOneStatement(trx: Trx, values: NewSubscription, installments: NewInstallment[]) {
-  const given = <T extends object>(row: T) =>
-    (Object.keys(row) as (keyof T & string)[]).filter((column) => row[column] !== undefined)
-  const columns = given(values)
-  const installmentColumns = installments[0] ? given(installments[0]) : []
+  const columns = definedColumns(values)
+  const installmentColumns = installments[0] ? definedColumns(installments[0]) : []
   const query = sql<{ id: number }>`
     with counter as (
       insert into partner_subscription_counts (partner_id, total) values (${values.partner_id}, 1)
