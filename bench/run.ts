@@ -43,7 +43,7 @@ import {
 import { createPostgresDatabase, type Dataset, type DbKind, type PartnerData, seed } from './lib/seed.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
-const CLI = join(ROOT, 'dist/cli/main.js')
+const CLI = join(ROOT, 'dist/amparo.mjs')
 const DOC = join(ROOT, 'docs/benchmarks.md')
 
 const HELP = `npm run bench -- [options]
@@ -339,9 +339,9 @@ interface Api {
 const START_NODE_FLAGS: string[] = (() => {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
   const words = pkg.scripts.start.split(/\s+/)
-  const script = words.indexOf('dist/cli/main.js')
+  const script = words.indexOf('dist/amparo.mjs')
   if (words[0] !== 'node' || script < 0) {
-    throw new Error(`npm start must run node dist/cli/main.js, not: ${pkg.scripts.start}`)
+    throw new Error(`npm start must run node dist/amparo.mjs, not: ${pkg.scripts.start}`)
   }
   return words.slice(1, script)
 })()

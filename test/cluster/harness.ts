@@ -9,6 +9,8 @@ import pg from 'pg'
 
 // The cluster harness: real `amparo` processes (two API processes, two workers) against one
 // fresh PostgreSQL database, or one API process on a SQLite file, driven over HTTP on 127.0.0.1.
+// They run the built bundle, dist/amparo.mjs, as `npm start` does (`npm run test:cluster` builds
+// it first), so what ships is what these tests exercise.
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 /** The maintenance database the harness connects to for create/drop/terminate. */
@@ -75,7 +77,7 @@ export function amparoEnv(database: Record<string, string>): Record<string, stri
 }
 
 export function spawnAmparo(name: string, args: string[], env: Record<string, string>, port = 0): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+  const child = spawn(process.execPath, ['dist/amparo.mjs', ...args], {
     cwd: ROOT,
     // Names its PostgreSQL connections (pg_stat_activity.application_name).
     env: { ...env, PGAPPNAME: appName(name), ...(port && { PORT: String(port) }) },
