@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type KyselyPlugin, sql } from 'kysely'
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { createDb, type Db, isPostgres } from '../src/db/database.js'
@@ -12,7 +12,7 @@ import { createPlan } from '../src/modules/plans/plan.service.js'
 import type { Clock } from '../src/shared/clock.js'
 import { bearer, login, seedCatalog, seedPartner } from './helpers/factories.js'
 import { buildCheckedApp, createTestApp, type TestContext } from './helpers/test-app.js'
-import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+import { createTestDatabase, interleaving, type TestDatabase } from './helpers/test-db.js'
 
 // 15:00 UTC is 12:00 in São Paulo; the card expiry rule compares with November 2026.
 const NOW = new Date('2026-11-21T15:00:00.000Z')
@@ -799,19 +799,6 @@ describe('card data at rest and in logs', () => {
     }
   })
 })
-
-/**
- * Yields to the event loop after every statement, as a database across a network does: without
- * it, SQLite's synchronous driver would run each request's transaction to its end before the next
- * request starts, and the two connections would never meet inside a transaction.
- */
-const interleaving: KyselyPlugin = {
-  transformQuery: (args) => args.node,
-  transformResult: async (args) => {
-    await new Promise((resolve) => setImmediate(resolve))
-    return args.result
-  },
-}
 
 describe('concurrent notifications through two database connections', () => {
   const dir = mkdtempSync(join(tmpdir(), 'amparo-payments-'))

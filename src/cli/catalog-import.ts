@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import type { Command } from 'commander'
+import { retryingTransaction } from '../db/transaction.js'
 import { importCatalog, parseCatalog } from '../modules/catalog/catalog-import.js'
 import { attributeAllModels } from '../modules/partners/partner.service.js'
 import { type Io, report, UsageError, withDatabase } from './context.js'
@@ -17,7 +18,7 @@ export function registerCatalogImport(catalog: Command, io: Io) {
       const content = await readJson(file)
       const parsed = parseCatalog(content)
       const counts = await withDatabase(io, (db) =>
-        db.transaction().execute(async (trx) => {
+        retryingTransaction(db, async (trx) => {
           const written = await importCatalog(trx, parsed, new Date().toISOString())
           if (options.attributeAll) {
             const partners = await trx.selectFrom('partners').select('id').execute()

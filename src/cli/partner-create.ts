@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander'
+import { retryingTransaction } from '../db/transaction.js'
 import { createPartner } from '../modules/partners/partner.service.js'
 import { rateToBp } from '../shared/money.js'
 import { type Io, report, UsageError, withDatabase } from './context.js'
@@ -30,11 +31,9 @@ export function registerPartnerCreate(partner: Command, io: Io) {
       const lmiMinFactorBp = factor(options.lmiMinFactor, '--lmi-min-factor')
       const lmiMaxFactorBp = factor(options.lmiMaxFactor, '--lmi-max-factor')
       const created = await withDatabase(io, (db) =>
-        db
-          .transaction()
-          .execute((trx) =>
-            createPartner(trx, { ...options, lmiMinFactorBp, lmiMaxFactorBp }, new Date().toISOString()),
-          ),
+        retryingTransaction(db, (trx) =>
+          createPartner(trx, { ...options, lmiMinFactorBp, lmiMaxFactorBp }, new Date().toISOString()),
+        ),
       )
       report(
         io,

@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander'
+import { retryingTransaction } from '../db/transaction.js'
 import { createPlan } from '../modules/plans/plan.service.js'
 import { rateToBp } from '../shared/money.js'
 import { type Io, positiveInt, report, UsageError, withDatabase } from './context.js'
@@ -42,7 +43,7 @@ export function registerPlanCreate(plan: Command, io: Io) {
     .action(async (o: Options) => {
       const partnerId = positiveInt(o.partner, '--partner')
       const created = await withDatabase(io, (db) =>
-        db.transaction().execute((trx) =>
+        retryingTransaction(db, (trx) =>
           createPlan(
             trx,
             {

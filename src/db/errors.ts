@@ -34,7 +34,11 @@ const UNAVAILABLE_CODES = new Set([
   '08003',
   '08006',
   '53300', // too_many_connections
+  // Another connection writing, still, after `retryingTransaction` gave up (or outside one).
   'SQLITE_BUSY',
+  'SQLITE_BUSY_SNAPSHOT',
+  'SQLITE_BUSY_RECOVERY',
+  'SQLITE_BUSY_TIMEOUT',
 ])
 const UNAVAILABLE_MESSAGES =
   /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly|is not currently accepting connections/i

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { Db, Trx } from './database.js'
+import { sql } from 'kysely'
+import { type Db, isPostgres, type Trx } from './database.js'
 
 const BUSY = /^SQLITE_BUSY/
 const RETRYABLE_PG = new Set(['40001', '40P01'])
@@ -11,17 +12,26 @@ function isRetryable(error: unknown): boolean {
 }
 
 /**
- * A transaction, run again from the start when the database refuses it for a concurrent writer.
- * SQLite does so at once (no busy wait) when a transaction that has read tries to write while
- * another connection writes, or after it committed (the read snapshot is stale); waiting
- * asynchronously, rather than in SQLite's busy handler, lets a writer of the same process finish.
- * PostgreSQL's serialization failures and deadlocks are retried too. `work` must start with a
- * read and must not have effects outside the database.
+ * A transaction, run again from the start when the database refuses it for a concurrent writer:
+ * every write transaction of the service goes through here, since on SQLite an `amparo worker` or
+ * a second API process writes to the same file.
+ *
+ * SQLite refuses at once when a transaction that has read tries to write while another connection
+ * writes, or after another one committed (its snapshot is stale). A transaction whose first
+ * statement writes would instead wait in SQLite's busy handler, which sleeps synchronously and so
+ * stops the whole event loop (and, for two connections of one process, the very writer it waits
+ * for); so each transaction here opens its snapshot with a read first, and waits asynchronously.
+ * PostgreSQL's serialization failures and deadlocks are retried too. `work` must not have effects
+ * outside the database.
  */
 export async function retryingTransaction<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
+  const sqlite = !isPostgres(db)
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction().execute(work)
+      return await db.transaction().execute(async (trx) => {
+        if (sqlite) await sql`select 1 from sqlite_schema limit 1`.execute(trx)
+        return work(trx)
+      })
     } catch (error) {
       if (attempt >= MAX_ATTEMPTS || !isRetryable(error)) throw error
       await sleep(Math.random() * Math.min(100, 5 * 2 ** attempt))

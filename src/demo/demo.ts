@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Config } from '../config.js'
 import type { Db, Trx } from '../db/database.js'
+import { retryingTransaction } from '../db/transaction.js'
 import { importCatalog, parseCatalog } from '../modules/catalog/catalog-import.js'
 import {
   attributeAllModels,
@@ -82,7 +83,7 @@ export interface DemoPartner {
  */
 export async function loadDemo(db: Db, config: Config, now: string): Promise<{ partners: DemoPartner[] }> {
   const catalog = parseCatalog(demoCatalog)
-  const partnerIds = await db.transaction().execute(async (trx) => {
+  const partnerIds = await retryingTransaction(db, async (trx) => {
     await importCatalog(trx, catalog, now)
     const ids: number[] = []
     for (const template of PARTNERS) ids.push(await ensurePartner(trx, template, now))

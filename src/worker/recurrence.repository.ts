@@ -1,5 +1,6 @@
 import type { Db, Trx } from '../db/database.js'
 import { isPostgres } from '../db/database.js'
+import { retryingTransaction } from '../db/transaction.js'
 
 /** A claimed installment with what charging it needs. */
 export interface DueInstallment {
@@ -65,7 +66,7 @@ export async function claimDueInstallments(db: Db, claim: Claim): Promise<DueIns
       // lock re-checks the conditions on the newest committed row, so a held row is never taken twice.
       // (A single `update … where id in (select … for update skip locked limit n)` may rescan the
       // subquery and take far more than n rows: two statements in a short transaction do not.)
-      await db.transaction().execute(async (trx) => {
+      await retryingTransaction(db, async (trx) => {
         const due = await dueInstallments(trx, claim).forUpdate('i').skipLocked().execute()
         if (due.length > 0) await hold(trx, due, claim.lockedUntil)
         return due

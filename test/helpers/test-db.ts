@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import type { KyselyPlugin } from 'kysely'
 import pg from 'pg'
 import { type Config, loadConfig } from '../../src/config.js'
 import { createDb, type Db } from '../../src/db/database.js'
@@ -65,4 +66,17 @@ async function adminQuery(url: string, sql: string): Promise<void> {
   } finally {
     await client.end()
   }
+}
+
+/**
+ * Yields to the event loop after every statement, as a database across a network does: without
+ * it, SQLite's synchronous driver would run each request's transaction to its end before the next
+ * request starts, and the two connections would never meet inside a transaction.
+ */
+export const interleaving: KyselyPlugin = {
+  transformQuery: (args) => args.node,
+  transformResult: async (args) => {
+    await new Promise((resolve) => setImmediate(resolve))
+    return args.result
+  },
 }

@@ -63,8 +63,13 @@ export interface World {
 }
 export type Res = LightMyRequestResponse
 
-export async function createWorld(options: { env?: Record<string, string> } = {}): Promise<World> {
-  const database = await createTestDatabase({ env: { ...ENV, ...options.env } })
+export async function createWorld(
+  options: { env?: Record<string, string>; sqliteFile?: string } = {},
+): Promise<World> {
+  const database = await createTestDatabase({
+    env: { ...ENV, ...options.env },
+    sqliteFile: options.sqliteFile,
+  })
   const { db } = database
   let charges = 0
   const sandbox = new SandboxGateway()

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { retryingTransaction } from '../../db/transaction.js'
 import { errorResponses } from '../../shared/http-schemas.js'
 import { centsToAmount } from '../../shared/money.js'
 import { formatTimestamp } from '../../shared/time.js'
@@ -52,9 +53,9 @@ ${REFUND_RULE}`,
       const now = clock.now().toISOString()
       const plan = await annualPlanRowOf(request, request.params.id)
       const reason = request.body.reason?.trim() || null
-      const cancellation = await db
-        .transaction()
-        .execute((trx) => requestCancellation(trx, plan, reason, { now, timeZone }))
+      const cancellation = await retryingTransaction(db, (trx) =>
+        requestCancellation(trx, plan, reason, { now, timeZone }),
+      )
       return {
         protocol: cancellation.protocol,
         status: 'requested',
@@ -86,7 +87,7 @@ ${REFUND_RULE}`,
       const now = clock.now().toISOString()
       const plan = await annualPlanRowOf(request, request.params.id)
       const protocol = request.params.protocol.trim().toUpperCase()
-      await db.transaction().execute((trx) => confirmCancellation(trx, plan, protocol, { now, timeZone }))
+      await retryingTransaction(db, (trx) => confirmCancellation(trx, plan, protocol, { now, timeZone }))
       return annualPlanOf(request, plan.id)
     },
   )

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { retryingTransaction } from '../../db/transaction.js'
 import { errorResponses } from '../../shared/http-schemas.js'
 import { formatDate } from '../../shared/time.js'
 import { paymentNoticeResource } from './annual-plan.mapper.js'
@@ -63,13 +64,13 @@ Declined → 402 \`{"message", "errors": {"card_number": [...]}, "decline_code"}
       const charge = await chargeHeld(db, gateway, plan, card, now)
       const { result } = charge
       if (!result.approved) {
-        await db.transaction().execute((trx) => recordDeclinedCharge(trx, plan, { ...charge, result }, now))
+        await retryingTransaction(db, (trx) => recordDeclinedCharge(trx, plan, { ...charge, result }, now))
         throw cardDeclined(result.declineCode)
       }
       // Paid when the gateway approved, which may be a moment after the call began.
       const moment = { now: clock.now().toISOString(), timeZone }
       const installments = body.installments ?? 1
-      await db.transaction().execute((trx) => recordApprovedCharge(trx, plan, charge, installments, moment))
+      await retryingTransaction(db, (trx) => recordApprovedCharge(trx, plan, charge, installments, moment))
       return annualPlanOf(request, plan.id)
     },
   )
@@ -97,7 +98,7 @@ and dates, and records the payment only once. A canceled plan answers 422 \`erro
       const plan = await annualPlanRowOf(request, params.id)
       assertNotifiable(partner, plan, now)
       if (plan.status === 'awaiting_payment') {
-        await db.transaction().execute((trx) => recordNotifiedPayment(trx, plan, { now, timeZone }))
+        await retryingTransaction(db, (trx) => recordNotifiedPayment(trx, plan, { now, timeZone }))
       }
       // Read again: a concurrent notification (or cancellation) may have decided instead of this one.
       const paid = await annualPlanRowOf(request, plan.id)

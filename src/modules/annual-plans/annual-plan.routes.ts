@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { retryingTransaction } from '../../db/transaction.js'
 import { normalizeDocument } from '../../shared/documents.js'
 import { errorResponses } from '../../shared/http-schemas.js'
 import { baseUrl, pageFor } from '../../shared/links.js'
@@ -52,7 +53,7 @@ not inputs (\`status\`, \`premium\`, \`policy_number\`, ids) are ignored.`,
       const now = clock.now().toISOString()
       // Read back before the commit: a committed plan never answers 503 (after which a retry
       // with the same Idempotency-Key would contract it a second time).
-      const plan = await db.transaction().execute(async (trx) => {
+      const plan = await retryingTransaction(db, async (trx) => {
         const id = await contractAnnualPlan(trx, request.partner, request.body, now)
         return annualPlanOf(request, id, trx)
       })

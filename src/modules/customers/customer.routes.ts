@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { retryingTransaction } from '../../db/transaction.js'
 import { nowIso } from '../../shared/clock.js'
 import { errorResponses } from '../../shared/http-schemas.js'
 import { customerResource } from './customer.mapper.js'
@@ -28,9 +29,9 @@ when sent, all its fields but \`complement\` are required. Fields other than tho
     },
     async (request, reply) => {
       const { partnerId } = request.partner
-      const row = await app.db
-        .transaction()
-        .execute((trx) => createCustomer(trx, partnerId, request.body, nowIso(app.clock)))
+      const row = await retryingTransaction(app.db, (trx) =>
+        createCustomer(trx, partnerId, request.body, nowIso(app.clock)),
+      )
       return reply.code(201).send(customerResource(row, app.config.timeZone))
     },
   )

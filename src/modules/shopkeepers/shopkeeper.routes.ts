@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { retryingTransaction } from '../../db/transaction.js'
 import { nowIso } from '../../shared/clock.js'
 import { NotFoundError } from '../../shared/errors.js'
 import { errorResponses } from '../../shared/http-schemas.js'
@@ -40,9 +41,9 @@ with \`GET /shopkeepers/{shopkeeperId}\` for the rest. Bank data is never return
     },
     async (request, reply) => {
       const { partnerId } = request.partner
-      const row = await app.db
-        .transaction()
-        .execute((trx) => createShopkeeper(trx, partnerId, request.body, nowIso(app.clock)))
+      const row = await retryingTransaction(app.db, (trx) =>
+        createShopkeeper(trx, partnerId, request.body, nowIso(app.clock)),
+      )
       return reply.code(201).send(createdShopkeeperResource(row, baseUrl(request)))
     },
   )

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
+import { retryingTransaction } from '../../db/transaction.js'
 import { normalizeDocument } from '../../shared/documents.js'
 import { NotFoundError } from '../../shared/errors.js'
 import { errorResponses } from '../../shared/http-schemas.js'
@@ -51,9 +52,9 @@ partner's plan, customer, model or store → 422 under that field.`,
       // The answer comes from the contract itself, not from a read after the commit: a committed
       // subscription never answers 503 (after which a retry with the same Idempotency-Key would
       // contract it a second time).
-      const view = await db
-        .transaction()
-        .execute((trx) => contractSubscription(trx, request.partner, request.body, moment))
+      const view = await retryingTransaction(db, (trx) =>
+        contractSubscription(trx, request.partner, request.body, moment),
+      )
       return reply.code(201).send(subscriptionResource(view, baseUrl(request), config.timeZone))
     },
   )

@@ -1,0 +1,165 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { App } from '../src/app.js'
+import { createDb, type Db } from '../src/db/database.js'
+import { buildCheckedApp } from './helpers/test-app.js'
+import { interleaving } from './helpers/test-db.js'
+import {
+  annualBody,
+  clock,
+  createWorld,
+  customerBody,
+  type Json,
+  type Method,
+  type Res,
+  shopkeeperBody,
+  subscriptionBody,
+  type World,
+} from './security/world.js'
+
+// Every write a partner can make, sent at once through two connections to one database: what an
+// `amparo worker` or a second API process on the same SQLite file does to the API. SQLite lets one
+// connection write at a time and refuses a transaction whose snapshot another one has overtaken
+// (SQLITE_BUSY, SQLITE_BUSY_SNAPSHOT); none of that may reach the partner as a 5xx. On PostgreSQL
+// the same requests run through two pools.
+
+const dir = mkdtempSync(join(tmpdir(), 'amparo-writers-'))
+let world: World
+let second: Db
+let apps: [App, App]
+const N = 12
+
+beforeAll(async () => {
+  world = await createWorld({ sqliteFile: join(dir, 'amparo.sqlite') })
+  // Both connections yield between statements, so their transactions stay open side by side: one
+  // overtakes the other's snapshot, or holds the write lock the other one needs.
+  second = createDb(world.database.config.database)
+  const app = (db: Db) =>
+    buildCheckedApp({ config: world.database.config, db: db.withPlugin(interleaving), clock, logger: false })
+  apps = [await app(world.db), await app(second)]
+})
+
+afterAll(async () => {
+  for (const app of apps ?? []) await app.close()
+  await second?.destroy()
+  await world?.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+/** The same kind of request N times at once, alternating between the two connections. */
+function together(
+  method: Method,
+  url: (i: number) => string,
+  token: string,
+  body: (i: number) => Json | undefined,
+) {
+  return Promise.all(
+    Array.from({ length: N }, (_, i) => {
+      const payload = body(i)
+      return (apps[i % 2] as App).inject({
+        method,
+        url: url(i),
+        headers: { authorization: `Bearer ${token}` },
+        ...(payload === undefined ? {} : { payload }),
+      })
+    }),
+  )
+}
+
+function expectAll(responses: Res[], status: number) {
+  const statuses = responses.map((r) => (r.statusCode === status ? status : `${r.statusCode} ${r.body}`))
+  expect(statuses).toEqual(responses.map(() => status))
+}
+
+describe('writes through two connections at once', () => {
+  it('contracts every subscription, each numbered once in its partner’s list', async () => {
+    const p = world.a.external
+    const responses = await together(
+      'POST',
+      () => '/subscriptions',
+      p.token,
+      () => subscriptionBody(p),
+    )
+    expectAll(responses, 201)
+    const ids = responses.map((r) => r.json().id as number)
+    const rows = await world.db
+      .selectFrom('subscriptions')
+      .select(['id', 'partner_seq'])
+      .where('id', 'in', ids)
+      .execute()
+    expect(rows).toHaveLength(N)
+    expect(new Set(rows.map((r) => r.partner_seq)).size).toBe(N)
+    const list = await world.ok('GET', `/subscriptions?per_page=${N}`, p.token)
+    expect((list.data as { id: number }[]).map((s) => s.id).sort()).toEqual([...ids].sort())
+  })
+
+  it('contracts every annual plan', async () => {
+    const p = world.b.own
+    const responses = await together(
+      'POST',
+      () => '/annual-plans',
+      p.token,
+      () => annualBody(p),
+    )
+    expectAll(responses, 201)
+    expect(new Set(responses.map((r) => r.json().id)).size).toBe(N)
+  })
+
+  it('registers every customer and every store', async () => {
+    const p = world.a.own
+    expectAll(
+      await together(
+        'POST',
+        () => '/customers',
+        p.token,
+        () => customerBody(),
+      ),
+      201,
+    )
+    expectAll(
+      await together(
+        'POST',
+        () => '/shopkeepers',
+        p.token,
+        () => shopkeeperBody(),
+      ),
+      201,
+    )
+  })
+
+  it('notifies, requests and confirms the cancellation of every annual plan', async () => {
+    const p = world.b.external
+    const plans: number[] = []
+    for (let i = 0; i < N; i++)
+      plans.push((await world.ok('POST', '/annual-plans', p.token, annualBody(p))).id as number)
+    const plan = (i: number) => plans[i] as number
+    expectAll(
+      await together(
+        'POST',
+        (i) => `/annual-plans/${plan(i)}/notify-payment`,
+        p.token,
+        () => undefined,
+      ),
+      200,
+    )
+    const requested = await together(
+      'PUT',
+      (i) => `/annual-plans/${plan(i)}/cancellation`,
+      p.token,
+      () => ({}),
+    )
+    expectAll(requested, 200)
+    const protocols = requested.map((r) => r.json().protocol as string)
+    expectAll(
+      await together(
+        'POST',
+        (i) => `/annual-plans/${plan(i)}/cancellation/${protocols[i]}`,
+        p.token,
+        () => undefined,
+      ),
+      200,
+    )
+  })
+})
