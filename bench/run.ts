@@ -44,6 +44,11 @@ import { createPostgresDatabase, type Dataset, type DbKind, type PartnerData, se
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const CLI = join(ROOT, 'dist/amparo.mjs')
+/**
+ * The same compiled code, one file per module: with `--profile` the API runs from here, so that
+ * the profile's samples can be told apart by package (in the bundle they all share one file).
+ */
+const UNBUNDLED_CLI = join(ROOT, 'dist/cli/main.js')
 const DOC = join(ROOT, 'docs/benchmarks.md')
 
 const HELP = `npm run bench -- [options]
@@ -362,7 +367,7 @@ async function startApi(env: NodeJS.ProcessEnv, port: number): Promise<Api> {
     if (server) await stop(server.child)
     server = await startServer({
       name: 'API',
-      args: [...nodeArgs, CLI, 'serve'],
+      args: [...nodeArgs, profileDir ? UNBUNDLED_CLI : CLI, 'serve'],
       env: { ...env, PORT: String(port), ...(profileDir && { BENCH_PROFILE_DIR: profileDir }) },
       port,
       stdoutFile: logFile,
@@ -523,7 +528,7 @@ async function main() {
       }
     }
   }
-  const settings = `${connections} connections, ${warmup} s warm-up + ${duration} s measured per scenario, LOG_LEVEL=info (request log to a file), AMPARO_RATE_LIMIT=1000000, API started with \`node ${START_NODE_FLAGS.join(' ')}\` as \`npm start\`${args['api-node-args'] ? `, API node flags \`${args['api-node-args']}\`` : ''}${args.profile ? ', **CPU profiler on** (slower)' : ''}`
+  const settings = `${connections} connections, ${warmup} s warm-up + ${duration} s measured per scenario, LOG_LEVEL=info (request log to a file), AMPARO_RATE_LIMIT=1000000, API started with \`node ${START_NODE_FLAGS.join(' ')}\` as \`npm start\`${args['api-node-args'] ? `, API node flags \`${args['api-node-args']}\`` : ''}${args.profile ? ', **CPU profiler on** (slower), the API run unbundled (`dist/cli/main.js`) so samples show their package' : ''}`
   const datasetLine = `${(dataset.lastId - dataset.firstId + 1).toLocaleString('en')} subscriptions (${counts.map((n) => n.toLocaleString('en')).join(' / ')} for the 3 partners), ${dataset.installments.toLocaleString('en')} installments, ${dataset.customers.toLocaleString('en')} customers; ${dataset.engineVersion}`
 
   if (args.scale) {
