@@ -25,13 +25,15 @@ import {
   record,
   runAmparo,
   startApi,
+  startWorker,
   stopProc,
   subscriptionBody,
   tally,
 } from './harness.js'
 
-// One `amparo serve` on a SQLite file, killed with SIGKILL in the middle of a write load, then
-// started again on the same file: what was acknowledged is there, whole; nothing is half-written.
+// `amparo serve` on a SQLite file: with a second API process and a worker writing to the same
+// file, every write answered; then killed with SIGKILL in the middle of a write load and started
+// again on the same file: what was acknowledged is there, whole; nothing is half-written.
 
 let dir: string | undefined
 let file: string
@@ -80,6 +82,55 @@ describe('the built bundle (dist/amparo.mjs)', () => {
       expect(file.status, script).toBe(200)
       expect((await file.text()).length, script).toBeGreaterThan(1000)
     }
+  })
+})
+
+describe('several processes on one SQLite file', () => {
+  // SQLite lets one connection write at a time; a second API process and a worker on the same file
+  // make the API's transactions meet another writer's. They are retried, never answered with a 5xx.
+  it('two API processes and a worker under a write load: every contract answered 201, whole', async () => {
+    const second = await startApi('sqlite-api-2', env)
+    const worker = startWorker('sqlite-worker', env)
+    const t = tally()
+    const acknowledged: number[] = []
+    let stop = false
+    const load = loops(6, async (loop) => {
+      const port = loop % 2 === 0 ? api.port : second.port
+      for (let i = 0; !stop; i++) {
+        const created = await attempt(port, 'POST', '/subscriptions', {
+          token: external.token,
+          body: subscriptionBody(external, `writers-${loop}-${i}`),
+        })
+        record(t, created)
+        if (!(created instanceof RequestFailure) && created.status === 201) acknowledged.push(created.json.id)
+      }
+    })
+    await sleep(2500)
+    stop = true
+    await load
+    const exits = [await stopProc(second), await stopProc(worker)]
+
+    const sqlite = new BetterSqlite3(file, { readonly: true })
+    let rows: { id: number; installments_count: number; n: number }[]
+    try {
+      rows = sqlite
+        .prepare(
+          `select s.id, s.installments_count, (select count(*) from installments i where i.subscription_id = s.id) as n
+           from subscriptions s where s.id in (${acknowledged.join(',') || 0})`,
+        )
+        .all() as typeof rows
+    } finally {
+      sqlite.close()
+    }
+    log(`writers (sqlite): ${describeTally(t)}; 2 API processes + 1 worker; rows=${rows.length}`)
+    expect(
+      t.replies.filter((r) => r.status !== 201).map((r) => `${r.status} ${JSON.stringify(r.json)}`),
+    ).toEqual([])
+    expect(t.failures.map((f) => f.message)).toEqual([])
+    expect(acknowledged.length).toBeGreaterThan(0)
+    expect(rows).toHaveLength(acknowledged.length)
+    expect(rows.filter((r) => r.n !== r.installments_count)).toEqual([])
+    expect(exits.map((e) => e.code)).toEqual([0, 0])
   })
 })
 
