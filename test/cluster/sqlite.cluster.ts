@@ -64,6 +64,23 @@ afterAll(async () => {
   if (exit) expect(exit).toMatchObject({ code: 0, forced: false })
 }, 60_000)
 
+interface StoredSubscription {
+  id: number
+  installments_count: number
+  /** Installments stored for it. */
+  n: number
+}
+
+/** The subscriptions among `ids` that the file holds, each with its stored installments counted. */
+function storedSubscriptions(sqlite: BetterSqlite3.Database, ids: number[]): StoredSubscription[] {
+  return sqlite
+    .prepare(
+      `select s.id, s.installments_count, (select count(*) from installments i where i.subscription_id = s.id) as n
+       from subscriptions s where s.id in (${ids.join(',') || 0})`,
+    )
+    .all() as StoredSubscription[]
+}
+
 describe('the built bundle (dist/amparo.mjs)', () => {
   // swagger-ui stays outside the bundle and serves files from its own folder: a wrong bundling
   // shows here as a 404 or a 500, not in the suite (which runs src/).
@@ -111,14 +128,9 @@ describe('several processes on one SQLite file', () => {
     const exits = [await stopProc(second), await stopProc(worker)]
 
     const sqlite = new BetterSqlite3(file, { readonly: true })
-    let rows: { id: number; installments_count: number; n: number }[]
+    let rows: StoredSubscription[]
     try {
-      rows = sqlite
-        .prepare(
-          `select s.id, s.installments_count, (select count(*) from installments i where i.subscription_id = s.id) as n
-           from subscriptions s where s.id in (${acknowledged.join(',') || 0})`,
-        )
-        .all() as typeof rows
+      rows = storedSubscriptions(sqlite, acknowledged)
     } finally {
       sqlite.close()
     }
@@ -177,17 +189,12 @@ describe('3. crash safety on SQLite', () => {
     const sqlite = new BetterSqlite3(file)
     let integrity: unknown
     let problems: Awaited<ReturnType<typeof inconsistencies>>
-    let rows: { id: number; installments_count: number; n: number }[]
+    let rows: StoredSubscription[]
     let ledger: { id: number; status: string; n: number }[]
     try {
       integrity = sqlite.pragma('integrity_check', { simple: true })
       problems = await inconsistencies(async (sql) => sqlite.prepare(sql).all() as Record<string, unknown>[])
-      rows = sqlite
-        .prepare(
-          `select s.id, s.installments_count, (select count(*) from installments i where i.subscription_id = s.id) as n
-           from subscriptions s where s.id in (${acknowledged.join(',') || 0})`,
-        )
-        .all() as typeof rows
+      rows = storedSubscriptions(sqlite, acknowledged)
       ledger = sqlite
         .prepare(
           `select i.id, i.status, (select count(*) from payments p where p.installment_id = i.id) as n
