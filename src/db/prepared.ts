@@ -7,6 +7,18 @@ class Argument {
   constructor(readonly index: number) {}
 }
 
+/** Runs a query compiled with placeholders, each replaced by its value. */
+async function runWith<R>(
+  // biome-ignore lint/suspicious/noExplicitAny: any database shape, as prepared() takes
+  db: Kysely<any>,
+  query: CompiledQuery<R>,
+  values: readonly unknown[],
+): Promise<R[]> {
+  const parameters = query.parameters.map((p) => (p instanceof Argument ? values[p.index] : p))
+  const { rows } = await db.executeQuery<R>({ ...query, parameters })
+  return rows
+}
+
 /**
  * A fixed-shape query built and compiled to SQL once per dialect, then run with new arguments.
  *
@@ -31,9 +43,7 @@ export function prepared<A extends unknown[], R, D extends Kysely<any>>(
       compiled[dialect] = query
       if (dialect === 'postgres') nameStatement(query.sql)
     }
-    const parameters = query.parameters.map((p) => (p instanceof Argument ? args[p.index] : p))
-    const { rows } = await db.executeQuery<R>({ ...query, parameters })
-    return rows
+    return runWith(db, query, args)
   }
 }
 
@@ -97,9 +107,7 @@ async function insertCompiled(
     compiledInserts.set(key, query)
   }
   const values = rows.flatMap((row) => columns.map((column) => (row as Record<string, unknown>)[column]))
-  const parameters = query.parameters.map((p) => (p instanceof Argument ? values[p.index] : p))
-  const { rows: result } = await db.executeQuery({ ...query, parameters })
-  return result
+  return runWith(db, query, values)
 }
 
 /**
