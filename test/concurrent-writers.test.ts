@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -161,5 +161,17 @@ describe('writes through two connections at once', () => {
       ),
       200,
     )
+  })
+})
+
+describe('the retry is not bypassed', () => {
+  // A plain `db.transaction()` would bring the 503s and 500s above back for the route that uses it.
+  it('opens every transaction of src/ through retryingTransaction', () => {
+    const plain = readdirSync('src', { recursive: true, encoding: 'utf8' })
+      .filter(
+        (file) => file.endsWith('.ts') && !file.endsWith('.test.ts') && file !== join('db', 'transaction.ts'),
+      )
+      .filter((file) => /\.transaction\(\)/.test(readFileSync(join('src', file), 'utf8')))
+    expect(plain).toEqual([])
   })
 })
