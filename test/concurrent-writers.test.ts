@@ -16,6 +16,7 @@ import {
   type Res,
   shopkeeperBody,
   subscriptionBody,
+  VISA,
   type World,
 } from './security/world.js'
 
@@ -54,6 +55,7 @@ function together(
   url: (i: number) => string,
   token: string,
   body: (i: number) => Json | undefined,
+  headers: (i: number) => Record<string, string> = () => ({}),
 ) {
   return Promise.all(
     Array.from({ length: N }, (_, i) => {
@@ -61,7 +63,7 @@ function together(
       return (apps[i % 2] as App).inject({
         method,
         url: url(i),
-        headers: { authorization: `Bearer ${token}` },
+        headers: { authorization: `Bearer ${token}`, ...headers(i) },
         ...(payload === undefined ? {} : { payload }),
       })
     }),
@@ -95,6 +97,41 @@ describe('writes through two connections at once', () => {
     expect((list.data as { id: number }[]).map((s) => s.id).sort()).toEqual([...ids].sort())
   })
 
+  it('contracts every subscription sent with an Idempotency-Key, and replays each', async () => {
+    const p = world.a.external
+    const key = (i: number) => ({ 'idempotency-key': `writers-${i}` })
+    const bodies = Array.from({ length: N }, () => subscriptionBody(p))
+    const send = () =>
+      together(
+        'POST',
+        () => '/subscriptions',
+        p.token,
+        (i) => bodies[i],
+        key,
+      )
+    const first = await send()
+    expectAll(first, 201)
+    const again = await send()
+    expectAll(again, 201)
+    expect(again.map((r) => r.json().id)).toEqual(first.map((r) => r.json().id))
+  })
+
+  it('charges the card of every subscription once', async () => {
+    const p = world.a.own
+    const ids: number[] = []
+    for (let i = 0; i < N; i++)
+      ids.push((await world.ok('POST', '/subscriptions', p.token, subscriptionBody(p))).id as number)
+    const responses = await together(
+      'POST',
+      (i) => `/subscriptions/${ids[i]}/payment`,
+      p.token,
+      () => ({ creditCard: { number: VISA, expiry: '1230', cvv: '123' } }),
+    )
+    expectAll(responses, 200)
+    const paid = await world.db.selectFrom('subscriptions').select('status').where('id', 'in', ids).execute()
+    expect(paid.map((s) => s.status)).toEqual(ids.map(() => 'pago'))
+  })
+
   it('contracts every annual plan', async () => {
     const p = world.b.own
     const responses = await together(
@@ -126,6 +163,22 @@ describe('writes through two connections at once', () => {
         () => shopkeeperBody(),
       ),
       201,
+    )
+  })
+
+  it('charges the card of every annual plan once', async () => {
+    const p = world.b.own
+    const plans: number[] = []
+    for (let i = 0; i < N; i++)
+      plans.push((await world.ok('POST', '/annual-plans', p.token, annualBody(p))).id as number)
+    expectAll(
+      await together(
+        'POST',
+        (i) => `/annual-plans/${plans[i]}/payment`,
+        p.token,
+        () => ({ card_number: VISA, card_holder: 'MARIA', card_expiry: '12/30', card_cvv: '123' }),
+      ),
+      200,
     )
   })
 

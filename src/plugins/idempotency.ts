@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import type { Db } from '../db/database.js'
+import type { Db, Trx } from '../db/database.js'
 import { isDatabaseUnavailable } from '../db/errors.js'
+import { retryingTransaction } from '../db/transaction.js'
 import { AppError, ValidationError } from '../shared/errors.js'
 import { documentOnWrites } from '../shared/http-schemas.js'
 
@@ -60,7 +61,8 @@ export const idempotency = fp(
       }
       const claim = { partnerId: request.partner.partnerId, key }
       const print = fingerprint(request.method, request.url, request.body)
-      const outcome = await claimKey(app.db, claim, print, app.clock.now().getTime())
+      const nowMs = app.clock.now().getTime()
+      const outcome = await retryingTransaction(app.db, (trx) => claimKey(trx, claim, print, nowMs))
       if (outcome.kind === 'claimed') {
         request.idempotencyClaim = claim
         return
@@ -86,8 +88,13 @@ export const idempotency = fp(
       request.idempotencyClaim = null
       // A server fault is not an answer worth replaying: free the key so the retry runs again.
       if (reply.statusCode >= 500 || typeof payload !== 'string')
-        await settle(request, () => release(app.db, claim))
-      else await settle(request, () => complete(app.db, claim, reply.statusCode, payload))
+        await settle(request, () => retryingTransaction(app.db, (trx) => release(trx, claim)))
+      else {
+        const status = reply.statusCode
+        await settle(request, () =>
+          retryingTransaction(app.db, (trx) => complete(trx, claim, status, payload)),
+        )
+      }
       return payload
     })
   },
@@ -164,7 +171,7 @@ class Text {
   constructor(readonly text: string) {}
 }
 
-async function claimKey(db: Db, claim: Claim, print: string, nowMs: number): Promise<Outcome> {
+async function claimKey(db: Trx, claim: Claim, print: string, nowMs: number): Promise<Outcome> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const inserted = await db
       .insertInto('idempotency_keys')
@@ -208,7 +215,7 @@ async function claimKey(db: Db, claim: Claim, print: string, nowMs: number): Pro
   return { kind: 'in_flight' }
 }
 
-async function complete(db: Db, claim: Claim, status: number, body: string) {
+async function complete(db: Trx, claim: Claim, status: number, body: string) {
   await db
     .updateTable('idempotency_keys')
     .set({ response_status: status, response_body: body })
@@ -217,7 +224,7 @@ async function complete(db: Db, claim: Claim, status: number, body: string) {
     .execute()
 }
 
-async function release(db: Db, claim: Claim) {
+async function release(db: Trx, claim: Claim) {
   await db
     .deleteFrom('idempotency_keys')
     .where('partner_id', '=', claim.partnerId)

@@ -1,4 +1,5 @@
 import type { Db, Trx } from '../../db/database.js'
+import { retryingTransaction } from '../../db/transaction.js'
 import { AppError, GatewayModeError, StateError, ValidationError } from '../../shared/errors.js'
 import type { PartnerContext } from '../auth/principal.repository.js'
 import { checkCard } from '../payments/card.js'
@@ -56,7 +57,7 @@ export async function chargeHeld(
   now: string,
 ): Promise<HeldCharge> {
   const heldUntil = new Date(Date.parse(now) + CHARGE_HOLD_MS).toISOString()
-  if (!(await claimForCharge(db, plan.id, now, heldUntil))) {
+  if (!(await retryingTransaction(db, (trx) => claimForCharge(trx, plan.id, now, heldUntil)))) {
     const current = await findAnnualPlanRow(db, plan.partner_id, plan.id)
     if (current && statusAt(current, now) !== 'awaiting_payment') {
       throw new StateError('The annual plan is no longer awaiting payment.')
@@ -66,7 +67,7 @@ export async function chargeHeld(
   try {
     return { ...(await gateway.chargeCard(card, plan.premium, `annual_plan:${plan.id}`)), heldUntil }
   } catch (error) {
-    await releaseClaim(db, plan.id, heldUntil)
+    await retryingTransaction(db, (trx) => releaseClaim(trx, plan.id, heldUntil))
     throw error
   }
 }

@@ -1,12 +1,12 @@
-import type { Db, Trx } from '../../db/database.js'
+import type { Trx } from '../../db/database.js'
 
 /**
- * Claims an unpaid plan for one card charge until `until`, in a statement of its own (committed
+ * Claims an unpaid plan for one card charge until `until`, in a transaction of its own (committed
  * before the gateway is called): of concurrent callers exactly one gets true, so a plan is never
  * charged twice. A claim older than `now` was abandoned (its process died mid-charge) and may be
  * taken over.
  */
-export async function claimForCharge(db: Db, id: number, now: string, until: string): Promise<boolean> {
+export async function claimForCharge(db: Trx, id: number, now: string, until: string): Promise<boolean> {
   const result = await db
     .updateTable('annual_plans')
     .set({ locked_until: until })
@@ -18,7 +18,7 @@ export async function claimForCharge(db: Db, id: number, now: string, until: str
 }
 
 /** Ends our claim, and only ours: one that expired and was taken over stays with its new holder. */
-export async function releaseClaim(db: Db, id: number, until: string): Promise<void> {
+export async function releaseClaim(db: Trx, id: number, until: string): Promise<void> {
   await db
     .updateTable('annual_plans')
     .set({ locked_until: null })

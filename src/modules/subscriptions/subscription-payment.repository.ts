@@ -37,11 +37,11 @@ export async function findInstallmentByNumber(
 }
 
 /**
- * Claims an unpaid installment for one charge until `until`, in a statement of its own (committed
+ * Claims an unpaid installment for one charge until `until`, in a transaction of its own (committed
  * before the gateway is called): of concurrent callers exactly one gets true. A claim older than
  * `now` is abandoned (its process died mid-charge) and may be taken over.
  */
-export async function claimInstallment(db: Db, id: number, now: string, until: string): Promise<boolean> {
+export async function claimInstallment(db: Trx, id: number, now: string, until: string): Promise<boolean> {
   const result = await db
     .updateTable('installments')
     .set({ locked_until: until })
@@ -53,7 +53,7 @@ export async function claimInstallment(db: Db, id: number, now: string, until: s
 }
 
 /** Ends our claim, and only ours: a claim that expired and was taken over stays with its new holder. */
-export async function releaseInstallment(db: Db, id: number, until: string): Promise<void> {
+export async function releaseInstallment(db: Trx, id: number, until: string): Promise<void> {
   await db
     .updateTable('installments')
     .set({ locked_until: null })

@@ -1,4 +1,5 @@
 import type { Db, Trx } from '../../db/database.js'
+import { retryingTransaction } from '../../db/transaction.js'
 import {
   AppError,
   GatewayModeError,
@@ -139,7 +140,8 @@ export async function withInstallmentClaim<T>(
   charge: () => Promise<T>,
 ): Promise<T> {
   const until = new Date(now.getTime() + CLAIM_SECONDS * 1000).toISOString()
-  if (!(await claimInstallment(db, id, now.toISOString(), until))) {
+  const claimed = await retryingTransaction(db, (trx) => claimInstallment(trx, id, now.toISOString(), until))
+  if (!claimed) {
     const installment = await findInstallment(db, id)
     if (!installment || !UNPAID.has(installment.status)) {
       throw new StateError('Installment 1 can no longer be paid.')
@@ -149,7 +151,7 @@ export async function withInstallmentClaim<T>(
   try {
     return await charge()
   } finally {
-    await releaseInstallment(db, id, until)
+    await retryingTransaction(db, (trx) => releaseInstallment(trx, id, until))
   }
 }
 
