@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { App } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { bearer, login, seedCatalog, seedPartner, type TestPartner } from './helpers/factories.js'
@@ -117,5 +117,34 @@ describe.skipIf(!(await redisReachable()))('rate limits shared through Redis', (
       statuses.push((await app.inject({ url: '/plans', headers: bearer(token) })).statusCode)
     }
     expect(statuses).toEqual([200, 200, 200, 200, 429])
+  })
+})
+
+describe('rate limits while Redis is unreachable', () => {
+  it('answers uncounted, and logs the outage once instead of a stack trace per attempt', async () => {
+    const lines: string[] = []
+    const stderr = vi.spyOn(console, 'error')
+    // Port 1 refuses at once; ioredis retries every few tens of milliseconds.
+    const ctx = await createTestApp({
+      env: { AMPARO_RATE_LIMIT: '2', REDIS_URL: 'redis://127.0.0.1:1', LOG_LEVEL: 'warn' },
+      logStream: { write: (line) => void lines.push(line) },
+    })
+    try {
+      await seedCatalog(ctx.db)
+      const token = await login(ctx.app, await seedPartner(ctx.db))
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const statuses = []
+      for (let i = 0; i < 4; i++) {
+        statuses.push((await ctx.app.inject({ url: '/plans', headers: bearer(token) })).statusCode)
+      }
+      expect(statuses).toEqual([200, 200, 200, 200])
+      const outages = lines.map((line) => JSON.parse(line)).filter((l) => /Redis unreachable/.test(l.msg))
+      expect(outages).toHaveLength(1)
+      expect(outages[0].err.message).toMatch(/ECONNREFUSED/)
+      expect(stderr.mock.calls.filter((call) => String(call[0]).includes('ioredis'))).toEqual([])
+    } finally {
+      stderr.mockRestore()
+      await ctx.close()
+    }
   })
 })
