@@ -294,6 +294,26 @@ describe('amparo user create', () => {
     expect((await login({ email: 'gerente@loja.example', password: 'senha-forte-123' })).statusCode).toBe(200)
     expect((await login({ email: 'gerente@loja.example', password: 'wrong-password' })).statusCode).toBe(401)
   })
+
+  it('gives an existing user of the same partner a new password, and refuses another partner’s email', async () => {
+    const [id, other] = [await createPartner(), await createPartner()]
+    const create = (partnerId: number, password: string) =>
+      amparo('user', 'create', String(partnerId), '--email', 'caixa@loja.example', '--password', password)
+    expect((await create(id, 'primeira-senha')).code).toBe(0)
+    expect((await create(id, 'segunda-senha')).code).toBe(0)
+    expect((await login({ email: 'caixa@loja.example', password: 'segunda-senha' })).statusCode).toBe(200)
+
+    const refused = await create(other, 'senha-do-outro')
+    expect(refused.code).toBe(2)
+    expect(refused.err.join('\n')).toMatch(/another partner/)
+    const row = await main.db
+      .selectFrom('partner_users')
+      .select('partner_id')
+      .where('email', '=', 'caixa@loja.example')
+      .executeTakeFirstOrThrow()
+    expect(row.partner_id).toBe(id)
+    expect((await login({ email: 'caixa@loja.example', password: 'senha-do-outro' })).statusCode).toBe(401)
+  })
 })
 
 describe('amparo catalog import', () => {

@@ -135,7 +135,11 @@ export async function revokeCredentials(db: Db, clientId: string, now: string) {
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
-/** A partner user for email/password login; an existing email gets the new password. */
+/**
+ * A partner user for email/password login; an existing email of the same partner gets the new
+ * password. An email of another partner's user is refused: taking it over would hand that login
+ * to this partner's data (an operator's typo of a partner id).
+ */
 export async function upsertUser(db: Db, partnerId: number, email: string, password: string, now: string) {
   await requirePartner(db, partnerId)
   const normalized = email.trim().toLowerCase()
@@ -148,9 +152,13 @@ export async function upsertUser(db: Db, partnerId: number, email: string, passw
     .insertInto('partner_users')
     .values({ partner_id: partnerId, email: normalized, password_hash, disabled: false, created_at: now })
     .onConflict((oc) =>
-      oc.column('email').doUpdateSet({ password_hash, partner_id: partnerId, disabled: false }),
+      oc
+        .column('email')
+        .doUpdateSet({ password_hash, disabled: false })
+        .where('partner_users.partner_id', '=', partnerId),
     )
     .returning(['id', 'email'])
-    .executeTakeFirstOrThrow()
+    .executeTakeFirst()
+  if (!user) throw ValidationError.field('email', 'The email belongs to a user of another partner.')
   return user
 }
