@@ -528,6 +528,24 @@ describe('logs', () => {
     expect(lines[0].ms).toEqual(expect.any(Number))
   })
 
+  it('censors credential-like query values in the logged URL, and keeps the others', async () => {
+    const secret = randomBytes(16).toString('hex')
+    const login = await ctx.app.inject({
+      method: 'POST',
+      url: `/auth/login?client_id=test_x&client_secret=${secret}&Password=${secret}`,
+    })
+    const token = await ctx.app.inject({ url: `/plans?page=2&access_token=${secret}` })
+    const line = (id: unknown) =>
+      logLines
+        .map((l) => JSON.parse(l))
+        .find((entry) => entry.reqId === id && entry.msg === 'request completed')
+    expect(line(login.headers['x-request-id']).url).toBe(
+      '/auth/login?client_id=test_x&client_secret=[redacted]&Password=[redacted]',
+    )
+    expect(line(token.headers['x-request-id']).url).toBe('/plans?page=2&access_token=[redacted]')
+    expect(logLines.join('\n')).not.toContain(secret)
+  })
+
   it('censors credential fields wherever a handler logs them', async () => {
     const secret = randomBytes(16).toString('hex')
     ctx.app.log.info({ client_secret: secret, password: secret, token: secret }, 'top-level probe')
