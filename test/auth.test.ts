@@ -285,6 +285,14 @@ describe('GET /brands with a token that is not genuine and current', () => {
     await expectBrandsServed(await sign(await validClaims(partner)))
   })
 
+  it('reads the scheme without regard to case (RFC 7235): bearer and BEARER', async () => {
+    const token = await login(ctx.app, partner)
+    for (const scheme of ['bearer', 'BEARER']) {
+      const response = await getBrands({ authorization: `${scheme} ${token}` })
+      expect(response.statusCode, scheme).toBe(200)
+    }
+  })
+
   const attacks: [string, () => Promise<Record<string, string>>][] = [
     ['no Authorization header', async () => ({})],
     ['a Bearer of garbage', async () => bearer('garbage')],

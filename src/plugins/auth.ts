@@ -10,7 +10,8 @@ declare module 'fastify' {
   }
 }
 
-const BEARER = /^Bearer ([A-Za-z0-9._~+/=-]{1,4096})$/
+// The scheme is case-insensitive (RFC 7235 §2.1), as login's `Basic` is.
+const BEARER = /^Bearer ([A-Za-z0-9._~+/=-]{1,4096})$/i
 
 /**
  * Bearer-token check for the routes of the scope it is registered in. The token must be
