@@ -117,6 +117,22 @@ describe('415: a body that is not JSON', () => {
     expect(response.json()).toEqual({ message: 'The request body must be sent as application/json.' })
   })
 
+  it.each(['application/x-www-form-urlencoded', 'text/plain'])(
+    'reads an empty body sent as %s as no body',
+    async (contentType) => {
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url: '/auth/login',
+        headers: {
+          'content-type': contentType,
+          'x-credentials': Buffer.from(`${partner.clientId}:${partner.clientSecret}`).toString('base64'),
+        },
+        payload: '',
+      })
+      expect(response.statusCode, response.body).toBe(200)
+    },
+  )
+
   it('accepts application/json with a charset', async () => {
     const response = await postLogin(
       JSON.stringify({ client_id: partner.clientId, client_secret: partner.clientSecret }),

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { errorCodes, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { documentOnWrites } from '../shared/http-schemas.js'
 import { routeNotFound } from './errors.js'
@@ -41,6 +41,14 @@ export const httpPlugin = fp(
     app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
       if (body === '') return done(null, undefined)
       parseJson(request, body as string, done)
+    })
+    // Any other type is refused (415) when a body comes with it; an empty one is no body, whatever
+    // its label: clients often send a form content type on a body-less POST (notify-payment,
+    // login by header, cancellation).
+    app.addContentTypeParser('*', (request, _payload, done) => {
+      const { 'content-length': length, 'transfer-encoding': chunked } = request.headers
+      if (length === '0' || (length === undefined && chunked === undefined)) return done(null, undefined)
+      done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(request.headers['content-type']), undefined)
     })
 
     // Any POST or PUT may carry a body, even one whose route reads none: invalid JSON, too large,
