@@ -36,7 +36,9 @@ export const httpPlugin = fp(
       reply.headers(request.url.startsWith('/docs') ? COMMON_HEADERS : API_HEADERS)
     })
 
-    const parseJson = app.getDefaultJsonParser('error', 'error')
+    // `__proto__` and `constructor.prototype` keys are dropped, not refused: the body is valid JSON
+    // and unknown fields are ignored (CONTRACT §1), while no prototype can be reached through it.
+    const parseJson = app.getDefaultJsonParser('remove', 'remove')
     app.removeAllContentTypeParsers()
     app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
       if (body === '') return done(null, undefined)
