@@ -562,6 +562,18 @@ describe('amparo demo', () => {
       expect(byUser.statusCode, p.name).toBe(200)
     }
   })
+
+  it('is refused in production: it would publish live credentials with known passwords', async () => {
+    const before = await counts()
+    const refused = await amparoOn(
+      { ...demo.env, AMPARO_ENV: 'production', AMPARO_PAYMENT_GATEWAY: 'none' },
+      ['demo', '--json'],
+    )
+    expect(refused.code).toBe(2)
+    expect(refused.out).toEqual([])
+    expect(refused.err.join('\n')).toMatch(/AMPARO_ENV=production/)
+    expect(await counts()).toEqual(before)
+  })
 })
 
 describe('wrong arguments', () => {
