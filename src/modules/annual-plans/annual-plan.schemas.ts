@@ -54,7 +54,7 @@ export const AnnualPlanBody = Type.Object(
   {
     examples: [
       {
-        model_id: 7,
+        model_id: 2,
         customer_document: '529.982.247-25',
         imei: '490154203237518',
         is_used: false,
@@ -170,10 +170,10 @@ export const AnnualPlan = Type.Object(
           created_at: '2026-11-21 09:00:00',
         },
         model: {
-          id: 7,
+          id: 2,
           name: 'iPhone 16 Pro',
           brand: { id: 1, name: 'Apple', meta: link('/brands/1') },
-          meta: link('/models/7'),
+          meta: link('/models/2'),
         },
         imei: '490154203237518',
         imei_2: null,

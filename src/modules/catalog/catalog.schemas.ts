@@ -29,7 +29,7 @@ export const Brand = Type.Object(
         name: 'Apple',
         meta: link('/brands/1'),
         models_count: 1,
-        models: [{ id: 7, name: 'iPhone 16 Pro', meta: link('/models/7') }],
+        models: [{ id: 2, name: 'iPhone 16 Pro', meta: link('/models/2') }],
       },
     ],
   },
@@ -40,10 +40,10 @@ export const Model = Type.Object(
   {
     examples: [
       {
-        id: 7,
+        id: 2,
         name: 'iPhone 16 Pro',
         brand: { id: 1, name: 'Apple', meta: link('/brands/1') },
-        meta: link('/models/7'),
+        meta: link('/models/2'),
       },
     ],
   },
