@@ -559,7 +559,7 @@ describe('annual plans', () => {
       const declined = response.json() as ErrorBody
       expect(declined).toEqual({
         message: expect.any(String),
-        errors: { card_number: [declined.message] },
+        errors: { creditCard: [declined.message] },
         decline_code: code,
       })
       expect(await ok('GET', `/annual-plans/${plan.id}`, own.token)).toEqual(plan)

@@ -100,14 +100,3 @@ export async function recordDeclinedCharge(
   await recordInLedger(trx, plan, { route: 'card', outcome: 'declined', transactionId, declineCode }, now)
   await releaseClaim(trx, plan.id, charge.heldUntil)
 }
-
-const DECLINE_MESSAGES: Record<string, string> = {
-  insufficient_funds: 'The card has insufficient funds.',
-  expired_card: 'The card has expired.',
-}
-
-/** The 402 of a declined card (CONTRACT §2), under the field the card number came in. */
-export function cardDeclined(declineCode: string): AppError {
-  const message = DECLINE_MESSAGES[declineCode] ?? 'The card was declined.'
-  return new AppError(402, message, { card_number: [message] }, { decline_code: declineCode })
-}

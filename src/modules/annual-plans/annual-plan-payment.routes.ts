@@ -2,11 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { retryingTransaction } from '../../db/transaction.js'
 import { errorResponses } from '../../shared/http-schemas.js'
 import { formatDate } from '../../shared/time.js'
+import { CardDeclinedError } from '../payments/card-declined.js'
 import { paymentNoticeResource } from './annual-plan.mapper.js'
 import { AnnualPlan, AnnualPlanParams } from './annual-plan.schemas.js'
 import { annualPlanOf, annualPlanRowOf } from './annual-plan.view.js'
 import {
-  cardDeclined,
   cardOf,
   chargeHeld,
   ownGateway,
@@ -45,7 +45,7 @@ answers 409: a plan is never charged twice.
 
 Approved → 200 with the plan. ${PAYMENT_EFFECT} Only the card brand and last four digits are kept.
 
-Declined → 402 \`{"message", "errors": {"card_number": [...]}, "decline_code"}\`; the plan stays
+Declined → 402 \`{"message", "errors": {"creditCard": [...]}, "decline_code"}\` (as for subscriptions); the plan stays
 \`awaiting_payment\` and may be paid with another card. Test cards: \`4111111111111111\` approves,
 \`4000000000000002\` declines (\`card_declined\`), \`4000000000009995\` (\`insufficient_funds\`),
 \`4000000000000069\` (\`expired_card\`).`,
@@ -65,7 +65,7 @@ Declined → 402 \`{"message", "errors": {"card_number": [...]}, "decline_code"}
       const { result } = charge
       if (!result.approved) {
         await retryingTransaction(db, (trx) => recordDeclinedCharge(trx, plan, { ...charge, result }, now))
-        throw cardDeclined(result.declineCode)
+        throw new CardDeclinedError(result.declineCode)
       }
       // Paid when the gateway approved, which may be a moment after the call began.
       const moment = { now: clock.now().toISOString(), timeZone }

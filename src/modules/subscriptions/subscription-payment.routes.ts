@@ -6,6 +6,7 @@ import { nowIso } from '../../shared/clock.js'
 import { errorResponses } from '../../shared/http-schemas.js'
 import { baseUrl } from '../../shared/links.js'
 import { formatDate, formatTimestamp } from '../../shared/time.js'
+import { CardDeclinedError } from '../payments/card-declined.js'
 import { STATUS_LABELS } from './schedule.js'
 import { Subscription, SubscriptionParams } from './subscription.schemas.js'
 import { showSubscription } from './subscription.service.js'
@@ -16,7 +17,6 @@ import {
   NotifiedInstallment,
 } from './subscription-payment.schemas.js'
 import {
-  CardDeclinedError,
   cancelSubscription,
   notifyInstallmentPayment,
   prepareCardPayment,

@@ -40,20 +40,6 @@ export class PaymentInProgressError extends AppError {
   }
 }
 
-const DECLINE_MESSAGES: Record<string, string> = {
-  card_declined: 'The card was declined.',
-  insufficient_funds: 'The card has insufficient funds.',
-  expired_card: 'The card has expired.',
-}
-
-/** The own gateway refused the card (CONTRACT §2: 402 with `errors.creditCard` and `decline_code`). */
-export class CardDeclinedError extends AppError {
-  constructor(declineCode: string) {
-    const message = DECLINE_MESSAGES[declineCode] ?? 'The card was declined.'
-    super(402, message, { creditCard: [message] }, { decline_code: declineCode })
-  }
-}
-
 /**
  * Records that an external-gateway partner collected an installment. A repeat, or the loser of a
  * race, gets the installment as first paid: `markInstallmentPaid` lets exactly one caller pay it.
