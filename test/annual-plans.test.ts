@@ -353,6 +353,16 @@ describe('annual plans', () => {
     it('ignores payment for own-gateway partners', async () => {
       expect((await contract(own, { payment: undefined })).payment).toBeNull()
       expect((await contract(own, { payment: { method: 'slip' } })).payment).toBeNull()
+      // Ignored, so not validated: a malformed one does not refuse the contract.
+      for (const payment of [
+        { method: 'boleto' },
+        {},
+        null,
+        'pix',
+        { method: 'credit_card', installments: 20 },
+      ]) {
+        expect((await contract(own, { payment })).payment, JSON.stringify(payment)).toBeNull()
+      }
     })
 
     it('reports every invalid reference at once and writes nothing', async () => {
