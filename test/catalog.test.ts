@@ -216,6 +216,11 @@ describe('catalog', () => {
       expect(response.json()).toEqual({ message, errors: { [key]: [message] } })
     })
 
+    it('reads blank page and per_page as absent (the first page of 15), as Laravel does', async () => {
+      const page = await okJson<PageBody<BrandBody>>(ctx, token, '/brands?page=&per_page=')
+      expect([page.meta.current_page, page.meta.per_page]).toEqual([1, 15])
+    })
+
     it('reports every invalid query parameter at once', async () => {
       const response = await get(ctx, token, '/brands?page=0&per_page=101')
       expect(response.statusCode).toBe(422)

@@ -57,9 +57,13 @@ export const httpPlugin = fp(
     // or not JSON at all.
     documentOnWrites(app, [400, 413, 415])
 
-    // Body-less POSTs (notify-payment, login by header) validate as an empty object.
+    // Body-less POSTs (notify-payment, login by header) validate as an empty object. A blank query
+    // parameter (`?page=`, `?maxima=`) means none, as clients written for the Laravel service send
+    // them (its ConvertEmptyStringsToNull): the default applies, and `abc` still answers 422.
     app.addHook('preValidation', async (request) => {
       if (request.body === undefined && request.routeOptions.schema?.body) request.body = {}
+      const query = request.query as Record<string, unknown>
+      for (const key in query) if (query[key] === '') delete query[key]
     })
   },
   { name: 'http' },

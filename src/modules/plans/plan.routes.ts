@@ -36,15 +36,15 @@ the cent; every installment of a subscription contracted with this LMI has that 
 const BOOLEAN_QUERY = new Set(['used', 'is_used'])
 
 /**
- * Blank parameters (`?maxima=`) mean "none" and booleans may come as 1/0, as clients written for
- * the Laravel service send them. Read so before validation, the schemas stay a plain number and
- * boolean, and `abc` still answers "must be a number".
+ * Booleans may come as 1/0, as clients written for the Laravel service send them. Read so before
+ * validation, the schemas stay a plain boolean, and `abc` still answers "must be a boolean".
+ * (Blank parameters are dropped for every route by the http plugin.)
  */
 async function normalizeQuery(request: FastifyRequest) {
   const query = request.query as Record<string, unknown>
-  for (const [key, value] of Object.entries(query)) {
-    if (value === '') delete query[key]
-    else if (BOOLEAN_QUERY.has(key) && (value === '1' || value === '0')) query[key] = value === '1'
+  for (const key of BOOLEAN_QUERY) {
+    const value = query[key]
+    if (value === '1' || value === '0') query[key] = value === '1'
   }
 }
 
