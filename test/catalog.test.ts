@@ -349,6 +349,11 @@ describe('catalog', () => {
       expect(crossed.data).toEqual([])
     })
 
+    it('accepts include=brand, repeated too, as include=models,models is on brands', async () => {
+      const page = await okJson<PageBody<ModelBody>>(ctx, token, '/models?include=brand,brand&per_page=1')
+      expect(page.data[0]?.brand).toBeDefined()
+    })
+
     it('accepts include=brand and always embeds the brand', async () => {
       const page = await okJson<PageBody<ModelBody>>(ctx, token, '/models?include=brand&per_page=100')
       expect(page.data).toHaveLength(4)

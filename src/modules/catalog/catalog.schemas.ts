@@ -64,7 +64,7 @@ export const BrandQuery = Type.Object({
 
 const includeBrand = Type.Optional(
   Type.String({
-    pattern: '^brand$',
+    pattern: '^brand(,brand)*$',
     description: 'Accepted for compatibility: the brand is always included.',
   }),
 )
