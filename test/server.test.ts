@@ -1,7 +1,7 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import http from 'node:http'
-import { createServer } from 'node:net'
+import { connect, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Readable } from 'node:stream'
@@ -227,6 +227,28 @@ describe('amparo serve', () => {
       client_secret: `${first.client_secret}x`,
     })
     expect(wrong.status).toBe(401)
+  })
+
+  it('builds links from the address reached when an HTTP/1.0 request sends no Host', async () => {
+    const first = partners[0] as PrintedPartner
+    const login = await post(server.port, '/auth/login', {
+      client_id: first.client_id,
+      client_secret: first.client_secret,
+    })
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(server.port, '127.0.0.1', () =>
+        socket.write(`GET /brands?per_page=1 HTTP/1.0\r\nAuthorization: Bearer ${login.body.token}\r\n\r\n`),
+      )
+      let text = ''
+      socket.on('data', (chunk) => {
+        text += chunk
+      })
+      socket.on('end', () => resolve(text))
+      socket.on('error', reject)
+    })
+    expect(raw).toMatch(/^HTTP\/1\.1 200/)
+    const page = JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))
+    expect(page.data[0].meta.link).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${server.port}/brands/\\d+$`))
   })
 
   it('on SIGTERM finishes the request in flight, then exits 0', async () => {

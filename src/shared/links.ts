@@ -3,11 +3,17 @@ import { buildPage, type Page, type PageParams } from './pagination.js'
 
 /**
  * The service's public base address: AMPARO_PUBLIC_URL when set (behind a proxy), else the
- * address the request was sent to.
+ * address the request was sent to — its Host, or for an HTTP/1.0 request without one, the address
+ * and port it reached (else links would read `http:///models/1`).
  */
 export function baseUrl(request: FastifyRequest): string {
   const configured = request.server.config.publicUrl
-  return configured || `${request.protocol}://${request.host}`
+  return configured || `${request.protocol}://${request.host || reachedAddress(request)}`
+}
+
+function reachedAddress({ socket }: FastifyRequest): string {
+  const address = socket.localAddress ?? '127.0.0.1'
+  return `${address.includes(':') ? `[${address}]` : address}:${socket.localPort}`
 }
 
 /** The absolute address of the request's path, without query: a list's `meta.path`. */
