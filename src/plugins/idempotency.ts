@@ -171,9 +171,9 @@ class Text {
   constructor(readonly text: string) {}
 }
 
-async function claimKey(db: Trx, claim: Claim, print: string, nowMs: number): Promise<Outcome> {
+async function claimKey(trx: Trx, claim: Claim, print: string, nowMs: number): Promise<Outcome> {
   for (let attempt = 0; attempt < 3; attempt++) {
-    const inserted = await db
+    const inserted = await trx
       .insertInto('idempotency_keys')
       .values({
         partner_id: claim.partnerId,
@@ -189,7 +189,7 @@ async function claimKey(db: Trx, claim: Claim, print: string, nowMs: number): Pr
       .executeTakeFirst()
     if (inserted) return { kind: 'claimed' }
 
-    const row = await db
+    const row = await trx
       .selectFrom('idempotency_keys')
       .select(['fingerprint', 'response_status', 'response_body', 'created_at', 'expires_at'])
       .where('partner_id', '=', claim.partnerId)
@@ -200,7 +200,7 @@ async function claimKey(db: Trx, claim: Claim, print: string, nowMs: number): Pr
     const abandoned = row.response_status === null && Date.parse(row.created_at) <= nowMs - ABANDONED_MS
     if (expired || abandoned) {
       // Only the row we saw: a concurrent retry that already replaced it keeps its claim.
-      await db
+      await trx
         .deleteFrom('idempotency_keys')
         .where('partner_id', '=', claim.partnerId)
         .where('key', '=', claim.key)
@@ -215,8 +215,8 @@ async function claimKey(db: Trx, claim: Claim, print: string, nowMs: number): Pr
   return { kind: 'in_flight' }
 }
 
-async function complete(db: Trx, claim: Claim, status: number, body: string) {
-  await db
+async function complete(trx: Trx, claim: Claim, status: number, body: string) {
+  await trx
     .updateTable('idempotency_keys')
     .set({ response_status: status, response_body: body })
     .where('partner_id', '=', claim.partnerId)
@@ -224,8 +224,8 @@ async function complete(db: Trx, claim: Claim, status: number, body: string) {
     .execute()
 }
 
-async function release(db: Trx, claim: Claim) {
-  await db
+async function release(trx: Trx, claim: Claim) {
+  await trx
     .deleteFrom('idempotency_keys')
     .where('partner_id', '=', claim.partnerId)
     .where('key', '=', claim.key)

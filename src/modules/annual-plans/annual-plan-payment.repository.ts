@@ -6,8 +6,8 @@ import type { Trx } from '../../db/database.js'
  * charged twice. A claim older than `now` was abandoned (its process died mid-charge) and may be
  * taken over.
  */
-export async function claimForCharge(db: Trx, id: number, now: string, until: string): Promise<boolean> {
-  const result = await db
+export async function claimForCharge(trx: Trx, id: number, now: string, until: string): Promise<boolean> {
+  const result = await trx
     .updateTable('annual_plans')
     .set({ locked_until: until })
     .where('id', '=', id)
@@ -18,8 +18,8 @@ export async function claimForCharge(db: Trx, id: number, now: string, until: st
 }
 
 /** Ends our claim, and only ours: one that expired and was taken over stays with its new holder. */
-export async function releaseClaim(db: Trx, id: number, until: string): Promise<void> {
-  await db
+export async function releaseClaim(trx: Trx, id: number, until: string): Promise<void> {
+  await trx
     .updateTable('annual_plans')
     .set({ locked_until: null })
     .where('id', '=', id)

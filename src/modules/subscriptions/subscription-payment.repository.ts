@@ -41,8 +41,8 @@ export async function findInstallmentByNumber(
  * before the gateway is called): of concurrent callers exactly one gets true. A claim older than
  * `now` is abandoned (its process died mid-charge) and may be taken over.
  */
-export async function claimInstallment(db: Trx, id: number, now: string, until: string): Promise<boolean> {
-  const result = await db
+export async function claimInstallment(trx: Trx, id: number, now: string, until: string): Promise<boolean> {
+  const result = await trx
     .updateTable('installments')
     .set({ locked_until: until })
     .where('id', '=', id)
@@ -53,8 +53,8 @@ export async function claimInstallment(db: Trx, id: number, now: string, until: 
 }
 
 /** Ends our claim, and only ours: a claim that expired and was taken over stays with its new holder. */
-export async function releaseInstallment(db: Trx, id: number, until: string): Promise<void> {
-  await db
+export async function releaseInstallment(trx: Trx, id: number, until: string): Promise<void> {
+  await trx
     .updateTable('installments')
     .set({ locked_until: null })
     .where('id', '=', id)
