@@ -112,7 +112,7 @@ beforeAll(async () => {
       .executeTakeFirstOrThrow()
     f.ids.push(id)
   }
-  expect(await migrateToLatest(ctx.db)).toEqual(['0006-partner-sequences'])
+  expect(await migrateToLatest(ctx.db)).toEqual(['0006-partner-sequences', '0007-money-bigint'])
 })
 
 describe('migration 0006-partner-sequences', () => {

@@ -13,6 +13,7 @@ import * as subscriptions from './migrations/0003-subscriptions.js'
 import * as annualPlans from './migrations/0004-annual-plans.js'
 import * as idempotencyKeys from './migrations/0005-idempotency-keys.js'
 import * as partnerSequences from './migrations/0006-partner-sequences.js'
+import * as moneyBigint from './migrations/0007-money-bigint.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
 const migrations: Record<string, Migration> = {
@@ -22,6 +23,7 @@ const migrations: Record<string, Migration> = {
   '0004-annual-plans': annualPlans,
   '0005-idempotency-keys': idempotencyKeys,
   '0006-partner-sequences': partnerSequences,
+  '0007-money-bigint': moneyBigint,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

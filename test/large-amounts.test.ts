@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { importCatalog } from '../src/modules/catalog/catalog-import.js'
+import { createPlan } from '../src/modules/plans/plan.service.js'
+import { bearer, login, seedPartner } from './helpers/factories.js'
+import { createTestApp, type TestContext } from './helpers/test-app.js'
+
+// Amounts past a 32-bit integer of cents (R$ 21,474,836.47) are stored and answered exactly on
+// both databases: PostgreSQL's money columns were 32-bit and answered 500 there (migration 0007).
+
+const NOW = '2026-11-21T12:00:00.000Z'
+const LMI = 50_000_000 // R$ 50 million: 5,000,000,000 cents
+
+let ctx: TestContext
+let token: string
+let modelId: number
+const plans = { subscription: 0, annual: 0 }
+
+beforeAll(async () => {
+  ctx = await createTestApp()
+  await ctx.db
+    .transaction()
+    .execute((trx) =>
+      importCatalog(
+        trx,
+        { brands: [{ name: 'Vertu', models: [{ name: 'Signature', default_lmi: LMI }] }] },
+        NOW,
+      ),
+    )
+  modelId = (await ctx.db.selectFrom('models').select('id').executeTakeFirstOrThrow()).id
+  const partner = await seedPartner(ctx.db)
+  await ctx.db.transaction().execute(async (trx) => {
+    const common = { partnerId: partner.id, coverages: ['Roubo e furto'] }
+    plans.subscription = (
+      await createPlan(
+        trx,
+        {
+          ...common,
+          kind: 'subscription',
+          name: 'Mensal',
+          installments: 12,
+          monthlyRateBp: 120,
+          franchiseRateBp: 1500,
+        },
+        NOW,
+      )
+    ).id
+    plans.annual = (
+      await createPlan(
+        trx,
+        {
+          ...common,
+          kind: 'annual',
+          name: 'Anual',
+          annualRateBp: 1100,
+          usedFactorBp: 11_500,
+          isDefault: true,
+        },
+        NOW,
+      )
+    ).id
+  })
+  token = await login(ctx.app, partner)
+  const customer = await ctx.app.inject({
+    method: 'POST',
+    url: '/customers',
+    headers: bearer(token),
+    payload: { name: 'Cliente', document: '52998224725', email: 'c@example.com', phone: '11987654321' },
+  })
+  expect(customer.statusCode, customer.body).toBe(201)
+})
+afterAll(() => ctx?.close())
+
+const post = async (url: string, payload: object) => {
+  const response = await ctx.app.inject({ method: 'POST', url, headers: bearer(token), payload })
+  expect(response.statusCode, response.body).toBe(201)
+  return response.json()
+}
+const get = async (url: string) => (await ctx.app.inject({ url, headers: bearer(token) })).json()
+
+describe('amounts past R$ 21,474,836.47', () => {
+  it('contracts a subscription and keeps every amount exact', async () => {
+    const contracted = await post('/subscriptions', {
+      plan_id: plans.subscription,
+      customer_document: '52998224725',
+      model_id: modelId,
+    })
+    expect([contracted.lmi, contracted.valor, contracted.franchise]).toEqual([LMI, 600_000, 7_500_000])
+    expect(await get(`/subscriptions/${contracted.id}`)).toEqual(contracted)
+    const installments = await get(`/subscriptions/${contracted.id}/installments`)
+    expect(installments.map((i: { amount: number }) => i.amount)).toEqual(Array(12).fill(600_000))
+  })
+
+  it('contracts an annual plan and records its payment', async () => {
+    const contracted = await post('/annual-plans', {
+      customer_document: '52998224725',
+      model_id: modelId,
+      imei: '490154203237518',
+      payment: { method: 'pix' },
+    })
+    expect([contracted.lmi, contracted.premium]).toEqual([LMI, 5_500_000])
+    const paid = await ctx.app.inject({
+      method: 'POST',
+      url: `/annual-plans/${contracted.id}/notify-payment`,
+      headers: bearer(token),
+    })
+    expect(paid.statusCode, paid.body).toBe(200)
+    const read = await get(`/annual-plans/${contracted.id}`)
+    expect([read.status, read.premium]).toEqual(['paid', 5_500_000])
+    const ledger = await ctx.db.selectFrom('payments').select('amount').execute()
+    expect(ledger.map((row) => Number(row.amount))).toEqual([550_000_000])
+  })
+})
