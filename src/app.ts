@@ -70,7 +70,8 @@ export async function buildApp({
   app.setValidatorCompiler(validatorCompiler)
   for (const schema of sharedSchemas) app.addSchema(schema)
 
-  const tokens = new TokenService(await loadSigningKeys(db, config, clock), config.tokenTtlSeconds, clock)
+  const signingKeys = await loadSigningKeys(db, config, clock)
+  const tokens = new TokenService(signingKeys, config.tokenTtlSeconds, clock)
   await app.register(contextPlugin, {
     config,
     db,
@@ -93,7 +94,7 @@ export async function buildApp({
   await app.register(async (partnerScope) => {
     await partnerScope.register(authenticated)
     await partnerRateLimit(partnerScope, { max: config.rateLimits.perPartner, redis })
-    await partnerScope.register(idempotency)
+    await partnerScope.register(idempotency, { secrets: signingKeys.map((k) => k.secret) })
     await partnerScope.register(catalogRoutes)
     await partnerScope.register(customerRoutes)
     await partnerScope.register(planRoutes)

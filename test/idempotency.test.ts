@@ -1,10 +1,11 @@
+import { createHash } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { createDb, type Db } from '../src/db/database.js'
-import { fingerprint, purgeExpiredIdempotencyKeys } from '../src/plugins/idempotency.js'
+import { fingerprint, fingerprintKeys, purgeExpiredIdempotencyKeys } from '../src/plugins/idempotency.js'
 import { bearer, login, seedCatalog, seedPartner } from './helpers/factories.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
@@ -101,13 +102,53 @@ describe('Idempotency-Key', () => {
     expect(Object.keys(other.json().errors)).toEqual(['Idempotency-Key'])
   })
 
-  it('fingerprints the method and path with the body', () => {
+  it('fingerprints the method and path with the body, under a key', () => {
+    const [key, other] = fingerprintKeys(['a'.repeat(32), 'b'.repeat(32)]) as [Buffer, Buffer]
     const body = customer('52998224725')
-    const print = fingerprint('POST', '/customers', body)
-    expect(fingerprint('POST', '/customers', { ...body })).toBe(print)
-    expect(fingerprint('POST', '/shopkeepers', body)).not.toBe(print)
-    expect(fingerprint('PUT', '/customers', body)).not.toBe(print)
-    expect(fingerprint('POST', '/customers', { ...body, name: 'Bia' })).not.toBe(print)
+    const print = fingerprint(key, 'POST', '/customers', body)
+    expect(fingerprint(key, 'POST', '/customers', { ...body })).toBe(print)
+    expect(fingerprint(key, 'POST', '/shopkeepers', body)).not.toBe(print)
+    expect(fingerprint(key, 'PUT', '/customers', body)).not.toBe(print)
+    expect(fingerprint(key, 'POST', '/customers', { ...body, name: 'Bia' })).not.toBe(print)
+    expect(fingerprint(other, 'POST', '/customers', body)).not.toBe(print)
+  })
+
+  it('replays across a signing-key rotation: the old key still matches while it verifies', async () => {
+    const body = customer(nextCpf())
+    const first = await post(app, tokenA, 'key-rotation', body)
+    const rotated = await buildCheckedApp({
+      config: {
+        ...database.config,
+        jwtKeys: [{ kid: 'k-new', secret: 'n'.repeat(40) }, ...database.config.jwtKeys],
+      },
+      db: database.db,
+      clock,
+      logger: false,
+    })
+    try {
+      const again = await post(rotated, tokenA, 'key-rotation', body)
+      expect(again.statusCode).toBe(first.statusCode)
+      expect(again.headers['idempotent-replayed']).toBe('true')
+      expect(again.json()).toEqual(first.json())
+    } finally {
+      await rotated.close()
+    }
+  })
+
+  it('stores no fingerprint that a plain hash of the card-bearing body reproduces', async () => {
+    // Keys in sorted order: JSON.stringify then writes the canonical JSON the fingerprint reads.
+    const body = { creditCard: { cvv: '737', expiry: '1230', number: '4111111111111111' } }
+    await post(app, tokenA, 'key-card', body, '/subscriptions/999999/payment')
+    const row = await database.db
+      .selectFrom('idempotency_keys')
+      .select('fingerprint')
+      .where('key', '=', 'key-card')
+      .executeTakeFirst()
+    const plain = createHash('sha256')
+      .update(`POST /subscriptions/999999/payment\n${JSON.stringify(body)}`)
+      .digest('hex')
+    expect(row?.fingerprint).toMatch(/^[0-9a-f]{64}$/)
+    expect(row?.fingerprint).not.toBe(plain)
   })
 
   it('answers 409 while the first request is still in flight', async () => {

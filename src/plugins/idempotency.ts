@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { createHmac } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Db, Trx } from '../db/database.js'
@@ -36,8 +36,9 @@ type Outcome =
  * while the first is in flight → 409. The key's row in the database is the lock, so this holds
  * across processes. Registered after authentication: keys belong to a partner.
  */
-export const idempotency = fp(
-  async (app) => {
+export const idempotency = fp<{ secrets: string[] }>(
+  async (app, { secrets }) => {
+    const keys = fingerprintKeys(secrets)
     app.decorateRequest('idempotencyClaim', null)
     // Any POST or PUT takes the header and may answer these, whatever the route itself refuses.
     documentOnWrites(app, [409, 422], {
@@ -60,9 +61,9 @@ export const idempotency = fp(
         )
       }
       const claim = { partnerId: request.partner.partnerId, key }
-      const print = fingerprint(request.method, request.url, request.body)
+      const prints = keys.map((k) => fingerprint(k, request.method, request.url, request.body))
       const nowMs = app.clock.now().getTime()
-      const outcome = await retryingTransaction(app.db, (trx) => claimKey(trx, claim, print, nowMs))
+      const outcome = await retryingTransaction(app.db, (trx) => claimKey(trx, claim, prints, nowMs))
       if (outcome.kind === 'claimed') {
         request.idempotencyClaim = claim
         return
@@ -125,8 +126,22 @@ async function settle(request: FastifyRequest, work: () => Promise<void>): Promi
   }
 }
 
-export function fingerprint(method: string, url: string, body: unknown): string {
-  return createHash('sha256')
+/**
+ * The keys a request's fingerprint is computed under, one per token signing secret (the first
+ * signs): bodies carry card numbers and security codes, so a plain hash of one stored in the
+ * database could be brute-forced back into the card (a number is ≈ 10^10 guesses given its
+ * brand and last four digits). Keyed with a secret kept out of the database in production
+ * (AMPARO_JWT_KEYS), each derived for this use only; fingerprints under a rotated-out key still
+ * match while it verifies tokens.
+ */
+export function fingerprintKeys(secrets: string[]): Buffer[] {
+  return secrets.map((secret) =>
+    createHmac('sha256', secret).update('amparo idempotency fingerprint').digest(),
+  )
+}
+
+export function fingerprint(key: Buffer, method: string, url: string, body: unknown): string {
+  return createHmac('sha256', key)
     .update(`${method} ${url}\n${canonicalJson(body)}`)
     .digest('hex')
 }
@@ -171,14 +186,15 @@ class Text {
   constructor(readonly text: string) {}
 }
 
-async function claimKey(trx: Trx, claim: Claim, print: string, nowMs: number): Promise<Outcome> {
+/** Claims the key, or tells how it is taken; `prints` are the request's fingerprints, current first. */
+async function claimKey(trx: Trx, claim: Claim, prints: string[], nowMs: number): Promise<Outcome> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const inserted = await trx
       .insertInto('idempotency_keys')
       .values({
         partner_id: claim.partnerId,
         key: claim.key,
-        fingerprint: print,
+        fingerprint: prints[0] as string,
         response_status: null,
         response_body: null,
         created_at: new Date(nowMs).toISOString(),
@@ -208,7 +224,7 @@ async function claimKey(trx: Trx, claim: Claim, print: string, nowMs: number): P
         .execute()
       continue
     }
-    if (row.fingerprint !== print) return { kind: 'mismatch' }
+    if (!prints.includes(row.fingerprint)) return { kind: 'mismatch' }
     if (row.response_status === null || row.response_body === null) return { kind: 'in_flight' }
     return { kind: 'replay', status: row.response_status, body: row.response_body }
   }
