@@ -353,6 +353,27 @@ describe('annual plan cancellation', () => {
       expect((await confirm(own, id, protocol, NOW.toISOString())).status).toBe('canceled')
     })
 
+    it('keeps no 409 for an Idempotency-Key: its retry after the release confirms', async () => {
+      const id = await contract(own)
+      const { protocol } = await request(own, id, NOW.toISOString())
+      const hold = (until: string | null) =>
+        ctx.db.updateTable('annual_plans').set({ locked_until: until }).where('id', '=', id).execute()
+      const token = await login(ctx.app, own.partner)
+      const confirmWithKey = () =>
+        ctx.app.inject({
+          method: 'POST',
+          url: `/annual-plans/${id}/cancellation/${protocol}`,
+          headers: { ...bearer(token), 'idempotency-key': `confirm-${id}` },
+        })
+      await hold('2026-03-01T15:01:00.000Z')
+      expect((await confirmWithKey()).statusCode).toBe(409)
+      await hold(null)
+      const retried = await confirmWithKey()
+      expect(retried.statusCode, retried.body).toBe(200)
+      expect(retried.headers['idempotent-replayed']).toBeUndefined()
+      expect(retried.json().status).toBe('canceled')
+    })
+
     it('confirms once when confirmations race', async () => {
       const id = await paidPlan(ext)
       const { protocol } = await request(ext, id, PAID)

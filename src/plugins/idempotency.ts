@@ -87,8 +87,10 @@ export const idempotency = fp<{ secrets: string[] }>(
       const claim = request.idempotencyClaim
       if (!claim) return payload
       request.idempotencyClaim = null
-      // A server fault is not an answer worth replaying: free the key so the retry runs again.
-      if (reply.statusCode >= 500 || typeof payload !== 'string')
+      // A server fault is not an answer worth replaying, nor a conflict with another request in
+      // progress (a card charge holding the installment or plan): CONTRACT §12 keeps 409 for "the
+      // first request with this key is in flight", and a retry must be able to succeed. Free the key.
+      if (reply.statusCode >= 500 || reply.statusCode === 409 || typeof payload !== 'string')
         await settle(request, () => retryingTransaction(app.db, (trx) => release(trx, claim)))
       else {
         const status = reply.statusCode
