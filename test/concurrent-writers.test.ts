@@ -1,9 +1,11 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { createDb, type Db } from '../src/db/database.js'
+import { runJobsOnce } from '../src/worker/worker.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { interleaving } from './helpers/test-db.js'
 import {
@@ -216,6 +218,50 @@ describe('writes through two connections at once', () => {
     )
   })
 })
+
+// SQLite only: PostgreSQL has no database-wide write lock (its writers wait on row locks only).
+describe.skipIf(Boolean(process.env.DATABASE_URL))(
+  'a worker round while another connection holds the write lock',
+  () => {
+    it('waits for it without stopping the event loop, and completes every job', async () => {
+      // A write waiting in SQLite's busy handler sleeps synchronously: the event loop, and with it
+      // this process's other connection, would stop (5 s, then SQLITE_BUSY).
+      let ticks = 0
+      const ticker = setInterval(() => {
+        ticks += 1
+      }, 5)
+      let release = () => {}
+      const held = new Promise<void>((resolve) => {
+        release = resolve
+      })
+      const writer = second.transaction().execute(async (trx) => {
+        await trx.updateTable('partners').set({ name: 'Parceiro' }).where('id', '=', -1).execute()
+        await sql`insert into idempotency_keys (partner_id, key, fingerprint, created_at, expires_at)
+        values (${world.a.external.partnerId}, 'held', 'x', '2000-01-01T00:00:00.000Z', '2000-01-02T00:00:00.000Z')`.execute(
+          trx,
+        )
+        await held
+      })
+      try {
+        const round = runJobsOnce({
+          db: world.db,
+          clock,
+          timeZone: world.database.config.timeZone,
+          gateway: null,
+        })
+        setTimeout(release, 300)
+        const run = await round
+        // The purge ran after the writer committed: it saw (and removed) the expired key it wrote.
+        expect(run.idempotency.purged).toBeGreaterThanOrEqual(1)
+        expect(ticks).toBeGreaterThan(10)
+      } finally {
+        release()
+        await writer
+        clearInterval(ticker)
+      }
+    })
+  },
+)
 
 describe('the retry is not bypassed', () => {
   // A plain `db.transaction()` would bring the 503s and 500s above back for the route that uses it.

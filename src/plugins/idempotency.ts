@@ -253,9 +253,8 @@ async function release(trx: Trx, claim: Claim) {
 
 /** Deletes keys past their 24 h; the worker runs it. Returns how many went. */
 export async function purgeExpiredIdempotencyKeys(db: Db, now: Date): Promise<number> {
-  const result = await db
-    .deleteFrom('idempotency_keys')
-    .where('expires_at', '<=', now.toISOString())
-    .executeTakeFirst()
+  const result = await retryingTransaction(db, (trx) =>
+    trx.deleteFrom('idempotency_keys').where('expires_at', '<=', now.toISOString()).executeTakeFirst(),
+  )
   return Number(result.numDeletedRows)
 }

@@ -1,3 +1,4 @@
+import { retryingTransaction } from '../db/transaction.js'
 import type { JobDeps } from './job.js'
 
 export interface CoverageClockResult {
@@ -14,17 +15,19 @@ export interface CoverageClockResult {
  */
 export async function advanceCoverageClock({ db, clock }: JobDeps): Promise<CoverageClockResult> {
   const now = clock.now().toISOString()
-  const expired = await db
-    .updateTable('annual_plans')
-    .set({ status: 'expired' })
-    .where('status', 'in', ['paid', 'protected'])
-    .where('ends_at', '<=', now)
-    .executeTakeFirst()
-  const started = await db
-    .updateTable('annual_plans')
-    .set({ status: 'protected' })
-    .where('status', '=', 'paid')
-    .where('starts_at', '<=', now)
-    .executeTakeFirst()
-  return { protected: Number(started.numUpdatedRows), expired: Number(expired.numUpdatedRows) }
+  return retryingTransaction(db, async (trx) => {
+    const expired = await trx
+      .updateTable('annual_plans')
+      .set({ status: 'expired' })
+      .where('status', 'in', ['paid', 'protected'])
+      .where('ends_at', '<=', now)
+      .executeTakeFirst()
+    const started = await trx
+      .updateTable('annual_plans')
+      .set({ status: 'protected' })
+      .where('status', '=', 'paid')
+      .where('starts_at', '<=', now)
+      .executeTakeFirst()
+    return { protected: Number(started.numUpdatedRows), expired: Number(expired.numUpdatedRows) }
+  })
 }

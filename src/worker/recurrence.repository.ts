@@ -71,7 +71,7 @@ export async function claimDueInstallments(db: Db, claim: Claim): Promise<DueIns
         if (due.length > 0) await hold(trx, due, claim.lockedUntil)
         return due
       })
-    : await claimOnSqlite(db, claim)
+    : await retryingTransaction(db, (trx) => claimOnSqlite(trx, claim))
   return rows.flatMap((r) => (r.card_token === null ? [] : [{ ...r, card_token: r.card_token }]))
 }
 
@@ -79,16 +79,16 @@ export async function claimDueInstallments(db: Db, claim: Claim): Promise<DueIns
  * SQLite has a single writer, so one statement is atomic even against another process on the
  * same file: it holds exactly the due rows still free; then those are read.
  */
-async function claimOnSqlite(db: Db, claim: Claim) {
-  const held = await db
+async function claimOnSqlite(trx: Trx, claim: Claim) {
+  const held = await trx
     .updateTable('installments')
     .set({ locked_until: claim.lockedUntil })
-    .where('id', 'in', dueInstallments(db, claim).clearSelect().select('i.id'))
+    .where('id', 'in', dueInstallments(trx, claim).clearSelect().select('i.id'))
     .returning('id')
     .execute()
   if (held.length === 0) return []
   // The same columns, for the rows just held (which the due conditions no longer match).
-  return dueInstallments(db, claim)
+  return dueInstallments(trx, claim)
     .clearWhere()
     .where(
       'i.id',
@@ -154,6 +154,6 @@ export async function refuseInstallment(
 }
 
 /** Lets another run take the installment again (after a failure that recorded nothing). */
-export async function releaseInstallment(db: Db, id: number): Promise<void> {
-  await db.updateTable('installments').set({ locked_until: null }).where('id', '=', id).execute()
+export async function releaseInstallment(trx: Trx, id: number): Promise<void> {
+  await trx.updateTable('installments').set({ locked_until: null }).where('id', '=', id).execute()
 }
