@@ -448,6 +448,42 @@ describe('pending expiry', () => {
   })
 })
 
+describe('installments of one subscription due together (after a worker outage)', () => {
+  let world: World
+  let id = 0
+
+  beforeAll(async () => {
+    world = await createWorld('together')
+    id = await contract(world, world.own)
+    await activate(world, world.own, id, DECLINES_LATER)
+    // Installments 2 and 3 both on their last try today: one batch claims both.
+    await world.db
+      .updateTable('installments')
+      .set({ failed_attempts: 3, next_attempt_on: '2027-02-01' })
+      .where('subscription_id', '=', id)
+      .where('number', '>', 1)
+      .execute()
+  })
+  afterAll(() => world?.close())
+
+  it('charges none of them once the first refusal canceled the subscription', async () => {
+    world.clock.current = at('2027-02-01')
+    const gateway = new RecordingGateway(world.clock)
+    const result = await runRecurrence({ db: world.db, gateway, clock: world.clock, timeZone: TZ })
+    expect(result).toMatchObject({ declined: 1, refused: 1, canceled: 1, charged: 0, errors: 0 })
+    expect(gateway.charges).toHaveLength(1)
+    expect((await subscription(world.db, id)).status).toBe('canceled')
+    expect((await installments(world.db, id)).map((i) => [i.number, i.status, i.locked_until])).toEqual([
+      [1, 'paid', null],
+      [2, 'refused', null],
+      [3, 'canceled', null],
+    ])
+    expect((await recurrenceLedger(world.db, id)).map((p) => [p.number, p.outcome])).toEqual([
+      [2, 'declined'],
+    ])
+  })
+})
+
 describe('a gateway that fails', () => {
   let world: World
   let id = 0

@@ -11,6 +11,7 @@ import {
   refuseInstallment,
   releaseInstallment,
   rescheduleInstallment,
+  stillChargeable,
 } from './recurrence.repository.js'
 import { retryOn } from './retry.js'
 
@@ -71,6 +72,10 @@ async function chargeInstallment(
   installment: DueInstallment,
 ): Promise<Partial<RecurrenceResult>> {
   const { db, gateway, clock, timeZone, log } = deps
+  if (!(await stillChargeable(db, installment.id))) {
+    await retryingTransaction(db, (trx) => releaseInstallment(trx, installment.id))
+    return {}
+  }
   const attempt = installment.failed_attempts + 1
   const reference = `installment-${installment.id}-attempt-${attempt}`
   const charge = await gateway.chargeToken(installment.card_token, installment.amount, reference)

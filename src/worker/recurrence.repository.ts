@@ -153,6 +153,23 @@ export async function refuseInstallment(
   return Number(result.numUpdatedRows) === 1
 }
 
+/**
+ * Whether a claimed installment may still be charged: one batch can hold several installments of
+ * one subscription (after a worker outage), and the refusal of one cancels the subscription and
+ * the others before their turn comes.
+ */
+export async function stillChargeable(db: Db, id: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('installments as i')
+    .innerJoin('subscriptions as s', 's.id', 'i.subscription_id')
+    .select('i.id')
+    .where('i.id', '=', id)
+    .where('i.status', '=', 'pending')
+    .where('s.status', '=', 'pago')
+    .executeTakeFirst()
+  return row !== undefined
+}
+
 /** Lets another run take the installment again (after a failure that recorded nothing). */
 export async function releaseInstallment(trx: Trx, id: number): Promise<void> {
   await trx.updateTable('installments').set({ locked_until: null }).where('id', '=', id).execute()
