@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { sql } from 'kysely'
+import { InsertQueryNode, type KyselyPlugin, sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { createDb, type Db, isPostgres } from '../src/db/database.js'
@@ -688,6 +688,62 @@ describe('concurrent card payments', () => {
     expect(await ledger(s.id)).toEqual([])
     // Nothing is left held: the next try goes through.
     expect((await pay(p, s.id, card(CARDS.visa))).statusCode).toBe(200)
+  })
+})
+
+describe('a card charged whose charge cannot be recorded', () => {
+  it('keeps the installment held, so a retry answers 409 instead of charging again, and logs the charge', async () => {
+    let charges = 0
+    const sandbox = new SandboxGateway()
+    const counting: PaymentGateway = {
+      chargeCard: (...args) => {
+        charges += 1
+        return sandbox.chargeCard(...args)
+      },
+      chargeToken: (...args) => sandbox.chargeToken(...args),
+    }
+    // The ledger insert fails once, as when PostgreSQL restarts between the charge and its record.
+    let armed = true
+    const ledgerFailsOnce: KyselyPlugin = {
+      transformQuery: ({ node }) => {
+        if (armed && InsertQueryNode.is(node) && node.into?.table.identifier.name === 'payments') {
+          armed = false
+          throw Object.assign(new Error('terminating connection due to administrator command'), {
+            code: '57P01',
+          })
+        }
+        return node
+      },
+      transformResult: async ({ result }) => result,
+    }
+    const app = await buildCheckedApp({
+      config: ctx.config,
+      db: ctx.db.withPlugin(ledgerFailsOnce),
+      clock,
+      gateway: counting,
+      logStream,
+    })
+    extraApps.push(app)
+    const p = await party('own')
+    const s = await contract(p)
+
+    const failed = await pay(p, s.id, card(CARDS.visa), app)
+    expect(failed.statusCode, failed.body).toBe(503)
+    expect(charges).toBe(1)
+    expect(await ledger(s.id)).toEqual([])
+    expect((await installmentRow(first(s).id)).locked_until).not.toBeNull()
+    const logged = logLines
+      .map((line) => JSON.parse(line))
+      .find((entry) => entry.msg === 'card charged but the charge could not be recorded')
+    expect(logged).toMatchObject({
+      level: 50,
+      installment_id: first(s).id,
+      transaction_id: expect.any(String),
+    })
+
+    const retried = await pay(p, s.id, card(CARDS.visa), app)
+    expect(retried.statusCode, retried.body).toBe(409)
+    expect(charges).toBe(1)
   })
 })
 

@@ -70,7 +70,17 @@ Declined → 402 \`{"message", "errors": {"creditCard": [...]}, "decline_code"}\
       // Paid when the gateway approved, which may be a moment after the call began.
       const moment = { now: clock.now().toISOString(), timeZone }
       const installments = body.installments ?? 1
-      await retryingTransaction(db, (trx) => recordApprovedCharge(trx, plan, charge, installments, moment))
+      try {
+        await retryingTransaction(db, (trx) => recordApprovedCharge(trx, plan, charge, installments, moment))
+      } catch (error) {
+        // Charged, and nothing stored says so: the plan stays held until the hold ends (a retry
+        // answers 409 meanwhile) and the operator gets what reconciling it takes.
+        request.log.error(
+          { err: error, annual_plan_id: plan.id, transaction_id: result.transactionId },
+          'card charged but the charge could not be recorded',
+        )
+        throw error
+      }
       return annualPlanOf(request, plan.id)
     },
   )

@@ -121,9 +121,29 @@ ${SANDBOX_CARDS}`,
         formatDate(now, config.timeZone),
       )
       const reference = `subscription-${subscriptionId}-installment-${installment.number}`
-      const { result } = await withInstallmentClaim(db, installment.installmentId, now, async () => {
+      const { result } = await withInstallmentClaim(db, installment.installmentId, now, async (claim) => {
         const charge = await gateway.chargeCard(card, installment.amount, reference)
-        await retryingTransaction(db, (trx) => recordCardCharge(trx, installment, charge, now.toISOString()))
+        try {
+          await retryingTransaction(db, (trx) =>
+            recordCardCharge(trx, installment, charge, now.toISOString()),
+          )
+        } catch (error) {
+          if (charge.result.approved) {
+            // Charged, and nothing stored says so: the installment stays held (a retry answers 409
+            // rather than charging again) and the operator gets what reconciling it takes.
+            claim.keep()
+            request.log.error(
+              {
+                err: error,
+                installment_id: installment.installmentId,
+                reference,
+                transaction_id: charge.result.transactionId,
+              },
+              'card charged but the charge could not be recorded',
+            )
+          }
+          throw error
+        }
         return charge
       })
       if (!result.approved) throw new CardDeclinedError(result.declineCode)

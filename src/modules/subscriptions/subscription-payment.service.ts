@@ -117,13 +117,15 @@ export async function prepareCardPayment(
 
 /**
  * Runs `charge` while holding installment `id`, so that two card payments never both charge it.
- * The claim is committed before and released after, in every path; losing it answers 409.
+ * The claim is committed before and released after, in every path but one: `charge` calls `keep`
+ * when the card was charged but the charge could not be recorded, so that no retry charges the
+ * card again while the claim lasts. Losing the claim answers 409.
  */
 export async function withInstallmentClaim<T>(
   db: Db,
   id: number,
   now: Date,
-  charge: () => Promise<T>,
+  charge: (claim: { keep(): void }) => Promise<T>,
 ): Promise<T> {
   const until = new Date(now.getTime() + CLAIM_SECONDS * 1000).toISOString()
   const claimed = await retryingTransaction(db, (trx) => claimInstallment(trx, id, now.toISOString(), until))
@@ -134,10 +136,11 @@ export async function withInstallmentClaim<T>(
     }
     throw new PaymentInProgressError()
   }
+  let kept = false
   try {
-    return await charge()
+    return await charge({ keep: () => void (kept = true) })
   } finally {
-    await retryingTransaction(db, (trx) => releaseInstallment(trx, id, until))
+    if (!kept) await retryingTransaction(db, (trx) => releaseInstallment(trx, id, until))
   }
 }
 
