@@ -65,6 +65,8 @@ export async function buildApp({
     // `Connection: close`), not refused with a bare 503; new connections are refused.
     return503OnClosing: false,
     routerOptions: { maxParamLength: 200 },
+    // Behind the README's load balancer: request.ip (login rate limits) is the client's, not its.
+    trustProxy: config.trustProxy,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.setValidatorCompiler(validatorCompiler)

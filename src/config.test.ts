@@ -46,9 +46,18 @@ describe('loadConfig', () => {
     [{ AMPARO_ENV: 'production' }, /AMPARO_JWT_KEYS is required/],
     [{ AMPARO_ENV: 'production', AMPARO_JWT_KEYS: KEY, AMPARO_PAYMENT_GATEWAY: 'sandbox' }, /sandbox/],
     [{ AMPARO_PAYMENT_GATEWAY: 'stripe' }, /one of sandbox, none/],
+    [{ AMPARO_TRUST_PROXY: 'yes' }, /AMPARO_TRUST_PROXY/],
+    [{ AMPARO_TRUST_PROXY: '10.0.0.1, lb.internal' }, /AMPARO_TRUST_PROXY/],
   ])('refuses %o with a clear message', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError)
     expect(() => loadConfig(env)).toThrow(message)
+  })
+
+  it('reads which proxies to trust: none by default, any, or their addresses', () => {
+    expect(loadConfig({}).trustProxy).toBe(false)
+    expect(loadConfig({ AMPARO_TRUST_PROXY: 'false' }).trustProxy).toBe(false)
+    expect(loadConfig({ AMPARO_TRUST_PROXY: 'true' }).trustProxy).toBe(true)
+    expect(loadConfig({ AMPARO_TRUST_PROXY: '10.0.0.0/8, ::1' }).trustProxy).toEqual(['10.0.0.0/8', '::1'])
   })
 
   it('defaults production to no card gateway rather than the sandbox', () => {

@@ -18,6 +18,7 @@ export const EnvSchema = Type.Object({
   }),
   AMPARO_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1200 }),
   AMPARO_LOGIN_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 20 }),
+  AMPARO_TRUST_PROXY: Type.String({ default: '' }),
   REDIS_URL: Type.String({ default: '' }),
   METRICS_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 0 }),
   METRICS_HOST: Type.String({ default: '127.0.0.1' }),
@@ -48,6 +49,11 @@ export interface Config {
   logLevel: Env['LOG_LEVEL']
   /** Requests a minute: per partner on the API, per client id and address on login. */
   rateLimits: { perPartner: number; loginPerClient: number }
+  /**
+   * Which proxies' `X-Forwarded-For` names the client (Fastify's trustProxy): false (default, the
+   * socket's address is the client's), true (any), or the proxies' addresses / CIDR ranges.
+   */
+  trustProxy: boolean | string[]
   /** Shared rate-limit counters for several API processes; empty → in memory. */
   redisUrl: string
   /** Prometheus metrics on their own address; port 0 → off. */
@@ -116,9 +122,26 @@ function toConfig(env: Env): Readonly<Config> {
     logLevel: env.LOG_LEVEL,
     paymentGateway,
     rateLimits: { perPartner: env.AMPARO_RATE_LIMIT, loginPerClient: env.AMPARO_LOGIN_RATE_LIMIT },
+    trustProxy: parseTrustProxy(env.AMPARO_TRUST_PROXY),
     redisUrl: env.REDIS_URL,
     metrics: { host: env.METRICS_HOST, port: env.METRICS_PORT },
   })
+}
+
+const PROXY_ADDRESS = /^[0-9A-Fa-f:.]+(\/\d{1,3})?$/
+
+/** `` / `false`, `true`, or comma-separated addresses and CIDR ranges of the proxies. */
+function parseTrustProxy(value: string): boolean | string[] {
+  const trimmed = value.trim()
+  if (trimmed === '' || trimmed === 'false') return false
+  if (trimmed === 'true') return true
+  const addresses = trimmed.split(',').map((a) => a.trim())
+  if (!addresses.every((a) => PROXY_ADDRESS.test(a))) {
+    throw new ConfigError(
+      'Invalid AMPARO_TRUST_PROXY: expected true, false, or addresses / CIDR ranges separated by commas',
+    )
+  }
+  return addresses
 }
 
 /** `kid1=secret1,kid2=secret2`; secrets of at least 32 characters. */

@@ -2,6 +2,7 @@ import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { App } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
+import { LOGIN_ADDRESS_FACTOR } from '../src/plugins/rate-limits.js'
 import { bearer, login, seedCatalog, seedPartner, type TestPartner } from './helpers/factories.js'
 import { buildCheckedApp, createTestApp, type TestContext } from './helpers/test-app.js'
 
@@ -75,6 +76,55 @@ describe('rate limits, in memory', () => {
       payload: { client_id: 'test_someone_else', client_secret: 'x' },
     })
     expect(other.statusCode).toBe(401)
+  })
+})
+
+describe('login limits per address, whatever the client id', () => {
+  // Per client id and address at 2 a minute, so per address alone at 2 × LOGIN_ADDRESS_FACTOR.
+  const limit = 2 * LOGIN_ADDRESS_FACTOR
+  const attempt = (app: App, clientId: string, from: { remoteAddress?: string; forwarded?: string }) =>
+    app.inject({
+      method: 'POST',
+      url: '/auth/login',
+      remoteAddress: from.remoteAddress ?? '203.0.113.7',
+      headers: from.forwarded ? { 'x-forwarded-for': from.forwarded } : {},
+      payload: { client_id: clientId, client_secret: 'wrong' },
+    })
+
+  it('answers 429 once one address has tried that many client ids', async () => {
+    const ctx = await createTestApp({ env: { AMPARO_LOGIN_RATE_LIMIT: '2' } })
+    try {
+      const statuses = []
+      for (let i = 0; i <= limit; i++)
+        statuses.push((await attempt(ctx.app, `test_guess${i}`, {})).statusCode)
+      expect(statuses).toEqual([...Array(limit).fill(401), 429])
+      // Another address is not held up by it.
+      expect((await attempt(ctx.app, 'test_other', { remoteAddress: '198.51.100.9' })).statusCode).toBe(401)
+    } finally {
+      await ctx.close()
+    }
+  })
+
+  it('counts the client behind a trusted proxy, not the proxy (AMPARO_TRUST_PROXY)', async () => {
+    const ctx = await createTestApp({
+      env: { AMPARO_LOGIN_RATE_LIMIT: '2', AMPARO_TRUST_PROXY: '10.0.0.0/8' },
+    })
+    try {
+      const proxy = '10.0.0.2'
+      for (let i = 0; i < limit; i++) {
+        const from = { remoteAddress: proxy, forwarded: '203.0.113.7' }
+        expect((await attempt(ctx.app, `test_guess${i}`, from)).statusCode).toBe(401)
+      }
+      expect(
+        (await attempt(ctx.app, 'test_x', { remoteAddress: proxy, forwarded: '203.0.113.7' })).statusCode,
+      ).toBe(429)
+      // Another client through the same proxy still logs in attempts of its own.
+      expect(
+        (await attempt(ctx.app, 'test_y', { remoteAddress: proxy, forwarded: '198.51.100.9' })).statusCode,
+      ).toBe(401)
+    } finally {
+      await ctx.close()
+    }
   })
 })
 

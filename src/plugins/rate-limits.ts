@@ -35,9 +35,15 @@ export async function partnerRateLimit(app: FastifyInstance, options: Options) {
   })
 }
 
+/** An address may try this many times the per-client login limit, over every client id. */
+export const LOGIN_ADDRESS_FACTOR = 5
+
 /**
  * Stricter on login, per client id (or e-mail) and address, so guessing one partner's secret
  * is slow without letting one noisy address lock everyone else out. Counted once the body is read.
+ * Per address alone too, at LOGIN_ADDRESS_FACTOR × that: changing the client id on every try
+ * would otherwise never be limited, and each try costs a deliberately slow secret check. (Its
+ * headers are sent only once it is exceeded: the per-client ones are the ones a client reads.)
  */
 export async function loginRateLimit(app: FastifyInstance, options: Options) {
   await app.register(rateLimit, {
@@ -45,6 +51,17 @@ export async function loginRateLimit(app: FastifyInstance, options: Options) {
     global: true,
     hook: 'preHandler',
     keyGenerator: (request) => `login:${loginSubject(request)}:${request.ip}`,
+  })
+  await app.register(rateLimit, {
+    ...common({ ...options, max: options.max * LOGIN_ADDRESS_FACTOR }),
+    global: true,
+    hook: 'preHandler',
+    keyGenerator: (request) => `login-address:${request.ip}`,
+    addHeadersOnExceeding: {
+      'ratelimit-limit': false,
+      'ratelimit-remaining': false,
+      'ratelimit-reset': false,
+    },
   })
 }
 
