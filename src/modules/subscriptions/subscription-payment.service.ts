@@ -138,7 +138,11 @@ export async function withInstallmentClaim<T>(
   }
   let kept = false
   try {
-    return await charge({ keep: () => void (kept = true) })
+    return await charge({
+      keep: () => {
+        kept = true
+      },
+    })
   } finally {
     if (!kept) await retryingTransaction(db, (trx) => releaseInstallment(trx, id, until))
   }
