@@ -24,6 +24,7 @@ import type { Metrics } from './plugins/metrics.js'
 import { openapiPlugin } from './plugins/openapi.js'
 import { loginRateLimit, partnerRateLimit } from './plugins/rate-limits.js'
 import { connectRedis } from './plugins/redis.js'
+import { sharedSerializers } from './plugins/serializers.js'
 import { validatorCompiler } from './plugins/validation.js'
 import { type Clock, systemClock } from './shared/clock.js'
 import { sharedSchemas } from './shared/http-schemas.js'
@@ -65,6 +66,7 @@ export async function buildApp({
     // `Connection: close`), not refused with a bare 503; new connections are refused.
     return503OnClosing: false,
     routerOptions: { maxParamLength: 200 },
+    schemaController: { compilersFactory: { buildSerializer: sharedSerializers() } },
     // Behind the README's load balancer: request.ip (login rate limits) is the client's, not its.
     trustProxy: config.trustProxy,
   }).withTypeProvider<TypeBoxTypeProvider>()
