@@ -155,6 +155,13 @@ async function activate(world: World, seller: Seller, subscriptionId: number, nu
   return token as string
 }
 
+/** A subscription of the own-gateway seller whose installment 1 `number` paid; its id. */
+async function activeSubscription(world: World, number: string): Promise<number> {
+  const id = await contract(world, world.own)
+  await activate(world, world.own, id, number)
+  return id
+}
+
 /** Installment 1 paid by notification (external gateway). */
 async function notifyFirst(world: World, seller: Seller, subscriptionId: number) {
   const headers = bearer(seller.token)
@@ -454,8 +461,7 @@ describe('installments of one subscription due together (after a worker outage)'
 
   beforeAll(async () => {
     world = await createWorld('together')
-    id = await contract(world, world.own)
-    await activate(world, world.own, id, DECLINES_LATER)
+    id = await activeSubscription(world, DECLINES_LATER)
     // Installments 2 and 3 both on their last try today: one batch claims both.
     await world.db
       .updateTable('installments')
@@ -490,8 +496,7 @@ describe('a gateway that fails', () => {
 
   beforeAll(async () => {
     world = await createWorld('failing')
-    id = await contract(world, world.own)
-    await activate(world, world.own, id, APPROVES)
+    id = await activeSubscription(world, APPROVES)
   })
   afterAll(() => world?.close())
 
