@@ -123,29 +123,26 @@ export async function startApi(name: string, env: Record<string, string>, port?:
   return proc
 }
 
+/** A worker at `info`, so that waitWorkerRound sees its loop start. */
 export function startWorker(name: string, env: Record<string, string>): Proc {
-  return spawnAmparo(name, ['worker', '--interval', '1'], env)
+  return spawnAmparo(name, ['worker', '--interval', '1'], { ...env, LOG_LEVEL: 'info' })
 }
 
 /** The `application_name` of a process's PostgreSQL connections. */
 export const appName = (name: string) => `cluster-${name.replace(/[^A-Za-z0-9]+/g, '-')}`.slice(0, 60)
 
 /**
- * Until the worker runs its jobs (one of its connections ran a query on a job's table): it is past
- * its start-up migration, in its loop, where a failed round is logged and retried.
+ * Until the worker logs that its loop started (its first round follows at once): it is past its
+ * start-up migration, in its loop, where a failed round is logged and retried. (Watching
+ * pg_stat_activity for a job's query missed rounds whose last statement is a transaction's commit.)
  */
-export async function waitWorkerRound(db: ClusterDatabase, proc: Proc, timeoutMs = 60_000): Promise<void> {
+export async function waitWorkerRound(proc: Proc, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (true) {
     if (!proc.alive()) throw new Error(`${proc.name} exited early:\n${proc.output()}`)
     if (Date.now() > deadline)
       throw new Error(`${proc.name} ran no round in ${timeoutMs} ms:\n${proc.output()}`)
-    const rows = await db.query(
-      `select 1 from pg_stat_activity where datname = current_database()
-       and application_name = '${appName(proc.name)}'
-       and query ~ '"(installments|subscriptions|annual_plans|idempotency_keys)"'`,
-    )
-    if (rows.length > 0) return
+    if (proc.output().includes('"msg":"worker started"')) return
     await sleep(200)
   }
 }

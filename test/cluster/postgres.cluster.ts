@@ -68,7 +68,7 @@ beforeAll(async () => {
   const workerEnv = { ...env, DB_POOL_MAX: '3' }
   workers = [startWorker('worker-1', workerEnv), startWorker('worker-2', workerEnv)]
   ;[apiA, apiB] = await Promise.all([startApi('api-a', env), startApi('api-b', env)])
-  await Promise.all(workers.map((w) => waitWorkerRound(db, w)))
+  await Promise.all(workers.map((w) => waitWorkerRound(w)))
   const [ext, ownDemo] = [demo.find((p) => p.gateway === 'external'), demo.find((p) => p.gateway === 'own')]
   if (!ext || !ownDemo) throw new Error('the demo has no external or no own partner')
   external = await preparePartner([apiA.port, apiB.port], ext)
