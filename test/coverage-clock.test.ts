@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
+import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
 import { createPlan } from '../src/modules/plans/plan.service.js'
 import { createMetrics } from '../src/plugins/metrics.js'
 import { advanceCoverageClock } from '../src/worker/coverage-clock.job.js'
-import { runJobsOnce } from '../src/worker/worker.js'
+import { JobsFailedError, runJobsOnce } from '../src/worker/worker.js'
 import { bearer, login, seedCatalog, seedPartner } from './helpers/factories.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
@@ -102,6 +103,41 @@ describe('the worker persists the coverage clock', () => {
     const text = await metrics.registry.metrics()
     expect(text).toContain('amparo_job_items_total{job="coverage_clock",outcome="expired"} 1')
     expect(text).toContain('amparo_job_runs_total{job="pending_expiry"} 1')
+  })
+
+  it('a round whose first job fails still runs the others, then reports the failure', async () => {
+    await database.db
+      .updateTable('annual_plans')
+      .set({ status: 'protected' })
+      .where('id', '=', planId)
+      .execute()
+    // The recurrence is the first job and reads the clock first: only its run fails.
+    let calls = 0
+    const failingOnce = {
+      now: () => {
+        calls += 1
+        if (calls === 1) throw new Error('clock unavailable')
+        return now
+      },
+    }
+    const metrics = createMetrics(database.db)
+    const round = runJobsOnce({ ...deps(), clock: failingOnce, gateway: new SandboxGateway(), metrics })
+    const error = await round.catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(JobsFailedError)
+    expect((error as JobsFailedError).message).toBe('worker jobs failed: recurrence')
+    expect((error as JobsFailedError).errors.map((e: Error) => e.message)).toEqual([
+      'recurrence: clock unavailable',
+    ])
+    expect((error as JobsFailedError).run).toMatchObject({
+      recurrence: undefined,
+      expiry: { canceled: 0 },
+      coverage: { protected: 0, expired: 1 },
+      idempotency: { purged: 0 },
+    })
+    expect(await stored()).toBe('expired')
+    const text = await metrics.registry.metrics()
+    expect(text).toContain('amparo_job_failures_total{job="recurrence"} 1')
+    expect(text).toContain('amparo_job_runs_total{job="idempotency_purge"} 1')
   })
 
   it('the API shows the same status', async () => {

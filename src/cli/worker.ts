@@ -2,7 +2,7 @@ import type { Command } from 'commander'
 import { pino } from 'pino'
 import { createGateway } from '../modules/payments/create-gateway.js'
 import { systemClock } from '../shared/clock.js'
-import { runJobsOnce, runWorker, type WorkerRun } from '../worker/worker.js'
+import { JobsFailedError, runJobsOnce, runWorker, type WorkerRun } from '../worker/worker.js'
 import { type Io, positiveInt, report, withDatabase } from './context.js'
 
 interface Options {
@@ -36,7 +36,12 @@ export function registerWorker(program: Command, io: Io) {
             : null
         const deps = { db, gateway, clock: systemClock, timeZone: config.timeZone, log, metrics }
         if (options.once) {
-          const run = await runJobsOnce(deps)
+          const run = await runJobsOnce(deps).catch((error: unknown) => {
+            // Each failure with its stack on stderr; the exit code and last line say a job failed.
+            if (error instanceof JobsFailedError)
+              log.error({ err: error, ...error.run }, 'worker round failed')
+            throw error
+          })
           report(io, options.json, run, describeRun(run))
           return
         }

@@ -21,19 +21,54 @@ export interface WorkerRun {
   idempotency: { purged: number }
 }
 
-/** Runs every job once, in order; a failure propagates (the caller decides whether to go on). */
+/**
+ * A round in which some jobs failed. Every job still ran: `run` holds what the others did, and
+ * `errors` each failure, its job named in the message.
+ */
+export class JobsFailedError extends AggregateError {
+  constructor(
+    errors: { job: string; error: unknown }[],
+    readonly run: Partial<WorkerRun>,
+  ) {
+    super(
+      errors.map(({ job, error }) => new Error(`${job}: ${messageOf(error)}`, { cause: error })),
+      `worker jobs failed: ${errors.map(({ job }) => job).join(', ')}`,
+    )
+    this.name = 'JobsFailedError'
+  }
+}
+
+/**
+ * Runs every job once, in order. A job that fails does not keep the later ones from running (a
+ * recurrence stuck on one bad row must not stop the expiry, the coverage clock or the purge);
+ * the round then throws a `JobsFailedError` with what the others did.
+ */
 export async function runJobsOnce(deps: WorkerDeps): Promise<WorkerRun> {
   const { gateway, metrics, ...jobDeps } = deps
+  const failures: { job: string; error: unknown }[] = []
+  const attempt = async <T extends object>(job: string, run: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      return await counted(metrics, job, run)
+    } catch (error) {
+      failures.push({ job, error })
+      return undefined
+    }
+  }
   const recurrence = gateway
-    ? await counted(metrics, 'recurrence', () => runRecurrence({ ...jobDeps, gateway }))
+    ? await attempt('recurrence', () => runRecurrence({ ...jobDeps, gateway }))
     : { skipped: 'no payment gateway (AMPARO_PAYMENT_GATEWAY=none)' }
-  const expiry = await counted(metrics, 'pending_expiry', () => expirePendingSubscriptions(jobDeps))
-  const coverage = await counted(metrics, 'coverage_clock', () => advanceCoverageClock(jobDeps))
-  const idempotency = await counted(metrics, 'idempotency_purge', async () => ({
+  const expiry = await attempt('pending_expiry', () => expirePendingSubscriptions(jobDeps))
+  const coverage = await attempt('coverage_clock', () => advanceCoverageClock(jobDeps))
+  const idempotency = await attempt('idempotency_purge', async () => ({
     purged: await purgeExpiredIdempotencyKeys(jobDeps.db, jobDeps.clock.now()),
   }))
-  return { recurrence, expiry, coverage, idempotency }
+  if (recurrence && expiry && coverage && idempotency && failures.length === 0) {
+    return { recurrence, expiry, coverage, idempotency }
+  }
+  throw new JobsFailedError(failures, { recurrence, expiry, coverage, idempotency })
 }
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 /** Runs a job, counting the run, what it did by outcome, and a failure. */
 async function counted<T extends object>(
@@ -76,7 +111,8 @@ export async function runWorker(deps: WorkerDeps, options: LoopOptions): Promise
       if (didSomething(run)) log?.info(run, 'worker round')
       else log?.debug(run, 'worker round')
     } catch (error) {
-      log?.error({ err: error }, 'worker round failed')
+      const done = error instanceof JobsFailedError ? error.run : {}
+      log?.error({ err: error, ...done }, 'worker round failed')
     }
     await sleep(intervalMs, undefined, { signal }).catch(() => {})
   }
