@@ -91,8 +91,12 @@ export async function contractSubscription(
   const id = await insertSubscription(
     trx,
     subscription,
-    schedule.map((i) => ({
-      ...i,
+    // Each row written out rather than spread (`{ ...i, status }`): in Node 20's V8 every property
+    // added after a spread costs ≈ 0.8 µs, ≈ 80 µs for a 24-installment contract (docs/benchmarks.md).
+    schedule.map(({ number, amount, due_date }) => ({
+      number,
+      amount,
+      due_date,
       status: 'pending' as const,
       failed_attempts: 0,
       // Nothing will charge them until a card is stored (storeCard schedules them then). A date here
