@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js'
 import { normalizeDocument } from '../../shared/documents.js'
 import type { FieldErrors } from '../../shared/errors.js'
-import { type CustomerRow, findCustomerByDocument } from './customer.repository.js'
+import { type CustomerRow, findCustomer, findCustomerByDocument } from './customer.repository.js'
 
 /** Null is "not sent", as for every optional contracting field. */
 export interface CustomerReference {
@@ -20,12 +20,7 @@ export async function resolveCustomer(
   errors: FieldErrors,
 ): Promise<CustomerRow | undefined> {
   if (ref.customer_id != null) {
-    const row = await db
-      .selectFrom('customers')
-      .selectAll()
-      .where('partner_id', '=', partnerId)
-      .where('id', '=', ref.customer_id)
-      .executeTakeFirst()
+    const row = await findCustomer(db, partnerId, ref.customer_id)
     if (!row) errors.customer_id = ['The selected customer id is invalid.']
     return row
   }

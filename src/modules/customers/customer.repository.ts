@@ -1,5 +1,6 @@
 import type { Insertable, Selectable } from 'kysely'
 import type { Db, Trx } from '../../db/database.js'
+import { prepared } from '../../db/prepared.js'
 import type { CustomersTable } from './customer.table.js'
 
 export type CustomerRow = Selectable<CustomersTable>
@@ -10,16 +11,48 @@ export async function insertCustomer(trx: Trx, values: NewCustomerRow): Promise<
   return trx.insertInto('customers').values(values).returningAll().executeTakeFirstOrThrow()
 }
 
+// Named columns, not `*`: on PostgreSQL these run as named prepared statements, which a column
+// added by a later migration would break (a changed result type) until the process restarts.
+const COLUMNS = [
+  'id',
+  'partner_id',
+  'name',
+  'document',
+  'document_kind',
+  'email',
+  'phone',
+  'street',
+  'number',
+  'complement',
+  'zipcode',
+  'neighborhood',
+  'city',
+  'state',
+  'created_at',
+] as const satisfies readonly (keyof CustomersTable)[]
+
+// Compiled once (see prepared()): a contract looks its customer up on every call.
+const customerById = prepared((db: Db, partnerId: number, id: number) =>
+  db.selectFrom('customers').select(COLUMNS).where('partner_id', '=', partnerId).where('id', '=', id),
+)
+const customerByDocument = prepared((db: Db, partnerId: number, document: string) =>
+  db
+    .selectFrom('customers')
+    .select(COLUMNS)
+    .where('partner_id', '=', partnerId)
+    .where('document', '=', document),
+)
+
+/** The partner's customer with this id; undefined for another partner's. */
+export async function findCustomer(db: Db, partnerId: number, id: number): Promise<CustomerRow | undefined> {
+  return (await customerById(db, partnerId, id))[0]
+}
+
 /** `document` must already be normalised: it is compared as stored. */
 export async function findCustomerByDocument(
   db: Db,
   partnerId: number,
   document: string,
 ): Promise<CustomerRow | undefined> {
-  return db
-    .selectFrom('customers')
-    .selectAll()
-    .where('partner_id', '=', partnerId)
-    .where('document', '=', document)
-    .executeTakeFirst()
+  return (await customerByDocument(db, partnerId, document))[0]
 }
