@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { run } from '../src/cli/program.js'
@@ -702,5 +703,40 @@ describe('amparo worker', () => {
     const result = await amparo(world.env, 'worker', '--interval', '0')
     expect(result.code).toBe(2)
     expect(result.err).toEqual(["amparo: --interval must be a positive integer, got '0'"])
+  })
+
+  it('--once with a failing job: the later jobs still run, the failure is logged, exit 1', async () => {
+    // The coverage clock (third of four jobs) cannot read its table; the purge after it can.
+    const day = 86_400_000
+    await world.db
+      .insertInto('idempotency_keys')
+      .values({
+        partner_id: world.own.partnerId,
+        key: 'expired-key',
+        fingerprint: 'x',
+        response_status: 201,
+        response_body: '{}',
+        created_at: new Date(Date.now() - 2 * day).toISOString(),
+        expires_at: new Date(Date.now() - day).toISOString(),
+      })
+      .execute()
+    await sql`alter table annual_plans rename to annual_plans_away`.execute(world.db)
+    try {
+      const result = await amparo({ ...world.env, LOG_LEVEL: 'error' }, 'worker', '--once', '--json')
+      expect(result.code).toBe(1)
+      expect(result.out).toEqual([])
+      expect(result.err.at(-1)).toBe('amparo: worker jobs failed: coverage_clock')
+      const logged = result.err.slice(0, -1).map((line) => JSON.parse(line))
+      expect(logged.find((line) => line.msg === 'worker round failed')).toMatchObject({
+        level: 50,
+        expiry: { canceled: 0 },
+        idempotency: { purged: 1 },
+        err: { message: 'worker jobs failed: coverage_clock' },
+      })
+    } finally {
+      await sql`alter table annual_plans_away rename to annual_plans`.execute(world.db)
+    }
+    const left = await world.db.selectFrom('idempotency_keys').select('key').execute()
+    expect(left).toEqual([])
   })
 })
