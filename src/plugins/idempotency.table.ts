@@ -5,7 +5,7 @@
 export interface IdempotencyKeysTable {
   partner_id: number
   key: string
-  /** sha256 of method, path and body: another request under the same key is refused. */
+  /** HMAC of method, path and body (plugins/idempotency.ts): another request under the same key is refused. */
   fingerprint: string
   response_status: number | null
   response_body: string | null
