@@ -289,13 +289,17 @@ describe('annual plans', () => {
       expect(named.premium).toBe(quote.premium)
     })
 
-    it('reads `used` as an alias of `is_used` (is_used wins), as the quote does', async () => {
+    it('reads `used` as an alias of `is_used`; both sent must agree, as in the quote', async () => {
       // 899900 × 1100 × 11500 / 10^8 = 113837.35 → 113837
       expect(await contract(ext, { used: true })).toMatchObject({ is_used: true, premium: 1138.37 })
-      expect(await contract(ext, { used: true, is_used: false })).toMatchObject({
-        is_used: false,
-        premium: 989.89,
-      })
+      expect(await contract(ext, { used: true, is_used: true })).toMatchObject({ premium: 1138.37 })
+      const conflict = await refused(
+        'POST',
+        '/annual-plans',
+        ext.token,
+        body(ext, { used: true, is_used: false }),
+      )
+      expect(conflict.errors).toEqual({ is_used: ['The is used field and its alias used must agree.'] })
     })
 
     it.each([

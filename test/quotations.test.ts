@@ -427,8 +427,9 @@ describe('plans and quotations', () => {
       ['used=', 989.89],
       ['is_used=true', 1138.37],
       ['is_used=1', 1138.37],
-      ['used=false&is_used=true', 989.89],
-      ['used=true&is_used=false', 1138.37],
+      ['used=true&is_used=1', 1138.37],
+      ['used=0&is_used=false', 989.89],
+      ['used=&is_used=true', 1138.37],
     ])('%s → premium %s', async (query, premium) => {
       const quote = await okJson<AnnualQuoteBody>(
         ctx,
@@ -437,6 +438,15 @@ describe('plans and quotations', () => {
       )
       expect(quote).toEqual({ model: { id: pro, name: 'iPhone 16 Pro' }, premium, lmi: 8999 })
     })
+
+    it.each(['used=false&is_used=true', 'used=true&is_used=0'])(
+      'refuses %s (the flag and its alias disagree) with 422',
+      async (query) => {
+        await expect422(ctx, a.token, `/annual-plans/quote?model_id=${pro}&${query}`, {
+          used: ['The is used field and its alias used must agree.'],
+        })
+      },
+    )
 
     it.each(['yes', '2', 'TRUE', 'on'])('refuses used=%s with 422', async (used) => {
       await expect422(ctx, a.token, `/annual-plans/quote?model_id=${pro}&used=${used}`, {

@@ -651,14 +651,23 @@ describe('subscriptions', () => {
         ['is_used: false', false, { is_used: false }],
         ['used: false', false, { used: false }],
         ['neither', false, {}],
-        ['is_used: false, used: true (is_used wins)', false, { is_used: false, used: true }],
-        ['is_used: true, used: false (is_used wins)', true, { is_used: true, used: false }],
+        ['is_used: true, used: true', true, { is_used: true, used: true }],
+        ['is_used: false, used: null', false, { is_used: false, used: null }],
       ])('%s → device.is_used %s', async (_label, expected, extra) => {
         const created = await contract(a.token, minimal(extra))
         expect(created.device.is_used).toBe(expected)
         expect((await okJson<SubscriptionBody>(a.token, `/subscriptions/${created.id}`)).device.is_used).toBe(
           expected,
         )
+      })
+
+      it.each([
+        { is_used: false, used: true },
+        { is_used: true, used: false },
+      ])('refuses %o: the flag and its alias disagree', async (extra) => {
+        expect(await refused(a.token, minimal(extra))).toEqual({
+          is_used: ['The is used field and its alias used must agree.'],
+        })
       })
 
       it('does not change the price of a subscription', async () => {

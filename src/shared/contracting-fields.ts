@@ -1,4 +1,5 @@
 import { type TSchema, Type } from 'typebox'
+import type { FieldErrors } from './errors.js'
 import { Id, nullable } from './http-schemas.js'
 
 /**
@@ -27,10 +28,30 @@ export const contractingFields = {
     Type.Boolean(),
     'The device has more than 3 months of use (annual plans: the used-device factor applies). Default false.',
   ),
-  used: optional(Type.Boolean(), 'Alias of `is_used`; `is_used` wins when both are sent.'),
+  used: optional(
+    Type.Boolean(),
+    'Alias of `is_used`. Both sent with different values → 422 under `is_used`.',
+  ),
   store_id: optional(Id(''), 'The partner’s store making the sale, from `GET /shopkeepers`.'),
   maxima: optional(
     Type.Number(),
     'Desired LMI in reais (at most two decimals). Inside the partner’s authorized range it is the LMI; outside, the model default applies, without error.',
   ),
+}
+
+/**
+ * The used-device flag from `is_used` and its alias `used` (null is not sent). Both sent with
+ * different values is an input error, collected into `errors` under `key`: picking one would
+ * price the device one way here and another way wherever the other wins.
+ */
+export function usedDevice(
+  isUsed: boolean | null | undefined,
+  used: boolean | null | undefined,
+  errors: FieldErrors,
+  key = 'is_used',
+): boolean {
+  if (isUsed != null && used != null && isUsed !== used) {
+    errors[key] = ['The is used field and its alias used must agree.']
+  }
+  return isUsed ?? used ?? false
 }

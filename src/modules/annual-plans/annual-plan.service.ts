@@ -1,4 +1,5 @@
 import type { Trx } from '../../db/database.js'
+import { usedDevice } from '../../shared/contracting-fields.js'
 import { normalizeImei } from '../../shared/documents.js'
 import { type FieldErrors, ValidationError } from '../../shared/errors.js'
 import type { PartnerContext } from '../auth/principal.repository.js'
@@ -22,7 +23,7 @@ export async function contractAnnualPlan(
 ): Promise<number> {
   const { partnerId } = partner
   const errors: FieldErrors = {}
-  const used = body.is_used ?? body.used ?? false
+  const used = usedDevice(body.is_used, body.used, errors)
   const quote = await quoteOrCollect(trx, partner, body, used, errors)
   const customer = await resolveCustomer(trx, partnerId, body, errors)
   if (body.store_id != null && !(await findShopkeeper(trx, partnerId, body.store_id))) {

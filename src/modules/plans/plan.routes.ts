@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
+import { usedDevice } from '../../shared/contracting-fields.js'
+import { type FieldErrors, ValidationError } from '../../shared/errors.js'
 import { errorResponses } from '../../shared/http-schemas.js'
 import { annualQuoteResource, planResource, subscriptionQuoteResource } from './plan.mapper.js'
 import { listSubscriptionPlans } from './plan.repository.js'
@@ -134,7 +136,8 @@ partner's oldest active annual plan. A partner without any active annual plan an
 \`errors.plan_id\`, as does a \`plan_id\` that is not an active annual plan of this partner.
 
 **Premium** = LMI × the plan's annual rate, multiplied by the plan's used-device factor when
-\`used\` (alias \`is_used\`) is true, rounded half-up to the cent once over the exact product.
+\`used\` (alias \`is_used\`) is true, rounded half-up to the cent once over the exact product. Both sent
+with different values → 422 under \`used\`.
 
 ${LMI_RULE}`,
         querystring: AnnualQuoteQuery,
@@ -143,10 +146,13 @@ ${LMI_RULE}`,
     },
     async (request) => {
       const { model_id: modelId, maxima, used, is_used: isUsed, plan_id: planId } = request.query
+      const errors: FieldErrors = {}
+      const usedFlag = usedDevice(isUsed, used, errors, 'used')
+      if (Object.keys(errors).length > 0) throw new ValidationError(errors)
       const quote = await quoteAnnualPlan(app.db, request.partner, {
         modelId,
         maxima,
-        used: used ?? isUsed ?? false,
+        used: usedFlag,
         planId,
       })
       return annualQuoteResource(quote)

@@ -104,7 +104,9 @@ export const AnnualQuoteQuery = Type.Object({
   used: usedFlag(
     'The device has more than 3 months of use: applies the plan’s used-device factor. Default false.',
   ),
-  is_used: usedFlag('Alias of `used` (the name of the contracting bodies); `used` wins when both are sent.'),
+  is_used: usedFlag(
+    'Alias of `used` (the name of the contracting bodies). Both sent with different values → 422 under `used`.',
+  ),
   plan_id: Type.Optional({
     ...Id(
       'Annual plan to quote (the `plan_id` of `POST /annual-plans`). Default: the partner’s default annual plan. ' +

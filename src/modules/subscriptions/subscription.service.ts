@@ -1,4 +1,5 @@
 import type { Db, Trx } from '../../db/database.js'
+import { usedDevice } from '../../shared/contracting-fields.js'
 import type { FieldErrors } from '../../shared/errors.js'
 import { NotFoundError, ValidationError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
@@ -52,6 +53,7 @@ export async function contractSubscription(
   if (body.store_id != null && !(await findShopkeeper(trx, partnerId, body.store_id))) {
     errors.store_id = ['The selected store id is invalid.']
   }
+  const used = usedDevice(body.is_used, body.used, errors)
   if (sameSerial(body.serial_number, body.second_serial_number)) {
     errors.second_serial_number = ['The second serial number and serial number must be different.']
   }
@@ -75,7 +77,7 @@ export async function contractSubscription(
     store_id: body.store_id ?? null,
     serial_number: body.serial_number?.trim() || null,
     second_serial_number: body.second_serial_number?.trim() || null,
-    is_used: body.is_used ?? body.used ?? false,
+    is_used: used,
     lmi,
     monthly_premium: price.monthlyPremium,
     franchise: price.franchise,
