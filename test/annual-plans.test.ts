@@ -417,6 +417,21 @@ describe('annual plans', () => {
       expect(Object.keys(errors ?? {})).toEqual(['customer_id'])
     })
 
+    it('refuses a customer_document that is not the customer_id’s customer', async () => {
+      expect(await contract(ext, { customer_document: MARIA })).toMatchObject({
+        customer: { id: ext.customer },
+      })
+      const { errors } = await refused(
+        'POST',
+        '/annual-plans',
+        ext.token,
+        body(ext, { customer_document: '111.444.777-35' }),
+      )
+      expect(errors).toEqual({
+        customer_document: ['The customer document does not match the selected customer id.'],
+      })
+    })
+
     it('requires a customer', async () => {
       const { errors } = await refused(
         'POST',

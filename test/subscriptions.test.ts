@@ -438,9 +438,12 @@ describe('subscriptions', () => {
         expect(alnum.document).toBe('12ABC34501DE35')
       })
 
-      it('by customer_id wins over customer_document when both are sent', async () => {
-        const created = await contract(a.token, minimal({ customer_id: joao.id, customer_document: MARIA }))
-        expect(created.customer.id).toBe(joao.id)
+      it('sent both by id and by document, they must name the same customer', async () => {
+        const created = await contract(a.token, minimal({ customer_id: maria.id, customer_document: MARIA }))
+        expect(created.customer.id).toBe(maria.id)
+        expect(await refused(a.token, minimal({ customer_id: joao.id, customer_document: MARIA }))).toEqual({
+          customer_document: ['The customer document does not match the selected customer id.'],
+        })
       })
 
       it('is required: neither id nor document → 422 errors.customer_id', async () => {

@@ -21,7 +21,7 @@ export const contractingFields = {
   ),
   customer_document: optional(
     Type.String({ format: 'cpf-or-cnpj', maxLength: 20 }),
-    'CPF or CNPJ of a customer already registered by this partner, bare or formatted; used when `customer_id` is absent.',
+    'CPF or CNPJ of a customer already registered by this partner, bare or formatted; used when `customer_id` is absent. Sent with `customer_id`, it must be that customer’s.',
   ),
   model_id: Id('Device model, from `GET /models`: one this partner may sell.'),
   is_used: optional(

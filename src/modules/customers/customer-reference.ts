@@ -10,8 +10,9 @@ export interface CustomerReference {
 }
 
 /**
- * The contracting bodies name their customer by id or by document (the seed shows both). A
- * missing, unknown or another partner's customer is an input error, collected into `errors`.
+ * The contracting bodies name their customer by id or by document (the seed shows both); sent
+ * together, they must agree. A missing, unknown or another partner's customer is an input error,
+ * collected into `errors`.
  */
 export async function resolveCustomer(
   db: Db,
@@ -22,6 +23,14 @@ export async function resolveCustomer(
   if (ref.customer_id != null) {
     const row = await findCustomer(db, partnerId, ref.customer_id)
     if (!row) errors.customer_id = ['The selected customer id is invalid.']
+    // Both sent: they must name the same customer, or the contract would go to the id's silently.
+    if (
+      row &&
+      ref.customer_document != null &&
+      normalizeDocument(ref.customer_document)?.value !== row.document
+    ) {
+      errors.customer_document = ['The customer document does not match the selected customer id.']
+    }
     return row
   }
   if (ref.customer_document != null) {
