@@ -390,6 +390,44 @@ describe('annual plan cancellation', () => {
     })
   })
 
+  describe('a notification racing the confirmation of an unpaid plan', () => {
+    it('answers 200 whenever it recorded the payment, even if the plan was canceled right after', async () => {
+      now = new Date(PAID)
+      try {
+        const token = await login(ctx.app, ext.partner)
+        for (let round = 0; round < 10; round++) {
+          const created = await call('POST', '/annual-plans', token, {
+            model_id: pro,
+            customer_id: ext.customer,
+            imei: '490154203237518',
+            payment: { method: 'pix' },
+          })
+          const id = created.json().id as number
+          const opened = await call('PUT', `/annual-plans/${id}/cancellation`, token, {})
+          const { protocol } = opened.json() as Cancellation
+          const [notified] = await Promise.all([
+            call('POST', `/annual-plans/${id}/notify-payment`, token),
+            call('POST', `/annual-plans/${id}/cancellation/${protocol}`, token),
+          ])
+          const ledger = await ctx.db
+            .selectFrom('payments')
+            .select('route')
+            .where('annual_plan_id', '=', id)
+            .execute()
+          // Recorded by this call: it said so (200 with the policy number); otherwise it said 422.
+          if (ledger.length > 0) {
+            expect(notified.statusCode, notified.body).toBe(200)
+            expect(notified.json()).toMatchObject({ id, status: 'paid', policy_number: expect.any(String) })
+          } else {
+            expect(notified.statusCode, notified.body).toBe(422)
+          }
+        }
+      } finally {
+        now = NOW
+      }
+    })
+  })
+
   describe('access', () => {
     it('answers 404 for another partner’s plan and 401 without a token', async () => {
       const id = await paidPlan(ext)

@@ -19,14 +19,28 @@ export function assertNotifiable(partner: PartnerContext, plan: AnnualPlanRow, n
 /**
  * The partner collected the payment itself: the plan is paid once. A repeat, or a notification
  * racing another, finds it paid already and writes nothing (the conditional update decides).
+ * Answers the plan as this call paid it, or null when it was not this call.
  */
-export async function recordNotifiedPayment(trx: Trx, plan: AnnualPlanRow, moment: Moment): Promise<void> {
-  if (await markPaid(trx, plan.id, paymentAt(plan, moment))) {
-    await recordInLedger(
-      trx,
-      plan,
-      { route: 'notification', outcome: 'recorded', transactionId: null },
-      moment.now,
-    )
+export async function recordNotifiedPayment(
+  trx: Trx,
+  plan: AnnualPlanRow,
+  moment: Moment,
+): Promise<AnnualPlanRow | null> {
+  const payment = paymentAt(plan, moment)
+  if (!(await markPaid(trx, plan.id, payment))) return null
+  await recordInLedger(
+    trx,
+    plan,
+    { route: 'notification', outcome: 'recorded', transactionId: null },
+    moment.now,
+  )
+  return {
+    ...plan,
+    status: 'paid',
+    paid_at: payment.paidAt,
+    starts_at: payment.startsAt,
+    ends_at: payment.endsAt,
+    policy_number: payment.policyNumber,
+    locked_until: null,
   }
 }

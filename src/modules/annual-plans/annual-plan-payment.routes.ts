@@ -97,7 +97,9 @@ body. Only for external-gateway partners (own-gateway ones answer 422 \`errors.g
 200 \`{id, status, policy_number, paid_at, starts_at, ends_at}\`. ${PAYMENT_EFFECT}
 
 Idempotent: a repeat (or a concurrent duplicate) answers the same 200 with the same policy number
-and dates, and records the payment only once. A canceled plan answers 422 \`errors.status\`.`,
+and dates, and records the payment only once. A canceled plan answers 422 \`errors.status\`; a
+notification that recorded the payment answers 200 even when a cancellation is confirmed the moment
+after (the plan then shows \`canceled\` with its refund).`,
         params: AnnualPlanParams,
         response: { 200: PaymentNotice, ...errorResponses(401, 404, 422) },
       },
@@ -108,7 +110,12 @@ and dates, and records the payment only once. A canceled plan answers 422 \`erro
       const plan = await annualPlanRowOf(request, params.id)
       assertNotifiable(partner, plan, now)
       if (plan.status === 'awaiting_payment') {
-        await retryingTransaction(db, (trx) => recordNotifiedPayment(trx, plan, { now, timeZone }))
+        const recorded = await retryingTransaction(db, (trx) =>
+          recordNotifiedPayment(trx, plan, { now, timeZone }),
+        )
+        // This call paid it: it says so, even if a cancellation was confirmed the moment after (its
+        // refund covers this payment). Answering 422 would tell the partner nothing was recorded.
+        if (recorded) return paymentNoticeResource(recorded, now, timeZone)
       }
       // Read again: a concurrent notification (or cancellation) may have decided instead of this one.
       const paid = await annualPlanRowOf(request, plan.id)
