@@ -2,7 +2,7 @@ import { buildApp } from './app.js'
 import type { Config } from './config.js'
 import { createDb } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
-import { type DemoPartner, isEmpty, loadDemo } from './demo/demo.js'
+import { type DemoPartner, isEmpty, loadDemoIfEmpty } from './demo/demo.js'
 
 const SHUTDOWN_GRACE_MS = 10_000
 
@@ -14,7 +14,9 @@ export async function startServer(config: Readonly<Config>, print: (line: string
   const db = createDb(config.database)
   await migrateToLatest(db)
   if (config.env === 'test' && (await isEmpty(db))) {
-    printDemo((await loadDemo(db, config, new Date().toISOString())).partners, config, print)
+    const demo = await loadDemoIfEmpty(db, config, new Date().toISOString())
+    if (demo) printDemo(demo.partners, config, print)
+    else print('Another process starting at the same moment loaded the demo: its output has the credentials.')
   }
   // prom-client (≈ 13 MB, 40 ms) is loaded only when metrics are served.
   const exporter = config.metrics.port ? await import('./plugins/metrics.js') : null

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
+import { sql } from 'kysely'
 import type { Config } from '../config.js'
-import type { Db, Trx } from '../db/database.js'
+import { type Db, isPostgres, type Trx } from '../db/database.js'
 import { retryingTransaction } from '../db/transaction.js'
 import { importCatalog, parseCatalog } from '../modules/catalog/catalog-import.js'
 import {
@@ -82,13 +83,37 @@ export interface DemoPartner {
  * model attributed. Safe to run again: it updates what exists and issues fresh credentials.
  */
 export async function loadDemo(db: Db, config: Config, now: string): Promise<{ partners: DemoPartner[] }> {
+  return (await load(db, config, now, false)) as { partners: DemoPartner[] }
+}
+
+/**
+ * loadDemo on a database without any partner; null, with nothing written, otherwise. Several API
+ * processes starting together on an empty database load it once: only the one that did gets
+ * (and prints) credentials, since each fresh password replaces the one printed before it.
+ */
+export async function loadDemoIfEmpty(
+  db: Db,
+  config: Config,
+  now: string,
+): Promise<{ partners: DemoPartner[] } | null> {
+  return load(db, config, now, true)
+}
+
+async function load(db: Db, config: Config, now: string, onlyIfEmpty: boolean) {
   const catalog = parseCatalog(demoCatalog)
   const partnerIds = await retryingTransaction(db, async (trx) => {
+    if (onlyIfEmpty) {
+      // PostgreSQL: the second process waits here, then sees the first one's partners. SQLite: its
+      // first write finds the snapshot stale and the transaction starts again, seeing them too.
+      if (isPostgres(trx)) await sql`select pg_advisory_xact_lock(${DEMO_LOCK})`.execute(trx)
+      if (!(await isEmpty(trx))) return null
+    }
     await importCatalog(trx, catalog, now)
     const ids: number[] = []
     for (const template of PARTNERS) ids.push(await ensurePartner(trx, template, now))
     return ids
   })
+  if (!partnerIds) return null
 
   const partners: DemoPartner[] = []
   for (const [i, template] of PARTNERS.entries()) {
@@ -123,6 +148,9 @@ async function ensurePartner(trx: Trx, template: (typeof PARTNERS)[number], now:
   }
   return id
 }
+
+/** Any constant: the advisory lock only serialises concurrent demo loads. */
+const DEMO_LOCK = 0x616d70 // "amp"
 
 export async function isEmpty(db: Db): Promise<boolean> {
   const row = await db.selectFrom('partners').select('id').limit(1).executeTakeFirst()
