@@ -109,6 +109,32 @@ describe('catalog', () => {
       }
     })
 
+    it.each(['a b', 'x/y', 'x#y', '[::1', 'user@evil.example'])(
+      'builds links from the address reached, not from a malformed Host %j',
+      async (host) => {
+        const response = await ctx.app.inject({
+          url: `/brands/${apple}`,
+          headers: { ...bearer(token), host },
+        })
+        expect(response.statusCode).toBe(200)
+        const link = new URL(response.json().meta.link)
+        expect(link.pathname).toBe(`/brands/${apple}`)
+        // inject's socket: the loopback address the request reached.
+        expect(link.host).toMatch(/^127\.0\.0\.1(:\d+)?$/)
+      },
+    )
+
+    it.each(['api.example.com', 'api.example.com:8443', '[::1]:3000', '10.0.0.5'])(
+      'keeps a well-formed Host %j in links',
+      async (host) => {
+        const response = await ctx.app.inject({
+          url: `/brands/${apple}`,
+          headers: { ...bearer(token), host },
+        })
+        expect(response.json().meta.link).toBe(`http://${host}/brands/${apple}`)
+      },
+    )
+
     it('answers with the exact Laravel envelope, per_page=1 page 2 of 2', async () => {
       const response = await get(ctx, token, '/brands?per_page=1&page=2')
       expect(response.statusCode).toBe(200)

@@ -1,19 +1,27 @@
 import type { FastifyRequest } from 'fastify'
 import { buildPage, type Page, type PageParams } from './pagination.js'
 
+// A host name or IPv4 address, or a bracketed IPv6 one, with an optional port (RFC 3986's
+// authority without user info): anything else would make every link of the answer malformed.
+const SANE_HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/
+
 /**
- * The service's public base address: AMPARO_PUBLIC_URL when set (behind a proxy), else the
- * address the request was sent to — its Host, or for an HTTP/1.0 request without one, the address
- * and port it reached (else links would read `http:///models/1`).
+ * The service's public base address: AMPARO_PUBLIC_URL when set (behind a proxy; production
+ * should set it, since otherwise links repeat whatever well-formed Host the client sent), else
+ * the address the request was sent to — its Host when well formed, or else (an HTTP/1.0 request
+ * without one, `Host: a b`) the address and port it reached: never `http:///models/1`.
  */
 export function baseUrl(request: FastifyRequest): string {
   const configured = request.server.config.publicUrl
-  return configured || `${request.protocol}://${request.host || reachedAddress(request)}`
+  if (configured) return configured
+  const host = request.host
+  return `${request.protocol}://${host && SANE_HOST.test(host) ? host : reachedAddress(request)}`
 }
 
 function reachedAddress({ socket }: FastifyRequest): string {
   const address = socket.localAddress ?? '127.0.0.1'
-  return `${address.includes(':') ? `[${address}]` : address}:${socket.localPort}`
+  const port = socket.localPort ? `:${socket.localPort}` : ''
+  return `${address.includes(':') ? `[${address}]` : address}${port}`
 }
 
 /** The absolute address of the request's path, without query: a list's `meta.path`. */
