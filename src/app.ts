@@ -17,7 +17,7 @@ import { subscriptionPaymentRoutes } from './modules/subscriptions/subscription-
 import { authenticated } from './plugins/auth.js'
 import { contextPlugin } from './plugins/context.js'
 import { errorsPlugin } from './plugins/errors.js'
-import { frameworkErrors, httpPlugin, requestId } from './plugins/http.js'
+import { clientErrors, frameworkErrors, httpPlugin, requestId } from './plugins/http.js'
 import { idempotency } from './plugins/idempotency.js'
 import { loggerOptions, OneLineRequestLog } from './plugins/logging.js'
 import type { Metrics } from './plugins/metrics.js'
@@ -60,6 +60,7 @@ export async function buildApp({
     genReqId: requestId,
     logController: new OneLineRequestLog(),
     frameworkErrors,
+    clientErrorHandler: clientErrors,
     bodyLimit: BODY_LIMIT,
     exposeHeadRoutes: false,
     // Draining on SIGTERM: a request that arrives on a kept-alive connection is still served (with

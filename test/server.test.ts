@@ -251,6 +251,29 @@ describe('amparo serve', () => {
     expect(page.data[0].meta.link).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${server.port}/brands/\\d+$`))
   })
 
+  it('answers headers over 16 KB with 431 in the contract shape, with a request id', async () => {
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(server.port, '127.0.0.1', () =>
+        socket.write(
+          `GET /brands HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${'a'.repeat(20_000)}\r\n\r\n`,
+        ),
+      )
+      let text = ''
+      socket.on('data', (chunk) => {
+        text += chunk
+      })
+      socket.on('close', () => resolve(text))
+      socket.on('error', (error: NodeJS.ErrnoException) =>
+        error.code === 'ECONNRESET' ? resolve(text) : reject(error),
+      )
+    })
+    expect(raw).toMatch(/^HTTP\/1\.1 431 /)
+    expect(raw).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/)
+    expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toEqual({
+      message: 'Request header fields too large (at most 16 KB, the URL included).',
+    })
+  })
+
   it('on SIGTERM finishes the request in flight, then exits 0', async () => {
     const first = partners[0] as PrintedPartner
     let signalledAt = 0

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import type { IncomingMessage } from 'node:http'
+import { type IncomingMessage, STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
 import { errorCodes, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { documentOnWrites } from '../shared/http-schemas.js'
@@ -82,4 +83,32 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
     return reply.code(500).send({ message: 'Server error.', request_id: String(request.id) })
   }
   return reply.code(404).send(routeNotFound(request))
+}
+
+/**
+ * Fastify's `clientErrorHandler`: a request Node's parser refuses before Fastify sees it (headers
+ * over 16 KB, a malformed request line, a timeout) gets the contract's `{message}` body and the
+ * usual headers with a fresh X-Request-Id, instead of Fastify's `{error, message, statusCode}`.
+ */
+export function clientErrors(error: Error & { code?: string }, socket: Socket): void {
+  // A reset connection has nobody left to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const [status, message] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request timeout.']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request header fields too large (at most 16 KB, the URL included).']
+        : [400, 'Malformed HTTP request.']
+  const body = JSON.stringify({ message })
+  const headers = {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+    'x-request-id': randomUUID(),
+    ...API_HEADERS,
+    connection: 'close',
+  }
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`)
+  if (socket.writable)
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head.join('')}\r\n${body}`)
+  socket.destroy(error)
 }
