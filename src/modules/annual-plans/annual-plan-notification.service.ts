@@ -2,7 +2,7 @@ import type { Trx } from '../../db/database.js'
 import { GatewayModeError, StateError } from '../../shared/errors.js'
 import type { PartnerContext } from '../auth/principal.repository.js'
 import type { AnnualPlanRow } from './annual-plan.repository.js'
-import { markPaid } from './annual-plan-payment.repository.js'
+import { markPaid, paidColumns } from './annual-plan-payment.repository.js'
 import { type Moment, paymentAt, recordInLedger } from './annual-plan-payment.service.js'
 import { statusAt } from './coverage.js'
 
@@ -34,13 +34,5 @@ export async function recordNotifiedPayment(
     { route: 'notification', outcome: 'recorded', transactionId: null },
     moment.now,
   )
-  return {
-    ...plan,
-    status: 'paid',
-    paid_at: payment.paidAt,
-    starts_at: payment.startsAt,
-    ends_at: payment.endsAt,
-    policy_number: payment.policyNumber,
-    locked_until: null,
-  }
+  return { ...plan, ...paidColumns(payment) }
 }

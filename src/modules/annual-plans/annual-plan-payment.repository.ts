@@ -36,6 +36,18 @@ export interface Payment {
   card?: { brand: string; last4: string; installments: number }
 }
 
+/** What a payment writes on its plan, the card's columns aside. */
+export function paidColumns(payment: Payment) {
+  return {
+    status: 'paid' as const,
+    paid_at: payment.paidAt,
+    starts_at: payment.startsAt,
+    ends_at: payment.endsAt,
+    policy_number: payment.policyNumber,
+    locked_until: null,
+  }
+}
+
 /**
  * Moves a plan from `awaiting_payment` to `paid`. The condition on the status is the guard: of
  * concurrent confirmations exactly one updates the row (and the caller writes the ledger only
@@ -46,12 +58,7 @@ export async function markPaid(trx: Trx, id: number, payment: Payment): Promise<
   const result = await trx
     .updateTable('annual_plans')
     .set({
-      status: 'paid',
-      paid_at: payment.paidAt,
-      starts_at: payment.startsAt,
-      ends_at: payment.endsAt,
-      policy_number: payment.policyNumber,
-      locked_until: null,
+      ...paidColumns(payment),
       ...(card && {
         payment_method: 'credit_card' as const,
         payment_installments: card.installments,
