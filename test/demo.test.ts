@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { createDb, type Db } from '../src/db/database.js'
 import { loadDemoIfEmpty } from '../src/demo/demo.js'
+import { demoLogins } from './helpers/factories.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 
@@ -39,20 +40,7 @@ describe('the demo on an empty database, loaded by two processes at once', () =>
     expect(loaded).toHaveLength(1)
     const partners = await database.db.selectFrom('partners').select('name').execute()
     expect(partners).toHaveLength(2)
-    for (const partner of loaded[0]?.partners ?? []) {
-      const byUser = await app.inject({
-        method: 'POST',
-        url: '/auth/login',
-        payload: { email: partner.email, password: partner.password },
-      })
-      expect(byUser.statusCode, byUser.body).toBe(200)
-      const byClient = await app.inject({
-        method: 'POST',
-        url: '/auth/login',
-        payload: { client_id: partner.client_id, client_secret: partner.client_secret },
-      })
-      expect(byClient.statusCode, byClient.body).toBe(200)
-    }
+    expect(await demoLogins(app, loaded[0]?.partners ?? [])).toEqual([200, 200, 200, 200])
   })
 
   it('is not loaded again, nor are credentials issued, once the database has a partner', async () => {

@@ -75,3 +75,20 @@ export async function login(app: App, partner: TestPartner): Promise<string> {
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
+
+/** The login statuses of the demo credentials as printed: by client id and secret, then by user. */
+export async function demoLogins(
+  app: App,
+  partners: { client_id: string; client_secret: string; email: string; password: string }[],
+): Promise<number[]> {
+  const statuses: number[] = []
+  for (const p of partners) {
+    for (const payload of [
+      { client_id: p.client_id, client_secret: p.client_secret },
+      { email: p.email, password: p.password },
+    ]) {
+      statuses.push((await app.inject({ method: 'POST', url: '/auth/login', payload })).statusCode)
+    }
+  }
+  return statuses
+}
