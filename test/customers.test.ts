@@ -350,6 +350,8 @@ describe('GET /customers/{document}', () => {
 
   it.each([
     ['formatted, slash encoded', encodeURIComponent('12.ABC.345/01DE-35')],
+    ['formatted, slash as is', '12.ABC.345/01DE-35'],
+    ['formatted lowercase, slash as is', '12.abc.345/01de-35'],
     ['bare', '12ABC34501DE35'],
     ['bare lowercase', '12abc34501de35'],
     ['formatted lowercase', encodeURIComponent('12.abc.345/01de-35')],
@@ -364,6 +366,8 @@ describe('GET /customers/{document}', () => {
     ['invalid check digits', '52998224726'],
     ['a malformed document', 'abc'],
     ['an over-long document', '1'.repeat(40)],
+    ['two segments that are no CNPJ', 'abc/def'],
+    ['two over-long segments', `${'1'.repeat(20)}/${'2'.repeat(20)}`],
   ])('answers 404 {message} for %s', async (_, document) => {
     const response = await get(token, document)
     expect(response.statusCode).toBe(404)

@@ -3,7 +3,7 @@ import { retryingTransaction } from '../../db/transaction.js'
 import { nowIso } from '../../shared/clock.js'
 import { errorResponses } from '../../shared/http-schemas.js'
 import { customerResource } from './customer.mapper.js'
-import { Customer, CustomerBody, CustomerParams } from './customer.schemas.js'
+import { CnpjPathParams, Customer, CustomerBody, CustomerParams } from './customer.schemas.js'
 import { createCustomer, findCustomer } from './customer.service.js'
 
 const tags = ['Customers']
@@ -36,22 +36,28 @@ when sent, all its fields but \`complement\` are required. Fields other than tho
     },
   )
 
+  const byDocument = {
+    tags,
+    summary: 'Get a customer by document',
+    description: `The authenticated partner's customer with this CPF or CNPJ, sent formatted
+(\`529.982.247-25\`, \`12.ABC.345/01DE-35\` or \`12.ABC.345%2F01DE-35\`) or bare (\`52998224725\`),
+letters in any case. Its \`id\` is the customer id of the contracting calls. An unknown or
+malformed document, or another partner's customer, answers 404.`,
+    params: CustomerParams,
+    response: { 200: Customer, ...errorResponses(401, 404) },
+  }
+  app.get('/customers/:document', { schema: byDocument }, async (request) => {
+    const row = await findCustomer(app.db, request.partner.partnerId, request.params.document)
+    return customerResource(row, app.config.timeZone)
+  })
+  // A formatted CNPJ sent with its `/` unencoded (`/customers/11.222.333/0001-81`): the router
+  // sees two segments. The same lookup, joined again; documented by the route above.
   app.get(
-    '/customers/:document',
-    {
-      schema: {
-        tags,
-        summary: 'Get a customer by document',
-        description: `The authenticated partner's customer with this CPF or CNPJ, sent formatted
-(\`529.982.247-25\`, \`12.ABC.345%2F01DE-35\`) or bare (\`52998224725\`), letters in any case.
-Its \`id\` is the customer id of the contracting calls. An unknown or malformed document, or
-another partner's customer, answers 404.`,
-        params: CustomerParams,
-        response: { 200: Customer, ...errorResponses(401, 404) },
-      },
-    },
+    '/customers/:root/:branch',
+    { schema: { hide: true, params: CnpjPathParams, response: byDocument.response } },
     async (request) => {
-      const row = await findCustomer(app.db, request.partner.partnerId, request.params.document)
+      const { root, branch } = request.params
+      const row = await findCustomer(app.db, request.partner.partnerId, `${root}/${branch}`)
       return customerResource(row, app.config.timeZone)
     },
   )

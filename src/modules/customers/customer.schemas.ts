@@ -149,7 +149,13 @@ export const CustomerParams = Type.Object({
   document: Type.String({
     maxLength: 32,
     description:
-      'CPF or CNPJ, bare or formatted (URL-encode the `/` of a formatted CNPJ); letters in any case.',
+      'CPF or CNPJ, bare or formatted (the `/` of a formatted CNPJ as is or as `%2F`); letters in any case.',
     examples: ['52998224725'],
   }),
+})
+
+/** A formatted CNPJ whose `/` was sent unencoded: the two halves the router split it into. */
+export const CnpjPathParams = Type.Object({
+  root: Type.String({ maxLength: 16 }),
+  branch: Type.String({ maxLength: 16 }),
 })
