@@ -23,6 +23,7 @@ export const EnvSchema = Type.Object({
   METRICS_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 0 }),
   METRICS_HOST: Type.String({ default: '127.0.0.1' }),
   DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
+  AMPARO_DRAIN_SECONDS: Type.Integer({ minimum: 0, maximum: 300, default: 0 }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },
@@ -63,6 +64,8 @@ export interface Config {
    * (card payments unavailable) is production's default until a real gateway is integrated.
    */
   paymentGateway: 'sandbox' | 'none'
+  /** After SIGTERM: seconds of serving with `/ready` at 503 before the listener closes. */
+  drainSeconds: number
 }
 
 export class ConfigError extends Error {}
@@ -120,6 +123,7 @@ function toConfig(env: Env): Readonly<Config> {
     publicUrl: env.AMPARO_PUBLIC_URL.replace(/\/+$/, ''),
     jwtKeys,
     logLevel: env.LOG_LEVEL,
+    drainSeconds: env.AMPARO_DRAIN_SECONDS,
     paymentGateway,
     rateLimits: { perPartner: env.AMPARO_RATE_LIMIT, loginPerClient: env.AMPARO_LOGIN_RATE_LIMIT },
     trustProxy: parseTrustProxy(env.AMPARO_TRUST_PROXY),

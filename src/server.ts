@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { buildApp } from './app.js'
 import type { Config } from './config.js'
 import { createDb } from './db/database.js'
@@ -31,7 +32,11 @@ export async function startServer(config: Readonly<Config>, print: (line: string
   const shutdown = async (signal: string) => {
     if (closing) return
     closing = true
-    app.log.info({ signal }, 'shutting down')
+    // Draining: still serving, but /ready answers 503 so that the load balancer stops sending
+    // new requests before the listener closes (AMPARO_DRAIN_SECONDS, 0 by default).
+    app.lifecycle.draining = true
+    app.log.info({ signal, drain_seconds: config.drainSeconds }, 'shutting down')
+    if (config.drainSeconds > 0) await sleep(config.drainSeconds * 1000)
     const force = setTimeout(() => {
       app.log.error('in-flight requests did not finish in time; exiting')
       process.exit(1)

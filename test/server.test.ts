@@ -66,7 +66,7 @@ async function freePort(): Promise<number> {
   return address.port
 }
 
-async function startServer(): Promise<Server> {
+async function startServer(extraEnv: Record<string, string> = {}): Promise<Server> {
   const port = await freePort()
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
     cwd: root,
@@ -77,6 +77,7 @@ async function startServer(): Promise<Server> {
       PORT: String(port),
       AMPARO_ENV: 'test',
       AMPARO_PUBLIC_URL: '',
+      ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -317,5 +318,27 @@ describe('amparo serve', () => {
       const exit = await withTimeout(again.exited, EXIT_MS, 'the restarted server to exit')
       expect(exit).toEqual({ code: 0, signal: null })
     }
+  })
+
+  it('with AMPARO_DRAIN_SECONDS, after SIGTERM: /ready 503 while it still serves, then exits 0', async () => {
+    const draining = await startServer({ AMPARO_DRAIN_SECONDS: '2' })
+    const ready = () => fetch(`http://127.0.0.1:${draining.port}/ready`).then((r) => r.status)
+    expect(await ready()).toBe(200)
+    draining.child.kill('SIGTERM')
+    // Within the 2 s: not ready, yet requests are served.
+    let status = 200
+    for (let i = 0; i < 20 && status === 200; i++) {
+      await new Promise((r) => setTimeout(r, 25))
+      status = await ready()
+    }
+    expect(status).toBe(503)
+    const first = partners[0] as PrintedPartner
+    const login = await post(draining.port, '/auth/login', {
+      client_id: first.client_id,
+      client_secret: first.client_secret,
+    })
+    expect(login.status).toBe(200)
+    const exit = await withTimeout(draining.exited, EXIT_MS, 'the draining server to exit')
+    expect(exit).toEqual({ code: 0, signal: null })
   })
 })

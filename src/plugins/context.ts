@@ -15,7 +15,10 @@ export interface AppContext {
 }
 
 declare module 'fastify' {
-  interface FastifyInstance extends AppContext {}
+  interface FastifyInstance extends AppContext {
+    /** Set on SIGTERM: `/ready` answers 503 while the process drains before it closes. */
+    lifecycle: { draining: boolean }
+  }
 }
 
 /** What every route may use: configuration, database, clock, token service and card gateway. */
@@ -26,6 +29,7 @@ export const contextPlugin = fp<AppContext>(
     app.decorate('clock', clock)
     app.decorate('tokens', tokens)
     app.decorate('gateway', gateway)
+    app.decorate('lifecycle', { draining: false })
   },
   { name: 'context' },
 )

@@ -31,7 +31,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['Service'],
         summary: 'Readiness',
         description:
-          'Answers 200 when the database answers within 2 s, else 503 with `Retry-After`: a load balancer sends traffic only to ready processes. Needs no token.',
+          'Answers 200 when the database answers within 2 s, else 503 with `Retry-After`: a load balancer sends traffic only to ready processes. From SIGTERM on it answers 503, during the `AMPARO_DRAIN_SECONDS` the process keeps serving before it closes. Needs no token.',
         security: [],
         response: {
           200: Type.Object({ status: Type.Literal('ready') }, { examples: [{ status: 'ready' }] }),
@@ -40,6 +40,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
+      if (app.lifecycle.draining) throw new ServiceUnavailableError('Not ready: shutting down.')
       try {
         await withTimeout(sql`select 1`.execute(app.db), READY_TIMEOUT_MS)
         return { status: 'ready' as const }
