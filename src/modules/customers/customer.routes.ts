@@ -46,19 +46,19 @@ malformed document, or another partner's customer, answers 404.`,
     params: CustomerParams,
     response: { 200: Customer, ...errorResponses(401, 404) },
   }
-  app.get('/customers/:document', { schema: byDocument }, async (request) => {
-    const row = await findCustomer(app.db, request.partner.partnerId, request.params.document)
-    return customerResource(row, app.config.timeZone)
-  })
+  // One lookup for both routes below, so that they answer alike.
+  const customerByDocument = async (partnerId: number, document: string) =>
+    customerResource(await findCustomer(app.db, partnerId, document), app.config.timeZone)
+
+  app.get('/customers/:document', { schema: byDocument }, (request) =>
+    customerByDocument(request.partner.partnerId, request.params.document),
+  )
   // A formatted CNPJ sent with its `/` unencoded (`/customers/11.222.333/0001-81`): the router
   // sees two segments. The same lookup, joined again; documented by the route above.
   app.get(
     '/customers/:root/:branch',
     { schema: { hide: true, params: CnpjPathParams, response: byDocument.response } },
-    async (request) => {
-      const { root, branch } = request.params
-      const row = await findCustomer(app.db, request.partner.partnerId, `${root}/${branch}`)
-      return customerResource(row, app.config.timeZone)
-    },
+    (request) =>
+      customerByDocument(request.partner.partnerId, `${request.params.root}/${request.params.branch}`),
   )
 }
