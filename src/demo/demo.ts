@@ -83,7 +83,9 @@ export interface DemoPartner {
  * model attributed. Safe to run again: it updates what exists and issues fresh credentials.
  */
 export async function loadDemo(db: Db, config: Config, now: string): Promise<{ partners: DemoPartner[] }> {
-  return (await load(db, config, now, false)) as { partners: DemoPartner[] }
+  const demo = await load(db, config, now, false)
+  if (!demo) throw new Error('the demo loads whatever the database holds')
+  return demo
 }
 
 /**
