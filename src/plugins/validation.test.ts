@@ -17,6 +17,21 @@ function ajvError(error: Partial<ErrorObject> & Pick<ErrorObject, 'keyword'>): E
 }
 
 describe('fieldErrorsFromAjv', () => {
+  it('refuses half a surrogate pair, anywhere in a body, and accepts a whole one', () => {
+    const schema = Type.Object({ name: Type.String(), tags: Type.Array(Type.String()) })
+    expect(errorsOf(schema, { name: 'A\ud800B', tags: ['ok', '\udc00'] })).toEqual({
+      name: ['The name field must be valid Unicode text (an unpaired surrogate was sent).'],
+      'tags.1': ['The tags.1 field must be valid Unicode text (an unpaired surrogate was sent).'],
+    })
+    const validate = validatorCompiler({
+      schema,
+      httpPart: 'body',
+      method: 'POST',
+      url: '/',
+    }) as ValidateFunction
+    expect(validate({ name: 'Ana 📱', tags: ['\ud83d\udcf1'] })).toBe(true)
+  })
+
   it('keys a missing nested field by its dot path', () => {
     const schema = Type.Object({
       name: Type.String(),

@@ -42,10 +42,10 @@ function withFormats(ajv: Ajv): Ajv {
 }
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  if (httpPart === 'body') return withoutControls(schema as JsonSchema, bodyAjv.compile(schema as object))
+  if (httpPart === 'body') return withValidText(schema as JsonSchema, bodyAjv.compile(schema as object))
   return strictNumbers(
     schema as JsonObject,
-    withoutControls(schema as JsonSchema, textAjv.compile(schema as object)),
+    withValidText(schema as JsonSchema, textAjv.compile(schema as object)),
   )
 }
 
@@ -53,13 +53,17 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
 // a declared field holding one (tab, line feed and carriage return aside) is an input error.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point.
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/
+// JSON may escape half of a surrogate pair alone (`"\ud800"`): no character, and the databases
+// store it differently (pg as one U+FFFD, SQLite as three bytes read back as three), so such a
+// string is refused rather than stored as something else than what was sent.
+const LONE_SURROGATE = /\p{Cs}/u
 type JsonSchema = { properties?: Record<string, JsonSchema>; items?: JsonSchema }
 
-function withoutControls(schema: JsonSchema, validate: ValidateFunction): ValidateFunction {
+function withValidText(schema: JsonSchema, validate: ValidateFunction): ValidateFunction {
   const checked = ((data: unknown) => {
     const valid = validate(data)
     const found: ErrorObject[] = []
-    controlCharacters(schema, data, '', found)
+    findInvalidText(schema, data, '', found)
     const rest = (validate.errors ?? []).filter((e) => !found.some((x) => x.instancePath === e.instancePath))
     checked.errors = found.length === 0 ? validate.errors : [...found, ...rest]
     return valid && found.length === 0
@@ -67,15 +71,20 @@ function withoutControls(schema: JsonSchema, validate: ValidateFunction): Valida
   return checked
 }
 
-function controlCharacters(schema: JsonSchema, data: unknown, path: string, found: ErrorObject[]): void {
-  if (typeof data === 'string' && CONTROL.test(data)) {
-    found.push({ instancePath: path, schemaPath: '', keyword: 'controlCharacters', params: {}, message: '' })
+function findInvalidText(schema: JsonSchema, data: unknown, path: string, found: ErrorObject[]): void {
+  if (typeof data === 'string') {
+    const keyword = CONTROL.test(data)
+      ? 'controlCharacters'
+      : LONE_SURROGATE.test(data)
+        ? 'loneSurrogate'
+        : null
+    if (keyword) found.push({ instancePath: path, schemaPath: '', keyword, params: {}, message: '' })
   } else if (Array.isArray(data) && schema.items) {
-    for (const [i, item] of data.entries()) controlCharacters(schema.items, item, `${path}/${i}`, found)
+    for (const [i, item] of data.entries()) findInvalidText(schema.items, item, `${path}/${i}`, found)
   } else if (data && typeof data === 'object' && schema.properties) {
     for (const [key, property] of Object.entries(schema.properties)) {
       const pointer = key.replace(/~/g, '~0').replace(/\//g, '~1')
-      controlCharacters(property, (data as Record<string, unknown>)[key], `${path}/${pointer}`, found)
+      findInvalidText(property, (data as Record<string, unknown>)[key], `${path}/${pointer}`, found)
     }
   }
 }
@@ -182,6 +191,8 @@ function messageFor(error: ErrorObject, key: string): string {
       return `${field} is prohibited.`
     case 'controlCharacters':
       return `${field} must not contain control characters.`
+    case 'loneSurrogate':
+      return `${field} must be valid Unicode text (an unpaired surrogate was sent).`
     default:
       return `${field} is invalid.`
   }
