@@ -652,6 +652,8 @@ describe('catalog ordering and literal names', () => {
       brands: [
         { name: 'Xiaomi', models: [{ name: 'Redmi 13', default_lmi: 999 }] },
         { name: 'realme', models: [{ name: 'C55', default_lmi: 899 }] },
+        { name: 'Ótimo', models: [{ name: 'Édge', default_lmi: 500 }] },
+        { name: 'ábaco', models: [{ name: 'Úno', default_lmi: 500 }] },
         {
           name: 'vivo',
           models: [
@@ -676,9 +678,10 @@ describe('catalog ordering and literal names', () => {
   })
   afterAll(() => ctx?.close())
 
-  it('orders brands by name regardless of case, on every database', async () => {
+  it('orders brands by name regardless of case, accented capitals too, on every database', async () => {
     const page = await okJson<PageBody<BrandBody>>(ctx, token, '/brands')
-    expect(names(page)).toEqual(['Apple', 'realme', 'vivo', 'Xiaomi'])
+    // Code point order of the lowered names: `á` (U+00E1) before `ó` (U+00F3), both after `x`.
+    expect(names(page)).toEqual(['Apple', 'realme', 'vivo', 'Xiaomi', 'ábaco', 'Ótimo'])
   })
 
   it('orders models by brand and name regardless of case', async () => {
@@ -693,6 +696,8 @@ describe('catalog ordering and literal names', () => {
       'Ação Ünicode',
       'Y36',
       'Redmi 13',
+      'Úno',
+      'Édge',
     ])
   })
 
@@ -705,10 +710,14 @@ describe('catalog ordering and literal names', () => {
     ["o'brien", ["O'Brien \\ Edition"]],
     ['\\', ["O'Brien \\ Edition"]],
     [' \\ e', ["O'Brien \\ Edition"]],
-    // Exact-case non-ASCII text always matches; ASCII letters match in any case.
+    // Letters match in any case, accented ones too, on every database.
     ['Ação Ünicode', ['Ação Ünicode']],
     ['ção Ü', ['Ação Ünicode']],
     ['aç', ['Ação Ünicode']],
+    ['AÇÃO ÜNICODE', ['Ação Ünicode']],
+    ['ünicode', ['Ação Ünicode']],
+    ['édge', ['Édge']],
+    ['ÚNO', ['Úno']],
   ])('filter[name]=%s matches the literal text', async (name, expected) => {
     const page = await okJson<PageBody<ModelBody>>(
       ctx,

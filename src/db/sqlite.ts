@@ -6,7 +6,7 @@ import { type SqliteDatabase, SqliteDialect, type SqliteStatement } from 'kysely
 const STATEMENT_CACHE_SIZE = 500
 
 /**
- * better-sqlite3 behind Kysely, with two adaptations:
+ * better-sqlite3 behind Kysely, with lower() as on PostgreSQL and two adaptations:
  * - booleans become 0/1 on the way in (SQLite has no boolean type and the driver rejects them);
  * - prepared statements are cached by SQL text, since Kysely prepares every query anew.
  */
@@ -17,6 +17,12 @@ export function sqliteDialect(file: string): SqliteDialect {
   raw.pragma('synchronous = NORMAL')
   raw.pragma('foreign_keys = ON')
   raw.pragma('busy_timeout = 5000')
+  // SQLite's own lower() changes ASCII letters only, so a case-insensitive name filter missed `É`
+  // for `é` where PostgreSQL (UTF-8) matched it. No index is built on lower(): replacing it
+  // changes no stored data.
+  raw.function('lower', { deterministic: true }, (text: unknown) =>
+    text === null ? null : String(text).toLowerCase(),
+  )
   return new SqliteDialect({ database: adapt(raw) })
 }
 

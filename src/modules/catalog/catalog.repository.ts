@@ -1,5 +1,5 @@
 import { type ExpressionBuilder, sql } from 'kysely'
-import type { Database, Db } from '../../db/database.js'
+import { type Database, type Db, isPostgres } from '../../db/database.js'
 import { prepared } from '../../db/prepared.js'
 
 export interface BrandRow {
@@ -32,11 +32,12 @@ function visibleModels(db: Db, partnerId: number) {
 }
 
 /**
- * Sort key for names: case-insensitive, so that `realme` sorts before `Samsung` on SQLite (binary
- * collation) and on PostgreSQL alike; callers add the id as the final tie-breaker.
+ * Sort key for names: case-insensitive, so that `realme` sorts before `Samsung`, and in code point
+ * order on both databases (PostgreSQL's default collation may be linguistic; SQLite has none);
+ * callers add the id as the final tie-breaker. SQLite's lower() is JavaScript's (db/sqlite.ts).
  */
-function byName(column: 'brands.name' | 'models.name') {
-  return sql`lower(${sql.ref(column)})`
+function byName(db: Db, column: 'brands.name' | 'models.name') {
+  return isPostgres(db) ? sql`lower(${sql.ref(column)}) collate "C"` : sql`lower(${sql.ref(column)})`
 }
 
 /** A brand is the partner's when it has at least one model the partner may sell. */
@@ -56,7 +57,7 @@ export async function listBrands(db: Db, partnerId: number, offset: number, limi
   const [rows, count] = await Promise.all([
     partnerBrands(db, partnerId)
       .select(['id', 'name'])
-      .orderBy(byName('brands.name'))
+      .orderBy(byName(db, 'brands.name'))
       .orderBy('id')
       .offset(offset)
       .limit(limit)
@@ -75,7 +76,7 @@ export async function findBrand(db: Db, partnerId: number, brandId: number): Pro
 export async function listBrandModels(db: Db, partnerId: number, brandId: number): Promise<ModelRow[]> {
   return modelQuery(db, partnerId)
     .where('models.brand_id', '=', brandId)
-    .orderBy(byName('models.name'))
+    .orderBy(byName(db, 'models.name'))
     .orderBy('models.id')
     .execute()
 }
@@ -106,8 +107,7 @@ function applyFilter(filter: ModelFilter) {
     if (filter.brandId !== undefined) conditions.push(eb('models.brand_id', '=', filter.brandId))
     if (filter.name) {
       const pattern = `%${filter.name.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
-      // The database lowers both sides alike: lowering the pattern in JS would miss names whose
-      // non-ASCII capitals the database does not lower (SQLite's lower() is ASCII only).
+      // The database lowers both sides alike (on SQLite with JavaScript's lower(), db/sqlite.ts).
       conditions.push(sql<boolean>`lower(${sql.ref('models.name')}) like lower(${pattern}) escape '\\'`)
     }
     return eb.and(conditions)
@@ -124,9 +124,9 @@ export async function listModels(
   const [rows, count] = await Promise.all([
     modelQuery(db, partnerId)
       .where(applyFilter(filter))
-      .orderBy(byName('brands.name'))
+      .orderBy(byName(db, 'brands.name'))
       .orderBy('brands.id')
-      .orderBy(byName('models.name'))
+      .orderBy(byName(db, 'models.name'))
       .orderBy('models.id')
       .offset(offset)
       .limit(limit)
