@@ -1,5 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { bearer, login, seedCatalog, seedPartner } from './helpers/factories.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
 let ctx: TestContext
@@ -11,19 +12,36 @@ beforeAll(async () => {
 afterAll(() => ctx.close())
 
 type Operation = {
+  operationId?: string
   summary?: string
   description?: string
   security?: unknown[]
+  requestBody?: { required?: boolean }
   responses: Record<
     string,
-    { content?: Record<string, { schema?: unknown; example?: unknown; examples?: unknown }> }
+    {
+      description?: string
+      headers?: Record<string, unknown>
+      content?: Record<string, { schema?: unknown; example?: unknown; examples?: unknown }>
+    }
   >
+}
+
+/** Every operation of the document, as `METHOD /path`. */
+function operations(doc: Awaited<ReturnType<typeof document>>) {
+  return Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => ({ where: `${method.toUpperCase()} ${path}`, op })),
+  )
 }
 
 async function document() {
   const response = await ctx.app.inject({ method: 'GET', url: '/openapi.json' })
   expect(response.statusCode).toBe(200)
-  return response.json() as { openapi: string; paths: Record<string, Record<string, Operation>> }
+  return response.json() as {
+    openapi: string
+    servers?: { url: string }[]
+    paths: Record<string, Record<string, Operation>>
+  }
 }
 
 /** `/brands/:brandId` → `/brands/{brandId}` */
@@ -114,6 +132,85 @@ describe('GET /openapi.json', () => {
     }
     for (const path of ['/subscriptions', '/brands', '/health']) {
       expect(headers(doc.paths[path]?.get ?? {}), path).toEqual([])
+    }
+  })
+
+  it('names every operation with a unique operationId and describes every response', async () => {
+    const ops = operations(await document())
+    const ids = ops.map(({ op }) => op.operationId)
+    expect(
+      ids.every((id) => /^[a-z][A-Za-z]+$/.test(id ?? '')),
+      ids.join(),
+    ).toBe(true)
+    expect(new Set(ids).size).toBe(ops.length)
+    for (const { where, op } of ops) {
+      for (const [status, response] of Object.entries(op.responses))
+        expect(response.description, `${where} ${status}`).not.toBe('Default Response')
+    }
+  })
+
+  it('documents the response headers the hooks send: request id, rate limits, Retry-After, WWW-Authenticate', async () => {
+    const ops = operations(await document())
+    const open = new Set(['GET /health', 'GET /ready'])
+    for (const { where, op } of ops) {
+      for (const [status, response] of Object.entries(op.responses)) {
+        const headers = Object.keys(response.headers ?? {})
+        expect(headers, `${where} ${status}`).toContain('X-Request-Id')
+        if (status === '401') expect(headers, where).toContain('WWW-Authenticate')
+        if (status === '429' || status === '503')
+          expect(headers, `${where} ${status}`).toContain('Retry-After')
+      }
+      // Every partner route and login is under a rate limit; health and readiness are not.
+      expect('429' in op.responses, where).toBe(!open.has(where))
+      const success = Object.entries(op.responses).find(([s]) => s.startsWith('2'))?.[1]
+      expect(Object.keys(success?.headers ?? {}).includes('RateLimit-Remaining'), where).toBe(
+        !open.has(where),
+      )
+      expect(Object.keys(success?.headers ?? {}).includes('Idempotent-Replayed'), where).toBe(
+        /^(POST|PUT) /.test(where) && where !== 'POST /auth/login',
+      )
+    }
+  })
+
+  it('sends what it documents: the headers of a 200 and of a 401', async () => {
+    const doc = await document()
+    await seedCatalog(ctx.db)
+    const token = await login(ctx.app, await seedPartner(ctx.db))
+    const cases = [
+      { headers: bearer(token), status: '200' },
+      { headers: {}, status: '401' },
+    ]
+    for (const { headers, status } of cases) {
+      const response = await ctx.app.inject({ method: 'GET', url: '/brands', headers })
+      expect(String(response.statusCode)).toBe(status)
+      const documented = Object.keys(doc.paths['/brands']?.get?.responses[status]?.headers ?? {})
+      expect(documented.length, status).toBeGreaterThan(1)
+      for (const name of documented)
+        expect(response.headers[name.toLowerCase()], `${status} ${name}`).toBeDefined()
+    }
+  })
+
+  it('marks a request body required only when it has a required field', async () => {
+    const required = Object.fromEntries(
+      operations(await document())
+        .filter(({ op }) => op.requestBody)
+        .map(({ where, op }) => [where, op.requestBody?.required]),
+    )
+    expect(required['POST /auth/login']).toBe(false)
+    expect(required['POST /subscriptions/{subscriptionId}/cancellation']).toBe(false)
+    expect(required['PUT /annual-plans/{id}/cancellation']).toBe(false)
+    expect(required['POST /subscriptions']).toBe(true)
+    expect(required['POST /customers']).toBe(true)
+  })
+
+  it('names no server unless AMPARO_PUBLIC_URL is set: the document’s own address is the base', async () => {
+    expect((await document()).servers).toBeUndefined()
+    const other = await createTestApp({ env: { AMPARO_PUBLIC_URL: 'https://api.example.com/' } })
+    try {
+      const response = await other.app.inject({ method: 'GET', url: '/openapi.json' })
+      expect(response.json().servers).toEqual([{ url: 'https://api.example.com' }])
+    } finally {
+      await other.close()
     }
   })
 

@@ -1,5 +1,7 @@
-import swagger, { type SwaggerTransform } from '@fastify/swagger'
+import { STATUS_CODES } from 'node:http'
+import swagger, { type SwaggerTransform, type SwaggerTransformObject } from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
+import type { FastifyContextConfig } from 'fastify'
 import fp from 'fastify-plugin'
 
 export interface ServedRoute {
@@ -25,13 +27,56 @@ phones and zip codes are accepted formatted or bare and returned bare. Errors ca
 \`{"message"}\`, and 422 adds \`errors\` keyed by the dot path of each offending input.`
 
 type QuerySchema = { required?: string[]; properties?: Record<string, { default?: unknown }> }
+type Header = { type: 'string' | 'integer'; description: string; enum?: string[] }
+
+const HEADERS = {
+  requestId: {
+    'X-Request-Id': {
+      type: 'string',
+      description:
+        'The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`), else a new UUID: quote it to support.',
+    },
+  },
+  authenticate: { 'WWW-Authenticate': { type: 'string', description: '`Bearer`.' } },
+  retryAfter: { 'Retry-After': { type: 'integer', description: 'Seconds to wait before trying again.' } },
+  rateLimit: {
+    'RateLimit-Limit': {
+      type: 'integer',
+      description: 'Requests allowed a minute: per partner (on login, per client id and address).',
+    },
+    'RateLimit-Remaining': { type: 'integer', description: 'Requests left in the current minute.' },
+    'RateLimit-Reset': { type: 'integer', description: 'Seconds until the count starts again.' },
+  },
+  replayed: {
+    'Idempotent-Replayed': {
+      type: 'string',
+      enum: ['true'],
+      description:
+        'Present when this is the kept answer to an earlier request with the same `Idempotency-Key` (a kept 4xx is replayed the same way).',
+    },
+  },
+} satisfies Record<string, Record<string, Header>>
+
+/** The headers the hooks add to a response of this status: no route schema can carry them. */
+function responseHeaders(status: number, config: FastifyContextConfig | undefined): Record<string, Header> {
+  const success = status < 300
+  return {
+    ...HEADERS.requestId,
+    ...(status === 401 && HEADERS.authenticate),
+    ...((status === 429 || status === 503) && HEADERS.retryAfter),
+    ...(config?.rateLimited && (success || status === 429) && HEADERS.rateLimit),
+    ...(success && config?.documentedHeaders?.['Idempotency-Key'] && HEADERS.replayed),
+  }
+}
 
 /**
  * What the route schemas cannot say by themselves:
  * - a query parameter with a default (page, per_page) is filled in by validation, so it stays in
  *   the schema's `required` list and the handlers' types; a client may leave it out, so the
  *   document must not mark it required (generated clients would demand it);
- * - headers read by hooks or handlers (`config.documentedHeaders`: Idempotency-Key, X-CREDENTIALS).
+ * - headers read by hooks or handlers (`config.documentedHeaders`: Idempotency-Key, X-CREDENTIALS),
+ *   and the response headers hooks send (`responseHeaders`);
+ * - a success response's description, which a resource schema does not have.
  */
 const documented: SwaggerTransform = ({ schema, url, route }) => {
   if (!schema) return { schema, url }
@@ -43,7 +88,39 @@ const documented: SwaggerTransform = ({ schema, url, route }) => {
   }
   const headers = route.config?.documentedHeaders
   if (headers) result.headers = { type: 'object', properties: headers }
+  const response = schema.response as Record<string, { description?: string }> | undefined
+  if (response) {
+    result.response = Object.fromEntries(
+      Object.entries(response).map(([status, entry]) => [
+        status,
+        {
+          ...entry,
+          description: entry.description ?? STATUS_CODES[status],
+          headers: responseHeaders(Number(status), route.config),
+        },
+      ]),
+    )
+  }
   return { schema: result, url }
+}
+
+type Operation = { requestBody?: { required?: boolean; content?: Record<string, { schema?: object }> } }
+
+/**
+ * @fastify/swagger marks every request body required; a body with no required field may be left
+ * out (an empty body validates as `{}`, plugins/http.ts): cancellations, login by header.
+ */
+const optionalBodies: SwaggerTransformObject = (document) => {
+  if (!('openapiObject' in document)) return document.swaggerObject
+  const { openapiObject } = document
+  for (const item of Object.values(openapiObject.paths ?? {})) {
+    for (const operation of Object.values(item ?? {}) as Operation[]) {
+      const body = operation.requestBody
+      const schema = body?.content?.['application/json']?.schema as { required?: string[]; $ref?: string }
+      if (body && schema && !schema.$ref) body.required = (schema.required?.length ?? 0) > 0
+    }
+  }
+  return openapiObject
 }
 
 /** OpenAPI 3.1, generated from the route schemas, at /openapi.json; the reference UI at /docs. */
@@ -61,6 +138,8 @@ export const openapiPlugin = fp(
       openapi: {
         openapi: '3.1.0',
         info: { title: 'Amparo partner API', version: '1.0.0', description },
+        // Without AMPARO_PUBLIC_URL the document's own address is the base (OpenAPI's default `/`).
+        ...(app.config.publicUrl && { servers: [{ url: app.config.publicUrl }] }),
         components: {
           securitySchemes: {
             bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
@@ -82,6 +161,7 @@ export const openapiPlugin = fp(
         ],
       },
       transform: documented,
+      transformObject: optionalBodies,
       // Shared schemas keep their own names in components.schemas.
       refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
     })

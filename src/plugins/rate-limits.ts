@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Redis } from 'ioredis'
 import { readLoginCredentials } from '../modules/auth/login-credentials.js'
 import { AppError } from '../shared/errors.js'
+import { documentRateLimit } from '../shared/http-schemas.js'
 
 const MINUTE = 60_000
 
@@ -28,6 +29,7 @@ function common({ max, redis }: Options) {
 
 /** Per partner, on every route of the scope it is registered in (after authentication). */
 export async function partnerRateLimit(app: FastifyInstance, options: Options) {
+  documentRateLimit(app)
   await app.register(rateLimit, {
     ...common(options),
     global: true,
@@ -46,6 +48,7 @@ export const LOGIN_ADDRESS_FACTOR = 5
  * headers are sent only once it is exceeded: the per-client ones are the ones a client reads.)
  */
 export async function loginRateLimit(app: FastifyInstance, options: Options) {
+  documentRateLimit(app)
   await app.register(rateLimit, {
     ...common(options),
     global: true,

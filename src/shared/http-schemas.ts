@@ -7,6 +7,8 @@ declare module 'fastify' {
      * listed in the OpenAPI document only (plugins/openapi.ts), checked where they are read.
      */
     documentedHeaders?: Record<string, { type: 'string'; description: string; pattern?: string }>
+    /** Under a per-partner or login rate limit: documented with 429 and the RateLimit-* headers. */
+    rateLimited?: boolean
   }
 }
 
@@ -64,18 +66,25 @@ const descriptions: Record<number, string> = {
   503: 'The database is unreachable for a moment; retry after `Retry-After` seconds.',
 }
 
+/** The response entry of one error status; `description` where a route means something narrower. */
+export function errorResponse(status: number, description = descriptions[status]): TSchema {
+  return Type.Unsafe({ ...(status === 422 || status === 402 ? validationRef : errorRef), description })
+}
+
 /** Response entries for the error statuses a route can produce, each described. */
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   const all = [...new Set([...statuses, 500, 503])]
-  return Object.fromEntries(
-    all.map((status) => [
-      status,
-      Type.Unsafe({
-        ...(status === 422 || status === 402 ? validationRef : errorRef),
-        description: descriptions[status],
-      }),
-    ]),
-  )
+  return Object.fromEntries(all.map((status) => [status, errorResponse(status)]))
+}
+
+/** For a rate limit over every route of its scope: its 429 and headers go into the document. */
+export function documentRateLimit(app: FastifyInstance) {
+  app.addHook('onRoute', (route) => {
+    const response = route.schema?.response as Record<number, unknown> | undefined
+    if (!response) return
+    route.schema = { ...route.schema, response: { ...errorResponses(429), ...response } }
+    route.config = { ...route.config, rateLimited: true }
+  })
 }
 
 /**

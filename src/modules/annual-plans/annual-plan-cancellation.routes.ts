@@ -35,6 +35,7 @@ export const annualPlanCancellationRoutes: FastifyPluginAsyncTypebox = async (ap
       },
       schema: {
         tags,
+        operationId: 'requestAnnualPlanCancellation',
         summary: 'Request the cancellation of an annual plan',
         description: `First step of the cancellation: opens a request and answers its \`protocol\`,
 which \`POST /annual-plans/{id}/cancellation/{protocol}\` confirms. The plan's \`status\` does not
@@ -71,6 +72,7 @@ ${REFUND_RULE}`,
     {
       schema: {
         tags,
+        operationId: 'confirmAnnualPlanCancellation',
         summary: 'Confirm the cancellation of an annual plan',
         description: `Second step: confirms the request with its protocol (case-insensitive). The plan
 becomes \`canceled\`; \`cancellation\` gets \`status: confirmed\`, \`confirmed_at\`, the final

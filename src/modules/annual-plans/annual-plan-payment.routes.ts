@@ -33,6 +33,7 @@ export const annualPlanPaymentRoutes: FastifyPluginAsyncTypebox = async (app) =>
     {
       schema: {
         tags,
+        operationId: 'payAnnualPlanByCard',
         summary: 'Pay an annual plan by card (own gateway)',
         description: `Charges the premium to a card through the service's own gateway, in
 \`installments\` (1 to 12, default 1). Only for own-gateway partners: an external-gateway partner,
@@ -90,6 +91,7 @@ Declined → 402 \`{"message", "errors": {"creditCard": [...]}, "decline_code"}\
     {
       schema: {
         tags,
+        operationId: 'notifyAnnualPlanPayment',
         summary: 'Notify the payment of an annual plan (external gateway)',
         description: `The partner collected the premium in its own system and tells the service; no
 body. Only for external-gateway partners (own-gateway ones answer 422 \`errors.gateway\`).

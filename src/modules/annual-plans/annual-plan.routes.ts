@@ -26,6 +26,7 @@ export const annualPlanRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'contractAnnualPlan',
         summary: 'Contract an annual plan',
         description: `Contracts the 12-month single-payment Annual Plan: 201 with the plan,
 \`status: awaiting_payment\` and \`policy_number: null\` until it is paid (\`POST
@@ -43,8 +44,8 @@ external-gateway ones).
 from \`imei\` (422 \`errors.imei_2\`).
 
 The customer is named by \`customer_id\` or \`customer_document\`. Unknown or another partner's plan,
-customer, model or store → 422 under that field; all errors come in one response. Fields that are
-not inputs (\`status\`, \`premium\`, \`policy_number\`, ids) are ignored.`,
+customer, model or store → 422 under that field. A 422 lists every malformed field at once, and
+the lookups' errors together once the body is well-formed. Fields that are not inputs (\`status\`, \`premium\`, \`policy_number\`, ids) are ignored.`,
         body: AnnualPlanBody,
         response: { 201: AnnualPlan, ...errorResponses(400, 401, 413, 415, 422) },
       },
@@ -72,6 +73,7 @@ not inputs (\`status\`, \`premium\`, \`policy_number\`, ids) are ignored.`,
     {
       schema: {
         tags,
+        operationId: 'listAnnualPlans',
         summary: 'List annual plans',
         description: `The partner's annual plans, newest first, paginated (15 per page). Extension
 filters: \`filter[status]\` (the status the clock gives now) and \`filter[customer_document]\`.
@@ -105,6 +107,7 @@ ${STATUS_RULE}`,
     {
       schema: {
         tags,
+        operationId: 'getAnnualPlan',
         summary: 'Get an annual plan',
         description: `One annual plan of the partner; another partner's answers 404.
 

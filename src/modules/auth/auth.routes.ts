@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errorResponses } from '../../shared/http-schemas.js'
+import { errorResponse, errorResponses } from '../../shared/http-schemas.js'
 import { formatTimestamp } from '../../shared/time.js'
 import { LoginBody, LoginResult } from './auth.schemas.js'
 import { login } from './auth.service.js'
@@ -11,6 +11,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['Authentication'],
+        operationId: 'login',
         summary: 'Log in and obtain an access token',
         description: `Accepts, in this order of precedence: body \`{client_id, client_secret}\`;
 body \`{email, password}\` (a partner user); header \`X-CREDENTIALS: base64(client_id:client_secret)\`;
@@ -21,7 +22,11 @@ Send it as \`Authorization: Bearer <token>\`. When any call answers 401, log in 
 Wrong credentials (unknown id, wrong secret, revoked credential) all answer the same 401.`,
         security: [],
         body: LoginBody,
-        response: { 200: LoginResult, ...errorResponses(400, 401, 413, 415, 422) },
+        response: {
+          200: LoginResult,
+          ...errorResponses(400, 413, 415, 422),
+          401: errorResponse(401, 'Wrong, unknown or revoked credentials (`WWW-Authenticate: Bearer`).'),
+        },
       },
       config: {
         documentedHeaders: {

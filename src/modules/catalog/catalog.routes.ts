@@ -30,6 +30,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'listBrands',
         summary: 'List brands',
         description:
           'Brands with at least one model this partner may sell, by name. Paginated (15 per page).',
@@ -56,6 +57,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'getBrand',
         summary: 'Get a brand',
         description:
           '`include=models` attaches the models this partner may sell; `include=modelCount` attaches `models_count`; both may be combined with a comma.',
@@ -87,6 +89,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'listModels',
         summary: 'List models',
         description:
           'Models this partner may sell (attributed, available and active), by brand and name. Paginated (15 per page). `filter[brand]` and its alias `brand_id` restrict to one brand.',
@@ -120,6 +123,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'getModel',
         summary: 'Get a model',
         description: 'One model this partner may sell, with its brand.',
         params: ModelParams,

@@ -14,6 +14,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'registerCustomer',
         summary: 'Register a customer',
         description: `Registers an insured party of the authenticated partner. Customers are per partner:
 the same document may be registered by another partner, but only once by this one; a second
@@ -38,6 +39,7 @@ when sent, all its fields but \`complement\` are required. Fields other than tho
 
   const byDocument = {
     tags,
+    operationId: 'getCustomerByDocument',
     summary: 'Get a customer by document',
     description: `The authenticated partner's customer with this CPF or CNPJ, sent formatted
 (\`529.982.247-25\`, \`12.ABC.345/01DE-35\` or \`12.ABC.345%2F01DE-35\`) or bare (\`52998224725\`),

@@ -12,6 +12,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['Service'],
+        operationId: 'getHealth',
         summary: 'Liveness',
         description: 'Answers 200 while the process serves requests, whatever the database. Needs no token.',
         security: [],
@@ -29,6 +30,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['Service'],
+        operationId: 'getReadiness',
         summary: 'Readiness',
         description:
           'Answers 200 when the database answers within 2 s, else 503 with `Retry-After`: a load balancer sends traffic only to ready processes. From SIGTERM on it answers 503, during the `AMPARO_DRAIN_SECONDS` the process keeps serving before it closes. Needs no token.',

@@ -27,7 +27,8 @@ than two decimals, or not a number, answers 422 with \`errors.maxima\`.
 
 **Model.** \`model_id\` must be a model this partner may sell (\`GET /models\`): an unknown or
 inactive model, or one not available to this partner, answers 422 with \`errors.model_id\` (it is
-a parameter, not the resource addressed). All invalid parameters are reported in one 422.
+a parameter, not the resource addressed). A 422 lists every malformed parameter at once; the
+model (and plan) are looked up once the parameters are well-formed.
 
 **Money.** Prices are computed in integer cents and rounded once, half-up to the cent (\`.5\` of a
 cent goes up); amounts are JSON numbers in reais with at most two decimals.`
@@ -58,6 +59,7 @@ export const planRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'listSubscriptionPlans',
         summary: 'List subscription plans',
         description: `The partner's active subscription plans, by id; not paginated. Annual plans are
 not listed (they are quoted with \`GET /annual-plans/quote\`). \`coverages\` lists what each plan covers.`,
@@ -75,6 +77,7 @@ not listed (they are quoted with \`GET /annual-plans/quote\`). \`coverages\` lis
     {
       schema: {
         tags,
+        operationId: 'quoteSubscriptionPlans',
         summary: 'Quote every subscription plan',
         description: `Prices every active subscription plan of the partner (by id) for one device
 model; an empty \`plans\` array when the partner has none.
@@ -98,6 +101,7 @@ ${LMI_RULE}`,
     {
       schema: {
         tags,
+        operationId: 'quoteSubscriptionPlan',
         summary: 'Quote one subscription plan',
         description: `Prices one subscription plan for one device model: the same item as in
 \`GET /quotation\`. A plan that is not an active subscription plan of this partner (unknown,
@@ -127,6 +131,7 @@ ${LMI_RULE}`,
     {
       schema: {
         tags,
+        operationId: 'quoteAnnualPlan',
         summary: 'Quote an annual plan',
         description: `Prices the 12-month single-payment Annual Plan for one device model.
 

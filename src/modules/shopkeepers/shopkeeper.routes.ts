@@ -22,6 +22,7 @@ export const shopkeeperRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'registerStore',
         summary: 'Register a branch (sub-store)',
         description: `Registers a branch of the authenticated partner. Its \`id\` is the \`store_id\` of the
 contracting endpoints.
@@ -53,6 +54,7 @@ with \`GET /shopkeepers/{shopkeeperId}\` for the rest. Bank data is never return
     {
       schema: {
         tags,
+        operationId: 'listStores',
         summary: 'List the stores',
         description: `The partner's stores, paginated (15 per page): its matrix store first (\`matrix: true\`),
 then the branches in registration order. Only this partner's stores appear.
@@ -81,6 +83,7 @@ ${READ_SHAPE}`,
     {
       schema: {
         tags,
+        operationId: 'getStore',
         summary: 'Get a store',
         description: `One store of the partner, its matrix included. Another partner's store answers 404,
 like an unknown id.

@@ -50,6 +50,7 @@ export const subscriptionPaymentRoutes: FastifyPluginAsyncTypebox = async (app) 
     {
       schema: {
         tags,
+        operationId: 'notifyInstallmentPayment',
         summary: 'Notify the payment of an installment (external gateway)',
         description: `For partners that collect payments themselves (external gateway): records that the
 installment was paid. No body; the second path id is the installment's \`id\`, not its \`number\`.
@@ -84,6 +85,7 @@ another subscription's installment, or another partner's → 404.`,
     {
       schema: {
         tags,
+        operationId: 'payFirstInstallmentByCard',
         summary: 'Pay installment 1 by card (own gateway)',
         description: `For own-gateway partners: charges installment 1 to the card and, when approved, activates
 the subscription (\`pending\` → \`pago\`) and answers it. Later installments are charged by the
@@ -156,6 +158,7 @@ ${SANDBOX_CARDS}`,
     {
       schema: {
         tags,
+        operationId: 'cancelSubscription',
         summary: 'Cancel a subscription',
         description: `Extension. Cancels the subscription at once: \`status\` becomes \`canceled\` and its unpaid
 (\`pending\` or \`refused\`) installments \`canceled\`; paid installments stay paid. The optional

@@ -31,6 +31,7 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'contractSubscription',
         summary: 'Contract a subscription',
         description: `Contracts a monthly subscription: \`status\` is \`pending\` until installment 1 is paid
 (notify-payment for external-gateway partners, \`POST /subscriptions/{id}/payment\` for own-gateway ones).
@@ -64,6 +65,7 @@ partner's plan, customer, model or store → 422 under that field.`,
     {
       schema: {
         tags,
+        operationId: 'listSubscriptions',
         summary: 'List subscriptions',
         description:
           'The partner’s subscriptions, newest first, paginated (15 per page). Extension filters: `filter[status]` and `filter[customer_document]`.',
@@ -97,6 +99,7 @@ partner's plan, customer, model or store → 422 under that field.`,
     {
       schema: {
         tags,
+        operationId: 'getSubscription',
         summary: 'Get a subscription',
         description:
           'One subscription of the partner. Use it to see it become `pago` once installment 1 is paid.',
@@ -112,6 +115,7 @@ partner's plan, customer, model or store → 422 under that field.`,
     {
       schema: {
         tags,
+        operationId: 'listInstallments',
         summary: 'List a subscription’s installments',
         description:
           'Every installment, by number. Its `id` (not `number`) identifies it in notify-payment calls. Statuses: `pending`, `paid`, `refused`, `canceled`, with pt-BR labels.',
