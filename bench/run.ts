@@ -424,13 +424,17 @@ async function measure(
     await runLoad({ ...load, duration: warmup })
     await drain(port, await servers())
   }
-  const ours = [process.pid, ...(await servers())]
+  const serverPids = await servers()
+  const ours = [process.pid, ...serverPids]
   const meter = cpuMeter(() => ours, cores)
   const profiling = Boolean(options.profileTitle && ctx.api?.profileDir && pid !== null)
   if (profiling) process.kill(pid as number, 'SIGUSR2')
   meter.start()
   const m = await runLoad({ ...load, duration })
-  const cpu = meter.end()
+  const { oursCores, foreignCores, usByPid } = meter.end()
+  const answered = m.allRps * m.seconds
+  const serverUs = serverPids.reduce((sum, p) => sum + (usByPid.get(p) ?? 0), 0)
+  const cpu = { oursCores, foreignCores, serverUsPerRequest: answered > 0 ? serverUs / answered : null }
   await drain(port, ours.slice(1))
   if (profiling) {
     process.kill(pid as number, 'SIGUSR2')
@@ -446,7 +450,7 @@ async function measure(
 
 function describe(r: ScenarioResult): string {
   const issues = problems(r.m)
-  return `  ${(r.label ?? r.scenario.id).padEnd(8)} ${Math.round(r.m.rps).toLocaleString('en').padStart(7)} req/s  p50 ${r.m.p50.toFixed(2)} ms  p99 ${r.m.p99.toFixed(2)} ms${r.ratio === null ? '' : `  ratio ${r.ratio.toFixed(2)}`}  (other load ${r.cpu.foreignCores.toFixed(2)} cores)${issues ? `  INVALID: ${issues}` : ''}`
+  return `  ${(r.label ?? r.scenario.id).padEnd(8)} ${Math.round(r.m.rps).toLocaleString('en').padStart(7)} req/s  p50 ${r.m.p50.toFixed(2)} ms  p99 ${r.m.p99.toFixed(2)} ms${r.ratio === null ? '' : `  ratio ${r.ratio.toFixed(2)}`}${r.cpu.serverUsPerRequest === null ? '' : `  server CPU ${Math.round(r.cpu.serverUsPerRequest)} µs/req`}  (other load ${r.cpu.foreignCores.toFixed(2)} cores)${issues ? `  INVALID: ${issues}` : ''}`
 }
 
 async function main() {

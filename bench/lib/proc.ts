@@ -180,17 +180,26 @@ export function cpuMeter(pids: () => number[], cores: number) {
       m0 = machineTicks()
       p0 = new Map(pids().map((pid) => [pid, processTicks(pid)]))
     },
-    end(): { oursCores: number; foreignCores: number } {
+    /** Also each listed process's own CPU time meanwhile, in µs. */
+    end(): { oursCores: number; foreignCores: number; usByPid: Map<number, number> } {
       const m1 = machineTicks()
-      let ours = 0
-      for (const [pid, before] of p0) ours += Math.max(0, processTicks(pid) - before)
+      const usByPid = new Map<number, number>()
+      for (const [pid, before] of p0) usByPid.set(pid, Math.max(0, processTicks(pid) - before) * TICK_US)
+      const ours = [...usByPid.values()].reduce((sum, us) => sum + us, 0) / TICK_US
       const elapsedPerCore = (m1.total - m0.total) / cores
-      if (elapsedPerCore <= 0) return { oursCores: 0, foreignCores: 0 }
+      if (elapsedPerCore <= 0) return { oursCores: 0, foreignCores: 0, usByPid }
       const busy = m1.busy - m0.busy
-      return { oursCores: ours / elapsedPerCore, foreignCores: Math.max(0, busy - ours) / elapsedPerCore }
+      return {
+        oursCores: ours / elapsedPerCore,
+        foreignCores: Math.max(0, busy - ours) / elapsedPerCore,
+        usByPid,
+      }
     },
   }
 }
+
+/** /proc counts CPU time in USER_HZ ticks, 100 a second on Linux whatever the kernel's HZ. */
+const TICK_US = 10_000
 
 /**
  * Resolves once the processes have been idle (under 8 % of a core) for two windows of 250 ms in a

@@ -11,7 +11,11 @@ export interface ScenarioResult {
   m: Measurement
   /** Peak RSS of the API process during warm-up and measurement, MB. */
   peakRssMb: number | null
-  cpu: { oursCores: number; foreignCores: number }
+  /**
+   * Cores busy with the bench and its servers, cores busy with anything else (the noise), and the
+   * server's own CPU time per request answered (the API with its PostgreSQL backends; the baseline).
+   */
+  cpu: { oursCores: number; foreignCores: number; serverUsPerRequest: number | null }
   ratio: number | null
   checks: Check[]
 }
@@ -46,13 +50,14 @@ export function problems(m: Measurement): string {
 }
 
 export function consoleTable(results: ScenarioResult[]): string {
-  const head = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'ratio', 'RSS MB', 'noise', 'checks']
+  const head = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'ratio', 'CPU µs/req', 'RSS MB', 'noise', 'checks']
   const rows = results.map((r) => [
     r.label ?? r.scenario.id,
     int(r.m.rps),
     f(r.m.p50, 2),
     f(r.m.p99, 2),
     r.ratio === null ? '' : f(r.ratio, 2),
+    r.cpu.serverUsPerRequest === null ? '' : int(r.cpu.serverUsPerRequest),
     r.peakRssMb === null ? '' : f(r.peakRssMb, 0),
     `${f(r.cpu.foreignCores, 2)} cores`,
     [
@@ -65,22 +70,22 @@ export function consoleTable(results: ScenarioResult[]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)))
   const line = (cells: string[]) =>
     cells
-      .map((c, i) => (i === 0 || i === 7 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number)))
+      .map((c, i) => (i === 0 || i === 8 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number)))
       .join('  ')
   return [line(head), ...rows.map(line)].join('\n')
 }
 
 export function resultsMarkdown(results: ScenarioResult[]): string {
   return [
-    '| Scenario | req/s (2xx) | p50 ms | p99 ms | Ratio to baseline | Peak RSS MB | Other load (cores) | Targets |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    '| Scenario | req/s (2xx) | p50 ms | p99 ms | Ratio to baseline | Server CPU µs a request | Peak RSS MB | Other load (cores) | Targets |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
     ...results.map((r) => {
       const issues = problems(r.m)
       const checks = r.checks.map((c) => `${c.ok ? '✅' : '❌'} ${c.what} ${c.target}`).join('<br>')
       const name = r.scenario.id === 'baseline' ? r.scenario.title : `(${r.scenario.id}) ${r.scenario.title}`
       const perFlow =
         r.scenario.requestsPerFlow > 1 ? ` (${int(r.m.rps / r.scenario.requestsPerFlow)} flows/s)` : ''
-      return `| ${name} | ${int(r.m.rps)}${perFlow} | ${f(r.m.p50, 2)} | ${f(r.m.p99, 2)} | ${r.ratio === null ? '' : f(r.ratio, 2)} | ${r.peakRssMb === null ? '' : f(r.peakRssMb, 0)} | ${f(r.cpu.foreignCores, 2)} | ${[issues && `⚠️ invalid: ${issues}`, checks].filter(Boolean).join('<br>')} |`
+      return `| ${name} | ${int(r.m.rps)}${perFlow} | ${f(r.m.p50, 2)} | ${f(r.m.p99, 2)} | ${r.ratio === null ? '' : f(r.ratio, 2)} | ${r.cpu.serverUsPerRequest === null ? '' : int(r.cpu.serverUsPerRequest)} | ${r.peakRssMb === null ? '' : f(r.peakRssMb, 0)} | ${f(r.cpu.foreignCores, 2)} | ${[issues && `⚠️ invalid: ${issues}`, checks].filter(Boolean).join('<br>')} |`
     }),
   ].join('\n')
 }
