@@ -58,8 +58,8 @@ installment was paid. No body; the second path id is the installment's \`id\`, n
 Installment 1 activates the subscription (\`pending\` → \`pago\`); later ones only record the payment
 and need installment 1 paid first. Notifying an installment already paid answers the same 200 again,
 with the first \`paid_at\`, and records nothing twice, also when several notifications race. A canceled
-installment or subscription → 422 \`errors.status\`; an own-gateway partner → 422 \`errors.gateway\`;
-another subscription's installment, or another partner's → 404.`,
+installment or subscription → 422 \`errors.status\`; another subscription's installment, or another
+partner's → 404. An own-gateway partner → 422 \`errors.gateway\` whatever the ids, before any lookup.`,
         params: InstallmentParams,
         response: { 200: NotifiedInstallment, ...errorResponses(401, 404, 409, 422) },
       },
