@@ -234,7 +234,13 @@ describe('annual plans', () => {
         ext.token,
       )
       // 654321 × 1100 bp × 11500 bp = 82771.6065 → 82772
-      expect(quote).toEqual({ model: { id: pro, name: 'iPhone 16 Pro' }, premium: 827.72, lmi: 6543.21 })
+      expect(quote).toEqual({
+        model: { id: pro, name: 'iPhone 16 Pro' },
+        // The plan a contract without plan_id gets: what a client sends as plan_id.
+        plan: { id: ext.plans[0], name: 'Proteção Anual', coverages: COVERAGES },
+        premium: 827.72,
+        lmi: 6543.21,
+      })
       const created = await contract(ext, {
         customer_id: undefined,
         customer_document: MARIA,

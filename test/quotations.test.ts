@@ -85,6 +85,7 @@ interface QuoteItem {
 }
 interface AnnualQuoteBody {
   model: { id: number; name: string }
+  plan: { id: number; name: string; coverages: string[] }
   premium: number
   lmi: number
 }
@@ -409,10 +410,14 @@ describe('plans and quotations', () => {
   })
 
   describe('GET /annual-plans/quote', () => {
-    it("prices the partner's default annual plan at the model's default LMI", async () => {
+    /** The partner's default annual plan, as the quote names it. */
+    const defaultPlan = () => ({ id: annual, name: ANNUAL.name, coverages: COVERAGES })
+
+    it("prices the partner's default annual plan at the model's default LMI, and names it", async () => {
       // 899900 × 1100 bp = 98989
       expect(await okJson(ctx, a.token, `/annual-plans/quote?model_id=${pro}`)).toEqual({
         model: { id: pro, name: 'iPhone 16 Pro' },
+        plan: defaultPlan(),
         premium: 989.89,
         lmi: 8999,
       })
@@ -436,7 +441,12 @@ describe('plans and quotations', () => {
         a.token,
         `/annual-plans/quote?model_id=${pro}&${query}`,
       )
-      expect(quote).toEqual({ model: { id: pro, name: 'iPhone 16 Pro' }, premium, lmi: 8999 })
+      expect(quote).toEqual({
+        model: { id: pro, name: 'iPhone 16 Pro' },
+        plan: defaultPlan(),
+        premium,
+        lmi: 8999,
+      })
     })
 
     it.each(['used=false&is_used=true', 'used=true&is_used=0'])(
@@ -491,7 +501,7 @@ describe('plans and quotations', () => {
         a.token,
         `/annual-plans/quote?model_id=${pro}&maxima=${maxima}`,
       )
-      expect(quote).toEqual({ model: { id: pro, name: 'iPhone 16 Pro' }, premium, lmi })
+      expect(quote).toEqual({ model: { id: pro, name: 'iPhone 16 Pro' }, plan: defaultPlan(), premium, lmi })
     })
 
     it('refuses maxima with more than two decimals or not a number', async () => {
@@ -518,7 +528,11 @@ describe('plans and quotations', () => {
     it('quotes the annual plan named by plan_id', async () => {
       const url = `/annual-plans/quote?model_id=${pro}&plan_id=${annualPremium}`
       // 899900 × 2000 bp = 179980
-      expect(await okJson<AnnualQuoteBody>(ctx, a.token, url)).toMatchObject({ premium: 1799.8, lmi: 8999 })
+      expect(await okJson<AnnualQuoteBody>(ctx, a.token, url)).toMatchObject({
+        plan: { id: annualPremium, name: ANNUAL_PREMIUM.name },
+        premium: 1799.8,
+        lmi: 8999,
+      })
       // 899900 × 2000 × 13000 / 10^8 = 233974
       expect(await okJson<AnnualQuoteBody>(ctx, a.token, `${url}&used=1`)).toMatchObject({ premium: 2339.74 })
     })

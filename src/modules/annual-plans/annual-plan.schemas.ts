@@ -21,7 +21,7 @@ export const AnnualPlanBody = Type.Object(
     ...contractingFields,
     plan_id: Type.Optional(
       Id(
-        'Annual plan of this partner. Default: the partner’s default annual plan (as `GET /annual-plans/quote`).',
+        'Annual plan of this partner: the `plan.id` of `GET /annual-plans/quote`. Default: the partner’s default annual plan (the one the quote names without `plan_id`).',
       ),
     ),
     imei: imei('IMEI of the insured device.'),

@@ -24,6 +24,11 @@ export function subscriptionQuoteResource(quote: SubscriptionQuote) {
 export function annualQuoteResource(quote: AnnualQuote) {
   return {
     model: { id: quote.model.id, name: quote.model.name },
+    plan: {
+      id: quote.plan.id,
+      name: quote.plan.name,
+      coverages: JSON.parse(quote.plan.coverages) as string[],
+    },
     premium: centsToAmount(quote.premium),
     lmi: centsToAmount(quote.lmi),
   }

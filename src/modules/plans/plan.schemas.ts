@@ -65,12 +65,28 @@ export const AnnualQuote = Type.Object(
       { id: Type.Integer(), name: Type.String() },
       { description: 'The quoted device model.' },
     ),
+    plan: Type.Object(
+      { id: Type.Integer(), name: Type.String(), coverages: Type.Array(Type.String()) },
+      {
+        description:
+          'Extension: the annual plan quoted (the default one unless `plan_id` was sent); its `id` is the `plan_id` of `POST /annual-plans`.',
+      },
+    ),
     premium: Money(
       'Single payment for 12 months: LMI × the annual rate (× the used-device factor when `used`), half-up to the cent.',
     ),
     lmi: Money('The LMI applied: `maxima` when inside the authorized range, else the model default.'),
   },
-  { examples: [{ model: { id: 7, name: 'iPhone 16 Pro' }, premium: 989.89, lmi: 8999 }] },
+  {
+    examples: [
+      {
+        model: { id: 7, name: 'iPhone 16 Pro' },
+        plan: { id: 4, name: 'Proteção Anual', coverages: ['Roubo e furto qualificado', 'Quebra acidental'] },
+        premium: 989.89,
+        lmi: 8999,
+      },
+    ],
+  },
 )
 
 const quoteFields = {
