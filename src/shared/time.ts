@@ -68,11 +68,16 @@ export function startOfNextDay(isoUtc: string, zone: string): string {
   return local.plus({ days: 1 }).startOf('day').toUTC().toISO() as string
 }
 
-/** UTC ISO instant `months` calendar months after `isoUtc`, counted on the wall clock of `zone`. */
-export function addMonthsInZone(isoUtc: string, months: number, zone: string): string {
+/**
+ * UTC ISO instant of the start of the local day `months` calendar months after the day of `isoUtc`
+ * in `zone` (clamped to the month's end). The start of the day, not the same wall-clock time: a
+ * day that began at 01:00 (a DST change at midnight) is followed a year later by one that may
+ * well have its midnight.
+ */
+export function startOfDayMonthsLater(isoUtc: string, months: number, zone: string): string {
   const instant = DateTime.fromISO(isoUtc, { zone: 'utc' })
   if (!instant.isValid) throw new RangeError(`Invalid instant: ${isoUtc}`)
-  return instant.setZone(zone).plus({ months }).toUTC().toISO() as string
+  return instant.setZone(zone).plus({ months }).startOf('day').toUTC().toISO() as string
 }
 
 /** Whole calendar days from date `a` to date `b` (`YYYY-MM-DD`); negative when `b` is earlier. */

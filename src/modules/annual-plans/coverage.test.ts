@@ -17,6 +17,15 @@ describe('coverageWindow', () => {
     expect(coverageWindow('2026-11-22T03:00:00.000Z', SP).startsAt).toBe('2026-11-23T03:00:00.000Z')
   })
 
+  it('a cover starting on a day without a midnight still ends at 00:00 a year later', () => {
+    // Santiago moves its clocks from 00:00 to 01:00 on 2026-09-06 (the day starts at 01:00, UTC−3);
+    // 2027-09-06 has its midnight (DST began on 5 September), 03:00 UTC.
+    expect(coverageWindow('2026-09-05T15:00:00.000Z', 'America/Santiago')).toEqual({
+      startsAt: '2026-09-06T04:00:00.000Z',
+      endsAt: '2027-09-06T03:00:00.000Z',
+    })
+  })
+
   it('a cover starting on a leap day ends on 28 February', () => {
     expect(coverageWindow('2028-02-28T15:00:00.000Z', SP)).toEqual({
       startsAt: '2028-02-29T03:00:00.000Z',

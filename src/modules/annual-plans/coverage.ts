@@ -1,4 +1,4 @@
-import { addMonthsInZone, startOfNextDay } from '../../shared/time.js'
+import { startOfDayMonthsLater, startOfNextDay } from '../../shared/time.js'
 import type { AnnualPlanStatus } from './annual-plan.table.js'
 
 /** Coverage lasts 12 months. */
@@ -6,11 +6,12 @@ export const TERM_MONTHS = 12
 
 /**
  * The coverage window of a plan paid at `paidAt`: from 00:00 of the next day in the service time
- * zone, for 12 months on the same wall clock (a plan starting 29 Feb ends 28 Feb, 00:00).
+ * zone to 00:00 of the same date 12 months later (a plan starting 29 Feb ends 28 Feb, 00:00). On a
+ * day without a midnight (DST starting at 00:00) a bound is that day's first instant.
  */
 export function coverageWindow(paidAt: string, timeZone: string): { startsAt: string; endsAt: string } {
   const startsAt = startOfNextDay(paidAt, timeZone)
-  return { startsAt, endsAt: addMonthsInZone(startsAt, TERM_MONTHS, timeZone) }
+  return { startsAt, endsAt: startOfDayMonthsLater(startsAt, TERM_MONTHS, timeZone) }
 }
 
 /**
