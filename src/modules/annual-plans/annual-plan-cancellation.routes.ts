@@ -19,7 +19,8 @@ const REFUND_RULE = `**Refund** (computed when the cancellation is confirmed, in
 half-up): a plan never paid → 0; confirmed within 7 calendar days of the payment date (the payment
 day is day 0; the consumer's right of regret) → the full premium; later → pro rata temporis,
 premium × days of cover left ÷ days of the term (365, or 366 when the term spans 29 February),
-where the confirmation day counts as used; 0 once the cover has ended. Days are calendar dates in
+counted from the confirmation day, which is refunded (cover ends at the confirmation): confirmed
+on the last covered day → one day's share; 0 once the cover has ended. Days are calendar dates in
 the service time zone. \`refund_due_date\` is the confirmation date + 15 calendar days.`
 
 export const annualPlanCancellationRoutes: FastifyPluginAsyncTypebox = async (app) => {

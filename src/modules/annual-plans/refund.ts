@@ -20,7 +20,8 @@ export interface RefundInput {
  * - never paid → 0;
  * - confirmed within 7 calendar days of the payment date → the full premium;
  * - otherwise pro rata temporis: premium × days of cover left ÷ days of the term, half-up to the
- *   cent, where the confirmation day counts as used and the term is 365 or 366 days.
+ *   cent, counted from the confirmation day, which is refunded (cover ends at the confirmation,
+ *   so that day is not the customer's to use), over a term of 365 or 366 days.
  */
 export function refundAmount({ premium, paidOn, startsOn, endsOn, confirmedOn }: RefundInput): number {
   if (!paidOn || !startsOn || !endsOn) return 0
