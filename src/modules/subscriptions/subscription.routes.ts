@@ -35,6 +35,8 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Contract a subscription',
         description: `Contracts a monthly subscription: \`status\` is \`pending\` until installment 1 is paid
 (notify-payment for external-gateway partners, \`POST /subscriptions/{id}/payment\` for own-gateway ones).
+Still unpaid on the 30th calendar day after the contract date (service time zone; contracted on
+21 November → from 00:00 on 21 December), it is \`canceled\` with its installments.
 
 The customer is named by \`customer_id\` or \`customer_document\` (one is required). The price is the
 quotation's for the same inputs: LMI = \`maxima\` when inside the partner's authorized range, else the
