@@ -1,7 +1,8 @@
+import type { Server as HttpServer } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { buildApp } from './app.js'
 import type { Config } from './config.js'
-import { createDb } from './db/database.js'
+import { createDb, type Db } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
 import { type DemoPartner, isEmpty, loadDemoIfEmpty } from './demo/demo.js'
 
@@ -13,20 +14,12 @@ const SHUTDOWN_GRACE_MS = 10_000
  */
 export async function startServer(config: Readonly<Config>, print: (line: string) => void): Promise<void> {
   const db = createDb(config.database)
-  await migrateToLatest(db)
-  if (config.env === 'test' && (await isEmpty(db))) {
-    const demo = await loadDemoIfEmpty(db, config, new Date().toISOString())
-    if (demo) printDemo(demo.partners, config, print)
-    else print('Another process starting at the same moment loaded the demo: its output has the credentials.')
-  }
-  // prom-client (≈ 13 MB, 40 ms) is loaded only when metrics are served.
-  const exporter = config.metrics.port ? await import('./plugins/metrics.js') : null
-  const metrics = exporter?.createMetrics(db)
-  const app = await buildApp({ config, db, metrics })
-  const metricsServer =
-    exporter && metrics
-      ? await exporter.serveMetrics(metrics, config.metrics.host, config.metrics.port)
-      : null
+  // A start that fails (a port taken, an address that cannot be bound) closes the database too:
+  // the PostgreSQL pool would otherwise keep the process alive, serving nothing, for 30 s.
+  const { app, metricsServer } = await listening(config, db, print).catch(async (error: unknown) => {
+    await db.destroy().catch(() => {})
+    throw error
+  })
 
   let closing = false
   const shutdown = async (signal: string) => {
@@ -49,8 +42,31 @@ export async function startServer(config: Readonly<Config>, print: (line: string
   }
   process.once('SIGTERM', shutdown)
   process.once('SIGINT', shutdown)
+}
 
-  await app.listen({ host: config.host, port: config.port })
+/** The migrated database served on its port (and metrics on theirs); on failure nothing is left open but `db`. */
+async function listening(config: Readonly<Config>, db: Db, print: (line: string) => void) {
+  await migrateToLatest(db)
+  if (config.env === 'test' && (await isEmpty(db))) {
+    const demo = await loadDemoIfEmpty(db, config, new Date().toISOString())
+    if (demo) printDemo(demo.partners, config, print)
+    else print('Another process starting at the same moment loaded the demo: its output has the credentials.')
+  }
+  // prom-client (≈ 13 MB, 40 ms) is loaded only when metrics are served.
+  const exporter = config.metrics.port ? await import('./plugins/metrics.js') : null
+  const metrics = exporter?.createMetrics(db)
+  const app = await buildApp({ config, db, metrics })
+  let metricsServer: HttpServer | null = null
+  try {
+    if (exporter && metrics)
+      metricsServer = await exporter.serveMetrics(metrics, config.metrics.host, config.metrics.port)
+    await app.listen({ host: config.host, port: config.port })
+  } catch (error) {
+    metricsServer?.close()
+    await app.close()
+    throw error
+  }
+  return { app, metricsServer }
 }
 
 function printDemo(partners: DemoPartner[], config: Readonly<Config>, print: (line: string) => void) {

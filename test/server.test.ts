@@ -67,7 +67,28 @@ async function freePort(): Promise<number> {
 }
 
 async function startServer(extraEnv: Record<string, string> = {}): Promise<Server> {
-  const port = await freePort()
+  const server = spawnServer(await freePort(), extraEnv)
+  const { port, exited, stdout, stderr } = server
+
+  // Ready once /health answers; fail early if the process dies.
+  const deadline = Date.now() + STARTUP_MS
+  let died = false
+  void exited.then(() => {
+    died = true
+  })
+  while (true) {
+    if (died) throw new Error(`amparo serve exited early:\n${stdout()}\n${stderr()}`)
+    if (Date.now() > deadline)
+      throw new Error(`amparo serve did not answer /health:\n${stdout()}\n${stderr()}`)
+    const ok = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(1000) })
+      .then((r) => r.ok)
+      .catch(() => false)
+    if (ok) return server
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+function spawnServer(port: number, extraEnv: Record<string, string> = {}): Server {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
     cwd: root,
     env: {
@@ -94,22 +115,7 @@ async function startServer(extraEnv: Record<string, string> = {}): Promise<Serve
   )
   const server: Server = { child, port, stdout: () => stdout, stderr: () => stderr, exited }
   servers.push(server)
-
-  // Ready once /health answers; fail early if the process dies.
-  const deadline = Date.now() + STARTUP_MS
-  let died = false
-  void exited.then(() => {
-    died = true
-  })
-  while (true) {
-    if (died) throw new Error(`amparo serve exited early:\n${stdout}\n${stderr}`)
-    if (Date.now() > deadline) throw new Error(`amparo serve did not answer /health:\n${stdout}\n${stderr}`)
-    const ok = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(1000) })
-      .then((r) => r.ok)
-      .catch(() => false)
-    if (ok) return server
-    await new Promise((r) => setTimeout(r, 100))
-  }
+  return server
 }
 
 interface PrintedPartner {
@@ -317,6 +323,21 @@ describe('amparo serve', () => {
       again.child.kill('SIGTERM')
       const exit = await withTimeout(again.exited, EXIT_MS, 'the restarted server to exit')
       expect(exit).toEqual({ code: 0, signal: null })
+    }
+  })
+
+  it('a port already taken: one line on stderr and exit 1 at once, the database closed', async () => {
+    const taken = createServer()
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+    const { port } = taken.address() as { port: number }
+    try {
+      const server = spawnServer(port)
+      // Before, on PostgreSQL, the open pool kept the process alive for its 30 s idle timeout.
+      const exit = await withTimeout(server.exited, 15_000, 'the server that could not listen to exit')
+      expect(exit).toEqual({ code: 1, signal: null })
+      expect(server.stderr().trim()).toMatch(/^amparo: .*EADDRINUSE.*$/)
+    } finally {
+      taken.close()
     }
   })
 
