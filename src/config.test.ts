@@ -48,9 +48,42 @@ describe('loadConfig', () => {
     [{ AMPARO_PAYMENT_GATEWAY: 'stripe' }, /one of sandbox, none/],
     [{ AMPARO_TRUST_PROXY: 'yes' }, /AMPARO_TRUST_PROXY/],
     [{ AMPARO_TRUST_PROXY: '10.0.0.1, lb.internal' }, /AMPARO_TRUST_PROXY/],
+    [{ AMPARO_TRUST_PROXY: '10.0.0.0/99' }, /AMPARO_TRUST_PROXY/],
+    [{ AMPARO_TRUST_PROXY: '999.1.1.1' }, /AMPARO_TRUST_PROXY/],
+    [{ AMPARO_TRUST_PROXY: '::::' }, /AMPARO_TRUST_PROXY/],
+    [{ AMPARO_TRUST_PROXY: '::1/129' }, /AMPARO_TRUST_PROXY/],
+    [{ PORT: '3.5' }, /PORT \("3.5"\): must be a whole number/],
+    [{ PORT: '0x10' }, /PORT/],
+    [{ PORT: '1e3' }, /PORT/],
+    [{ PORT: 'true' }, /PORT/],
+    [{ PORT: '-1' }, /PORT/],
+    [{ DB_POOL_MAX: '1.9' }, /DB_POOL_MAX/],
+    [{ AMPARO_DRAIN_SECONDS: '2.7' }, /AMPARO_DRAIN_SECONDS/],
+    [{ AMPARO_TOKEN_TTL: '3600.9' }, /AMPARO_TOKEN_TTL/],
   ])('refuses %o with a clear message', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError)
     expect(() => loadConfig(env)).toThrow(message)
+  })
+
+  it('reads an empty value as unset: the default applies', () => {
+    const config = loadConfig({
+      HOST: '',
+      PORT: ' ',
+      AMPARO_SQLITE_FILE: '',
+      METRICS_HOST: '',
+      DB_POOL_MAX: '',
+    })
+    expect(config.host).toBe('127.0.0.1')
+    expect(config.port).toBe(3000)
+    expect(config.database).toEqual({ kind: 'sqlite', file: './data/amparo.sqlite' })
+    expect(config.metrics.host).toBe('127.0.0.1')
+  })
+
+  it('reads whole numbers, spaces around them aside', () => {
+    expect(loadConfig({ PORT: ' 8080 ', AMPARO_DRAIN_SECONDS: '15' })).toMatchObject({
+      port: 8080,
+      drainSeconds: 15,
+    })
   })
 
   it('reads which proxies to trust: none by default, any, or their addresses', () => {
@@ -58,6 +91,10 @@ describe('loadConfig', () => {
     expect(loadConfig({ AMPARO_TRUST_PROXY: 'false' }).trustProxy).toBe(false)
     expect(loadConfig({ AMPARO_TRUST_PROXY: 'true' }).trustProxy).toBe(true)
     expect(loadConfig({ AMPARO_TRUST_PROXY: '10.0.0.0/8, ::1' }).trustProxy).toEqual(['10.0.0.0/8', '::1'])
+    expect(loadConfig({ AMPARO_TRUST_PROXY: '192.168.1.10/32,fd00::/8' }).trustProxy).toEqual([
+      '192.168.1.10/32',
+      'fd00::/8',
+    ])
   })
 
   it('defaults production to no card gateway rather than the sandbox', () => {

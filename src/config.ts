@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import { type Static, Type } from 'typebox'
 import { Value } from 'typebox/value'
 import { isValidTimeZone } from './shared/time.js'
@@ -70,10 +71,23 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+/**
+ * An empty value counts as unset, so its default applies: `HOST=` in an env file must not mean
+ * every interface, nor `AMPARO_SQLITE_FILE=` a throwaway database.
+ */
 export function loadConfig(source: Record<string, string | undefined> = process.env): Readonly<Config> {
   const raw = Object.fromEntries(
-    Object.keys(EnvSchema.properties).flatMap((k) => (source[k] === undefined ? [] : [[k, source[k]]])),
+    Object.keys(EnvSchema.properties).flatMap((k) => {
+      const value = source[k]?.trim()
+      return value === undefined || value === '' ? [] : [[k, value]]
+    }),
   )
+  // TypeBox converts `3.5`, `0x10`, `1e3` and `true` to integers; a setting is only whole digits.
+  for (const [key, value] of Object.entries(raw)) {
+    const schema = (EnvSchema.properties as Record<string, { type?: string }>)[key]
+    if (schema?.type === 'integer' && !/^\d+$/.test(value as string))
+      throw new ConfigError(`Invalid ${key} (${JSON.stringify(value)}): must be a whole number`)
+  }
   const env = Value.Convert(EnvSchema, Value.Default(EnvSchema, raw))
   const firstError = Value.Errors(EnvSchema, env)[0]
   if (firstError) {
@@ -132,7 +146,13 @@ function toConfig(env: Env): Readonly<Config> {
   })
 }
 
-const PROXY_ADDRESS = /^[0-9A-Fa-f:.]+(\/\d{1,3})?$/
+/** An IPv4 or IPv6 address, with an optional CIDR prefix that fits it (`10.0.0.0/8`, `::1`). */
+function isProxyAddress(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/')
+  const version = isIP(address)
+  if (version === 0 || rest.length > 0) return false
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128))
+}
 
 /** `` / `false`, `true`, or comma-separated addresses and CIDR ranges of the proxies. */
 function parseTrustProxy(value: string): boolean | string[] {
@@ -140,7 +160,7 @@ function parseTrustProxy(value: string): boolean | string[] {
   if (trimmed === '' || trimmed === 'false') return false
   if (trimmed === 'true') return true
   const addresses = trimmed.split(',').map((a) => a.trim())
-  if (!addresses.every((a) => PROXY_ADDRESS.test(a))) {
+  if (!addresses.every(isProxyAddress)) {
     throw new ConfigError(
       'Invalid AMPARO_TRUST_PROXY: expected true, false, or addresses / CIDR ranges separated by commas',
     )
