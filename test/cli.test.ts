@@ -659,6 +659,63 @@ describe('wrong arguments', () => {
       () => ['user', 'create', String(partnerId), '--email', 'bad', '--password', 'x'],
     ],
     [
+      'partner create --lmi-max-factor 1e9 (past 10 × the default)',
+      () => ['partner', 'create', '--name', 'N', '--gateway', 'own', '--lmi-max-factor', '1000000000'],
+    ],
+    [
+      'plan create --monthly-rate 0 (a free plan)',
+      () =>
+        plan(
+          '--kind',
+          'subscription',
+          '--installments',
+          '12',
+          '--monthly-rate',
+          '0',
+          '--franchise-rate',
+          '0',
+        ),
+    ],
+    [
+      'plan create --monthly-rate 5 (500 % a month)',
+      () =>
+        plan(
+          '--kind',
+          'subscription',
+          '--installments',
+          '12',
+          '--monthly-rate',
+          '5',
+          '--franchise-rate',
+          '0',
+        ),
+    ],
+    ['plan create --annual-rate 99999999', () => plan('--kind', 'annual', '--annual-rate', '99999999')],
+    [
+      'plan create --used-factor 0',
+      () => plan('--kind', 'annual', '--annual-rate', '0.1', '--used-factor', '0'),
+    ],
+    [
+      'plan create --kind annual --installments 12 (a subscription flag)',
+      () => plan('--kind', 'annual', '--annual-rate', '0.1', '--installments', '12'),
+    ],
+    [
+      'plan create --kind subscription --annual-rate 0.2 (an annual flag)',
+      () =>
+        plan(
+          '--kind',
+          'subscription',
+          '--installments',
+          '12',
+          '--monthly-rate',
+          '0.01',
+          '--franchise-rate',
+          '0.1',
+          '--annual-rate',
+          '0.2',
+        ),
+    ],
+    [
       'user create with a short password',
       () => ['user', 'create', String(partnerId), '--email', 'ok@loja.example', '--password', 'short'],
     ],

@@ -31,7 +31,7 @@ export function registerPlanCreate(plan: Command, io: Io) {
     .option('--monthly-rate <rate>', 'subscription: monthly premium = LMI × rate')
     .option('--franchise-rate <rate>', 'subscription: franchise (deductible) = LMI × rate')
     .option('--annual-rate <rate>', 'annual: premium = LMI × rate')
-    .option('--used-factor <factor>', 'annual: premium multiplier for used devices', '1')
+    .option('--used-factor <factor>', 'annual: premium multiplier for used devices (default 1)')
     .option(
       '--coverage <text>',
       'a coverage (repeat for several)',
@@ -39,6 +39,10 @@ export function registerPlanCreate(plan: Command, io: Io) {
       [],
     )
     .option('--default', "annual: make it the partner's default annual plan")
+    .addHelpText(
+      'after',
+      '\nRates are above 0 and at most 1 (the franchise rate may be 0); the used-device factor at most 10.\nFlags of the other kind of plan are refused.',
+    )
     .option('--json', 'print one JSON object')
     .action(async (o: Options) => {
       const partnerId = positiveInt(o.partner, '--partner')

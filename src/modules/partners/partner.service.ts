@@ -16,6 +16,7 @@ export interface NewPartner {
 }
 
 const DEFAULT_LMI_RANGE = { min: 5000, max: 10_000 }
+const MAX_LMI_FACTOR_BP = 100_000
 
 /** A partner, its matrix store, and every model of the catalog attributed to it. */
 export async function createPartner(trx: Trx, input: NewPartner, now: string) {
@@ -26,8 +27,9 @@ export async function createPartner(trx: Trx, input: NewPartner, now: string) {
     throw ValidationError.field('document', 'The document must be a valid CNPJ.')
   const min = input.lmiMinFactorBp ?? DEFAULT_LMI_RANGE.min
   const max = input.lmiMaxFactorBp ?? DEFAULT_LMI_RANGE.max
-  if (min <= 0 || min > max)
-    throw ValidationError.field('lmi_factors', 'The LMI factors must satisfy 0 < min ≤ max.')
+  // Up to 10 × the model default: beyond it is a typo (and past 32 bits of basis points, a 500).
+  if (min <= 0 || min > max || max > MAX_LMI_FACTOR_BP)
+    throw ValidationError.field('lmi_factors', 'The LMI factors must satisfy 0 < min ≤ max ≤ 10.')
   // The matrix store carries the CNPJ, unique across stores: refuse cleanly rather than fail on the constraint.
   if (
     document &&

@@ -24,12 +24,37 @@ function required<T>(value: T | undefined, key: string): T {
   return value
 }
 
+const FULL = 10_000 // basis points: 100 %
+
+/**
+ * A rate in basis points within (0, max] (or [0, max] when zero is allowed): a premium rate of 0
+ * is a free plan and one above 100 % of the LMI a typo, and the column holds 32 bits.
+ */
+function bounded(bp: number, key: string, max: number, zero = false): number {
+  if (!Number.isInteger(bp) || bp > max || bp < 0 || (bp === 0 && !zero)) {
+    const label = key.replace(/_/g, ' ')
+    throw ValidationError.field(
+      key,
+      `The ${label} must be ${zero ? 'from 0' : 'above 0'} up to ${max / FULL}.`,
+    )
+  }
+  return bp
+}
+
+/** Flags of the other kind of plan are refused rather than dropped without a word. */
+function refuseOtherKind(input: NewPlan, keys: (keyof NewPlan)[], kind: string) {
+  const given = keys.find((key) => input[key] !== undefined && input[key] !== false)
+  if (given) throw ValidationError.field(String(given), `${String(given)} does not apply to ${kind} plans.`)
+}
+
 /** Creates a plan; a new default annual plan takes the default from the previous one. */
 export async function createPlan(trx: Trx, input: NewPlan, now: string) {
   await requirePartner(trx, input.partnerId)
   const name = input.name.trim()
   if (!name) throw ValidationError.field('name', 'The name field is required.')
   const subscription = input.kind === 'subscription'
+  if (subscription) refuseOtherKind(input, ['annualRateBp', 'usedFactorBp', 'isDefault'], 'subscription')
+  else refuseOtherKind(input, ['installments', 'monthlyRateBp', 'franchiseRateBp'], 'annual')
   const installments = subscription ? required(input.installments, 'installments') : 1
   if (!Number.isInteger(installments) || installments < 1 || installments > 60) {
     throw ValidationError.field('installments', 'The installments field must be between 1 and 60.')
@@ -39,10 +64,16 @@ export async function createPlan(trx: Trx, input: NewPlan, now: string) {
     kind: input.kind,
     name,
     installments,
-    monthly_rate_bp: subscription ? required(input.monthlyRateBp, 'monthly_rate') : null,
-    franchise_rate_bp: subscription ? required(input.franchiseRateBp, 'franchise_rate') : null,
-    annual_rate_bp: subscription ? null : required(input.annualRateBp, 'annual_rate'),
-    used_factor_bp: subscription ? null : (input.usedFactorBp ?? 10_000),
+    monthly_rate_bp: subscription
+      ? bounded(required(input.monthlyRateBp, 'monthly_rate'), 'monthly_rate', FULL)
+      : null,
+    franchise_rate_bp: subscription
+      ? bounded(required(input.franchiseRateBp, 'franchise_rate'), 'franchise_rate', FULL, true)
+      : null,
+    annual_rate_bp: subscription
+      ? null
+      : bounded(required(input.annualRateBp, 'annual_rate'), 'annual_rate', FULL),
+    used_factor_bp: subscription ? null : bounded(input.usedFactorBp ?? FULL, 'used_factor', 10 * FULL),
     coverages: JSON.stringify(input.coverages.map((c) => c.trim()).filter(Boolean)),
     is_default: !subscription && (input.isDefault ?? false),
     active: true,
