@@ -705,6 +705,18 @@ describe('amparo worker', () => {
     expect(result.err).toEqual(["amparo: --interval must be a positive integer, got '0'"])
   })
 
+  it('refuses an interval past a day, which Node would not wait (its timers overflow past 2^31 ms)', async () => {
+    const result = await amparo(world.env, 'worker', '--interval', '2147484')
+    expect(result.code).toBe(2)
+    expect(result.err).toEqual(["amparo: --interval must be at most 86400 seconds (a day), got '2147484'"])
+  })
+
+  it('refuses --json without --once: a looping worker has no single result to print', async () => {
+    const result = await amparo(world.env, 'worker', '--json')
+    expect(result.code).toBe(2)
+    expect(result.err).toEqual(['amparo: --json needs --once: a looping worker logs instead'])
+  })
+
   it('--once with a failing job: the later jobs still run, the failure is logged, exit 1', async () => {
     // The coverage clock (third of four jobs) cannot read its table; the purge after it can.
     const day = 86_400_000

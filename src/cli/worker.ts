@@ -3,7 +3,9 @@ import { pino } from 'pino'
 import { createGateway } from '../modules/payments/create-gateway.js'
 import { systemClock } from '../shared/clock.js'
 import { JobsFailedError, runJobsOnce, runWorker, type WorkerRun } from '../worker/worker.js'
-import { type Io, positiveInt, report, withDatabase } from './context.js'
+import { type Io, positiveInt, report, UsageError, withDatabase } from './context.js'
+
+const MAX_INTERVAL_SECONDS = 86_400
 
 interface Options {
   once?: boolean
@@ -18,10 +20,18 @@ export function registerWorker(program: Command, io: Io) {
       "Run the background jobs: recurrence billing of own-gateway subscriptions (due date, then retries 1, 3 and 5 days later), cancellation of pending subscriptions unpaid after 30 days, the annual plans' coverage clock, and the purge of expired idempotency keys. Loops until SIGTERM/SIGINT; several workers may run at once.",
     )
     .option('--once', 'run every job once and exit')
-    .option('--interval <seconds>', 'seconds between rounds', '60')
+    .option('--interval <seconds>', `seconds between rounds, 1 to ${MAX_INTERVAL_SECONDS}`, '60')
     .option('--json', 'with --once: print one JSON object')
     .action(async (options: Options) => {
-      const intervalMs = positiveInt(options.interval, '--interval') * 1000
+      const interval = positiveInt(options.interval, '--interval')
+      // Past 2^31 ms Node's timers fire at once: the worker would loop without pause.
+      if (interval > MAX_INTERVAL_SECONDS)
+        throw new UsageError(
+          `--interval must be at most ${MAX_INTERVAL_SECONDS} seconds (a day), got '${interval}'`,
+        )
+      if (options.json && !options.once)
+        throw new UsageError('--json needs --once: a looping worker logs instead')
+      const intervalMs = interval * 1000
       await withDatabase(io, async (db, config) => {
         // Logs go to stderr: stdout carries only the command's result.
         const log = pino({ level: config.logLevel, base: { name: 'amparo-worker' } }, { write: io.err })
