@@ -716,6 +716,10 @@ describe('wrong arguments', () => {
         ),
     ],
     [
+      'user create with a password of spaces',
+      () => ['user', 'create', String(partnerId), '--email', 'ok@loja.example', '--password', '        '],
+    ],
+    [
       'user create with a short password',
       () => ['user', 'create', String(partnerId), '--email', 'ok@loja.example', '--password', 'short'],
     ],

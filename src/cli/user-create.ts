@@ -8,7 +8,7 @@ export function registerUserCreate(user: Command, io: Io) {
     .description('Create a partner user for email/password login (an existing email gets the new password).')
     .argument('<partner-id>', 'partner id')
     .requiredOption('--email <email>', 'login e-mail')
-    .requiredOption('--password <password>', 'password, at least 8 characters')
+    .requiredOption('--password <password>', 'password, at least 8 characters, not only spaces')
     .option('--json', 'print one JSON object')
     .action(async (id: string, options: { email: string; password: string; json?: boolean }) => {
       const partnerId = positiveInt(id, 'partner id')

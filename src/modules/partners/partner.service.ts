@@ -147,8 +147,8 @@ export async function upsertUser(db: Db, partnerId: number, email: string, passw
   const normalized = email.trim().toLowerCase()
   if (!EMAIL.test(normalized))
     throw ValidationError.field('email', 'The email must be a valid email address.')
-  if (password.length < 8)
-    throw ValidationError.field('password', 'The password must be at least 8 characters.')
+  if (password.length < 8 || password.trim() === '')
+    throw ValidationError.field('password', 'The password must be at least 8 characters, not only spaces.')
   const password_hash = await hashSecret(password)
   const user = await db
     .insertInto('partner_users')
