@@ -361,6 +361,39 @@ describe('amparo catalog import', () => {
     const updated = await imported()
     expect(updated.find((r) => r.name === 'Edge 50')?.default_lmi).toBe(329_950)
   })
+
+  it('counts a brand or model given twice in one file once; the last entry wins', async () => {
+    const twice = {
+      brands: [
+        { name: 'Twice', models: [{ name: 'One', default_lmi: 100 }] },
+        {
+          name: 'Twice',
+          models: [
+            { name: 'One', default_lmi: 200 },
+            { name: 'One', default_lmi: 300 },
+          ],
+        },
+      ],
+    }
+    expect(await json(main.env, 'catalog', 'import', writeJsonFile('twice.json', twice))).toEqual({
+      brands: 1,
+      models: 1,
+    })
+    const row = await main.db
+      .selectFrom('models')
+      .innerJoin('brands', 'brands.id', 'models.brand_id')
+      .select('models.default_lmi')
+      .where('brands.name', '=', 'Twice')
+      .executeTakeFirstOrThrow()
+    expect(row.default_lmi).toBe(30_000)
+  })
+
+  it('names where a malformed file is wrong', async () => {
+    const file = writeJsonFile('where.json', { brands: [{ name: 'X', models: [{ name: 'Y' }] }] })
+    const result = await amparo('catalog', 'import', file)
+    expect(result.code).toBe(2)
+    expect(result.err[0]).toContain('/brands/0/models/0')
+  })
 })
 
 describe('amparo plan create', () => {
@@ -574,6 +607,9 @@ describe('wrong arguments', () => {
       brands: [{ name: 'Bad', models: [{ name: 'Half cent', default_lmi: 1.005 }] }],
     })
     files.badShape = writeJsonFile('bad-shape.json', { brands: [{ name: 'NoModels' }] })
+    files.hugeLmi = writeJsonFile('huge-lmi.json', {
+      brands: [{ name: 'Huge', models: [{ name: 'Past R$ 100 billion', default_lmi: 100_000_000_000.01 }] }],
+    })
   })
 
   const plan = (...extra: string[]) => [
@@ -605,6 +641,10 @@ describe('wrong arguments', () => {
     ['catalog import of invalid JSON', () => ['catalog', 'import', files.invalidJson as string]],
     ['catalog import with default_lmi 1.005', () => ['catalog', 'import', files.badLmi as string]],
     ['catalog import of a file without models', () => ['catalog', 'import', files.badShape as string]],
+    [
+      'catalog import with a default_lmi past R$ 100 billion',
+      () => ['catalog', 'import', files.hugeLmi as string],
+    ],
     [
       'plan create --kind subscription without --installments',
       () => plan('--kind', 'subscription', '--monthly-rate', '0.01', '--franchise-rate', '0.1'),

@@ -12,7 +12,13 @@ export const CatalogFile = Type.Object({
       models: Type.Array(
         Type.Object({
           name: Type.String({ minLength: 1, maxLength: 150 }),
-          default_lmi: Type.Number({ exclusiveMinimum: 0, description: 'BRL, at most two decimals.' }),
+          // Up to R$ 100 billion: × the largest LMI factor (10) it stays within the quotations'
+          // ceiling, and every amount stays exact as a JSON number.
+          default_lmi: Type.Number({
+            exclusiveMinimum: 0,
+            maximum: 100_000_000_000,
+            description: 'BRL, at most two decimals.',
+          }),
           active: Type.Optional(Type.Boolean()),
         }),
       ),
@@ -23,7 +29,10 @@ export type CatalogFile = Static<typeof CatalogFile>
 
 export function parseCatalog(content: unknown): CatalogFile {
   const first = Value.Errors(CatalogFile, content)[0]
-  if (first) throw ValidationError.field(first.instancePath || 'catalog', `Invalid catalog: ${first.message}`)
+  if (first) {
+    const where = first.instancePath ? ` at ${first.instancePath}` : ''
+    throw ValidationError.field(first.instancePath || 'catalog', `Invalid catalog${where}: ${first.message}`)
+  }
   const catalog = content as CatalogFile
   for (const brand of catalog.brands) {
     for (const model of brand.models) {
@@ -35,9 +44,13 @@ export function parseCatalog(content: unknown): CatalogFile {
   return catalog
 }
 
-/** Upserts brands by name and models by brand and name; returns how many of each were written. */
+/**
+ * Upserts brands by name and models by brand and name (a name given twice: the last entry wins);
+ * returns how many distinct brands and models the file holds.
+ */
 export async function importCatalog(trx: Trx, catalog: CatalogFile, now: string) {
-  let models = 0
+  const brands = new Set<number>()
+  const models = new Set<string>()
   for (const brand of catalog.brands) {
     const { id: brandId } = await trx
       .insertInto('brands')
@@ -62,8 +75,9 @@ export async function importCatalog(trx: Trx, catalog: CatalogFile, now: string)
             .doUpdateSet({ default_lmi: values.default_lmi, active: values.active }),
         )
         .execute()
-      models++
+      models.add(`${brandId}\n${values.name}`)
     }
+    brands.add(brandId)
   }
-  return { brands: catalog.brands.length, models }
+  return { brands: brands.size, models: models.size }
 }
