@@ -788,6 +788,11 @@ describe('wrong arguments', () => {
     }).toEqual(before)
   })
 
+  it('names the flag of the other kind of plan in its own words', async () => {
+    const refused = await amparo(...plan('--kind', 'annual', '--annual-rate', '0.1', '--installments', '12'))
+    expect(refused.err).toEqual(['amparo: The installments field does not apply to annual plans.'])
+  })
+
   it('names the problem in the message', async () => {
     expect((await amparo('partner', 'create', '--gateway', 'own')).err[0]).toContain('--name')
     expect((await amparo('partner', 'gateway', '999999', 'own')).err[0]).toMatch(/partner not found/i)

@@ -41,10 +41,20 @@ function bounded(bp: number, key: string, max: number, zero = false): number {
   return bp
 }
 
-/** Flags of the other kind of plan are refused rather than dropped without a word. */
-function refuseOtherKind(input: NewPlan, keys: (keyof NewPlan)[], kind: string) {
-  const given = keys.find((key) => input[key] !== undefined && input[key] !== false)
-  if (given) throw ValidationError.field(String(given), `${String(given)} does not apply to ${kind} plans.`)
+// The fields of one kind of plan, by the name errors give them.
+const SUBSCRIPTION_ONLY = {
+  installments: 'installments',
+  monthlyRateBp: 'monthly_rate',
+  franchiseRateBp: 'franchise_rate',
+}
+const ANNUAL_ONLY = { annualRateBp: 'annual_rate', usedFactorBp: 'used_factor', isDefault: 'default' }
+
+/** Fields of the other kind of plan are refused rather than dropped without a word. */
+function refuseOtherKind(input: NewPlan, fields: Partial<Record<keyof NewPlan, string>>, kind: string) {
+  for (const [field, key] of Object.entries(fields) as [keyof NewPlan, string][]) {
+    if (input[field] !== undefined && input[field] !== false)
+      throw ValidationError.field(key, `The ${key.replace(/_/g, ' ')} field does not apply to ${kind} plans.`)
+  }
 }
 
 /** Creates a plan; a new default annual plan takes the default from the previous one. */
@@ -53,8 +63,8 @@ export async function createPlan(trx: Trx, input: NewPlan, now: string) {
   const name = input.name.trim()
   if (!name) throw ValidationError.field('name', 'The name field is required.')
   const subscription = input.kind === 'subscription'
-  if (subscription) refuseOtherKind(input, ['annualRateBp', 'usedFactorBp', 'isDefault'], 'subscription')
-  else refuseOtherKind(input, ['installments', 'monthlyRateBp', 'franchiseRateBp'], 'annual')
+  if (subscription) refuseOtherKind(input, ANNUAL_ONLY, 'subscription')
+  else refuseOtherKind(input, SUBSCRIPTION_ONLY, 'annual')
   const installments = subscription ? required(input.installments, 'installments') : 1
   if (!Number.isInteger(installments) || installments < 1 || installments > 60) {
     throw ValidationError.field('installments', 'The installments field must be between 1 and 60.')
