@@ -622,6 +622,20 @@ describe('wrong arguments', () => {
     ...extra,
   ]
 
+  /** A subscription plan of 12 installments at these rates, plus `extra` flags. */
+  const subscriptionPlan = (monthly: string, franchise: string, ...extra: string[]) =>
+    plan(
+      '--kind',
+      'subscription',
+      '--installments',
+      '12',
+      '--monthly-rate',
+      monthly,
+      '--franchise-rate',
+      franchise,
+      ...extra,
+    )
+
   const cases: [string, () => string[]][] = [
     ['an unknown command', () => ['frobnicate']],
     ['an unknown subcommand', () => ['partner', 'delete', '1']],
@@ -649,20 +663,7 @@ describe('wrong arguments', () => {
       'plan create --kind subscription without --installments',
       () => plan('--kind', 'subscription', '--monthly-rate', '0.01', '--franchise-rate', '0.1'),
     ],
-    [
-      'plan create --monthly-rate abc',
-      () =>
-        plan(
-          '--kind',
-          'subscription',
-          '--installments',
-          '12',
-          '--monthly-rate',
-          'abc',
-          '--franchise-rate',
-          '0.1',
-        ),
-    ],
+    ['plan create --monthly-rate abc', () => subscriptionPlan('abc', '0.1')],
     [
       'plan create --installments 0',
       () =>
@@ -702,34 +703,8 @@ describe('wrong arguments', () => {
       'partner create --lmi-max-factor 1e9 (past 10 × the default)',
       () => ['partner', 'create', '--name', 'N', '--gateway', 'own', '--lmi-max-factor', '1000000000'],
     ],
-    [
-      'plan create --monthly-rate 0 (a free plan)',
-      () =>
-        plan(
-          '--kind',
-          'subscription',
-          '--installments',
-          '12',
-          '--monthly-rate',
-          '0',
-          '--franchise-rate',
-          '0',
-        ),
-    ],
-    [
-      'plan create --monthly-rate 5 (500 % a month)',
-      () =>
-        plan(
-          '--kind',
-          'subscription',
-          '--installments',
-          '12',
-          '--monthly-rate',
-          '5',
-          '--franchise-rate',
-          '0',
-        ),
-    ],
+    ['plan create --monthly-rate 0 (a free plan)', () => subscriptionPlan('0', '0')],
+    ['plan create --monthly-rate 5 (500 % a month)', () => subscriptionPlan('5', '0')],
     ['plan create --annual-rate 99999999', () => plan('--kind', 'annual', '--annual-rate', '99999999')],
     [
       'plan create --used-factor 0',
@@ -741,19 +716,7 @@ describe('wrong arguments', () => {
     ],
     [
       'plan create --kind subscription --annual-rate 0.2 (an annual flag)',
-      () =>
-        plan(
-          '--kind',
-          'subscription',
-          '--installments',
-          '12',
-          '--monthly-rate',
-          '0.01',
-          '--franchise-rate',
-          '0.1',
-          '--annual-rate',
-          '0.2',
-        ),
+      () => subscriptionPlan('0.01', '0.1', '--annual-rate', '0.2'),
     ],
     [
       'user create with a password of spaces',
