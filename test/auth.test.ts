@@ -173,6 +173,18 @@ describe('POST /auth/login with wrong credentials', () => {
     expect(wrongSecret.headers['content-type']).toBe(unknownId.headers['content-type'])
   })
 
+  it('compares a secret as sent: spaces around it are not dropped as around other fields', async () => {
+    const padded = await postLogin({
+      client_id: ` ${partner.clientId} `,
+      client_secret: partner.clientSecret,
+    })
+    expect(padded.statusCode, padded.body).toBe(200)
+    expectUnauthenticated(
+      await postLogin({ client_id: partner.clientId, client_secret: ` ${partner.clientSecret}` }),
+    )
+    expectUnauthenticated(await postLogin({ email: USER_EMAIL, password: ` ${USER_PASSWORD}` }))
+  })
+
   it('refuses another partner’s secret for this client id', async () => {
     expectUnauthenticated(await postLogin({ client_id: partner.clientId, client_secret: other.clientSecret }))
   })

@@ -197,6 +197,25 @@ describe('POST /customers', () => {
     expect(customer.address?.zipcode).toBe('01310100')
   })
 
+  it('drops spaces around every field before checking it, as Laravel does (lengths, e-mail)', async () => {
+    const own = await newPartner()
+    const customer = await created(
+      own.token,
+      body({
+        name: ` ${'M'.repeat(255)}`,
+        document: '   529.982.247-25    ',
+        email: ' maria@example.com ',
+        address: { ...ADDRESS, zipcode: ' 01310-100 ', state: ' SP ' },
+      }),
+    )
+    expect(customer).toMatchObject({
+      name: 'M'.repeat(255),
+      document: '52998224725',
+      email: 'maria@example.com',
+      address: { zipcode: '01310100', state: 'SP' },
+    })
+  })
+
   it('ignores id, partner_id, created_at and other unknown fields', async () => {
     const own = await newPartner()
     const other = await newPartner()

@@ -42,7 +42,11 @@ function withFormats(ajv: Ajv): Ajv {
 }
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  if (httpPart === 'body') return withValidText(schema as JsonSchema, bodyAjv.compile(schema as object))
+  if (httpPart === 'body')
+    return trimmingFirst(
+      schema as JsonSchema,
+      withValidText(schema as JsonSchema, bodyAjv.compile(schema as object)),
+    )
   return strictNumbers(
     schema as JsonObject,
     withValidText(schema as JsonSchema, textAjv.compile(schema as object)),
@@ -69,6 +73,42 @@ function withValidText(schema: JsonSchema, validate: ValidateFunction): Validate
     return valid && found.length === 0
   }) as Validate
   return checked
+}
+
+// Secrets are compared as sent, spaces included.
+const UNTRIMMED = new Set(['password', 'client_secret'])
+
+/**
+ * Spaces around the body's declared strings are dropped before validation, as Laravel's
+ * TrimStrings does for the clients written against it: `" SP "` is a state, `" a@x.com "` an
+ * e-mail, and a length limit counts what is kept. Secrets are left as sent; undeclared fields are
+ * not walked (they are ignored, and may nest without limit).
+ */
+function trimmingFirst(schema: JsonSchema, validate: ValidateFunction): ValidateFunction {
+  const checked = ((data: unknown) => {
+    trimDeclared(schema, data)
+    const valid = validate(data)
+    checked.errors = validate.errors
+    return valid
+  }) as Validate
+  return checked
+}
+
+function trimDeclared(schema: JsonSchema, data: unknown): void {
+  if (Array.isArray(data) && schema.items) {
+    for (const [i, item] of data.entries()) {
+      if (typeof item === 'string') data[i] = item.trim()
+      else trimDeclared(schema.items, item)
+    }
+  } else if (data && typeof data === 'object' && schema.properties) {
+    const fields = data as Record<string, unknown>
+    for (const [key, property] of Object.entries(schema.properties)) {
+      const value = fields[key]
+      if (typeof value === 'string') {
+        if (!UNTRIMMED.has(key)) fields[key] = value.trim()
+      } else trimDeclared(property, value)
+    }
+  }
 }
 
 function findInvalidText(schema: JsonSchema, data: unknown, path: string, found: ErrorObject[]): void {
