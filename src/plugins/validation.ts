@@ -42,14 +42,10 @@ function withFormats(ajv: Ajv): Ajv {
 }
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  if (httpPart === 'body')
-    return trimmingFirst(
-      schema as JsonSchema,
-      withValidText(schema as JsonSchema, bodyAjv.compile(schema as object)),
-    )
+  if (httpPart === 'body') return withValidText(schema as JsonSchema, bodyAjv.compile(schema as object), true)
   return strictNumbers(
     schema as JsonObject,
-    withValidText(schema as JsonSchema, textAjv.compile(schema as object)),
+    withValidText(schema as JsonSchema, textAjv.compile(schema as object), false),
   )
 }
 
@@ -61,13 +57,21 @@ const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/
 // store it differently (pg as one U+FFFD, SQLite as three bytes read back as three), so such a
 // string is refused rather than stored as something else than what was sent.
 const LONE_SURROGATE = /\p{Cs}/u
+// Secrets are compared as sent, spaces included.
+const UNTRIMMED = new Set(['password', 'client_secret'])
 type JsonSchema = { properties?: Record<string, JsonSchema>; items?: JsonSchema }
 
-function withValidText(schema: JsonSchema, validate: ValidateFunction): ValidateFunction {
+/**
+ * Before the schema check, one walk over the declared strings (undeclared fields are ignored, and
+ * may nest without limit): in a body, spaces around them are dropped, as Laravel's TrimStrings
+ * does for the clients written against it (`" SP "` is a state, `" a@x.com "` an e-mail, a length
+ * limit counts what is kept; secrets aside); everywhere, text no field may hold is an error.
+ */
+function withValidText(schema: JsonSchema, validate: ValidateFunction, trim: boolean): ValidateFunction {
   const checked = ((data: unknown) => {
-    const valid = validate(data)
     const found: ErrorObject[] = []
-    findInvalidText(schema, data, '', found)
+    scrubText(schema, data, '', found, trim)
+    const valid = validate(data)
     const rest = (validate.errors ?? []).filter((e) => !found.some((x) => x.instancePath === e.instancePath))
     checked.errors = found.length === 0 ? validate.errors : [...found, ...rest]
     return valid && found.length === 0
@@ -75,43 +79,7 @@ function withValidText(schema: JsonSchema, validate: ValidateFunction): Validate
   return checked
 }
 
-// Secrets are compared as sent, spaces included.
-const UNTRIMMED = new Set(['password', 'client_secret'])
-
-/**
- * Spaces around the body's declared strings are dropped before validation, as Laravel's
- * TrimStrings does for the clients written against it: `" SP "` is a state, `" a@x.com "` an
- * e-mail, and a length limit counts what is kept. Secrets are left as sent; undeclared fields are
- * not walked (they are ignored, and may nest without limit).
- */
-function trimmingFirst(schema: JsonSchema, validate: ValidateFunction): ValidateFunction {
-  const checked = ((data: unknown) => {
-    trimDeclared(schema, data)
-    const valid = validate(data)
-    checked.errors = validate.errors
-    return valid
-  }) as Validate
-  return checked
-}
-
-function trimDeclared(schema: JsonSchema, data: unknown): void {
-  if (Array.isArray(data) && schema.items) {
-    for (const [i, item] of data.entries()) {
-      if (typeof item === 'string') data[i] = item.trim()
-      else trimDeclared(schema.items, item)
-    }
-  } else if (data && typeof data === 'object' && schema.properties) {
-    const fields = data as Record<string, unknown>
-    for (const [key, property] of Object.entries(schema.properties)) {
-      const value = fields[key]
-      if (typeof value === 'string') {
-        if (!UNTRIMMED.has(key)) fields[key] = value.trim()
-      } else trimDeclared(property, value)
-    }
-  }
-}
-
-function findInvalidText(schema: JsonSchema, data: unknown, path: string, found: ErrorObject[]): void {
+function scrubText(schema: JsonSchema, data: unknown, path: string, found: ErrorObject[], trim: boolean) {
   if (typeof data === 'string') {
     const keyword = CONTROL.test(data)
       ? 'controlCharacters'
@@ -120,11 +88,17 @@ function findInvalidText(schema: JsonSchema, data: unknown, path: string, found:
         : null
     if (keyword) found.push({ instancePath: path, schemaPath: '', keyword, params: {}, message: '' })
   } else if (Array.isArray(data) && schema.items) {
-    for (const [i, item] of data.entries()) findInvalidText(schema.items, item, `${path}/${i}`, found)
+    for (const [i, item] of data.entries()) {
+      if (trim && typeof item === 'string') data[i] = item.trim()
+      scrubText(schema.items, data[i], `${path}/${i}`, found, trim)
+    }
   } else if (data && typeof data === 'object' && schema.properties) {
+    const fields = data as Record<string, unknown>
     for (const [key, property] of Object.entries(schema.properties)) {
+      const value = fields[key]
+      if (trim && typeof value === 'string' && !UNTRIMMED.has(key)) fields[key] = value.trim()
       const pointer = key.replace(/~/g, '~0').replace(/\//g, '~1')
-      findInvalidText(property, (data as Record<string, unknown>)[key], `${path}/${pointer}`, found)
+      scrubText(property, fields[key], `${path}/${pointer}`, found, trim)
     }
   }
 }
