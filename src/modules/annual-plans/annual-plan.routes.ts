@@ -45,7 +45,8 @@ from \`imei\` (422 \`errors.imei_2\`).
 
 The customer is named by \`customer_id\` or \`customer_document\`. Unknown or another partner's plan,
 customer, model or store → 422 under that field. A 422 lists every malformed field at once, and
-the lookups' errors together once the body is well-formed. Fields that are not inputs (\`status\`, \`premium\`, \`policy_number\`, ids) are ignored.`,
+the lookups' errors together once the body is well-formed. Fields that are not inputs
+(\`status\`, \`premium\`, \`policy_number\`, ids) are ignored.`,
         body: AnnualPlanBody,
         response: { 201: AnnualPlan, ...errorResponses(400, 401, 413, 415, 422) },
       },
