@@ -187,6 +187,13 @@ describe('annual plan cancellation', () => {
       expect(rows).toHaveLength(1)
     })
 
+    it('answers the open request when repeated after the cover ended: it can still be confirmed', async () => {
+      const id = await paidPlan(ext)
+      const first = await request(ext, id, '2027-03-10T15:00:00.000Z', {})
+      const again = await request(ext, id, '2027-03-11T04:00:00.000Z', {})
+      expect(again).toEqual({ ...first, refund_amount: 0 })
+    })
+
     it('opens one request when several race', async () => {
       const id = await paidPlan(ext)
       const { token } = ext

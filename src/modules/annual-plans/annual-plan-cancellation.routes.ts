@@ -1,17 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { retryingTransaction } from '../../db/transaction.js'
 import { errorResponses } from '../../shared/http-schemas.js'
-import { centsToAmount } from '../../shared/money.js'
-import { formatTimestamp } from '../../shared/time.js'
+import { cancellationRequestResource } from './annual-plan.mapper.js'
 import { AnnualPlan, AnnualPlanParams } from './annual-plan.schemas.js'
-import { annualPlanOf, annualPlanRowOf } from './annual-plan.view.js'
+import { annualPlanOf } from './annual-plan.view.js'
 import {
   CancellationBody,
   CancellationParams,
   CancellationRequest,
 } from './annual-plan-cancellation.schemas.js'
 import { confirmCancellation, requestCancellation } from './annual-plan-cancellation.service.js'
-import { refundAt } from './refund.js'
 
 const tags = ['Annual plans']
 
@@ -30,10 +28,6 @@ export const annualPlanCancellationRoutes: FastifyPluginAsyncTypebox = async (ap
   app.put(
     '/annual-plans/:id/cancellation',
     {
-      // The body is optional: a bare PUT requests the cancellation without a reason.
-      preValidation: async (request) => {
-        request.body ??= {}
-      },
       schema: {
         tags,
         operationId: 'requestAnnualPlanCancellation',
@@ -41,8 +35,9 @@ export const annualPlanCancellationRoutes: FastifyPluginAsyncTypebox = async (ap
         description: `First step of the cancellation: opens a request and answers its \`protocol\`,
 which \`POST /annual-plans/{id}/cancellation/{protocol}\` confirms. The plan's \`status\` does not
 change (its \`cancellation\` field shows the request); \`refund_amount\` is what a confirmation now
-would refund. Repeating the PUT answers the same open request (same protocol, first reason kept).
-A plan that is canceled or expired answers 422 \`errors.status\`; an unpaid plan may be canceled.
+would refund. Repeating the PUT answers the same open request (same protocol, first reason kept),
+even after the cover has ended. Opening a request on a plan that is canceled or expired answers 422
+\`errors.status\`; an unpaid plan may be canceled.
 The body (\`{"reason"}\`) may be omitted.
 
 ${REFUND_RULE}`,
@@ -53,18 +48,11 @@ ${REFUND_RULE}`,
     },
     async (request) => {
       const now = clock.now().toISOString()
-      const plan = await annualPlanRowOf(request, request.params.id)
-      const reason = request.body.reason?.trim() || null
-      const cancellation = await retryingTransaction(db, (trx) =>
-        requestCancellation(trx, plan, reason, { now, timeZone }),
+      const reason = request.body.reason || null
+      const { plan, cancellation } = await retryingTransaction(db, (trx) =>
+        requestCancellation(trx, request.partner.partnerId, request.params.id, reason, now),
       )
-      return {
-        protocol: cancellation.protocol,
-        status: 'requested',
-        reason: cancellation.reason,
-        refund_amount: centsToAmount(refundAt(plan, now, timeZone)),
-        requested_at: formatTimestamp(cancellation.requested_at, timeZone),
-      } as const
+      return cancellationRequestResource(plan, cancellation, now, timeZone)
     },
   )
 
@@ -88,10 +76,12 @@ ${REFUND_RULE}`,
     },
     async (request) => {
       const now = clock.now().toISOString()
-      const plan = await annualPlanRowOf(request, request.params.id)
+      const { id } = request.params
       const protocol = request.params.protocol.trim().toUpperCase()
-      await retryingTransaction(db, (trx) => confirmCancellation(trx, plan, protocol, { now, timeZone }))
-      return annualPlanOf(request, plan.id)
+      await retryingTransaction(db, (trx) =>
+        confirmCancellation(trx, request.partner.partnerId, id, protocol, { now, timeZone }),
+      )
+      return annualPlanOf(request, id)
     },
   )
 }

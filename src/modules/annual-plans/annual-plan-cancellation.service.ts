@@ -18,23 +18,34 @@ import { REFUND_DUE_DAYS, refundAt } from './refund.js'
 /** Draws again only on a protocol collision, which at 50 random bits practically never happens. */
 const PROTOCOL_ATTEMPTS = 3
 
+/** The partner's plan as this transaction sees it; 404 when it is not theirs. */
+async function planOf(trx: Trx, partnerId: number, id: number): Promise<AnnualPlanRow> {
+  const plan = await findAnnualPlanRow(trx, partnerId, id)
+  if (!plan) throw new NotFoundError('Annual plan')
+  return plan
+}
+
 /**
  * Opens the plan's cancellation, or returns the one already open: a repeat, or a request racing
  * another, gets the same protocol. The plan's status does not change until it is confirmed.
+ * Answers the plan as this transaction read it, which the refund shown is computed from.
  */
 export async function requestCancellation(
   trx: Trx,
-  plan: AnnualPlanRow,
+  partnerId: number,
+  id: number,
   reason: string | null,
-  { now }: Moment,
-): Promise<CancellationRow> {
-  const status = statusAt(plan, now)
-  if (status === 'canceled' || status === 'expired') {
-    throw new StateError(`The annual plan is ${status}: there is nothing left to cancel.`)
-  }
+  now: string,
+): Promise<{ plan: AnnualPlanRow; cancellation: CancellationRow }> {
+  const plan = await planOf(trx, partnerId, id)
   for (let attempt = 0; attempt < PROTOCOL_ATTEMPTS; attempt++) {
     const open = await findCancellation(trx, plan.id)
-    if (open) return open
+    // An open request is answered even once the cover has ended: it can still be confirmed.
+    if (open?.status === 'requested') return { plan, cancellation: open }
+    const status = statusAt(plan, now)
+    if (status === 'canceled' || status === 'expired') {
+      throw new StateError(`The annual plan is ${status}: there is nothing left to cancel.`)
+    }
     const values = {
       annual_plan_id: plan.id,
       protocol: newProtocol(),
@@ -53,10 +64,12 @@ export async function requestCancellation(
  */
 export async function confirmCancellation(
   trx: Trx,
-  plan: AnnualPlanRow,
+  partnerId: number,
+  id: number,
   protocol: string,
   { now, timeZone }: Moment,
 ): Promise<void> {
+  const plan = await planOf(trx, partnerId, id)
   const cancellation = await findCancellation(trx, plan.id)
   if (!cancellation || cancellation.protocol !== protocol) throw new NotFoundError('Cancellation')
   if (cancellation.status === 'confirmed') return

@@ -4,6 +4,7 @@ import { modelResource } from '../catalog/catalog.mapper.js'
 import { customerResource } from '../customers/customer.mapper.js'
 import { customerFromView } from '../customers/customer-view.js'
 import type { AnnualPlanRow, AnnualPlanView } from './annual-plan.repository.js'
+import type { CancellationRow } from './annual-plan-cancellation.repository.js'
 import { statusAt } from './coverage.js'
 import { refundAt } from './refund.js'
 
@@ -88,4 +89,20 @@ export function paymentNoticeResource(row: AnnualPlanRow, now: string, timeZone:
     starts_at: formatTimestamp(starts_at, timeZone),
     ends_at: formatTimestamp(ends_at, timeZone),
   }
+}
+
+/** An open cancellation request, with the refund a confirmation at `now` would fix. */
+export function cancellationRequestResource(
+  plan: AnnualPlanRow,
+  cancellation: CancellationRow,
+  now: string,
+  timeZone: string,
+) {
+  return {
+    protocol: cancellation.protocol,
+    status: 'requested',
+    reason: cancellation.reason,
+    refund_amount: centsToAmount(refundAt(plan, now, timeZone)),
+    requested_at: formatTimestamp(cancellation.requested_at, timeZone),
+  } as const
 }
