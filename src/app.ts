@@ -4,7 +4,7 @@ import type { Config } from './config.js'
 import type { Db } from './db/database.js'
 import { annualPlanRoutes } from './modules/annual-plans/annual-plan.routes.js'
 import { authRoutes } from './modules/auth/auth.routes.js'
-import { loadSigningKeys, TokenService } from './modules/auth/token.service.js'
+import { loadSigningKeys, TokenService, tokenAudience } from './modules/auth/token.service.js'
 import { catalogRoutes } from './modules/catalog/catalog.routes.js'
 import { customerRoutes } from './modules/customers/customer.routes.js'
 import { healthRoutes } from './modules/health/health.routes.js'
@@ -76,7 +76,7 @@ export async function buildApp({
   for (const schema of sharedSchemas) app.addSchema(schema)
 
   const signingKeys = await loadSigningKeys(db, config, clock)
-  const tokens = new TokenService(signingKeys, config.tokenTtlSeconds, clock)
+  const tokens = new TokenService(signingKeys, config.tokenTtlSeconds, clock, tokenAudience(config.env))
   await app.register(contextPlugin, {
     config,
     db,

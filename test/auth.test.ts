@@ -87,6 +87,7 @@ async function validClaims(p: TestPartner): Promise<JWTPayload> {
   return {
     sub: `client:${credential.id}`,
     pid: credential.partner_id,
+    aud: 'amparo:test',
     iat: nowSeconds(),
     exp: nowSeconds() + 600,
   }
@@ -374,6 +375,17 @@ describe('GET /brands with a token that is not genuine and current', () => {
         const { sub: _sub, ...claims } = await validClaims(partner)
         return bearer(await sign(claims))
       },
+    ],
+    [
+      'a token without aud (as issued before tokens named their environment)',
+      async () => {
+        const { aud: _aud, ...claims } = await validClaims(partner)
+        return bearer(await sign(claims))
+      },
+    ],
+    [
+      'a production token, signed with the same key (ids collide across environments)',
+      async () => bearer(await sign({ ...(await validClaims(partner)), aud: 'amparo:production' })),
     ],
     [
       'a token with an unknown kid',

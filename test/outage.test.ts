@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { createDb, type Db } from '../src/db/database.js'
-import { TokenService } from '../src/modules/auth/token.service.js'
+import { TokenService, tokenAudience } from '../src/modules/auth/token.service.js'
 import { bearer } from './helpers/factories.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { TEST_JWT_KEYS } from './helpers/test-db.js'
@@ -21,7 +21,7 @@ let token: string
 beforeAll(async () => {
   db = createDb(config.database)
   app = await buildCheckedApp({ config, db, logger: false })
-  const tokens = new TokenService(config.jwtKeys, 3600, { now: () => new Date() })
+  const tokens = new TokenService(config.jwtKeys, 3600, { now: () => new Date() }, tokenAudience(config.env))
   token = (await tokens.issue({ kind: 'client', id: 1 }, 1)).token
 })
 afterAll(async () => {

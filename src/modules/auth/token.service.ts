@@ -26,7 +26,12 @@ export interface VerifiedToken {
 // the principal lookup, which still runs on every request.
 const VERIFIED_CACHE_SIZE = 10_000
 
-/** HS256 JWTs with a `kid`: the first key signs, every listed key verifies, so keys can rotate. */
+/**
+ * HS256 JWTs with a `kid`: the first key signs, every listed key verifies, so keys can rotate.
+ * The audience names the environment (`amparo:test`, `amparo:production`): subjects are database
+ * ids, so a test token verified by a production deployment sharing its keys would otherwise act
+ * as whichever production partner has the same ids.
+ */
 export class TokenService {
   // KeyObjects built once: given raw bytes, jose would import a key on every verification.
   private readonly secrets: Map<string, KeyObject>
@@ -37,6 +42,7 @@ export class TokenService {
     keys: SigningKey[],
     private readonly ttlSeconds: number,
     private readonly clock: Clock,
+    private readonly audience: string,
   ) {
     const [first] = keys
     if (!first) throw new Error('At least one signing key is required')
@@ -50,6 +56,7 @@ export class TokenService {
     const token = await new SignJWT({ pid: partnerId })
       .setProtectedHeader({ alg: ALGORITHM, kid: this.signing.kid, typ: 'JWT' })
       .setSubject(`${subject.kind}:${subject.id}`)
+      .setAudience(this.audience)
       .setIssuedAt(issuedAt)
       .setExpirationTime(expiresAt)
       .sign(this.secrets.get(this.signing.kid) as KeyObject)
@@ -81,6 +88,7 @@ export class TokenService {
         },
         {
           algorithms: [ALGORITHM],
+          audience: this.audience,
           requiredClaims: ['exp', 'iat', 'sub'],
           currentDate: this.clock.now(),
         },
@@ -100,6 +108,9 @@ export class TokenService {
     }
   }
 }
+
+/** The token audience of a deployment: its environment. */
+export const tokenAudience = (env: Config['env']) => `amparo:${env}`
 
 /**
  * The configured keys, or else (test environment only; production requires AMPARO_JWT_KEYS) a
