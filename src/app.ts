@@ -17,7 +17,14 @@ import { subscriptionPaymentRoutes } from './modules/subscriptions/subscription-
 import { authenticated } from './plugins/auth.js'
 import { contextPlugin } from './plugins/context.js'
 import { errorsPlugin } from './plugins/errors.js'
-import { clientErrors, frameworkErrors, httpPlugin, requestId } from './plugins/http.js'
+import {
+  clientErrors,
+  expectationFailed,
+  frameworkErrors,
+  httpPlugin,
+  originForm,
+  requestId,
+} from './plugins/http.js'
 import { idempotency } from './plugins/idempotency.js'
 import { loggerOptions, OneLineRequestLog } from './plugins/logging.js'
 import type { Metrics } from './plugins/metrics.js'
@@ -61,17 +68,19 @@ export async function buildApp({
     logController: new OneLineRequestLog(),
     frameworkErrors,
     clientErrorHandler: clientErrors,
+    rewriteUrl: originForm,
     bodyLimit: BODY_LIMIT,
-    exposeHeadRoutes: false,
     // Draining on SIGTERM: a request that arrives on a kept-alive connection is still served (with
     // `Connection: close`), not refused with a bare 503; new connections are refused.
     return503OnClosing: false,
-    routerOptions: { maxParamLength: 200 },
+    // `/subscriptions/1/` is `/subscriptions/1`, as on the Laravel service partners wrote against.
+    routerOptions: { maxParamLength: 200, ignoreTrailingSlash: true },
     schemaController: { compilersFactory: { buildSerializer: sharedSerializers() } },
     // Behind the README's load balancer: request.ip (login rate limits) is the client's, not its.
     trustProxy: config.trustProxy,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
+  app.server.on('checkExpectation', expectationFailed)
   app.setValidatorCompiler(validatorCompiler)
   for (const schema of sharedSchemas) app.addSchema(schema)
 

@@ -1,3 +1,4 @@
+import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BODY_LIMIT } from '../src/app.js'
 import { bearer, login, seedCatalog, seedPartner, type TestPartner } from './helpers/factories.js'
@@ -69,6 +70,13 @@ describe('400: body is not valid JSON', () => {
     },
   )
 
+  it('answers 400 for bytes that are not UTF-8, rather than storing U+FFFD in their place', async () => {
+    const payload = Buffer.concat([Buffer.from('{"client_id":"Jo'), Buffer.from([0xe3]), Buffer.from('o"}')])
+    const response = await postLogin(payload)
+    expect(response.statusCode).toBe(400)
+    expect(response.json()).toEqual({ message: 'The request body is not valid JSON: it is not UTF-8.' })
+  })
+
   it('logs in with a __proto__ key beside valid credentials', async () => {
     const response = await postLogin(
       `{"__proto__": {"isAdmin": true}, "client_id": "${partner.clientId}", "client_secret": "${partner.clientSecret}"}`,
@@ -94,6 +102,89 @@ describe('404: unknown route', () => {
     const response = await ctx.app.inject({ method: 'GET', url: '/nope?x=1', headers: bearer(token) })
     expect(response.statusCode).toBe(404)
     expect(response.json()).toEqual({ message: 'Route GET /nope not found.' })
+  })
+})
+
+describe('HTTP as sent on the wire', () => {
+  let port: number
+  beforeAll(async () => {
+    await ctx.app.listen({ port: 0, host: '127.0.0.1' })
+    port = (ctx.app.server.address() as { port: number }).port
+  })
+
+  /** Sends `head` (and `body`) on a fresh connection; resolves with the status line, headers and body. */
+  function raw(head: string, body = ''): Promise<{ status: number; headers: string; body: string }> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () =>
+        socket.write(`${head}\r\nConnection: close\r\n\r\n${body}`),
+      )
+      let text = ''
+      socket.on('data', (chunk) => {
+        text += chunk
+      })
+      socket.on('end', () => {
+        const split = text.indexOf('\r\n\r\n')
+        resolve({
+          status: Number(text.slice(9, 12)),
+          headers: text.slice(0, split),
+          body: text.slice(split + 4),
+        })
+      })
+      socket.on('error', reject)
+    })
+  }
+  const credentials = () => Buffer.from(`${partner.clientId}:${partner.clientSecret}`).toString('base64')
+
+  it('reads an empty chunked body sent with a form content type as no body', async () => {
+    const response = await raw(
+      `POST /auth/login HTTP/1.1\r\nHost: x\r\nX-Credentials: ${credentials()}\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked`,
+      '0\r\n\r\n',
+    )
+    expect(response.status, response.body).toBe(200)
+  })
+
+  it('still answers 415 for a chunked body with content that is not JSON', async () => {
+    const response = await raw(
+      `POST /auth/login HTTP/1.1\r\nHost: x\r\nX-Credentials: ${credentials()}\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked`,
+      '3\r\nabc\r\n0\r\n\r\n',
+    )
+    expect(response.status).toBe(415)
+  })
+
+  it('builds links from the path when the request line is in absolute form (through a proxy)', async () => {
+    const response = await raw(
+      `GET http://127.0.0.1:${port}/brands?per_page=1 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}`,
+    )
+    expect(response.status).toBe(200)
+    expect(JSON.parse(response.body).meta.path).toBe(`http://127.0.0.1:${port}/brands`)
+  })
+
+  it('answers an Expect it cannot meet with 417 in the contract shape, with a request id', async () => {
+    const response = await raw(
+      'POST /auth/login HTTP/1.1\r\nHost: x\r\nExpect: 202-accepted\r\nContent-Length: 0',
+    )
+    expect(response.status).toBe(417)
+    expect(response.headers).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/i)
+    expect(JSON.parse(response.body)).toEqual({ message: 'Only "Expect: 100-continue" is supported.' })
+  })
+})
+
+describe('HEAD and trailing slashes', () => {
+  it('answers HEAD on a GET route with its headers and no body', async () => {
+    const response = await ctx.app.inject({ method: 'HEAD', url: '/health' })
+    expect(response.statusCode).toBe(200)
+    expect(response.headers['x-request-id']).toBeDefined()
+    expect(response.body).toBe('')
+  })
+
+  it('reads /brands/ as /brands', async () => {
+    const response = await ctx.app.inject({
+      method: 'GET',
+      url: '/brands/?per_page=1',
+      headers: bearer(token),
+    })
+    expect(response.statusCode).toBe(200)
+    expect(response.json().meta.per_page).toBe(1)
   })
 })
 
@@ -143,6 +234,23 @@ describe('415: a body that is not JSON', () => {
       expect(response.statusCode, response.body).toBe(200)
     },
   )
+
+  it.each([
+    [
+      'application/json; charset=iso-8859-1',
+      {},
+      'The request body must be sent as application/json in UTF-8.',
+    ],
+    [
+      'application/json',
+      { 'content-encoding': 'gzip' },
+      'The request body must not be compressed: Content-Encoding is not supported.',
+    ],
+  ])('answers 415 for %s %o, which the service cannot read as sent', async (type, headers, message) => {
+    const response = await postLogin('{"client_id":"a"}', type, headers)
+    expect(response.statusCode).toBe(415)
+    expect(response.json()).toEqual({ message })
+  })
 
   it('accepts application/json with a charset', async () => {
     const response = await postLogin(

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto'
-import { type IncomingMessage, STATUS_CODES } from 'node:http'
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import { errorCodes, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import { AppError } from '../shared/errors.js'
 import { documentOnWrites } from '../shared/http-schemas.js'
 import { routeNotFound } from './errors.js'
 
@@ -29,6 +30,24 @@ const API_HEADERS = {
   'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
 }
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true })
+
+/**
+ * Why a JSON body cannot be read as sent (415), or undefined: a charset other than UTF-8, or a
+ * Content-Encoding (the service decompresses nothing, and would otherwise answer "not valid JSON").
+ */
+function unreadableBody(request: FastifyRequest): AppError | undefined {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(request.headers['content-type'] ?? '')?.[1]
+  if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
+    return new AppError(415, 'The request body must be sent as application/json in UTF-8.')
+  }
+  const encoding = request.headers['content-encoding']
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+    return new AppError(415, 'The request body must not be compressed: Content-Encoding is not supported.')
+  }
+  return undefined
+}
+
 /** JSON only: other content types answer 415, an empty body is no body. */
 export const httpPlugin = fp(
   async (app) => {
@@ -41,17 +60,38 @@ export const httpPlugin = fp(
     // and unknown fields are ignored (CONTRACT §1), while no prototype can be reached through it.
     const parseJson = app.getDefaultJsonParser('remove', 'remove')
     app.removeAllContentTypeParsers()
-    app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-      if (body === '') return done(null, undefined)
-      parseJson(request, body as string, done)
+    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+      if ((body as Buffer).length === 0) return done(null, undefined)
+      const refusal = unreadableBody(request)
+      if (refusal) return done(refusal, undefined)
+      let text: string
+      try {
+        text = UTF8.decode(body as Buffer)
+      } catch {
+        // JSON between systems is UTF-8 (RFC 8259 §8.1); decoding other bytes would store U+FFFD
+        // in place of what was sent.
+        return done(new AppError(400, 'The request body is not valid JSON: it is not UTF-8.'), undefined)
+      }
+      parseJson(request, text, done)
     })
     // Any other type is refused (415) when a body comes with it; an empty one is no body, whatever
     // its label: clients often send a form content type on a body-less POST (notify-payment,
-    // login by header, cancellation).
-    app.addContentTypeParser('*', (request, _payload, done) => {
+    // login by header, cancellation), and stream-based clients send it chunked, as a bare last chunk.
+    app.addContentTypeParser('*', (request, payload, done) => {
       const { 'content-length': length, 'transfer-encoding': chunked } = request.headers
       if (length === '0' || (length === undefined && chunked === undefined)) return done(null, undefined)
-      done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(request.headers['content-type']), undefined)
+      const refusal = new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(request.headers['content-type'])
+      if (length !== undefined) return done(refusal, undefined)
+      let answered = false
+      const answer = (error: Error | null) => {
+        if (answered) return
+        answered = true
+        done(error, undefined)
+      }
+      // Refused at its first byte; the rest is read and dropped so the connection can carry on.
+      payload.on('data', (chunk: Buffer) => chunk.length > 0 && answer(refusal))
+      payload.on('end', () => answer(null))
+      payload.on('error', answer)
     })
 
     // Any POST or PUT may carry a body, even one whose route reads none: invalid JSON, too large,
@@ -83,6 +123,33 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
     return reply.code(500).send({ message: 'Server error.', request_id: String(request.id) })
   }
   return reply.code(404).send(routeNotFound(request))
+}
+
+/**
+ * Fastify's `rewriteUrl`: a request line in absolute form (`GET http://host/brands`, as sent through
+ * a forward proxy; servers must accept it, RFC 9112 §3.2.2) is read as its path and query, so that
+ * links, logs and idempotency fingerprints see `/brands` as for any other request.
+ */
+export function originForm(req: IncomingMessage): string {
+  const url = req.url ?? '/'
+  if (url.startsWith('/') || !URL.canParse(url)) return url
+  const { pathname, search } = new URL(url)
+  return `${pathname}${search}`
+}
+
+/**
+ * Node's `checkExpectation`: an `Expect` other than `100-continue` is refused (417) before Fastify
+ * sees the request; without this listener Node answers it bare, with no body or request id.
+ */
+export function expectationFailed(req: IncomingMessage, res: ServerResponse): void {
+  const body = JSON.stringify({ message: 'Only "Expect: 100-continue" is supported.' })
+  res.writeHead(417, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'x-request-id': requestId(req),
+    ...API_HEADERS,
+  })
+  res.end(body)
 }
 
 /**

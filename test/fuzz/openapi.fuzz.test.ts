@@ -294,7 +294,8 @@ describe('the response checker', () => {
     expect(routes.match('GET', '/annual-plans/12')?.path).toBe('/annual-plans/{id}')
     expect(routes.match('GET', '/customers/12.ABC.345%2F01DE-35')?.path).toBe('/customers/{document}')
     expect(routes.match('DELETE', '/customers')).toBeNull()
-    expect(routes.match('GET', '/brands/')?.path).toBe('/brands/{brandId}')
+    expect(routes.match('GET', '/brands/')?.path).toBe('/brands')
+    expect(routes.match('HEAD', '/brands/7')?.path).toBe('/brands/{brandId}')
     expect(routes.match('GET', '/brands/1/x')).toBeNull()
   })
 

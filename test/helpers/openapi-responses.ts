@@ -80,15 +80,17 @@ export class RouteMatcher {
   /** The route `method url` reaches, in OpenAPI form, or null when none does. */
   match(method: string, url: string): { path: string; hidden: boolean } | null {
     let decoded: string[]
+    // The router reads `/brands/` as `/brands` (ignoreTrailingSlash).
+    const path = (url.split('?')[0] ?? '').replace(/(.)\/$/, '$1')
     try {
-      decoded = (url.split('?')[0] ?? '')
+      decoded = path
         .split('/')
         .slice(1)
         .map((segment) => decodeURIComponent(segment))
     } catch {
       return null
     }
-    const verb = method.toLowerCase()
+    const verb = method === 'HEAD' ? 'get' : method.toLowerCase()
     const route = this.routes.find((r) => r.method === verb && matches(r.segments, decoded))
     return route ? { path: route.path, hidden: route.hidden } : null
   }
@@ -101,7 +103,7 @@ function matches(pattern: (string | null)[], segments: string[]): boolean {
   }
   return (
     pattern.length === segments.length &&
-    // A parameter matches an empty segment too, as the router's does (`/brands/` → `:brandId`).
+    // A parameter matches an empty segment too, as the router's does.
     pattern.every((p, i) => p === null || p === segments[i])
   )
 }
@@ -142,7 +144,9 @@ export class ResponseChecker {
     const verb = method.toLowerCase()
     const path = routeUrl === null ? null : openapiPath(routeUrl)
     const where = `${method.toUpperCase()} ${path ?? '(no route)'} → ${status}`
-    const operation = path === null ? undefined : this.document.paths[path]?.[verb]
+    // HEAD is served, undocumented, for every GET: the GET's statuses apply.
+    const documentedVerb = verb === 'head' ? 'get' : verb
+    const operation = path === null ? undefined : this.document.paths[path]?.[documentedVerb]
     if (path !== null && !operation) throw new Error(`${where}: the operation is not in the OpenAPI document`)
 
     let pointer: string | undefined
@@ -150,7 +154,7 @@ export class ResponseChecker {
     if (documented) {
       const media = documented.content?.['application/json']
       if (!media?.schema) throw new Error(`${where}: the document gives no application/json schema for it`)
-      pointer = `#/paths/${pointerEscape(path ?? '')}/${verb}/responses/${status}/content/application~1json/schema`
+      pointer = `#/paths/${pointerEscape(path ?? '')}/${documentedVerb}/responses/${status}/content/application~1json/schema`
     } else if (GLOBAL_STATUSES.has(status) || (status === 404 && path === null)) {
       pointer = '#/components/schemas/Error'
     } else {
