@@ -550,6 +550,13 @@ describe('logs', () => {
     for (const secret of secrets) expect(text).not.toContain(secret)
   })
 
+  /** The URL the request line of `response`'s request logged. */
+  const loggedUrl = (response: { headers: Record<string, unknown> }) =>
+    logLines
+      .map((l) => JSON.parse(l))
+      .find((entry) => entry.reqId === response.headers['x-request-id'] && entry.msg === 'request completed')
+      ?.url
+
   it('logs one line per request with its id, method, path, status and time', async () => {
     const token = await login(ctx.app, partner)
     const response = await getBrands(bearer(token))
@@ -560,22 +567,41 @@ describe('logs', () => {
     expect(lines[0].ms).toEqual(expect.any(Number))
   })
 
-  it('censors credential-like query values in the logged URL, and keeps the others', async () => {
+  it('logs only the values of the query parameters the route declares, whatever the others are named', async () => {
     const secret = randomBytes(16).toString('hex')
     const login = await ctx.app.inject({
       method: 'POST',
       url: `/auth/login?client_id=test_x&client_secret=${secret}&Password=${secret}`,
     })
-    const token = await ctx.app.inject({ url: `/plans?page=2&access_token=${secret}` })
-    const line = (id: unknown) =>
-      logLines
-        .map((l) => JSON.parse(l))
-        .find((entry) => entry.reqId === id && entry.msg === 'request completed')
-    expect(line(login.headers['x-request-id']).url).toBe(
-      '/auth/login?client_id=test_x&client_secret=[redacted]&Password=[redacted]',
+    const list = await ctx.app.inject({
+      url: `/subscriptions?page=2&filter%5Bstatus%5D=pago&access_token=${secret}&number=${secret}`,
+    })
+    expect(loggedUrl(login)).toBe(
+      '/auth/login?client_id=[redacted]&client_secret=[redacted]&Password=[redacted]',
     )
-    expect(line(token.headers['x-request-id']).url).toBe('/plans?page=2&access_token=[redacted]')
+    expect(loggedUrl(list)).toBe(
+      '/subscriptions?page=2&filter%5Bstatus%5D=pago&access_token=[redacted]&number=[redacted]',
+    )
     expect(logLines.join('\n')).not.toContain(secret)
+  })
+
+  it('censors card numbers and tokens wherever they are in the URL, and in the 404 it answers', async () => {
+    const token = await login(ctx.app, partner)
+    const card = '4111-1111-1111-1111'
+    const inPath = await ctx.app.inject({ url: `/x/4111111111111111/${token}?4111111111111111` })
+    expect(inPath.statusCode).toBe(404)
+    expect(inPath.json()).toEqual({ message: 'Route GET /x/[redacted]/[redacted] not found.' })
+    expect(loggedUrl(inPath)).toBe('/x/[redacted]/[redacted]?[redacted]')
+    const inFilter = await ctx.app.inject({
+      url: `/subscriptions?filter%5Bcustomer_document%5D=${card}`,
+      headers: bearer(token),
+    })
+    expect(loggedUrl(inFilter)).toBe('/subscriptions?filter%5Bcustomer_document%5D=[redacted]')
+    // A document is no card: 11 or 14 digits that fail the Luhn check are kept.
+    const documents = await ctx.app.inject({ url: '/customers/11222333000181', headers: bearer(token) })
+    expect(loggedUrl(documents)).toBe('/customers/11222333000181')
+    const text = logLines.join('\n')
+    for (const secret of ['4111111111111111', card, token]) expect(text).not.toContain(secret)
   })
 
   it('censors credential fields wherever a handler logs them', async () => {

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { isDatabaseUnavailable } from '../db/errors.js'
 import { AppError, ServiceUnavailableError, ValidationError } from '../shared/errors.js'
+import { censorSecrets } from './logging.js'
 import { fieldErrorsFromAjv } from './validation.js'
 
 /** The only place that builds error bodies (CONTRACT §2). */
@@ -30,7 +31,7 @@ export const errorsPlugin = fp(
 )
 
 export function routeNotFound(request: FastifyRequest) {
-  return { message: `Route ${request.method} ${request.url.split('?')[0]} not found.` }
+  return { message: `Route ${request.method} ${censorSecrets(request.url.split('?')[0] ?? '')} not found.` }
 }
 
 function sendAppError(error: AppError, request: FastifyRequest, reply: FastifyReply) {

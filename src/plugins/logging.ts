@@ -5,6 +5,7 @@ import {
   type FastifyServerOptions,
   LogController,
 } from 'fastify'
+import { isLuhnValid } from '../shared/documents.js'
 
 // Never logged: credentials, tokens and card data, at the top level of a logged object or one
 // level down (`*.x` does not match a top-level `x`).
@@ -34,21 +35,60 @@ export function loggerOptions(
   return { level, redact: { paths: REDACT, censor: '[redacted]' }, ...(stream && { stream }) }
 }
 
-// A query parameter whose name looks like a credential has its value censored in the logged URL:
-// the service reads none from the query string, but a client may still send one there
-// (`?client_secret=…`, `?access_token=…`), and the URL is logged as sent.
-const SECRET_QUERY_KEY = /secret|password|token|card|cvv|credential|authorization/i
+// The logged URL is the URL as sent, less what a client may have put in it by mistake: the
+// service reads no credential or card from a URL, but `?number=4111…`, `?jwt=eyJ…` or a token
+// pasted into a path would otherwise be written to the log as sent. So only the values of the
+// query parameters the route declares are kept (`page`, `filter[status]`); the others are
+// censored whatever their name, and anything shaped like a token or a card number (13 to 19
+// digits passing the Luhn check) is censored wherever it appears.
+const CENSORED = '[redacted]'
+const TOKEN_LIKE = /eyJ[\w-]*\.[\w-]*\.[\w-]*/g
+const DIGIT_RUN = /\d(?:(?:-|%20|\+)?\d){12,18}/g
 
-/** The URL as sent, with the values of credential-like query parameters censored. */
-export function loggableUrl(url: string): string {
+/** `text` with token-shaped strings and card-shaped digit runs censored. */
+export function censorSecrets(text: string): string {
+  return text
+    .replace(TOKEN_LIKE, CENSORED)
+    .replace(DIGIT_RUN, (run) => (isLuhnValid(run.replace(/\D/g, '')) ? CENSORED : run))
+}
+
+function decodedKey(key: string): string {
+  try {
+    return decodeURIComponent(key.replace(/\+/g, ' '))
+  } catch {
+    return key
+  }
+}
+
+/** The URL as logged: see above. `declared` are the route's query parameter names. */
+export function loggableUrl(url: string, declared: ReadonlySet<string> = NONE): string {
   const query = url.indexOf('?')
-  if (query < 0) return url
+  const path = censorSecrets(query < 0 ? url : url.slice(0, query))
+  if (query < 0) return path
   const pairs = url.slice(query + 1).split('&')
-  const censored = pairs.map((pair) => {
+  const kept = pairs.map((pair) => {
     const eq = pair.indexOf('=')
-    return eq > 0 && SECRET_QUERY_KEY.test(pair.slice(0, eq)) ? `${pair.slice(0, eq)}=[redacted]` : pair
+    const key = eq < 0 ? pair : pair.slice(0, eq)
+    if (eq < 0 || !declared.has(decodedKey(key)))
+      return `${censorSecrets(key)}${eq < 0 ? '' : `=${CENSORED}`}`
+    return censorSecrets(pair)
   })
-  return `${url.slice(0, query)}?${censored.join('&')}`
+  return `${path}?${kept.join('&')}`
+}
+
+const NONE: ReadonlySet<string> = new Set()
+const declaredBySchema = new WeakMap<object, ReadonlySet<string>>()
+
+/** The query parameter names the request's route declares (none for an unknown route). */
+function declaredQuery(request: FastifyRequest): ReadonlySet<string> {
+  const schema = request.routeOptions.schema?.querystring as { properties?: object } | undefined
+  if (!schema?.properties) return NONE
+  let names = declaredBySchema.get(schema)
+  if (!names) {
+    names = new Set(Object.keys(schema.properties))
+    declaredBySchema.set(schema, names)
+  }
+  return names
 }
 
 /**
@@ -57,7 +97,7 @@ export function loggableUrl(url: string): string {
  */
 export class OneLineRequestLog extends LogController {
   // The completed line holds only these fixed fields, none of them a secret (bodies and headers
-  // are never in it; the URL's credential-like query values are censored above), so it skips the
+  // are never in it; the URL is censored above), so it skips the
   // redaction pass, which cost more than the rest of the line (≈ 5.5 µs of 9.3). Errors keep the
   // redacting logger.
   private plain: FastifyBaseLogger | undefined
@@ -71,7 +111,7 @@ export class OneLineRequestLog extends LogController {
   ): void {
     const line = {
       method: request.method,
-      url: loggableUrl(request.url),
+      url: loggableUrl(request.url, declaredQuery(request)),
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10,
     }
