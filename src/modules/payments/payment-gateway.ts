@@ -20,7 +20,14 @@ export interface CardCharge {
   result: ChargeResult
 }
 
-/** The own payment gateway: charge a card once (getting a token back), or charge a token later. */
+/**
+ * The own payment gateway: charge a card once (getting a token back), or charge a token later.
+ * What an adapter for a real gateway must guarantee, because the callers hold their installment or
+ * plan only for a while (a claim of 60 s to 5 min) and a retry after that charges again: each call
+ * settles or fails within 30 s (abort it, never leave it running), and `reference` is sent as the
+ * gateway's idempotency key, so a repeat of a charge whose answer was lost is not a second charge.
+ * The sandbox answers at once.
+ */
 export interface PaymentGateway {
   chargeCard(card: CardData, amountCents: number, reference: string): Promise<CardCharge>
   chargeToken(token: string, amountCents: number, reference: string): Promise<ChargeResult>
