@@ -155,3 +155,9 @@ export function normalizePhone(input: string): string | null {
   // Area codes never contain 0; mobiles are area code + 9 + 8 digits, landlines area code + 8.
   return /^[1-9]{2}(?:9\d{8}|\d{8})$/.test(national) ? national : null
 }
+
+/** A value the route schema's format already accepted: a null from its normaliser is a bug, not bad input. */
+export function normalized<T>(value: T | null): T {
+  if (value === null) throw new Error('A value accepted by the schema failed to normalise')
+  return value
+}

@@ -1,7 +1,13 @@
 import type { Db, Trx } from '../../db/database.js'
 import { isUniqueViolation, violatedColumns } from '../../db/errors.js'
-import { normalizeCep, normalizeDocument, normalizePhone, normalizeState } from '../../shared/documents.js'
-import { type FieldErrors, NotFoundError, ValidationError } from '../../shared/errors.js'
+import {
+  normalizeCep,
+  normalizeDocument,
+  normalized,
+  normalizePhone,
+  normalizeState,
+} from '../../shared/documents.js'
+import { NotFoundError, ValidationError } from '../../shared/errors.js'
 import { type CustomerRow, findCustomerByDocument, insertCustomer } from './customer.repository.js'
 import type { AddressInput, CustomerBody } from './customer.schemas.js'
 
@@ -18,8 +24,8 @@ const NO_ADDRESS = {
 }
 
 /**
- * Registers a customer of the partner. The route schema has already checked every format; this
- * stores the canonical forms, and the database's unique constraint, not a prior lookup, refuses a
+ * Registers a customer of the partner. The route schema has already checked every format and
+ * trimmed the text (a blank required field never gets here); this stores the canonical forms, and the database's unique constraint, not a prior lookup, refuses a
  * duplicate document, so concurrent creations yield exactly one customer.
  */
 export async function createCustomer(
@@ -28,24 +34,17 @@ export async function createCustomer(
   input: CustomerBody,
   now: string,
 ): Promise<CustomerRow> {
-  const errors: FieldErrors = {}
-  const document = normalizeDocument(input.document)
-  const phone = normalizePhone(input.phone)
+  const document = normalized(normalizeDocument(input.document))
   const values = {
     partner_id: partnerId,
-    name: requiredText(input.name, 'name', errors),
-    document: document?.value ?? '',
-    document_kind: document?.kind ?? 'cpf',
-    email: input.email.trim(),
-    phone: phone ?? '',
-    ...addressColumns(input.address ?? null, errors),
+    name: input.name,
+    document: document.value,
+    document_kind: document.kind,
+    email: input.email,
+    phone: normalized(normalizePhone(input.phone)),
+    ...addressColumns(input.address ?? null),
     created_at: now,
   }
-  // Unreachable through the route (its schema checks these formats), kept for other callers.
-  if (!document) errors.document = ['The document field must be a valid CPF or CNPJ.']
-  if (!phone) errors.phone = ['The phone field must be a phone number with area code.']
-  if (Object.keys(errors).length > 0) throw new ValidationError(errors)
-
   try {
     return await insertCustomer(trx, values)
   } catch (error) {
@@ -64,26 +63,15 @@ export async function findCustomer(db: Db, partnerId: number, documentInput: str
   return row
 }
 
-function addressColumns(address: AddressInput | null, errors: FieldErrors) {
+function addressColumns(address: AddressInput | null) {
   if (!address) return NO_ADDRESS
-  const zipcode = normalizeCep(address.zipcode)
-  const state = normalizeState(address.state)
-  if (!zipcode) errors['address.zipcode'] = ['The address.zipcode field must be exactly 8 digits.']
-  if (!state) errors['address.state'] = ['The address.state field must be a Brazilian state code.']
   return {
-    street: requiredText(address.street, 'address.street', errors),
+    street: address.street,
     number: address.number,
-    complement: address.complement?.trim() || null,
-    zipcode: zipcode ?? '',
-    neighborhood: requiredText(address.neighborhood, 'address.neighborhood', errors),
-    city: requiredText(address.city, 'address.city', errors),
-    state: state ?? '',
+    complement: address.complement || null,
+    zipcode: normalized(normalizeCep(address.zipcode)),
+    neighborhood: address.neighborhood,
+    city: address.city,
+    state: normalized(normalizeState(address.state)),
   }
-}
-
-// Laravel trims input, so a value of spaces only counts as missing.
-function requiredText(value: string, key: string, errors: FieldErrors): string {
-  const trimmed = value.trim()
-  if (!trimmed) errors[key] = [`The ${key.replace(/_/g, ' ')} field is required.`]
-  return trimmed
 }

@@ -4,6 +4,7 @@ import {
   normalizeCep,
   normalizeCnpj,
   normalizeCpf,
+  normalized,
   normalizePhone,
   normalizeState,
 } from '../../shared/documents.js'
@@ -64,52 +65,38 @@ function takenError(columns: UniqueColumn[]): ValidationError {
 
 /**
  * Body → row: documents, phones and CEP bare, state uppercase, e-mail lowercase (so that the
- * plain unique constraint is case-insensitive), text trimmed. Like Laravel's TrimStrings, a
- * required field that is only blanks is missing, and an optional one is null.
+ * plain unique constraint is case-insensitive). Text arrives trimmed by validation, which refuses
+ * a blank required field; a blank optional one is null.
  */
 function toRow(partnerId: number, body: ShopkeeperBody, now: string): NewShopkeeperRow {
   const { address, responsible, bank } = body
-  const blanks: FieldErrors = {}
-  const required = (key: string, value: string) => {
-    const trimmed = value.trim()
-    if (!trimmed) blanks[key] = [`The ${key.replace(/_/g, ' ')} field is required.`]
-    return trimmed
-  }
-  const row: NewShopkeeperRow = {
+  return {
     partner_id: partnerId,
-    trading_name: required('trading_name', body.trading_name),
+    trading_name: body.trading_name,
     registration_number: normalized(normalizeCnpj(body.registration_number)),
     phone: normalized(normalizePhone(body.phone)),
     website: optional(body.website),
     zip_code: normalized(normalizeCep(address.zip_code)),
-    street: required('address.street', address.street),
-    number: required('address.number', address.number),
+    street: address.street,
+    number: address.number,
     complement: optional(address.complement),
-    neighborhood: required('address.neighborhood', address.neighborhood),
-    city: required('address.city', address.city),
+    neighborhood: address.neighborhood,
+    city: address.city,
     state: normalized(normalizeState(address.state)),
-    responsible_name: required('responsible.name', responsible.name),
+    responsible_name: responsible.name,
     responsible_email: responsible.email.toLowerCase(),
     responsible_phone: normalized(normalizePhone(responsible.phone)),
     responsible_registration_number: normalized(normalizeCpf(responsible.registration_number)),
     responsible_role: optional(responsible.role),
     responsible_rg: optional(responsible.rg),
-    bank_name: required('bank.name', bank.name),
-    bank_agency: required('bank.agency', bank.agency),
-    bank_account: required('bank.account', bank.account),
-    bank_account_digit: required('bank.account_digit', bank.account_digit),
+    bank_name: bank.name,
+    bank_agency: bank.agency,
+    bank_account: bank.account,
+    bank_account_digit: bank.account_digit,
     created_at: now,
   }
-  if (Object.keys(blanks).length > 0) throw new ValidationError(blanks)
-  return row
 }
 
 function optional(value: string | null | undefined): string | null {
-  return value?.trim() || null
-}
-
-// The schema's formats already accepted these values, so a null here is a bug, not bad input.
-function normalized(value: string | null): string {
-  if (value === null) throw new Error('A value accepted by the schema failed to normalise')
-  return value
+  return value || null
 }
