@@ -33,6 +33,14 @@ describe('loadConfig', () => {
     expect(config.publicUrl).toBe('https://api.example.com')
   })
 
+  it('keeps every = of a secret: only the first one ends the kid', () => {
+    const base64 = Buffer.alloc(32, 0xfb).toString('base64')
+    expect(base64).toMatch(/=$/)
+    const secrets = ['0123456789abcdef0123456789abcdef=XYZsecretpart', base64, `shortpart=${'x'.repeat(36)}`]
+    const config = loadConfig({ AMPARO_JWT_KEYS: secrets.map((s, i) => `k${i}=${s}`).join(',') })
+    expect(config.jwtKeys).toEqual(secrets.map((secret, i) => ({ kid: `k${i}`, secret })))
+  })
+
   it.each([
     [{ PORT: 'abc' }, /PORT/],
     [{ PORT: '70000' }, /PORT/],
@@ -43,6 +51,8 @@ describe('loadConfig', () => {
     [{ AMPARO_PUBLIC_URL: 'not a url' }, /AMPARO_PUBLIC_URL/],
     [{ AMPARO_JWT_KEYS: 'k1=short' }, /AMPARO_JWT_KEYS/],
     [{ AMPARO_JWT_KEYS: 'no-separator' }, /AMPARO_JWT_KEYS/],
+    [{ AMPARO_JWT_KEYS: `=${'s'.repeat(32)}` }, /AMPARO_JWT_KEYS/],
+    [{ AMPARO_JWT_KEYS: `k1=short=${'s'.repeat(4)}` }, /AMPARO_JWT_KEYS/],
     [{ AMPARO_ENV: 'production' }, /AMPARO_JWT_KEYS is required/],
     [{ AMPARO_ENV: 'production', AMPARO_JWT_KEYS: KEY, AMPARO_PAYMENT_GATEWAY: 'sandbox' }, /sandbox/],
     [{ AMPARO_PAYMENT_GATEWAY: 'stripe' }, /one of sandbox, none/],

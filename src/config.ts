@@ -168,12 +168,17 @@ function parseTrustProxy(value: string): boolean | string[] {
   return addresses
 }
 
-/** `kid1=secret1,kid2=secret2`; secrets of at least 32 characters. */
+/**
+ * `kid1=secret1,kid2=secret2`; secrets of at least 32 characters. Only the first `=` of a pair
+ * ends the kid: a secret may hold more (base64 pads with them).
+ */
 function parseJwtKeys(value: string): SigningKey[] {
   if (!value.trim()) return []
   return value.split(',').map((pair) => {
-    const [kid, secret] = pair.split('=').map((s) => s.trim())
-    if (!kid || !secret || !/^[A-Za-z0-9._-]{1,64}$/.test(kid) || secret.length < 32) {
+    const separator = pair.indexOf('=')
+    const kid = pair.slice(0, separator).trim()
+    const secret = pair.slice(separator + 1).trim()
+    if (separator < 0 || !/^[A-Za-z0-9._-]{1,64}$/.test(kid) || secret.length < 32) {
       throw new ConfigError('Invalid AMPARO_JWT_KEYS: expected kid=secret pairs, secrets of 32+ characters')
     }
     return { kid, secret }
