@@ -53,6 +53,11 @@ describe('loadConfig', () => {
     [{ AMPARO_JWT_KEYS: 'no-separator' }, /AMPARO_JWT_KEYS/],
     [{ AMPARO_JWT_KEYS: `=${'s'.repeat(32)}` }, /AMPARO_JWT_KEYS/],
     [{ AMPARO_JWT_KEYS: `k1=short=${'s'.repeat(4)}` }, /AMPARO_JWT_KEYS/],
+    [
+      { AMPARO_JWT_KEYS: `k1=${'a'.repeat(32)},k1=${'b'.repeat(32)}` },
+      /AMPARO_JWT_KEYS: kid k1 appears twice/,
+    ],
+    [{ AMPARO_JWT_KEYS: `k1=${'a'.repeat(32)}, k2=${'b'.repeat(32)}, k1 =${'a'.repeat(32)}` }, /kid k1/],
     [{ AMPARO_ENV: 'production' }, /AMPARO_JWT_KEYS is required/],
     [{ AMPARO_ENV: 'production', AMPARO_JWT_KEYS: KEY, AMPARO_PAYMENT_GATEWAY: 'sandbox' }, /sandbox/],
     [{ AMPARO_PAYMENT_GATEWAY: 'stripe' }, /one of sandbox, none/],

@@ -174,7 +174,7 @@ function parseTrustProxy(value: string): boolean | string[] {
  */
 function parseJwtKeys(value: string): SigningKey[] {
   if (!value.trim()) return []
-  return value.split(',').map((pair) => {
+  const keys = value.split(',').map((pair) => {
     const separator = pair.indexOf('=')
     const kid = pair.slice(0, separator).trim()
     const secret = pair.slice(separator + 1).trim()
@@ -183,4 +183,13 @@ function parseJwtKeys(value: string): SigningKey[] {
     }
     return { kid, secret }
   })
+  // Tokens name their key by kid alone: a second secret under the same kid would take over
+  // signing in one process (the last wins in a Map) and fail verification in another.
+  const repeated = keys.find((key, i) => keys.findIndex((other) => other.kid === key.kid) !== i)
+  if (repeated) {
+    throw new ConfigError(
+      `Invalid AMPARO_JWT_KEYS: kid ${repeated.kid} appears twice; each key needs its own kid`,
+    )
+  }
+  return keys
 }
