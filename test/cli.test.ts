@@ -85,7 +85,10 @@ async function login(payload: Record<string, string>) {
   return app.inject({ method: 'POST', url: '/auth/login', payload })
 }
 
-const count = async (db: Db, table: 'partners' | 'brands' | 'models' | 'plans' | 'credentials') =>
+const count = async (
+  db: Db,
+  table: 'partners' | 'brands' | 'models' | 'plans' | 'credentials' | 'partner_users',
+) =>
   Number(
     (
       await db
@@ -313,6 +316,35 @@ describe('amparo user create', () => {
       .executeTakeFirstOrThrow()
     expect(row.partner_id).toBe(id)
     expect((await login({ email: 'caixa@loja.example', password: 'senha-do-outro' })).statusCode).toBe(401)
+  })
+
+  it('refuses, in the login’s words, a password the login would refuse', async () => {
+    const id = await createPartner()
+    const create = (password: string) =>
+      amparo('user', 'create', String(id), '--email', 'limite@loja.example', '--password', password)
+    for (const password of ['p'.repeat(256), 'senha\x01forte']) {
+      const refused = await create(password)
+      const answered = await login({ email: 'limite@loja.example', password })
+      expect(answered.statusCode).toBe(422)
+      expect(refused.code).toBe(2)
+      expect(refused.err).toEqual([`amparo: ${answered.json().errors.password[0]}`])
+    }
+  })
+
+  it('accepts the longest password the login takes, counted in characters, tabs and line breaks included', async () => {
+    const id = await createPartner()
+    const password = `\t\r\n${'🔐'.repeat(252)}`
+    const created = await amparo(
+      'user',
+      'create',
+      String(id),
+      '--email',
+      'longa@loja.example',
+      '--password',
+      password,
+    )
+    expect(created.err).toEqual([])
+    expect((await login({ email: 'longa@loja.example', password })).statusCode).toBe(200)
   })
 })
 
@@ -636,6 +668,16 @@ describe('wrong arguments', () => {
       ...extra,
     )
 
+  const user = (email: string, password: string) => [
+    'user',
+    'create',
+    String(partnerId),
+    '--email',
+    email,
+    '--password',
+    password,
+  ]
+
   const cases: [string, () => string[]][] = [
     ['an unknown command', () => ['frobnicate']],
     ['an unknown subcommand', () => ['partner', 'delete', '1']],
@@ -726,6 +768,16 @@ describe('wrong arguments', () => {
       'user create with a short password',
       () => ['user', 'create', String(partnerId), '--email', 'ok@loja.example', '--password', 'short'],
     ],
+    [
+      'user create with a password of 256 characters (login takes 255)',
+      () => user('ok@loja.example', 'p'.repeat(256)),
+    ],
+    ['user create with a control character in the password', () => user('ok@loja.example', 'senha\x01forte')],
+    [
+      'user create with an email of 256 characters',
+      () => user(`${'a'.repeat(243)}@loja.example`, 'senha-forte'),
+    ],
+    ['user create with a control character in the email', () => user('ok\x7f@loja.example', 'senha-forte')],
   ]
 
   it.each(cases)('%s: exit 2, one "amparo:" line on stderr, nothing written', async (_, argv) => {
@@ -734,6 +786,7 @@ describe('wrong arguments', () => {
       plans: await count(main.db, 'plans'),
       credentials: await count(main.db, 'credentials'),
       models: await count(main.db, 'models'),
+      users: await count(main.db, 'partner_users'),
     }
     const result = await amparo(...argv(), '--json')
     expect(result.code).toBe(2)
@@ -748,6 +801,7 @@ describe('wrong arguments', () => {
       plans: await count(main.db, 'plans'),
       credentials: await count(main.db, 'credentials'),
       models: await count(main.db, 'models'),
+      users: await count(main.db, 'partner_users'),
     }).toEqual(before)
   })
 

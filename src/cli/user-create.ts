@@ -8,7 +8,10 @@ export function registerUserCreate(user: Command, io: Io) {
     .description('Create a partner user for email/password login (an existing email gets the new password).')
     .argument('<partner-id>', 'partner id')
     .requiredOption('--email <email>', 'login e-mail')
-    .requiredOption('--password <password>', 'password, at least 8 characters, not only spaces')
+    .requiredOption(
+      '--password <password>',
+      'password, 8 to 255 characters, not only spaces, no control characters',
+    )
     .option('--json', 'print one JSON object')
     .action(async (id: string, options: { email: string; password: string; json?: boolean }) => {
       const partnerId = positiveInt(id, 'partner id')

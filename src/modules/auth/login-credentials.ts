@@ -1,5 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http'
+import { fieldErrorsFromAjv, validatorCompiler } from '../../plugins/validation.js'
 import { ValidationError } from '../../shared/errors.js'
+import { LoginBody as LoginBodySchema } from './auth.schemas.js'
 
 export type LoginCredentials =
   | { kind: 'client'; clientId: string; clientSecret: string }
@@ -55,4 +57,22 @@ function decodePair(encoded: string): LoginCredentials {
   // No client id or secret holds a control character (and PostgreSQL cannot even look up a NUL).
   if (colon <= 0 || colon === decoded.length - 1 || /\p{Cc}/u.test(decoded)) return { kind: 'malformed' }
   return { kind: 'client', clientId: decoded.slice(0, colon), clientSecret: decoded.slice(colon + 1) }
+}
+
+// The login route's own body check (schema and validator), so the two cannot drift apart.
+const checkLoginBody = validatorCompiler({
+  schema: LoginBodySchema,
+  method: 'POST',
+  url: '/auth/login',
+  httpPart: 'body',
+}) as ((body: LoginBody) => boolean) & { errors?: Parameters<typeof fieldErrorsFromAjv>[0] | null }
+
+/**
+ * Refuses an email and password `POST /auth/login` would answer 422 (past 255 characters, a
+ * control character other than tab or a line break), with the login's message: a partner user
+ * created with them could never log in.
+ */
+export function assertLoginAccepts(email: string, password: string): void {
+  if (!checkLoginBody({ email, password }))
+    throw new ValidationError(fieldErrorsFromAjv(checkLoginBody.errors ?? [], 'body'))
 }

@@ -4,6 +4,7 @@ import type { Config } from '../../config.js'
 import type { Db, Trx } from '../../db/database.js'
 import { normalizeCnpj } from '../../shared/documents.js'
 import { NotFoundError, ValidationError } from '../../shared/errors.js'
+import { assertLoginAccepts } from '../auth/login-credentials.js'
 import { hashSecret } from '../auth/secret-hash.js'
 import type { GatewayMode } from './partner.table.js'
 
@@ -138,9 +139,10 @@ export async function revokeCredentials(db: Db, clientId: string, now: string) {
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
 /**
- * A partner user for email/password login; an existing email of the same partner gets the new
- * password. An email of another partner's user is refused: taking it over would hand that login
- * to this partner's data (an operator's typo of a partner id).
+ * A partner user for email/password login, with an email and password the login accepts; an
+ * existing email of the same partner gets the new password. An email of another partner's user
+ * is refused: taking it over would hand that login to this partner's data (an operator's typo of
+ * a partner id).
  */
 export async function upsertUser(db: Db, partnerId: number, email: string, password: string, now: string) {
   await requirePartner(db, partnerId)
@@ -149,6 +151,7 @@ export async function upsertUser(db: Db, partnerId: number, email: string, passw
     throw ValidationError.field('email', 'The email must be a valid email address.')
   if (password.length < 8 || password.trim() === '')
     throw ValidationError.field('password', 'The password must be at least 8 characters, not only spaces.')
+  assertLoginAccepts(email, password)
   const password_hash = await hashSecret(password)
   const user = await db
     .insertInto('partner_users')
