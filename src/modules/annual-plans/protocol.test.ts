@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { newProtocol, PROTOCOL_PATTERN } from './protocol.js'
+import { newProtocol } from './protocol.js'
 
 describe('newProtocol', () => {
   it('is CAN- and 10 base32 characters', () => {
-    expect(newProtocol()).toMatch(new RegExp(PROTOCOL_PATTERN))
+    // Written out, not imported: the module's own pattern would follow any change to it.
+    expect(newProtocol()).toMatch(/^CAN-[A-Z2-7]{10}$/)
   })
 
   it('maps each random byte to one character', () => {

@@ -4,8 +4,6 @@ import { randomBytes } from 'node:crypto'
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'
 const LENGTH = 10
 
-export const PROTOCOL_PATTERN = '^CAN-[A-Z2-7]{10}$'
-
 /**
  * A cancellation protocol, `CAN-` and 10 random base32 characters (50 bits): read out over the
  * phone by a customer, and not guessable from another one, as a sequence would be.
