@@ -20,7 +20,7 @@ export const errorsPlugin = fp(
         return sendAppError(new ServiceUnavailableError(), request, reply)
       }
       request.log.error({ err: error }, 'request failed')
-      return reply.code(500).send({ message: 'Server error.', request_id: String(request.id) })
+      return reply.code(500).send(serverError(request))
     })
 
     app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) =>
@@ -29,6 +29,11 @@ export const errorsPlugin = fp(
   },
   { name: 'errors' },
 )
+
+/** A server fault's body: the generic message and the id to quote, never the error itself. */
+export function serverError(request: FastifyRequest) {
+  return { message: 'Server error.', request_id: String(request.id) }
+}
 
 export function routeNotFound(request: FastifyRequest) {
   return { message: `Route ${request.method} ${censorSecrets(request.url.split('?')[0] ?? '')} not found.` }

@@ -5,7 +5,7 @@ import { errorCodes, type FastifyError, type FastifyReply, type FastifyRequest }
 import fp from 'fastify-plugin'
 import { AppError } from '../shared/errors.js'
 import { documentOnWrites } from '../shared/http-schemas.js'
-import { routeNotFound } from './errors.js'
+import { routeNotFound, serverError } from './errors.js'
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -120,7 +120,7 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
   reply.header('x-request-id', request.id).headers(API_HEADERS)
   if (error.code !== 'FST_ERR_BAD_URL' && error.code !== 'FST_ERR_MAX_PARAM_LENGTH') {
     request.log.error({ err: error }, 'request failed')
-    return reply.code(500).send({ message: 'Server error.', request_id: String(request.id) })
+    return reply.code(500).send(serverError(request))
   }
   return reply.code(404).send(routeNotFound(request))
 }
