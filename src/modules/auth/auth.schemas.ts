@@ -1,4 +1,4 @@
-import { Type } from 'typebox'
+import { type Static, Type } from 'typebox'
 
 const field = (description: string) => Type.Optional(Type.String({ maxLength: 255, description }))
 
@@ -11,6 +11,7 @@ export const LoginBody = Type.Object(
   },
   { examples: [{ client_id: 'test_5f2c0e9a7b1d4c3e8f6a2b1c', client_secret: 'Zx8…' }] },
 )
+export type LoginBody = Static<typeof LoginBody>
 
 export const LoginResult = Type.Object(
   {

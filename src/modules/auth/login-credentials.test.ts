@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { describe, expect, it } from 'vitest'
 import { ValidationError } from '../../shared/errors.js'
-import { type LoginBody, type LoginCredentials, readLoginCredentials } from './login-credentials.js'
+import type { LoginBody } from './auth.schemas.js'
+import { type LoginCredentials, readLoginCredentials } from './login-credentials.js'
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64')
 const basic = (text: string) => `Basic ${b64(text)}`

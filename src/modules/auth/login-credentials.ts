@@ -1,20 +1,13 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { fieldErrorsFromAjv, validatorCompiler } from '../../plugins/validation.js'
 import { ValidationError } from '../../shared/errors.js'
-import { LoginBody as LoginBodySchema } from './auth.schemas.js'
+import { LoginBody } from './auth.schemas.js'
 
 export type LoginCredentials =
   | { kind: 'client'; clientId: string; clientSecret: string }
   | { kind: 'user'; email: string; password: string }
   /** A credentials header that cannot be decoded: treated as wrong credentials. */
   | { kind: 'malformed' }
-
-export interface LoginBody {
-  client_id?: string
-  client_secret?: string
-  email?: string
-  password?: string
-}
 
 /**
  * The four ways the seed shows to log in, in the contract's order of precedence: body client
@@ -61,7 +54,7 @@ function decodePair(encoded: string): LoginCredentials {
 
 // The login route's own body check (schema and validator), so the two cannot drift apart.
 const checkLoginBody = validatorCompiler({
-  schema: LoginBodySchema,
+  schema: LoginBody,
   method: 'POST',
   url: '/auth/login',
   httpPart: 'body',

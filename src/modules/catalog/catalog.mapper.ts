@@ -1,14 +1,7 @@
 import type { BrandRow, ModelRow } from './catalog.repository.js'
+import type { Brand } from './catalog.schemas.js'
 
-export interface BrandResource {
-  id: number
-  name: string
-  meta: { link: string }
-  models_count?: number
-  models?: { id: number; name: string; meta: { link: string } }[]
-}
-
-export function brandResource(brand: BrandRow, base: string): BrandResource {
+export function brandResource(brand: BrandRow, base: string): Brand {
   return { id: brand.id, name: brand.name, meta: { link: `${base}/brands/${brand.id}` } }
 }
 

@@ -1,4 +1,4 @@
-import { Type } from 'typebox'
+import { type Static, Type } from 'typebox'
 import { Id, MetaLink } from '../../shared/http-schemas.js'
 import { PageQuery } from '../../shared/pagination.js'
 
@@ -34,6 +34,7 @@ export const Brand = Type.Object(
     ],
   },
 )
+export type Brand = Static<typeof Brand>
 
 export const Model = Type.Object(
   { id: Type.Integer(), name: Type.String(), brand: BrandRef, meta: MetaLink },

@@ -144,6 +144,7 @@ export const Customer = Type.Object(
     ],
   },
 )
+export type Customer = Static<typeof Customer>
 
 export const CustomerParams = Type.Object({
   document: Type.String({
