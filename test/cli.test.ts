@@ -426,6 +426,52 @@ describe('amparo catalog import', () => {
     expect(result.code).toBe(2)
     expect(result.err[0]).toContain('/brands/0/models/0')
   })
+
+  it('stores names without the spaces around them', async () => {
+    const spaced = { brands: [{ name: '  Spaced  ', models: [{ name: ' Model One ', default_lmi: 100 }] }] }
+    expect(await json(main.env, 'catalog', 'import', writeJsonFile('spaced.json', spaced))).toEqual({
+      brands: 1,
+      models: 1,
+    })
+    const row = await main.db
+      .selectFrom('models')
+      .innerJoin('brands', 'brands.id', 'models.brand_id')
+      .select(['brands.name as brand', 'models.name'])
+      .where('brands.name', '=', 'Spaced')
+      .executeTakeFirstOrThrow()
+    expect(row).toEqual({ brand: 'Spaced', name: 'Model One' })
+  })
+
+  const named = (brand: string, model: string) => ({
+    brands: [
+      { name: 'Fine', models: [{ name: 'Fine', default_lmi: 100 }] },
+      {
+        name: brand,
+        models: [
+          { name: 'Fine', default_lmi: 100 },
+          { name: model, default_lmi: 100 },
+        ],
+      },
+    ],
+  })
+
+  it.each([
+    ['a brand name of spaces', named('   ', 'Fine'), '/brands/1/name'],
+    ['a model name of spaces', named('Fine', '  '), '/brands/1/models/1/name'],
+    ['a NUL in a brand name', named('Nu\u0000l', 'Fine'), '/brands/1/name'],
+    ['a line feed in a model name', named('Fine', 'Two\nlines'), '/brands/1/models/1/name'],
+    ['a tab in a model name', named('Fine', 'Tab\tbed'), '/brands/1/models/1/name'],
+    ['a unit separator in a brand name', named('Unit\u001fSep', 'Fine'), '/brands/1/name'],
+    ['a DEL in a model name', named('Fine', 'Del\u007f'), '/brands/1/models/1/name'],
+  ])('refuses %s, naming where, and writes nothing', async (_, content, where) => {
+    const before = { brands: await count(main.db, 'brands'), models: await count(main.db, 'models') }
+    const result = await amparo('catalog', 'import', writeJsonFile('bad-name.json', content), '--json')
+    expect(result.code).toBe(2)
+    expect(result.out).toEqual([])
+    expect(result.err).toHaveLength(1)
+    expect(result.err[0]).toContain(where)
+    expect({ brands: await count(main.db, 'brands'), models: await count(main.db, 'models') }).toEqual(before)
+  })
 })
 
 describe('amparo plan create', () => {

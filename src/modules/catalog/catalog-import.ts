@@ -27,15 +27,22 @@ export const CatalogFile = Type.Object({
 })
 export type CatalogFile = Static<typeof CatalogFile>
 
+/**
+ * Checks a catalog file; a malformed one is refused whole, the error naming where
+ * (`/brands/0/models/3/name`). Names come back without the spaces around them.
+ */
 export function parseCatalog(content: unknown): CatalogFile {
-  const first = Value.Errors(CatalogFile, content)[0]
-  if (first) {
-    const where = first.instancePath ? ` at ${first.instancePath}` : ''
-    throw ValidationError.field(first.instancePath || 'catalog', `Invalid catalog${where}: ${first.message}`)
-  }
-  const catalog = content as CatalogFile
-  for (const brand of catalog.brands) {
-    for (const model of brand.models) {
+  // Trimmed before the check, so a name of spaces fails `minLength` and the length limits count
+  // what is stored.
+  const trimmed = trimNames(content)
+  const first = Value.Errors(CatalogFile, trimmed)[0]
+  if (first) throw invalid(first.instancePath, first.message)
+  const catalog = trimmed as CatalogFile
+  for (const [b, brand] of catalog.brands.entries()) {
+    if (CONTROL.test(brand.name)) throw invalid(`/brands/${b}/name`, CONTROL_MESSAGE)
+    for (const [m, model] of brand.models.entries()) {
+      const where = `/brands/${b}/models/${m}`
+      if (CONTROL.test(model.name)) throw invalid(`${where}/name`, CONTROL_MESSAGE)
       if (amountToCents(model.default_lmi) === null) {
         throw ValidationError.field('default_lmi', `Invalid default_lmi for ${brand.name} ${model.name}`)
       }
@@ -44,9 +51,42 @@ export function parseCatalog(content: unknown): CatalogFile {
   return catalog
 }
 
+// A name is one line of text that partners show their customers, and PostgreSQL cannot store NUL
+// at all: no control character belongs in one, tab and line feed included.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point.
+const CONTROL = /[\u0000-\u001F\u007F]/
+const CONTROL_MESSAGE = 'must not contain control characters'
+
+function invalid(where: string, message: string): ValidationError {
+  return ValidationError.field(
+    where || 'catalog',
+    `Invalid catalog${where ? ` at ${where}` : ''}: ${message}`,
+  )
+}
+
+/** A copy of the file with its brand and model names trimmed; any other shape is left to the check. */
+function trimNames(content: unknown): unknown {
+  const trim = (entry: unknown) =>
+    isObject(entry) && typeof entry.name === 'string' ? { ...entry, name: entry.name.trim() } : entry
+  if (!isObject(content) || !Array.isArray(content.brands)) return content
+  return {
+    ...content,
+    brands: content.brands.map((brand) => {
+      const trimmedBrand = trim(brand)
+      if (!isObject(trimmedBrand) || !Array.isArray(trimmedBrand.models)) return trimmedBrand
+      return { ...trimmedBrand, models: trimmedBrand.models.map(trim) }
+    }),
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
 /**
  * Upserts brands by name and models by brand and name (a name given twice: the last entry wins);
- * returns how many distinct brands and models the file holds.
+ * returns how many distinct brands and models the file holds. Names are stored as given: parse
+ * the file with parseCatalog first.
  */
 export async function importCatalog(trx: Trx, catalog: CatalogFile, now: string) {
   const brands = new Set<number>()
@@ -54,14 +94,14 @@ export async function importCatalog(trx: Trx, catalog: CatalogFile, now: string)
   for (const brand of catalog.brands) {
     const { id: brandId } = await trx
       .insertInto('brands')
-      .values({ name: brand.name.trim(), created_at: now })
+      .values({ name: brand.name, created_at: now })
       .onConflict((oc) => oc.column('name').doUpdateSet((eb) => ({ name: eb.ref('excluded.name') })))
       .returning('id')
       .executeTakeFirstOrThrow()
     for (const model of brand.models) {
       const values = {
         brand_id: brandId,
-        name: model.name.trim(),
+        name: model.name,
         default_lmi: amountToCents(model.default_lmi) as number,
         active: model.active ?? true,
         created_at: now,
