@@ -427,6 +427,16 @@ describe('amparo catalog import', () => {
     expect(result.err[0]).toContain('/brands/0/models/0')
   })
 
+  it('names where a default_lmi has more than two decimals', async () => {
+    const models = [100, 200, 300, 1.234].map((lmi, i) => ({ name: `M${i}`, default_lmi: lmi }))
+    const file = writeJsonFile('lmi-where.json', { brands: [{ name: 'A', models }] })
+    const result = await amparo('catalog', 'import', file)
+    expect(result.code).toBe(2)
+    expect(result.err).toEqual([
+      'amparo: Invalid catalog at /brands/0/models/3/default_lmi: must have at most two decimals',
+    ])
+  })
+
   it('stores names without the spaces around them', async () => {
     const spaced = { brands: [{ name: '  Spaced  ', models: [{ name: ' Model One ', default_lmi: 100 }] }] }
     expect(await json(main.env, 'catalog', 'import', writeJsonFile('spaced.json', spaced))).toEqual({

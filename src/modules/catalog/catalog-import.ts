@@ -44,7 +44,7 @@ export function parseCatalog(content: unknown): CatalogFile {
       const where = `/brands/${b}/models/${m}`
       if (CONTROL.test(model.name)) throw invalid(`${where}/name`, CONTROL_MESSAGE)
       if (amountToCents(model.default_lmi) === null) {
-        throw ValidationError.field('default_lmi', `Invalid default_lmi for ${brand.name} ${model.name}`)
+        throw invalid(`${where}/default_lmi`, 'must have at most two decimals')
       }
     }
   }
