@@ -671,6 +671,49 @@ describe('amparo demo', () => {
     expect(await demoLogins(demoApp, second.partners)).toEqual([200, 200, 200, 200])
   })
 
+  it("keeps the operator's changes to demo models, and attributes the operator's models", async () => {
+    const changes = {
+      brands: [
+        {
+          name: 'Apple',
+          models: [
+            { name: 'iPhone 16 Pro', default_lmi: 7777 },
+            { name: 'iPhone 15', default_lmi: 5499, active: false },
+            { name: 'iPhone 17 Prototype', default_lmi: 12_000 },
+          ],
+        },
+      ],
+    }
+    await json(demo.env, 'catalog', 'import', writeJsonFile('demo-changes.json', changes))
+    const apple = () =>
+      demo.db
+        .selectFrom('models')
+        .innerJoin('brands', 'brands.id', 'models.brand_id')
+        .select(['models.name', 'models.default_lmi', 'models.active'])
+        .where('brands.name', '=', 'Apple')
+        .where('models.name', 'in', ['iPhone 16 Pro', 'iPhone 15', 'iPhone 17 Prototype'])
+        .orderBy('models.name')
+        .execute()
+    const before = await counts()
+
+    const again = await json<DemoResult>(demo.env, 'demo')
+    expect((await apple()).map((m) => [m.name, m.default_lmi, Boolean(m.active)])).toEqual([
+      ['iPhone 15', 549_900, false],
+      ['iPhone 16 Pro', 777_700, true],
+      ['iPhone 17 Prototype', 1_200_000, true],
+    ])
+    expect(await counts()).toEqual(before)
+    for (const p of again.partners) {
+      const attributed = await demo.db
+        .selectFrom('partner_models')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('partner_id', '=', p.id)
+        .executeTakeFirstOrThrow()
+      expect(Number(attributed.n)).toBe(before.models)
+    }
+    expect(await demoLogins(demoApp, again.partners)).toEqual([200, 200, 200, 200])
+  })
+
   it('is refused in production: it would publish live credentials with known passwords', async () => {
     const before = await counts()
     const refused = await amparoOn(

@@ -80,7 +80,8 @@ export interface DemoPartner {
 
 /**
  * Loads the demo catalog and two demo partners (external and own gateway) with plans and every
- * model attributed. Safe to run again: it updates what exists and issues fresh credentials.
+ * model attributed. Safe to run again: it adds what is missing, leaves what exists as it is
+ * (demo models' prices and active flags included) and issues fresh credentials.
  */
 export async function loadDemo(db: Db, config: Config, now: string): Promise<{ partners: DemoPartner[] }> {
   const demo = await load(db, config, now, false)
@@ -110,7 +111,9 @@ async function load(db: Db, config: Config, now: string, onlyIfEmpty: boolean) {
       if (isPostgres(trx)) await sql`select pg_advisory_xact_lock(${DEMO_LOCK})`.execute(trx)
       if (!(await isEmpty(trx))) return null
     }
-    await importCatalog(trx, catalog, now)
+    // The operator may have repriced or retired demo models since (`catalog import`): a run for
+    // fresh credentials must not undo that, so only the missing demo models are added.
+    await importCatalog(trx, catalog, now, { keepExisting: true })
     const ids: number[] = []
     for (const template of PARTNERS) ids.push(await ensurePartner(trx, template, now))
     return ids

@@ -86,9 +86,15 @@ function isObject(value: unknown): value is Record<string, unknown> {
 /**
  * Upserts brands by name and models by brand and name (a name given twice: the last entry wins);
  * returns how many distinct brands and models the file holds. Names are stored as given: parse
- * the file with parseCatalog first.
+ * the file with parseCatalog first. With `keepExisting`, models already in the catalog keep their
+ * default LMI and active flag, and only the missing ones are added.
  */
-export async function importCatalog(trx: Trx, catalog: CatalogFile, now: string) {
+export async function importCatalog(
+  trx: Trx,
+  catalog: CatalogFile,
+  now: string,
+  { keepExisting = false }: { keepExisting?: boolean } = {},
+) {
   const brands = new Set<number>()
   const models = new Set<string>()
   for (const brand of catalog.brands) {
@@ -109,11 +115,12 @@ export async function importCatalog(trx: Trx, catalog: CatalogFile, now: string)
       await trx
         .insertInto('models')
         .values(values)
-        .onConflict((oc) =>
-          oc
-            .columns(['brand_id', 'name'])
-            .doUpdateSet({ default_lmi: values.default_lmi, active: values.active }),
-        )
+        .onConflict((oc) => {
+          const existing = oc.columns(['brand_id', 'name'])
+          return keepExisting
+            ? existing.doNothing()
+            : existing.doUpdateSet({ default_lmi: values.default_lmi, active: values.active })
+        })
         .execute()
       models.add(`${brandId}\n${values.name}`)
     }
