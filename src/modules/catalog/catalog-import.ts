@@ -39,10 +39,12 @@ export function parseCatalog(content: unknown): CatalogFile {
   if (first) throw invalid(first.instancePath, first.message)
   const catalog = trimmed as CatalogFile
   for (const [b, brand] of catalog.brands.entries()) {
-    if (CONTROL.test(brand.name)) throw invalid(`/brands/${b}/name`, CONTROL_MESSAGE)
+    const brandProblem = nameProblem(brand.name)
+    if (brandProblem) throw invalid(`/brands/${b}/name`, brandProblem)
     for (const [m, model] of brand.models.entries()) {
       const where = `/brands/${b}/models/${m}`
-      if (CONTROL.test(model.name)) throw invalid(`${where}/name`, CONTROL_MESSAGE)
+      const modelProblem = nameProblem(model.name)
+      if (modelProblem) throw invalid(`${where}/name`, modelProblem)
       if (amountToCents(model.default_lmi) === null) {
         throw invalid(`${where}/default_lmi`, 'must have at most two decimals')
       }
@@ -55,7 +57,15 @@ export function parseCatalog(content: unknown): CatalogFile {
 // at all: no control character belongs in one, tab and line feed included.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point.
 const CONTROL = /[\u0000-\u001F\u007F]/
-const CONTROL_MESSAGE = 'must not contain control characters'
+// JSON may escape half of a surrogate pair alone (`"\ud800"`): no character, and the databases
+// store something else (PostgreSQL one U+FFFD, SQLite bytes read back as three), differently.
+const LONE_SURROGATE = /\p{Cs}/u
+
+function nameProblem(name: string): string | null {
+  if (CONTROL.test(name)) return 'must not contain control characters'
+  if (LONE_SURROGATE.test(name)) return 'must not contain half of a surrogate pair'
+  return null
+}
 
 function invalid(where: string, message: string): ValidationError {
   return ValidationError.field(
