@@ -716,6 +716,20 @@ describe('amparo demo', () => {
     expect(await demoLogins(demoApp, again.partners)).toEqual([200, 200, 200, 200])
   })
 
+  it('prints the gateway a demo partner has, once the operator has changed it', async () => {
+    const external = await demo.db
+      .selectFrom('partners')
+      .select('id')
+      .where('gateway', '=', 'external')
+      .executeTakeFirstOrThrow()
+    await json(demo.env, 'partner', 'gateway', String(external.id), 'own')
+    const again = await json<DemoResult>(demo.env, 'demo')
+    expect(again.partners.map((p) => [p.id, p.gateway])).toEqual([
+      [external.id, 'own'],
+      [expect.any(Number), 'own'],
+    ])
+  })
+
   it('is refused in production: it would publish live credentials with known passwords', async () => {
     const before = await counts()
     const refused = await amparoOn(

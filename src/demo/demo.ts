@@ -104,7 +104,7 @@ export async function loadDemoIfEmpty(
 
 async function load(db: Db, config: Config, now: string, onlyIfEmpty: boolean) {
   const catalog = parseCatalog(demoCatalog)
-  const partnerIds = await retryingTransaction(db, async (trx) => {
+  const stored = await retryingTransaction(db, async (trx) => {
     if (onlyIfEmpty) {
       // PostgreSQL: the second process waits here, then sees the first one's partners. SQLite: its
       // first write finds the snapshot stale and the transaction starts again, seeing them too.
@@ -114,22 +114,22 @@ async function load(db: Db, config: Config, now: string, onlyIfEmpty: boolean) {
     // The operator may have repriced or retired demo models since (`catalog import`): a run for
     // fresh credentials must not undo that, so only the missing demo models are added.
     await importCatalog(trx, catalog, now, { keepExisting: true })
-    const ids: number[] = []
-    for (const template of PARTNERS) ids.push(await ensurePartner(trx, template, now))
-    return ids
+    const partners: Pick<DemoPartner, 'id' | 'gateway'>[] = []
+    for (const template of PARTNERS) partners.push(await ensurePartner(trx, template, now))
+    return partners
   })
-  if (!partnerIds) return null
+  if (!stored) return null
 
   const partners: DemoPartner[] = []
   for (const [i, template] of PARTNERS.entries()) {
-    const id = partnerIds[i] as number
+    const { id, gateway } = stored[i] as Pick<DemoPartner, 'id' | 'gateway'>
     const password = randomBytes(9).toString('base64url')
     await upsertUser(db, id, template.email, password, now)
     const credentials = await issueCredentials(db, id, config.env, now)
     partners.push({
       id,
       name: template.name,
-      gateway: template.gateway,
+      gateway,
       ...credentials,
       email: template.email,
       password,
@@ -138,20 +138,21 @@ async function load(db: Db, config: Config, now: string, onlyIfEmpty: boolean) {
   return { partners }
 }
 
-async function ensurePartner(trx: Trx, template: (typeof PARTNERS)[number], now: string): Promise<number> {
+/** The demo partner, created if missing; an existing one keeps the gateway the operator gave it. */
+async function ensurePartner(trx: Trx, template: (typeof PARTNERS)[number], now: string) {
   const existing = await trx
     .selectFrom('partners')
-    .select('id')
+    .select(['id', 'gateway'])
     .where('name', '=', template.name)
     .executeTakeFirst()
-  const id = existing?.id ?? (await createPartner(trx, template, now)).id
+  const { id, gateway } = existing ?? (await createPartner(trx, template, now))
   await attributeAllModels(trx, id)
   const plans = await trx.selectFrom('plans').select('name').where('partner_id', '=', id).execute()
   const names = new Set(plans.map((p) => p.name))
   for (const plan of PLANS) {
     if (!names.has(plan.name)) await createPlan(trx, { ...plan, partnerId: id }, now)
   }
-  return id
+  return { id, gateway }
 }
 
 /** Any constant: the advisory lock only serialises concurrent demo loads. */
