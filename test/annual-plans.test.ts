@@ -506,8 +506,20 @@ describe('annual plans', () => {
         expect(Object.keys(response.json())).toEqual(['message'])
       }
       for (const url of [`/annual-plans/${theirs.id}/payment`, `/annual-plans/${theirs.id}/notify-payment`]) {
-        const response = await call('POST', url, ext.token, url.endsWith('payment') ? VISA : undefined)
+        const response = await call('POST', url, ext.token, url.endsWith('/payment') ? VISA : undefined)
         expect(response.statusCode, url).toBe(404)
+      }
+      // The plan is looked up before the gateway mode, whatever the body (the next describe's 422).
+      for (const url of [
+        `/annual-plans/${theirs.id}/payment`,
+        '/annual-plans/999999/payment',
+        '/annual-plans/abc/payment',
+      ]) {
+        for (const payload of [{ card_number: VISA.card_number }, undefined]) {
+          const response = await call('POST', url, ext.token, payload)
+          expect(response.statusCode, url).toBe(404)
+          expect(Object.keys(response.json())).toEqual(['message'])
+        }
       }
       expect((await call('GET', '/annual-plans', null)).statusCode).toBe(401)
       expect((await call('GET', `/annual-plans/${theirs.id}`, null)).statusCode).toBe(401)
@@ -654,6 +666,36 @@ describe('annual plans', () => {
       )
       expect(response.statusCode).toBe(422)
       expect(Object.keys(response.json().errors)).toEqual(['gateway'])
+      expect(await ledger(ownPlan.id)).toEqual([])
+    })
+
+    it('answers errors.gateway alone to the wrong mode, whatever the body', async () => {
+      const plan = await contract(ext)
+      const ownPlan = await contract(own)
+      const bodies = [
+        { card_number: VISA.card_number },
+        { ...VISA, card_expiry: '13/30', installments: 13 },
+        {},
+        [],
+        undefined,
+      ]
+      for (const payload of bodies) {
+        for (const [s, id, on] of [
+          [ext, plan.id, app],
+          [own, ownPlan.id, noGatewayApp],
+        ] as const) {
+          const response = await call('POST', `/annual-plans/${id}/payment`, s.token, payload, on)
+          expect(response.statusCode, response.body).toBe(422)
+          const { message, errors } = response.json() as ErrorBody
+          expect(Object.keys(errors ?? {})).toEqual(['gateway'])
+          expect(message).toBe(
+            s === ext
+              ? 'This partner uses the external gateway: notify payments through the notify-payment call.'
+              : 'Card payments are not available in this environment.',
+          )
+        }
+      }
+      expect(await ledger(plan.id)).toEqual([])
       expect(await ledger(ownPlan.id)).toEqual([])
     })
 

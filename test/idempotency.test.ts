@@ -138,7 +138,9 @@ describe('Idempotency-Key', () => {
   it('stores no fingerprint that a plain hash of the card-bearing body reproduces', async () => {
     // Keys in sorted order: JSON.stringify then writes the canonical JSON the fingerprint reads.
     const body = { creditCard: { cvv: '737', expiry: '1230', number: '4111111111111111' } }
-    await post(app, tokenA, 'key-card', body, '/subscriptions/999999/payment')
+    // An own-gateway partner's: another partner's card call is refused before its key is claimed.
+    const own = await login(app, await seedPartner(database.db, 'own'))
+    await post(app, own, 'key-card', body, '/subscriptions/999999/payment')
     const row = await database.db
       .selectFrom('idempotency_keys')
       .select('fingerprint')

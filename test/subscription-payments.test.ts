@@ -526,20 +526,48 @@ describe('POST /subscriptions/{id}/payment', () => {
     expect(body.message).toBe('The card number is invalid. (and 2 more errors)')
   })
 
-  it('refuses an external-gateway partner with errors.gateway', async () => {
+  // Whatever the body: the mode is what the partner must fix first, not the card it sent.
+  const anyBody = [card(CARDS.visa), {}, { creditCard: {} }, { creditCard: { number: '4'.repeat(40) } }, []]
+
+  it('refuses an external-gateway partner with errors.gateway alone, whatever the body', async () => {
     const p = await party('external')
     const s = await contract(p)
-    expectError(await pay(p, s.id, card(CARDS.visa)), 422, 'gateway')
+    for (const payload of anyBody) {
+      const body = expectError(await pay(p, s.id, payload), 422, 'gateway')
+      expect(body.message).toBe(
+        'This partner uses the external gateway: notify payments through the notify-payment call.',
+      )
+    }
     expect(await ledger(s.id)).toEqual([])
     expect(await statusOf(p, s.id)).toBe('pending')
   })
 
-  it('refuses with errors.gateway when the environment has no card gateway', async () => {
+  it('refuses an external-gateway partner before looking the subscription up', async () => {
+    const p = await party('external')
+    const theirs = await contract(await partyOf(ctx.db, ctx.app, 'own'))
+    for (const id of [theirs.id, 2_000_000_000]) {
+      for (const payload of [card(CARDS.visa), {}]) expectError(await pay(p, id, payload), 422, 'gateway')
+    }
+    // A malformed id names no subscription at all: 404, as on every route.
+    for (const id of ['abc', '0']) {
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url: `/subscriptions/${id}/payment`,
+        headers: bearer(p.token),
+        payload: {},
+      })
+      expect(response.statusCode, response.body).toBe(404)
+    }
+  })
+
+  it('refuses with errors.gateway when the environment has no card gateway, whatever the body', async () => {
     const app = await appWith(null)
     const p = await party('own')
     const s = await contract(p)
-    const body = expectError(await pay(p, s.id, card(CARDS.visa), app), 422, 'gateway')
-    expect(body.message).toBe('Card payments are not available in this environment.')
+    for (const payload of anyBody) {
+      const body = expectError(await pay(p, s.id, payload, app), 422, 'gateway')
+      expect(body.message).toBe('Card payments are not available in this environment.')
+    }
     expect(await ledger(s.id)).toEqual([])
   })
 

@@ -1,7 +1,6 @@
 import type { Db, Trx } from '../../db/database.js'
 import { retryingTransaction } from '../../db/transaction.js'
-import { AppError, GatewayModeError, StateError, ValidationError } from '../../shared/errors.js'
-import type { PartnerContext } from '../auth/principal.repository.js'
+import { AppError, StateError, ValidationError } from '../../shared/errors.js'
 import { checkCard } from '../payments/card.js'
 import type { CardCharge, CardData, PaymentGateway } from '../payments/payment-gateway.js'
 import { type AnnualPlanRow, findAnnualPlanRow } from './annual-plan.repository.js'
@@ -12,17 +11,6 @@ import { statusAt } from './coverage.js'
 
 /** How long a card charge may hold a plan before another call may take it over. */
 export const CHARGE_HOLD_MS = 2 * 60 * 1000
-
-/** The gateway a card payment of this partner goes to, or why there is none. */
-export function ownGateway(partner: PartnerContext, gateway: PaymentGateway | null): PaymentGateway {
-  if (partner.gateway !== 'own') {
-    throw new GatewayModeError(
-      'This partner uses the external gateway: notify payments with POST /annual-plans/{id}/notify-payment.',
-    )
-  }
-  if (!gateway) throw new GatewayModeError('Card payments are not available in this environment.')
-  return gateway
-}
 
 /** The card of the body, or a 422 naming each bad field. */
 export function cardOf(body: AnnualPlanCardBody, today: string): CardData {

@@ -3,16 +3,11 @@ import { retryingTransaction } from '../../db/transaction.js'
 import { errorResponses } from '../../shared/http-schemas.js'
 import { formatDate } from '../../shared/time.js'
 import { CardDeclinedError } from '../payments/card-declined.js'
+import { cardGateway } from '../payments/gateway-mode.js'
 import { paymentNoticeResource } from './annual-plan.mapper.js'
 import { AnnualPlan, AnnualPlanParams } from './annual-plan.schemas.js'
 import { annualPlanOf, annualPlanRowOf } from './annual-plan.view.js'
-import {
-  cardOf,
-  chargeHeld,
-  ownGateway,
-  recordApprovedCharge,
-  recordDeclinedCharge,
-} from './annual-plan-card.service.js'
+import { cardOf, chargeHeld, recordApprovedCharge, recordDeclinedCharge } from './annual-plan-card.service.js'
 import { assertNotifiable, recordNotifiedPayment } from './annual-plan-notification.service.js'
 import { AnnualPlanCardBody, PaymentNotice } from './annual-plan-payment.schemas.js'
 import { assertAwaitingPayment } from './annual-plan-payment.service.js'
@@ -36,13 +31,14 @@ export const annualPlanPaymentRoutes: FastifyPluginAsyncTypebox = async (app) =>
         operationId: 'payAnnualPlanByCard',
         summary: 'Pay an annual plan by card (own gateway)',
         description: `Charges the premium to a card through the service's own gateway, in
-\`installments\` (1 to 12, default 1). Only for own-gateway partners: an external-gateway partner,
-or an environment without card payments, answers 422 with \`errors.gateway\`.
+\`installments\` (1 to 12, default 1). Only for own-gateway partners.
 
-The plan must be \`awaiting_payment\`; otherwise 422 \`errors.status\` and nothing is charged. Card
-rules (422 under \`card_number\`, \`card_expiry\`, \`card_cvv\`): Luhn-valid number, expiry \`MM/YY\` not
-before the current month, 3–4 digit code. While a charge of the plan is in progress, another call
-answers 409: a plan is never charged twice.
+Another partner's or an unknown plan → 404. An external-gateway partner, or an environment without
+card payments → 422 \`errors.gateway\` alone, whatever the body: it is checked right after the plan,
+before the body is validated. The plan must be \`awaiting_payment\`; otherwise 422 \`errors.status\`
+and nothing is charged. Card rules (422 under \`card_number\`, \`card_expiry\`, \`card_cvv\`): Luhn-valid
+number, expiry \`MM/YY\` not before the current month, 3–4 digit code. While a charge of the plan is
+in progress, another call answers 409: a plan is never charged twice.
 
 Approved → 200 with the plan. ${PAYMENT_EFFECT} Only the card brand and last four digits are kept.
 
@@ -54,12 +50,25 @@ Declined → 402 \`{"message", "errors": {"creditCard": [...]}, "decline_code"}\
         body: AnnualPlanCardBody,
         response: { 200: AnnualPlan, ...errorResponses(400, 401, 402, 404, 409, 413, 415, 422) },
       },
+      // The mode before the body, so that a partner that may only notify payments is told so, not
+      // what its card lacks; but after the plan, as with a valid body: another partner's plan is
+      // 404 whatever the call. The plan is looked up here only for a call that is refused.
+      preValidation: async (request) => {
+        try {
+          cardGateway(request.partner, app.gateway)
+        } catch (refusal) {
+          // The path is not validated yet; a malformed id is left to validation's 404.
+          if (!request.getValidationFunction('params')?.(request.params)) return
+          await annualPlanRowOf(request, request.params.id)
+          throw refusal
+        }
+      },
     },
     async (request) => {
       const { partner, params, body } = request
       const now = clock.now().toISOString()
       const plan = await annualPlanRowOf(request, params.id)
-      const gateway = ownGateway(partner, app.gateway)
+      const gateway = cardGateway(partner, app.gateway)
       assertAwaitingPayment(plan, now)
       const card = cardOf(body, formatDate(now, timeZone))
       const charge = await chargeHeld(db, gateway, plan, card, now)

@@ -7,6 +7,7 @@ import { errorResponses } from '../../shared/http-schemas.js'
 import { baseUrl } from '../../shared/links.js'
 import { formatDate, formatTimestamp } from '../../shared/time.js'
 import { CardDeclinedError } from '../payments/card-declined.js'
+import { cardGateway } from '../payments/gateway-mode.js'
 import { STATUS_LABELS } from './schedule.js'
 import { Subscription, SubscriptionParams } from './subscription.schemas.js'
 import { showSubscription } from './subscription.service.js'
@@ -92,10 +93,12 @@ the subscription (\`pending\` → \`pago\`) and answers it. Later installments a
 recurrence on their due dates with the gateway's token; only that token, the brand and the last four
 digits are kept; the card number and security code are never stored or logged.
 
-The card must pass: \`number\` with a valid Luhn check digit, \`expiry\` a month 01–12 not before the
-current one (\`MMYY\`), \`cvv\` of 3 or 4 digits, else 422 under \`creditCard.number\`, \`creditCard.expiry\`
-or \`creditCard.cvv\`. An external-gateway partner, or an environment without card payments → 422
-\`errors.gateway\`; a subscription that is not \`pending\` → 422 \`errors.status\`.
+An external-gateway partner, or an environment without card payments → 422 \`errors.gateway\` alone,
+whatever the body and the subscription: it is checked first, before the body is validated and before
+any lookup. Another partner's or an unknown subscription → 404. The card must pass: \`number\` with a
+valid Luhn check digit, \`expiry\` a month 01–12 not before the current one (\`MMYY\`), \`cvv\` of 3 or 4
+digits, else 422 under \`creditCard.number\`, \`creditCard.expiry\` or \`creditCard.cvv\`. A subscription
+that is not \`pending\` → 422 \`errors.status\`.
 
 Declined → 402 with \`decline_code\` and \`errors.creditCard\`; installment 1 becomes \`refused\`, the
 subscription stays \`pending\` and a later approved try pays it. Every attempt is recorded. While
@@ -109,6 +112,13 @@ ${SANDBOX_CARDS}`,
           ...errorResponses(400, 401, 402, 404, 413, 415, 422),
           409: inProgress('Another payment of this installment is being charged'),
         },
+      },
+      // The mode before the body: a partner that may only notify payments is told so, not what
+      // its card lacks (prepareCardPayment checks it again, for its own callers). The path is not
+      // validated yet; a malformed id is left to validation's 404, as on the notify call.
+      preValidation: async (request) => {
+        if (request.getValidationFunction('params')?.(request.params))
+          cardGateway(request.partner, app.gateway)
       },
     },
     async (request) => {

@@ -9,6 +9,7 @@ import {
 } from '../../shared/errors.js'
 import type { PartnerContext } from '../auth/principal.repository.js'
 import { type CardInput, checkCard } from '../payments/card.js'
+import { cardGateway } from '../payments/gateway-mode.js'
 import type { CardCharge, CardData, PaymentGateway } from '../payments/payment-gateway.js'
 import { markInstallmentPaid, type PaidInstallment, recordDecline } from './installment-payment.js'
 import type { InstallmentRow } from './subscription.repository.js'
@@ -91,10 +92,7 @@ export async function prepareCardPayment(
   creditCard: CardInput,
   today: string,
 ): Promise<CardPayment> {
-  if (partner.gateway !== 'own') {
-    throw new GatewayModeError('This partner collects payments itself: use the notify-payment call.')
-  }
-  if (!gateway) throw new GatewayModeError('Card payments are not available in this environment.')
+  const own = cardGateway(partner, gateway)
   const subscription = await db
     .selectFrom('subscriptions')
     .select(['id', 'status'])
@@ -112,7 +110,7 @@ export async function prepareCardPayment(
   }
   const first = await findInstallmentByNumber(db, subscriptionId, 1)
   if (!first || !UNPAID.has(first.status)) throw new StateError('Installment 1 can no longer be paid.')
-  return { gateway, card: check.card, installment: paidInstallment(partner.partnerId, first) }
+  return { gateway: own, card: check.card, installment: paidInstallment(partner.partnerId, first) }
 }
 
 /**
