@@ -621,18 +621,35 @@ describe('annual plans', () => {
     })
 
     it.each([
-      ['a failing Luhn check', { card_number: '4111111111111112' }, 'card_number'],
-      ['month 13', { card_expiry: '13/30' }, 'card_expiry'],
-      ['an expired card', { card_expiry: '10/26' }, 'card_expiry'],
-      ['a 2-digit code', { card_cvv: '12' }, 'card_cvv'],
-    ])('refuses %s with 422 and charges nothing', async (_label, change, key) => {
+      [
+        'a failing Luhn check',
+        { card_number: '4111111111111112' },
+        'card_number',
+        'The card number is invalid.',
+      ],
+      // The shape this route documents, not the subscription's MMYY (both are accepted).
+      [
+        'month 13',
+        { card_expiry: '13/30' },
+        'card_expiry',
+        'The card expiry must be a month and year, MM/YY.',
+      ],
+      [
+        'a one-digit month',
+        { card_expiry: '1/30' },
+        'card_expiry',
+        'The card expiry must be a month and year, MM/YY.',
+      ],
+      ['an expired card', { card_expiry: '10/26' }, 'card_expiry', 'The card has expired.'],
+      ['a 2-digit code', { card_cvv: '12' }, 'card_cvv', 'The card security code must be 3 or 4 digits.'],
+    ])('refuses %s with 422 and charges nothing', async (_label, change, key, message) => {
       const plan = await contract(own)
       const before = charges
       const { errors } = await refused('POST', `/annual-plans/${plan.id}/payment`, own.token, {
         ...VISA,
         ...change,
       })
-      expect(Object.keys(errors ?? {})).toEqual([key])
+      expect(errors).toEqual({ [key]: [message] })
       expect(charges).toBe(before)
       expect(await ledger(plan.id)).toEqual([])
     })

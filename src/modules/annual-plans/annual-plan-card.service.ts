@@ -17,6 +17,7 @@ export function cardOf(body: AnnualPlanCardBody, today: string): CardData {
   const check = checkCard(
     { number: body.card_number, expiry: body.card_expiry, cvv: body.card_cvv, holder: body.card_holder },
     today,
+    'MM/YY',
   )
   if (check.ok) return check.card
   const { number, expiry, cvv } = check.errors

@@ -100,7 +100,7 @@ export async function prepareCardPayment(
     .where('id', '=', subscriptionId)
     .executeTakeFirst()
   if (!subscription) throw new NotFoundError('Subscription')
-  const check = checkCard(creditCard, today)
+  const check = checkCard(creditCard, today, 'MMYY')
   if (!check.ok) {
     const entries = Object.entries(check.errors).map(([key, message]) => [`creditCard.${key}`, [message]])
     throw new ValidationError(Object.fromEntries(entries))
