@@ -202,6 +202,19 @@ function subscriptionRow(id: number) {
   return ctx.db.selectFrom('subscriptions').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
 }
 
+/** Moves a subscription's contracting back in time, as if the worker had not run since. */
+async function contractedAt(id: number, iso: string) {
+  await ctx.db.updateTable('subscriptions').set({ created_at: iso }).where('id', '=', id).execute()
+}
+
+// NOW is 12:00 on 2026-11-21 in São Paulo. The worker cancels an unpaid subscription from the
+// 30th calendar day after its contracting day: one contracted at 23:59:59 on 2026-10-22 (local)
+// expired at 00:00 today; one contracted at 00:00 on 2026-10-23 still has today.
+const EXPIRED_AT = '2026-10-23T02:59:59.000Z'
+const LAST_DAY_AT = '2026-10-23T03:00:00.000Z'
+const EXPIRED_UNPAID =
+  'The subscription expired unpaid: installment 1 was not paid within 30 days of contracting.'
+
 function expectError(
   response: { statusCode: number; body: string; json(): unknown },
   status: number,
@@ -324,6 +337,24 @@ describe('POST /subscriptions/{id}/installments/{installmentId}/notify-payment',
     expect(again.statusCode, again.body).toBe(200)
     expect(again.json()).toEqual(paid.json())
     expect(await ledger(s.id)).toHaveLength(1)
+  })
+
+  it('refuses installment 1 once the subscription is past its 30 unpaid days, worker run or not', async () => {
+    const p = await party('external')
+    // Day 55, and the first day the worker would cancel it.
+    for (const at of ['2026-09-27T15:00:00.000Z', EXPIRED_AT]) {
+      const s = await contract(p)
+      await contractedAt(s.id, at)
+      const body = expectError(await notify(p, s.id, first(s).id), 422, 'status')
+      expect(body.message).toBe(EXPIRED_UNPAID)
+      expect(await ledger(s.id)).toEqual([])
+      expect((await installmentsOf(p, s.id))[0]?.status).toBe('pending')
+      expect(await statusOf(p, s.id)).toBe('pending')
+    }
+    const lastDay = await contract(p)
+    await contractedAt(lastDay.id, LAST_DAY_AT)
+    expect((await notify(p, lastDay.id, first(lastDay).id)).statusCode).toBe(200)
+    expect(await statusOf(p, lastDay.id)).toBe('pago')
   })
 
   it('refuses an own-gateway partner with errors.gateway', async () => {
@@ -583,6 +614,32 @@ describe('POST /subscriptions/{id}/payment', () => {
     expect((await cancel(p, canceled.id)).statusCode).toBe(200)
     expectError(await pay(p, canceled.id, card(CARDS.visa)), 422, 'status')
     expect(await ledger(canceled.id)).toEqual([])
+  })
+
+  it('refuses a subscription past its 30 unpaid days with errors.status, charging nothing', async () => {
+    const p = await party('own')
+    // Day 58, and the first day the worker would cancel it.
+    for (const at of ['2026-09-24T15:00:00.000Z', EXPIRED_AT]) {
+      const s = await contract(p)
+      await contractedAt(s.id, at)
+      const body = expectError(await pay(p, s.id, card(CARDS.visa)), 422, 'status')
+      expect(body.message).toBe(EXPIRED_UNPAID)
+      expect(await ledger(s.id)).toEqual([])
+      expect(await installmentRow(first(s).id)).toMatchObject({ status: 'pending', locked_until: null })
+      expect(await subscriptionRow(s.id)).toMatchObject({ status: 'pending', card_token: null })
+    }
+    // A card declined in time does not keep it open either.
+    const refused = await contract(p)
+    expect((await pay(p, refused.id, card(CARDS.declined))).statusCode).toBe(402)
+    await contractedAt(refused.id, EXPIRED_AT)
+    expectError(await pay(p, refused.id, card(CARDS.visa)), 422, 'status')
+    expect((await ledger(refused.id)).map((r) => r.outcome)).toEqual(['declined'])
+
+    const lastDay = await contract(p)
+    await contractedAt(lastDay.id, LAST_DAY_AT)
+    const paid = await pay(p, lastDay.id, card(CARDS.visa))
+    expect(paid.statusCode, paid.body).toBe(200)
+    expect(paid.json().status).toBe('pago')
   })
 
   it('answers 404 for another partner’s or an unknown subscription', async () => {

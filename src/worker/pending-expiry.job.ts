@@ -1,7 +1,6 @@
-import { DateTime } from 'luxon'
 import type { Db, Trx } from '../db/database.js'
 import { retryingTransaction } from '../db/transaction.js'
-import { addDays, PENDING_EXPIRY_DAYS } from '../modules/subscriptions/schedule.js'
+import { expiryCutoff } from '../modules/subscriptions/schedule.js'
 import { formatDate } from '../shared/time.js'
 import { cancelSubscription, SubscriptionChanged } from './cancel-subscription.js'
 import { DEFAULT_BATCH_SIZE, type JobDeps } from './job.js'
@@ -9,16 +8,6 @@ import { DEFAULT_BATCH_SIZE, type JobDeps } from './job.js'
 export interface ExpiryResult {
   /** Pending subscriptions canceled because installment 1 stayed unpaid. */
   canceled: number
-}
-
-/**
- * The instant before which a subscription was contracted 30 or more calendar days (service zone)
- * before `today`: 00:00 of day today − 29. Calendar days, like due dates and retries, so a run at
- * any hour of a day gives the same answer.
- */
-export function expiryCutoff(today: string, timeZone: string): string {
-  const day = addDays(today, 1 - PENDING_EXPIRY_DAYS)
-  return DateTime.fromISO(day, { zone: timeZone }).toJSDate().toISOString()
 }
 
 /** Cancels `pending` subscriptions whose installment 1 is still unpaid 30 days after contracting. */
@@ -38,6 +27,7 @@ export async function expirePendingSubscriptions(deps: JobDeps): Promise<ExpiryR
       .where('s.id', '>', after)
       .where('s.status', '=', 'pending')
       .where('i.status', 'in', ['pending', 'refused'])
+      // pastPendingExpiry's rule, in SQL; paying installment 1 is refused by the same.
       .where('s.created_at', '<', expiryCutoff(formatDate(now, timeZone), timeZone))
       .orderBy('s.id')
       .limit(batchSize)

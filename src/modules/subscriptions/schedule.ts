@@ -1,4 +1,5 @@
-import { addMonthsClamped } from '../../shared/time.js'
+import { DateTime } from 'luxon'
+import { addMonthsClamped, formatDate } from '../../shared/time.js'
 
 // The subscription's calendar (CONTRACT §9), pure: dates are 'YYYY-MM-DD' in the service time zone.
 
@@ -38,6 +39,25 @@ export function nextAttemptOn(dueDate: string, failedAttempts: number): string |
 
 /** A `pending` subscription whose first installment is unpaid this many days after contracting is canceled. */
 export const PENDING_EXPIRY_DAYS = 30
+
+/**
+ * The instant before which a subscription was contracted 30 or more calendar days (service zone)
+ * before `today`: 00:00 of day today − 29. Calendar days, like due dates and retries, so a run at
+ * any hour of a day gives the same answer.
+ */
+export function expiryCutoff(today: string, timeZone: string): string {
+  const day = addDays(today, 1 - PENDING_EXPIRY_DAYS)
+  return DateTime.fromISO(day, { zone: timeZone }).toJSDate().toISOString()
+}
+
+/**
+ * Whether a subscription contracted at `createdAt` is, at `now`, past the day on which the worker
+ * cancels it if installment 1 is still unpaid. Paying installment 1 checks it too: a payment must
+ * not activate what the worker would have canceled had it run on time.
+ */
+export function pastPendingExpiry(createdAt: string, now: Date, timeZone: string): boolean {
+  return Date.parse(createdAt) < Date.parse(expiryCutoff(formatDate(now, timeZone), timeZone))
+}
 
 export function addDays(date: string, days: number): string {
   const d = new Date(`${date}T00:00:00Z`)

@@ -12,7 +12,7 @@ export async function findPartnerInstallment(
     .selectFrom('installments as i')
     .innerJoin('subscriptions as s', 's.id', 'i.subscription_id')
     .selectAll('i')
-    .select(['s.partner_id', 's.status as subscription_status'])
+    .select(['s.partner_id', 's.status as subscription_status', 's.created_at as subscription_created_at'])
     .where('i.id', '=', installmentId)
     .where('i.subscription_id', '=', subscriptionId)
     .where('s.partner_id', '=', partnerId)

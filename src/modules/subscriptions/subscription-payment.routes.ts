@@ -5,7 +5,7 @@ import { retryingTransaction } from '../../db/transaction.js'
 import { nowIso } from '../../shared/clock.js'
 import { errorResponses } from '../../shared/http-schemas.js'
 import { baseUrl } from '../../shared/links.js'
-import { formatDate, formatTimestamp } from '../../shared/time.js'
+import { formatTimestamp } from '../../shared/time.js'
 import { CardDeclinedError } from '../payments/card-declined.js'
 import { cardGateway } from '../payments/gateway-mode.js'
 import { STATUS_LABELS } from './schedule.js'
@@ -60,16 +60,21 @@ Installment 1 activates the subscription (\`pending\` → \`pago\`); later ones 
 and need installment 1 paid first. Notifying an installment already paid answers the same 200 again,
 with the first \`paid_at\`, and records nothing twice, also when several notifications race. A canceled
 installment or subscription → 422 \`errors.status\`; another subscription's installment, or another
-partner's → 404. An own-gateway partner → 422 \`errors.gateway\` whatever the ids, before any lookup.`,
+partner's → 404. An own-gateway partner → 422 \`errors.gateway\` whatever the ids, before any lookup.
+
+Installment 1 of a subscription that expired unpaid → 422 \`errors.status\`, nothing recorded: from
+00:00 (service time zone) of the 30th calendar day after the day it was contracted, the worker cancels
+a subscription whose installment 1 is unpaid, and the notification is refused from that moment even
+if the worker has not run yet (the subscription may still read \`pending\` until it does).`,
         params: InstallmentParams,
         response: { 200: NotifiedInstallment, ...errorResponses(401, 404, 409, 422) },
       },
     },
     async (request) => {
       const { subscriptionId, installmentId } = request.params
-      const now = nowIso(clock)
+      const moment = { now: clock.now(), timeZone: config.timeZone }
       const row = await retryingTransaction(db, (trx) =>
-        notifyInstallmentPayment(trx, request.partner, subscriptionId, installmentId, now),
+        notifyInstallmentPayment(trx, request.partner, subscriptionId, installmentId, moment),
       )
       return {
         id: row.id,
@@ -98,7 +103,9 @@ whatever the body and the subscription: it is checked first, before the body is 
 any lookup. Another partner's or an unknown subscription → 404. The card must pass: \`number\` with a
 valid Luhn check digit, \`expiry\` a month 01–12 not before the current one (\`MMYY\`), \`cvv\` of 3 or 4
 digits, else 422 under \`creditCard.number\`, \`creditCard.expiry\` or \`creditCard.cvv\`. A subscription
-that is not \`pending\` → 422 \`errors.status\`.
+that is not \`pending\` → 422 \`errors.status\`; so is one that expired unpaid (from 00:00, service time
+zone, of the 30th calendar day after the day it was contracted, when the worker cancels it), even if the
+worker has not canceled it yet: the card is not charged.
 
 Declined → 402 with \`decline_code\` and \`errors.creditCard\`; installment 1 becomes \`refused\`, the
 subscription stays \`pending\` and a later approved try pays it. Every attempt is recorded. While
@@ -130,7 +137,7 @@ ${SANDBOX_CARDS}`,
         app.gateway,
         subscriptionId,
         request.body.creditCard,
-        formatDate(now, config.timeZone),
+        { now, timeZone: config.timeZone },
       )
       const reference = `subscription-${subscriptionId}-installment-${installment.number}`
       const { result } = await withInstallmentClaim(db, installment.installmentId, now, async (claim) => {

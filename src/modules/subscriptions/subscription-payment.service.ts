@@ -7,11 +7,13 @@ import {
   StateError,
   ValidationError,
 } from '../../shared/errors.js'
+import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/principal.repository.js'
 import { type CardInput, checkCard } from '../payments/card.js'
 import { cardGateway } from '../payments/gateway-mode.js'
 import type { CardCharge, CardData, PaymentGateway } from '../payments/payment-gateway.js'
 import { markInstallmentPaid, type PaidInstallment, recordDecline } from './installment-payment.js'
+import { PENDING_EXPIRY_DAYS, pastPendingExpiry } from './schedule.js'
 import type { InstallmentRow } from './subscription.repository.js'
 import {
   cancelSubscriptionRow,
@@ -42,6 +44,24 @@ export class PaymentInProgressError extends AppError {
 }
 
 /**
+ * Installment 1 of a subscription past its unpaid days (CONTRACT §9), which the worker cancels or
+ * has yet to: refused, so that a late payment never activates it while the worker is behind.
+ */
+export class ExpiredUnpaidError extends StateError {
+  constructor() {
+    super(
+      `The subscription expired unpaid: installment 1 was not paid within ${PENDING_EXPIRY_DAYS} days of contracting.`,
+    )
+  }
+}
+
+/** When a payment is made: the instant, and the zone whose calendar days the expiry counts. */
+export interface PaymentMoment {
+  now: Date
+  timeZone: string
+}
+
+/**
  * Records that an external-gateway partner collected an installment. A repeat, or the loser of a
  * race, gets the installment as first paid: `markInstallmentPaid` lets exactly one caller pay it.
  */
@@ -50,7 +70,7 @@ export async function notifyInstallmentPayment(
   partner: PartnerContext,
   subscriptionId: number,
   installmentId: number,
-  now: string,
+  { now, timeZone }: PaymentMoment,
 ): Promise<PaidInstallmentRow> {
   if (partner.gateway !== 'external') {
     throw new GatewayModeError(
@@ -66,8 +86,11 @@ export async function notifyInstallmentPayment(
   if (installment.number > 1) {
     const first = await findInstallmentByNumber(trx, subscriptionId, 1)
     if (first?.status !== 'paid') throw new StateError('Installment 1 must be paid first.')
+  } else if (pastPendingExpiry(installment.subscription_created_at, now, timeZone)) {
+    throw new ExpiredUnpaidError()
   }
-  await markInstallmentPaid(trx, paidInstallment(partner.partnerId, installment), 'notification', null, now)
+  const paying = paidInstallment(partner.partnerId, installment)
+  await markInstallmentPaid(trx, paying, 'notification', null, now.toISOString())
   // Whether we paid it or a concurrent notification did, it is paid now: answer what is stored.
   const paid = await findInstallment(trx, installment.id)
   if (!isPaid(paid)) throw new StateError('The installment can no longer be paid.')
@@ -82,7 +105,8 @@ export interface CardPayment {
 
 /**
  * Everything a card payment needs, checked in the order a caller fixes them: the partner's mode,
- * the environment's gateway, the subscription, the card, then the subscription's state.
+ * the environment's gateway, the subscription, the card, then the subscription's state (pending,
+ * and not past its unpaid days).
  */
 export async function prepareCardPayment(
   db: Db,
@@ -90,17 +114,17 @@ export async function prepareCardPayment(
   gateway: PaymentGateway | null,
   subscriptionId: number,
   creditCard: CardInput,
-  today: string,
+  { now, timeZone }: PaymentMoment,
 ): Promise<CardPayment> {
   const own = cardGateway(partner, gateway)
   const subscription = await db
     .selectFrom('subscriptions')
-    .select(['id', 'status'])
+    .select(['id', 'status', 'created_at'])
     .where('partner_id', '=', partner.partnerId)
     .where('id', '=', subscriptionId)
     .executeTakeFirst()
   if (!subscription) throw new NotFoundError('Subscription')
-  const check = checkCard(creditCard, today, 'MMYY')
+  const check = checkCard(creditCard, formatDate(now, timeZone), 'MMYY')
   if (!check.ok) {
     const entries = Object.entries(check.errors).map(([key, message]) => [`creditCard.${key}`, [message]])
     throw new ValidationError(Object.fromEntries(entries))
@@ -108,6 +132,7 @@ export async function prepareCardPayment(
   if (subscription.status !== 'pending') {
     throw new StateError(`Only a pending subscription can be paid; this one is ${subscription.status}.`)
   }
+  if (pastPendingExpiry(subscription.created_at, now, timeZone)) throw new ExpiredUnpaidError()
   const first = await findInstallmentByNumber(db, subscriptionId, 1)
   if (!first || !UNPAID.has(first.status)) throw new StateError('Installment 1 can no longer be paid.')
   return { gateway: own, card: check.card, installment: paidInstallment(partner.partnerId, first) }
