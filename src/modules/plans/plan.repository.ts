@@ -13,7 +13,8 @@ export interface SubscriptionPlanRow {
   franchise_rate_bp: number
 }
 
-export interface AnnualPlanRow {
+/** An annual plan as a product the partner sells (its rates), not one contracted (`AnnualPlanRow`). */
+export interface AnnualProductRow {
   id: number
   name: string
   coverages: string
@@ -74,11 +75,14 @@ export async function findAnnualPlan(
   db: Db,
   partnerId: number,
   planId: number,
-): Promise<AnnualPlanRow | undefined> {
+): Promise<AnnualProductRow | undefined> {
   return (await annualPlan(db, partnerId, planId))[0]
 }
 
 /** The plan used when none is named: the default one, else the oldest active annual plan. */
-export async function findDefaultAnnualPlan(db: Db, partnerId: number): Promise<AnnualPlanRow | undefined> {
+export async function findDefaultAnnualPlan(
+  db: Db,
+  partnerId: number,
+): Promise<AnnualProductRow | undefined> {
   return (await defaultAnnualPlan(db, partnerId))[0]
 }

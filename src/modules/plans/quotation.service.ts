@@ -3,7 +3,7 @@ import { type FieldErrors, NotFoundError, ValidationError } from '../../shared/e
 import type { PartnerContext } from '../auth/principal.repository.js'
 import { findModel, type ModelRow } from '../catalog/catalog.repository.js'
 import {
-  type AnnualPlanRow,
+  type AnnualProductRow,
   findAnnualPlan,
   findDefaultAnnualPlan,
   findSubscriptionPlan,
@@ -32,7 +32,7 @@ export interface SubscriptionQuote {
 
 export interface AnnualQuote {
   model: ModelRow
-  plan: AnnualPlanRow
+  plan: AnnualProductRow
   lmi: number
   premium: number
 }
