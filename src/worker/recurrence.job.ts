@@ -1,7 +1,11 @@
 import type { Trx } from '../db/database.js'
 import { retryingTransaction } from '../db/transaction.js'
 import type { PaymentGateway } from '../modules/payments/payment-gateway.js'
-import { markInstallmentPaid, recordDecline } from '../modules/subscriptions/installment-payment.js'
+import {
+  type InstallmentPayment,
+  markInstallmentPaid,
+  recordDecline,
+} from '../modules/subscriptions/installment-payment.js'
 import { formatDate } from '../shared/time.js'
 import { cancelSubscription } from './cancel-subscription.js'
 import { DEFAULT_BATCH_SIZE, type JobDeps } from './job.js'
@@ -81,7 +85,7 @@ async function chargeInstallment(
   const charge = await gateway.chargeToken(installment.card_token, installment.amount, reference)
   const now = clock.now()
   const at = now.toISOString()
-  const paid = {
+  const payment: InstallmentPayment = {
     partnerId: installment.partner_id,
     subscriptionId: installment.subscription_id,
     installmentId: installment.id,
@@ -97,7 +101,7 @@ async function chargeInstallment(
   // Retried on a deadlock or a busy SQLite file: the charge is done, its outcome must be written.
   return retryingTransaction(db, async (trx) => {
     if (charge.approved) {
-      if (await markInstallmentPaid(trx, paid, 'recurrence', charge.transactionId, at)) {
+      if (await markInstallmentPaid(trx, payment, 'recurrence', charge.transactionId, at)) {
         log?.info(details, 'installment charged')
         return { charged: 1 }
       }
@@ -106,7 +110,7 @@ async function chargeInstallment(
       await releaseInstallment(trx, installment.id)
       return {}
     }
-    await recordDecline(trx, paid, 'recurrence', charge.declineCode, charge.transactionId, at)
+    await recordDecline(trx, payment, 'recurrence', charge.declineCode, charge.transactionId, at)
     const next = retryOn(installment.due_date, attempt, formatDate(now, timeZone))
     const declined = { ...details, decline_code: charge.declineCode, next_attempt_on: next }
     if (next !== null) {

@@ -2,7 +2,8 @@ import type { Trx } from '../../db/database.js'
 import { recordPayment } from '../payments/payment.repository.js'
 import type { PaymentRoute } from '../payments/payment.table.js'
 
-export interface PaidInstallment {
+/** An installment being paid: recorded as paid on approval, as declined otherwise. */
+export interface InstallmentPayment {
   partnerId: number
   subscriptionId: number
   installmentId: number
@@ -17,7 +18,7 @@ export interface PaidInstallment {
  */
 export async function markInstallmentPaid(
   trx: Trx,
-  paid: PaidInstallment,
+  payment: InstallmentPayment,
   route: PaymentRoute,
   transactionId: string | null,
   now: string,
@@ -25,27 +26,27 @@ export async function markInstallmentPaid(
   const result = await trx
     .updateTable('installments')
     .set({ status: 'paid', paid_at: now, locked_until: null, next_attempt_on: null })
-    .where('id', '=', paid.installmentId)
+    .where('id', '=', payment.installmentId)
     .where('status', 'in', ['pending', 'refused'])
     .executeTakeFirst()
   if (Number(result.numUpdatedRows) === 0) return false
   await recordPayment(trx, {
-    partner_id: paid.partnerId,
-    subscription_id: paid.subscriptionId,
-    installment_id: paid.installmentId,
+    partner_id: payment.partnerId,
+    subscription_id: payment.subscriptionId,
+    installment_id: payment.installmentId,
     annual_plan_id: null,
-    amount: paid.amount,
+    amount: payment.amount,
     route,
     outcome: route === 'notification' ? 'recorded' : 'approved',
     decline_code: null,
     transaction_id: transactionId,
     created_at: now,
   })
-  if (paid.number === 1) {
+  if (payment.number === 1) {
     await trx
       .updateTable('subscriptions')
       .set({ status: 'pago' })
-      .where('id', '=', paid.subscriptionId)
+      .where('id', '=', payment.subscriptionId)
       .where('status', '=', 'pending')
       .execute()
   }
@@ -55,18 +56,18 @@ export async function markInstallmentPaid(
 /** Records a declined charge in the ledger. */
 export async function recordDecline(
   trx: Trx,
-  paid: PaidInstallment,
+  payment: InstallmentPayment,
   route: PaymentRoute,
   declineCode: string,
   transactionId: string | null,
   now: string,
 ): Promise<void> {
   await recordPayment(trx, {
-    partner_id: paid.partnerId,
-    subscription_id: paid.subscriptionId,
-    installment_id: paid.installmentId,
+    partner_id: payment.partnerId,
+    subscription_id: payment.subscriptionId,
+    installment_id: payment.installmentId,
     annual_plan_id: null,
-    amount: paid.amount,
+    amount: payment.amount,
     route,
     outcome: 'declined',
     decline_code: declineCode,

@@ -12,7 +12,7 @@ import type { PartnerContext } from '../auth/principal.repository.js'
 import { type CardInput, checkCard } from '../payments/card.js'
 import { cardGateway } from '../payments/gateway-mode.js'
 import type { CardCharge, CardData, PaymentGateway } from '../payments/payment-gateway.js'
-import { markInstallmentPaid, type PaidInstallment, recordDecline } from './installment-payment.js'
+import { type InstallmentPayment, markInstallmentPaid, recordDecline } from './installment-payment.js'
 import { PENDING_EXPIRY_DAYS, pastPendingExpiry } from './schedule.js'
 import type { InstallmentRow } from './subscription.repository.js'
 import {
@@ -89,7 +89,7 @@ export async function notifyInstallmentPayment(
   } else if (pastPendingExpiry(installment.subscription_created_at, now, timeZone)) {
     throw new ExpiredUnpaidError()
   }
-  const paying = paidInstallment(partner.partnerId, installment)
+  const paying = installmentPayment(partner.partnerId, installment)
   await markInstallmentPaid(trx, paying, 'notification', null, now.toISOString())
   // Whether we paid it or a concurrent notification did, it is paid now: answer what is stored.
   const paid = await findInstallment(trx, installment.id)
@@ -100,7 +100,7 @@ export async function notifyInstallmentPayment(
 export interface CardPayment {
   gateway: PaymentGateway
   card: CardData
-  installment: PaidInstallment
+  installment: InstallmentPayment
 }
 
 /**
@@ -135,7 +135,7 @@ export async function prepareCardPayment(
   if (pastPendingExpiry(subscription.created_at, now, timeZone)) throw new ExpiredUnpaidError()
   const first = await findInstallmentByNumber(db, subscriptionId, 1)
   if (!first || !UNPAID.has(first.status)) throw new StateError('Installment 1 can no longer be paid.')
-  return { gateway: own, card: check.card, installment: paidInstallment(partner.partnerId, first) }
+  return { gateway: own, card: check.card, installment: installmentPayment(partner.partnerId, first) }
 }
 
 /**
@@ -178,7 +178,7 @@ export async function withInstallmentClaim<T>(
  */
 export async function recordCardCharge(
   trx: Trx,
-  installment: PaidInstallment,
+  installment: InstallmentPayment,
   charge: CardCharge,
   now: string,
 ): Promise<void> {
@@ -226,7 +226,7 @@ export async function cancelSubscription(
   }
 }
 
-function paidInstallment(partnerId: number, row: InstallmentRow): PaidInstallment {
+function installmentPayment(partnerId: number, row: InstallmentRow): InstallmentPayment {
   return {
     partnerId,
     subscriptionId: row.subscription_id,
