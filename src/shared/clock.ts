@@ -6,3 +6,10 @@ export interface Clock {
 export const systemClock: Clock = { now: () => new Date() }
 
 export const nowIso = (clock: Clock): string => clock.now().toISOString()
+
+/** When something happens: the UTC instant, and the zone whose calendar its dates are read in. */
+export interface Moment {
+  /** UTC ISO instant. */
+  now: string
+  timeZone: string
+}

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { addMonthsClamped, formatDate, formatTimestamp, isValidTimeZone, startOfNextDay } from './time.js'
+import {
+  addDays,
+  addMonthsClamped,
+  formatDate,
+  formatTimestamp,
+  isValidTimeZone,
+  startOfNextDay,
+} from './time.js'
 
 const SP = 'America/Sao_Paulo'
 const LISBON = 'Europe/Lisbon'
@@ -173,5 +180,13 @@ describe('isValidTimeZone', () => {
     expect(isValidTimeZone('Mars/Olympus')).toBe(false)
     expect(isValidTimeZone('')).toBe(false)
     expect(isValidTimeZone('local')).toBe(false)
+  })
+})
+
+describe('addDays', () => {
+  it('is calendar arithmetic', () => {
+    expect(addDays('2026-02-28', 1)).toBe('2026-03-01')
+    expect(addDays('2028-02-28', 1)).toBe('2028-02-29')
+    expect(addDays('2026-11-21', 30)).toBe('2026-12-21')
   })
 })

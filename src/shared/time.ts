@@ -176,3 +176,10 @@ function formatterFor(zone: string): Intl.DateTimeFormat {
   }
   return formatter
 }
+
+/** The calendar date `days` after `date` (both `YYYY-MM-DD`); negative goes back. */
+export function addDays(date: string, days: number): string {
+  const d = new Date(`${date}T00:00:00Z`)
+  d.setUTCDate(d.getUTCDate() + days)
+  return d.toISOString().slice(0, 10)
+}

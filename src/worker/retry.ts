@@ -1,4 +1,5 @@
-import { addDays, nextAttemptOn } from '../modules/subscriptions/schedule.js'
+import { nextAttemptOn } from '../modules/subscriptions/schedule.js'
+import { addDays } from '../shared/time.js'
 
 /**
  * The day to charge again after the `failedAttempts`-th decline of an installment due on

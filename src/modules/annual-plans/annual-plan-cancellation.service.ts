@@ -1,7 +1,7 @@
 import type { Trx } from '../../db/database.js'
+import type { Moment } from '../../shared/clock.js'
 import { AppError, NotFoundError, StateError } from '../../shared/errors.js'
-import { formatDate } from '../../shared/time.js'
-import { addDays } from '../subscriptions/schedule.js'
+import { addDays, formatDate } from '../../shared/time.js'
 import { type AnnualPlanRow, findAnnualPlanRow } from './annual-plan.repository.js'
 import {
   type CancellationRow,
@@ -10,7 +10,6 @@ import {
   insertCancellation,
   markConfirmed,
 } from './annual-plan-cancellation.repository.js'
-import type { Moment } from './annual-plan-payment.service.js'
 import { statusAt } from './coverage.js'
 import { newProtocol } from './protocol.js'
 import { REFUND_DUE_DAYS, refundAt } from './refund.js'

@@ -1,12 +1,13 @@
 import type { Db, Trx } from '../../db/database.js'
 import { retryingTransaction } from '../../db/transaction.js'
+import type { Moment } from '../../shared/clock.js'
 import { AppError, StateError, ValidationError } from '../../shared/errors.js'
 import { checkCard } from '../payments/card.js'
 import type { CardCharge, CardData, PaymentGateway } from '../payments/payment-gateway.js'
 import { type AnnualPlanRow, findAnnualPlanRow } from './annual-plan.repository.js'
 import { claimForCharge, markPaid, releaseClaim } from './annual-plan-payment.repository.js'
 import type { AnnualPlanCardBody } from './annual-plan-payment.schemas.js'
-import { type Moment, paymentAt, recordInLedger } from './annual-plan-payment.service.js'
+import { paymentAt, recordInLedger } from './annual-plan-payment.service.js'
 import { statusAt } from './coverage.js'
 
 /** How long a card charge may hold a plan before another call may take it over. */

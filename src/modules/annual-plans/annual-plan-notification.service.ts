@@ -1,9 +1,10 @@
 import type { Trx } from '../../db/database.js'
+import type { Moment } from '../../shared/clock.js'
 import { GatewayModeError, StateError } from '../../shared/errors.js'
 import type { PartnerContext } from '../auth/principal.repository.js'
 import type { AnnualPlanRow } from './annual-plan.repository.js'
 import { markPaid, paidColumns } from './annual-plan-payment.repository.js'
-import { type Moment, paymentAt, recordInLedger } from './annual-plan-payment.service.js'
+import { paymentAt, recordInLedger } from './annual-plan-payment.service.js'
 import { statusAt } from './coverage.js'
 
 /** The refusals of a notification: the wrong gateway mode, or a canceled plan. */

@@ -1,4 +1,5 @@
 import type { Trx } from '../../db/database.js'
+import type { Moment } from '../../shared/clock.js'
 import { StateError } from '../../shared/errors.js'
 import { recordPayment } from '../payments/payment.repository.js'
 import type { PaymentOutcome, PaymentRoute } from '../payments/payment.table.js'
@@ -8,12 +9,6 @@ import { coverageWindow, statusAt } from './coverage.js'
 import { policyNumber } from './policy-number.js'
 
 // What both payment routes (own gateway's card, external gateway's notification) share.
-
-export interface Moment {
-  /** UTC ISO instant. */
-  now: string
-  timeZone: string
-}
 
 /** Only a plan awaiting payment (by the clock) can be paid; checked before anything is charged. */
 export function assertAwaitingPayment(plan: AnnualPlanRow, now: string): void {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { addDays, expiryCutoff, installmentSchedule, nextAttemptOn, pastPendingExpiry } from './schedule.js'
+import { expiryCutoff, installmentSchedule, nextAttemptOn, pastPendingExpiry } from './schedule.js'
 
 describe('installmentSchedule', () => {
   it('puts installment k k−1 months after the contracting date, each of the monthly premium', () => {
@@ -36,14 +36,6 @@ describe('nextAttemptOn', () => {
   it('crosses month and year ends', () => {
     expect(nextAttemptOn('2026-12-31', 1)).toBe('2027-01-01')
     expect(nextAttemptOn('2028-02-27', 2)).toBe('2028-03-01')
-  })
-})
-
-describe('addDays', () => {
-  it('is calendar arithmetic', () => {
-    expect(addDays('2026-02-28', 1)).toBe('2026-03-01')
-    expect(addDays('2028-02-28', 1)).toBe('2028-02-29')
-    expect(addDays('2026-11-21', 30)).toBe('2026-12-21')
   })
 })
 

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon'
-import { addMonthsClamped, formatDate } from '../../shared/time.js'
+import { addDays, addMonthsClamped, formatDate } from '../../shared/time.js'
 
 // The subscription's calendar (CONTRACT §9), pure: dates are 'YYYY-MM-DD' in the service time zone.
 
@@ -57,12 +57,6 @@ export function expiryCutoff(today: string, timeZone: string): string {
  */
 export function pastPendingExpiry(createdAt: string, now: Date, timeZone: string): boolean {
   return Date.parse(createdAt) < Date.parse(expiryCutoff(formatDate(now, timeZone), timeZone))
-}
-
-export function addDays(date: string, days: number): string {
-  const d = new Date(`${date}T00:00:00Z`)
-  d.setUTCDate(d.getUTCDate() + days)
-  return d.toISOString().slice(0, 10)
 }
 
 export const STATUS_LABELS = {

@@ -1,4 +1,5 @@
 import type { Db, Trx } from '../../db/database.js'
+import type { Moment } from '../../shared/clock.js'
 import { usedDevice } from '../../shared/contracting-fields.js'
 import type { FieldErrors } from '../../shared/errors.js'
 import { NotFoundError, ValidationError } from '../../shared/errors.js'
@@ -19,12 +20,6 @@ import {
   type SubscriptionView,
 } from './subscription.repository.js'
 import type { SubscriptionBody } from './subscription.schemas.js'
-
-export interface Moment {
-  /** UTC ISO instant. */
-  now: string
-  timeZone: string
-}
 
 /** Serials compare without case and surrounding blanks: `abc1 ` and `ABC1` are one device. */
 const sameSerial = (a?: string | null, b?: string | null) =>
