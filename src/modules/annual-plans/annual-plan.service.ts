@@ -5,7 +5,7 @@ import { type FieldErrors, ValidationError } from '../../shared/errors.js'
 import type { PartnerContext } from '../auth/principal.repository.js'
 import { resolveCustomer } from '../customers/customer-reference.js'
 import { type AnnualQuote, quoteAnnualPlan } from '../plans/quotation.service.js'
-import { findShopkeeper } from '../shopkeepers/shopkeeper.repository.js'
+import { checkSellingStore } from '../shopkeepers/shopkeeper.service.js'
 import { insertAnnualPlan } from './annual-plan.repository.js'
 import type { AnnualPlanBody } from './annual-plan.schemas.js'
 import type { PaymentMethod } from './annual-plan.table.js'
@@ -26,9 +26,7 @@ export async function contractAnnualPlan(
   const used = usedDevice(body.is_used, body.used, errors)
   const quote = await quoteOrCollect(trx, partner, body, used, errors)
   const customer = await resolveCustomer(trx, partnerId, body, errors)
-  if (body.store_id != null && !(await findShopkeeper(trx, partnerId, body.store_id))) {
-    errors.store_id = ['The selected store id is invalid.']
-  }
+  await checkSellingStore(trx, partnerId, body.store_id, errors)
   // The schema has checked both formats; separators are dropped before comparing.
   const imei = normalizeImei(body.imei) ?? body.imei
   const imei2 = body.imei_2 ? (normalizeImei(body.imei_2) ?? body.imei_2) : null

@@ -37,16 +37,18 @@ export interface AnnualQuote {
   premium: number
 }
 
-interface Priced {
+export interface Priced {
   model: ModelRow
+  /** Cents. */
   lmi: number
 }
 
 /**
- * The model and the LMI to price. Input errors are added to `errors` rather than thrown, so that a
- * call with several bad parameters hears about all of them in one 422, as Laravel answers.
+ * The model and the LMI to price, for a quotation or a contract alike. Input errors are added to
+ * `errors` rather than thrown, so that a call with several bad parameters hears about all of them
+ * in one 422, as Laravel answers.
  */
-async function priceModel(
+export async function priceModel(
   db: Db,
   partner: PartnerContext,
   input: QuoteInput,

@@ -1,4 +1,4 @@
-import type { Trx } from '../../db/database.js'
+import type { Db, Trx } from '../../db/database.js'
 import { isUniqueViolation, violatedColumns } from '../../db/errors.js'
 import {
   normalizeCep,
@@ -10,6 +10,7 @@ import {
 } from '../../shared/documents.js'
 import { type FieldErrors, ValidationError } from '../../shared/errors.js'
 import {
+  findShopkeeper,
   findTakenColumns,
   insertShopkeeper,
   type NewShopkeeperRow,
@@ -99,4 +100,16 @@ function toRow(partnerId: number, body: ShopkeeperBody, now: string): NewShopkee
 
 function optional(value: string | null | undefined): string | null {
   return value || null
+}
+
+/** A contract's `store_id`, when sent, must be one of the partner's stores (its 422 joins the others). */
+export async function checkSellingStore(
+  db: Db,
+  partnerId: number,
+  storeId: number | null | undefined,
+  errors: FieldErrors,
+): Promise<void> {
+  if (storeId != null && !(await findShopkeeper(db, partnerId, storeId))) {
+    errors.store_id = ['The selected store id is invalid.']
+  }
 }

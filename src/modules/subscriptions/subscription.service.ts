@@ -5,11 +5,11 @@ import type { FieldErrors } from '../../shared/errors.js'
 import { NotFoundError, ValidationError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/principal.repository.js'
-import { findModel } from '../catalog/catalog.repository.js'
 import { resolveCustomer } from '../customers/customer-reference.js'
 import { findSubscriptionPlan } from '../plans/plan.repository.js'
-import { applicableLmi, maximaToCents, subscriptionPrice } from '../plans/pricing.js'
-import { findShopkeeper } from '../shopkeepers/shopkeeper.repository.js'
+import { subscriptionPrice } from '../plans/pricing.js'
+import { priceModel } from '../plans/quotation.service.js'
+import { checkSellingStore } from '../shopkeepers/shopkeeper.service.js'
 import { installmentSchedule } from './schedule.js'
 import { subscriptionResource } from './subscription.mapper.js'
 import {
@@ -41,23 +41,23 @@ export async function contractSubscription(
   const plan = await findSubscriptionPlan(trx, partnerId, body.plan_id)
   if (!plan) errors.plan_id = ['The selected plan id is invalid.']
   const customer = await resolveCustomer(trx, partnerId, body, errors)
-  const model = await findModel(trx, partnerId, body.model_id)
-  if (!model) errors.model_id = ['The selected model id is invalid.']
-  const maximaCents = body.maxima == null ? undefined : maximaToCents(body.maxima)
-  if (maximaCents === null) errors.maxima = ['The maxima field must have at most 2 decimal places.']
-  if (body.store_id != null && !(await findShopkeeper(trx, partnerId, body.store_id))) {
-    errors.store_id = ['The selected store id is invalid.']
-  }
+  // Priced as the quotation prices it: the same model check, maxima rule and LMI range.
+  const priced = await priceModel(
+    trx,
+    partner,
+    { modelId: body.model_id, maxima: body.maxima ?? undefined },
+    errors,
+  )
+  await checkSellingStore(trx, partnerId, body.store_id, errors)
   const used = usedDevice(body.is_used, body.used, errors)
   if (sameSerial(body.serial_number, body.second_serial_number)) {
     errors.second_serial_number = ['The second serial number and serial number must be different.']
   }
-  if (!plan || !customer || !model || maximaCents === null || Object.keys(errors).length > 0) {
+  if (!plan || !customer || !priced || Object.keys(errors).length > 0) {
     throw new ValidationError(errors)
   }
 
-  const range = { minFactorBp: partner.lmiMinFactorBp, maxFactorBp: partner.lmiMaxFactorBp }
-  const lmi = applicableLmi(model.default_lmi, range, maximaCents)
+  const { model, lmi } = priced
   const price = subscriptionPrice(lmi, {
     monthlyRateBp: plan.monthly_rate_bp,
     franchiseRateBp: plan.franchise_rate_bp,
