@@ -6,24 +6,18 @@ import { nowIso } from '../../shared/clock.js'
 import { errorResponses } from '../../shared/http-schemas.js'
 import { baseUrl } from '../../shared/links.js'
 import { formatTimestamp } from '../../shared/time.js'
-import { CardDeclinedError } from '../payments/card-declined.js'
 import { cardGateway } from '../payments/gateway-mode.js'
 import { STATUS_LABELS } from './schedule.js'
 import { Subscription, SubscriptionParams } from './subscription.schemas.js'
 import { showSubscription } from './subscription.service.js'
+import { payFirstInstallmentByCard } from './subscription-card-payment.service.js'
 import {
   CancellationBody,
   CardPaymentBody,
   InstallmentParams,
   NotifiedInstallment,
 } from './subscription-payment.schemas.js'
-import {
-  cancelSubscription,
-  notifyInstallmentPayment,
-  prepareCardPayment,
-  recordCardCharge,
-  withInstallmentClaim,
-} from './subscription-payment.service.js'
+import { cancelSubscription, notifyInstallmentPayment } from './subscription-payment.service.js'
 
 const tags = ['Subscriptions']
 
@@ -130,42 +124,16 @@ ${SANDBOX_CARDS}`,
     },
     async (request) => {
       const { subscriptionId } = request.params
-      const now = clock.now()
-      const { gateway, card, installment } = await prepareCardPayment(
+      const moment = { now: clock.now(), timeZone: config.timeZone }
+      await payFirstInstallmentByCard(
         db,
         request.partner,
         app.gateway,
         subscriptionId,
         request.body.creditCard,
-        { now, timeZone: config.timeZone },
+        moment,
+        request.log,
       )
-      const reference = `subscription-${subscriptionId}-installment-${installment.number}`
-      const { result } = await withInstallmentClaim(db, installment.installmentId, now, async (claim) => {
-        const charge = await gateway.chargeCard(card, installment.amount, reference)
-        try {
-          await retryingTransaction(db, (trx) =>
-            recordCardCharge(trx, installment, charge, now.toISOString()),
-          )
-        } catch (error) {
-          if (charge.result.approved) {
-            // Charged, and nothing stored says so: the installment stays held (a retry answers 409
-            // rather than charging again) and the operator gets what reconciling it takes.
-            claim.keep()
-            request.log.error(
-              {
-                err: error,
-                installment_id: installment.installmentId,
-                reference,
-                transaction_id: charge.result.transactionId,
-              },
-              'card charged but the charge could not be recorded',
-            )
-          }
-          throw error
-        }
-        return charge
-      })
-      if (!result.approved) throw new CardDeclinedError(result.declineCode)
       return subscriptionOf(request, subscriptionId)
     },
   )
