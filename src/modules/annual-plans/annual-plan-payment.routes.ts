@@ -1,16 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { retryingTransaction } from '../../db/transaction.js'
 import { errorResponses } from '../../shared/http-schemas.js'
-import { formatDate } from '../../shared/time.js'
-import { CardDeclinedError } from '../payments/card-declined.js'
 import { cardGateway } from '../payments/gateway-mode.js'
 import { paymentNoticeResource } from './annual-plan.mapper.js'
 import { AnnualPlan, AnnualPlanParams } from './annual-plan.schemas.js'
 import { annualPlanOf, annualPlanRowOf } from './annual-plan.view.js'
-import { cardOf, chargeHeld, recordApprovedCharge, recordDeclinedCharge } from './annual-plan-card.service.js'
+import { payAnnualPlanByCard } from './annual-plan-card.service.js'
 import { assertNotifiable, recordNotifiedPayment } from './annual-plan-notification.service.js'
 import { AnnualPlanCardBody, PaymentNotice } from './annual-plan-payment.schemas.js'
-import { assertAwaitingPayment } from './annual-plan-payment.service.js'
 
 const tags = ['Annual plans']
 
@@ -66,32 +63,8 @@ Declined → 402 \`{"message", "errors": {"creditCard": [...]}, "decline_code"}\
     },
     async (request) => {
       const { partner, params, body } = request
-      const now = clock.now().toISOString()
-      const plan = await annualPlanRowOf(request, params.id)
-      const gateway = cardGateway(partner, app.gateway)
-      assertAwaitingPayment(plan, now)
-      const card = cardOf(body, formatDate(now, timeZone))
-      const charge = await chargeHeld(db, gateway, plan, card, now)
-      const { result } = charge
-      if (!result.approved) {
-        await retryingTransaction(db, (trx) => recordDeclinedCharge(trx, plan, { ...charge, result }, now))
-        throw new CardDeclinedError(result.declineCode)
-      }
-      // Paid when the gateway approved, which may be a moment after the call began.
-      const moment = { now: clock.now().toISOString(), timeZone }
-      const installments = body.installments ?? 1
-      try {
-        await retryingTransaction(db, (trx) => recordApprovedCharge(trx, plan, charge, installments, moment))
-      } catch (error) {
-        // Charged, and nothing stored says so: the plan stays held until the hold ends (a retry
-        // answers 409 meanwhile) and the operator gets what reconciling it takes.
-        request.log.error(
-          { err: error, annual_plan_id: plan.id, transaction_id: result.transactionId },
-          'card charged but the charge could not be recorded',
-        )
-        throw error
-      }
-      return annualPlanOf(request, plan.id)
+      await payAnnualPlanByCard(db, partner, app.gateway, params.id, body, { clock, timeZone }, request.log)
+      return annualPlanOf(request, params.id)
     },
   )
 
