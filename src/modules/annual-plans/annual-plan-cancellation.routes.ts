@@ -81,7 +81,7 @@ ${REFUND_RULE}`,
       await retryingTransaction(db, (trx) =>
         confirmCancellation(trx, request.partner.partnerId, id, protocol, { now, timeZone }),
       )
-      return annualPlanOf(request, id)
+      return annualPlanOf(db, request, id)
     },
   )
 }

@@ -56,7 +56,7 @@ Declined → 402 \`{"message", "errors": {"creditCard": [...]}, "decline_code"}\
         } catch (refusal) {
           // The path is not validated yet; a malformed id is left to validation's 404.
           if (!request.getValidationFunction('params')?.(request.params)) return
-          await annualPlanRowOf(request, request.params.id)
+          await annualPlanRowOf(db, request, request.params.id)
           throw refusal
         }
       },
@@ -64,7 +64,7 @@ Declined → 402 \`{"message", "errors": {"creditCard": [...]}, "decline_code"}\
     async (request) => {
       const { partner, params, body } = request
       await payAnnualPlanByCard(db, partner, app.gateway, params.id, body, { clock, timeZone }, request.log)
-      return annualPlanOf(request, params.id)
+      return annualPlanOf(db, request, params.id)
     },
   )
 
@@ -91,7 +91,7 @@ after (the plan then shows \`canceled\` with its refund).`,
     async (request) => {
       const { partner, params } = request
       const now = clock.now().toISOString()
-      const plan = await annualPlanRowOf(request, params.id)
+      const plan = await annualPlanRowOf(db, request, params.id)
       assertNotifiable(partner, plan, now)
       if (plan.status === 'awaiting_payment') {
         const recorded = await retryingTransaction(db, (trx) =>
@@ -102,7 +102,7 @@ after (the plan then shows \`canceled\` with its refund).`,
         if (recorded) return paymentNoticeResource(recorded, now, timeZone)
       }
       // Read again: a concurrent notification (or cancellation) may have decided instead of this one.
-      const paid = await annualPlanRowOf(request, plan.id)
+      const paid = await annualPlanRowOf(db, request, plan.id)
       assertNotifiable(partner, paid, now)
       return paymentNoticeResource(paid, now, timeZone)
     },

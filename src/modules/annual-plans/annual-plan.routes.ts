@@ -63,7 +63,7 @@ the lookups' errors together once the body is well-formed. Fields that are not i
       // with the same Idempotency-Key would contract it a second time).
       const plan = await retryingTransaction(db, async (trx) => {
         const id = await contractAnnualPlan(trx, request.partner, request.body, now)
-        return annualPlanOf(request, id, trx)
+        return annualPlanOf(trx, request, id)
       })
       return reply.code(201).send(plan)
     },
@@ -117,7 +117,7 @@ ${STATUS_RULE}`,
         response: { 200: AnnualPlan, ...errorResponses(401, 404) },
       },
     },
-    async (request) => annualPlanOf(request, request.params.id),
+    async (request) => annualPlanOf(db, request, request.params.id),
   )
 
   await app.register(annualPlanPaymentRoutes)

@@ -7,19 +7,19 @@ import { findAnnualPlanRow, findAnnualPlanView } from './annual-plan.repository.
 
 /**
  * The plan as the API shows it to the request's partner, status by the clock now; 404 when not
- * theirs. A write reads it in its own transaction (`executor`), before the commit.
+ * theirs. `db` is the route's transaction when a write reads it back before its commit.
  */
-export async function annualPlanOf(request: FastifyRequest, id: number, executor?: Db) {
-  const { db, config, clock } = request.server
-  const row = await findAnnualPlanView(executor ?? db, request.partner.partnerId, id)
+export async function annualPlanOf(db: Db, request: FastifyRequest, id: number) {
+  const { config, clock } = request.server
+  const row = await findAnnualPlanView(db, request.partner.partnerId, id)
   if (!row) throw new NotFoundError('Annual plan')
   const now = clock.now().toISOString()
   return annualPlanResource(row, { base: baseUrl(request), timeZone: config.timeZone, now })
 }
 
 /** The plan's row for the payment and cancellation rules; 404 when it is not the request partner's. */
-export async function annualPlanRowOf(request: FastifyRequest, id: number) {
-  const row = await findAnnualPlanRow(request.server.db, request.partner.partnerId, id)
+export async function annualPlanRowOf(db: Db, request: FastifyRequest, id: number) {
+  const row = await findAnnualPlanRow(db, request.partner.partnerId, id)
   if (!row) throw new NotFoundError('Annual plan')
   return row
 }
