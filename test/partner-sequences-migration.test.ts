@@ -6,8 +6,8 @@ import { migrateTo, migrateToLatest } from '../src/db/migrate.js'
 import { insertCustomer } from '../src/modules/customers/customer.repository.js'
 import { createPlan } from '../src/modules/plans/plan.service.js'
 import {
+  findSubscriptionState,
   listSubscriptionViews,
-  subscriptionExists,
 } from '../src/modules/subscriptions/subscription.repository.js'
 import { contractSubscription } from '../src/modules/subscriptions/subscription.service.js'
 import type { SubscriptionsTable } from '../src/modules/subscriptions/subscription.table.js'
@@ -153,7 +153,7 @@ describe('migration 0006-partner-sequences', () => {
             { now: NOW, timeZone: 'America/Sao_Paulo' },
           ),
         )
-      expect(await subscriptionExists(ctx.db, f.partnerId, id)).toBe(true)
+      expect(await findSubscriptionState(ctx.db, f.partnerId, id)).toBeDefined()
       const row = await ctx.db
         .selectFrom('subscriptions')
         .select('partner_seq')

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Db, Trx } from '../../db/database.js'
 import { retryingTransaction } from '../../db/transaction.js'
-import { NotFoundError, StateError, ValidationError } from '../../shared/errors.js'
+import { StateError, ValidationError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/principal.repository.js'
 import { type CardInput, checkCard } from '../payments/card.js'
@@ -10,6 +10,7 @@ import { cardGateway } from '../payments/gateway-mode.js'
 import type { CardCharge, CardData, PaymentGateway } from '../payments/payment-gateway.js'
 import { type InstallmentPayment, markInstallmentPaid, recordDecline } from './installment-payment.js'
 import { pastPendingExpiry } from './schedule.js'
+import { requireSubscriptionState } from './subscription.service.js'
 import {
   claimInstallment,
   findInstallment,
@@ -93,13 +94,7 @@ async function prepareCardPayment(
   { now, timeZone }: PaymentMoment,
 ): Promise<CardPayment> {
   const own = cardGateway(partner, gateway)
-  const subscription = await db
-    .selectFrom('subscriptions')
-    .select(['id', 'status', 'created_at'])
-    .where('partner_id', '=', partner.partnerId)
-    .where('id', '=', subscriptionId)
-    .executeTakeFirst()
-  if (!subscription) throw new NotFoundError('Subscription')
+  const subscription = await requireSubscriptionState(db, partner.partnerId, subscriptionId)
   const check = checkCard(creditCard, formatDate(now, timeZone), 'MMYY')
   if (!check.ok) {
     const entries = Object.entries(check.errors).map(([key, message]) => [`creditCard.${key}`, [message]])

@@ -4,6 +4,7 @@ import type { PartnerContext } from '../auth/principal.repository.js'
 import { type InstallmentPayment, markInstallmentPaid } from './installment-payment.js'
 import { PENDING_EXPIRY_DAYS, pastPendingExpiry } from './schedule.js'
 import type { InstallmentRow } from './subscription.repository.js'
+import { requireSubscriptionState } from './subscription.service.js'
 import {
   cancelSubscriptionRow,
   cancelUnpaidInstallments,
@@ -90,13 +91,7 @@ export async function cancelSubscription(
   reason: string | undefined,
   now: string,
 ): Promise<void> {
-  const subscription = await trx
-    .selectFrom('subscriptions')
-    .select(['id', 'status'])
-    .where('partner_id', '=', partnerId)
-    .where('id', '=', subscriptionId)
-    .executeTakeFirst()
-  if (!subscription) throw new NotFoundError('Subscription')
+  const subscription = await requireSubscriptionState(trx, partnerId, subscriptionId)
   if (subscription.status === 'canceled') throw new StateError('The subscription is already canceled.')
   if ((await cancelUnpaidInstallments(trx, subscriptionId, now)) > 0) throw new PaymentInProgressError()
   if (!(await cancelSubscriptionRow(trx, subscriptionId, reason?.trim() || null, now))) {

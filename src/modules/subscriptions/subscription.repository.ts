@@ -298,12 +298,12 @@ export async function listInstallments(db: Db, subscriptionId: number): Promise<
     .execute()
 }
 
-export async function subscriptionExists(db: Db, partnerId: number, id: number): Promise<boolean> {
-  const row = await db
+/** The partner's subscription's state (what payments and cancellation decide on), if it is theirs. */
+export async function findSubscriptionState(db: Db, partnerId: number, id: number) {
+  return db
     .selectFrom('subscriptions')
-    .select('id')
+    .select(['id', 'status', 'created_at'])
     .where('partner_id', '=', partnerId)
     .where('id', '=', id)
     .executeTakeFirst()
-  return row !== undefined
 }

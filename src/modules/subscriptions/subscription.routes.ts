@@ -2,12 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { retryingTransaction } from '../../db/transaction.js'
 import { normalizeDocument } from '../../shared/documents.js'
-import { NotFoundError } from '../../shared/errors.js'
 import { errorResponses } from '../../shared/http-schemas.js'
 import { baseUrl, pageFor } from '../../shared/links.js'
 import { PageOf, pageOffset } from '../../shared/pagination.js'
 import { installmentResource, subscriptionResource } from './subscription.mapper.js'
-import { listInstallments, listSubscriptionViews, subscriptionExists } from './subscription.repository.js'
+import { listSubscriptionViews } from './subscription.repository.js'
 import {
   InstallmentList,
   Subscription,
@@ -15,7 +14,7 @@ import {
   SubscriptionListQuery,
   SubscriptionParams,
 } from './subscription.schemas.js'
-import { contractSubscription, showSubscription } from './subscription.service.js'
+import { contractSubscription, listInstallmentsOf, showSubscription } from './subscription.service.js'
 
 const tags = ['Subscriptions']
 
@@ -126,11 +125,7 @@ partner's plan, customer, model or store → 422 under that field.`,
       },
     },
     async (request) => {
-      const { subscriptionId } = request.params
-      if (!(await subscriptionExists(db, request.partner.partnerId, subscriptionId))) {
-        throw new NotFoundError('Subscription')
-      }
-      const rows = await listInstallments(db, subscriptionId)
+      const rows = await listInstallmentsOf(db, request.partner.partnerId, request.params.subscriptionId)
       return rows.map((row) => installmentResource(row, config.timeZone))
     },
   )

@@ -14,8 +14,10 @@ import { installmentSchedule } from './schedule.js'
 import { subscriptionResource } from './subscription.mapper.js'
 import {
   contractedView,
+  findSubscriptionState,
   findSubscriptionView,
   insertSubscription,
+  listInstallments,
   type NewSubscription,
   type SubscriptionView,
 } from './subscription.repository.js'
@@ -117,4 +119,17 @@ export async function showSubscription(
   const row = await findSubscriptionView(db, partnerId, id)
   if (!row) throw new NotFoundError('Subscription')
   return subscriptionResource(row, base, timeZone)
+}
+
+/** The partner's subscription's state; 404 when it is not theirs. */
+export async function requireSubscriptionState(db: Db, partnerId: number, id: number) {
+  const subscription = await findSubscriptionState(db, partnerId, id)
+  if (!subscription) throw new NotFoundError('Subscription')
+  return subscription
+}
+
+/** The installments of the partner's subscription, by number; 404 when it is not theirs. */
+export async function listInstallmentsOf(db: Db, partnerId: number, id: number) {
+  await requireSubscriptionState(db, partnerId, id)
+  return listInstallments(db, id)
 }
