@@ -1,11 +1,12 @@
 import { createHmac } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import type { Db, Trx } from '../db/database.js'
 import { isDatabaseUnavailable } from '../db/errors.js'
 import { retryingTransaction } from '../db/transaction.js'
+import { canonicalJson } from '../shared/canonical-json.js'
 import { AppError, ValidationError } from '../shared/errors.js'
 import { documentOnWrites } from '../shared/http-schemas.js'
+import { ABANDONED_MS, type Claim, claimKey, complete, release } from './idempotency.repository.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -14,21 +15,7 @@ declare module 'fastify' {
   }
 }
 
-interface Claim {
-  partnerId: number
-  key: string
-}
-
-const RETENTION_MS = 24 * 60 * 60 * 1000
-/** A request still "in flight" after this long died without answering; its key may be retried. */
-const ABANDONED_MS = 5 * 60 * 1000
 const KEY = /^[\x21-\x7E]{1,255}$/
-
-type Outcome =
-  | { kind: 'claimed' }
-  | { kind: 'replay'; status: number; body: string }
-  | { kind: 'in_flight' }
-  | { kind: 'mismatch' }
 
 /**
  * `Idempotency-Key` on POST and PUT (CONTRACT §12): the first response is kept 24 h per partner
@@ -146,115 +133,4 @@ export function fingerprint(key: Buffer, method: string, url: string, body: unkn
   return createHmac('sha256', key)
     .update(`${method} ${url}\n${canonicalJson(body)}`)
     .digest('hex')
-}
-
-/**
- * JSON with object keys sorted, so `{a,b}` and `{b,a}` are one request. Built with a work list
- * rather than recursion: a body nested thousands deep must not overflow the stack.
- */
-function canonicalJson(value: unknown): string {
-  let json = ''
-  // Values still to write, last first; a Text is written as is.
-  const todo: unknown[] = [value]
-  while (todo.length > 0) {
-    const item = todo.pop()
-    if (item instanceof Text) {
-      json += item.text
-    } else if (Array.isArray(item)) {
-      todo.push(new Text(']'))
-      for (let i = item.length - 1; i >= 0; i--) {
-        todo.push(item[i])
-        if (i > 0) todo.push(new Text(','))
-      }
-      todo.push(new Text('['))
-    } else if (item && typeof item === 'object') {
-      const entries = Object.entries(item as Record<string, unknown>).sort(([a], [b]) =>
-        a < b ? -1 : a > b ? 1 : 0,
-      )
-      todo.push(new Text('}'))
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const [key, entry] = entries[i] as [string, unknown]
-        todo.push(entry, new Text(`${i > 0 ? ',' : ''}${JSON.stringify(key)}:`))
-      }
-      todo.push(new Text('{'))
-    } else {
-      json += JSON.stringify(item ?? null)
-    }
-  }
-  return json
-}
-
-class Text {
-  constructor(readonly text: string) {}
-}
-
-/** Claims the key, or tells how it is taken; `prints` are the request's fingerprints, current first. */
-async function claimKey(trx: Trx, claim: Claim, prints: string[], nowMs: number): Promise<Outcome> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const inserted = await trx
-      .insertInto('idempotency_keys')
-      .values({
-        partner_id: claim.partnerId,
-        key: claim.key,
-        fingerprint: prints[0] as string,
-        response_status: null,
-        response_body: null,
-        created_at: new Date(nowMs).toISOString(),
-        expires_at: new Date(nowMs + RETENTION_MS).toISOString(),
-      })
-      .onConflict((oc) => oc.columns(['partner_id', 'key']).doNothing())
-      .returning('key')
-      .executeTakeFirst()
-    if (inserted) return { kind: 'claimed' }
-
-    const row = await trx
-      .selectFrom('idempotency_keys')
-      .select(['fingerprint', 'response_status', 'response_body', 'created_at', 'expires_at'])
-      .where('partner_id', '=', claim.partnerId)
-      .where('key', '=', claim.key)
-      .executeTakeFirst()
-    if (!row) continue
-    const expired = Date.parse(row.expires_at) <= nowMs
-    const abandoned = row.response_status === null && Date.parse(row.created_at) <= nowMs - ABANDONED_MS
-    if (expired || abandoned) {
-      // Only the row we saw: a concurrent retry that already replaced it keeps its claim.
-      await trx
-        .deleteFrom('idempotency_keys')
-        .where('partner_id', '=', claim.partnerId)
-        .where('key', '=', claim.key)
-        .where('created_at', '=', row.created_at)
-        .execute()
-      continue
-    }
-    if (!prints.includes(row.fingerprint)) return { kind: 'mismatch' }
-    if (row.response_status === null || row.response_body === null) return { kind: 'in_flight' }
-    return { kind: 'replay', status: row.response_status, body: row.response_body }
-  }
-  return { kind: 'in_flight' }
-}
-
-async function complete(trx: Trx, claim: Claim, status: number, body: string) {
-  await trx
-    .updateTable('idempotency_keys')
-    .set({ response_status: status, response_body: body })
-    .where('partner_id', '=', claim.partnerId)
-    .where('key', '=', claim.key)
-    .execute()
-}
-
-async function release(trx: Trx, claim: Claim) {
-  await trx
-    .deleteFrom('idempotency_keys')
-    .where('partner_id', '=', claim.partnerId)
-    .where('key', '=', claim.key)
-    .where('response_status', 'is', null)
-    .execute()
-}
-
-/** Deletes keys past their 24 h; the worker runs it. Returns how many went. */
-export async function purgeExpiredIdempotencyKeys(db: Db, now: Date): Promise<number> {
-  const result = await retryingTransaction(db, (trx) =>
-    trx.deleteFrom('idempotency_keys').where('expires_at', '<=', now.toISOString()).executeTakeFirst(),
-  )
-  return Number(result.numDeletedRows)
 }

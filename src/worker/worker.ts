@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { PaymentGateway } from '../modules/payments/payment-gateway.js'
-import { purgeExpiredIdempotencyKeys } from '../plugins/idempotency.js'
+import { purgeExpiredIdempotencyKeys } from '../plugins/idempotency.repository.js'
 import type { Metrics } from '../plugins/metrics.js'
 import { advanceCoverageClock, type CoverageClockResult } from './coverage-clock.job.js'
 import type { JobDeps } from './job.js'
