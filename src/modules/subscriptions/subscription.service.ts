@@ -16,12 +16,11 @@ import {
   contractedView,
   findSubscriptionState,
   findSubscriptionView,
-  insertSubscription,
   listInstallments,
-  type NewSubscription,
   type SubscriptionView,
 } from './subscription.repository.js'
 import type { SubscriptionBody } from './subscription.schemas.js'
+import { insertSubscription, type NewSubscription } from './subscription-contract.repository.js'
 
 /** Serials compare without case and surrounding blanks: `abc1 ` and `ABC1` are one device. */
 const sameSerial = (a?: string | null, b?: string | null) =>
