@@ -7,7 +7,9 @@ import { run } from '../src/cli/program.js'
 import type { Db } from '../src/db/database.js'
 import demoCatalog from '../src/demo/demo-catalog.json' with { type: 'json' }
 import { verifySecret } from '../src/modules/auth/secret-hash.js'
-import { demoLogins, seedCatalog } from './helpers/factories.js'
+import { createPlan } from '../src/modules/plans/plan.service.js'
+import { bearer, demoLogins, seedCatalog, seedPartner, login as tokenOf } from './helpers/factories.js'
+import { TOTAL_12X } from './helpers/plan-templates.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 
@@ -219,6 +221,55 @@ describe('amparo partner', () => {
       .where('id', '=', id)
       .executeTakeFirstOrThrow()
     expect(back.gateway).toBe('own')
+  })
+})
+
+describe('amparo partner gateway, with subscriptions contracted under the external gateway', () => {
+  it('warns on stderr when a switch to own leaves active subscriptions with no way to collect', async () => {
+    const partner = await seedPartner(main.db, 'external')
+    const now = new Date().toISOString()
+    const plan = await main.db
+      .transaction()
+      .execute((trx) => createPlan(trx, { partnerId: partner.id, ...TOTAL_12X }, now))
+    const token = await tokenOf(app, partner)
+    const call = (url: string, payload: object) =>
+      app.inject({ method: 'POST', url, headers: bearer(token), payload })
+    const customer = await call('/customers', {
+      name: 'Maria',
+      document: '529.982.247-25',
+      email: 'maria@example.com',
+      phone: '11987654321',
+    })
+    const model = await main.db
+      .selectFrom('partner_models')
+      .innerJoin('models', 'models.id', 'partner_models.model_id')
+      .select('models.id')
+      .where('partner_models.partner_id', '=', partner.id)
+      .where('models.active', '=', true)
+      .executeTakeFirstOrThrow()
+    expect(customer.statusCode, customer.body).toBe(201)
+    const subscription = (
+      await call('/subscriptions', { plan_id: plan.id, customer_id: customer.json().id, model_id: model.id })
+    ).json()
+    expect(subscription.id, JSON.stringify(subscription)).toBeDefined()
+    const [first] = (
+      await app.inject({ url: `/subscriptions/${subscription.id}/installments`, headers: bearer(token) })
+    ).json()
+    const notified = await call(
+      `/subscriptions/${subscription.id}/installments/${first.id}/notify-payment`,
+      {},
+    )
+    expect(notified.statusCode, notified.body).toBe(200)
+
+    const result = await amparo('partner', 'gateway', String(partner.id), 'own', '--json')
+    expect(result.code).toBe(0)
+    expect(result.out.map((line) => JSON.parse(line))).toEqual([{ id: partner.id, gateway: 'own' }])
+    expect(result.err).toHaveLength(1)
+    expect(result.err[0]).toMatch(
+      /^amparo: warning: partner #\d+ has 1 active subscription\(s\) without a card/,
+    )
+    // Back to external: nothing is stranded, nothing to say.
+    expect((await amparo('partner', 'gateway', String(partner.id), 'external')).err).toEqual([])
   })
 })
 

@@ -1,5 +1,5 @@
 import { Argument, type Command } from 'commander'
-import { setGateway } from '../modules/partners/partner.service.js'
+import { activeSubscriptionsWithoutCard, setGateway } from '../modules/partners/partner.service.js'
 import type { GatewayMode } from '../modules/partners/partner.table.js'
 import { type Io, positiveInt, report, withDatabase } from './context.js'
 
@@ -12,7 +12,17 @@ export function registerPartnerGateway(partner: Command, io: Io) {
     .option('--json', 'print one JSON object')
     .action(async (id: string, mode: GatewayMode, options: { json?: boolean }) => {
       const partnerId = positiveInt(id, 'partner id')
-      const updated = await withDatabase(io, (db) => setGateway(db, partnerId, mode))
+      const { updated, stranded } = await withDatabase(io, async (db) => ({
+        updated: await setGateway(db, partnerId, mode),
+        stranded: mode === 'own' ? await activeSubscriptionsWithoutCard(db, partnerId) : 0,
+      }))
       report(io, options.json, updated, `Partner #${updated.id} now uses the ${updated.gateway} gateway.`)
+      if (stranded > 0) {
+        io.err(
+          `amparo: warning: partner #${updated.id} has ${stranded} active subscription(s) without a card on file; ` +
+            'under the own gateway their later installments can be neither notified nor charged. ' +
+            'Switch back to external to keep collecting them.',
+        )
+      }
     })
 }
