@@ -274,6 +274,23 @@ describe('422: invalid body', () => {
     expect(response.json()).toEqual({ message, errors: { body: [message] } })
   })
 
+  it.each([
+    ['PUT', '/annual-plans/1/cancellation'],
+    ['POST', '/subscriptions/1/cancellation'],
+  ])('a null body on %s %s, whose body is optional, answers the same 422', async (method, url) => {
+    const response = await ctx.app.inject({
+      method: method as 'PUT',
+      url,
+      headers: { ...bearer(token), 'content-type': 'application/json' },
+      payload: 'null',
+    })
+    expect(response.statusCode).toBe(422)
+    expect(response.json()).toEqual({
+      message: 'The body field must be an object.',
+      errors: { body: ['The body field must be an object.'] },
+    })
+  })
+
   it('summarises several errors in message, Laravel style', async () => {
     const response = await postLogin(JSON.stringify({ client_id: 1, client_secret: false }))
     expect(response.statusCode).toBe(422)
