@@ -53,13 +53,13 @@ const errorRef = Type.Ref('Error')
 const validationRef = Type.Ref('ValidationError')
 
 const descriptions: Record<number, string> = {
-  400: 'The body is not valid JSON.',
+  400: 'The body is not valid JSON, or not UTF-8.',
   401: 'Missing, invalid or expired token (`WWW-Authenticate: Bearer`).',
   402: 'The card was declined.',
   404: 'Not found, or not this partner’s.',
   409: 'A request with this Idempotency-Key is still in flight.',
   413: 'The body is larger than 1 MiB.',
-  415: 'A body was sent with a content type other than application/json.',
+  415: 'A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding.',
   422: 'Invalid parameter, or the business rule refused the call.',
   429: 'Too many requests.',
   500: 'Server fault; quote `request_id` to support.',
