@@ -293,6 +293,44 @@ describe('credential revocation', () => {
   })
 })
 
+describe('a user given a new password', () => {
+  const userToken = async (email: string, password: string) => {
+    const response = await postLogin({ email, password })
+    expect(response.statusCode, response.body).toBe(200)
+    return response.json().token as string
+  }
+
+  it('loses the tokens of the old password at the very next request; the new one logs in', async () => {
+    const email = 'rotating@partner.example'
+    await seedUser(ctx.db, other.id, email, USER_PASSWORD)
+    const old = await userToken(email, USER_PASSWORD)
+    await expectBrandsServed(old)
+
+    await seedUser(ctx.db, other.id, email, `${USER_PASSWORD}-new`)
+
+    expectUnauthenticated(await getBrands(bearer(old)))
+    await expectBrandsServed(await userToken(email, `${USER_PASSWORD}-new`))
+  })
+
+  it('leaves other users’ tokens and the partner’s client tokens working', async () => {
+    const email = 'steady@partner.example'
+    await seedUser(ctx.db, other.id, email, USER_PASSWORD)
+    const steady = await userToken(email, USER_PASSWORD)
+    const client = await login(ctx.app, other)
+    await seedUser(ctx.db, other.id, 'changing@partner.example', USER_PASSWORD)
+    await seedUser(ctx.db, other.id, 'changing@partner.example', `${USER_PASSWORD}-new`)
+    await expectBrandsServed(steady)
+    await expectBrandsServed(client)
+  })
+
+  it('refuses a user token without the password version (as issued before it was carried)', async () => {
+    const email = 'unversioned@partner.example'
+    const user = await seedUser(ctx.db, other.id, email, USER_PASSWORD)
+    const claims = { ...(await validClaims(other)), sub: `user:${user.id}`, pid: other.id }
+    expectUnauthenticated(await getBrands(bearer(await sign(claims))))
+  })
+})
+
 describe('GET /brands with a token that is not genuine and current', () => {
   it('accepts the reference forgery: current key, kid k2, HS256, valid claims (each attack changes one thing)', async () => {
     await expectBrandsServed(await sign(await validClaims(partner)))

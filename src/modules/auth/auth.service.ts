@@ -2,7 +2,7 @@ import type { Db } from '../../db/database.js'
 import { UnauthenticatedError } from '../../shared/errors.js'
 import type { LoginCredentials } from './login-credentials.js'
 import { findCredentialByClientId, findUserByEmail } from './principal.repository.js'
-import { UNKNOWN_SECRET_HASH, verifySecret } from './secret-hash.js'
+import { passwordVersion, UNKNOWN_SECRET_HASH, verifySecret } from './secret-hash.js'
 import type { IssuedToken, TokenService } from './token.service.js'
 
 /**
@@ -24,7 +24,12 @@ export async function login(
     const found = await findUserByEmail(db, credentials.email)
     const valid = await verifySecret(credentials.password, found?.password_hash ?? UNKNOWN_SECRET_HASH)
     if (!found || !valid || found.disabled) throw new UnauthenticatedError()
-    return tokens.issue({ kind: 'user', id: found.id }, found.partner_id)
+    const subject = {
+      kind: 'user',
+      id: found.id,
+      passwordVersion: passwordVersion(found.password_hash),
+    } as const
+    return tokens.issue(subject, found.partner_id)
   }
   await verifySecret('', UNKNOWN_SECRET_HASH)
   throw new UnauthenticatedError()

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js'
 import { prepared } from '../../db/prepared.js'
 import type { GatewayMode } from '../partners/partner.table.js'
+import { passwordVersion } from './secret-hash.js'
 import type { Subject } from './token.service.js'
 
 /** What every authenticated request knows about its partner. */
@@ -31,18 +32,22 @@ const activeUser = prepared((db: Db, userId: number) =>
   db
     .selectFrom('partner_users')
     .innerJoin('partners', 'partners.id', 'partner_users.partner_id')
-    .select(partnerColumns)
+    .select([...partnerColumns, 'partner_users.password_hash as passwordHash'])
     .where('partner_users.id', '=', userId)
     .where('partner_users.disabled', '=', false),
 )
 
 /**
- * The partner behind a token's subject, or undefined when the credential was revoked or the
- * user disabled: checked on every request, so revocation takes effect at once.
+ * The partner behind a token's subject, or undefined when the credential was revoked, or the user
+ * disabled or given a new password since the token: checked on every request, so each takes
+ * effect at once.
  */
 export async function findActivePrincipal(db: Db, subject: Subject): Promise<PartnerContext | undefined> {
-  const [row] = await (subject.kind === 'client' ? activeClient : activeUser)(db, subject.id)
-  return row
+  if (subject.kind === 'client') return (await activeClient(db, subject.id))[0]
+  const [row] = await activeUser(db, subject.id)
+  if (!row || subject.passwordVersion !== passwordVersion(row.passwordHash)) return undefined
+  const { passwordHash: _, ...partner } = row
+  return partner
 }
 
 export async function findCredentialByClientId(db: Db, clientId: string) {

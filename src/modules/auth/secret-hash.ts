@@ -1,4 +1,4 @@
-import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto'
+import { createHash, randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto'
 
 // scrypt with a per-secret salt; parameters are stored with the hash so they can be raised later.
 const PARAMS = { N: 16384, r: 8, p: 1 }
@@ -30,6 +30,14 @@ export async function verifySecret(secret: string, stored: string): Promise<bool
     p: Number(p),
   })
   return actual.length === expected.length && timingSafeEqual(actual, expected)
+}
+
+/**
+ * A short, one-way tag of a stored hash, carried in a user's tokens: it changes with every new
+ * password (each hash has its own salt) and tells nothing about the hash or the password.
+ */
+export function passwordVersion(storedHash: string): string {
+  return createHash('sha256').update(storedHash).digest('base64url').slice(0, 16)
 }
 
 /**

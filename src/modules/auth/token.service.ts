@@ -6,7 +6,11 @@ import type { Clock } from '../../shared/clock.js'
 
 const ALGORITHM = 'HS256'
 
-export type Subject = { kind: 'client' | 'user'; id: number }
+/**
+ * Who a token speaks for. A user's carries the version of the password it logged in with
+ * (`passwordVersion`): a new password ends the tokens of the old one.
+ */
+export type Subject = { kind: 'client' | 'user'; id: number; passwordVersion?: string }
 
 export interface IssuedToken {
   token: string
@@ -53,7 +57,11 @@ export class TokenService {
   async issue(subject: Subject, partnerId: number): Promise<IssuedToken> {
     const issuedAt = Math.floor(this.clock.now().getTime() / 1000)
     const expiresAt = issuedAt + this.ttlSeconds
-    const token = await new SignJWT({ pid: partnerId })
+    const claims =
+      subject.passwordVersion === undefined
+        ? { pid: partnerId }
+        : { pid: partnerId, pwv: subject.passwordVersion }
+    const token = await new SignJWT(claims)
       .setProtectedHeader({ alg: ALGORITHM, kid: this.signing.kid, typ: 'JWT' })
       .setSubject(`${subject.kind}:${subject.id}`)
       .setAudience(this.audience)
@@ -95,8 +103,10 @@ export class TokenService {
       )
       const match = /^(client|user):(\d{1,15})$/.exec(String(payload.sub))
       if (!match || !Number.isSafeInteger(payload.pid)) throw new InvalidTokenError('malformed claims')
+      const kind = match[1] as Subject['kind']
+      const version = typeof payload.pwv === 'string' ? { passwordVersion: payload.pwv } : {}
       return {
-        subject: { kind: match[1] as Subject['kind'], id: Number(match[2]) },
+        subject: { kind, id: Number(match[2]), ...version },
         partnerId: payload.pid as number,
         expiresAtMs: (payload.exp as number) * 1000,
       }
