@@ -11,6 +11,7 @@ import {
   normalizeState,
 } from '../shared/documents.js'
 import type { FieldErrors } from '../shared/errors.js'
+import { CONTROL_CHARACTER, LONE_SURROGATE } from '../shared/text.js'
 
 const common: Options = { allErrors: true, useDefaults: true, removeAdditional: true, strict: false }
 
@@ -49,14 +50,6 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
   )
 }
 
-// No input of this API is text with control characters, and PostgreSQL cannot store NUL at all:
-// a declared field holding one (tab, line feed and carriage return aside) is an input error.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point.
-const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/
-// JSON may escape half of a surrogate pair alone (`"\ud800"`): no character, and the databases
-// store it differently (pg as one U+FFFD, SQLite as three bytes read back as three), so such a
-// string is refused rather than stored as something else than what was sent.
-const LONE_SURROGATE = /\p{Cs}/u
 // Secrets are compared as sent, spaces included.
 const UNTRIMMED = new Set(['password', 'client_secret'])
 type JsonSchema = { properties?: Record<string, JsonSchema>; items?: JsonSchema }
@@ -81,7 +74,7 @@ function withValidText(schema: JsonSchema, validate: ValidateFunction, trim: boo
 
 function scrubText(schema: JsonSchema, data: unknown, path: string, found: ErrorObject[], trim: boolean) {
   if (typeof data === 'string') {
-    const keyword = CONTROL.test(data)
+    const keyword = CONTROL_CHARACTER.test(data)
       ? 'controlCharacters'
       : LONE_SURROGATE.test(data)
         ? 'loneSurrogate'

@@ -3,6 +3,7 @@ import { Value } from 'typebox/value'
 import type { Trx } from '../../db/database.js'
 import { ValidationError } from '../../shared/errors.js'
 import { amountToCents } from '../../shared/money.js'
+import { ANY_CONTROL_CHARACTER, LONE_SURROGATE } from '../../shared/text.js'
 
 /** The catalog file (README: "Catalog import format"). */
 export const CatalogFile = Type.Object({
@@ -53,16 +54,9 @@ export function parseCatalog(content: unknown): CatalogFile {
   return catalog
 }
 
-// A name is one line of text that partners show their customers, and PostgreSQL cannot store NUL
-// at all: no control character belongs in one, tab and line feed included.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point.
-const CONTROL = /[\u0000-\u001F\u007F]/
-// JSON may escape half of a surrogate pair alone (`"\ud800"`): no character, and the databases
-// store something else (PostgreSQL one U+FFFD, SQLite bytes read back as three), differently.
-const LONE_SURROGATE = /\p{Cs}/u
-
+// A name is one line of text that partners show their customers: no control character at all.
 function nameProblem(name: string): string | null {
-  if (CONTROL.test(name)) return 'must not contain control characters'
+  if (ANY_CONTROL_CHARACTER.test(name)) return 'must not contain control characters'
   if (LONE_SURROGATE.test(name)) return 'must not contain half of a surrogate pair'
   return null
 }

@@ -1,0 +1,19 @@
+// What no text of this service may hold, whichever way it arrives (an HTTP body, a catalog file).
+
+/**
+ * Control characters other than tab, line feed and carriage return: no input is text with them,
+ * and PostgreSQL cannot store NUL at all.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point.
+export const CONTROL_CHARACTER = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/
+
+/** Any control character, line breaks and tab included: for one-line text such as a name. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point.
+export const ANY_CONTROL_CHARACTER = /[\u0000-\u001F\u007F]/
+
+/**
+ * Half of a surrogate pair alone: JSON may escape one (`"\ud800"`), which is no character, and the
+ * databases store it differently (PostgreSQL as one U+FFFD, SQLite as three bytes read back as
+ * three), so such text is refused rather than stored as something else than what was sent.
+ */
+export const LONE_SURROGATE = /\p{Cs}/u
