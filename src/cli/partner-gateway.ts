@@ -1,6 +1,7 @@
 import { Argument, type Command } from 'commander'
-import { activeSubscriptionsWithoutCard, setGateway } from '../modules/partners/partner.service.js'
+import { setGateway } from '../modules/partners/partner.service.js'
 import type { GatewayMode } from '../modules/partners/partner.table.js'
+import { activeSubscriptionsWithoutCard } from '../modules/subscriptions/subscription.repository.js'
 import { type Io, positiveInt, report, withDatabase } from './context.js'
 
 export function registerPartnerGateway(partner: Command, io: Io) {

@@ -85,22 +85,6 @@ export async function attributeAllModels(db: Db | Trx, partnerId: number) {
     .execute()
 }
 
-/**
- * The partner's active subscriptions with no card on file: contracted under the external gateway.
- * Under the own gateway nothing collects their later installments (notify-payment is refused,
- * CONTRACT §3, and the recurrence has no card to charge), so the operator is told before switching.
- */
-export async function activeSubscriptionsWithoutCard(db: Db, partnerId: number): Promise<number> {
-  const { count } = await db
-    .selectFrom('subscriptions')
-    .select((eb) => eb.fn.countAll<number>().as('count'))
-    .where('partner_id', '=', partnerId)
-    .where('status', '=', 'pago')
-    .where('card_token', 'is', null)
-    .executeTakeFirstOrThrow()
-  return Number(count)
-}
-
 export async function setGateway(db: Db, partnerId: number, gateway: GatewayMode) {
   const updated = await db
     .updateTable('partners')

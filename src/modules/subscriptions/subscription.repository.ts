@@ -228,3 +228,19 @@ export async function findSubscriptionState(db: Db, partnerId: number, id: numbe
     .where('id', '=', id)
     .executeTakeFirst()
 }
+
+/**
+ * The partner's active subscriptions with no card on file: contracted under the external gateway.
+ * Under the own gateway nothing collects their later installments (notify-payment is refused,
+ * CONTRACT §3, and the recurrence has no card to charge), so the operator is told on switching.
+ */
+export async function activeSubscriptionsWithoutCard(db: Db, partnerId: number): Promise<number> {
+  const { count } = await db
+    .selectFrom('subscriptions')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('partner_id', '=', partnerId)
+    .where('status', '=', 'pago')
+    .where('card_token', 'is', null)
+    .executeTakeFirstOrThrow()
+  return Number(count)
+}
