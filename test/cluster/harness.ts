@@ -356,7 +356,12 @@ function send(
       const code = error.code ?? error.message
       if (!isRetry && !answered && request.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE')) {
         staleRetries.count += 1
-        send(port, method, path, { ...options, onSent: undefined }, startedAt, true).then(resolve, reject)
+        // On a new connection indeed: through the agent it could take another pooled socket the
+        // server is closing at the same moment, and fail the same way a second time.
+        send(port, method, path, { ...options, onSent: undefined, fresh: true }, startedAt, true).then(
+          resolve,
+          reject,
+        )
         return
       }
       fail(code)
