@@ -1,11 +1,11 @@
 import { createHmac } from 'node:crypto'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { isDatabaseUnavailable } from '../db/errors.js'
 import { retryingTransaction } from '../db/transaction.js'
 import { canonicalJson } from '../shared/canonical-json.js'
 import { AppError, ValidationError } from '../shared/errors.js'
-import { documentOnWrites } from '../shared/http-schemas.js'
+import { documentOnWrites, hookList, isWrite } from '../shared/http-schemas.js'
 import { ABANDONED_MS, type Claim, claimKey, complete, release } from './idempotency.repository.js'
 
 declare module 'fastify' {
@@ -37,8 +37,7 @@ export const idempotency = fp<{ secrets: string[] }>(
       },
     })
 
-    app.addHook('preHandler', async (request, reply) => {
-      if (request.method !== 'POST' && request.method !== 'PUT') return
+    const claimIt = async (request: FastifyRequest, reply: FastifyReply) => {
       const key = request.headers['idempotency-key']
       if (key === undefined) return
       if (typeof key !== 'string' || !KEY.test(key)) {
@@ -68,9 +67,9 @@ export const idempotency = fp<{ secrets: string[] }>(
         .header('idempotent-replayed', 'true')
         .type('application/json; charset=utf-8')
         .send(outcome.body)
-    })
+    }
 
-    app.addHook('onSend', async (request, reply, payload) => {
+    const settleIt = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
       const claim = request.idempotencyClaim
       if (!claim) return payload
       request.idempotencyClaim = null
@@ -86,6 +85,14 @@ export const idempotency = fp<{ secrets: string[] }>(
         )
       }
       return payload
+    }
+
+    // Only writes take a key, so only their routes carry the two hooks: a GET runs neither
+    // (two async hooks on every read otherwise, each returning at once).
+    app.addHook('onRoute', (route) => {
+      if (!isWrite(route.method)) return
+      route.preHandler = [...hookList(route.preHandler), claimIt]
+      route.onSend = [...hookList(route.onSend), settleIt]
     })
   },
   { name: 'idempotency', dependencies: ['authenticated'] },

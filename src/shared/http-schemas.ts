@@ -99,8 +99,7 @@ export function documentOnWrites(
 ) {
   app.addHook('onRoute', (route) => {
     const response = route.schema?.response as Record<number, unknown> | undefined
-    const writes = [route.method].flat().some((method) => method === 'POST' || method === 'PUT')
-    if (!response || !writes) return
+    if (!response || !isWrite(route.method)) return
     route.schema = { ...route.schema, response: { ...errorResponses(...statuses), ...response } }
     if (headers) {
       route.config = {
@@ -109,6 +108,16 @@ export function documentOnWrites(
       }
     }
   })
+}
+
+/** Whether a route answers POST or PUT, the methods that take a body and an Idempotency-Key. */
+export function isWrite(method: string | string[]): boolean {
+  return [method].flat().some((m) => m === 'POST' || m === 'PUT')
+}
+
+/** A route option's hooks (none, one or several) as a list, to append one of a plugin's. */
+export function hookList<T>(hooks: T | T[] | undefined): T[] {
+  return hooks === undefined ? [] : ([hooks].flat() as T[])
 }
 
 /** `{ link }`: the absolute address of a resource. */
