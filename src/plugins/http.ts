@@ -4,7 +4,7 @@ import type { Socket } from 'node:net'
 import { errorCodes, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { AppError } from '../shared/errors.js'
-import { documentOnWrites } from '../shared/http-schemas.js'
+import { documentOnWrites, hookList } from '../shared/http-schemas.js'
 import { routeNotFound, serverError } from './errors.js'
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -98,17 +98,25 @@ export const httpPlugin = fp(
     // or not JSON at all.
     documentOnWrites(app, [400, 413, 415])
 
-    // Body-less POSTs (notify-payment, login by header) validate as an empty object. A blank query
-    // parameter (`?page=`, `?maxima=`) means none, as clients written for the Laravel service send
-    // them (its ConvertEmptyStringsToNull): the default applies, and `abc` still answers 422.
-    app.addHook('preValidation', async (request) => {
-      if (request.body === undefined && request.routeOptions.schema?.body) request.body = {}
-      const query = request.query as Record<string, unknown>
-      for (const key in query) if (query[key] === '') delete query[key]
+    // Only routes that read a body or a query get the hook below: the others would run it for nothing.
+    app.addHook('onRoute', (route) => {
+      if (route.schema?.body || route.schema?.querystring)
+        route.preValidation = [blankIsAbsent, ...hookList(route.preValidation)]
     })
   },
   { name: 'http' },
 )
+
+/**
+ * Body-less POSTs (notify-payment, login by header) validate as an empty object. A blank query
+ * parameter (`?page=`, `?maxima=`) means none, as clients written for the Laravel service send
+ * them (its ConvertEmptyStringsToNull): the default applies, and `abc` still answers 422.
+ */
+async function blankIsAbsent(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined && request.routeOptions.schema?.body) request.body = {}
+  const query = request.query as Record<string, unknown>
+  for (const key in query) if (query[key] === '') delete query[key]
+}
 
 /**
  * Fastify's `frameworkErrors`: a path the router cannot read — bad percent-encoding (`/brands/%`)

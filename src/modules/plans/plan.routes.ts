@@ -41,7 +41,7 @@ const BOOLEAN_QUERY = new Set(['used', 'is_used'])
 /**
  * Booleans may come as 1/0, as clients written for the Laravel service send them. Read so before
  * validation, the schemas stay a plain boolean, and `abc` still answers "must be a boolean".
- * (Blank parameters are dropped for every route by the http plugin.)
+ * (Blank parameters are dropped by the http plugin.)
  */
 async function normalizeQuery(request: FastifyRequest) {
   const query = request.query as Record<string, unknown>
