@@ -15,7 +15,7 @@ import { migrateToLatest } from '../src/db/migrate.js'
 import { sqliteDialect } from '../src/db/sqlite.js'
 import { loadDemo } from '../src/demo/demo.js'
 import { findActivePrincipal } from '../src/modules/auth/principal.repository.js'
-import { TokenService } from '../src/modules/auth/token.service.js'
+import { TokenService, tokenAudience } from '../src/modules/auth/token.service.js'
 import { installmentSchedule } from '../src/modules/subscriptions/schedule.js'
 import {
   findSubscriptionView,
@@ -194,7 +194,7 @@ async function tokens() {
   out('Bearer token check (per call, 64 in flight)')
   const clock = { now: () => new Date() }
   const keys = [{ kid: 'k1', secret: 'bench-secret-0123456789abcdef0123456789' }]
-  const service = new TokenService(keys, 3600, clock)
+  const service = new TokenService(keys, 3600, clock, tokenAudience('test'))
   const { token } = await service.issue({ kind: 'client', id: 1 }, 1)
   const key = await crypto.subtle.importKey(
     'raw',
