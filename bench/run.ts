@@ -10,6 +10,7 @@ import pg from 'pg'
 import {
   apiScenarios,
   baselineScenario,
+  combine,
   type Measurement,
   pageScenario,
   runLoad,
@@ -55,7 +56,8 @@ const HELP = `npm run bench -- [options]
 
   --db sqlite|postgres     database (default sqlite; postgres creates and drops a fresh database)
   --pg-url URL             PostgreSQL server to create it on (default postgres://postgres@127.0.0.1:5432/postgres)
-  --duration S             measured seconds per scenario (default 10)
+  --duration S             measured seconds per scenario (default 10), alternating with the
+                           baseline's in slices of about 2 s
   --warmup S               warm-up seconds per scenario, not measured (default 2)
   --connections N          concurrent connections (default 50)
   --only a,b,c,d,e         API scenarios to run (default all; the baseline always runs)
@@ -401,41 +403,102 @@ async function drain(port: number, pids: number[]): Promise<void> {
   await response.arrayBuffer()
 }
 
-/** Warm-up, then the measured run; RSS, CPU noise and (with --profile) a CPU profile around it. */
+type Cpu = ScenarioResult['cpu']
+
+/** A server under load: where it listens and its processes (the API with its database backends). */
+interface Target {
+  port: number
+  connections: number
+  requests: Scenario['requests']
+  pids: number[]
+}
+
+interface Run {
+  m: Measurement
+  /** CPU time of the target's processes during the run, µs. */
+  serverUs: number
+  oursCores: number
+  foreignCores: number
+}
+
+/** One load run on `target`, then a wait until it has worked off what the run left queued. */
+async function timedRun(target: Target, seconds: number, timeoutS?: number): Promise<Run> {
+  const meter = cpuMeter(() => [process.pid, ...target.pids], cores)
+  meter.start()
+  const { port, requests } = target
+  const m = await runLoad({ port, connections: target.connections, requests, duration: seconds, timeoutS })
+  const { oursCores, foreignCores, usByPid } = meter.end()
+  await drain(target.port, target.pids)
+  const serverUs = target.pids.reduce((sum, p) => sum + (usByPid.get(p) ?? 0), 0)
+  return { m, serverUs, oursCores, foreignCores }
+}
+
+/** Runs of one target as one measurement; the cores figures weighted by each run's seconds. */
+function summed(runs: Run[]): { m: Measurement; cpu: Cpu } {
+  const m = combine(runs.map((r) => r.m))
+  const answered = m.allRps * m.seconds
+  const serverUs = runs.reduce((sum, r) => sum + r.serverUs, 0)
+  const weighted = (f: (r: Run) => number) => runs.reduce((sum, r) => sum + f(r) * r.m.seconds, 0) / m.seconds
+  const cpu = {
+    oursCores: weighted((r) => r.oursCores),
+    foreignCores: weighted((r) => r.foreignCores),
+    serverUsPerRequest: answered > 0 ? serverUs / answered : null,
+  }
+  return { m, cpu }
+}
+
+// With a baseline to alternate with, a scenario's measured seconds are cut into slices of about
+// this length, each between two baseline slices of the same length.
+const SLICE_S = 2
+
+/**
+ * Warm-up, then the measured run; RSS, CPU noise and (with --profile) a CPU profile around it.
+ * With `alternateWith` (the baseline), the measured seconds alternate with the baseline's in
+ * slices — baseline, scenario, baseline, …, scenario, baseline — and the baseline's slices come
+ * back as `baseline`: both then ran on the same machine, in the same minute. On this shared
+ * machine the baseline alone moved from 38,700 to 23,500 req/s (25 → 38 µs of CPU a request)
+ * between two runs 20 s apart, so a ratio against a separate run measured that drift as much as
+ * the API.
+ */
 async function measure(
   ctx: RunContext,
   scenario: Scenario,
   port: number,
-  options: { connections?: number; timeoutS?: number; profileTitle?: string } = {},
-): Promise<{ m: Measurement; peakRssMb: number | null; cpu: ScenarioResult['cpu'] }> {
+  options: { connections?: number; timeoutS?: number; profileTitle?: string; alternateWith?: Target } = {},
+): Promise<{
+  m: Measurement
+  peakRssMb: number | null
+  cpu: Cpu
+  baseline: { m: Measurement; cpu: Cpu } | null
+}> {
   const pid = scenario.id === 'baseline' ? ctx.baselinePid : (ctx.api?.server.pid ?? null)
   const sampler = scenario.id === 'baseline' || pid === null ? null : rssSampler(pid)
-  const load = {
-    port,
-    connections: options.connections ?? connections,
-    requests: scenario.requests,
-    timeoutS: options.timeoutS,
-  }
   const servers = async () => [
     ...(pid === null ? [] : [pid]),
     ...(scenario.id === 'baseline' ? [] : await ctx.databasePids()),
   ]
+  const target = {
+    port,
+    connections: options.connections ?? connections,
+    requests: scenario.requests,
+    pids: await servers(),
+  }
   if (warmup > 0) {
-    await runLoad({ ...load, duration: warmup })
+    await runLoad({ ...target, duration: warmup, timeoutS: options.timeoutS })
     await drain(port, await servers())
   }
-  const serverPids = await servers()
-  const ours = [process.pid, ...serverPids]
-  const meter = cpuMeter(() => ours, cores)
+  target.pids = await servers()
   const profiling = Boolean(options.profileTitle && ctx.api?.profileDir && pid !== null)
   if (profiling) process.kill(pid as number, 'SIGUSR2')
-  meter.start()
-  const m = await runLoad({ ...load, duration })
-  const { oursCores, foreignCores, usByPid } = meter.end()
-  const answered = m.allRps * m.seconds
-  const serverUs = serverPids.reduce((sum, p) => sum + (usByPid.get(p) ?? 0), 0)
-  const cpu = { oursCores, foreignCores, serverUsPerRequest: answered > 0 ? serverUs / answered : null }
-  await drain(port, ours.slice(1))
+  const baseline = options.alternateWith
+  const slices = baseline ? Math.max(1, Math.round(duration / SLICE_S)) : 1
+  const runs: Run[] = []
+  const baselineRuns: Run[] = []
+  for (let i = 0; i < slices; i++) {
+    if (baseline) baselineRuns.push(await timedRun(baseline, duration / slices))
+    runs.push(await timedRun(target, duration / slices, options.timeoutS))
+  }
+  if (baseline) baselineRuns.push(await timedRun(baseline, duration / slices))
   if (profiling) {
     process.kill(pid as number, 'SIGUSR2')
     profiles += 1
@@ -445,7 +508,11 @@ async function measure(
     } else log(`  (no profile written for ${scenario.id})`)
   }
   sampler?.stop()
-  return { m, peakRssMb: sampler?.peak() ?? null, cpu }
+  return {
+    ...summed(runs),
+    peakRssMb: sampler?.peak() ?? null,
+    baseline: baseline ? summed(baselineRuns) : null,
+  }
 }
 
 function describe(r: ScenarioResult): string {
@@ -577,7 +644,6 @@ async function main() {
   const runBaseline = async (label: string) => {
     log(`Running baseline (${label})…`)
     const { m, cpu } = await measure(ctx, baselineScenario(), baselinePort)
-    baselineRuns.push(m)
     const r: ScenarioResult = {
       scenario: {
         ...baselineScenario(),
@@ -609,33 +675,55 @@ async function main() {
     ratio: null,
     checks: [],
   }
+  // Each scenario alternates with the baseline (see measure()); its ratio is against those slices.
   const apiResults: ScenarioResult[] = []
+  const timeline: ScenarioResult[] = [baselineFirst, loggedResult]
+  const alternate = {
+    port: baselinePort,
+    connections,
+    requests: baselineScenario().requests,
+    pids: [baseline.pid],
+  }
   for (const id of ['a', 'b', 'c', 'd', 'e'] as const) {
     if (!only.has(id) || (id === 'e' && skipE)) continue
     const scenario = scenarios[id]
-    log(`Running (${id}) ${scenario.title}…`)
-    const { m, peakRssMb, cpu } = await measure(ctx, scenario, apiPort, {
+    log(`Running (${id}) ${scenario.title}, alternating with the baseline…`)
+    const measured = await measure(ctx, scenario, apiPort, {
       profileTitle: `(${id}) ${scenario.title} — ${kind}`,
+      alternateWith: alternate,
     })
-    apiResults.push({ scenario, m, peakRssMb, cpu, ratio: null, checks: [] })
+    const around = measured.baseline as NonNullable<typeof measured.baseline>
+    baselineRuns.push(around.m)
+    const r: ScenarioResult = { ...measured, scenario, ratio: measured.m.rps / around.m.rps, checks: [] }
+    const baselineRow: ScenarioResult = {
+      label: `base·${id}`,
+      scenario: { ...baselineScenario(), title: `the baseline's slices alternating with (${id})` },
+      ...around,
+      peakRssMb: null,
+      ratio: null,
+      checks: [],
+    }
+    log(describe(baselineRow))
+    apiResults.push(r)
+    timeline.push(baselineRow, r)
   }
-  const baselineLast = await runBaseline('after')
-  const baselineRps = baselineRuns.reduce((sum, m) => sum + m.rps, 0) / baselineRuns.length || Number.NaN
+  const baselineRates = baselineRuns.map((m) => m.rps)
 
   for (const r of apiResults) {
     const id = r.scenario.id
-    r.ratio = r.m.rps / baselineRps
+    const ratio = r.ratio ?? Number.NaN
     const ratioTarget = targets.ratio[id]
     if (ratioTarget !== undefined)
-      r.checks.push({ what: 'ratio ≥', target: String(ratioTarget), ok: r.ratio >= ratioTarget })
+      r.checks.push({ what: 'ratio ≥', target: String(ratioTarget), ok: ratio >= ratioTarget })
     if (targets.p99 && id !== 'e') {
       const limit = P99[r.scenario.kind]
       r.checks.push({ what: 'p99 ≤', target: `${limit} ms`, ok: r.m.p99 <= limit })
     }
     log(describe(r))
   }
-  loggedResult.ratio = loggedResult.m.rps / baselineRps
-  results.push(baselineFirst, loggedResult, ...apiResults, baselineLast)
+  // The reference ran right after the first baseline run.
+  loggedResult.ratio = loggedResult.m.rps / baselineFirst.m.rps
+  results.push(...timeline)
 
   const memory = memoryOf(api.server.pid)
   await stop(api.server.child)
@@ -674,7 +762,7 @@ async function main() {
       '',
       `- Machine: ${machine()}; load average before ${loadBefore}, after ${loadAfter}.`,
       `- Dataset: ${datasetLine}; seeded in ${dataset.seconds.toFixed(0)} s.`,
-      `- Settings: ${settings}. Ratios against the mean of the two baseline runs (${Math.round(baselineRps).toLocaleString('en')} req/s).`,
+      `- Settings: ${settings}. Each scenario's measured seconds alternate with the baseline's in slices of about ${SLICE_S} s (baseline, scenario, …, scenario, baseline), and its ratio is against those baseline slices (\`base·x\` rows; ${Math.round(Math.min(...baselineRates)).toLocaleString('en')} – ${Math.round(Math.max(...baselineRates)).toLocaleString('en')} req/s over the scenarios); the reference with request logging against the first baseline run, just before it.`,
       `- "Other load": CPU that processes other than ${kind === 'postgres' ? 'the bench, its servers and the PostgreSQL backends serving the API' : 'the bench and its servers'} used during the measured seconds, in cores of ${cores} — anything well above 0 means the figures are disturbed.`,
       '',
       resultsMarkdown(results),

@@ -17,6 +17,8 @@ export interface Measurement {
   timeouts: number
   statusCodes: Record<string, number>
   seconds: number
+  /** Every 2xx latency, ms, sorted: what combine() merges. */
+  samples: Float64Array
 }
 
 export interface LoadOptions {
@@ -61,10 +63,19 @@ export async function runLoad(options: LoadOptions): Promise<Measurement> {
     const guard = setTimeout(() => instance.stop(), (options.duration + 60) * 1000)
   })
   const seconds = (performance.now() - started) / 1000
-  const sorted = latencies.subarray(0, n).sort()
+  const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats).map(([k, v]) => [k, v.count]))
+  return measurement(latencies.subarray(0, n).sort(), statusCodes, seconds, result)
+}
+
+function measurement(
+  sorted: Float64Array,
+  statusCodes: Record<string, number>,
+  seconds: number,
+  failures: Pick<Measurement, 'non2xx' | 'errors' | 'timeouts'>,
+): Measurement {
+  const n = sorted.length
   const pct = (p: number) =>
     n === 0 ? Number.NaN : (sorted[Math.min(n - 1, Math.ceil((p / 100) * n) - 1)] as number)
-  const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats).map(([k, v]) => [k, v.count]))
   const all = Object.values(statusCodes).reduce((a, b) => a + b, 0)
   return {
     rps: n / seconds,
@@ -73,12 +84,34 @@ export async function runLoad(options: LoadOptions): Promise<Measurement> {
     p50: pct(50),
     p99: pct(99),
     max: n === 0 ? Number.NaN : (sorted[n - 1] as number),
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
+    non2xx: failures.non2xx,
+    errors: failures.errors,
+    timeouts: failures.timeouts,
     statusCodes,
     seconds,
+    samples: sorted,
   }
+}
+
+/** Several runs of one scenario as one: their requests over their summed time, latencies merged. */
+export function combine(runs: Measurement[]): Measurement {
+  const samples = new Float64Array(runs.reduce((sum, r) => sum + r.samples.length, 0))
+  let at = 0
+  for (const r of runs) {
+    samples.set(r.samples, at)
+    at += r.samples.length
+  }
+  const statusCodes: Record<string, number> = {}
+  for (const r of runs)
+    for (const [code, count] of Object.entries(r.statusCodes))
+      statusCodes[code] = (statusCodes[code] ?? 0) + count
+  const total = (field: 'non2xx' | 'errors' | 'timeouts' | 'seconds') =>
+    runs.reduce((sum, r) => sum + r[field], 0)
+  return measurement(samples.sort(), statusCodes, total('seconds'), {
+    non2xx: total('non2xx'),
+    errors: total('errors'),
+    timeouts: total('timeouts'),
+  })
 }
 
 export interface Session {
