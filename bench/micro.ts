@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import BetterSqlite3 from 'better-sqlite3'
 import { jwtVerify } from 'jose'
-import { type CompiledQuery, Kysely, type SqliteDialect } from 'kysely'
+import { type CompiledQuery, Kysely } from 'kysely'
 import { loadConfig } from '../src/config.js'
 import { createDb, type Database, type Db } from '../src/db/database.js'
 import { migrateToLatest } from '../src/db/migrate.js'
@@ -233,7 +233,7 @@ async function tokens() {
 function capturing(file: string) {
   let last: CompiledQuery | null = null
   const db = new Kysely<Database>({
-    dialect: sqliteDialect(file) as SqliteDialect,
+    dialect: sqliteDialect(file).dialect,
     log: (event) => {
       last = event.query
     },

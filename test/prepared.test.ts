@@ -49,6 +49,20 @@ describe('prepared', () => {
       .catch(() => {})
     expect(await brandsNamed(database.db, 'Delta', 'Alfa')).toEqual([{ name: 'Alfa' }])
   })
+
+  it('called on the database while another caller’s transaction is open, never sees its writes', async () => {
+    let read: Promise<{ name: string }[]> | undefined
+    await database.db
+      .transaction()
+      .execute(async (trx) => {
+        await trx.insertInto('brands').values({ name: 'Delta', created_at: 'x' }).execute()
+        // Not awaited here: on SQLite it waits for the transaction, which holds the one connection.
+        read = brandsNamed(database.db, 'Delta', 'Alfa')
+        throw new Error('roll back')
+      })
+      .catch(() => {})
+    expect(await read).toEqual([{ name: 'Alfa' }])
+  })
 })
 
 describe('compiled inserts', () => {

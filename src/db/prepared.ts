@@ -1,10 +1,15 @@
 import type { Compilable, CompiledQuery, Insertable, Kysely } from 'kysely'
-import { type Database, isPostgres } from './database.js'
+import { type Database, directReader, isPostgres } from './database.js'
 import { nameStatement } from './postgres.js'
 
 /** Stands for the query's n-th argument while the query is built once. */
 class Argument {
   constructor(readonly index: number) {}
+}
+
+/** A query's parameters, each placeholder replaced by its value. */
+function parametersOf(query: CompiledQuery, values: readonly unknown[]): unknown[] {
+  return query.parameters.map((p) => (p instanceof Argument ? values[p.index] : p))
 }
 
 /** Runs a query compiled with placeholders, each replaced by its value. */
@@ -14,8 +19,7 @@ async function runWith<R>(
   query: CompiledQuery<R>,
   values: readonly unknown[],
 ): Promise<R[]> {
-  const parameters = query.parameters.map((p) => (p instanceof Argument ? values[p.index] : p))
-  const { rows } = await db.executeQuery<R>({ ...query, parameters })
+  const { rows } = await db.executeQuery<R>({ ...query, parameters: parametersOf(query, values) })
   return rows
 }
 
@@ -28,6 +32,12 @@ async function runWith<R>(
  * never in JavaScript logic: it runs once, the first time each dialect is seen. Transactions share
  * the compiled query of their database, since only the dialect shapes the SQL. On PostgreSQL the
  * text also runs as a named prepared statement (see nameStatement()), planned once per connection.
+ *
+ * On SQLite, outside a transaction, the statement runs on the connection at once instead of through
+ * Kysely's executor, whose connection queue, result plugins and promises cost ≈ 4 µs a query — half
+ * again what SQLite takes for a primary-key lookup (docs/benchmarks.md). The driver is synchronous,
+ * so this is what Kysely would run, minus the wait: while another caller's transaction is open on
+ * the one connection the read goes through Kysely and waits for it, never seeing its writes.
  */
 // biome-ignore lint/suspicious/noExplicitAny: a query builder takes any database shape
 export function prepared<A extends unknown[], R, D extends Kysely<any>>(
@@ -43,7 +53,8 @@ export function prepared<A extends unknown[], R, D extends Kysely<any>>(
       compiled[dialect] = query
       if (dialect === 'postgres') nameStatement(query.sql)
     }
-    return runWith(db, query, args)
+    const rows = directReader(db)?.(query.sql, parametersOf(query, args))
+    return rows ? (rows as R[]) : runWith(db, query, args)
   }
 }
 

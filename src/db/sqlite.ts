@@ -6,11 +6,19 @@ import { type SqliteDatabase, SqliteDialect, type SqliteStatement } from 'kysely
 const STATEMENT_CACHE_SIZE = 500
 
 /**
+ * Runs a reading statement on the connection at once and answers its rows; undefined when the
+ * statement writes, or while a transaction is open on the connection, whose statements only
+ * Kysely may interleave with (it holds the one connection for the transaction until its end).
+ */
+export type ReadNow = (sql: string, parameters: readonly unknown[]) => unknown[] | undefined
+
+/**
  * better-sqlite3 behind Kysely, with lower() as on PostgreSQL and two adaptations:
  * - booleans become 0/1 on the way in (SQLite has no boolean type and the driver rejects them);
  * - prepared statements are cached by SQL text, since Kysely prepares every query anew.
+ * Also `readNow`, for the hot reads of prepared(): see there.
  */
-export function sqliteDialect(file: string): SqliteDialect {
+export function sqliteDialect(file: string): { dialect: SqliteDialect; readNow: ReadNow } {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
   const raw = new BetterSqlite3(file)
   raw.pragma('journal_mode = WAL')
@@ -23,7 +31,13 @@ export function sqliteDialect(file: string): SqliteDialect {
   raw.function('lower', { deterministic: true }, (text: unknown) =>
     text === null ? null : String(text).toLowerCase(),
   )
-  return new SqliteDialect({ database: adapt(raw) })
+  const database = adapt(raw)
+  const readNow: ReadNow = (sql, parameters) => {
+    if (raw.inTransaction) return undefined
+    const statement = database.prepare(sql)
+    return statement.reader ? (statement.all(parameters) as unknown[]) : undefined
+  }
+  return { dialect: new SqliteDialect({ database }), readNow }
 }
 
 interface Prepared {
