@@ -426,7 +426,14 @@ async function timedRun(target: Target, seconds: number, timeoutS?: number): Pro
   const meter = cpuMeter(() => [process.pid, ...target.pids], cores)
   meter.start()
   const { port, requests } = target
-  const m = await runLoad({ port, connections: target.connections, requests, duration: seconds, timeoutS })
+  const m = await runLoad({
+    port,
+    connections: target.connections,
+    requests,
+    duration: seconds,
+    settleS: SETTLE_S,
+    timeoutS,
+  })
   const { oursCores, foreignCores, usByPid } = meter.end()
   await drain(target.port, target.pids)
   const serverUs = target.pids.reduce((sum, p) => sum + (usByPid.get(p) ?? 0), 0)
@@ -436,7 +443,7 @@ async function timedRun(target: Target, seconds: number, timeoutS?: number): Pro
 /** Runs of one target as one measurement; the cores figures weighted by each run's seconds. */
 function summed(runs: Run[]): { m: Measurement; cpu: Cpu } {
   const m = combine(runs.map((r) => r.m))
-  const answered = m.allRps * m.seconds
+  const answered = m.responses
   const serverUs = runs.reduce((sum, r) => sum + r.serverUs, 0)
   const weighted = (f: (r: Run) => number) => runs.reduce((sum, r) => sum + f(r) * r.m.seconds, 0) / m.seconds
   const cpu = {
@@ -448,8 +455,10 @@ function summed(runs: Run[]): { m: Measurement; cpu: Cpu } {
 }
 
 // With a baseline to alternate with, a scenario's measured seconds are cut into slices of about
-// this length, each between two baseline slices of the same length.
+// this length, each between two baseline slices of the same length; each slice runs SETTLE_S
+// first on its new connections, unmeasured (see runLoad()).
 const SLICE_S = 2
+const SETTLE_S = 0.5
 
 /**
  * Warm-up, then the measured run; RSS, CPU noise and (with --profile) a CPU profile around it.
