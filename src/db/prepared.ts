@@ -34,10 +34,11 @@ async function runWith<R>(
  * text also runs as a named prepared statement (see nameStatement()), planned once per connection.
  *
  * On SQLite, outside a transaction, the statement runs on the connection at once instead of through
- * Kysely's executor, whose connection queue, result plugins and promises cost ≈ 4 µs a query — half
- * again what SQLite takes for a primary-key lookup (docs/benchmarks.md). The driver is synchronous,
- * so this is what Kysely would run, minus the wait: while another caller's transaction is open on
- * the one connection the read goes through Kysely and waits for it, never seeing its writes.
+ * Kysely's executor, whose connection queue, result plugins and promises cost ≈ 4 µs a query, more
+ * than half of the ≈ 7 µs SQLite takes for a primary-key lookup (docs/benchmarks.md). The driver
+ * is synchronous, so this is what Kysely would run, minus the wait: while another caller's
+ * transaction is open on the one connection the read goes through Kysely and waits for it, never
+ * seeing its writes.
  */
 // biome-ignore lint/suspicious/noExplicitAny: a query builder takes any database shape
 export function prepared<A extends unknown[], R, D extends Kysely<any>>(
