@@ -13,13 +13,22 @@ function parametersOf(query: CompiledQuery, values: readonly unknown[]): unknown
 }
 
 /** Runs a query compiled with placeholders, each replaced by its value. */
-async function runWith<R>(
+function runWith<R>(
   // biome-ignore lint/suspicious/noExplicitAny: any database shape, as prepared() takes
   db: Kysely<any>,
   query: CompiledQuery<R>,
   values: readonly unknown[],
 ): Promise<R[]> {
-  const { rows } = await db.executeQuery<R>({ ...query, parameters: parametersOf(query, values) })
+  return execute(db, query, parametersOf(query, values))
+}
+
+async function execute<R>(
+  // biome-ignore lint/suspicious/noExplicitAny: any database shape, as prepared() takes
+  db: Kysely<any>,
+  query: CompiledQuery<R>,
+  parameters: unknown[],
+): Promise<R[]> {
+  const { rows } = await db.executeQuery<R>({ ...query, parameters })
   return rows
 }
 
@@ -54,8 +63,9 @@ export function prepared<A extends unknown[], R, D extends Kysely<any>>(
       compiled[dialect] = query
       if (dialect === 'postgres') nameStatement(query.sql)
     }
-    const rows = directReader(db)?.(query.sql, parametersOf(query, args))
-    return rows ? (rows as R[]) : runWith(db, query, args)
+    const parameters = parametersOf(query, args)
+    const rows = directReader(db)?.(query.sql, parameters)
+    return rows ? (rows as R[]) : execute(db, query, parameters)
   }
 }
 

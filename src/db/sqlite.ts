@@ -31,12 +31,7 @@ export function sqliteDialect(file: string): { dialect: SqliteDialect; readNow: 
   raw.function('lower', { deterministic: true }, (text: unknown) =>
     text === null ? null : String(text).toLowerCase(),
   )
-  const database = adapt(raw)
-  const readNow: ReadNow = (sql, parameters) => {
-    if (raw.inTransaction) return undefined
-    const statement = database.prepare(sql)
-    return statement.reader ? (statement.all(parameters) as unknown[]) : undefined
-  }
+  const { database, readNow } = adapt(raw)
   return { dialect: new SqliteDialect({ database }), readNow }
 }
 
@@ -46,7 +41,13 @@ interface Prepared {
   toRow?: (values: unknown[]) => unknown
 }
 
-function adapt(raw: BetterSqlite3.Database): SqliteDatabase {
+/** A cached statement's rows: objects, built from raw arrays for reading statements. */
+function allRows({ stmt, toRow }: Prepared, params: ReadonlyArray<unknown>): unknown[] {
+  const rows = stmt.all(...toSqlite(params))
+  return toRow ? (rows as unknown[][]).map(toRow) : rows
+}
+
+function adapt(raw: BetterSqlite3.Database): { database: SqliteDatabase; readNow: ReadNow } {
   const cache = new Map<string, Prepared>()
   const statement = (sql: string) => {
     let prepared = cache.get(sql)
@@ -60,15 +61,14 @@ function adapt(raw: BetterSqlite3.Database): SqliteDatabase {
     }
     return prepared
   }
-  return {
+  const database: SqliteDatabase = {
     close: () => raw.close(),
     prepare(sql: string): SqliteStatement {
-      const { stmt, toRow } = statement(sql)
+      const prepared = statement(sql)
+      const { stmt, toRow } = prepared
       return {
         reader: stmt.reader,
-        all: toRow
-          ? (params) => (stmt.all(...toSqlite(params)) as unknown[][]).map(toRow)
-          : (params) => stmt.all(...toSqlite(params)),
+        all: (params) => allRows(prepared, params),
         run: (params) => stmt.run(...toSqlite(params)),
         iterate: toRow
           ? function* (params) {
@@ -78,6 +78,13 @@ function adapt(raw: BetterSqlite3.Database): SqliteDatabase {
       }
     },
   }
+  // The cached statement itself: no wrapper built per call, as prepare() builds one for Kysely.
+  const readNow: ReadNow = (sql, parameters) => {
+    if (raw.inTransaction) return undefined
+    const prepared = statement(sql)
+    return prepared.stmt.reader ? allRows(prepared, parameters) : undefined
+  }
+  return { database, readNow }
 }
 
 /**
