@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Db } from '../src/db/database.js'
+import type { Db, Trx } from '../src/db/database.js'
 import { insertReturningId, insertRows, prepared } from '../src/db/prepared.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 
@@ -30,9 +30,21 @@ const brandsNamed = prepared((db: Db, first: string, second: string) =>
     .orderBy('name'),
 )
 
-/** Swallows the test's own rollback only: any other failure (an insert refused) fails the test. */
-function rolledBack(error: Error) {
-  if (error.message !== 'roll back') throw error
+/**
+ * Inserts the brand Delta in a transaction, runs `meanwhile` inside it, then rolls it back. Only
+ * that rollback is swallowed: any other failure (an insert refused) fails the test.
+ */
+async function withDeltaRolledBack(meanwhile: (trx: Trx) => Promise<void> | void) {
+  await database.db
+    .transaction()
+    .execute(async (trx) => {
+      await trx.insertInto('brands').values({ name: 'Delta', created_at: new Date().toISOString() }).execute()
+      await meanwhile(trx)
+      throw new Error('roll back')
+    })
+    .catch((error: Error) => {
+      if (error.message !== 'roll back') throw error
+    })
 }
 
 describe('prepared', () => {
@@ -44,34 +56,18 @@ describe('prepared', () => {
   })
 
   it('runs inside a transaction and sees its uncommitted rows', async () => {
-    await database.db
-      .transaction()
-      .execute(async (trx) => {
-        await trx
-          .insertInto('brands')
-          .values({ name: 'Delta', created_at: new Date().toISOString() })
-          .execute()
-        expect(await brandsNamed(trx, 'Delta', 'Alfa')).toEqual([{ name: 'Alfa' }, { name: 'Delta' }])
-        throw new Error('roll back')
-      })
-      .catch(rolledBack)
+    await withDeltaRolledBack(async (trx) => {
+      expect(await brandsNamed(trx, 'Delta', 'Alfa')).toEqual([{ name: 'Alfa' }, { name: 'Delta' }])
+    })
     expect(await brandsNamed(database.db, 'Delta', 'Alfa')).toEqual([{ name: 'Alfa' }])
   })
 
   it('called on the database while another caller’s transaction is open, never sees its writes', async () => {
     let read: Promise<{ name: string }[]> | undefined
-    await database.db
-      .transaction()
-      .execute(async (trx) => {
-        await trx
-          .insertInto('brands')
-          .values({ name: 'Delta', created_at: new Date().toISOString() })
-          .execute()
-        // Not awaited here: on SQLite it waits for the transaction, which holds the one connection.
-        read = brandsNamed(database.db, 'Delta', 'Alfa')
-        throw new Error('roll back')
-      })
-      .catch(rolledBack)
+    await withDeltaRolledBack(() => {
+      // Not awaited here: on SQLite it waits for the transaction, which holds the one connection.
+      read = brandsNamed(database.db, 'Delta', 'Alfa')
+    })
     expect(await read).toEqual([{ name: 'Alfa' }])
   })
 })
