@@ -443,13 +443,12 @@ async function timedRun(target: Target, seconds: number, timeoutS?: number): Pro
 /** Runs of one target as one measurement; the cores figures weighted by each run's seconds. */
 function summed(runs: Run[]): { m: Measurement; cpu: Cpu } {
   const m = combine(runs.map((r) => r.m))
-  const answered = m.responses
   const serverUs = runs.reduce((sum, r) => sum + r.serverUs, 0)
   const weighted = (f: (r: Run) => number) => runs.reduce((sum, r) => sum + f(r) * r.m.seconds, 0) / m.seconds
   const cpu = {
     oursCores: weighted((r) => r.oursCores),
     foreignCores: weighted((r) => r.foreignCores),
-    serverUsPerRequest: answered > 0 ? serverUs / answered : null,
+    serverUsPerRequest: m.responses > 0 ? serverUs / m.responses : null,
   }
   return { m, cpu }
 }

@@ -86,7 +86,7 @@ function measurement(
   sorted: Float64Array,
   statusCodes: Record<string, number>,
   seconds: number,
-  failures: Pick<Measurement, 'non2xx' | 'errors' | 'timeouts' | 'responses'>,
+  totals: Pick<Measurement, 'non2xx' | 'errors' | 'timeouts' | 'responses'>,
 ): Measurement {
   const n = sorted.length
   const pct = (p: number) =>
@@ -99,13 +99,13 @@ function measurement(
     p50: pct(50),
     p99: pct(99),
     max: n === 0 ? Number.NaN : (sorted[n - 1] as number),
-    non2xx: failures.non2xx,
-    errors: failures.errors,
-    timeouts: failures.timeouts,
+    non2xx: totals.non2xx,
+    errors: totals.errors,
+    timeouts: totals.timeouts,
     statusCodes,
     seconds,
     samples: sorted,
-    responses: failures.responses,
+    responses: totals.responses,
   }
 }
 
