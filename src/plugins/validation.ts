@@ -65,35 +65,66 @@ function withValidText(schema: JsonSchema, validate: ValidateFunction, trim: boo
     const found: ErrorObject[] = []
     scrubText(schema, data, '', found, trim)
     const valid = validate(data)
+    if (found.length === 0) {
+      checked.errors = validate.errors
+      return valid
+    }
     const rest = (validate.errors ?? []).filter((e) => !found.some((x) => x.instancePath === e.instancePath))
-    checked.errors = found.length === 0 ? validate.errors : [...found, ...rest]
-    return valid && found.length === 0
+    checked.errors = [...found, ...rest]
+    return false
   }) as Validate
   return checked
 }
 
+// Runs on every request's body, query and path: the declared fields are listed once per schema,
+// and a path is built only to descend or to report (measured in docs/benchmarks.md).
+type Field = { key: string; property: JsonSchema; pointer: string; untrimmed: boolean }
+const fieldsBySchema = new WeakMap<JsonSchema, Field[]>()
+
+function fieldsOf(schema: JsonSchema, properties: Record<string, JsonSchema>): Field[] {
+  let fields = fieldsBySchema.get(schema)
+  if (!fields) {
+    fields = Object.entries(properties).map(([key, property]) => ({
+      key,
+      property,
+      pointer: key.replace(/~/g, '~0').replace(/\//g, '~1'),
+      untrimmed: UNTRIMMED.has(key),
+    }))
+    fieldsBySchema.set(schema, fields)
+  }
+  return fields
+}
+
 function scrubText(schema: JsonSchema, data: unknown, path: string, found: ErrorObject[], trim: boolean) {
   if (typeof data === 'string') {
-    const keyword = CONTROL_CHARACTER.test(data)
-      ? 'controlCharacters'
-      : LONE_SURROGATE.test(data)
-        ? 'loneSurrogate'
-        : null
-    if (keyword) found.push({ instancePath: path, schemaPath: '', keyword, params: {}, message: '' })
+    checkText(data, path, found)
   } else if (Array.isArray(data) && schema.items) {
-    for (const [i, item] of data.entries()) {
-      if (trim && typeof item === 'string') data[i] = item.trim()
+    for (let i = 0; i < data.length; i++) {
+      if (trim && typeof data[i] === 'string') data[i] = data[i].trim()
       scrubText(schema.items, data[i], `${path}/${i}`, found, trim)
     }
   } else if (data && typeof data === 'object' && schema.properties) {
-    const fields = data as Record<string, unknown>
-    for (const [key, property] of Object.entries(schema.properties)) {
-      const value = fields[key]
-      if (trim && typeof value === 'string' && !UNTRIMMED.has(key)) fields[key] = value.trim()
-      const pointer = key.replace(/~/g, '~0').replace(/\//g, '~1')
-      scrubText(property, fields[key], `${path}/${pointer}`, found, trim)
+    const values = data as Record<string, unknown>
+    for (const { key, property, pointer, untrimmed } of fieldsOf(schema, schema.properties)) {
+      const value = values[key]
+      if (typeof value === 'string') {
+        const text = trim && !untrimmed ? value.trim() : value
+        if (text !== value) values[key] = text
+        checkText(text, `${path}/${pointer}`, found)
+      } else if (value !== null && typeof value === 'object') {
+        scrubText(property, value, `${path}/${pointer}`, found, trim)
+      }
     }
   }
+}
+
+function checkText(text: string, path: string, found: ErrorObject[]) {
+  const keyword = CONTROL_CHARACTER.test(text)
+    ? 'controlCharacters'
+    : LONE_SURROGATE.test(text)
+      ? 'loneSurrogate'
+      : null
+  if (keyword) found.push({ instancePath: path, schemaPath: '', keyword, params: {}, message: '' })
 }
 
 type JsonObject = { properties?: Record<string, { type?: unknown }> }
@@ -109,27 +140,31 @@ const DECIMAL: Record<string, RegExp> = { integer: /^-?\d+$/, number: /^-?\d+(\.
 function strictNumbers(schema: JsonObject, validate: ValidateFunction): ValidateFunction {
   const numeric = Object.entries(schema.properties ?? {}).flatMap(([key, property]) => {
     const type = String(property.type)
-    return DECIMAL[type] ? [{ key, type, pattern: DECIMAL[type] }] : []
+    const pattern = DECIMAL[type]
+    if (!pattern) return []
+    // Absent values and those already typed (defaults) pass; Ajv reports what else is wrong.
+    return [{ key, type, plain: (v: unknown) => typeof v !== 'string' || pattern.test(v) }]
   })
   if (numeric.length === 0) return validate
-  const strict = ((data: Record<string, unknown>) => {
-    const errors: ErrorObject[] = numeric
-      .filter(({ key, pattern }) =>
-        [data?.[key]].flat().some((v) => typeof v === 'string' && !pattern.test(v)),
-      )
-      .map(({ key, type }) => ({
-        instancePath: `/${key}`,
-        schemaPath: '',
-        keyword: 'type',
-        params: { type },
-        message: '',
-      }))
+  const strict = ((data: Record<string, unknown> | undefined) => {
+    let errors: ErrorObject[] | undefined
+    for (const { key, type, plain } of numeric) {
+      const value = data?.[key]
+      if (Array.isArray(value) ? value.every(plain) : plain(value)) continue
+      errors ??= []
+      errors.push({ instancePath: `/${key}`, schemaPath: '', keyword: 'type', params: { type }, message: '' })
+    }
     const valid = validate(data)
+    if (!errors) {
+      strict.errors = validate.errors
+      return valid
+    }
+    const reported = errors
     strict.errors = [
-      ...errors,
-      ...(validate.errors ?? []).filter((e) => !errors.some((x) => x.instancePath === e.instancePath)),
+      ...reported,
+      ...(validate.errors ?? []).filter((e) => !reported.some((x) => x.instancePath === e.instancePath)),
     ]
-    return valid && errors.length === 0
+    return false
   }) as Validate
   return strict
 }
