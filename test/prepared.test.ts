@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Db, Trx } from '../src/db/database.js'
 import { insertReturningId, insertRows, prepared } from '../src/db/prepared.js'
+import { retryingTransaction } from '../src/db/transaction.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 
 let database: TestDatabase
@@ -129,6 +130,44 @@ describe('compiled inserts', () => {
       { name: 'N3', default_lmi: 1, active: false },
       { name: 'N4', default_lmi: 1, active: false },
     ])
+  })
+})
+
+describe('prepared statements and compiled inserts in the service’s transactions', () => {
+  const AT = '2026-11-21T12:00:00.000Z'
+
+  it('run in the transaction: its reads see its writes, and a failure undoes every one', async () => {
+    const failure = retryingTransaction(database.db, async (trx) => {
+      const id = await insertReturningId(trx, 'brands', { name: 'Teta', created_at: AT })
+      await insertRows(trx, 'brands', [
+        { name: 'Iota', created_at: AT },
+        { name: 'Kappa', created_at: AT },
+      ])
+      expect(id).toBeGreaterThan(0)
+      expect(await brandsNamed(trx, 'Teta', 'Iota')).toEqual([{ name: 'Iota' }, { name: 'Teta' }])
+      throw new Error('after the writes')
+    })
+    await expect(failure).rejects.toThrow('after the writes')
+    expect(await brandsNamed(database.db, 'Teta', 'Kappa')).toEqual([])
+    const left = await database.db
+      .selectFrom('brands')
+      .select('name')
+      .where('name', 'in', ['Teta', 'Iota', 'Kappa'])
+      .execute()
+    expect(left).toEqual([])
+  })
+
+  it('are never seen by a read on the database while it is open', async () => {
+    let read: Promise<{ name: string }[]> | undefined
+    const failure = retryingTransaction(database.db, async (trx) => {
+      await insertRows(trx, 'brands', [{ name: 'Lambda', created_at: AT }])
+      // Not awaited here: on SQLite it waits for the transaction, which holds the one connection.
+      read = brandsNamed(database.db, 'Lambda', 'Alfa')
+      expect(await brandsNamed(trx, 'Lambda', 'Alfa')).toEqual([{ name: 'Alfa' }, { name: 'Lambda' }])
+      throw new Error('roll back')
+    })
+    await expect(failure).rejects.toThrow('roll back')
+    expect(await read).toEqual([{ name: 'Alfa' }])
   })
 })
 
