@@ -4,15 +4,17 @@
 // With BASELINE_LOG_FILE it logs requests to that file with the API's logger settings (pino,
 // level info, the same redaction paths, from dist/): a reference for what request logging alone
 // costs, never the baseline of the ratios. BASELINE_LOG_MODE picks how (bench/logging.ts compares):
-//   api      the API's own request logging (dist/plugins/logging.js), synchronous writes (default)
+//   api      the API's own request logging and destination (dist/plugins/logging.js and
+//            log-destination.js: one line a request, written once a turn of the event loop; default)
 //   fastify  Fastify's own request logging, two lines a request, synchronous writes
 //   one-line one line a request (disableRequestLogging + an onResponse hook), synchronous
 //   async    Fastify's two lines, written through a buffered asynchronous destination
 //   one-line-async
 // Env: PORT, BASELINE_BODY_FILE, BASELINE_LOG_FILE, BASELINE_LOG_MODE.
-import { readFileSync } from 'node:fs'
+import { openSync, readFileSync } from 'node:fs'
 import Fastify from 'fastify'
 import pino from 'pino'
+import { lineDestination } from '../dist/plugins/log-destination.js'
 import { loggerOptions, OneLineRequestLog } from '../dist/plugins/logging.js'
 
 const body = readFileSync(process.env.BASELINE_BODY_FILE ?? '', 'utf8')
@@ -22,7 +24,10 @@ const asyncWrites = mode.endsWith('async')
 const oneLine = mode.startsWith('one-line')
 
 const destination =
-  logFile && pino.destination({ dest: logFile, sync: !asyncWrites, minLength: asyncWrites ? 4096 : 0 })
+  logFile &&
+  (mode === 'api'
+    ? lineDestination(openSync(logFile, 'a'))
+    : pino.destination({ dest: logFile, sync: !asyncWrites, minLength: asyncWrites ? 4096 : 0 }))
 const app = Fastify({
   logger: logFile ? loggerOptions('info', destination) : false,
   disableRequestLogging: oneLine,
@@ -48,7 +53,8 @@ app.get('/health', async () => ({ status: 'ok' }))
 
 process.once('SIGTERM', () => {
   app.close().then(() => {
-    if (destination) destination.flushSync()
+    if (destination?.flushSync) destination.flushSync()
+    else destination?.flush()
     process.exit(0)
   })
 })

@@ -19,7 +19,7 @@ const { values: args } = parseArgs({
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const variants = [
   { name: 'no logging', mode: null },
-  { name: 'the API: one line, no redaction pass, sync', mode: 'api' },
+  { name: 'the API: one line, no redaction pass, one write a turn', mode: 'api' },
   { name: 'Fastify: two lines a request, sync', mode: 'fastify' },
   { name: 'one line a request, sync', mode: 'one-line' },
   { name: 'two lines a request, async buffered', mode: 'async' },

@@ -1,9 +1,6 @@
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import Fastify from 'fastify'
 import { describe, expect, it, vi } from 'vitest'
-import { lazyRequestLogger, lineDestination, loggerOptions, OneLineRequestLog } from './logging.js'
+import { lazyRequestLogger, loggerOptions, OneLineRequestLog } from './logging.js'
 
 /** A bare server with the service's logger, request line and request loggers, and what it wrote. */
 async function server() {
@@ -48,29 +45,5 @@ describe('request loggers', () => {
     })
     expect(nested).toMatchObject({ reqId, step: 'charge', msg: 'nested', level: 20 })
     expect(JSON.stringify(lines)).not.toMatch(/hunter2|4111111111111111/)
-  })
-})
-
-describe('the log destination', () => {
-  it('has written every request line by the time the responses are out, none left pending in memory', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'amparo-log-'))
-    const fd = openSync(join(dir, 'out.log'), 'w')
-    try {
-      const app = Fastify({
-        logger: loggerOptions('info', lineDestination(fd)),
-        logController: new OneLineRequestLog(),
-      })
-      app.get('/ping', async () => ({ ok: true }))
-      await Promise.all(Array.from({ length: 50 }, (_, i) => app.inject({ url: `/ping?n=${i}` })))
-      const written = readFileSync(join(dir, 'out.log'), 'utf8')
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line))
-      expect(written.filter((line) => line.msg === 'request completed')).toHaveLength(50)
-      await app.close()
-    } finally {
-      closeSync(fd)
-      rmSync(dir, { recursive: true, force: true })
-    }
   })
 })

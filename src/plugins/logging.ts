@@ -5,8 +5,8 @@ import {
   type FastifyServerOptions,
   LogController,
 } from 'fastify'
-import pino from 'pino'
 import { isLuhnValid } from '../shared/documents.js'
+import { lineDestination } from './log-destination.js'
 
 // Never logged: credentials, tokens and card data, at the top level of a logged object or one
 // level down (`*.x` does not match a top-level `x`).
@@ -34,18 +34,6 @@ export function loggerOptions(
   stream: { write(line: string): void } = lineDestination(),
 ): FastifyServerOptions['logger'] {
   return { level, redact: { paths: REDACT, censor: '[redacted]' }, stream }
-}
-
-/**
- * Where the lines go: file descriptor `fd` (stdout by default), each line written before `write`
- * returns. pino's own default for stdout writes asynchronously, and under load its pending lines
- * grew into one string that sonic-boom measured again, copying it whole, on every new line: ≈ 7 KB
- * of garbage and 10 – 13 % of the CPU of a read (docs/benchmarks.md). Written at once, no line is
- * left in memory when the process dies. The cost: a stdout pipe whose reader stalls stalls the
- * service (docs/decisions.md).
- */
-export function lineDestination(fd = 1) {
-  return pino.destination({ dest: fd, sync: true })
 }
 
 // The logged URL is the URL as sent, less what a client may have put in it by mistake: the
