@@ -41,6 +41,7 @@ import {
   type ScenarioResult,
   writeSection,
 } from './lib/report.js'
+import { type BuiltRevision, buildRevision } from './lib/revision.js'
 import { createPostgresDatabase, type Dataset, type DbKind, type PartnerData, seed } from './lib/seed.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -64,12 +65,15 @@ const HELP = `npm run bench -- [options]
   --subscriptions N        subscriptions seeded across the 3 partners (default 100000)
   --scale                  instead: the page scenario (b) for a partner with 1,000 and one with
                            --scale-rows (default 1000000) subscriptions, same database
+  --against REV            instead: REV's API (a git revision, built in a temporary worktree) and
+                           this checkout's side by side, server CPU a request per scenario, over
+                           --pairs (default 6) fresh pairs of processes; docs/benchmarks.md untouched
   --profile                CPU-profile the API during each measured scenario (V8 profiler)
   --no-build               use dist/ as it is (default: npm run build first)
   --no-write               do not update docs/benchmarks.md
   --api-node-args=FLAGS    extra node flags for the API process, with "=" (--api-node-args="--max-semi-space-size=4")
   --keep                   keep the temporary folder (database, request log, profiles)
-  --time-limit MIN         stop everything after this many minutes (default 15, 45 with --scale)
+  --time-limit MIN         stop everything after this many minutes (default 15, 45 with --scale or --against)
 `
 
 function positive(name: string, value: string | undefined): number {
@@ -97,6 +101,8 @@ function parseCommandLine() {
         scale: { type: 'boolean', default: false },
         'scale-rows': { type: 'string', default: '1000000' },
         profile: { type: 'boolean', default: false },
+        against: { type: 'string' },
+        pairs: { type: 'string', default: '6' },
         'no-build': { type: 'boolean', default: false },
         'no-write': { type: 'boolean', default: false },
         keep: { type: 'boolean', default: false },
@@ -125,7 +131,10 @@ const subscriptions = Math.round(positive('subscriptions', args.subscriptions))
 const scaleRows = Math.round(positive('scale-rows', args['scale-rows']))
 const only = new Set(args.only.split(',').map((s) => s.trim()))
 for (const id of only) if (!['a', 'b', 'c', 'd', 'e'].includes(id)) usage(`unknown scenario '${id}'`)
-const timeLimitMin = positive('time-limit', args['time-limit'] ?? (args.scale ? '45' : '15'))
+const pairs = Math.round(positive('pairs', args.pairs))
+if (args.against !== undefined && (args.scale || args.profile))
+  usage('--against goes with neither --scale nor --profile')
+const timeLimitMin = positive('time-limit', args['time-limit'] ?? (args.scale || args.against ? '45' : '15'))
 
 const log = (line = '') => process.stdout.write(`${line}\n`)
 const cores = cpus().length
@@ -141,9 +150,11 @@ const MAX_STARTUP_MS = 1500
 let tmp = ''
 let dropDatabase: (() => Promise<void>) | null = null
 let cleaning: Promise<void> | null = null
+let revision: BuiltRevision | null = null
 function cleanup(): Promise<void> {
   cleaning ??= (async () => {
     await stopAll()
+    revision?.remove()
     if (dropDatabase && !args.keep)
       await dropDatabase().catch((e) => log(`could not drop the database: ${e}`))
     if (tmp && !args.keep) rmSync(tmp, { recursive: true, force: true })
@@ -617,6 +628,11 @@ async function main() {
 
   const skipE = await sanityChecks(apiPort, sessions)
   if (skipE && only.has('e')) log(`Skipping (e): ${skipE}`)
+  if (args.against !== undefined) {
+    await stop(api.server.child)
+    await runAgainst(ctx, env, apiScenarios(dataset, sessions), skipE, args.against)
+    return
+  }
   const body = await sampleResource(apiPort, dataset, sessions)
   const bodyFile = join(tmp, 'baseline-body.json')
   writeFileSync(bodyFile, body)
@@ -799,6 +815,101 @@ async function main() {
     } else writeSection(DOC, `results-${kind}`, section)
     log(`\nWrote ${DOC}`)
   }
+}
+
+/**
+ * `--against REV`: REV's API and this checkout's side by side on the same database, scenario by
+ * scenario, in `--pairs` fresh pairs of processes. Two processes of one build differ by up to
+ * 25 % in CPU a request for their whole life (JIT and memory layout, the core the scheduler keeps
+ * them on), so a single pair measures that luck as much as the change: every pair here is new,
+ * and which side starts and runs first alternates from pair to pair. Within a pair the measured
+ * seconds alternate between the two in slices; the figure is the server CPU a request (the
+ * API's, plus its PostgreSQL backends'), which depends far less than req/s on what else runs.
+ */
+async function runAgainst(
+  ctx: RunContext,
+  env: NodeJS.ProcessEnv,
+  scenarios: ReturnType<typeof apiScenarios>,
+  skipE: string | null,
+  rev: string,
+) {
+  log(`Building ${rev} in a temporary worktree…`)
+  revision = buildRevision(ROOT, rev, join(tmp, 'against'))
+  const sides = [
+    { label: `before (${revision.commit})`, cli: revision.cli },
+    { label: 'after (this checkout)', cli: CLI },
+  ]
+  const nodeArgs = [...START_NODE_FLAGS, ...args['api-node-args'].split(' ').filter(Boolean)]
+  const slices = Math.max(1, Math.round(duration / SLICE_S))
+  const summary: string[] = []
+  for (const id of ['a', 'b', 'c', 'd', 'e'] as const) {
+    if (!only.has(id) || (id === 'e' && skipE)) continue
+    const scenario = scenarios[id]
+    log(`(${id}) ${scenario.title}: ${pairs} pairs, ${duration} s each side a pair in ${slices} slices`)
+    const ratios: number[] = []
+    const totals = sides.map(() => ({ us: 0, responses: 0 }))
+    for (let pair = 0; pair < pairs; pair++) {
+      const first = pair % 2
+      const servers: Server[] = []
+      try {
+        for (const i of [first, 1 - first]) {
+          const side = sides[i] as (typeof sides)[number]
+          const port = await freePort()
+          servers[i] = await startServer({
+            name: `API ${side.label}`,
+            args: [...nodeArgs, side.cli, 'serve'],
+            env: { ...env, PORT: String(port) },
+            port,
+            stdoutFile: join(tmp, `api-${i}.log`),
+            healthPath: '/health',
+          })
+        }
+        const targets: Target[] = []
+        for (const s of servers) {
+          const target = { port: s.port, connections, requests: scenario.requests, pids: [s.pid] }
+          if (warmup > 0) await runLoad({ ...target, duration: warmup })
+          targets.push(target)
+        }
+        for (const t of targets) {
+          t.pids = [t.pids[0] as number, ...(await ctx.databasePids())]
+          await drain(t.port, t.pids)
+        }
+        const runs: Run[][] = [[], []]
+        for (let k = 0; k < slices; k++) {
+          const order = (first + k) % 2 === 0 ? [0, 1] : [1, 0]
+          for (const i of order) runs[i]?.push(await timedRun(targets[i] as Target, duration / slices))
+        }
+        const perRequest = runs.map((r, i) => {
+          const { m } = summed(r)
+          const us = r.reduce((sum, run) => sum + run.serverUs, 0)
+          const total = totals[i] as { us: number; responses: number }
+          total.us += us
+          total.responses += m.responses
+          const issues = problems(m)
+          return { us: us / m.responses, rps: m.rps, issues }
+        })
+        const [before, after] = perRequest as [(typeof perRequest)[number], (typeof perRequest)[number]]
+        ratios.push(after.us / before.us)
+        log(
+          `  pair ${pair + 1}: before ${before.us.toFixed(1)} µs (${Math.round(before.rps).toLocaleString('en')} req/s), after ${after.us.toFixed(1)} µs (${Math.round(after.rps).toLocaleString('en')} req/s): ${(after.us / before.us).toFixed(3)}${before.issues || after.issues ? `  INVALID: ${before.issues || after.issues}` : ''}`,
+        )
+      } finally {
+        for (const s of servers) if (s) await stop(s.child)
+      }
+    }
+    const sorted = [...ratios].sort((x, y) => x - y)
+    const median =
+      sorted.length % 2
+        ? (sorted[(sorted.length - 1) / 2] as number)
+        : ((sorted[sorted.length / 2 - 1] as number) + (sorted[sorted.length / 2] as number)) / 2
+    const [b, a] = totals.map((t) => t.us / t.responses) as [number, number]
+    summary.push(
+      `(${id}) server CPU a request: before ${b.toFixed(1)} µs, after ${a.toFixed(1)} µs (${a / b >= 1 ? '+' : '−'}${Math.abs(100 * (a / b - 1)).toFixed(1)} %); after / before per pair: median ${median.toFixed(3)}, range ${(sorted[0] as number).toFixed(2)} – ${(sorted.at(-1) as number).toFixed(2)} (${pairs} pairs)`,
+    )
+  }
+  log('')
+  log(`${sides[0]?.label} vs ${sides[1]?.label}, ${kind}, ${machine()}; load average ${loadAverage()}`)
+  for (const line of summary) log(line)
 }
 
 async function runScale(
