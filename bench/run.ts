@@ -904,7 +904,7 @@ async function runAgainst(
         : ((sorted[sorted.length / 2 - 1] as number) + (sorted[sorted.length / 2] as number)) / 2
     const [b, a] = totals.map((t) => t.us / t.responses) as [number, number]
     summary.push(
-      `(${id}) server CPU a request: before ${b.toFixed(1)} µs, after ${a.toFixed(1)} µs (${a / b >= 1 ? '+' : '−'}${Math.abs(100 * (a / b - 1)).toFixed(1)} %); after / before per pair: median ${median.toFixed(3)}, range ${(sorted[0] as number).toFixed(2)} – ${(sorted.at(-1) as number).toFixed(2)} (${pairs} pairs)`,
+      `(${id}) server CPU a request: before ${b.toFixed(1)} µs, after ${a.toFixed(1)} µs (${a / b >= 1 ? '+' : '−'}${Math.abs(100 * (a / b - 1)).toFixed(1)} %); after / before per pair: median ${median.toFixed(3)}, range ${(sorted[0] as number).toFixed(2)} – ${(sorted.at(-1) as number).toFixed(2)} (${pairs} pair${pairs === 1 ? '' : 's'})`,
     )
   }
   log('')
