@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { baselineScenario, runLoad } from './lib/load.js'
 import { freePort, startServer, stop } from './lib/proc.js'
+import { median } from './lib/report.js'
 
 const { values: args } = parseArgs({
   options: {
@@ -67,7 +68,6 @@ try {
       process.stdout.write(`round ${round} ${s.name}: ${Math.round(m.rps)} req/s\n`)
     }
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
   const bare = median(servers[0]?.rps ?? [])
   process.stdout.write('\nmedian req/s, ratio to no logging, median p99\n')
   for (const s of servers) {

@@ -36,6 +36,7 @@ import {
   consoleTable,
   loadAverage,
   machine,
+  median,
   problems,
   resultsMarkdown,
   type ScenarioResult,
@@ -752,7 +753,7 @@ async function main() {
   const memory = memoryOf(api.server.pid)
   await stop(api.server.child)
   await stop(baseline.child)
-  const startupMedian = [...api.startups].sort((a, b) => a - b)[1] as number
+  const startupMedian = median(api.startups)
   const processChecks: Check[] = [
     {
       what: `peak RSS (VmHWM) ${memory?.hwmMb.toFixed(0) ?? '?'} MB (${api.idleRssMb.toFixed(0)} MB at rest) ≤`,
@@ -870,6 +871,8 @@ async function runAgainst(
           if (warmup > 0) await runLoad({ ...target, duration: warmup })
           targets.push(target)
         }
+        // On PostgreSQL both sides' backends are counted with each side: the idle side's cost
+        // nothing while the other is measured.
         for (const t of targets) {
           t.pids = [t.pids[0] as number, ...(await ctx.databasePids())]
           await drain(t.port, t.pids)
@@ -880,13 +883,12 @@ async function runAgainst(
           for (const i of order) runs[i]?.push(await timedRun(targets[i] as Target, duration / slices))
         }
         const perRequest = runs.map((r, i) => {
-          const { m } = summed(r)
-          const us = r.reduce((sum, run) => sum + run.serverUs, 0)
+          const { m, cpu } = summed(r)
+          const us = cpu.serverUsPerRequest ?? Number.NaN
           const total = totals[i] as { us: number; responses: number }
-          total.us += us
+          total.us += us * m.responses
           total.responses += m.responses
-          const issues = problems(m)
-          return { us: us / m.responses, rps: m.rps, issues }
+          return { us, rps: m.rps, issues: problems(m) }
         })
         const [before, after] = perRequest as [(typeof perRequest)[number], (typeof perRequest)[number]]
         ratios.push(after.us / before.us)
@@ -898,13 +900,9 @@ async function runAgainst(
       }
     }
     const sorted = [...ratios].sort((x, y) => x - y)
-    const median =
-      sorted.length % 2
-        ? (sorted[(sorted.length - 1) / 2] as number)
-        : ((sorted[sorted.length / 2 - 1] as number) + (sorted[sorted.length / 2] as number)) / 2
     const [b, a] = totals.map((t) => t.us / t.responses) as [number, number]
     summary.push(
-      `(${id}) server CPU a request: before ${b.toFixed(1)} µs, after ${a.toFixed(1)} µs (${a / b >= 1 ? '+' : '−'}${Math.abs(100 * (a / b - 1)).toFixed(1)} %); after / before per pair: median ${median.toFixed(3)}, range ${(sorted[0] as number).toFixed(2)} – ${(sorted.at(-1) as number).toFixed(2)} (${pairs} pair${pairs === 1 ? '' : 's'})`,
+      `(${id}) server CPU a request: before ${b.toFixed(1)} µs, after ${a.toFixed(1)} µs (${a / b >= 1 ? '+' : '−'}${Math.abs(100 * (a / b - 1)).toFixed(1)} %); after / before per pair: median ${median(ratios).toFixed(3)}, range ${(sorted[0] as number).toFixed(2)} – ${(sorted.at(-1) as number).toFixed(2)} (${pairs} pair${pairs === 1 ? '' : 's'})`,
     )
   }
   log('')

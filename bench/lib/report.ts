@@ -32,6 +32,16 @@ export function machine(): string {
   return `${cpu.length} × ${model}, ${(totalmem() / 2 ** 30).toFixed(0)} GB RAM, Linux ${release()}, Node ${process.version}`
 }
 
+/** The middle value (the mean of the two middle ones for an even count); NaN for none. */
+export function median(xs: readonly number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  if (sorted.length === 0) return Number.NaN
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2
+}
+
 export const loadAverage = () =>
   loadavg()
     .map((l) => l.toFixed(2))
