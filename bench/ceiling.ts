@@ -1,11 +1,23 @@
-// What the service's own work costs with no HTTP, no framework and no logging: the upper bound
-// any server built on it could reach on one core, next to what the issue's ratios ask for.
-//   npx tsx bench/ceiling.ts [--subscriptions 100000] [--baseline 55000] [--seconds 3]
-// Seeds a temporary SQLite file like `npm run bench` (the same seed), then calls the functions
-// the routes call, in this process, one at a time. Writes nothing outside its temporary folder.
-import { mkdtempSync, rmSync } from 'node:fs'
+// Whether the issue's ratio targets are within reach of any server that does what a request
+// must, on this machine, now. For each scenario:
+// - the budget: the bare Fastify server's CPU a request ÷ the target ratio — what the API may
+//   spend a request if its ratio is to be met (a ratio is, to a few percent, the ratio of the two
+//   servers' CPU a request: docs/benchmarks.md);
+// - the floor: the same bare server writing the API's request log (the targets are with logging
+//   on), plus the SQL statements the service runs for that request replayed on a bare
+//   better-sqlite3 connection (prepared once, raw rows: no Kysely, no objects, no mapping, no
+//   JSON). Nothing the API does can cost less than that while it reads or writes those rows;
+// - the service's own work: the functions the routes call, in-process (principal lookup,
+//   queries, mapping, JSON.stringify), with no HTTP, framework or logging.
+//   npx tsx bench/ceiling.ts [--subscriptions 100000] [--seconds 3] [--http-seconds 4] [--pg-url URL]
+// With --pg-url (any reachable database; nothing is written), also PostgreSQL's target for (a):
+// its floor counts one bare round trip (client and backend CPU) for each of its two statements.
+// Needs dist/ (`npm run build`) for the bare server. Seeds a temporary SQLite file like
+// `npm run bench` (the same seed). Writes nothing outside its temporary folder.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../src/config.js'
 import { createDb, type Db } from '../src/db/database.js'
@@ -20,17 +32,22 @@ import {
   listSubscriptionViews,
 } from '../src/modules/subscriptions/subscription.repository.js'
 import { contractSubscription } from '../src/modules/subscriptions/subscription.service.js'
+import { type BareServerCost, bareServerCost } from './lib/bare-server.js'
+import { pgRoundTripUs } from './lib/pg-round-trip.js'
 import { type Dataset, prng, seed } from './lib/seed.js'
+import { type Recorded, record, replay } from './lib/statements.js'
 
 const { values: args } = parseArgs({
   options: {
     subscriptions: { type: 'string', default: '100000' },
-    baseline: { type: 'string', default: '55000' },
     seconds: { type: 'string', default: '3' },
+    'http-seconds': { type: 'string', default: '4' },
+    'pg-url': { type: 'string' },
   },
 })
 const out = (line = '') => process.stdout.write(`${line}\n`)
 const BASE = 'http://127.0.0.1'
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const TIME_ZONE = 'America/Sao_Paulo'
 
 /** Calls `fn` for `seconds` after a one-second warm-up; µs per call. */
@@ -70,6 +87,54 @@ async function sellers(db: Db, dataset: Dataset): Promise<Seller[]> {
 const authenticate = (db: Db, seller: Seller) =>
   findActivePrincipal(db, { kind: 'client', id: seller.credentialId })
 
+interface Scenario {
+  name: string
+  ratio: number
+  call: () => Promise<unknown>
+  /** What to record and replay instead of `call`, when `call` changes the data for good. */
+  replayed?: () => Promise<unknown>
+}
+
+interface Cost {
+  scenario: Scenario
+  /** The service's functions in-process, µs a call. */
+  serviceUs: number
+  /** Its statements on a bare connection, µs a call, and how many (transaction control aside). */
+  statementsUs: number
+  count: number
+}
+
+function report(costs: Cost[], bare: BareServerCost, seconds: number): void {
+  const us = (n: number) => n.toFixed(1).padStart(8)
+  out()
+  out(`The bare server: ${bare.plainUs.toFixed(1)} µs of CPU a request; with the API's request log`)
+  out(`${bare.loggedUs.toFixed(1)} µs. Statements and the service's own work: ${seconds} s each after 1 s`)
+  out('of warm-up, one call at a time, SQLite. All figures µs a request.')
+  out()
+  out(
+    `  ${'scenario'.padEnd(42)} ${'target'.padStart(6)} ${'budget'.padStart(8)} ${'stmts'.padStart(8)} ${'floor'.padStart(8)} ${'service'.padStart(8)}  verdict`,
+  )
+  for (const { scenario, serviceUs, statementsUs, count } of costs) {
+    const budget = bare.plainUs / scenario.ratio
+    const floor = bare.loggedUs + statementsUs
+    const verdict =
+      floor > budget
+        ? `out of reach: the floor is ${(floor / budget).toFixed(1)} × the budget`
+        : bare.loggedUs + serviceUs > budget
+          ? `${(budget - floor).toFixed(1)} µs above the floor for all else; the service's own work takes ${serviceUs.toFixed(1)}`
+          : 'within reach'
+    out(
+      `  ${`${scenario.name} (${count} st.)`.padEnd(42)} ${scenario.ratio.toFixed(2).padStart(6)} ${us(budget)} ${us(statementsUs)} ${us(floor)} ${us(serviceUs)}  ${verdict}`,
+    )
+  }
+  out()
+  out('budget  = the bare server ÷ the target ratio: what the API may spend a request to meet it')
+  out("stmts   = the request's SQL statements replayed on a bare better-sqlite3 connection")
+  out('floor   = the bare server with the request log + stmts (no token check, routing, validation,')
+  out('          mapping or serialisation; (b) logs a 1 KB body, not its 16 KB; (d) rolls back)')
+  out('service = the service functions the route calls, in-process, without HTTP or logging')
+}
+
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'amparo-ceiling-'))
   try {
@@ -96,18 +161,17 @@ async function main() {
     const db = createDb(config.database)
     const all = await sellers(db, dataset)
     const random = prng(7)
-    const seconds = Number(args.seconds)
     const ownerOf = (id: number) => dataset.owner[id - dataset.firstId] as number
 
-    const read = await measure(seconds, async () => {
+    const read = async () => {
       const id = dataset.firstId + Math.floor(random.next() * (dataset.lastId - dataset.firstId + 1))
       const seller = all[ownerOf(id)] as Seller
       await authenticate(db, seller)
       const row = await findSubscriptionView(db, seller.context.partnerId, id)
       if (!row) throw new Error(`subscription ${id} not found`)
       return JSON.stringify(subscriptionResource(row, BASE, TIME_ZONE))
-    })
-    const page = await measure(seconds, async () => {
+    }
+    const page = async () => {
       const index = Math.floor(random.next() * all.length)
       const seller = all[index] as Seller
       const pages = Math.ceil((dataset.partners[index]?.subscriptions ?? 1) / 15)
@@ -115,8 +179,8 @@ async function main() {
       await authenticate(db, seller)
       const { rows } = await listSubscriptionViews(db, seller.context.partnerId, {}, offset, 15)
       return JSON.stringify(rows.map((row) => subscriptionResource(row, BASE, TIME_ZONE)))
-    })
-    const quotation = await measure(seconds, async () => {
+    }
+    const quotation = async () => {
       const index = Math.floor(random.next() * all.length)
       const seller = all[index] as Seller
       const model = random.pick((dataset.partners[index] as Dataset['partners'][number]).models)
@@ -124,8 +188,9 @@ async function main() {
       await authenticate(db, seller)
       const quotes = await quoteSubscriptionPlans(db, seller.context, { modelId: model.id, maxima })
       return JSON.stringify({ plans: quotes.map(subscriptionQuoteResource) })
-    })
-    const contract = await measure(seconds, async () => {
+    }
+    /** A contract; `rollBack` undoes it, so that its statements can be replayed as they were. */
+    const contract = async (rollBack = false) => {
       const index = Math.floor(random.next() * all.length)
       const seller = all[index] as Seller
       const partner = dataset.partners[index] as Dataset['partners'][number]
@@ -138,36 +203,71 @@ async function main() {
         metadata: { origin: 'pdv-1' },
       }
       await authenticate(db, seller)
-      const view = await db.transaction().execute((trx) =>
-        contractSubscription(trx, seller.context, body, {
-          now: new Date().toISOString(),
-          timeZone: TIME_ZONE,
-        }),
-      )
-      return JSON.stringify(subscriptionResource(view, BASE, TIME_ZONE))
-    })
+      const undo = new Error('rolled back on purpose')
+      try {
+        const view = await db.transaction().execute(async (trx) => {
+          const contracted = await contractSubscription(trx, seller.context, body, {
+            now: new Date().toISOString(),
+            timeZone: TIME_ZONE,
+          })
+          if (rollBack) throw undo
+          return contracted
+        })
+        return JSON.stringify(subscriptionResource(view, BASE, TIME_ZONE))
+      } catch (error) {
+        if (error !== undo) throw error
+        return ''
+      }
+    }
+
+    const seconds = Number(args.seconds)
+    const scenarios: Scenario[] = [
+      { name: '(a) GET /subscriptions/{id}', ratio: 0.5, call: read },
+      { name: '(b) GET /subscriptions page of 15', ratio: 0.35, call: page },
+      { name: '(c) GET /quotation', ratio: 0.5, call: quotation },
+      { name: '(d) POST /subscriptions', ratio: 0.2, call: () => contract(), replayed: () => contract(true) },
+    ]
+    const costs: Cost[] = []
+    for (const scenario of scenarios) {
+      const serviceUs = await measure(seconds, scenario.call)
+      const calls: Recorded[][] = []
+      for (let i = 0; i < 200; i++) calls.push(await record(scenario.replayed ?? scenario.call))
+      const statements = (calls[0] as Recorded[]).filter((s) => !/^(begin|commit|rollback)/i.test(s.sql))
+      costs.push({
+        scenario,
+        serviceUs,
+        statementsUs: replay(file, calls, seconds),
+        count: statements.length,
+      })
+    }
     await db.destroy()
 
-    const baseline = Number(args.baseline)
-    out()
-    out(`The service's own work per request: principal lookup, queries, mapping, JSON (no HTTP, no`)
-    out(`framework, no logging), SQLite, one call at a time, ${seconds} s each after 1 s of warm-up.`)
-    out(`Targets as req/s: the issue's ratio × a baseline of ${baseline.toLocaleString('en')} req/s.`)
-    out()
-    out(
-      `  ${'scenario'.padEnd(34)} ${'µs/call'.padStart(8)} ${'ceiling/s'.padStart(10)} ${'target/s'.padStart(9)}`,
-    )
-    for (const [name, us, ratio] of [
-      ['(a) GET /subscriptions/{id}', read, 0.5],
-      ['(b) GET /subscriptions page of 15', page, 0.35],
-      ['(c) GET /quotation', quotation, 0.5],
-      ['(d) POST /subscriptions', contract, 0.2],
-    ] as const) {
-      const ceiling = 1e6 / us
-      const target = ratio * baseline
-      const verdict = ceiling < target ? '  below the target before any HTTP' : ''
+    // The sample body: one real resource, about the size the bench's baseline answers.
+    const row = await (async () => {
+      const reader = createDb(config.database)
+      const seller = all[ownerOf(dataset.firstId)] as Seller
+      const found = await findSubscriptionView(reader, seller.context.partnerId, dataset.firstId)
+      await reader.destroy()
+      return found
+    })()
+    if (!row) throw new Error('no subscription to take the sample body from')
+    const bodyFile = join(dir, 'body.json')
+    writeFileSync(bodyFile, JSON.stringify(subscriptionResource(row, BASE, TIME_ZONE)))
+    out('Measuring the bare server (plain, then with the request log), 50 connections…')
+    const bare = await bareServerCost({ root: ROOT, dir, bodyFile, seconds: Number(args['http-seconds']) })
+    report(costs, bare, seconds)
+    if (args['pg-url']) {
+      const roundTrip = await pgRoundTripUs(args['pg-url'], seconds)
+      const read = costs[0] as Cost
+      const budget = bare.plainUs / 0.3
+      const floor = bare.loggedUs + read.count * roundTrip
+      out()
+      out(`PostgreSQL: one bare round trip costs ${roundTrip.toFixed(1)} µs of client and backend CPU.`)
       out(
-        `  ${name.padEnd(34)} ${us.toFixed(1).padStart(8)} ${Math.round(ceiling).toLocaleString('en').padStart(10)} ${Math.round(target).toLocaleString('en').padStart(9)}${verdict}`,
+        `  (a) target 0.30: budget ${budget.toFixed(1)} µs; floor ${floor.toFixed(1)} µs (the logged bare server +`,
+      )
+      out(
+        `  ${read.count} round trips)${floor > budget ? `: out of reach, the floor is ${(floor / budget).toFixed(1)} × the budget` : ''}.`,
       )
     }
   } finally {
