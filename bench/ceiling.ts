@@ -233,6 +233,8 @@ async function main() {
       const calls: Recorded[][] = []
       for (let i = 0; i < 200; i++) calls.push(await record(scenario.replayed ?? scenario.call))
       const statements = (calls[0] as Recorded[]).filter((s) => !/^(begin|commit|rollback)/i.test(s.sql))
+      // Nothing recorded would make a floor of the bare server alone: the recorder missed the driver.
+      if (statements.length === 0) throw new Error(`${scenario.name}: no statement recorded`)
       costs.push({
         scenario,
         serviceUs,
