@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { baselineScenario, runLoad } from './load.js'
-import { freePort, processTicks, type Server, startServer, stop } from './proc.js'
+import { freePort, processCpuUs, type Server, startServer, stop } from './proc.js'
 
 // The bench's baseline server (bench/baseline-server.mjs, which needs dist/), plain and with the
 // API's request logging, under the bench's load: the server CPU a request of each, as `npm run
@@ -13,8 +13,6 @@ export interface BareServerCost {
   /** The same server writing the API's one-line request log: what a logged request costs at least. */
   loggedUs: number
 }
-
-const USER_HZ_US = 10_000
 
 /**
  * Runs each server `rounds` times for `seconds` (50 connections, half a second of settling first),
@@ -45,14 +43,14 @@ export async function bareServerCost(options: {
   }
   const plain = await start('baseline')
   const logged = await start('baseline with request logging', join(options.dir, 'baseline.log'))
-  const totals = new Map<Server, { ticks: number; responses: number }>([
-    [plain, { ticks: 0, responses: 0 }],
-    [logged, { ticks: 0, responses: 0 }],
+  const totals = new Map<Server, { cpuUs: number; responses: number }>([
+    [plain, { cpuUs: 0, responses: 0 }],
+    [logged, { cpuUs: 0, responses: 0 }],
   ])
   try {
     for (let round = 0; round < (options.rounds ?? 2); round++) {
       for (const server of [plain, logged]) {
-        const before = processTicks(server.pid)
+        const before = processCpuUs(server.pid)
         const m = await runLoad({
           port: server.port,
           connections: 50,
@@ -61,8 +59,8 @@ export async function bareServerCost(options: {
           settleS: 0.5,
         })
         if (m.non2xx + m.errors + m.timeouts > 0) throw new Error(`${server.name} failed requests`)
-        const total = totals.get(server) as { ticks: number; responses: number }
-        total.ticks += processTicks(server.pid) - before
+        const total = totals.get(server) as { cpuUs: number; responses: number }
+        total.cpuUs += processCpuUs(server.pid) - before
         total.responses += m.responses
       }
     }
@@ -70,8 +68,8 @@ export async function bareServerCost(options: {
     await Promise.all([stop(plain.child), stop(logged.child)])
   }
   const us = (server: Server) => {
-    const { ticks, responses } = totals.get(server) as { ticks: number; responses: number }
-    return (ticks * USER_HZ_US) / responses
+    const { cpuUs, responses } = totals.get(server) as { cpuUs: number; responses: number }
+    return cpuUs / responses
   }
   return { plainUs: us(plain), loggedUs: us(logged) }
 }

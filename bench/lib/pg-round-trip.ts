@@ -1,7 +1,5 @@
 import pg from 'pg'
-import { processTicks } from './proc.js'
-
-const USER_HZ_US = 10_000
+import { processCpuUs } from './proc.js'
 
 /**
  * The CPU one PostgreSQL round trip costs the machine, client and backend together, µs: a named
@@ -27,10 +25,10 @@ export async function pgRoundTripUs(url: string, seconds: number): Promise<numbe
     }
     await loop(1000)
     const ownBefore = process.cpuUsage()
-    const backendBefore = processTicks(backend)
+    const backendBefore = processCpuUs(backend)
     const n = await loop(seconds * 1000)
     const own = process.cpuUsage(ownBefore)
-    const backendUs = (processTicks(backend) - backendBefore) * USER_HZ_US
+    const backendUs = processCpuUs(backend) - backendBefore
     return (own.user + own.system + backendUs) / n
   } finally {
     await client.end()

@@ -158,6 +158,14 @@ function machineTicks(): { busy: number; total: number } {
   return { busy, total: busy + (idle ?? 0) + (iowait ?? 0) }
 }
 
+/** /proc counts CPU time in USER_HZ ticks, 100 a second on Linux whatever the kernel's HZ. */
+const TICK_US = 10_000
+
+/** A process's CPU time so far (user + system), in µs, at /proc's 10 ms resolution. */
+export function processCpuUs(pid: number): number {
+  return processTicks(pid) * TICK_US
+}
+
 export function processTicks(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
@@ -197,9 +205,6 @@ export function cpuMeter(pids: () => number[], cores: number) {
     },
   }
 }
-
-/** /proc counts CPU time in USER_HZ ticks, 100 a second on Linux whatever the kernel's HZ. */
-const TICK_US = 10_000
 
 /**
  * Resolves once the processes have been idle (under 8 % of a core) for two windows of 250 ms in a
