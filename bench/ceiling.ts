@@ -36,6 +36,7 @@ import { type BareServerCost, bareServerCost } from './lib/bare-server.js'
 import { pgRoundTripUs } from './lib/pg-round-trip.js'
 import { type Dataset, prng, seed } from './lib/seed.js'
 import { type Recorded, record, replay } from './lib/statements.js'
+import { TARGETS } from './lib/targets.js'
 
 const { values: args } = parseArgs({
   options: {
@@ -89,7 +90,7 @@ const authenticate = (db: Db, seller: Seller) =>
 
 interface Scenario {
   name: string
-  ratio: number
+  id: 'a' | 'b' | 'c' | 'd'
   call: () => Promise<unknown>
   /** What to record and replay instead of `call`, when `call` changes the data for good. */
   replayed?: () => Promise<unknown>
@@ -115,7 +116,8 @@ function report(costs: Cost[], bare: BareServerCost, seconds: number): void {
     `  ${'scenario'.padEnd(42)} ${'target'.padStart(6)} ${'budget'.padStart(8)} ${'stmts'.padStart(8)} ${'floor'.padStart(8)} ${'service'.padStart(8)}  verdict`,
   )
   for (const { scenario, serviceUs, statementsUs, count } of costs) {
-    const budget = bare.plainUs / scenario.ratio
+    const ratio = TARGETS.sqlite.ratio[scenario.id] as number
+    const budget = bare.plainUs / ratio
     const floor = bare.loggedUs + statementsUs
     // What the service does beyond its statements (mapping, JSON, Kysely), in-process.
     const beyond = serviceUs - statementsUs
@@ -124,7 +126,7 @@ function report(costs: Cost[], bare: BareServerCost, seconds: number): void {
         ? `out of reach: the floor is ${(floor / budget).toFixed(2)} × the budget`
         : `the floor leaves ${(budget - floor).toFixed(1)} µs; mapping and JSON alone take ${beyond.toFixed(1)}${beyond > budget - floor ? ': out of reach' : ''}`
     out(
-      `  ${`${scenario.name} (${count} st.)`.padEnd(42)} ${scenario.ratio.toFixed(2).padStart(6)} ${us(budget)} ${us(statementsUs)} ${us(floor)} ${us(serviceUs)}  ${verdict}`,
+      `  ${`${scenario.name} (${count} st.)`.padEnd(42)} ${ratio.toFixed(2).padStart(6)} ${us(budget)} ${us(statementsUs)} ${us(floor)} ${us(serviceUs)}  ${verdict}`,
     )
   }
   out()
@@ -198,22 +200,25 @@ function scenariosOf(db: Db, dataset: Dataset, all: Seller[]): Scenario[] {
   }
 
   return [
-    { name: '(a) GET /subscriptions/{id}', ratio: 0.5, call: read },
-    { name: '(b) GET /subscriptions page of 15', ratio: 0.35, call: page },
-    { name: '(c) GET /quotation', ratio: 0.5, call: quotation },
-    { name: '(d) POST /subscriptions', ratio: 0.2, call: () => contract(), replayed: () => contract(true) },
+    { id: 'a', name: '(a) GET /subscriptions/{id}', call: read },
+    { id: 'b', name: '(b) GET /subscriptions page of 15', call: page },
+    { id: 'c', name: '(c) GET /quotation', call: quotation },
+    { id: 'd', name: '(d) POST /subscriptions', call: () => contract(), replayed: () => contract(true) },
   ]
 }
 
 /** PostgreSQL (a): its statements as bare round trips, against its own target. */
 function reportPostgres(read: Cost, bare: BareServerCost, roundTripUs: number): void {
-  const budget = bare.plainUs / 0.3
+  const ratio = TARGETS.postgres.ratio.a as number
+  const budget = bare.plainUs / ratio
   const floor = bare.loggedUs + read.count * roundTripUs
   const verdict =
     floor > budget ? `: out of reach, the floor is ${(floor / budget).toFixed(2)} × the budget` : ''
   out()
   out(`PostgreSQL: one bare round trip costs ${roundTripUs.toFixed(1)} µs of client and backend CPU.`)
-  out(`  (a) target 0.30: budget ${budget.toFixed(1)} µs; floor ${floor.toFixed(1)} µs (the logged bare`)
+  out(
+    `  (a) target ${ratio.toFixed(2)}: budget ${budget.toFixed(1)} µs; floor ${floor.toFixed(1)} µs (the logged bare`,
+  )
   out(`  server + ${read.count} round trips)${verdict}.`)
 }
 

@@ -15,7 +15,6 @@ import {
   pageScenario,
   runLoad,
   type Scenario,
-  type ScenarioId,
   type Session,
 } from './lib/load.js'
 import {
@@ -44,6 +43,7 @@ import {
 } from './lib/report.js'
 import { type BuiltRevision, buildRevision } from './lib/revision.js'
 import { createPostgresDatabase, type Dataset, type DbKind, type PartnerData, seed } from './lib/seed.js'
+import { MAX_RSS_MB, MAX_STARTUP_MS, P99, TARGETS } from './lib/targets.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const CLI = join(ROOT, 'dist/amparo.mjs')
@@ -139,13 +139,6 @@ const timeLimitMin = positive('time-limit', args['time-limit'] ?? (args.scale ||
 
 const log = (line = '') => process.stdout.write(`${line}\n`)
 const cores = cpus().length
-const TARGETS = {
-  sqlite: { ratio: { a: 0.5, b: 0.35, c: 0.5, d: 0.2 } as Partial<Record<ScenarioId, number>>, p99: true },
-  postgres: { ratio: { a: 0.3, d: 0.1 } as Partial<Record<ScenarioId, number>>, p99: false },
-}
-const P99 = { read: 25, write: 60 }
-const MAX_RSS_MB = 200
-const MAX_STARTUP_MS = 1500
 
 // Everything the run creates, undone by cleanup() whatever happens.
 let tmp = ''
