@@ -32,9 +32,9 @@ import { openapiPlugin } from './plugins/openapi.js'
 import { loginRateLimit, partnerRateLimit } from './plugins/rate-limits.js'
 import { connectRedis } from './plugins/redis.js'
 import { sharedSerializers } from './plugins/serializers.js'
-import { validatorCompiler } from './plugins/validation.js'
+import { validatorCompiler } from './http/validation.js'
 import { type Clock, systemClock } from './shared/clock.js'
-import { sharedSchemas } from './shared/http-schemas.js'
+import { sharedSchemas } from './http/http-schemas.js'
 
 export const BODY_LIMIT = 1024 * 1024
 

@@ -17,6 +17,7 @@ export const EnvSchema = Type.Object({
   AMPARO_PAYMENT_GATEWAY: Type.Union([Type.Literal('sandbox'), Type.Literal('none'), Type.Literal('')], {
     default: '',
   }),
+  AMPARO_PAYMENT_CLAIM_SECONDS: Type.Integer({ minimum: 35, maximum: 3600, default: 120 }),
   AMPARO_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1200 }),
   AMPARO_LOGIN_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 20 }),
   AMPARO_TRUST_PROXY: Type.String({ default: '' }),
@@ -65,6 +66,11 @@ export interface Config {
    * (card payments unavailable) is production's default until a real gateway is integrated.
    */
   paymentGateway: 'sandbox' | 'none'
+  /**
+   * How long a card charge holds its installment or annual plan before another try may take it
+   * over: longer than a gateway call may last (30 s), so a live charge is never taken over.
+   */
+  paymentClaimSeconds: number
   /** After SIGTERM: seconds of serving with `/ready` at 503 before the listener closes. */
   drainSeconds: number
 }
@@ -139,6 +145,7 @@ function toConfig(env: Env): Readonly<Config> {
     logLevel: env.LOG_LEVEL,
     drainSeconds: env.AMPARO_DRAIN_SECONDS,
     paymentGateway,
+    paymentClaimSeconds: env.AMPARO_PAYMENT_CLAIM_SECONDS,
     rateLimits: { perPartner: env.AMPARO_RATE_LIMIT, loginPerClient: env.AMPARO_LOGIN_RATE_LIMIT },
     trustProxy: parseTrustProxy(env.AMPARO_TRUST_PROXY),
     redisUrl: env.REDIS_URL,

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { PartnerContext } from '../src/modules/auth/principal.repository.js'
+import type { PartnerContext } from '../src/modules/auth/partner-context.js'
 import { createPlan } from '../src/modules/plans/plan.service.js'
 import { contractSubscription } from '../src/modules/subscriptions/subscription.service.js'
 import type { ErrorBody, PageBody } from './helpers/bodies.js'

@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin'
-import { findActivePrincipal, type PartnerContext } from '../modules/auth/principal.repository.js'
+import type { PartnerContext } from '../modules/auth/partner-context.js'
+import { findActivePrincipal } from '../modules/auth/principal.repository.js'
 import { InvalidTokenError } from '../modules/auth/token.service.js'
 import { UnauthenticatedError } from '../shared/errors.js'
 

@@ -4,7 +4,7 @@ import type { Socket } from 'node:net'
 import { errorCodes, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { AppError } from '../shared/errors.js'
-import { documentOnWrites, hookList } from '../shared/http-schemas.js'
+import { documentOnWrites, hookList } from '../http/http-schemas.js'
 import { routeNotFound, serverError } from './errors.js'
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/

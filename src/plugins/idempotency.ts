@@ -5,7 +5,7 @@ import { isDatabaseUnavailable } from '../db/errors.js'
 import { retryingTransaction } from '../db/transaction.js'
 import { canonicalJson } from '../shared/canonical-json.js'
 import { AppError, ValidationError } from '../shared/errors.js'
-import { documentOnWrites, hookList, isWrite } from '../shared/http-schemas.js'
+import { documentOnWrites, hookList, isWrite } from '../http/http-schemas.js'
 import { ABANDONED_MS, type Claim, claimKey, complete, release } from './idempotency.repository.js'
 
 declare module 'fastify' {

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Redis } from 'ioredis'
 import { readLoginCredentials } from '../modules/auth/login-credentials.js'
 import { AppError } from '../shared/errors.js'
-import { documentRateLimit } from '../shared/http-schemas.js'
+import { documentRateLimit } from '../http/http-schemas.js'
 
 const MINUTE = 60_000
 

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { Id, Money, nullable, Timestamp } from '../../shared/http-schemas.js'
+import { Id, Money, nullable, Timestamp } from '../../http/http-schemas.js'
 
 export const CancellationBody = Type.Object(
   {

@@ -1,7 +1,7 @@
 import type { Trx } from '../../db/database.js'
 import type { Moment } from '../../shared/clock.js'
 import { GatewayModeError, StateError } from '../../shared/errors.js'
-import type { PartnerContext } from '../auth/principal.repository.js'
+import type { PartnerContext } from '../auth/partner-context.js'
 import type { AnnualPlanRow } from './annual-plan.repository.js'
 import { markPaid, paidColumns } from './annual-plan-payment.repository.js'
 import { paymentAt, recordInLedger } from './annual-plan-payment.service.js'

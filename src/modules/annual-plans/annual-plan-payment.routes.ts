@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { retryingTransaction } from '../../db/transaction.js'
-import { errorResponses } from '../../shared/http-schemas.js'
+import { errorResponses } from '../../http/http-schemas.js'
 import { cardGateway } from '../payments/gateway-mode.js'
 import { paymentNoticeResource } from './annual-plan.mapper.js'
 import { AnnualPlan, AnnualPlanParams } from './annual-plan.schemas.js'

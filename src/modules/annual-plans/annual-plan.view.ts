@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { Db } from '../../db/database.js'
 import { NotFoundError } from '../../shared/errors.js'
-import { baseUrl } from '../../shared/links.js'
+import { baseUrl } from '../../http/links.js'
 import { annualPlanResource } from './annual-plan.mapper.js'
 import { findAnnualPlanRow, findAnnualPlanView } from './annual-plan.repository.js'
 

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import { fieldErrorsFromAjv, validatorCompiler } from '../../plugins/validation.js'
+import { fieldErrorsFromAjv, validatorCompiler } from '../../http/validation.js'
 import { ValidationError } from '../../shared/errors.js'
 import { LoginBody } from './auth.schemas.js'
 

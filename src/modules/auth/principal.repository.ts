@@ -1,16 +1,9 @@
 import type { Db } from '../../db/database.js'
 import { prepared } from '../../db/prepared.js'
-import type { GatewayMode } from '../partners/partner.table.js'
+import type { PartnerContext } from './partner-context.js'
 import { passwordVersion } from './secret-hash.js'
 import type { Subject } from './token.service.js'
 
-/** What every authenticated request knows about its partner. */
-export interface PartnerContext {
-  partnerId: number
-  gateway: GatewayMode
-  lmiMinFactorBp: number
-  lmiMaxFactorBp: number
-}
 
 const partnerColumns = [
   'partners.id as partnerId',

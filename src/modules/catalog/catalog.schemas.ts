@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { Id, MetaLink } from '../../shared/http-schemas.js'
+import { Id, MetaLink } from '../../http/http-schemas.js'
 import { PageQuery } from '../../shared/pagination.js'
 
 const link = (path: string) => ({ link: `https://api.amparo.example${path}` })

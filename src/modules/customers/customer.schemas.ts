@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { nullable } from '../../shared/http-schemas.js'
+import { nullable } from '../../http/http-schemas.js'
 
 const addressFields = {
   street: Type.String({

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { sql } from 'kysely'
 import { Type } from 'typebox'
 import { ServiceUnavailableError } from '../../shared/errors.js'
-import { errorResponses } from '../../shared/http-schemas.js'
+import { errorResponses } from '../../http/http-schemas.js'
 
 const READY_TIMEOUT_MS = 2000
 

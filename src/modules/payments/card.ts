@@ -1,4 +1,5 @@
 import { normalizeCardNumber } from '../../shared/documents.js'
+import { AppError, ValidationError } from '../../shared/errors.js'
 import type { CardData } from './payment-gateway.js'
 
 export interface CardInput {
@@ -46,5 +47,53 @@ export function checkCard(input: CardInput, today: string, expiryShape: ExpirySh
   return {
     ok: true,
     card: { number, expiryMonth: month, expiryYear: year, cvv: input.cvv, ...(holder && { holder }) },
+  }
+}
+
+/** The card brand from the number's prefix (IIN ranges), for display next to the last four digits. */
+export function cardBrand(number: string): string {
+  if (/^4/.test(number)) return 'visa'
+  if (/^(5[1-5]|2(2[2-9][1-9]|2[3-9]\d|[3-6]\d\d|7[01]\d|720))/.test(number)) return 'mastercard'
+  if (/^3[47]/.test(number)) return 'amex'
+  if (/^(4011|4312|4389|4514|4576|5041|5066|5067|509|6277|6362|6363|650|6516|6550)/.test(number)) return 'elo'
+  if (/^(606282|3841)/.test(number)) return 'hipercard'
+  return 'other'
+}
+
+/**
+ * The card of a request, or a 422 naming each bad field by the request's own names (`fields`):
+ * subscriptions send `creditCard.number`, annual plans `card_number`.
+ */
+export function requireCard(
+  input: CardInput,
+  today: string,
+  expiryShape: ExpiryShape,
+  fields: Record<'number' | 'expiry' | 'cvv', string>,
+): CardData {
+  const check = checkCard(input, today, expiryShape)
+  if (check.ok) return check.card
+  const errors = Object.entries(check.errors).map(([key, message]) => [
+    fields[key as keyof typeof fields],
+    [message],
+  ])
+  throw new ValidationError(Object.fromEntries(errors))
+}
+
+const DECLINE_MESSAGES: Record<string, string> = {
+  card_declined: 'The card was declined.',
+  insufficient_funds: 'The card has insufficient funds.',
+  expired_card: 'The card has expired.',
+}
+
+/**
+ * The own gateway refused the card: 402 with `errors.creditCard` and `decline_code` (CONTRACT §2),
+ * for subscriptions and annual plans alike, so that one handler of a partner reads both. (Annual
+ * plans send the card as `card_number` …; their 422s name those fields, but a decline is not a
+ * field's fault.)
+ */
+export class CardDeclinedError extends AppError {
+  constructor(declineCode: string) {
+    const message = DECLINE_MESSAGES[declineCode] ?? 'The card was declined.'
+    super(402, message, { creditCard: [message] }, { decline_code: declineCode })
   }
 }

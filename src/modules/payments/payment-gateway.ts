@@ -1,3 +1,8 @@
+import type { Config } from '../../config.js'
+import { GatewayModeError } from '../../shared/errors.js'
+import type { PartnerContext } from '../auth/partner-context.js'
+import { SandboxGateway } from './sandbox-gateway.js'
+
 /** A card as the partner sent it; lives only for the duration of one charge, never stored or logged. */
 export interface CardData {
   number: string
@@ -22,23 +27,36 @@ export interface CardCharge {
 
 /**
  * The own payment gateway: charge a card once (getting a token back), or charge a token later.
- * What an adapter for a real gateway must guarantee, because the callers hold their installment or
- * plan only for a while (a claim of 60 s to 5 min) and a retry after that charges again: each call
- * settles or fails within 30 s (abort it, never leave it running), and `reference` is sent as the
- * gateway's idempotency key, so a repeat of a charge whose answer was lost is not a second charge.
- * The sandbox answers at once.
+ * What an adapter for a real gateway must guarantee, because a charge holds its installment or plan
+ * only for the claim length (`AMPARO_PAYMENT_CLAIM_SECONDS`) and a retry after that charges again:
+ * each call settles or fails within 30 s (abort it, never leave it running), and `reference` is
+ * sent as the gateway's idempotency key, so a repeat of a charge whose answer was lost is not a
+ * second charge. The sandbox answers at once.
  */
 export interface PaymentGateway {
   chargeCard(card: CardData, amountCents: number, reference: string): Promise<CardCharge>
   chargeToken(token: string, amountCents: number, reference: string): Promise<ChargeResult>
 }
 
-/** The card brand from the number's prefix (IIN ranges), for display next to the last four digits. */
-export function cardBrand(number: string): string {
-  if (/^4/.test(number)) return 'visa'
-  if (/^(5[1-5]|2(2[2-9][1-9]|2[3-9]\d|[3-6]\d\d|7[01]\d|720))/.test(number)) return 'mastercard'
-  if (/^3[47]/.test(number)) return 'amex'
-  if (/^(4011|4312|4389|4514|4576|5041|5066|5067|509|6277|6362|6363|650|6516|6550)/.test(number)) return 'elo'
-  if (/^(606282|3841)/.test(number)) return 'hipercard'
-  return 'other'
+/** The gateway the configuration names; null when card payments are off. */
+export function createGateway(config: Pick<Config, 'paymentGateway'>): PaymentGateway | null {
+  return config.paymentGateway === 'sandbox' ? new SandboxGateway() : null
+}
+
+/**
+ * The gateway a card payment of this partner goes to, for subscriptions and annual plans alike:
+ * 422 `errors.gateway` for a partner that collects payments itself and may only notify them
+ * (CONTRACT §3), and for an environment without a card gateway.
+ */
+export function cardGateway(
+  partner: Pick<PartnerContext, 'gateway'>,
+  gateway: PaymentGateway | null,
+): PaymentGateway {
+  if (partner.gateway !== 'own') {
+    throw new GatewayModeError(
+      'This partner uses the external gateway: notify payments through the notify-payment call.',
+    )
+  }
+  if (!gateway) throw new GatewayModeError('Card payments are not available in this environment.')
+  return gateway
 }

@@ -1,11 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import {
-  type CardCharge,
-  type CardData,
-  type ChargeResult,
-  cardBrand,
-  type PaymentGateway,
-} from './payment-gateway.js'
+import { cardBrand } from './card.js'
+import type { CardCharge, CardData, ChargeResult, PaymentGateway } from './payment-gateway.js'
 
 /** CONTRACT §12's test cards; any other Luhn-valid number approves. */
 const DECLINES: Record<string, string> = {

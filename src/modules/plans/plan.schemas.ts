@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { Id, Money } from '../../shared/http-schemas.js'
+import { Id, Money } from '../../http/http-schemas.js'
 
 const COVERAGES = ['Roubo e furto qualificado', 'Quebra acidental', 'Danos por líquidos']
 

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js'
 import { type FieldErrors, NotFoundError, ValidationError } from '../../shared/errors.js'
-import type { PartnerContext } from '../auth/principal.repository.js'
+import type { PartnerContext } from '../auth/partner-context.js'
 import { findModel, type ModelRow } from '../catalog/catalog.repository.js'
 import {
   type AnnualProductRow,

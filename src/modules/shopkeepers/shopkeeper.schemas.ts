@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { Id, MetaLink, nullable } from '../../shared/http-schemas.js'
+import { Id, MetaLink, nullable } from '../../http/http-schemas.js'
 
 /** Required text: present, not empty (blank after trimming is refused too), at most `max`. */
 const text = (max: number, description: string) =>

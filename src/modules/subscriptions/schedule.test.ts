@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { expiryCutoff, installmentSchedule, nextAttemptOn, pastPendingExpiry } from './schedule.js'
+import { expiryCutoff, installmentSchedule, nextAttemptOn, pastPendingExpiry, retryOn } from './schedule.js'
 
 describe('installmentSchedule', () => {
   it('puts installment k k−1 months after the contracting date, each of the monthly premium', () => {
@@ -66,5 +66,26 @@ describe('pastPendingExpiry', () => {
     const now = new Date('2026-12-21T03:00:00.000Z')
     expect(pastPendingExpiry('2026-11-22T02:59:59.999Z', now, zone)).toBe(true)
     expect(pastPendingExpiry('2026-11-22T03:00:00.000Z', now, zone)).toBe(false)
+  })
+})
+
+describe('retryOn', () => {
+  it('follows the 1, 3 and 5 days schedule from the due date, then gives up', () => {
+    expect(retryOn('2026-12-21', 1, '2026-12-21')).toBe('2026-12-22')
+    expect(retryOn('2026-12-21', 2, '2026-12-22')).toBe('2026-12-24')
+    expect(retryOn('2026-12-21', 3, '2026-12-24')).toBe('2026-12-26')
+    expect(retryOn('2026-12-21', 4, '2026-12-26')).toBeNull()
+  })
+
+  it('crosses month and year ends', () => {
+    expect(retryOn('2026-12-31', 1, '2026-12-31')).toBe('2027-01-01')
+    expect(retryOn('2027-02-27', 2, '2027-02-28')).toBe('2027-03-02')
+  })
+
+  it('never schedules a retry for today or a past day when catching up', () => {
+    expect(retryOn('2026-12-21', 1, '2026-12-30')).toBe('2026-12-31')
+    expect(retryOn('2026-12-21', 2, '2026-12-23')).toBe('2026-12-24')
+    expect(retryOn('2026-12-21', 3, '2026-12-31')).toBe('2027-01-01')
+    expect(retryOn('2026-12-21', 4, '2027-01-01')).toBeNull()
   })
 })

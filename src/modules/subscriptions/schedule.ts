@@ -37,6 +37,19 @@ export function nextAttemptOn(dueDate: string, failedAttempts: number): string |
   return days === undefined ? null : addDays(dueDate, days)
 }
 
+/**
+ * The day to charge again after the `failedAttempts`-th decline of an installment due on
+ * `dueDate`, or null when the retries are exhausted. Never before tomorrow: a worker catching up
+ * after downtime would otherwise charge the same card again within seconds for retry days that
+ * have already passed.
+ */
+export function retryOn(dueDate: string, failedAttempts: number, today: string): string | null {
+  const scheduled = nextAttemptOn(dueDate, failedAttempts)
+  if (scheduled === null) return null
+  const tomorrow = addDays(today, 1)
+  return scheduled > tomorrow ? scheduled : tomorrow
+}
+
 /** A `pending` subscription whose first installment is unpaid this many days after contracting is canceled. */
 export const PENDING_EXPIRY_DAYS = 30
 

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { Id } from '../../shared/http-schemas.js'
+import { Id } from '../../http/http-schemas.js'
 
 export const InstallmentParams = Type.Object({
   subscriptionId: Id('Subscription id, as returned when contracting.'),

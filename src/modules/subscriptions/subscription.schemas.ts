@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { contractingFields } from '../../shared/contracting-fields.js'
-import { Id, MetaLink, Money, nullable, Timestamp } from '../../shared/http-schemas.js'
+import { Id, MetaLink, Money, nullable, Timestamp } from '../../http/http-schemas.js'
 import { PageQuery } from '../../shared/pagination.js'
 import { BrandRef, Model } from '../catalog/catalog.schemas.js'
 import { Customer } from '../customers/customer.schemas.js'

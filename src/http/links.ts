@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { buildPage, type Page, type PageParams } from './pagination.js'
+import { buildPage, type Page, type PageParams } from '../shared/pagination.js'
 
 // A host name or IPv4 address, or a bracketed IPv6 one, with an optional port (RFC 3986's
 // authority without user info): anything else would make every link of the answer malformed.

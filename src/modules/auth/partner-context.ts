@@ -1,0 +1,9 @@
+import type { GatewayMode } from '../partners/partner.table.js'
+
+/** What every authenticated request knows about its partner; every module's services take it. */
+export interface PartnerContext {
+  partnerId: number
+  gateway: GatewayMode
+  lmiMinFactorBp: number
+  lmiMaxFactorBp: number
+}

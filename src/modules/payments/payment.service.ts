@@ -1,0 +1,111 @@
+import { type Insertable, type RawBuilder, type SqlBool, sql } from 'kysely'
+import type { Db, Trx } from '../../db/database.js'
+import { retryingTransaction } from '../../db/transaction.js'
+import type { Clock } from '../../shared/clock.js'
+import { AppError } from '../../shared/errors.js'
+import type { ChargeResult, PaymentGateway } from './payment-gateway.js'
+import type { PaymentsTable } from './payment.table.js'
+
+// The one card-charge flow: every charge of an installment or an annual plan, by the API or by
+// the recurrence, claims its row, calls the gateway outside any transaction, then settles.
+
+/** Another charge holds the installment or plan: 409, try again once it has answered. */
+export class PaymentInProgressError extends AppError {
+  constructor() {
+    super(409, 'A payment of this item is in progress: try again once it has answered.')
+  }
+}
+
+/**
+ * The row (installment or annual plan) is not held by a charge in progress: never claimed, or its
+ * claim has run out (the process that held it died mid-charge). The one condition every claim,
+ * cancellation and expiry uses.
+ */
+export function notHeld(now: string, column = 'locked_until'): RawBuilder<SqlBool> {
+  const lockedUntil = sql.ref(column)
+  return sql<SqlBool>`(${lockedUntil} is null or ${lockedUntil} < ${now})`
+}
+
+/** Appends to the ledger: one row per charge attempt or payment notification, never updated. */
+export async function recordPayment(trx: Trx, row: Insertable<PaymentsTable>): Promise<void> {
+  await trx.insertInto('payments').values(row).execute()
+}
+
+/** What the flow needs of the thing being charged. */
+export interface Charge<C extends { result: ChargeResult }, T> {
+  /**
+   * Holds the row until `until` if it can still be paid and is not held (`notHeld`): of concurrent
+   * callers exactly one gets true. Runs in its own transaction, committed before the gateway call.
+   */
+  claim(trx: Trx, now: string, until: string): Promise<boolean>
+  /** Ends this claim and only this one: a claim that ran out and was taken over stays its holder's. */
+  release(trx: Trx, until: string): Promise<void>
+  /** The gateway call. */
+  charge(): Promise<C>
+  /** Writes the outcome, approved or declined, to the row and the ledger, at the instant it came. */
+  settle(trx: Trx, charged: C, now: string): Promise<T>
+  /** What the log names when a charge could not be recorded. */
+  details: Record<string, unknown>
+}
+
+/** What a card payment needs besides the database, on the API and in the worker alike. */
+export interface CardPaymentContext {
+  /** The own gateway; null where card payments are off. */
+  gateway: PaymentGateway | null
+  clock: Clock
+  /** The service zone: "today", due dates and expiry are calendar days there. */
+  timeZone: string
+  /** How long a claim holds the row (`AMPARO_PAYMENT_CLAIM_SECONDS`). */
+  claimSeconds: number
+  log: { error(details: object, message: string): void; warn(details: object, message: string): void }
+}
+
+export interface ChargeOptions {
+  /**
+   * On a gateway error the outcome is unknown. The API lets the caller try again at once (false);
+   * the recurrence keeps the claim as its back-off (true). Either way the retry sends the same
+   * reference, which a real gateway takes as its idempotency key.
+   */
+  holdOnGatewayError?: boolean
+}
+
+/**
+ * Claims, charges and settles once. Undefined when the claim was refused (paid, canceled or held
+ * meanwhile: the caller says which). Charged but not recorded (the database failed after the
+ * gateway approved): the claim is kept, so no retry charges the card again while it lasts, and the
+ * log gets what reconciling it takes.
+ */
+export async function chargeOnce<C extends { result: ChargeResult }, T>(
+  db: Db,
+  flow: Charge<C, T>,
+  { clock, claimSeconds, log }: CardPaymentContext,
+  { holdOnGatewayError = false }: ChargeOptions = {},
+): Promise<{ settled: T } | undefined> {
+  const now = clock.now()
+  const until = new Date(now.getTime() + claimSeconds * 1000).toISOString()
+  if (!(await retryingTransaction(db, (trx) => flow.claim(trx, now.toISOString(), until)))) return undefined
+  let charged: C
+  try {
+    charged = await flow.charge()
+  } catch (error) {
+    if (!holdOnGatewayError) await retryingTransaction(db, (trx) => flow.release(trx, until))
+    throw error
+  }
+  try {
+    const settled = await retryingTransaction(db, async (trx) => {
+      const outcome = await flow.settle(trx, charged, clock.now().toISOString())
+      await flow.release(trx, until)
+      return outcome
+    })
+    return { settled }
+  } catch (error) {
+    const { result } = charged
+    if (result.approved) {
+      log.error(
+        { err: error, ...flow.details, transaction_id: result.transactionId },
+        'card charged but the charge could not be recorded',
+      )
+    }
+    throw error
+  }
+}

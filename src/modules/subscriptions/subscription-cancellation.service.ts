@@ -1,0 +1,93 @@
+import type { Db, Trx } from '../../db/database.js'
+import { retryingTransaction } from '../../db/transaction.js'
+import { StateError } from '../../shared/errors.js'
+import { PaymentInProgressError } from '../payments/payment.service.js'
+import { requireSubscriptionState } from './subscription.service.js'
+import {
+  cancelFirstInstallment,
+  cancelUnpaidInstallments,
+  markSubscriptionCanceled,
+} from './subscription-payment.repository.js'
+import type { SubscriptionStatus } from './subscription.table.js'
+
+export interface Cancellation {
+  subscriptionId: number
+  /** Only a subscription still in this status is canceled. */
+  from: SubscriptionStatus
+  reason: string | null
+  /** UTC ISO instant. */
+  now: string
+  /** An unpaid installment that keeps its status (the refused one that caused the cancellation). */
+  keepInstallmentId?: number
+}
+
+/** The subscription changed between the check and the update: the caller's transaction must roll back. */
+export class SubscriptionChanged extends Error {}
+
+/**
+ * The one way a subscription is canceled, by the partner, the expiry or the recurrence: it and its
+ * unpaid installments (paid ones stay paid), in the caller's transaction. False, with nothing
+ * written, when it is no longer `from`. A card charge holding one of its installments must finish
+ * first: PaymentInProgressError. Installments before the subscription, the order every payment
+ * path locks them in, so concurrent writers wait instead of deadlocking; should the subscription
+ * change in between, throws `SubscriptionChanged`.
+ */
+export async function cancelSubscription(trx: Trx, cancellation: Cancellation): Promise<boolean> {
+  const { subscriptionId, from, reason, now, keepInstallmentId } = cancellation
+  const current = await trx
+    .selectFrom('subscriptions')
+    .select('status')
+    .where('id', '=', subscriptionId)
+    .executeTakeFirst()
+  if (current?.status !== from) return false
+  if ((await cancelUnpaidInstallments(trx, subscriptionId, now, keepInstallmentId)) > 0) {
+    throw new PaymentInProgressError()
+  }
+  if (!(await markSubscriptionCanceled(trx, subscriptionId, from, reason, now))) throw new SubscriptionChanged()
+  return true
+}
+
+/**
+ * The partner cancels its subscription (CONTRACT §9's extension), whatever its status but canceled;
+ * read again when a payment changed it meanwhile.
+ */
+export async function cancelByPartner(
+  trx: Trx,
+  partnerId: number,
+  subscriptionId: number,
+  reason: string | undefined,
+  now: string,
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const { status } = await requireSubscriptionState(trx, partnerId, subscriptionId)
+    if (status === 'canceled') throw new StateError('The subscription is already canceled.')
+    const cancellation = { subscriptionId, from: status, reason: reason?.trim() || null, now }
+    try {
+      if (await cancelSubscription(trx, cancellation)) return
+    } catch (error) {
+      if (!(error instanceof SubscriptionChanged)) throw error
+    }
+    if (attempt >= 3) throw new StateError('The subscription changed while being canceled: try again.')
+  }
+}
+
+/**
+ * Cancels a `pending` subscription whose installment 1 stayed unpaid past its days: installment 1
+ * first, and only when no card payment holds it (a charge in progress must be able to record its
+ * outcome; a payment that comes later finds it canceled). False when it was paid, canceled or held
+ * meanwhile.
+ */
+export async function expireUnpaidSubscription(db: Db, subscriptionId: number, now: string): Promise<boolean> {
+  try {
+    return await retryingTransaction(db, async (trx) => {
+      if (!(await cancelFirstInstallment(trx, subscriptionId, now))) return false
+      const canceled = await cancelSubscription(trx, { subscriptionId, from: 'pending', reason: 'unpaid', now })
+      // Activated or canceled another way meanwhile: undo the installment's change with the transaction.
+      if (!canceled) throw new SubscriptionChanged()
+      return true
+    })
+  } catch (error) {
+    if (error instanceof SubscriptionChanged) return false
+    throw error
+  }
+}
