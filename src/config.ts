@@ -3,6 +3,9 @@ import { type Static, Type } from 'typebox'
 import { Value } from 'typebox/value'
 import { isValidTimeZone } from './shared/time.js'
 
+/** How long a card charge holds its installment or plan, unless AMPARO_PAYMENT_CLAIM_SECONDS says. */
+export const DEFAULT_CLAIM_SECONDS = 120
+
 // Every setting the service reads, validated once at start-up. Nothing else reads process.env.
 export const EnvSchema = Type.Object({
   HOST: Type.String({ default: '127.0.0.1' }),
@@ -17,7 +20,7 @@ export const EnvSchema = Type.Object({
   AMPARO_PAYMENT_GATEWAY: Type.Union([Type.Literal('sandbox'), Type.Literal('none'), Type.Literal('')], {
     default: '',
   }),
-  AMPARO_PAYMENT_CLAIM_SECONDS: Type.Integer({ minimum: 35, maximum: 3600, default: 120 }),
+  AMPARO_PAYMENT_CLAIM_SECONDS: Type.Integer({ minimum: 35, maximum: 3600, default: DEFAULT_CLAIM_SECONDS }),
   AMPARO_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1200 }),
   AMPARO_LOGIN_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 20 }),
   AMPARO_TRUST_PROXY: Type.String({ default: '' }),

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
+import { advanceCoverageClock } from '../src/modules/annual-plans/annual-plan.service.js'
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
 import { createPlan } from '../src/modules/plans/plan.service.js'
 import { createMetrics } from '../src/plugins/metrics.js'
-import { advanceCoverageClock } from '../src/worker/coverage-clock.job.js'
 import { JobsFailedError, runJobsOnce } from '../src/worker/worker.js'
 import { bearer, login, seedCatalog, seedPartner } from './helpers/factories.js'
 import { buildCheckedApp } from './helpers/test-app.js'
@@ -83,15 +83,24 @@ const deps = () => ({ db: database.db, clock, timeZone: database.config.timeZone
 describe('the worker persists the coverage clock', () => {
   it('leaves a plan paid before its cover starts', async () => {
     now = new Date('2026-11-22T02:59:59.000Z')
-    expect(await advanceCoverageClock(deps())).toEqual({ protected: 0, expired: 0 })
+    expect(await advanceCoverageClock(database.db, clock.now().toISOString())).toEqual({
+      protected: 0,
+      expired: 0,
+    })
     expect(await stored()).toBe('paid')
   })
 
   it('stores protected from 00:00 local of the next day', async () => {
     now = new Date('2026-11-22T03:00:00.000Z')
-    expect(await advanceCoverageClock(deps())).toEqual({ protected: 1, expired: 0 })
+    expect(await advanceCoverageClock(database.db, clock.now().toISOString())).toEqual({
+      protected: 1,
+      expired: 0,
+    })
     expect(await stored()).toBe('protected')
-    expect(await advanceCoverageClock(deps())).toEqual({ protected: 0, expired: 0 })
+    expect(await advanceCoverageClock(database.db, clock.now().toISOString())).toEqual({
+      protected: 0,
+      expired: 0,
+    })
   })
 
   it('stores expired at the end of the term, through a worker round, and counts it', async () => {

@@ -573,12 +573,14 @@ describe('POST /subscriptions/{id}/payment', () => {
     expect(await statusOf(p, s.id)).toBe('pending')
   })
 
-  it('refuses an external-gateway partner before looking the subscription up', async () => {
+  it('checks ownership before the gateway mode: another partner’s or an unknown subscription is 404', async () => {
     const p = await party('external')
     const theirs = await contract(await partyOf(ctx.db, ctx.app, 'own'))
     for (const id of [theirs.id, 2_000_000_000]) {
-      for (const payload of [card(CARDS.visa), {}]) expectError(await pay(p, id, payload), 422, 'gateway')
+      for (const payload of [card(CARDS.visa), {}]) expect((await pay(p, id, payload)).statusCode).toBe(404)
     }
+    const mine = await contract(p)
+    for (const payload of [card(CARDS.visa), {}]) expectError(await pay(p, mine.id, payload), 422, 'gateway')
     // A malformed id names no subscription at all: 404, as on every route.
     for (const id of ['abc', '0']) {
       const response = await ctx.app.inject({
@@ -695,7 +697,9 @@ describe('concurrent card payments', () => {
     await gateway.firstCharge
     const loser = await pay(p, s.id, card(CARDS.mastercard), app)
     expect(loser.statusCode, loser.body).toBe(409)
-    expect(loser.json()).toEqual({ message: 'A payment of this installment is in progress.' })
+    expect(loser.json()).toEqual({
+      message: 'A payment of this item is in progress: try again once it has answered.',
+    })
     const cancellation = await cancel(p, s.id)
     expect(cancellation.statusCode, cancellation.body).toBe(409)
     expect(await statusOf(p, s.id)).toBe('pending')

@@ -528,11 +528,12 @@ describe('a gateway that fails', () => {
     expect(errors).toEqual(['recurrence charge failed'])
     const held = (await installments(world.db, id))[1]
     expect(held).toMatchObject({ status: 'pending', failed_attempts: 0 })
-    expect(held?.locked_until).toBe(at('2026-12-21', '10:05').toISOString())
-    expect(await recur('10:04')).toMatchObject({ charged: 0, errors: 0 })
+    // Held for the claim length (AMPARO_PAYMENT_CLAIM_SECONDS, 120 s by default).
+    expect(held?.locked_until).toBe(at('2026-12-21', '10:02').toISOString())
+    expect(await recur('10:01')).toMatchObject({ charged: 0, errors: 0 })
 
     failing = false
-    expect(await recur('10:06')).toMatchObject({ charged: 1, errors: 0 })
+    expect(await recur('10:03')).toMatchObject({ charged: 1, errors: 0 })
     // The same reference both times: a real gateway's idempotency key for the one attempt.
     expect(references).toEqual([`installment-${held?.id}-attempt-1`, `installment-${held?.id}-attempt-1`])
     expect((await recurrenceLedger(world.db, id)).map((p) => p.outcome)).toEqual(['approved'])

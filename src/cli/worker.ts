@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import { pino } from 'pino'
-import { createGateway } from '../modules/payments/create-gateway.js'
+import { createGateway } from '../modules/payments/payment-gateway.js'
 import { systemClock } from '../shared/clock.js'
 import { JobsFailedError, runJobsOnce, runWorker, type WorkerRun } from '../worker/worker.js'
 import { type Io, positiveInt, report, UsageError, withDatabase } from './context.js'
@@ -44,7 +44,15 @@ export function registerWorker(program: Command, io: Io) {
           exporter && metrics
             ? await exporter.serveMetrics(metrics, config.metrics.host, config.metrics.port)
             : null
-        const deps = { db, gateway, clock: systemClock, timeZone: config.timeZone, log, metrics }
+        const deps = {
+          db,
+          gateway,
+          clock: systemClock,
+          timeZone: config.timeZone,
+          claimSeconds: config.paymentClaimSeconds,
+          log,
+          metrics,
+        }
         if (options.once) {
           const run = await runJobsOnce(deps).catch((error: unknown) => {
             // Each failure with its stack on stderr; the exit code and last line say a job failed.

@@ -1,9 +1,9 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { isDatabaseUnavailable } from '../db/errors.js'
+import { fieldErrorsFromAjv } from '../http/validation.js'
 import { AppError, ServiceUnavailableError, ValidationError } from '../shared/errors.js'
 import { censorSecrets } from './logging.js'
-import { fieldErrorsFromAjv } from './validation.js'
 
 /** The only place that builds error bodies (CONTRACT §2). */
 export const errorsPlugin = fp(

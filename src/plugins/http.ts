@@ -3,8 +3,8 @@ import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:ht
 import type { Socket } from 'node:net'
 import { errorCodes, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { AppError } from '../shared/errors.js'
 import { documentOnWrites, hookList } from '../http/http-schemas.js'
+import { AppError } from '../shared/errors.js'
 import { routeNotFound, serverError } from './errors.js'
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/

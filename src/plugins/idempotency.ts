@@ -3,9 +3,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { isDatabaseUnavailable } from '../db/errors.js'
 import { retryingTransaction } from '../db/transaction.js'
+import { documentOnWrites, hookList, isWrite } from '../http/http-schemas.js'
 import { canonicalJson } from '../shared/canonical-json.js'
 import { AppError, ValidationError } from '../shared/errors.js'
-import { documentOnWrites, hookList, isWrite } from '../http/http-schemas.js'
 import { ABANDONED_MS, type Claim, claimKey, complete, release } from './idempotency.repository.js'
 
 declare module 'fastify' {

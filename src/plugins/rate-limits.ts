@@ -1,9 +1,9 @@
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Redis } from 'ioredis'
+import { documentRateLimit } from '../http/http-schemas.js'
 import { readLoginCredentials } from '../modules/auth/login-credentials.js'
 import { AppError } from '../shared/errors.js'
-import { documentRateLimit } from '../http/http-schemas.js'
 
 const MINUTE = 60_000
 

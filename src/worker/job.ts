@@ -20,6 +20,10 @@ export interface JobDeps {
   batchSize?: number
   /** Checked between batches: a stop request lets the current batch finish. */
   signal?: AbortSignal
+  /** How long a card charge holds its installment (`AMPARO_PAYMENT_CLAIM_SECONDS`). */
+  claimSeconds?: number
 }
+
+export const silentLog: JobLog = { debug() {}, info() {}, warn() {}, error() {} }
 
 export const DEFAULT_BATCH_SIZE = 50

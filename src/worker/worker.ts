@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises'
+import { advanceCoverageClock } from '../modules/annual-plans/annual-plan.service.js'
 import type { PaymentGateway } from '../modules/payments/payment-gateway.js'
 import { purgeExpiredIdempotencyKeys } from '../plugins/idempotency.repository.js'
 import type { Metrics } from '../plugins/metrics.js'
-import { advanceCoverageClock, type CoverageClockResult } from './coverage-clock.job.js'
 import type { JobDeps } from './job.js'
 import { type ExpiryResult, expirePendingSubscriptions } from './pending-expiry.job.js'
 import { type RecurrenceResult, runRecurrence } from './recurrence.job.js'
@@ -17,7 +17,7 @@ export interface WorkerDeps extends JobDeps {
 export interface WorkerRun {
   recurrence: RecurrenceResult | { skipped: string }
   expiry: ExpiryResult
-  coverage: CoverageClockResult
+  coverage: { protected: number; expired: number }
   idempotency: { purged: number }
 }
 
@@ -58,7 +58,9 @@ export async function runJobsOnce(deps: WorkerDeps): Promise<WorkerRun> {
     ? await attempt('recurrence', () => runRecurrence({ ...jobDeps, gateway }))
     : { skipped: 'no payment gateway (AMPARO_PAYMENT_GATEWAY=none)' }
   const expiry = await attempt('pending_expiry', () => expirePendingSubscriptions(jobDeps))
-  const coverage = await attempt('coverage_clock', () => advanceCoverageClock(jobDeps))
+  const coverage = await attempt('coverage_clock', () =>
+    advanceCoverageClock(jobDeps.db, jobDeps.clock.now().toISOString()),
+  )
   const idempotency = await attempt('idempotency_purge', async () => ({
     purged: await purgeExpiredIdempotencyKeys(jobDeps.db, jobDeps.clock.now()),
   }))

@@ -1,17 +1,60 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
 import { retryingTransaction } from '../../db/transaction.js'
-import { errorResponses } from '../../http/http-schemas.js'
+import { errorResponses, Id, Money, nullable, Timestamp } from '../../http/http-schemas.js'
+import { baseUrl } from '../../http/links.js'
 import { cancellationRequestResource } from './annual-plan.mapper.js'
 import { AnnualPlan, AnnualPlanParams } from './annual-plan.schemas.js'
-import { annualPlanOf } from './annual-plan.view.js'
-import {
-  CancellationBody,
-  CancellationParams,
-  CancellationRequest,
-} from './annual-plan-cancellation.schemas.js'
+import { showAnnualPlan } from './annual-plan.service.js'
 import { confirmCancellation, requestCancellation } from './annual-plan-cancellation.service.js'
 
 const tags = ['Annual plans']
+
+const CancellationBody = Type.Object(
+  {
+    reason: Type.Optional(
+      nullable(
+        Type.String({ maxLength: 255 }),
+        'Why the customer cancels, at most 255 characters; kept with the request.',
+      ),
+    ),
+  },
+  { examples: [{ reason: 'Cliente desistiu da proteção.' }] },
+)
+
+const CancellationRequest = Type.Object(
+  {
+    protocol: Type.String({
+      description:
+        '`CAN-` and 10 characters (A–Z, 2–7). Confirm with `POST /annual-plans/{id}/cancellation/{protocol}`.',
+    }),
+    status: Type.Literal('requested'),
+    reason: Type.Union([Type.String(), Type.Null()], {
+      description: 'The reason of the first request, or null.',
+    }),
+    refund_amount: Money('The refund if the cancellation were confirmed now; fixed at confirmation.'),
+    requested_at: Timestamp('When it was first requested.'),
+  },
+  {
+    examples: [
+      {
+        protocol: 'CAN-K7Q2M4XJ3D',
+        status: 'requested',
+        reason: 'Cliente desistiu da proteção.',
+        refund_amount: 989.89,
+        requested_at: '2026-11-23 14:00:00',
+      },
+    ],
+  },
+)
+
+const CancellationParams = Type.Object({
+  id: Id('Annual plan id.'),
+  protocol: Type.String({
+    maxLength: 50,
+    description: 'The protocol `PUT /annual-plans/{id}/cancellation` returned.',
+  }),
+})
 
 const REFUND_RULE = `**Refund** (computed when the cancellation is confirmed, in cents, rounded
 half-up): a plan never paid → 0; confirmed within 7 calendar days of the payment date (the payment
@@ -81,7 +124,8 @@ ${REFUND_RULE}`,
       await retryingTransaction(db, (trx) =>
         confirmCancellation(trx, request.partner.partnerId, id, protocol, { now, timeZone }),
       )
-      return annualPlanOf(db, request, id)
+      const view = { base: baseUrl(request), timeZone, now: clock.now().toISOString() }
+      return showAnnualPlan(db, request.partner.partnerId, id, view)
     },
   )
 }

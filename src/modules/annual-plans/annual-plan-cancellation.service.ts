@@ -1,28 +1,22 @@
 import type { Trx } from '../../db/database.js'
 import type { Moment } from '../../shared/clock.js'
-import { AppError, NotFoundError, StateError } from '../../shared/errors.js'
+import { NotFoundError, StateError } from '../../shared/errors.js'
 import { addDays, formatDate } from '../../shared/time.js'
-import { type AnnualPlanRow, findAnnualPlanRow } from './annual-plan.repository.js'
+import { PaymentInProgressError } from '../payments/payment.service.js'
 import {
+  type AnnualPlanRow,
   type CancellationRow,
   cancelPlan,
+  findAnnualPlanRow,
   findCancellation,
   insertCancellation,
   markConfirmed,
-} from './annual-plan-cancellation.repository.js'
-import { statusAt } from './coverage.js'
-import { newProtocol } from './protocol.js'
-import { REFUND_DUE_DAYS, refundAt } from './refund.js'
+} from './annual-plan.repository.js'
+import { newProtocol, REFUND_DUE_DAYS, refundAt, statusAt } from './annual-plan.rules.js'
+import { requireAnnualPlanRow } from './annual-plan.service.js'
 
 /** Draws again only on a protocol collision, which at 50 random bits practically never happens. */
 const PROTOCOL_ATTEMPTS = 3
-
-/** The partner's plan as this transaction sees it; 404 when it is not theirs. */
-async function planOf(trx: Trx, partnerId: number, id: number): Promise<AnnualPlanRow> {
-  const plan = await findAnnualPlanRow(trx, partnerId, id)
-  if (!plan) throw new NotFoundError('Annual plan')
-  return plan
-}
 
 /**
  * Opens the plan's cancellation, or returns the one already open: a repeat, or a request racing
@@ -36,7 +30,7 @@ export async function requestCancellation(
   reason: string | null,
   now: string,
 ): Promise<{ plan: AnnualPlanRow; cancellation: CancellationRow }> {
-  const plan = await planOf(trx, partnerId, id)
+  const plan = await requireAnnualPlanRow(trx, partnerId, id)
   for (let attempt = 0; attempt < PROTOCOL_ATTEMPTS; attempt++) {
     const open = await findCancellation(trx, plan.id)
     // An open request is answered even once the cover has ended: it can still be confirmed.
@@ -68,7 +62,7 @@ export async function confirmCancellation(
   protocol: string,
   { now, timeZone }: Moment,
 ): Promise<void> {
-  const plan = await planOf(trx, partnerId, id)
+  const plan = await requireAnnualPlanRow(trx, partnerId, id)
   const cancellation = await findCancellation(trx, plan.id)
   if (!cancellation || cancellation.protocol !== protocol) throw new NotFoundError('Cancellation')
   if (cancellation.status === 'confirmed') return
@@ -77,7 +71,7 @@ export async function confirmCancellation(
     const current = await findAnnualPlanRow(trx, plan.partner_id, plan.id)
     // A concurrent confirmation won: it wrote the same confirmation this one would have.
     if (current?.status === 'canceled') return
-    throw new AppError(409, 'A payment of this annual plan is in progress: confirm again in a moment.')
+    throw new PaymentInProgressError()
   }
   const confirmedOn = formatDate(now, timeZone)
   await markConfirmed(trx, cancellation.id, {

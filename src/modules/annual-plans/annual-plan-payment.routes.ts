@@ -1,15 +1,80 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { retryingTransaction } from '../../db/transaction.js'
+import { Type } from 'typebox'
 import { errorResponses } from '../../http/http-schemas.js'
-import { cardGateway } from '../payments/gateway-mode.js'
+import { baseUrl } from '../../http/links.js'
+import { cardGateway } from '../payments/payment-gateway.js'
 import { paymentNoticeResource } from './annual-plan.mapper.js'
 import { AnnualPlan, AnnualPlanParams } from './annual-plan.schemas.js'
-import { annualPlanOf, annualPlanRowOf } from './annual-plan.view.js'
-import { payAnnualPlanByCard } from './annual-plan-card.service.js'
-import { assertNotifiable, recordNotifiedPayment } from './annual-plan-notification.service.js'
-import { AnnualPlanCardBody, PaymentNotice } from './annual-plan-payment.schemas.js'
+import { requireAnnualPlanRow, showAnnualPlan } from './annual-plan.service.js'
+import { notifyAnnualPlanPayment, payAnnualPlanByCard } from './annual-plan-payment.service.js'
 
 const tags = ['Annual plans']
+
+// Sizes are only bounds against abuse: the card rules (Luhn, month, digits) are checked after the
+// schema so that each answers its own message under `card_number`, `card_expiry` or `card_cvv`.
+const AnnualPlanCardBody = Type.Object(
+  {
+    card_number: Type.String({
+      maxLength: 32,
+      description: 'Card number, 12–19 digits with a valid Luhn check digit; spaces and hyphens ignored.',
+    }),
+    card_holder: Type.Optional(Type.String({ maxLength: 100, description: 'Name printed on the card.' })),
+    card_expiry: Type.String({
+      maxLength: 5,
+      description: 'Expiry month and year, `MM/YY` (`MMYY` also accepted); not before the current month.',
+    }),
+    card_cvv: Type.String({ maxLength: 4, description: 'Security code, 3 or 4 digits.' }),
+    installments: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 12,
+        default: 1,
+        description: 'Card installments, 1 to 12. Default 1.',
+      }),
+    ),
+  },
+  {
+    examples: [
+      {
+        card_number: '4111111111111111',
+        card_holder: 'MARIA DA SILVA',
+        card_expiry: '12/30',
+        card_cvv: '123',
+        installments: 10,
+      },
+    ],
+  },
+)
+
+const PaymentNotice = Type.Object(
+  {
+    id: Type.Integer(),
+    status: Type.Enum(['paid', 'protected', 'expired'], {
+      description:
+        '`paid` at notification (cover starts at 00:00 of the next day); a later repeat shows the clock’s status.',
+    }),
+    policy_number: Type.String({
+      description: '`AMP-<year of payment>-<id, 6 digits>`; the same on every repeat.',
+    }),
+    paid_at: Type.String({ description: 'When the first notification was received, `YYYY-MM-DD HH:MM:SS`.' }),
+    starts_at: Type.String({
+      description: 'Start of cover, `YYYY-MM-DD HH:MM:SS` in the service time zone.',
+    }),
+    ends_at: Type.String({ description: 'End of cover, `YYYY-MM-DD HH:MM:SS` in the service time zone.' }),
+  },
+  {
+    examples: [
+      {
+        id: 2001,
+        status: 'paid',
+        policy_number: 'AMP-2026-002001',
+        paid_at: '2026-11-21 10:20:00',
+        starts_at: '2026-11-22 00:00:00',
+        ends_at: '2027-11-22 00:00:00',
+      },
+    ],
+  },
+)
 
 const PAYMENT_EFFECT = `The plan becomes \`paid\` with a \`policy_number\`, \`AMP-<year of payment>-<id
 zero-padded to 6 digits>\` (\`AMP-2026-000042\`; the year in the service time zone), unique per plan.
@@ -51,20 +116,29 @@ Declined → 402 \`{"message", "errors": {"creditCard": [...]}, "decline_code"}\
       // what its card lacks; but after the plan, as with a valid body: another partner's plan is
       // 404 whatever the call. The plan is looked up here only for a call that is refused.
       preValidation: async (request) => {
-        try {
-          cardGateway(request.partner, app.gateway)
-        } catch (refusal) {
-          // The path is not validated yet; a malformed id is left to validation's 404.
-          if (!request.getValidationFunction('params')?.(request.params)) return
-          await annualPlanRowOf(db, request, request.params.id)
-          throw refusal
-        }
+        // The path is not validated yet; a malformed id is left to validation's 404.
+        if (!request.getValidationFunction('params')?.(request.params)) return
+        await requireAnnualPlanRow(db, request.partner.partnerId, request.params.id)
+        cardGateway(request.partner, app.gateway)
       },
     },
     async (request) => {
       const { partner, params, body } = request
-      await payAnnualPlanByCard(db, partner, app.gateway, params.id, body, { clock, timeZone }, request.log)
-      return annualPlanOf(db, request, params.id)
+      const card = {
+        number: body.card_number,
+        expiry: body.card_expiry,
+        cvv: body.card_cvv,
+        holder: body.card_holder,
+      }
+      await payAnnualPlanByCard(db, partner, params.id, card, body.installments ?? 1, {
+        gateway: app.gateway,
+        clock,
+        timeZone,
+        claimSeconds: config.paymentClaimSeconds,
+        log: request.log,
+      })
+      const view = { base: baseUrl(request), timeZone, now: clock.now().toISOString() }
+      return showAnnualPlan(db, partner.partnerId, params.id, view)
     },
   )
 
@@ -89,22 +163,9 @@ after (the plan then shows \`canceled\` with its refund).`,
       },
     },
     async (request) => {
-      const { partner, params } = request
       const now = clock.now().toISOString()
-      const plan = await annualPlanRowOf(db, request, params.id)
-      assertNotifiable(partner, plan, now)
-      if (plan.status === 'awaiting_payment') {
-        const recorded = await retryingTransaction(db, (trx) =>
-          recordNotifiedPayment(trx, plan, { now, timeZone }),
-        )
-        // This call paid it: it says so, even if a cancellation was confirmed the moment after (its
-        // refund covers this payment). Answering 422 would tell the partner nothing was recorded.
-        if (recorded) return paymentNoticeResource(recorded, now, timeZone)
-      }
-      // Read again: a concurrent notification (or cancellation) may have decided instead of this one.
-      const paid = await annualPlanRowOf(db, request, plan.id)
-      assertNotifiable(partner, paid, now)
-      return paymentNoticeResource(paid, now, timeZone)
+      const plan = await notifyAnnualPlanPayment(db, request.partner, request.params.id, { now, timeZone })
+      return paymentNoticeResource(plan, now, timeZone)
     },
   )
 }

@@ -1,33 +1,142 @@
-import type { Trx } from '../../db/database.js'
-import type { Moment } from '../../shared/clock.js'
-import { StateError } from '../../shared/errors.js'
-import { recordPayment } from '../payments/payment.repository.js'
+import type { Db, Trx } from '../../db/database.js'
+import { retryingTransaction } from '../../db/transaction.js'
+import { GatewayModeError, StateError } from '../../shared/errors.js'
+import { formatDate } from '../../shared/time.js'
+import type { PartnerContext } from '../auth/partner-context.js'
+import { CardDeclinedError, type CardInput, requireCard } from '../payments/card.js'
+import {
+  type CardPaymentContext,
+  chargeOnce,
+  PaymentInProgressError,
+  recordPayment,
+} from '../payments/payment.service.js'
 import type { PaymentOutcome, PaymentRoute } from '../payments/payment.table.js'
-import type { AnnualPlanRow } from './annual-plan.repository.js'
-import type { Payment } from './annual-plan-payment.repository.js'
-import { coverageWindow, statusAt } from './coverage.js'
-import { policyNumber } from './policy-number.js'
+import { cardGateway } from '../payments/payment-gateway.js'
+import {
+  type AnnualPlanRow,
+  claimForCharge,
+  findAnnualPlanRow,
+  markPaid,
+  paidColumns,
+  releaseClaim,
+} from './annual-plan.repository.js'
+import { assertAwaitingPayment, paymentAt, statusAt } from './annual-plan.rules.js'
+import { requireAnnualPlanRow } from './annual-plan.service.js'
 
-// What both payment routes (own gateway's card, external gateway's notification) share.
-
-/** Only a plan awaiting payment (by the clock) can be paid; checked before anything is charged. */
-export function assertAwaitingPayment(plan: AnnualPlanRow, now: string): void {
-  const status = statusAt(plan, now)
-  if (status !== 'awaiting_payment') {
-    throw new StateError(
-      `The annual plan is ${status.replace('_', ' ')}: only a plan awaiting payment can be paid.`,
-    )
+/**
+ * Pays the partner's plan by card, checked in the order of every payment call: the plan is the
+ * partner's (404), the partner's mode (422 `errors.gateway`), its state (422 `errors.status`), then
+ * the card. Approved: paid and covered from tomorrow. Declined: recorded, the plan stays awaiting
+ * payment, and CardDeclinedError.
+ */
+export async function payAnnualPlanByCard(
+  db: Db,
+  partner: PartnerContext,
+  id: number,
+  creditCard: CardInput,
+  installments: number,
+  context: CardPaymentContext,
+): Promise<void> {
+  const { clock, timeZone } = context
+  const now = clock.now().toISOString()
+  const plan = await requireAnnualPlanRow(db, partner.partnerId, id)
+  const gateway = cardGateway(partner, context.gateway)
+  assertAwaitingPayment(plan, now)
+  const card = requireCard(creditCard, formatDate(now, timeZone), 'MM/YY', {
+    number: 'card_number',
+    expiry: 'card_expiry',
+    cvv: 'card_cvv',
+  })
+  const outcome = await chargeOnce(
+    db,
+    {
+      claim: (trx, at, until) => claimForCharge(trx, plan.id, at, until),
+      release: (trx, until) => releaseClaim(trx, plan.id, until),
+      charge: () => gateway.chargeCard(card, plan.premium, `annual_plan:${plan.id}`),
+      details: { annual_plan_id: plan.id },
+      async settle(trx, charged, at) {
+        const { result } = charged
+        if (!result.approved) {
+          const entry = { route: 'card', outcome: 'declined', transactionId: result.transactionId } as const
+          await recordInLedger(trx, plan, { ...entry, declineCode: result.declineCode }, at)
+          return result
+        }
+        const paidCard = { brand: charged.brand, last4: charged.last4, installments }
+        // Our claim kept other charges and the cancellation away, so the plan still awaits payment.
+        if (!(await markPaid(trx, plan.id, { ...paymentAt(plan.id, at, timeZone), card: paidCard }))) {
+          throw new Error(`annual plan ${plan.id} changed during its charge ${result.transactionId}`)
+        }
+        await recordInLedger(
+          trx,
+          plan,
+          { route: 'card', outcome: 'approved', transactionId: result.transactionId },
+          at,
+        )
+        return result
+      },
+    },
+    context,
+  )
+  if (!outcome) {
+    const current = await findAnnualPlanRow(db, plan.partner_id, plan.id)
+    if (current && statusAt(current, now) !== 'awaiting_payment') {
+      throw new StateError('The annual plan is no longer awaiting payment.')
+    }
+    throw new PaymentInProgressError()
   }
+  if (!outcome.settled.approved) throw new CardDeclinedError(outcome.settled.declineCode)
 }
 
-/** A payment confirmed at `now`: cover from the next local midnight, and the plan's policy number. */
-export function paymentAt(plan: AnnualPlanRow, { now, timeZone }: Moment): Payment {
-  const { startsAt, endsAt } = coverageWindow(now, timeZone)
-  return { paidAt: now, startsAt, endsAt, policyNumber: policyNumber(plan.id, now, timeZone) }
+/** The refusals of a notification: the wrong gateway mode, or a canceled plan. */
+export function assertNotifiable(partner: PartnerContext, plan: AnnualPlanRow, now: string): void {
+  if (partner.gateway !== 'external') {
+    throw new GatewayModeError(
+      'This partner uses the own gateway: pay annual plans with POST /annual-plans/{id}/payment.',
+    )
+  }
+  if (statusAt(plan, now) === 'canceled') throw new StateError('The annual plan is canceled.')
+}
+
+/**
+ * The partner collected the payment itself: the plan is paid once. A repeat, or a notification
+ * racing another, finds it paid already and writes nothing (the conditional update decides).
+ * Answers the plan as this call paid it, or null when it was not this call.
+ */
+export async function recordNotifiedPayment(
+  trx: Trx,
+  plan: AnnualPlanRow,
+  { now, timeZone }: { now: string; timeZone: string },
+): Promise<AnnualPlanRow | null> {
+  const payment = paymentAt(plan.id, now, timeZone)
+  if (!(await markPaid(trx, plan.id, payment))) return null
+  await recordInLedger(trx, plan, { route: 'notification', outcome: 'recorded', transactionId: null }, now)
+  return { ...plan, ...paidColumns(payment) }
+}
+
+/**
+ * A notification: answers the plan as paid, by this call or by a concurrent one that decided first
+ * (read again). This call paid it: it says so, even if a cancellation was confirmed the moment after
+ * (its refund covers this payment); answering 422 would tell the partner nothing was recorded.
+ */
+export async function notifyAnnualPlanPayment(
+  db: Db,
+  partner: PartnerContext,
+  id: number,
+  moment: { now: string; timeZone: string },
+): Promise<AnnualPlanRow> {
+  const plan = await requireAnnualPlanRow(db, partner.partnerId, id)
+  assertNotifiable(partner, plan, moment.now)
+  if (plan.status === 'awaiting_payment') {
+    const recorded = await retryingTransaction(db, (trx) => recordNotifiedPayment(trx, plan, moment))
+    if (recorded) return recorded
+  }
+  const paid = await requireAnnualPlanRow(db, partner.partnerId, plan.id)
+  assertNotifiable(partner, paid, moment.now)
+  return paid
 }
 
 /** Appends the plan's premium to the ledger: one row per charge attempt or notification. */
-export async function recordInLedger(
+async function recordInLedger(
   trx: Trx,
   plan: AnnualPlanRow,
   entry: { route: PaymentRoute; outcome: PaymentOutcome; transactionId: string | null; declineCode?: string },

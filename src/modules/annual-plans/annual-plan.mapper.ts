@@ -3,10 +3,8 @@ import { formatTimestamp } from '../../shared/time.js'
 import { modelResource } from '../catalog/catalog.mapper.js'
 import { customerResource } from '../customers/customer.mapper.js'
 import { customerFromView } from '../customers/customer-view.js'
-import type { AnnualPlanRow, AnnualPlanView } from './annual-plan.repository.js'
-import type { CancellationRow } from './annual-plan-cancellation.repository.js'
-import { statusAt } from './coverage.js'
-import { refundAt } from './refund.js'
+import type { AnnualPlanRow, AnnualPlanView, CancellationRow } from './annual-plan.repository.js'
+import { refundAt, statusAt } from './annual-plan.rules.js'
 
 export interface ViewContext {
   base: string

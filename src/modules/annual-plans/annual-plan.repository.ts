@@ -1,7 +1,9 @@
 import type { ExpressionBuilder, Insertable, Selectable } from 'kysely'
 import type { Database, Db, Trx } from '../../db/database.js'
 import { CUSTOMER_VIEW_COLUMNS } from '../customers/customer-view.js'
-import type { AnnualPlanStatus, AnnualPlansTable } from './annual-plan.table.js'
+import { notHeld } from '../payments/payment.service.js'
+import type { Payment } from './annual-plan.rules.js'
+import type { AnnualPlanCancellationsTable, AnnualPlanStatus, AnnualPlansTable } from './annual-plan.table.js'
 
 export type AnnualPlanRow = Selectable<AnnualPlansTable>
 
@@ -131,4 +133,151 @@ export async function listAnnualPlanViews(
       .executeTakeFirstOrThrow(),
   ])
   return { rows, total: Number(count.total) }
+}
+
+// — Payment —
+
+/**
+ * Claims an unpaid plan for one card charge until `until`, in a transaction of its own (committed
+ * before the gateway is called): of concurrent callers exactly one gets true, so a plan is never
+ * charged twice. A claim older than `now` was abandoned (its process died mid-charge) and may be
+ * taken over.
+ */
+export async function claimForCharge(trx: Trx, id: number, now: string, until: string): Promise<boolean> {
+  const result = await trx
+    .updateTable('annual_plans')
+    .set({ locked_until: until })
+    .where('id', '=', id)
+    .where('status', '=', 'awaiting_payment')
+    .where(notHeld(now))
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
+}
+
+/** Ends our claim, and only ours: one that expired and was taken over stays with its new holder. */
+export async function releaseClaim(trx: Trx, id: number, until: string): Promise<void> {
+  await trx
+    .updateTable('annual_plans')
+    .set({ locked_until: null })
+    .where('id', '=', id)
+    .where('locked_until', '=', until)
+    .execute()
+}
+
+/** What a payment writes on its plan, the card's columns aside. */
+export function paidColumns(payment: Payment) {
+  return {
+    status: 'paid' as const,
+    paid_at: payment.paidAt,
+    starts_at: payment.startsAt,
+    ends_at: payment.endsAt,
+    policy_number: payment.policyNumber,
+    locked_until: null,
+  }
+}
+
+/**
+ * Moves a plan from `awaiting_payment` to `paid`. The condition on the status is the guard: of
+ * concurrent confirmations exactly one updates the row (and the caller writes the ledger only
+ * then); the others get false and write nothing.
+ */
+export async function markPaid(
+  trx: Trx,
+  id: number,
+  payment: Payment & { card?: { brand: string; last4: string; installments: number } },
+): Promise<boolean> {
+  const { card } = payment
+  const result = await trx
+    .updateTable('annual_plans')
+    .set({
+      ...paidColumns(payment),
+      ...(card && {
+        payment_method: 'credit_card' as const,
+        payment_installments: card.installments,
+        card_brand: card.brand,
+        card_last4: card.last4,
+      }),
+    })
+    .where('id', '=', id)
+    .where('status', '=', 'awaiting_payment')
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
+}
+
+// — Cancellation —
+
+export type CancellationRow = Selectable<AnnualPlanCancellationsTable>
+
+/** The plan's cancellation; there is at most one (unique index on the plan). */
+export async function findCancellation(db: Db, planId: number): Promise<CancellationRow | undefined> {
+  return db
+    .selectFrom('annual_plan_cancellations')
+    .selectAll()
+    .where('annual_plan_id', '=', planId)
+    .executeTakeFirst()
+}
+
+/**
+ * Inserts unless a unique value is taken: the plan's (a concurrent request won; the caller reads
+ * its row) or, very rarely, the protocol (the caller draws another).
+ */
+export async function insertCancellation(
+  trx: Trx,
+  values: Insertable<AnnualPlanCancellationsTable>,
+): Promise<void> {
+  await trx
+    .insertInto('annual_plan_cancellations')
+    .values(values)
+    .onConflict((oc) => oc.doNothing())
+    .execute()
+}
+
+/**
+ * Cancels the plan unless it already is, or a card charge holds it (whose approval would then
+ * find a canceled plan). Returns the row as the update left it: on PostgreSQL the update waits
+ * for a concurrent payment to commit, so the refund is computed from the payment it made.
+ */
+export async function cancelPlan(trx: Trx, planId: number, now: string): Promise<AnnualPlanRow | undefined> {
+  return trx
+    .updateTable('annual_plans')
+    .set({ status: 'canceled' })
+    .where('id', '=', planId)
+    .where('status', '!=', 'canceled')
+    .where(notHeld(now))
+    .returningAll()
+    .executeTakeFirst()
+}
+
+export async function markConfirmed(
+  trx: Trx,
+  id: number,
+  confirmation: { confirmed_at: string; refund_amount: number; refund_due_date: string },
+): Promise<void> {
+  await trx
+    .updateTable('annual_plan_cancellations')
+    .set({ status: 'confirmed', ...confirmation })
+    .where('id', '=', id)
+    .where('status', '=', 'requested')
+    .execute()
+}
+
+/**
+ * Persists what the coverage clock says (`paid` → `protected` at `starts_at`, → `expired` at
+ * `ends_at`), so stored statuses catch up with the ones the API already derives on every read.
+ * Two set-based updates: idempotent, and safe with several workers at once.
+ */
+export async function persistCoverageStatuses(trx: Trx, now: string) {
+  const expired = await trx
+    .updateTable('annual_plans')
+    .set({ status: 'expired' })
+    .where('status', 'in', ['paid', 'protected'])
+    .where('ends_at', '<=', now)
+    .executeTakeFirst()
+  const started = await trx
+    .updateTable('annual_plans')
+    .set({ status: 'protected' })
+    .where('status', '=', 'paid')
+    .where('starts_at', '<=', now)
+    .executeTakeFirst()
+  return { protected: Number(started.numUpdatedRows), expired: Number(expired.numUpdatedRows) }
 }

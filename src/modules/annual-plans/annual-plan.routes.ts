@@ -1,14 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { retryingTransaction } from '../../db/transaction.js'
-import { normalizeDocument } from '../../shared/documents.js'
 import { errorResponses } from '../../http/http-schemas.js'
 import { baseUrl, pageFor } from '../../http/links.js'
+import { normalizeDocument } from '../../shared/documents.js'
 import { PageOf, pageOffset } from '../../shared/pagination.js'
-import { annualPlanResource } from './annual-plan.mapper.js'
-import { listAnnualPlanViews } from './annual-plan.repository.js'
 import { AnnualPlan, AnnualPlanBody, AnnualPlanListQuery, AnnualPlanParams } from './annual-plan.schemas.js'
-import { contractAnnualPlan } from './annual-plan.service.js'
-import { annualPlanOf } from './annual-plan.view.js'
+import { contractAnnualPlan, listAnnualPlans, showAnnualPlan } from './annual-plan.service.js'
 import { annualPlanCancellationRoutes } from './annual-plan-cancellation.routes.js'
 import { annualPlanPaymentRoutes } from './annual-plan-payment.routes.js'
 
@@ -58,12 +55,13 @@ the lookups' errors together once the body is well-formed. Fields that are not i
       },
     },
     async (request, reply) => {
-      const now = clock.now().toISOString()
+      const view = { base: baseUrl(request), timeZone: config.timeZone, now: clock.now().toISOString() }
+      const { partner } = request
       // Read back before the commit: a committed plan never answers 503 (after which a retry
       // with the same Idempotency-Key would contract it a second time).
       const plan = await retryingTransaction(db, async (trx) => {
-        const id = await contractAnnualPlan(trx, request.partner, request.body, now)
-        return annualPlanOf(trx, request, id)
+        const id = await contractAnnualPlan(trx, partner, request.body, view.now)
+        return showAnnualPlan(trx, partner.partnerId, id, view)
       })
       return reply.code(201).send(plan)
     },
@@ -86,19 +84,15 @@ ${STATUS_RULE}`,
     },
     async (request) => {
       const { query } = request
-      const now = clock.now().toISOString()
+      const view = { base: baseUrl(request), timeZone: config.timeZone, now: clock.now().toISOString() }
       const page = { page: query.page, perPage: query.per_page }
       const document = query['filter[customer_document]']
       const filter = {
         status: query['filter[status]'],
         customerDocument: document === undefined ? undefined : normalizeDocument(document)?.value,
       }
-      const { rows, total } = await listAnnualPlanViews(db, request.partner.partnerId, filter, now, {
-        offset: pageOffset(page),
-        limit: page.perPage,
-      })
-      const context = { base: baseUrl(request), timeZone: config.timeZone, now }
-      const data = rows.map((row) => annualPlanResource(row, context))
+      const limits = { offset: pageOffset(page), limit: page.perPage }
+      const { data, total } = await listAnnualPlans(db, request.partner.partnerId, filter, limits, view)
       return pageFor(request, data, total, page)
     },
   )
@@ -117,7 +111,10 @@ ${STATUS_RULE}`,
         response: { 200: AnnualPlan, ...errorResponses(401, 404) },
       },
     },
-    async (request) => annualPlanOf(db, request, request.params.id),
+    async (request) => {
+      const view = { base: baseUrl(request), timeZone: config.timeZone, now: clock.now().toISOString() }
+      return showAnnualPlan(db, request.partner.partnerId, request.params.id, view)
+    },
   )
 
   await app.register(annualPlanPaymentRoutes)

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { contractingFields } from '../../shared/contracting-fields.js'
+import { contractingFields } from '../../http/contracting-fields.js'
 import { Id, Money, nullable, Timestamp } from '../../http/http-schemas.js'
 import { PageQuery } from '../../shared/pagination.js'
 import { Model } from '../catalog/catalog.schemas.js'

@@ -1,12 +1,22 @@
-import type { Trx } from '../../db/database.js'
-import { usedDevice } from '../../shared/contracting-fields.js'
+import type { Db, Trx } from '../../db/database.js'
+import { retryingTransaction } from '../../db/transaction.js'
+import { usedDevice } from '../../http/contracting-fields.js'
 import { normalizeImei } from '../../shared/documents.js'
-import { type FieldErrors, ValidationError } from '../../shared/errors.js'
+import { type FieldErrors, NotFoundError, ValidationError } from '../../shared/errors.js'
 import type { PartnerContext } from '../auth/partner-context.js'
 import { resolveCustomer } from '../customers/customer-reference.js'
 import { type AnnualQuote, quoteAnnualPlan } from '../plans/quotation.service.js'
 import { checkSellingStore } from '../shopkeepers/shopkeeper.service.js'
-import { insertAnnualPlan } from './annual-plan.repository.js'
+import { annualPlanResource, type ViewContext } from './annual-plan.mapper.js'
+import {
+  type AnnualPlanFilter,
+  type AnnualPlanRow,
+  findAnnualPlanRow,
+  findAnnualPlanView,
+  insertAnnualPlan,
+  listAnnualPlanViews,
+  persistCoverageStatuses,
+} from './annual-plan.repository.js'
 import type { AnnualPlanBody } from './annual-plan.schemas.js'
 import type { PaymentMethod } from './annual-plan.table.js'
 
@@ -92,4 +102,35 @@ function declaredPayment(
     return null
   }
   return { method: payment.method, installments: payment.installments }
+}
+
+/** The plan as the API shows it (status by the clock at `view.now`); 404 when it is not the partner's. */
+export async function showAnnualPlan(db: Db, partnerId: number, id: number, view: ViewContext) {
+  const row = await findAnnualPlanView(db, partnerId, id)
+  if (!row) throw new NotFoundError('Annual plan')
+  return annualPlanResource(row, view)
+}
+
+/** A page of the partner's plans matching `filter` at `view.now`, newest first, and their total. */
+export async function listAnnualPlans(
+  db: Db,
+  partnerId: number,
+  filter: AnnualPlanFilter,
+  page: { offset: number; limit: number },
+  view: ViewContext,
+) {
+  const { rows, total } = await listAnnualPlanViews(db, partnerId, filter, view.now, page)
+  return { data: rows.map((row) => annualPlanResource(row, view)), total }
+}
+
+/** The plan's row for the payment and cancellation rules; 404 when it is not the partner's. */
+export async function requireAnnualPlanRow(db: Db, partnerId: number, id: number): Promise<AnnualPlanRow> {
+  const row = await findAnnualPlanRow(db, partnerId, id)
+  if (!row) throw new NotFoundError('Annual plan')
+  return row
+}
+
+/** The worker's coverage clock: stored statuses catch up with what the clock says at `now`. */
+export async function advanceCoverageClock(db: Db, now: string) {
+  return retryingTransaction(db, (trx) => persistCoverageStatuses(trx, now))
 }

@@ -4,7 +4,6 @@ import type { PartnerContext } from './partner-context.js'
 import { passwordVersion } from './secret-hash.js'
 import type { Subject } from './token.service.js'
 
-
 const partnerColumns = [
   'partners.id as partnerId',
   'partners.gateway as gateway',

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { NotFoundError } from '../../shared/errors.js'
 import { errorResponses } from '../../http/http-schemas.js'
 import { baseUrl, pageFor } from '../../http/links.js'
+import { NotFoundError } from '../../shared/errors.js'
 import { PageOf, PageQuery, pageOffset } from '../../shared/pagination.js'
 import { brandResource, modelResource, modelSummary } from './catalog.mapper.js'
 import {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { retryingTransaction } from '../../db/transaction.js'
-import { nowIso } from '../../shared/clock.js'
 import { errorResponses } from '../../http/http-schemas.js'
+import { nowIso } from '../../shared/clock.js'
 import { customerResource } from './customer.mapper.js'
 import { CnpjPathParams, Customer, CustomerBody, CustomerParams } from './customer.schemas.js'
 import { createCustomer, findCustomer } from './customer.service.js'

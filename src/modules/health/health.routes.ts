@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { sql } from 'kysely'
 import { Type } from 'typebox'
-import { ServiceUnavailableError } from '../../shared/errors.js'
 import { errorResponses } from '../../http/http-schemas.js'
+import { ServiceUnavailableError } from '../../shared/errors.js'
 
 const READY_TIMEOUT_MS = 2000
 

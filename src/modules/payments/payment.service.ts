@@ -3,8 +3,8 @@ import type { Db, Trx } from '../../db/database.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import type { Clock } from '../../shared/clock.js'
 import { AppError } from '../../shared/errors.js'
-import type { ChargeResult, PaymentGateway } from './payment-gateway.js'
 import type { PaymentsTable } from './payment.table.js'
+import type { ChargeResult, PaymentGateway } from './payment-gateway.js'
 
 // The one card-charge flow: every charge of an installment or an annual plan, by the API or by
 // the recurrence, claims its row, calls the gateway outside any transaction, then settles.

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
-import { usedDevice } from '../../shared/contracting-fields.js'
-import { type FieldErrors, ValidationError } from '../../shared/errors.js'
+import { usedDevice } from '../../http/contracting-fields.js'
 import { errorResponses } from '../../http/http-schemas.js'
+import { type FieldErrors, ValidationError } from '../../shared/errors.js'
 import { annualQuoteResource, planResource, subscriptionQuoteResource } from './plan.mapper.js'
 import { listSubscriptionPlans } from './plan.repository.js'
 import {

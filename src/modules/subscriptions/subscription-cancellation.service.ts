@@ -1,14 +1,17 @@
 import type { Db, Trx } from '../../db/database.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import { StateError } from '../../shared/errors.js'
+import { formatDate } from '../../shared/time.js'
 import { PaymentInProgressError } from '../payments/payment.service.js'
+import { expiryCutoff } from './schedule.js'
 import { requireSubscriptionState } from './subscription.service.js'
+import type { SubscriptionStatus } from './subscription.table.js'
 import {
   cancelFirstInstallment,
   cancelUnpaidInstallments,
+  findExpiredPending as findExpired,
   markSubscriptionCanceled,
 } from './subscription-payment.repository.js'
-import type { SubscriptionStatus } from './subscription.table.js'
 
 export interface Cancellation {
   subscriptionId: number
@@ -43,7 +46,8 @@ export async function cancelSubscription(trx: Trx, cancellation: Cancellation): 
   if ((await cancelUnpaidInstallments(trx, subscriptionId, now, keepInstallmentId)) > 0) {
     throw new PaymentInProgressError()
   }
-  if (!(await markSubscriptionCanceled(trx, subscriptionId, from, reason, now))) throw new SubscriptionChanged()
+  if (!(await markSubscriptionCanceled(trx, subscriptionId, from, reason, now)))
+    throw new SubscriptionChanged()
   return true
 }
 
@@ -77,11 +81,20 @@ export async function cancelByPartner(
  * outcome; a payment that comes later finds it canceled). False when it was paid, canceled or held
  * meanwhile.
  */
-export async function expireUnpaidSubscription(db: Db, subscriptionId: number, now: string): Promise<boolean> {
+export async function expireUnpaidSubscription(
+  db: Db,
+  subscriptionId: number,
+  now: string,
+): Promise<boolean> {
   try {
     return await retryingTransaction(db, async (trx) => {
       if (!(await cancelFirstInstallment(trx, subscriptionId, now))) return false
-      const canceled = await cancelSubscription(trx, { subscriptionId, from: 'pending', reason: 'unpaid', now })
+      const canceled = await cancelSubscription(trx, {
+        subscriptionId,
+        from: 'pending',
+        reason: 'unpaid',
+        now,
+      })
       // Activated or canceled another way meanwhile: undo the installment's change with the transaction.
       if (!canceled) throw new SubscriptionChanged()
       return true
@@ -90,4 +103,15 @@ export async function expireUnpaidSubscription(db: Db, subscriptionId: number, n
     if (error instanceof SubscriptionChanged) return false
     throw error
   }
+}
+
+/**
+ * Pending subscriptions past their unpaid days at `now` (pastPendingExpiry's rule, in SQL; paying
+ * installment 1 is refused by the same), by id after `after`.
+ */
+export async function findExpiredPending(
+  db: Db,
+  { now, timeZone, after, limit }: { now: Date; timeZone: string; after: number; limit: number },
+): Promise<number[]> {
+  return findExpired(db, { cutoff: expiryCutoff(formatDate(now, timeZone), timeZone), after, limit })
 }

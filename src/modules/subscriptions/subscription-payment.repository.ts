@@ -304,7 +304,11 @@ export async function cancelUnpaidInstallments(
 }
 
 /** Installment 1 of an expired pending subscription, unless a charge holds it; false when none was. */
-export async function cancelFirstInstallment(trx: Trx, subscriptionId: number, now: string): Promise<boolean> {
+export async function cancelFirstInstallment(
+  trx: Trx,
+  subscriptionId: number,
+  now: string,
+): Promise<boolean> {
   const result = await trx
     .updateTable('installments')
     .set({ status: 'canceled', next_attempt_on: null, locked_until: null })
@@ -340,7 +344,9 @@ export async function findExpiredPending(
 ): Promise<number[]> {
   const rows = await db
     .selectFrom('subscriptions as s')
-    .innerJoin('installments as i', (join) => join.onRef('i.subscription_id', '=', 's.id').on('i.number', '=', 1))
+    .innerJoin('installments as i', (join) =>
+      join.onRef('i.subscription_id', '=', 's.id').on('i.number', '=', 1),
+    )
     .select('s.id')
     .where('s.id', '>', after)
     .where('s.status', '=', 'pending')

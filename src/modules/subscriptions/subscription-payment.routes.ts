@@ -2,22 +2,22 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { retryingTransaction } from '../../db/transaction.js'
-import { nowIso } from '../../shared/clock.js'
 import { errorResponses } from '../../http/http-schemas.js'
 import { baseUrl } from '../../http/links.js'
+import { nowIso } from '../../shared/clock.js'
 import { formatTimestamp } from '../../shared/time.js'
-import { cardGateway } from '../payments/gateway-mode.js'
+import { cardGateway } from '../payments/payment-gateway.js'
 import { STATUS_LABELS } from './schedule.js'
 import { Subscription, SubscriptionParams } from './subscription.schemas.js'
-import { showSubscription } from './subscription.service.js'
-import { payFirstInstallmentByCard } from './subscription-card-payment.service.js'
+import { requireSubscriptionState, showSubscription } from './subscription.service.js'
+import { cancelByPartner } from './subscription-cancellation.service.js'
 import {
   CancellationBody,
   CardPaymentBody,
   InstallmentParams,
   NotifiedInstallment,
 } from './subscription-payment.schemas.js'
-import { cancelSubscription, notifyInstallmentPayment } from './subscription-payment.service.js'
+import { notifyInstallmentPayment, payFirstInstallmentByCard } from './subscription-payment.service.js'
 
 const tags = ['Subscriptions']
 
@@ -54,7 +54,7 @@ Installment 1 activates the subscription (\`pending\` → \`pago\`); later ones 
 and need installment 1 paid first. Notifying an installment already paid answers the same 200 again,
 with the first \`paid_at\`, and records nothing twice, also when several notifications race. A canceled
 installment or subscription → 422 \`errors.status\`; another subscription's installment, or another
-partner's → 404. An own-gateway partner → 422 \`errors.gateway\` whatever the ids, before any lookup.
+partner's → 404. Then an own-gateway partner → 422 \`errors.gateway\`, before the state rules.
 
 Installment 1 of a subscription that expired unpaid → 422 \`errors.status\`, nothing recorded: from
 00:00 (service time zone) of the 30th calendar day after the day it was contracted, the worker cancels
@@ -92,14 +92,13 @@ the subscription (\`pending\` → \`pago\`) and answers it. Later installments a
 recurrence on their due dates with the gateway's token; only that token, the brand and the last four
 digits are kept; the card number and security code are never stored or logged.
 
-An external-gateway partner, or an environment without card payments → 422 \`errors.gateway\` alone,
-whatever the body and the subscription: it is checked first, before the body is validated and before
-any lookup. Another partner's or an unknown subscription → 404. The card must pass: \`number\` with a
+Another partner's or an unknown subscription → 404. Then an external-gateway partner, or an environment
+without card payments → 422 \`errors.gateway\` alone, whatever the body: it is checked before the body is
+validated. A subscription that is not \`pending\` → 422 \`errors.status\`; so is one that expired unpaid
+(from 00:00, service time zone, of the 30th calendar day after the day it was contracted, when the
+worker cancels it), even if the worker has not canceled it yet: the card is not charged. The card must pass: \`number\` with a
 valid Luhn check digit, \`expiry\` a month 01–12 not before the current one (\`MMYY\`), \`cvv\` of 3 or 4
-digits, else 422 under \`creditCard.number\`, \`creditCard.expiry\` or \`creditCard.cvv\`. A subscription
-that is not \`pending\` → 422 \`errors.status\`; so is one that expired unpaid (from 00:00, service time
-zone, of the 30th calendar day after the day it was contracted, when the worker cancels it), even if the
-worker has not canceled it yet: the card is not charged.
+digits, else 422 under \`creditCard.number\`, \`creditCard.expiry\` or \`creditCard.cvv\`.
 
 Declined → 402 with \`decline_code\` and \`errors.creditCard\`; installment 1 becomes \`refused\`, the
 subscription stays \`pending\` and a later approved try pays it. Every attempt is recorded. While
@@ -114,26 +113,24 @@ ${SANDBOX_CARDS}`,
           409: inProgress('Another payment of this installment is being charged'),
         },
       },
-      // The mode before the body: a partner that may only notify payments is told so, not what
-      // its card lacks (prepareCardPayment checks it again, for its own callers). The path is not
-      // validated yet; a malformed id is left to validation's 404, as on the notify call.
+      // Ownership, then the mode, before the body: a partner that may only notify payments is told
+      // so, not what its card lacks. The path is not validated yet; a malformed id is left to
+      // validation's 404, as on the notify call.
       preValidation: async (request) => {
-        if (request.getValidationFunction('params')?.(request.params))
-          cardGateway(request.partner, app.gateway)
+        if (!request.getValidationFunction('params')?.(request.params)) return
+        await requireSubscriptionState(db, request.partner.partnerId, request.params.subscriptionId)
+        cardGateway(request.partner, app.gateway)
       },
     },
     async (request) => {
       const { subscriptionId } = request.params
-      const moment = { now: clock.now(), timeZone: config.timeZone }
-      await payFirstInstallmentByCard(
-        db,
-        request.partner,
-        app.gateway,
-        subscriptionId,
-        request.body.creditCard,
-        moment,
-        request.log,
-      )
+      await payFirstInstallmentByCard(db, request.partner, subscriptionId, request.body.creditCard, {
+        gateway: app.gateway,
+        clock,
+        timeZone: config.timeZone,
+        claimSeconds: config.paymentClaimSeconds,
+        log: request.log,
+      })
       return subscriptionOf(request, subscriptionId)
     },
   )
@@ -165,7 +162,7 @@ being charged → 409.`,
       // Fastify validates only a body that was sent: without one, `request.body` is undefined.
       const reason = request.body?.reason
       await retryingTransaction(db, (trx) =>
-        cancelSubscription(trx, request.partner.partnerId, subscriptionId, reason, now),
+        cancelByPartner(trx, request.partner.partnerId, subscriptionId, reason, now),
       )
       return subscriptionOf(request, subscriptionId)
     },

@@ -1,6 +1,6 @@
 import type { Db, Trx } from '../../db/database.js'
+import { usedDevice } from '../../http/contracting-fields.js'
 import type { Moment } from '../../shared/clock.js'
-import { usedDevice } from '../../shared/contracting-fields.js'
 import type { FieldErrors } from '../../shared/errors.js'
 import { NotFoundError, ValidationError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'

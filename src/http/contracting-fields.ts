@@ -1,5 +1,5 @@
 import { type TSchema, Type } from 'typebox'
-import type { FieldErrors } from './errors.js'
+import type { FieldErrors } from '../shared/errors.js'
 import { Id, nullable } from './http-schemas.js'
 
 /**

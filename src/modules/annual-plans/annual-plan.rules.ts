@@ -1,0 +1,147 @@
+import { randomBytes } from 'node:crypto'
+import { StateError } from '../../shared/errors.js'
+import { daysBetween, formatDate, startOfDayMonthsLater, startOfNextDay } from '../../shared/time.js'
+import type { AnnualPlanStatus } from './annual-plan.table.js'
+
+// The annual plan's pure rules (CONTRACT §10): the coverage clock, the policy number, the
+// cancellation protocol and the refund. Instants are UTC ISO strings, dates 'YYYY-MM-DD' in the
+// service zone.
+
+// — Coverage —
+
+/** What the coverage clock reads of a plan. */
+export interface CoverageFields {
+  status: AnnualPlanStatus
+  starts_at: string | null
+  ends_at: string | null
+}
+
+/** Coverage lasts 12 months. */
+export const TERM_MONTHS = 12
+
+/**
+ * The coverage window of a plan paid at `paidAt`: from 00:00 of the next day in the service time
+ * zone to 00:00 of the same date 12 months later (a plan starting 29 Feb ends 28 Feb, 00:00). On a
+ * day without a midnight (DST starting at 00:00) a bound is that day's first instant.
+ */
+export function coverageWindow(paidAt: string, timeZone: string): { startsAt: string; endsAt: string } {
+  const startsAt = startOfNextDay(paidAt, timeZone)
+  return { startsAt, endsAt: startOfDayMonthsLater(startsAt, TERM_MONTHS, timeZone) }
+}
+
+/**
+ * The status the clock says: a paid plan is `paid` until its coverage starts, `protected` during
+ * it and `expired` from its end. Other statuses do not move with time. Instants are UTC ISO
+ * strings, which compare chronologically as text.
+ */
+export function statusAt(plan: CoverageFields, now: string): AnnualPlanStatus {
+  const { status, starts_at, ends_at } = plan
+  if (!['paid', 'protected', 'expired'].includes(status) || !starts_at || !ends_at) return status
+  if (now >= ends_at) return 'expired'
+  return now >= starts_at ? 'protected' : 'paid'
+}
+
+/** Only a plan awaiting payment (by the clock) can be paid; checked before anything is charged. */
+export function assertAwaitingPayment(plan: CoverageFields, now: string): void {
+  const status = statusAt(plan, now)
+  if (status !== 'awaiting_payment') {
+    throw new StateError(
+      `The annual plan is ${status.replace('_', ' ')}: only a plan awaiting payment can be paid.`,
+    )
+  }
+}
+
+/** What a payment confirmed at `now` writes: cover from the next local midnight, and the policy number. */
+export interface Payment {
+  paidAt: string
+  startsAt: string
+  endsAt: string
+  policyNumber: string
+}
+
+export function paymentAt(planId: number, now: string, timeZone: string): Payment {
+  const { startsAt, endsAt } = coverageWindow(now, timeZone)
+  return { paidAt: now, startsAt, endsAt, policyNumber: policyNumber(planId, now, timeZone) }
+}
+
+// — Policy number —
+
+/**
+ * The policy number of a plan paid at `paidAt`: `AMP-<year of payment>-<id, at least 6 digits>`
+ * (`AMP-2026-000042`). Derived from the plan's id, so it is unique without a counter to race on
+ * and the same however many times a payment is retried; the year is the service zone's.
+ */
+export function policyNumber(planId: number, paidAt: string, timeZone: string): string {
+  const year = formatDate(paidAt, timeZone).slice(0, 4)
+  return `AMP-${year}-${String(planId).padStart(6, '0')}`
+}
+
+// — Cancellation —
+
+// RFC 4648 base32: uppercase letters and 2–7, nothing a reader confuses with 0, 1 or 8.
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'
+const LENGTH = 10
+
+/**
+ * A cancellation protocol, `CAN-` and 10 random base32 characters (50 bits): read out over the
+ * phone by a customer, and not guessable from another one, as a sequence would be.
+ */
+export function newProtocol(random: (size: number) => Buffer = randomBytes): string {
+  const bytes = random(LENGTH)
+  let code = ''
+  // 256 is a multiple of 32, so the low five bits of each byte are uniform.
+  for (const byte of bytes) code += ALPHABET[byte & 31]
+  return `CAN-${code}`
+}
+
+/** The consumer's right of regret: a full refund within 7 calendar days of payment. */
+export const REGRET_DAYS = 7
+/** The refund is due 15 calendar days after the cancellation is confirmed. */
+export const REFUND_DUE_DAYS = 15
+
+export interface RefundInput {
+  /** Cents. */
+  premium: number
+  /** Local calendar dates (`YYYY-MM-DD`, service time zone); null when the plan was never paid. */
+  paidOn: string | null
+  startsOn: string | null
+  endsOn: string | null
+  confirmedOn: string
+}
+
+/**
+ * The refund of a cancelled annual plan, in cents:
+ * - never paid → 0;
+ * - confirmed within 7 calendar days of the payment date → the full premium;
+ * - otherwise pro rata temporis: premium × days of cover left ÷ days of the term, half-up to the
+ *   cent, counted from the confirmation day, which is refunded (cover ends at the confirmation,
+ *   so that day is not the customer's to use), over a term of 365 or 366 days.
+ */
+export function refundAmount({ premium, paidOn, startsOn, endsOn, confirmedOn }: RefundInput): number {
+  if (!paidOn || !startsOn || !endsOn) return 0
+  if (daysBetween(paidOn, confirmedOn) <= REGRET_DAYS) return premium
+  const term = daysBetween(startsOn, endsOn)
+  const left = Math.min(term, Math.max(0, daysBetween(confirmedOn, endsOn)))
+  const exact = BigInt(premium) * BigInt(left)
+  return Number((exact * 2n + BigInt(term)) / (2n * BigInt(term)))
+}
+
+export interface RefundablePlan {
+  premium: number
+  /** UTC ISO instants; null while unpaid. */
+  paid_at: string | null
+  starts_at: string | null
+  ends_at: string | null
+}
+
+/** `refundAmount` of a plan confirmed at the instant `confirmedAt`, on the calendar of `timeZone`. */
+export function refundAt(plan: RefundablePlan, confirmedAt: string, timeZone: string): number {
+  const day = (instant: string | null) => (instant === null ? null : formatDate(instant, timeZone))
+  return refundAmount({
+    premium: plan.premium,
+    paidOn: day(plan.paid_at),
+    startsOn: day(plan.starts_at),
+    endsOn: day(plan.ends_at),
+    confirmedOn: formatDate(confirmedAt, timeZone),
+  })
+}

@@ -1,0 +1,101 @@
+import type { Db } from '../../db/database.js'
+import { formatDate } from '../../shared/time.js'
+import { type CardPaymentContext, chargeOnce } from '../payments/payment.service.js'
+import type { PaymentGateway } from '../payments/payment-gateway.js'
+import { retryOn } from './schedule.js'
+import { cancelSubscription } from './subscription-cancellation.service.js'
+import {
+  claimDueInstallment,
+  type DueInstallment,
+  findDueInstallments as findDue,
+  type InstallmentPayment,
+  markInstallmentPaid,
+  recordDecline,
+  recordFailedAttempt,
+  releaseInstallment,
+} from './subscription-payment.repository.js'
+
+// The recurrence (CONTRACT §9): later installments charged with the stored card on their due dates.
+
+export type { DueInstallment }
+
+/** Installments the recurrence should charge at `now`, oldest attempt day first. */
+export async function findDueInstallments(
+  db: Db,
+  { now, timeZone, limit }: { now: Date; timeZone: string; limit: number },
+): Promise<DueInstallment[]> {
+  return findDue(db, { today: formatDate(now, timeZone), now: now.toISOString(), limit })
+}
+
+export interface RecurrenceCharge {
+  charged?: number
+  declined?: number
+  refused?: number
+  canceled?: number
+}
+
+/**
+ * Charges one due installment with its subscription's card token, through the one card-charge
+ * flow. A decline is retried 1, 3 and 5 days after the due date; after the last the installment
+ * is `refused` and the subscription canceled. Nothing when another worker claimed it first.
+ */
+export async function chargeDueInstallment(
+  db: Db,
+  gateway: PaymentGateway,
+  installment: DueInstallment,
+  context: CardPaymentContext,
+): Promise<RecurrenceCharge> {
+  const { timeZone, log } = context
+  const attempt = installment.failed_attempts + 1
+  const reference = `installment-${installment.id}-attempt-${attempt}`
+  const payment: InstallmentPayment = {
+    partnerId: installment.partner_id,
+    subscriptionId: installment.subscription_id,
+    installmentId: installment.id,
+    number: installment.number,
+    amount: installment.amount,
+  }
+  const details = { installment_id: installment.id, subscription_id: installment.subscription_id, attempt }
+  const outcome = await chargeOnce(
+    db,
+    {
+      claim: (trx, at, until) => claimDueInstallment(trx, installment, at, until),
+      release: (trx, until) => releaseInstallment(trx, installment.id, until),
+      charge: async () => ({
+        result: await gateway.chargeToken(installment.card_token, installment.amount, reference),
+      }),
+      details,
+      async settle(trx, { result }, at): Promise<RecurrenceCharge> {
+        if (result.approved) {
+          if (await markInstallmentPaid(trx, payment, 'recurrence', result.transactionId, at)) {
+            return { charged: 1 }
+          }
+          // Canceled between the claim and the charge: money taken for nothing, someone must refund it.
+          log.warn(
+            { ...details, transaction_id: result.transactionId },
+            'charged an installment that is no longer payable',
+          )
+          return {}
+        }
+        await recordDecline(trx, payment, 'recurrence', result.declineCode, result.transactionId, at)
+        const next = retryOn(installment.due_date, attempt, formatDate(at, timeZone))
+        if (!(await recordFailedAttempt(trx, installment, next))) {
+          log.warn(details, 'installment changed during its charge')
+          return { declined: 1 }
+        }
+        if (next !== null) return { declined: 1 }
+        const canceled = await cancelSubscription(trx, {
+          subscriptionId: installment.subscription_id,
+          from: 'pago',
+          reason: 'recurrence declined',
+          now: at,
+          keepInstallmentId: installment.id,
+        })
+        return { declined: 1, refused: 1, canceled: canceled ? 1 : 0 }
+      },
+    },
+    context,
+    { holdOnGatewayError: true },
+  )
+  return outcome?.settled ?? {}
+}
