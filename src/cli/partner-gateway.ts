@@ -1,7 +1,7 @@
 import { Argument, type Command } from 'commander'
 import { setGateway } from '../modules/partners/partner.service.js'
 import type { GatewayMode } from '../modules/partners/partner.table.js'
-import { activeSubscriptionsWithoutCard } from '../modules/subscriptions/subscription.repository.js'
+import { countActiveWithoutCard } from '../modules/subscriptions/subscription.service.js'
 import { type Io, positiveInt, report, withDatabase } from './context.js'
 
 export function registerPartnerGateway(partner: Command, io: Io) {
@@ -15,7 +15,7 @@ export function registerPartnerGateway(partner: Command, io: Io) {
       const partnerId = positiveInt(id, 'partner id')
       const { updated, stranded } = await withDatabase(io, async (db) => ({
         updated: await setGateway(db, partnerId, mode),
-        stranded: mode === 'own' ? await activeSubscriptionsWithoutCard(db, partnerId) : 0,
+        stranded: mode === 'own' ? await countActiveWithoutCard(db, partnerId) : 0,
       }))
       report(io, options.json, updated, `Partner #${updated.id} now uses the ${updated.gateway} gateway.`)
       if (stranded > 0) {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { errorResponses } from '../../http/http-schemas.js'
 import { baseUrl } from '../../http/links.js'
-import { cardGateway } from '../payments/payment-gateway.js'
+import { refuseWrongGateway } from '../payments/payment-gateway.js'
 import { paymentNoticeResource } from './annual-plan.mapper.js'
 import { AnnualPlan, AnnualPlanParams } from './annual-plan.schemas.js'
 import { requireAnnualPlanRow, showAnnualPlan } from './annual-plan.service.js'
@@ -112,14 +112,13 @@ Declined → 402 \`{"message", "errors": {"creditCard": [...]}, "decline_code"}\
         body: AnnualPlanCardBody,
         response: { 200: AnnualPlan, ...errorResponses(400, 401, 402, 404, 409, 413, 415, 422) },
       },
-      // The mode before the body, so that a partner that may only notify payments is told so, not
-      // what its card lacks; but after the plan, as with a valid body: another partner's plan is
-      // 404 whatever the call. The plan is looked up here only for a call that is refused.
+      // Ownership, then the mode, before the body: a partner that may only notify payments is told
+      // so, not what its card lacks. A malformed id is left to validation's 404.
       preValidation: async (request) => {
-        // The path is not validated yet; a malformed id is left to validation's 404.
         if (!request.getValidationFunction('params')?.(request.params)) return
-        await requireAnnualPlanRow(db, request.partner.partnerId, request.params.id)
-        cardGateway(request.partner, app.gateway)
+        await refuseWrongGateway(request.partner, app.gateway, () =>
+          requireAnnualPlanRow(db, request.partner.partnerId, request.params.id),
+        )
       },
     },
     async (request) => {

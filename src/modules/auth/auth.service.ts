@@ -1,9 +1,10 @@
 import type { Db } from '../../db/database.js'
 import { UnauthenticatedError } from '../../shared/errors.js'
 import type { LoginCredentials } from './login-credentials.js'
-import { findCredentialByClientId, findUserByEmail } from './principal.repository.js'
+import type { PartnerContext } from './partner-context.js'
+import { findActivePrincipal, findCredentialByClientId, findUserByEmail } from './principal.repository.js'
 import { passwordVersion, UNKNOWN_SECRET_HASH, verifySecret } from './secret-hash.js'
-import type { IssuedToken, TokenService } from './token.service.js'
+import { InvalidTokenError, type IssuedToken, type TokenService } from './token.service.js'
 
 /**
  * Checks the credentials and issues a token. An unknown id, a revoked credential and a wrong
@@ -33,4 +34,20 @@ export async function login(
   }
   await verifySecret('', UNKNOWN_SECRET_HASH)
   throw new UnauthenticatedError()
+}
+
+/**
+ * The partner a bearer token speaks for: the token must be genuine and current, and its credential
+ * (or user) still active, looked up on every request so a revocation takes effect at once.
+ */
+export async function authenticate(db: Db, tokens: TokenService, token: string): Promise<PartnerContext> {
+  try {
+    const { subject, partnerId } = await tokens.verify(token)
+    const partner = await findActivePrincipal(db, subject)
+    if (!partner || partner.partnerId !== partnerId) throw new UnauthenticatedError()
+    return partner
+  } catch (error) {
+    if (error instanceof InvalidTokenError) throw new UnauthenticatedError()
+    throw error
+  }
 }

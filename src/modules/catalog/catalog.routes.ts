@@ -4,14 +4,7 @@ import { baseUrl, pageFor } from '../../http/links.js'
 import { NotFoundError } from '../../shared/errors.js'
 import { PageOf, PageQuery, pageOffset } from '../../shared/pagination.js'
 import { brandResource, modelResource, modelSummary } from './catalog.mapper.js'
-import {
-  countBrandModels,
-  findBrand,
-  findModel,
-  listBrandModels,
-  listBrands,
-  listModels,
-} from './catalog.repository.js'
+import { countBrandModels, findBrand, listBrandModels, listBrands, listModels } from './catalog.repository.js'
 import {
   Brand,
   BrandParams,
@@ -21,6 +14,7 @@ import {
   ModelParams,
   ModelQuery,
 } from './catalog.schemas.js'
+import { availableModel } from './catalog.service.js'
 
 const tags = ['Devices']
 
@@ -132,7 +126,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const model = await findModel(app.db, request.partner.partnerId, request.params.modelId)
+      const model = await availableModel(app.db, request.partner.partnerId, request.params.modelId)
       if (!model) throw new NotFoundError('Model')
       return modelResource(model, baseUrl(request))
     },

@@ -60,3 +60,21 @@ export function cardGateway(
   if (!gateway) throw new GatewayModeError('Card payments are not available in this environment.')
   return gateway
 }
+
+/**
+ * A card route's early check, before its body is validated: a partner of the wrong mode (or an
+ * environment without card payments) hears that and nothing else, once `exists` has confirmed the
+ * item is the partner's (a 404 comes first, as on every payment call).
+ */
+export async function refuseWrongGateway(
+  partner: Pick<PartnerContext, 'gateway'>,
+  gateway: PaymentGateway | null,
+  exists: () => Promise<unknown>,
+): Promise<void> {
+  try {
+    cardGateway(partner, gateway)
+  } catch (refusal) {
+    await exists()
+    throw refusal
+  }
+}

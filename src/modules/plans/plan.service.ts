@@ -1,6 +1,7 @@
-import type { Trx } from '../../db/database.js'
+import type { Db, Trx } from '../../db/database.js'
 import { ValidationError } from '../../shared/errors.js'
 import { requirePartner } from '../partners/partner.service.js'
+import { findSubscriptionPlan } from './plan.repository.js'
 import type { PlanKind } from './plan.table.js'
 
 export interface NewPlan {
@@ -98,4 +99,9 @@ export async function createPlan(trx: Trx, input: NewPlan, now: string) {
       .execute()
   }
   return trx.insertInto('plans').values(values).returningAll().executeTakeFirstOrThrow()
+}
+
+/** The partner's subscription plan, for contracting; undefined when it is not theirs. */
+export async function subscriptionPlanOf(db: Db, partnerId: number, planId: number) {
+  return findSubscriptionPlan(db, partnerId, planId)
 }

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js'
 import { type FieldErrors, NotFoundError, ValidationError } from '../../shared/errors.js'
 import type { PartnerContext } from '../auth/partner-context.js'
-import { findModel, type ModelRow } from '../catalog/catalog.repository.js'
+import { availableModel, type ModelRow } from '../catalog/catalog.service.js'
 import {
   type AnnualProductRow,
   findAnnualPlan,
@@ -54,7 +54,7 @@ export async function priceModel(
   input: QuoteInput,
   errors: FieldErrors,
 ): Promise<Priced | undefined> {
-  const model = await findModel(db, partner.partnerId, input.modelId)
+  const model = await availableModel(db, partner.partnerId, input.modelId)
   // 422, not 404: the model is a parameter of the quotation, not the resource addressed.
   if (!model) errors.model_id = ['The selected model id is invalid.']
   const maximaCents = input.maxima === undefined ? undefined : maximaToCents(input.maxima)

@@ -6,7 +6,7 @@ import { errorResponses } from '../../http/http-schemas.js'
 import { baseUrl } from '../../http/links.js'
 import { nowIso } from '../../shared/clock.js'
 import { formatTimestamp } from '../../shared/time.js'
-import { cardGateway } from '../payments/payment-gateway.js'
+import { refuseWrongGateway } from '../payments/payment-gateway.js'
 import { STATUS_LABELS } from './schedule.js'
 import { Subscription, SubscriptionParams } from './subscription.schemas.js'
 import { requireSubscriptionState, showSubscription } from './subscription.service.js'
@@ -114,12 +114,12 @@ ${SANDBOX_CARDS}`,
         },
       },
       // Ownership, then the mode, before the body: a partner that may only notify payments is told
-      // so, not what its card lacks. The path is not validated yet; a malformed id is left to
-      // validation's 404, as on the notify call.
+      // so, not what its card lacks. A malformed id is left to validation's 404.
       preValidation: async (request) => {
         if (!request.getValidationFunction('params')?.(request.params)) return
-        await requireSubscriptionState(db, request.partner.partnerId, request.params.subscriptionId)
-        cardGateway(request.partner, app.gateway)
+        await refuseWrongGateway(request.partner, app.gateway, () =>
+          requireSubscriptionState(db, request.partner.partnerId, request.params.subscriptionId),
+        )
       },
     },
     async (request) => {

@@ -6,13 +6,14 @@ import { NotFoundError, ValidationError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
 import { resolveCustomer } from '../customers/customer-reference.js'
-import { findSubscriptionPlan } from '../plans/plan.repository.js'
+import { subscriptionPlanOf } from '../plans/plan.service.js'
 import { subscriptionPrice } from '../plans/pricing.js'
 import { priceModel } from '../plans/quotation.service.js'
 import { checkSellingStore } from '../shopkeepers/shopkeeper.service.js'
 import { installmentSchedule } from './schedule.js'
 import { subscriptionResource } from './subscription.mapper.js'
 import {
+  activeSubscriptionsWithoutCard,
   contractedView,
   findSubscriptionState,
   findSubscriptionView,
@@ -39,7 +40,7 @@ export async function contractSubscription(
 ): Promise<SubscriptionView> {
   const { partnerId } = partner
   const errors: FieldErrors = {}
-  const plan = await findSubscriptionPlan(trx, partnerId, body.plan_id)
+  const plan = await subscriptionPlanOf(trx, partnerId, body.plan_id)
   if (!plan) errors.plan_id = ['The selected plan id is invalid.']
   const customer = await resolveCustomer(trx, partnerId, body, errors)
   // Priced as the quotation prices it: the same model check, maxima rule and LMI range.
@@ -131,4 +132,9 @@ export async function requireSubscriptionState(db: Db, partnerId: number, id: nu
 export async function listInstallmentsOf(db: Db, partnerId: number, id: number) {
   await requireSubscriptionState(db, partnerId, id)
   return listInstallments(db, id)
+}
+
+/** Active subscriptions of the partner with no card on file: what a switch to the own gateway strands. */
+export async function countActiveWithoutCard(db: Db, partnerId: number): Promise<number> {
+  return activeSubscriptionsWithoutCard(db, partnerId)
 }
