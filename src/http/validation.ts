@@ -76,8 +76,7 @@ function withValidText(schema: JsonSchema, validate: ValidateFunction, trim: boo
   return checked
 }
 
-// Runs on every request's body, query and path: the declared fields are listed once per schema,
-// and a path is built only to descend or to report (measured in docs/benchmarks.md).
+// The declared fields of a schema, listed once: this runs on every request's body, query and path.
 type Field = { key: string; property: JsonSchema; pointer: string; untrimmed: boolean }
 const fieldsBySchema = new WeakMap<JsonSchema, Field[]>()
 

@@ -46,7 +46,6 @@ export function customerFromView(row: Prefixed): CustomerRow {
 
 /** The customer's columns as the embedding view names them (the inverse of customerFromView). */
 export function customerToView(row: CustomerRow): Prefixed {
-  // Written out, as customerFromView: built from entries, it cost ≈ 13 µs a contract.
   return {
     customer_id: row.id,
     customer_partner_id: row.partner_id,
