@@ -8,6 +8,7 @@ import type { PaymentGateway } from '../src/modules/payments/payment-gateway.js'
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
 import { createPlan } from '../src/modules/plans/plan.service.js'
 import type { ErrorBody, PageBody } from './helpers/bodies.js'
+import { imei } from './helpers/documents.js'
 import { bearer, login, seedCatalog, seedPartner, type TestPartner } from './helpers/factories.js'
 import { type PlanTemplate, ANNUAL as SHARED_ANNUAL } from './helpers/plan-templates.js'
 import { buildCheckedApp } from './helpers/test-app.js'
@@ -51,15 +52,6 @@ const PREMIUM: PlanTemplate = {
 const MARIA = '529.982.247-25'
 const VISA = { card_number: '4111111111111111', card_holder: 'MARIA', card_expiry: '12/30', card_cvv: '123' }
 
-/** A 15-digit IMEI with its Luhn check digit, computed here independently of the service. */
-function imei(seed: number): string {
-  const body = String(35_000_000_000_000 + seed)
-  const sum = [...body].reverse().reduce((acc, digit, i) => {
-    const d = i % 2 === 0 ? Number(digit) * 2 : Number(digit)
-    return acc + (d > 9 ? d - 9 : d)
-  }, 0)
-  return `${body}${(10 - (sum % 10)) % 10}`
-}
 const IMEI = '490154203237518'
 
 let database: TestDatabase

@@ -4,6 +4,7 @@ import type { NewShopkeeperRow } from '../src/modules/shopkeepers/shopkeeper.rep
 import { saveShopkeeper } from '../src/modules/shopkeepers/shopkeeper.service.js'
 import { ValidationError } from '../src/shared/errors.js'
 import type { PageBody } from './helpers/bodies.js'
+import { cnpj, cpf, formatCnpj, formatCpf } from './helpers/documents.js'
 import { bearer, login, seedPartner } from './helpers/factories.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
@@ -31,33 +32,6 @@ interface ShopkeeperBody {
   meta: Link
 }
 type Json = Record<string, unknown>
-
-// Check digits computed here, independently of src/shared/documents.ts, so that the tests can
-// catch a wrong implementation there.
-function mod11(digits: number[], weights: number[]): number {
-  const rest = digits.reduce((sum, d, i) => sum + d * (weights[i] as number), 0) % 11
-  return rest < 2 ? 0 : 11 - rest
-}
-
-/** The n-th valid bare CPF (n < 10^8, so never a repeated digit). */
-function cpf(n: number): string {
-  const base = [...String(100_000_000 + n)].map(Number)
-  const first = mod11(base, [10, 9, 8, 7, 6, 5, 4, 3, 2])
-  const second = mod11([...base, first], [11, 10, 9, 8, 7, 6, 5, 4, 3, 2])
-  return `${base.join('')}${first}${second}`
-}
-
-/** The n-th valid bare numeric CNPJ (headquarters 0001). */
-function cnpj(n: number): string {
-  const base = [...`${String(10_000_000 + n)}0001`].map(Number)
-  const first = mod11(base, [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2])
-  const second = mod11([...base, first], [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2])
-  return `${base.join('')}${first}${second}`
-}
-
-const formatCpf = (v: string) => `${v.slice(0, 3)}.${v.slice(3, 6)}.${v.slice(6, 9)}-${v.slice(9)}`
-const formatCnpj = (v: string) =>
-  `${v.slice(0, 2)}.${v.slice(2, 5)}.${v.slice(5, 8)}/${v.slice(8, 12)}-${v.slice(12)}`
 
 const BANK = {
   name: 'Banco Sigiloso',

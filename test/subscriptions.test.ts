@@ -4,6 +4,7 @@ import type { PartnerContext } from '../src/modules/auth/principal.repository.js
 import { createPlan } from '../src/modules/plans/plan.service.js'
 import { contractSubscription } from '../src/modules/subscriptions/subscription.service.js'
 import type { ErrorBody, PageBody } from './helpers/bodies.js'
+import { bare, cpfOf, formatCpf } from './helpers/documents.js'
 import { bearer, login, seedCatalog, seedPartner, type TestPartner } from './helpers/factories.js'
 import { ANNUAL, COVERAGES, ESSENCIAL_24X, type PlanTemplate, TOTAL_12X } from './helpers/plan-templates.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
@@ -80,22 +81,9 @@ const STORE_INVALID = 'The selected store id is invalid.'
 const SERIALS_EQUAL = 'The second serial number and serial number must be different.'
 const MAXIMA_DECIMALS = 'The maxima field must have at most 2 decimal places.'
 
-/** A valid CPF (formatted) from nine digits, computed here independently of the service's code. */
-function cpf(base: string): string {
-  const digits = [...base].map(Number)
-  for (const length of [9, 10]) {
-    const sum = digits.slice(0, length).reduce((acc, d, i) => acc + d * (length + 1 - i), 0)
-    const rest = sum % 11
-    digits.push(rest < 2 ? 0 : 11 - rest)
-  }
-  const s = digits.join('')
-  return `${s.slice(0, 3)}.${s.slice(3, 6)}.${s.slice(6, 9)}-${s.slice(9)}`
-}
-const bare = (document: string) => document.replace(/[./-]/g, '')
-
 const MARIA = '529.982.247-25'
-const JOAO = cpf('123456789')
-const CARLA = cpf('111444777')
+const JOAO = formatCpf(cpfOf('123456789'))
+const CARLA = formatCpf(cpfOf('111444777'))
 const EMPRESA = '11.222.333/0001-81'
 const ALNUM = '12.ABC.345/01DE-35'
 const ALNUM_LOWER = '12abc34501de35'
@@ -462,7 +450,7 @@ describe('subscriptions', () => {
       })
 
       it("refuses a document no customer of this partner has (another partner's customer) with 422", async () => {
-        for (const document of [CARLA, bare(CARLA), cpf('999888777')]) {
+        for (const document of [CARLA, bare(CARLA), formatCpf(cpfOf('999888777'))]) {
           expect(
             await refused(a.token, minimal({ customer_id: undefined, customer_document: document })),
           ).toEqual({ customer_document: [CUSTOMER_DOCUMENT_UNKNOWN] })

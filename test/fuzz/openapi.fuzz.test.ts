@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createPlan } from '../../src/modules/plans/plan.service.js'
 import { bearer, login, seedCatalog, seedPartner, seedUser, type TestPartner } from '../helpers/factories.js'
 import { type OpenApiDocument, ResponseChecker } from '../helpers/openapi-responses.js'
+import { runs } from '../helpers/runs.js'
 import { createTestApp, type TestContext } from '../helpers/test-app.js'
 import {
   type Caller,
@@ -25,12 +26,13 @@ import {
  * world. Properties: never a 5xx, and every response matches the schema documented for its
  * status (checked by the `createTestApp` wrapper on every `inject`).
  *
- * FUZZ_RUNS (default 200) runs per operation, FUZZ_SEED (default below) the seed; a failure
+ * FUZZ_RUNS runs per operation (default 200 with AMPARO_TEST_RUNS=full, as in CI, else a tenth:
+ * see test/helpers/runs.ts), FUZZ_SEED (default below) the seed; a failure
  * prints both. Operations run in document order against one database, so to replay a failure
  * run the whole file with the printed seed.
  */
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 200)
+const RUNS = Number(process.env.FUZZ_RUNS ?? runs(200))
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_121)
 const STATS = process.env.FUZZ_STATS === '1'
 if (!Number.isInteger(RUNS) || RUNS < 1 || !Number.isInteger(SEED)) {

@@ -1,3 +1,4 @@
+import { cnpj, cpf, imei } from '../helpers/documents.js'
 import type { Party } from './world.js'
 
 // Request bodies and values of the security suite; `world.ts` re-exports everything here.
@@ -10,32 +11,6 @@ export const NOW = new Date('2026-11-21T15:00:00.000Z')
 export const clock = { now: () => NOW }
 export const ENV = { AMPARO_RATE_LIMIT: '1000000', AMPARO_LOGIN_RATE_LIMIT: '100000' }
 export const VISA = '4111111111111111'
-
-function mod11(digits: number[], weights: number[]): number {
-  const rest = digits.reduce((sum, d, i) => sum + d * (weights[i] as number), 0) % 11
-  return rest < 2 ? 0 : 11 - rest
-}
-/** The n-th valid bare CPF, computed independently of the service. */
-export function cpf(n: number): string {
-  const base = [...String(100_000_000 + n)].map(Number)
-  const first = mod11(base, [10, 9, 8, 7, 6, 5, 4, 3, 2])
-  return `${base.join('')}${first}${mod11([...base, first], [11, 10, 9, 8, 7, 6, 5, 4, 3, 2])}`
-}
-/** The n-th valid bare numeric CNPJ. */
-export function cnpj(n: number): string {
-  const base = [...`${String(10_000_000 + n)}0001`].map(Number)
-  const first = mod11(base, [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2])
-  return `${base.join('')}${first}${mod11([...base, first], [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2])}`
-}
-/** The n-th 15-digit IMEI with its Luhn check digit. */
-export function imei(n: number): string {
-  const body = String(35_000_000_000_000 + n)
-  const sum = [...body].reverse().reduce((acc, digit, i) => {
-    const d = i % 2 === 0 ? Number(digit) * 2 : Number(digit)
-    return acc + (d > 9 ? d - 9 : d)
-  }, 0)
-  return `${body}${(10 - (sum % 10)) % 10}`
-}
 
 let sequence = 0
 /** A number no other fixture of this process used: documents, e-mails and IMEIs stay unique. */
