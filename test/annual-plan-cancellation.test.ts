@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createPlan } from '../src/modules/plans/plan.service.js'
 import { bearer, login, seedCatalog, seedPartner, type TestPartner } from './helpers/factories.js'
+import { ANNUAL, seedPlan } from './helpers/plans.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
 // The premium is 98989 cents (iPhone 16 Pro, LMI 899900 × 1100 bp). Times are UTC; São Paulo is
@@ -75,20 +75,7 @@ async function okAt<T = Json>(
 
 async function seller(gateway: 'external' | 'own'): Promise<Seller> {
   const partner = await seedPartner(ctx.db, gateway)
-  await ctx.db.transaction().execute((trx) =>
-    createPlan(
-      trx,
-      {
-        partnerId: partner.id,
-        kind: 'annual',
-        name: 'Proteção Anual',
-        annualRateBp: 1100,
-        coverages: ['Roubo'],
-        isDefault: true,
-      },
-      NOW.toISOString(),
-    ),
-  )
+  await seedPlan(ctx.db, partner.id, ANNUAL, NOW.toISOString())
   const token = await login(ctx.app, partner)
   const customer = await call('POST', '/customers', token, {
     name: 'Maria da Silva',

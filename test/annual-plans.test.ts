@@ -6,11 +6,10 @@ import { findAnnualPlanRow } from '../src/modules/annual-plans/annual-plan.repos
 import { recordNotifiedPayment } from '../src/modules/annual-plans/annual-plan-notification.service.js'
 import type { PaymentGateway } from '../src/modules/payments/payment-gateway.js'
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
-import { createPlan } from '../src/modules/plans/plan.service.js'
 import type { ErrorBody, PageBody } from './helpers/bodies.js'
 import { imei } from './helpers/documents.js'
 import { bearer, login, seedCatalog, seedPartner, type TestPartner } from './helpers/factories.js'
-import { type PlanTemplate, ANNUAL as SHARED_ANNUAL } from './helpers/plan-templates.js'
+import { type PlanTemplate, ANNUAL as SHARED_ANNUAL, seedPlans } from './helpers/plans.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 
@@ -113,12 +112,7 @@ interface Seller {
 
 async function seller(kind: 'external' | 'own', plans = [ANNUAL, PREMIUM]): Promise<Seller> {
   const partner = await seedPartner(database.db, kind)
-  const ids = await database.db.transaction().execute(async (trx) => {
-    const created = []
-    for (const plan of plans)
-      created.push((await createPlan(trx, { ...plan, partnerId: partner.id }, NOW.toISOString())).id)
-    return created
-  })
+  const ids = (await seedPlans(database.db, partner.id, plans, NOW.toISOString())).map((plan) => plan.id)
   const token = await login(app, partner)
   const stores = await ok<PageBody<{ id: number; matrix: boolean }>>('GET', '/shopkeepers', token)
   const customer = await call('POST', '/customers', token, {

@@ -1,12 +1,11 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PartnerContext } from '../src/modules/auth/principal.repository.js'
-import { createPlan } from '../src/modules/plans/plan.service.js'
 import { contractSubscription } from '../src/modules/subscriptions/subscription.service.js'
 import type { ErrorBody, PageBody } from './helpers/bodies.js'
 import { bare, cpfOf, formatCpf } from './helpers/documents.js'
 import { bearer, login, seedCatalog, seedPartner, type TestPartner } from './helpers/factories.js'
-import { ANNUAL, COVERAGES, ESSENCIAL_24X, type PlanTemplate, TOTAL_12X } from './helpers/plan-templates.js'
+import { ANNUAL, COVERAGES, ESSENCIAL_24X, type PlanTemplate, seedPlans, TOTAL_12X } from './helpers/plans.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
 // Expected amounts are worked out by hand in cents: LMI (cents) × rate (bp) ÷ 10000, half-up.
@@ -176,12 +175,7 @@ interface Seller {
 /** A partner of its own with the given plans and its matrix store's id (from `GET /shopkeepers`). */
 async function seller(plans: PlanTemplate[]): Promise<Seller> {
   const partner = await seedPartner(ctx.db)
-  const rows = await ctx.db.transaction().execute(async (trx) => {
-    const created = []
-    for (const plan of plans)
-      created.push(await createPlan(trx, { ...plan, partnerId: partner.id }, NOW.toISOString()))
-    return created
-  })
+  const rows = await seedPlans(ctx.db, partner.id, plans, NOW.toISOString())
   const token = await login(ctx.app, partner)
   const stores = await okJson<PageBody<{ id: number; matrix: boolean }>>(token, '/shopkeepers')
   const matrix = stores.data.find((store) => store.matrix)
