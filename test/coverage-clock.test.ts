@@ -4,7 +4,7 @@ import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
 import { createMetrics } from '../src/plugins/metrics.js'
 import { advanceCoverageClock } from '../src/worker/coverage-clock.job.js'
 import { JobsFailedError, runJobsOnce } from '../src/worker/worker.js'
-import { bearer, login, seedCatalog, seedPartner } from './helpers/factories.js'
+import { bearer, createCustomer, login, seedCatalog, seedPartner } from './helpers/factories.js'
 import { ANNUAL, seedPlan } from './helpers/plans.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
@@ -27,12 +27,7 @@ beforeAll(async () => {
   await seedPlan(database.db, partner.id, ANNUAL, now.toISOString())
   token = await login(app, partner)
   const headers = bearer(token)
-  await app.inject({
-    method: 'POST',
-    url: '/customers',
-    headers,
-    payload: { name: 'Maria', document: '52998224725', email: 'maria@example.com', phone: '11987654321' },
-  })
+  await createCustomer(app, token)
   const created = await app.inject({
     method: 'POST',
     url: '/annual-plans',

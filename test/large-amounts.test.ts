@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { importCatalog } from '../src/modules/catalog/catalog-import.js'
-import { bearer, login, seedPartner } from './helpers/factories.js'
+import { bearer, createCustomer, login, seedPartner } from './helpers/factories.js'
 import { ANNUAL, seedPlans, TOTAL_12X } from './helpers/plans.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
@@ -32,13 +32,7 @@ beforeAll(async () => {
   plans.subscription = subscription.id
   plans.annual = annual.id
   token = await login(ctx.app, partner)
-  const customer = await ctx.app.inject({
-    method: 'POST',
-    url: '/customers',
-    headers: bearer(token),
-    payload: { name: 'Cliente', document: '52998224725', email: 'c@example.com', phone: '11987654321' },
-  })
-  expect(customer.statusCode, customer.body).toBe(201)
+  await createCustomer(ctx.app, token)
 })
 afterAll(() => ctx?.close())
 

@@ -13,7 +13,14 @@ import type { Clock } from '../src/shared/clock.js'
 import { addDays, formatDate } from '../src/shared/time.js'
 import { expirePendingSubscriptions } from '../src/worker/pending-expiry.job.js'
 import { type RecurrenceResult, runRecurrence } from '../src/worker/recurrence.job.js'
-import { bearer, login, seedCatalog, seedPartner, type TestPartner } from './helpers/factories.js'
+import {
+  bearer,
+  createCustomer,
+  login,
+  seedCatalog,
+  seedPartner,
+  type TestPartner,
+} from './helpers/factories.js'
 import { ESSENCIAL_24X, seedPlan } from './helpers/plans.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase } from './helpers/test-db.js'
@@ -89,14 +96,8 @@ async function createSeller(db: Db, app: App, gateway: 'own' | 'external', model
     '2026-11-01T00:00:00.000Z',
   )
   const token = await login(app, partner)
-  const customer = await app.inject({
-    method: 'POST',
-    url: '/customers',
-    headers: bearer(token),
-    payload: { name: 'Maria', document: '529.982.247-25', email: 'maria@example.com', phone: '11987654321' },
-  })
-  expect(customer.statusCode, customer.body).toBe(201)
-  return { partner, partnerId: partner.id, token, planId: plan.id, customerId: customer.json().id, modelId }
+  const customer = await createCustomer(app, token)
+  return { partner, partnerId: partner.id, token, planId: plan.id, customerId: customer.id, modelId }
 }
 
 /** Moves the world's clock; the sellers log in again, since their tokens expire on that clock. */
