@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PartnerContext } from '../src/modules/auth/principal.repository.js'
 import { contractSubscription } from '../src/modules/subscriptions/subscription.service.js'
-import type { ErrorBody, PageBody } from './helpers/bodies.js'
+import { ADDRESS, type ErrorBody, type PageBody } from './helpers/bodies.js'
 import { bare, cpfOf, formatCpf } from './helpers/documents.js'
 import { bearer, login, seedCatalog, seedPartner, type TestPartner } from './helpers/factories.js'
 import { ANNUAL, COVERAGES, ESSENCIAL_24X, type PlanTemplate, seedPlans, TOTAL_12X } from './helpers/plans.js'
@@ -86,16 +86,6 @@ const CARLA = formatCpf(cpfOf('111444777'))
 const EMPRESA = '11.222.333/0001-81'
 const ALNUM = '12.ABC.345/01DE-35'
 const ALNUM_LOWER = '12abc34501de35'
-
-const ADDRESS = {
-  street: 'Avenida Paulista',
-  number: 1000,
-  complement: 'Apto 12',
-  zipcode: '01310-100',
-  neighborhood: 'Bela Vista',
-  city: 'São Paulo',
-  state: 'SP',
-}
 
 let ctx: TestContext
 /** The injected clock reads this; tests that move it put it back. */

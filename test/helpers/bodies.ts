@@ -35,21 +35,24 @@ export const MARIA: Json = {
   phone: '11987654321',
 }
 
+/** A customer's address. */
+export const ADDRESS = {
+  street: 'Avenida Paulista',
+  number: 1000,
+  complement: 'Apto 12',
+  zipcode: '01310-100',
+  neighborhood: 'Bela Vista',
+  city: 'São Paulo',
+  state: 'SP',
+}
+
 /** A new customer with an address, its document and e-mail unique. */
 export const customerBody = (n = next()): Json => ({
   name: `Cliente ${n}`,
   document: cpf(n),
   email: `cliente${n}@example.com`,
   phone: '11987654321',
-  address: {
-    street: 'Avenida Paulista',
-    number: 1000,
-    complement: 'Apto 12',
-    zipcode: '01310-100',
-    neighborhood: 'Bela Vista',
-    city: 'São Paulo',
-    state: 'SP',
-  },
+  address: ADDRESS,
 })
 
 /** Bank data a shopkeeper is created with and that no response may show. */
