@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createPlan } from '../src/modules/plans/plan.service.js'
-import { bearer, login, seedCatalog, seedPartner, type TestPartner } from './helpers/factories.js'
+import { annualCard as VISA } from './helpers/bodies.js'
+import {
+  bearer,
+  createCustomer,
+  login,
+  seedCatalog,
+  seedPartner,
+  type TestPartner,
+} from './helpers/factories.js'
+import { ANNUAL, seedPlan } from './helpers/plans.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
 // The premium is 98989 cents (iPhone 16 Pro, LMI 899900 × 1100 bp). Times are UTC; São Paulo is
@@ -28,8 +36,6 @@ const NOW = new Date('2026-03-01T15:00:00.000Z')
 /** 2026-03-10 12:00 in São Paulo: cover 2026-03-11 → 2027-03-11, 365 days. */
 const PAID = '2026-03-10T15:00:00.000Z'
 const PROTOCOL = /^CAN-[A-Z2-7]{10}$/
-const MARIA = '529.982.247-25'
-const VISA = { card_number: '4111111111111111', card_holder: 'MARIA', card_expiry: '12/30', card_cvv: '123' }
 
 let ctx: TestContext
 let now = NOW
@@ -75,29 +81,10 @@ async function okAt<T = Json>(
 
 async function seller(gateway: 'external' | 'own'): Promise<Seller> {
   const partner = await seedPartner(ctx.db, gateway)
-  await ctx.db.transaction().execute((trx) =>
-    createPlan(
-      trx,
-      {
-        partnerId: partner.id,
-        kind: 'annual',
-        name: 'Proteção Anual',
-        annualRateBp: 1100,
-        coverages: ['Roubo'],
-        isDefault: true,
-      },
-      NOW.toISOString(),
-    ),
-  )
+  await seedPlan(ctx.db, partner.id, ANNUAL, NOW.toISOString())
   const token = await login(ctx.app, partner)
-  const customer = await call('POST', '/customers', token, {
-    name: 'Maria da Silva',
-    document: MARIA,
-    email: 'maria@example.com',
-    phone: '11987654321',
-  })
-  expect(customer.statusCode, customer.body).toBe(201)
-  return { partner, token, customer: customer.json().id }
+  const customer = await createCustomer(ctx.app, token)
+  return { partner, token, customer: customer.id }
 }
 
 async function contract(s: Seller): Promise<number> {

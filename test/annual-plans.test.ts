@@ -6,10 +6,17 @@ import { findAnnualPlanRow } from '../src/modules/annual-plans/annual-plan.repos
 import { recordNotifiedPayment } from '../src/modules/annual-plans/annual-plan-payment.service.js'
 import type { PaymentGateway } from '../src/modules/payments/payment-gateway.js'
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
-import { createPlan } from '../src/modules/plans/plan.service.js'
-import type { ErrorBody, PageBody } from './helpers/bodies.js'
-import { bearer, login, seedCatalog, seedPartner, type TestPartner } from './helpers/factories.js'
-import { type PlanTemplate, ANNUAL as SHARED_ANNUAL } from './helpers/plan-templates.js'
+import { type ErrorBody, type PageBody, annualCard as VISA } from './helpers/bodies.js'
+import { imei } from './helpers/documents.js'
+import {
+  bearer,
+  createCustomer,
+  login,
+  seedCatalog,
+  seedPartner,
+  type TestPartner,
+} from './helpers/factories.js'
+import { type PlanTemplate, ANNUAL as SHARED_ANNUAL, seedPlans } from './helpers/plans.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 
@@ -49,17 +56,7 @@ const PREMIUM: PlanTemplate = {
   isDefault: false,
 }
 const MARIA = '529.982.247-25'
-const VISA = { card_number: '4111111111111111', card_holder: 'MARIA', card_expiry: '12/30', card_cvv: '123' }
 
-/** A 15-digit IMEI with its Luhn check digit, computed here independently of the service. */
-function imei(seed: number): string {
-  const body = String(35_000_000_000_000 + seed)
-  const sum = [...body].reverse().reduce((acc, digit, i) => {
-    const d = i % 2 === 0 ? Number(digit) * 2 : Number(digit)
-    return acc + (d > 9 ? d - 9 : d)
-  }, 0)
-  return `${body}${(10 - (sum % 10)) % 10}`
-}
 const IMEI = '490154203237518'
 
 let database: TestDatabase
@@ -121,27 +118,16 @@ interface Seller {
 
 async function seller(kind: 'external' | 'own', plans = [ANNUAL, PREMIUM]): Promise<Seller> {
   const partner = await seedPartner(database.db, kind)
-  const ids = await database.db.transaction().execute(async (trx) => {
-    const created = []
-    for (const plan of plans)
-      created.push((await createPlan(trx, { ...plan, partnerId: partner.id }, NOW.toISOString())).id)
-    return created
-  })
+  const ids = (await seedPlans(database.db, partner.id, plans, NOW.toISOString())).map((plan) => plan.id)
   const token = await login(app, partner)
   const stores = await ok<PageBody<{ id: number; matrix: boolean }>>('GET', '/shopkeepers', token)
-  const customer = await call('POST', '/customers', token, {
-    name: 'Maria da Silva',
-    document: MARIA,
-    email: 'maria@example.com',
-    phone: '(11) 98765-4321',
-  })
-  expect(customer.statusCode, customer.body).toBe(201)
+  const customer = await createCustomer(app, token)
   return {
     partner,
     token,
     plans: ids,
     matrix: stores.data.find((s) => s.matrix)?.id ?? 0,
-    customer: customer.json().id,
+    customer: customer.id,
   }
 }
 

@@ -7,9 +7,15 @@ import { run } from '../src/cli/program.js'
 import type { Db } from '../src/db/database.js'
 import demoCatalog from '../src/demo/demo-catalog.json' with { type: 'json' }
 import { verifySecret } from '../src/modules/auth/secret-hash.js'
-import { createPlan } from '../src/modules/plans/plan.service.js'
-import { bearer, demoLogins, seedCatalog, seedPartner, login as tokenOf } from './helpers/factories.js'
-import { TOTAL_12X } from './helpers/plan-templates.js'
+import {
+  bearer,
+  createCustomer,
+  demoLogins,
+  seedCatalog,
+  seedPartner,
+  login as tokenOf,
+} from './helpers/factories.js'
+import { seedPlan, TOTAL_12X } from './helpers/plans.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 
@@ -228,18 +234,11 @@ describe('amparo partner gateway, with subscriptions contracted under the extern
   it('warns on stderr when a switch to own leaves active subscriptions with no way to collect', async () => {
     const partner = await seedPartner(main.db, 'external')
     const now = new Date().toISOString()
-    const plan = await main.db
-      .transaction()
-      .execute((trx) => createPlan(trx, { partnerId: partner.id, ...TOTAL_12X }, now))
+    const plan = await seedPlan(main.db, partner.id, TOTAL_12X, now)
     const token = await tokenOf(app, partner)
     const call = (url: string, payload: object) =>
       app.inject({ method: 'POST', url, headers: bearer(token), payload })
-    const customer = await call('/customers', {
-      name: 'Maria',
-      document: '529.982.247-25',
-      email: 'maria@example.com',
-      phone: '11987654321',
-    })
+    const customer = await createCustomer(app, token)
     const model = await main.db
       .selectFrom('partner_models')
       .innerJoin('models', 'models.id', 'partner_models.model_id')
@@ -247,9 +246,8 @@ describe('amparo partner gateway, with subscriptions contracted under the extern
       .where('partner_models.partner_id', '=', partner.id)
       .where('models.active', '=', true)
       .executeTakeFirstOrThrow()
-    expect(customer.statusCode, customer.body).toBe(201)
     const subscription = (
-      await call('/subscriptions', { plan_id: plan.id, customer_id: customer.json().id, model_id: model.id })
+      await call('/subscriptions', { plan_id: plan.id, customer_id: customer.id, model_id: model.id })
     ).json()
     expect(subscription.id, JSON.stringify(subscription)).toBeDefined()
     const [first] = (

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { advanceCoverageClock } from '../src/modules/annual-plans/annual-plan.service.js'
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
-import { createPlan } from '../src/modules/plans/plan.service.js'
 import { createMetrics } from '../src/plugins/metrics.js'
 import { JobsFailedError, runJobsOnce } from '../src/worker/worker.js'
-import { bearer, login, seedCatalog, seedPartner } from './helpers/factories.js'
+import { bearer, createCustomer, login, seedCatalog, seedPartner } from './helpers/factories.js'
+import { ANNUAL, seedPlan } from './helpers/plans.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 
@@ -24,29 +24,10 @@ beforeAll(async () => {
   const catalog = await seedCatalog(database.db)
   app = await buildCheckedApp({ config: database.config, db: database.db, clock, logger: false })
   partner = await seedPartner(database.db, 'external')
-  await database.db.transaction().execute((trx) =>
-    createPlan(
-      trx,
-      {
-        partnerId: partner.id,
-        kind: 'annual',
-        name: 'Anual',
-        annualRateBp: 1100,
-        usedFactorBp: 11_500,
-        coverages: ['Roubo'],
-        isDefault: true,
-      },
-      now.toISOString(),
-    ),
-  )
+  await seedPlan(database.db, partner.id, ANNUAL, now.toISOString())
   token = await login(app, partner)
   const headers = bearer(token)
-  await app.inject({
-    method: 'POST',
-    url: '/customers',
-    headers,
-    payload: { name: 'Maria', document: '52998224725', email: 'maria@example.com', phone: '11987654321' },
-  })
+  await createCustomer(app, token)
   const created = await app.inject({
     method: 'POST',
     url: '/annual-plans',

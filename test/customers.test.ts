@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ErrorBody } from './helpers/bodies.js'
+import { bare, cpfOf, formatCpf } from './helpers/documents.js'
 import { bearer, login, seedCatalog, seedPartner, type TestPartner } from './helpers/factories.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
@@ -24,19 +25,6 @@ interface CustomerBody {
 // 15:04:05 UTC is 12:04:05 in São Paulo (UTC−3 all year since 2019).
 const NOW = new Date('2026-11-21T15:04:05.000Z')
 const CREATED_AT = '2026-11-21 12:04:05'
-
-/** A valid CPF (formatted) from nine digits, computed here independently of the service's code. */
-function cpf(base: string): string {
-  const digits = [...base].map(Number)
-  for (const length of [9, 10]) {
-    const sum = digits.slice(0, length).reduce((acc, d, i) => acc + d * (length + 1 - i), 0)
-    const rest = sum % 11
-    digits.push(rest < 2 ? 0 : 11 - rest)
-  }
-  const s = digits.join('')
-  return `${s.slice(0, 3)}.${s.slice(3, 6)}.${s.slice(6, 9)}-${s.slice(9)}`
-}
-const bare = (document: string) => document.replace(/[./-]/g, '')
 
 const ADDRESS = {
   street: 'Avenida Paulista',
@@ -142,7 +130,7 @@ describe('POST /customers', () => {
   })
 
   it('accepts a bare CPF without address and answers address null', async () => {
-    const document = cpf('123456789')
+    const document = formatCpf(cpfOf('123456789'))
     const customer = await created(token, body({ document: bare(document), phone: '1133334444' }))
     expect(customer.document).toBe(bare(document))
     expect(customer.phone).toBe('1133334444')
@@ -150,7 +138,7 @@ describe('POST /customers', () => {
   })
 
   it('accepts address: null as no address', async () => {
-    const customer = await created(token, body({ document: cpf('987654321'), address: null }))
+    const customer = await created(token, body({ document: formatCpf(cpfOf('987654321')), address: null }))
     expect(customer.address).toBeNull()
   })
 
@@ -326,7 +314,7 @@ describe('duplicate documents', () => {
 
   it('gives exactly one 201 to ten simultaneous creations of one document', async () => {
     const { partner, token } = await newPartner()
-    const document = cpf('390533447')
+    const document = formatCpf(cpfOf('390533447'))
     const responses = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
         post(token, body({ document: i % 2 ? document : bare(document), name: `Racer ${i}` })),
@@ -381,7 +369,7 @@ describe('GET /customers/{document}', () => {
   })
 
   it.each([
-    ['an unregistered valid CPF', cpf('168995350')],
+    ['an unregistered valid CPF', formatCpf(cpfOf('168995350'))],
     ['invalid check digits', '52998224726'],
     ['a malformed document', 'abc'],
     ['an over-long document', '1'.repeat(40)],
@@ -397,14 +385,14 @@ describe('GET /customers/{document}', () => {
     const other = await newPartner()
     const response = await get(other.token, '52998224725')
     expect(response.statusCode).toBe(404)
-    expect(response.json()).toEqual((await get(token, bare(cpf('168995350')))).json())
+    expect(response.json()).toEqual((await get(token, bare(formatCpf(cpfOf('168995350'))))).json())
   })
 })
 
 describe('authentication', () => {
   it('POST /customers without a token answers 401 and stores nothing', async () => {
     const before = await ctx.db.selectFrom('customers').select('id').execute()
-    const response = await post(null, body({ document: cpf('935411347') }))
+    const response = await post(null, body({ document: formatCpf(cpfOf('935411347')) }))
     expect(response.statusCode).toBe(401)
     expect(response.json()).toEqual({ message: 'Unauthenticated.' })
     expect(response.headers['www-authenticate']).toBe('Bearer')

@@ -7,6 +7,7 @@ import type { App } from '../src/app.js'
 import { createDb, type Db } from '../src/db/database.js'
 import { fingerprint, fingerprintKeys } from '../src/plugins/idempotency.js'
 import { purgeExpiredIdempotencyKeys } from '../src/plugins/idempotency.repository.js'
+import { cpf } from './helpers/documents.js'
 import { bearer, login, seedCatalog, seedPartner } from './helpers/factories.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
@@ -42,15 +43,10 @@ afterAll(async () => {
 })
 
 let seq = 0
-/** A distinct valid CPF per call: 9 digits plus computed check digits. */
-function nextCpf(): string {
+/** A distinct valid CPF per call. */
+const nextCpf = () => {
   seq += 1
-  const digits = [...String(100_000_000 + seq * 7919).slice(0, 9)].map(Number)
-  for (const length of [9, 10]) {
-    const sum = digits.slice(0, length).reduce((acc, d, i) => acc + d * (length + 1 - i), 0)
-    digits.push(sum % 11 < 2 ? 0 : 11 - (sum % 11))
-  }
-  return digits.join('')
+  return cpf(seq * 7919)
 }
 
 const customer = (document: string) => ({

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { importCatalog } from '../src/modules/catalog/catalog-import.js'
-import { createPlan } from '../src/modules/plans/plan.service.js'
-import { bearer, login, seedPartner } from './helpers/factories.js'
+import { bearer, createCustomer, login, seedPartner } from './helpers/factories.js'
+import { ANNUAL, seedPlans, TOTAL_12X } from './helpers/plans.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
 // Amounts past a 32-bit integer of cents (R$ 21,474,836.47) are stored and answered exactly on
@@ -28,45 +28,11 @@ beforeAll(async () => {
     )
   modelId = (await ctx.db.selectFrom('models').select('id').executeTakeFirstOrThrow()).id
   const partner = await seedPartner(ctx.db)
-  await ctx.db.transaction().execute(async (trx) => {
-    const common = { partnerId: partner.id, coverages: ['Roubo e furto'] }
-    plans.subscription = (
-      await createPlan(
-        trx,
-        {
-          ...common,
-          kind: 'subscription',
-          name: 'Mensal',
-          installments: 12,
-          monthlyRateBp: 120,
-          franchiseRateBp: 1500,
-        },
-        NOW,
-      )
-    ).id
-    plans.annual = (
-      await createPlan(
-        trx,
-        {
-          ...common,
-          kind: 'annual',
-          name: 'Anual',
-          annualRateBp: 1100,
-          usedFactorBp: 11_500,
-          isDefault: true,
-        },
-        NOW,
-      )
-    ).id
-  })
+  const [subscription, annual] = await seedPlans(ctx.db, partner.id, [TOTAL_12X, ANNUAL], NOW)
+  plans.subscription = subscription.id
+  plans.annual = annual.id
   token = await login(ctx.app, partner)
-  const customer = await ctx.app.inject({
-    method: 'POST',
-    url: '/customers',
-    headers: bearer(token),
-    payload: { name: 'Cliente', document: '52998224725', email: 'c@example.com', phone: '11987654321' },
-  })
-  expect(customer.statusCode, customer.body).toBe(201)
+  await createCustomer(ctx.app, token)
 })
 afterAll(() => ctx?.close())
 

@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isPostgres } from '../src/db/database.js'
 import { migrateTo, migrateToLatest } from '../src/db/migrate.js'
 import { insertCustomer } from '../src/modules/customers/customer.repository.js'
-import { createPlan } from '../src/modules/plans/plan.service.js'
 import {
   findSubscriptionState,
   listSubscriptionViews,
@@ -12,6 +11,7 @@ import {
 import { contractSubscription } from '../src/modules/subscriptions/subscription.service.js'
 import type { SubscriptionsTable } from '../src/modules/subscriptions/subscription.table.js'
 import { seedCatalog, seedPartner } from './helpers/factories.js'
+import { seedPlan, TOTAL_12X } from './helpers/plans.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 
 // Migration 0006 numbers the subscriptions a database already has: a database at 0005 gets rows,
@@ -39,20 +39,8 @@ beforeAll(async () => {
   const catalog = await seedCatalog(ctx.db)
   for (const document of ['52998224725', '12345678909', '11144477735']) {
     const partner = await seedPartner(ctx.db)
-    const { planId, customerId } = await ctx.db.transaction().execute(async (trx) => {
-      const plan = await createPlan(
-        trx,
-        {
-          partnerId: partner.id,
-          kind: 'subscription',
-          name: 'Proteção 12x',
-          installments: 12,
-          monthlyRateBp: 120,
-          franchiseRateBp: 1500,
-          coverages: ['Roubo'],
-        },
-        NOW,
-      )
+    const plan = await seedPlan(ctx.db, partner.id, TOTAL_12X, NOW)
+    const customerId = await ctx.db.transaction().execute(async (trx) => {
       const customer = await insertCustomer(trx, {
         partner_id: partner.id,
         name: 'Cliente',
@@ -69,8 +57,9 @@ beforeAll(async () => {
         state: null,
         created_at: NOW,
       })
-      return { planId: plan.id, customerId: customer.id }
+      return customer.id
     })
+    const planId = plan.id
     fixtures.push({
       partnerId: partner.id,
       planId,

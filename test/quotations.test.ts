@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Db } from '../src/db/database.js'
-import { createPlan } from '../src/modules/plans/plan.service.js'
 import { bearer, login, seedCatalog, seedPartner } from './helpers/factories.js'
-import { ANNUAL, COVERAGES, ESSENCIAL_24X, type PlanTemplate, TOTAL_12X } from './helpers/plan-templates.js'
+import { ANNUAL, COVERAGES, ESSENCIAL_24X, type PlanTemplate, seedPlans, TOTAL_12X } from './helpers/plans.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
 // Expected amounts are worked out by hand in cents: LMI (cents) × rate (bp) ÷ 10000, half-up.
@@ -19,14 +18,6 @@ const ANNUAL_PREMIUM: PlanTemplate = {
 
 type Catalog = Awaited<ReturnType<typeof seedCatalog>>
 
-async function addPlans(db: Db, partnerId: number, plans: PlanTemplate[]) {
-  return db.transaction().execute(async (trx) => {
-    const rows = []
-    for (const plan of plans) rows.push(await createPlan(trx, { ...plan, partnerId }, NOW))
-    return rows
-  })
-}
-
 async function deactivatePlan(db: Db, planId: number) {
   await db.updateTable('plans').set({ active: false }).where('id', '=', planId).execute()
 }
@@ -42,7 +33,7 @@ async function setLmiFactors(db: Db, partnerId: number, minBp: number, maxBp: nu
 /** A partner of its own with the given plans, so what a test changes for it stays out of the others. */
 async function partnerWithPlans(ctx: TestContext, plans: PlanTemplate[] = []) {
   const partner = await seedPartner(ctx.db)
-  const rows = await addPlans(ctx.db, partner.id, plans)
+  const rows = await seedPlans(ctx.db, partner.id, plans, NOW)
   return { partner, plans: rows, token: await login(ctx.app, partner) }
 }
 

@@ -4,6 +4,8 @@ import type { NewShopkeeperRow } from '../src/modules/shopkeepers/shopkeeper.rep
 import { saveShopkeeper } from '../src/modules/shopkeepers/shopkeeper.service.js'
 import { ValidationError } from '../src/shared/errors.js'
 import type { PageBody } from './helpers/bodies.js'
+import { BANK, type Json, next, shopkeeperBody, withField } from './helpers/bodies.js'
+import { cnpj, cpf, formatCnpj, formatCpf } from './helpers/documents.js'
 import { bearer, login, seedPartner } from './helpers/factories.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
@@ -30,85 +32,8 @@ interface ShopkeeperBody {
   created_at: string
   meta: Link
 }
-type Json = Record<string, unknown>
 
-// Check digits computed here, independently of src/shared/documents.ts, so that the tests can
-// catch a wrong implementation there.
-function mod11(digits: number[], weights: number[]): number {
-  const rest = digits.reduce((sum, d, i) => sum + d * (weights[i] as number), 0) % 11
-  return rest < 2 ? 0 : 11 - rest
-}
-
-/** The n-th valid bare CPF (n < 10^8, so never a repeated digit). */
-function cpf(n: number): string {
-  const base = [...String(100_000_000 + n)].map(Number)
-  const first = mod11(base, [10, 9, 8, 7, 6, 5, 4, 3, 2])
-  const second = mod11([...base, first], [11, 10, 9, 8, 7, 6, 5, 4, 3, 2])
-  return `${base.join('')}${first}${second}`
-}
-
-/** The n-th valid bare numeric CNPJ (headquarters 0001). */
-function cnpj(n: number): string {
-  const base = [...`${String(10_000_000 + n)}0001`].map(Number)
-  const first = mod11(base, [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2])
-  const second = mod11([...base, first], [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2])
-  return `${base.join('')}${first}${second}`
-}
-
-const formatCpf = (v: string) => `${v.slice(0, 3)}.${v.slice(3, 6)}.${v.slice(6, 9)}-${v.slice(9)}`
-const formatCnpj = (v: string) =>
-  `${v.slice(0, 2)}.${v.slice(2, 5)}.${v.slice(5, 8)}/${v.slice(8, 12)}-${v.slice(12)}`
-
-const BANK = {
-  name: 'Banco Sigiloso',
-  agency: 'AG-SECRET-1',
-  account: 'ACCT-SECRET-99',
-  account_digit: 'DV-SECRET',
-}
 const BANK_VALUES = Object.values(BANK)
-
-let sequence = 0
-
-/** A valid body whose three unique values are new; bare documents, as the seed's examples send them. */
-function validBody(): Json {
-  sequence += 1
-  return {
-    trading_name: `Loja ${sequence}`,
-    registration_number: cnpj(sequence),
-    phone: '1133334444',
-    website: 'https://loja.example.com.br',
-    address: {
-      zip_code: '01310100',
-      street: 'Avenida Paulista',
-      number: '1000',
-      complement: 'Loja 3',
-      neighborhood: 'Bela Vista',
-      city: 'São Paulo',
-      state: 'SP',
-    },
-    responsible: {
-      name: 'Maria da Silva',
-      email: `responsavel${sequence}@loja.example.com`,
-      phone: '11987654321',
-      registration_number: cpf(sequence),
-      role: 'Gerente',
-      rg: '12.345.678-9',
-    },
-    bank: { ...BANK },
-  }
-}
-
-/** Sets (or with `undefined`, deletes) a dot-path field of a body. */
-function withField(body: Json, path: string, value: unknown): Json {
-  const copy = structuredClone(body)
-  const keys = path.split('.')
-  const last = keys.pop() as string
-  let target = copy
-  for (const key of keys) target = target[key] as Json
-  if (value === undefined) delete target[last]
-  else target[last] = value
-  return copy
-}
 
 const words = (key: string) => key.replace(/_/g, ' ')
 
@@ -162,7 +87,7 @@ describe('shopkeepers', () => {
   describe('POST /shopkeepers', () => {
     it('registers a branch from formatted inputs and answers the seed creation shape', async () => {
       const body: Json = {
-        ...validBody(),
+        ...shopkeeperBody(),
         trading_name: 'Loja Paulista',
         registration_number: '11.222.333/0001-81',
         phone: '+55 (11) 3333-4444',
@@ -233,7 +158,7 @@ describe('shopkeepers', () => {
     })
 
     it('stores bare inputs as they are, and the bank data', async () => {
-      const body = validBody()
+      const body = shopkeeperBody()
       const created = await create(body)
       const read = (await get(`/shopkeepers/${created.id}`)).json() as ShopkeeperBody
       expect(read.registration_number).toBe(body.registration_number)
@@ -258,12 +183,12 @@ describe('shopkeepers', () => {
     })
 
     it('accepts an alphanumeric CNPJ in any case and stores it uppercase', async () => {
-      const created = await create({ ...validBody(), registration_number: '12.abc.345/01de-35' })
+      const created = await create({ ...shopkeeperBody(), registration_number: '12.abc.345/01de-35' })
       expect(created.registration_number).toBe('12ABC34501DE35')
     })
 
     it('takes null or blank optional fields as none', async () => {
-      let body = withField(validBody(), 'website', null)
+      let body = withField(shopkeeperBody(), 'website', null)
       body = withField(body, 'address.complement', '   ')
       body = withField(body, 'responsible.role', null)
       body = withField(body, 'responsible.rg', '')
@@ -275,7 +200,13 @@ describe('shopkeepers', () => {
     })
 
     it('ignores unknown fields: a client cannot make a matrix or pick the id or partner', async () => {
-      const body = { ...validBody(), id: 999_999, matrix: true, partner_id: partnerId + 1, created_at: 'x' }
+      const body = {
+        ...shopkeeperBody(),
+        id: 999_999,
+        matrix: true,
+        partner_id: partnerId + 1,
+        created_at: 'x',
+      }
       const created = await create(body)
       expect(created.id).not.toBe(999_999)
       expect(created.matrix).toBe(false)
@@ -311,7 +242,7 @@ describe('shopkeepers', () => {
       'bank.account_digit',
     ])('requires %s', async (key) => {
       const message = `The ${words(key)} field is required.`
-      const response = await expect422(withField(validBody(), key, undefined), { [key]: [message] })
+      const response = await expect422(withField(shopkeeperBody(), key, undefined), { [key]: [message] })
       expect(response.json().message).toBe(message)
     })
 
@@ -328,8 +259,8 @@ describe('shopkeepers', () => {
       'bank.account_digit',
     ])('takes an empty or blank %s as missing', async (key) => {
       const errors = { [key]: [`The ${words(key)} field is required.`] }
-      await expect422(withField(validBody(), key, ''), errors)
-      await expect422(withField(validBody(), key, '  \t '), errors)
+      await expect422(withField(shopkeeperBody(), key, ''), errors)
+      await expect422(withField(shopkeeperBody(), key, '  \t '), errors)
     })
 
     it('lists every missing field, Laravel style', async () => {
@@ -363,10 +294,10 @@ describe('shopkeepers', () => {
     ]
 
     it.each(textLimits)('refuses %s longer than %i characters and accepts exactly that', async (key, max) => {
-      await expect422(withField(validBody(), key, 'é'.repeat(max + 1)), {
+      await expect422(withField(shopkeeperBody(), key, 'é'.repeat(max + 1)), {
         [key]: [`The ${words(key)} field must not be greater than ${max} characters.`],
       })
-      const created = await create(withField(validBody(), key, 'é'.repeat(max)))
+      const created = await create(withField(shopkeeperBody(), key, 'é'.repeat(max)))
       expect(created.id).toBeGreaterThan(0)
     })
 
@@ -375,10 +306,10 @@ describe('shopkeepers', () => {
 
     it.each(['phone', 'responsible.phone'])('refuses %s longer than 20 characters', async (key) => {
       expect(paddedPhone(21)).toHaveLength(21)
-      await expect422(withField(validBody(), key, paddedPhone(21)), {
+      await expect422(withField(shopkeeperBody(), key, paddedPhone(21)), {
         [key]: [`The ${words(key)} field must not be greater than 20 characters.`],
       })
-      const created = await create(withField(validBody(), key, paddedPhone(20)))
+      const created = await create(withField(shopkeeperBody(), key, paddedPhone(20)))
       const read = (await get(`/shopkeepers/${created.id}`)).json() as ShopkeeperBody
       const stored = key === 'phone' ? read.phone : read.responsible?.phone
       expect(stored).toBe('11987654321')
@@ -386,7 +317,7 @@ describe('shopkeepers', () => {
 
     it.each(['phone', 'responsible.phone'])('refuses %s without an area code', async (key) => {
       for (const value of ['98765-4321', '123', '(01) 98765-4321']) {
-        await expect422(withField(validBody(), key, value), {
+        await expect422(withField(shopkeeperBody(), key, value), {
           [key]: [`The ${words(key)} field must be a phone number with area code.`],
         })
       }
@@ -394,19 +325,19 @@ describe('shopkeepers', () => {
 
     it('refuses an e-mail longer than 255 characters and accepts exactly 255', async () => {
       const email = (length: number) => {
-        const domain = `@x${sequence}.example.com`
+        const domain = `@x${next()}.example.com`
         return `${'a'.repeat(length - domain.length)}${domain}`
       }
-      await expect422(withField(validBody(), 'responsible.email', email(256)), {
+      await expect422(withField(shopkeeperBody(), 'responsible.email', email(256)), {
         'responsible.email': ['The responsible.email field must not be greater than 255 characters.'],
       })
-      await create(withField(validBody(), 'responsible.email', email(255)))
+      await create(withField(shopkeeperBody(), 'responsible.email', email(255)))
     })
 
     it.each(['not-an-email', 'a@', '@example.com', 'a b@example.com'])(
       'refuses the e-mail %s',
       async (value) => {
-        await expect422(withField(validBody(), 'responsible.email', value), {
+        await expect422(withField(shopkeeperBody(), 'responsible.email', value), {
           'responsible.email': ['The responsible.email field must be a valid email address.'],
         })
       },
@@ -415,14 +346,14 @@ describe('shopkeepers', () => {
     it.each(['0131010', '013101000', '01310-10a', 'ABCDEFGH', ''])(
       'refuses the zip code "%s"',
       async (value) => {
-        await expect422(withField(validBody(), 'address.zip_code', value), {
+        await expect422(withField(shopkeeperBody(), 'address.zip_code', value), {
           'address.zip_code': ['The address.zip code field must be exactly 8 digits.'],
         })
       },
     )
 
     it.each(['XX', 'S', 'SPP', 'S1', 'ÇP', ''])('refuses the state "%s"', async (value) => {
-      await expect422(withField(validBody(), 'address.state', value), {
+      await expect422(withField(shopkeeperBody(), 'address.state', value), {
         'address.state': ['The address.state field must be a Brazilian state code.'],
       })
     })
@@ -435,7 +366,7 @@ describe('shopkeepers', () => {
       '52998224725',
       '12.ABC.345/01DE-36',
     ])('refuses the CNPJ %s', async (value) => {
-      await expect422(withField(validBody(), 'registration_number', value), {
+      await expect422(withField(shopkeeperBody(), 'registration_number', value), {
         registration_number: ['The registration number field must be a valid CNPJ.'],
       })
     })
@@ -448,13 +379,13 @@ describe('shopkeepers', () => {
       '5299822472',
       '11222333000181',
     ])('refuses the CPF %s', async (value) => {
-      await expect422(withField(validBody(), 'responsible.registration_number', value), {
+      await expect422(withField(shopkeeperBody(), 'responsible.registration_number', value), {
         'responsible.registration_number': ['The responsible.registration number field must be a valid CPF.'],
       })
     })
 
     it('refuses values of the wrong type', async () => {
-      let body = withField(validBody(), 'registration_number', 11222333000181)
+      let body = withField(shopkeeperBody(), 'registration_number', 11222333000181)
       body = withField(body, 'address.number', 1000)
       body = withField(body, 'bank', 'Banco')
       await expect422(body, {
@@ -469,7 +400,7 @@ describe('shopkeepers', () => {
     let taken: Json
 
     beforeAll(async () => {
-      taken = validBody()
+      taken = shopkeeperBody()
       await create(taken, otherToken)
     })
 
@@ -480,21 +411,21 @@ describe('shopkeepers', () => {
 
     it('refuses a CNPJ another partner registered, even formatted', async () => {
       const value = formatCnpj(takenOf('registration_number') as string)
-      await expect422(withField(validBody(), 'registration_number', value), {
+      await expect422(withField(shopkeeperBody(), 'registration_number', value), {
         registration_number: ['The registration number has already been taken.'],
       })
     })
 
     it("refuses a responsible's e-mail another partner registered, in any case", async () => {
       const value = (takenOf('responsible.email') as string).toUpperCase()
-      await expect422(withField(validBody(), 'responsible.email', value), {
+      await expect422(withField(shopkeeperBody(), 'responsible.email', value), {
         'responsible.email': ['The responsible.email has already been taken.'],
       })
     })
 
     it("refuses a responsible's CPF another partner registered, even formatted", async () => {
       const value = formatCpf(takenOf('responsible.registration_number') as string)
-      await expect422(withField(validBody(), 'responsible.registration_number', value), {
+      await expect422(withField(shopkeeperBody(), 'responsible.registration_number', value), {
         'responsible.registration_number': ['The responsible.registration number has already been taken.'],
       })
     })
@@ -521,7 +452,7 @@ describe('shopkeepers', () => {
             new Date().toISOString(),
           ),
         )
-      await expect422(withField(validBody(), 'registration_number', document), {
+      await expect422(withField(shopkeeperBody(), 'registration_number', document), {
         registration_number: ['The registration number has already been taken.'],
       })
     })
@@ -533,11 +464,11 @@ describe('shopkeepers', () => {
       ['responsible_email', 'responsible.email'],
       ['responsible_registration_number', 'responsible.registration_number'],
     ] as const)('maps a violation of the %s constraint to %s', async (column, key) => {
-      sequence += 1
+      const n = next()
       const row: NewShopkeeperRow = {
         partner_id: partnerId,
         trading_name: 'Race',
-        registration_number: cnpj(sequence),
+        registration_number: cnpj(n),
         phone: '1133334444',
         website: null,
         zip_code: '01310100',
@@ -548,9 +479,9 @@ describe('shopkeepers', () => {
         city: 'Recife',
         state: 'PE',
         responsible_name: 'Ana',
-        responsible_email: `race${sequence}@example.com`,
+        responsible_email: `race${n}@example.com`,
         responsible_phone: '81987654321',
-        responsible_registration_number: cpf(sequence),
+        responsible_registration_number: cpf(500_000 + n),
         responsible_role: null,
         responsible_rg: null,
         bank_name: 'B',
@@ -586,7 +517,9 @@ describe('shopkeepers', () => {
 
     it('lets exactly one of 10 simultaneous registrations of one CNPJ win; the rest get 422, never 500', async () => {
       const document = cnpj(80_000)
-      const bodies = Array.from({ length: 10 }, () => withField(validBody(), 'registration_number', document))
+      const bodies = Array.from({ length: 10 }, () =>
+        withField(shopkeeperBody(), 'registration_number', document),
+      )
       const responses = await Promise.all(bodies.map((body) => post(body)))
       const statuses = responses.map((r) => r.statusCode)
       expect(statuses.filter((s) => s === 201)).toHaveLength(1)
@@ -612,9 +545,9 @@ describe('shopkeepers', () => {
     it("lists the partner's matrix first, then its branches, and nothing of other partners", async () => {
       const own = await partnerWithToken()
       const other = await partnerWithToken()
-      const first = await create(validBody(), own.token)
-      const second = await create(validBody(), own.token)
-      const foreign = await create(validBody(), other.token)
+      const first = await create(shopkeeperBody(), own.token)
+      const second = await create(shopkeeperBody(), own.token)
+      const foreign = await create(shopkeeperBody(), other.token)
       const matrix = await ctx.db
         .selectFrom('shopkeepers')
         .select(['id', 'trading_name'])
@@ -700,7 +633,7 @@ describe('shopkeepers', () => {
     })
 
     it("answers 404 for another partner's branch or matrix, as for an unknown id", async () => {
-      const foreign = await create(validBody(), otherToken)
+      const foreign = await create(shopkeeperBody(), otherToken)
       const foreignPage = (await get('/shopkeepers', otherToken)).json() as PageBody<ShopkeeperBody>
       const foreignMatrix = foreignPage.data.find((s) => s.matrix) as ShopkeeperBody
       expect((await get(`/shopkeepers/${foreign.id}`, otherToken)).statusCode).toBe(200)
@@ -716,7 +649,7 @@ describe('shopkeepers', () => {
 
   describe('bank data', () => {
     it('appears in no response: creation, retrieval or list', async () => {
-      const created = await post(validBody())
+      const created = await post(shopkeeperBody())
       expect(created.statusCode).toBe(201)
       const id = (created.json() as CreatedBody).id
       const bodies = [
@@ -743,7 +676,7 @@ describe('shopkeepers', () => {
       const response = await ctx.app.inject({
         method,
         url,
-        ...(method === 'POST' && { payload: validBody() }),
+        ...(method === 'POST' && { payload: shopkeeperBody() }),
       })
       expect(response.statusCode).toBe(401)
       expect(response.json()).toEqual({ message: 'Unauthenticated.' })

@@ -8,9 +8,9 @@ import { createDb, type Db, isPostgres } from '../src/db/database.js'
 import type { GatewayMode } from '../src/modules/partners/partner.table.js'
 import type { CardData, PaymentGateway } from '../src/modules/payments/payment-gateway.js'
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
-import { createPlan } from '../src/modules/plans/plan.service.js'
 import type { Clock } from '../src/shared/clock.js'
-import { bearer, login, seedCatalog, seedPartner } from './helpers/factories.js'
+import { bearer, createCustomer, login, seedCatalog, seedPartner } from './helpers/factories.js'
+import { seedPlan, TOTAL_12X } from './helpers/plans.js'
 import { buildCheckedApp, createTestApp, type TestContext } from './helpers/test-app.js'
 import { createTestDatabase, interleaving, type TestDatabase } from './helpers/test-db.js'
 
@@ -83,34 +83,9 @@ async function partyOf(
   gateway: GatewayMode,
 ): Promise<Party & { planId: number; modelId: number }> {
   const partner = await seedPartner(db, gateway)
-  const plan = await db.transaction().execute((trx) =>
-    createPlan(
-      trx,
-      {
-        partnerId: partner.id,
-        kind: 'subscription',
-        name: 'Proteção Total 12x',
-        installments: INSTALLMENTS,
-        monthlyRateBp: 120,
-        franchiseRateBp: 1500,
-        coverages: ['Roubo e furto qualificado'],
-      },
-      NOW.toISOString(),
-    ),
-  )
+  const plan = await seedPlan(db, partner.id, { ...TOTAL_12X, installments: INSTALLMENTS }, NOW.toISOString())
   const token = await login(app, partner)
-  const customer = await app.inject({
-    method: 'POST',
-    url: '/customers',
-    headers: bearer(token),
-    payload: {
-      name: 'Maria da Silva',
-      document: '529.982.247-25',
-      email: 'm@example.com',
-      phone: '11987654321',
-    },
-  })
-  expect(customer.statusCode, customer.body).toBe(201)
+  await createCustomer(app, token)
   const model = await db
     .selectFrom('models')
     .select('id')

@@ -1,11 +1,11 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PartnerContext } from '../src/modules/auth/partner-context.js'
-import { createPlan } from '../src/modules/plans/plan.service.js'
 import { contractSubscription } from '../src/modules/subscriptions/subscription.service.js'
-import type { ErrorBody, PageBody } from './helpers/bodies.js'
+import { ADDRESS, type ErrorBody, type PageBody } from './helpers/bodies.js'
+import { bare, cpfOf, formatCpf } from './helpers/documents.js'
 import { bearer, login, seedCatalog, seedPartner, type TestPartner } from './helpers/factories.js'
-import { ANNUAL, COVERAGES, ESSENCIAL_24X, type PlanTemplate, TOTAL_12X } from './helpers/plan-templates.js'
+import { ANNUAL, COVERAGES, ESSENCIAL_24X, type PlanTemplate, seedPlans, TOTAL_12X } from './helpers/plans.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
 // Expected amounts are worked out by hand in cents: LMI (cents) × rate (bp) ÷ 10000, half-up.
@@ -80,35 +80,12 @@ const STORE_INVALID = 'The selected store id is invalid.'
 const SERIALS_EQUAL = 'The second serial number and serial number must be different.'
 const MAXIMA_DECIMALS = 'The maxima field must have at most 2 decimal places.'
 
-/** A valid CPF (formatted) from nine digits, computed here independently of the service's code. */
-function cpf(base: string): string {
-  const digits = [...base].map(Number)
-  for (const length of [9, 10]) {
-    const sum = digits.slice(0, length).reduce((acc, d, i) => acc + d * (length + 1 - i), 0)
-    const rest = sum % 11
-    digits.push(rest < 2 ? 0 : 11 - rest)
-  }
-  const s = digits.join('')
-  return `${s.slice(0, 3)}.${s.slice(3, 6)}.${s.slice(6, 9)}-${s.slice(9)}`
-}
-const bare = (document: string) => document.replace(/[./-]/g, '')
-
 const MARIA = '529.982.247-25'
-const JOAO = cpf('123456789')
-const CARLA = cpf('111444777')
+const JOAO = formatCpf(cpfOf('123456789'))
+const CARLA = formatCpf(cpfOf('111444777'))
 const EMPRESA = '11.222.333/0001-81'
 const ALNUM = '12.ABC.345/01DE-35'
 const ALNUM_LOWER = '12abc34501de35'
-
-const ADDRESS = {
-  street: 'Avenida Paulista',
-  number: 1000,
-  complement: 'Apto 12',
-  zipcode: '01310-100',
-  neighborhood: 'Bela Vista',
-  city: 'São Paulo',
-  state: 'SP',
-}
 
 let ctx: TestContext
 /** The injected clock reads this; tests that move it put it back. */
@@ -188,12 +165,7 @@ interface Seller {
 /** A partner of its own with the given plans and its matrix store's id (from `GET /shopkeepers`). */
 async function seller(plans: PlanTemplate[]): Promise<Seller> {
   const partner = await seedPartner(ctx.db)
-  const rows = await ctx.db.transaction().execute(async (trx) => {
-    const created = []
-    for (const plan of plans)
-      created.push(await createPlan(trx, { ...plan, partnerId: partner.id }, NOW.toISOString()))
-    return created
-  })
+  const rows = await seedPlans(ctx.db, partner.id, plans, NOW.toISOString())
   const token = await login(ctx.app, partner)
   const stores = await okJson<PageBody<{ id: number; matrix: boolean }>>(token, '/shopkeepers')
   const matrix = stores.data.find((store) => store.matrix)
@@ -462,7 +434,7 @@ describe('subscriptions', () => {
       })
 
       it("refuses a document no customer of this partner has (another partner's customer) with 422", async () => {
-        for (const document of [CARLA, bare(CARLA), cpf('999888777')]) {
+        for (const document of [CARLA, bare(CARLA), formatCpf(cpfOf('999888777'))]) {
           expect(
             await refused(a.token, minimal({ customer_id: undefined, customer_document: document })),
           ).toEqual({ customer_document: [CUSTOMER_DOCUMENT_UNKNOWN] })

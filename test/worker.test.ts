@@ -9,12 +9,19 @@ import { run } from '../src/cli/program.js'
 import { createDb, type Db } from '../src/db/database.js'
 import type { ChargeResult, PaymentGateway } from '../src/modules/payments/payment-gateway.js'
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
-import { createPlan } from '../src/modules/plans/plan.service.js'
 import type { Clock } from '../src/shared/clock.js'
 import { addDays, formatDate } from '../src/shared/time.js'
 import { expirePendingSubscriptions } from '../src/worker/pending-expiry.job.js'
 import { type RecurrenceResult, runRecurrence } from '../src/worker/recurrence.job.js'
-import { bearer, login, seedCatalog, seedPartner, type TestPartner } from './helpers/factories.js'
+import {
+  bearer,
+  createCustomer,
+  login,
+  seedCatalog,
+  seedPartner,
+  type TestPartner,
+} from './helpers/factories.js'
+import { ESSENCIAL_24X, seedPlan } from './helpers/plans.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase } from './helpers/test-db.js'
 
@@ -82,30 +89,15 @@ type World = Awaited<ReturnType<typeof createWorld>>
 
 async function createSeller(db: Db, app: App, gateway: 'own' | 'external', modelId: number): Promise<Seller> {
   const partner = await seedPartner(db, gateway)
-  const plan = await db.transaction().execute((trx) =>
-    createPlan(
-      trx,
-      {
-        partnerId: partner.id,
-        kind: 'subscription',
-        name: 'Mensal',
-        coverages: ['Roubo'],
-        installments: 3,
-        monthlyRateBp: 100,
-        franchiseRateBp: 2000,
-      },
-      '2026-11-01T00:00:00.000Z',
-    ),
+  const plan = await seedPlan(
+    db,
+    partner.id,
+    { ...ESSENCIAL_24X, installments: 3 },
+    '2026-11-01T00:00:00.000Z',
   )
   const token = await login(app, partner)
-  const customer = await app.inject({
-    method: 'POST',
-    url: '/customers',
-    headers: bearer(token),
-    payload: { name: 'Maria', document: '529.982.247-25', email: 'maria@example.com', phone: '11987654321' },
-  })
-  expect(customer.statusCode, customer.body).toBe(201)
-  return { partner, partnerId: partner.id, token, planId: plan.id, customerId: customer.json().id, modelId }
+  const customer = await createCustomer(app, token)
+  return { partner, partnerId: partner.id, token, planId: plan.id, customerId: customer.id, modelId }
 }
 
 /** Moves the world's clock; the sellers log in again, since their tokens expire on that clock. */

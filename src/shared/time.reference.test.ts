@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { DateTime } from 'luxon'
 import { describe, expect, it } from 'vitest'
+import { runs } from '../../test/helpers/runs.js'
 import { addMonthsClamped, formatTimestamp } from './time.js'
 
 // time.ts computes wall clocks from a cached offset per UTC day and month arithmetic by hand,
@@ -48,7 +49,7 @@ describe('formatTimestamp against Intl on every call', () => {
       fc.property(fc.integer({ min: MIN_MS, max: MAX_MS }), fc.constantFrom(...ZONES), (ms, zone) => {
         expect(formatTimestamp(new Date(ms).toISOString(), zone)).toBe(intlTimestamp(ms, zone))
       }),
-      { seed: SEED, numRuns: 20_000 },
+      { seed: SEED, numRuns: runs(20_000) },
     )
   })
 
@@ -95,7 +96,7 @@ describe('addMonthsClamped against luxon', () => {
       fc.property(date, fc.integer({ min: -600, max: 600 }), (d, months) => {
         expect(addMonthsClamped(d, months)).toBe(luxonAddMonths(d, months))
       }),
-      { seed: SEED, numRuns: 20_000 },
+      { seed: SEED, numRuns: runs(20_000) },
     )
   })
 

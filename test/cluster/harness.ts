@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
+import { cpf as nthCpf } from '../helpers/documents.js'
 
 // The cluster harness: real `amparo` processes (two API processes, two workers) against one
 // fresh PostgreSQL database, or one API process on a SQLite file, driven over HTTP on 127.0.0.1.
@@ -453,20 +454,8 @@ export async function preparePartner(ports: number[], demo: DemoPartner): Promis
   }
 }
 
-/** A valid CPF (check digits computed) from a number, for customers of their own. */
-export function cpf(seed: number): string {
-  const base = String(100_000_000 + (seed % 800_000_000))
-    .slice(0, 9)
-    .split('')
-    .map(Number)
-  const digit = (digits: number[]) => {
-    const sum = digits.reduce((acc, d, i) => acc + d * (digits.length + 1 - i), 0)
-    const rest = (sum * 10) % 11
-    return rest === 10 ? 0 : rest
-  }
-  const first = digit(base)
-  return [...base, first, digit([...base, first])].join('')
-}
+/** A valid CPF from a number, for customers of their own. */
+export const cpf = (seed: number) => nthCpf(seed % 800_000_000)
 
 export async function createCustomer(port: number, partner: Partner, document: string): Promise<number> {
   const reply = await call(port, 'POST', '/customers', {

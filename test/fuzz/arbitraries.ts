@@ -1,4 +1,5 @@
 import fc from 'fast-check'
+import { cnpjOf, cpfOf, formatCnpj, formatCpf, luhnDigit } from '../helpers/documents.js'
 
 /**
  * fast-check arbitraries built from the request schemas of the OpenAPI document: values that
@@ -64,55 +65,28 @@ export interface FuzzRequest {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Brazilian identifiers, computed here independently of the service's code.
+// Brazilian identifiers, computed independently of the service's code (test/helpers/documents.ts).
 
 const digit = fc.integer({ min: 0, max: 9 })
 const digits = (n: number) => fc.array(digit, { minLength: n, maxLength: n }).map((d) => d.join(''))
 
-function mod11(values: number[], weight: (length: number, index: number) => number): number {
-  const sum = values.reduce((acc, v, i) => acc + v * weight(values.length, i), 0)
-  const rest = sum % 11
-  return rest < 2 ? 0 : 11 - rest
-}
-
 const notRepeated = (s: string) => ![...s].every((c) => c === s[0])
 
-export const cpfBare = digits(9)
-  .map((base) => {
-    const values = [...base].map(Number)
-    for (let i = 0; i < 2; i++) values.push(mod11(values, (length, index) => length + 1 - index))
-    return values.join('')
-  })
-  .filter(notRepeated)
+export const cpfBare = digits(9).map(cpfOf).filter(notRepeated)
 
 const CNPJ_CHARS = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ'
 export const cnpjBare = fc
   .tuple(fc.boolean(), fc.array(fc.integer({ min: 0, max: 35 }), { minLength: 12, maxLength: 12 }))
-  .map(([alphanumeric, picks]) => {
-    const base = picks.map((p) => CNPJ_CHARS[alphanumeric ? p : p % 10] ?? '0').join('')
-    const values = [...base].map((c) => c.charCodeAt(0) - 48)
-    for (let i = 0; i < 2; i++) values.push(mod11(values, (length, index) => ((length - 1 - index) % 8) + 2))
-    return base + values.slice(12).join('')
-  })
+  .map(([alphanumeric, picks]) =>
+    cnpjOf(picks.map((p) => CNPJ_CHARS[alphanumeric ? p : p % 10] ?? '0').join('')),
+  )
   .filter(notRepeated)
-
-const formatCpf = (s: string) => `${s.slice(0, 3)}.${s.slice(3, 6)}.${s.slice(6, 9)}-${s.slice(9)}`
-const formatCnpj = (s: string) =>
-  `${s.slice(0, 2)}.${s.slice(2, 5)}.${s.slice(5, 8)}/${s.slice(8, 12)}-${s.slice(12)}`
 
 /** A document as clients send it: bare, formatted, or (CNPJ) lowercase. */
 export const cpf = fc.tuple(cpfBare, fc.boolean()).map(([s, formatted]) => (formatted ? formatCpf(s) : s))
 export const cnpj = fc
   .tuple(cnpjBare, fc.constantFrom('bare', 'formatted', 'lower'))
   .map(([s, style]) => (style === 'formatted' ? formatCnpj(s) : style === 'lower' ? s.toLowerCase() : s))
-
-function luhnDigit(body: string): number {
-  const sum = [...body].reverse().reduce((acc, c, i) => {
-    const d = Number(c) * (i % 2 === 0 ? 2 : 1)
-    return acc + (d > 9 ? d - 9 : d)
-  }, 0)
-  return (10 - (sum % 10)) % 10
-}
 
 export const imei = fc.tuple(digits(14), fc.boolean()).map(([body, dashed]) => {
   const s = body + luhnDigit(body)

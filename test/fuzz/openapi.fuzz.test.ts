@@ -1,8 +1,9 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createPlan } from '../../src/modules/plans/plan.service.js'
 import { bearer, login, seedCatalog, seedPartner, seedUser, type TestPartner } from '../helpers/factories.js'
 import { type OpenApiDocument, ResponseChecker } from '../helpers/openapi-responses.js'
+import { ANNUAL, ESSENCIAL_24X, seedPlans, TOTAL_12X } from '../helpers/plans.js'
+import { runs } from '../helpers/runs.js'
 import { createTestApp, type TestContext } from '../helpers/test-app.js'
 import {
   type Caller,
@@ -25,12 +26,13 @@ import {
  * world. Properties: never a 5xx, and every response matches the schema documented for its
  * status (checked by the `createTestApp` wrapper on every `inject`).
  *
- * FUZZ_RUNS (default 200) runs per operation, FUZZ_SEED (default below) the seed; a failure
+ * FUZZ_RUNS runs per operation (default 200 with AMPARO_TEST_RUNS=full, as in CI, else a tenth:
+ * see test/helpers/runs.ts), FUZZ_SEED (default below) the seed; a failure
  * prints both. Operations run in document order against one database, so to replay a failure
  * run the whole file with the printed seed.
  */
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 200)
+const RUNS = Number(process.env.FUZZ_RUNS ?? runs(200))
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_121)
 const STATS = process.env.FUZZ_STATS === '1'
 if (!Number.isInteger(RUNS) || RUNS < 1 || !Number.isInteger(SEED)) {
@@ -332,7 +334,6 @@ describe('the response checker', () => {
 
 const SEEDED_AT = new Date().toISOString()
 const USER = { email: 'fuzz.user@example.com', password: 'fuzz-password-123' }
-const COVERAGES = ['Roubo e furto qualificado', 'Quebra acidental']
 
 async function call(method: 'GET' | 'POST' | 'PUT', url: string, token: string, payload?: object) {
   const response = await ctx.app.inject({
@@ -368,40 +369,7 @@ const sample = <T>(arbitrary: fc.Arbitrary<T>, offset: number): T =>
   fc.sample(arbitrary, { seed: SEED + offset, numRuns: 1 })[0] as T
 
 async function seedPartnerWorld(partner: TestPartner, index: number): Promise<Holdings> {
-  const plans = await ctx.db.transaction().execute(async (trx) => {
-    const base = { partnerId: partner.id, coverages: COVERAGES }
-    return [
-      await createPlan(
-        trx,
-        {
-          ...base,
-          kind: 'subscription',
-          name: 'Total 12x',
-          installments: 12,
-          monthlyRateBp: 120,
-          franchiseRateBp: 1500,
-        },
-        SEEDED_AT,
-      ),
-      await createPlan(
-        trx,
-        {
-          ...base,
-          kind: 'subscription',
-          name: 'Essencial 24x',
-          installments: 24,
-          monthlyRateBp: 100,
-          franchiseRateBp: 2000,
-        },
-        SEEDED_AT,
-      ),
-      await createPlan(
-        trx,
-        { ...base, kind: 'annual', name: 'Anual', annualRateBp: 1100, usedFactorBp: 11_500, isDefault: true },
-        SEEDED_AT,
-      ),
-    ]
-  })
+  const plans = await seedPlans(ctx.db, partner.id, [TOTAL_12X, ESSENCIAL_24X, ANNUAL], SEEDED_AT)
   const token = await login(ctx.app, partner)
   const own = index === 1
   const models = (await call('GET', '/models?per_page=100', token)).data.map((m: { id: number }) => m.id)

@@ -3,6 +3,7 @@ import type { Db } from '../../src/db/database.js'
 import { importCatalog } from '../../src/modules/catalog/catalog-import.js'
 import { createPartner, issueCredentials, upsertUser } from '../../src/modules/partners/partner.service.js'
 import type { GatewayMode } from '../../src/modules/partners/partner.table.js'
+import { MARIA } from './bodies.js'
 
 const NOW = '2026-11-21T12:00:00.000Z'
 
@@ -75,6 +76,23 @@ export async function login(app: App, partner: TestPartner): Promise<string> {
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
+
+/** Registers a customer through `POST /customers` (the seed's Maria unless told); the created body. */
+export async function createCustomer(
+  app: App,
+  token: string,
+  body: object = MARIA,
+): Promise<{ id: number; document: string }> {
+  const response = await app.inject({
+    method: 'POST',
+    url: '/customers',
+    headers: bearer(token),
+    payload: body,
+  })
+  if (response.statusCode !== 201)
+    throw new Error(`POST /customers answered ${response.statusCode}: ${response.body}`)
+  return response.json()
+}
 
 /** The login statuses of the demo credentials as printed: by client id and secret, then by user. */
 export async function demoLogins(

@@ -1,90 +1,27 @@
+import { type Json, next } from '../helpers/bodies.js'
+import { imei } from '../helpers/documents.js'
 import type { Party } from './world.js'
 
-// Request bodies and values of the security suite; `world.ts` re-exports everything here.
+// Request bodies and values of the security suite; `world.ts` re-exports everything here, with
+// the shared bodies of test/helpers.
+export {
+  annualCard,
+  customerBody,
+  type Json,
+  next,
+  shopkeeperBody,
+  subscriptionCard,
+  VISA,
+  withField,
+} from '../helpers/bodies.js'
+export { cnpj, cpf, imei } from '../helpers/documents.js'
 
-export type Json = Record<string, unknown>
 export type Method = 'GET' | 'POST' | 'PUT'
 
 // 15:00 UTC is 12:00 in São Paulo; card expiries `1230` / `12/30` are in the future.
 export const NOW = new Date('2026-11-21T15:00:00.000Z')
 export const clock = { now: () => NOW }
 export const ENV = { AMPARO_RATE_LIMIT: '1000000', AMPARO_LOGIN_RATE_LIMIT: '100000' }
-export const VISA = '4111111111111111'
-
-function mod11(digits: number[], weights: number[]): number {
-  const rest = digits.reduce((sum, d, i) => sum + d * (weights[i] as number), 0) % 11
-  return rest < 2 ? 0 : 11 - rest
-}
-/** The n-th valid bare CPF, computed independently of the service. */
-export function cpf(n: number): string {
-  const base = [...String(100_000_000 + n)].map(Number)
-  const first = mod11(base, [10, 9, 8, 7, 6, 5, 4, 3, 2])
-  return `${base.join('')}${first}${mod11([...base, first], [11, 10, 9, 8, 7, 6, 5, 4, 3, 2])}`
-}
-/** The n-th valid bare numeric CNPJ. */
-export function cnpj(n: number): string {
-  const base = [...`${String(10_000_000 + n)}0001`].map(Number)
-  const first = mod11(base, [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2])
-  return `${base.join('')}${first}${mod11([...base, first], [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2])}`
-}
-/** The n-th 15-digit IMEI with its Luhn check digit. */
-export function imei(n: number): string {
-  const body = String(35_000_000_000_000 + n)
-  const sum = [...body].reverse().reduce((acc, digit, i) => {
-    const d = i % 2 === 0 ? Number(digit) * 2 : Number(digit)
-    return acc + (d > 9 ? d - 9 : d)
-  }, 0)
-  return `${body}${(10 - (sum % 10)) % 10}`
-}
-
-let sequence = 0
-/** A number no other fixture of this process used: documents, e-mails and IMEIs stay unique. */
-export const next = () => {
-  sequence += 1
-  return sequence
-}
-
-export const customerBody = (n = next()): Json => ({
-  name: `Cliente ${n}`,
-  document: cpf(n),
-  email: `cliente${n}@example.com`,
-  phone: '11987654321',
-  address: {
-    street: 'Avenida Paulista',
-    number: 1000,
-    complement: 'Apto 12',
-    zipcode: '01310-100',
-    neighborhood: 'Bela Vista',
-    city: 'São Paulo',
-    state: 'SP',
-  },
-})
-
-export const shopkeeperBody = (n = next()): Json => ({
-  trading_name: `Loja ${n}`,
-  registration_number: cnpj(n),
-  phone: '1133334444',
-  website: 'https://loja.example.com.br',
-  address: {
-    zip_code: '01310100',
-    street: 'Avenida Paulista',
-    number: '1000',
-    complement: 'Loja 3',
-    neighborhood: 'Bela Vista',
-    city: 'São Paulo',
-    state: 'SP',
-  },
-  responsible: {
-    name: 'Maria da Silva',
-    email: `responsavel${n}@loja.example.com`,
-    phone: '11987654321',
-    registration_number: cpf(500_000 + n),
-    role: 'Gerente',
-    rg: '12.345.678-9',
-  },
-  bank: { name: 'Banco Sigiloso', agency: '1234', account: '56789', account_digit: '0' },
-})
-
 export const subscriptionBody = (p: Party): Json => ({
   plan_id: p.subscriptionPlanId,
   customer_id: p.customer.id,
@@ -104,21 +41,6 @@ export const annualBody = (p: Party): Json => ({
   maxima: 6000,
   payment: { method: 'credit_card', installments: 3 },
 })
-
-export const subscriptionCard = { creditCard: { number: VISA, expiry: '1230', cvv: '123', holder: 'MARIA' } }
-export const annualCard = { card_number: VISA, card_holder: 'MARIA', card_expiry: '12/30', card_cvv: '123' }
-
-/** A copy of `body` with the dot-path field set to `value` (or removed, with `undefined`). */
-export function withField(body: Json, path: string, value: unknown): Json {
-  const copy = structuredClone(body)
-  const keys = path.split('.')
-  const last = keys.pop() as string
-  let target = copy
-  for (const key of keys) target = target[key] as Json
-  if (value === undefined) delete target[last]
-  else target[last] = value
-  return copy
-}
 
 export const RENDERED_NOW = '2026-11-21 12:00:00'
 export const instant = (v: unknown) => (v === null ? null : new Date(v as string).toISOString())

@@ -6,8 +6,8 @@ import { importCatalog } from '../../src/modules/catalog/catalog-import.js'
 import type { GatewayMode } from '../../src/modules/partners/partner.table.js'
 import type { PaymentGateway } from '../../src/modules/payments/payment-gateway.js'
 import { SandboxGateway } from '../../src/modules/payments/sandbox-gateway.js'
-import { createPlan } from '../../src/modules/plans/plan.service.js'
 import { bearer, login, seedCatalog, seedPartner, type TestPartner } from '../helpers/factories.js'
+import { ANNUAL, seedPlans, TOTAL_12X } from '../helpers/plans.js'
 import { buildCheckedApp } from '../helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js'
 import {
@@ -114,34 +114,16 @@ export async function createWorld(
     const credentials = partners[side][gateway]
     const partnerId = credentials.id
     const now = NOW.toISOString()
-    const [subscriptionPlan, annualPlan] = await db.transaction().execute(async (trx) => [
-      await createPlan(
-        trx,
-        {
-          partnerId,
-          kind: 'subscription',
-          name: `Mensal ${side}`,
-          installments: 12,
-          monthlyRateBp: 120,
-          franchiseRateBp: 1500,
-          coverages: ['Roubo e furto'],
-        },
-        now,
-      ),
-      await createPlan(
-        trx,
-        {
-          partnerId,
-          kind: 'annual',
-          name: `Anual ${side}`,
-          annualRateBp: 1100,
-          usedFactorBp: 11_500,
-          coverages: ['Quebra'],
-          isDefault: true,
-        },
-        now,
-      ),
-    ])
+    // Names by side, so that a plan shown to the other side is told apart.
+    const [subscriptionPlan, annualPlan] = await seedPlans(
+      db,
+      partnerId,
+      [
+        { ...TOTAL_12X, name: `Mensal ${side}` },
+        { ...ANNUAL, name: `Anual ${side}` },
+      ],
+      now,
+    )
     const token = await login(app, credentials)
     const customer = await ok('POST', '/customers', token, customerBody())
     const store = await ok('POST', '/shopkeepers', token, shopkeeperBody())
