@@ -23,8 +23,7 @@ const asyncWrites = mode.endsWith('async')
 const oneLine = mode.startsWith('one-line')
 
 const destination =
-  logFile &&
-  pino.destination({ dest: logFile, sync: !asyncWrites, minLength: asyncWrites ? 4096 : 0 })
+  logFile && pino.destination({ dest: logFile, sync: !asyncWrites, minLength: asyncWrites ? 4096 : 0 })
 const app = Fastify({
   logger: logFile ? loggerOptions('info', destination) : false,
   disableRequestLogging: oneLine,
