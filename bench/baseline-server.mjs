@@ -11,10 +11,9 @@
 //   async    Fastify's two lines, written through a buffered asynchronous destination
 //   one-line-async
 // Env: PORT, BASELINE_BODY_FILE, BASELINE_LOG_FILE, BASELINE_LOG_MODE.
-import { openSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import Fastify from 'fastify'
 import pino from 'pino'
-import { lineDestination } from '../dist/plugins/log-destination.js'
 import { loggerOptions, OneLineRequestLog } from '../dist/plugins/logging.js'
 
 const body = readFileSync(process.env.BASELINE_BODY_FILE ?? '', 'utf8')
@@ -24,10 +23,7 @@ const asyncWrites = mode.endsWith('async')
 const oneLine = mode.startsWith('one-line')
 
 const destination =
-  logFile &&
-  (mode === 'api'
-    ? lineDestination(openSync(logFile, 'a'))
-    : pino.destination({ dest: logFile, sync: !asyncWrites, minLength: asyncWrites ? 4096 : 0 }))
+  logFile && pino.destination({ dest: logFile, sync: !asyncWrites, minLength: asyncWrites ? 4096 : 0 })
 const app = Fastify({
   logger: logFile ? loggerOptions('info', destination) : false,
   disableRequestLogging: oneLine,

@@ -233,7 +233,7 @@ async function tokens() {
 function capturing(file: string) {
   let last: CompiledQuery | null = null
   const db = new Kysely<Database>({
-    dialect: sqliteDialect(file).dialect,
+    dialect: sqliteDialect(file),
     log: (event) => {
       last = event.query
     },

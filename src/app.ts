@@ -28,12 +28,11 @@ import {
   requestId,
 } from './plugins/http.js'
 import { idempotency } from './plugins/idempotency.js'
-import { lazyRequestLogger, loggerOptions, OneLineRequestLog } from './plugins/logging.js'
+import { loggerOptions, OneLineRequestLog } from './plugins/logging.js'
 import type { Metrics } from './plugins/metrics.js'
 import { openapiPlugin } from './plugins/openapi.js'
 import { loginRateLimit, partnerRateLimit } from './plugins/rate-limits.js'
 import { connectRedis } from './plugins/redis.js'
-import { sharedSerializers } from './plugins/serializers.js'
 import { type Clock, systemClock } from './shared/clock.js'
 
 export const BODY_LIMIT = 1024 * 1024
@@ -66,7 +65,6 @@ export async function buildApp({
     logger: logger ?? loggerOptions(config.logLevel, logStream),
     genReqId: requestId,
     logController: new OneLineRequestLog(),
-    childLoggerFactory: lazyRequestLogger,
     frameworkErrors,
     clientErrorHandler: clientErrors,
     rewriteUrl: originForm,
@@ -76,7 +74,6 @@ export async function buildApp({
     return503OnClosing: false,
     // `/subscriptions/1/` is `/subscriptions/1`, as on the Laravel service partners wrote against.
     routerOptions: { maxParamLength: 200, ignoreTrailingSlash: true },
-    schemaController: { compilersFactory: { buildSerializer: sharedSerializers() } },
     // Behind the README's load balancer: request.ip (login rate limits) is the client's, not its.
     trustProxy: config.trustProxy,
   }).withTypeProvider<TypeBoxTypeProvider>()

@@ -18,25 +18,36 @@ function typeParsers(types: typeof pg.types): Record<number, (value: string) => 
   }
 }
 
-// SQL texts run on most requests, registered by prepared(): each connection prepares them as
-// named statements on first use, so PostgreSQL parses and plans them once per connection instead
-// of on every call. Only fixed texts are registered, so the set per connection stays small.
+// Every query with parameters runs as a named statement: each connection parses and plans its text
+// once, then only binds and executes it, which halved the CPU of the hot reads (docs/benchmarks.md).
+// The service's texts are a few hundred at most (their shape depends on filters and row counts,
+// never on values); past MAX_NAMED_STATEMENTS new texts run unnamed, so neither this map nor the
+// statements each connection keeps can grow without bound. Texts without parameters (migrations,
+// `begin`, `commit`) keep pg's simple protocol, which also allows several statements in one text.
+// Nor is a text naming columns by `*` named: a column added by a migration while the process runs
+// would change its result type, which PostgreSQL refuses for a named statement until it restarts.
+const MAX_NAMED_STATEMENTS = 1000
+const ALL_COLUMNS = /[\s.]\*/
 const statementNames = new Map<string, string>()
 
-/** Marks a fixed SQL text to be run as a named prepared statement on every connection. */
-export function nameStatement(sql: string): void {
-  if (!statementNames.has(sql)) statementNames.set(sql, `amparo_${statementNames.size + 1}`)
+function statementName(text: string): string | undefined {
+  let name = statementNames.get(text)
+  if (!name && statementNames.size < MAX_NAMED_STATEMENTS && !ALL_COLUMNS.test(text)) {
+    name = `amparo_${statementNames.size + 1}`
+    statementNames.set(text, name)
+  }
+  return name
 }
 
-/**
- * Kysely runs every query as `client.query(text, values)`: a registered text is sent with its name
- * instead (pg prepares it on the connection's first use and then only binds and executes it).
- */
+/** Kysely runs every query as `client.query(text, values)`: sent here with its statement's name. */
 function runNamedStatements(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown
   client.query = ((text: unknown, ...rest: unknown[]) => {
-    const name = typeof text === 'string' ? statementNames.get(text) : undefined
-    if (name && rest.length === 1 && Array.isArray(rest[0])) return query({ name, text, values: rest[0] })
+    const [values] = rest
+    if (typeof text === 'string' && rest.length === 1 && Array.isArray(values) && values.length > 0) {
+      const name = statementName(text)
+      if (name) return query({ name, text, values })
+    }
     return query(text, ...rest)
   }) as typeof client.query
 }

@@ -1,6 +1,7 @@
+import { spawnSync } from 'node:child_process'
 import Fastify from 'fastify'
-import { describe, expect, it, vi } from 'vitest'
-import { lazyRequestLogger, loggerOptions, OneLineRequestLog } from './logging.js'
+import { describe, expect, it } from 'vitest'
+import { loggerOptions, OneLineRequestLog } from './logging.js'
 
 /** A bare server with the service's logger, request line and request loggers, and what it wrote. */
 async function server() {
@@ -9,7 +10,6 @@ async function server() {
   const app = Fastify({
     logger: loggerOptions('debug', stream),
     logController: new OneLineRequestLog(),
-    childLoggerFactory: lazyRequestLogger,
   })
   app.get('/quiet', async () => ({ ok: true }))
   app.get('/loud', async (request) => {
@@ -22,11 +22,9 @@ async function server() {
 }
 
 describe('request loggers', () => {
-  it('are not built for a request that does not log; its one request line still carries its id', async () => {
+  it('leave one line for a request that does not log, carrying its id', async () => {
     const { app, lines } = await server()
-    const child = vi.spyOn(app.log, 'child')
     await app.inject({ url: '/quiet' })
-    expect(child.mock.calls.filter(([bindings]) => 'reqId' in bindings)).toEqual([])
     expect(lines).toEqual([expect.objectContaining({ reqId: expect.any(String), msg: 'request completed' })])
   })
 
@@ -45,5 +43,31 @@ describe('request loggers', () => {
     })
     expect(nested).toMatchObject({ reqId, step: 'charge', msg: 'nested', level: 20 })
     expect(JSON.stringify(lines)).not.toMatch(/hunter2|4111111111111111/)
+  })
+})
+
+describe('the log on stdout', () => {
+  it('has every line logged before the process exits, or crashes', () => {
+    const code = `
+      import Fastify from 'fastify'
+      import { loggerOptions } from './src/plugins/logging.ts'
+      const app = Fastify({ logger: loggerOptions('info') })
+      app.log.info('first')
+      app.log.info('second')
+      if (process.argv.at(-1) === 'crash') throw new Error('boom')
+      process.exit(3)`
+    for (const [how, status] of [
+      ['exit', 3],
+      ['crash', 1],
+    ] as const) {
+      const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code, how], {
+        encoding: 'utf8',
+      })
+      const messages = child.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).msg)
+      expect({ how, status: child.status, messages }).toEqual({ how, status, messages: ['first', 'second'] })
+    }
   })
 })

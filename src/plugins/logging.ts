@@ -5,8 +5,8 @@ import {
   type FastifyServerOptions,
   LogController,
 } from 'fastify'
+import pino from 'pino'
 import { isLuhnValid } from '../shared/documents.js'
-import { lineDestination } from './log-destination.js'
 
 // Never logged: credentials, tokens and card data, at the top level of a logged object or one
 // level down (`*.x` does not match a top-level `x`).
@@ -28,10 +28,13 @@ const REDACT = [
   ...SECRET_FIELDS.map((field) => `*.${field}`),
 ]
 
-/** The service's logger: pino at `level`, secrets censored, to stdout unless a stream is given. */
+/**
+ * The service's logger: pino at `level`, secrets censored, to stdout unless a stream is given.
+ * Written synchronously, so that no line is lost when the process exits or crashes.
+ */
 export function loggerOptions(
   level: string,
-  stream: { write(line: string): void } = lineDestination(),
+  stream: { write(line: string): void } = pino.destination({ dest: 1, sync: true }),
 ): FastifyServerOptions['logger'] {
   return { level, redact: { paths: REDACT, censor: '[redacted]' }, stream }
 }
@@ -99,7 +102,7 @@ function declaredQuery(request: FastifyRequest): ReadonlySet<string> {
 export class OneLineRequestLog extends LogController {
   // The completed line holds only these fixed fields, none of them a secret (bodies and headers
   // are never in it; the URL is censored above), so it skips the redaction pass, which cost more
-  // than the rest of the line (≈ 5.5 µs of 9.3). Errors keep the redacting logger.
+  // than the rest of the line (docs/benchmarks.md). Errors keep the redacting logger.
   private plain: FastifyBaseLogger | undefined
 
   override incomingRequest(): void {}
@@ -123,60 +126,3 @@ export class OneLineRequestLog extends LogController {
     this.plain.info({ reqId: request.id, ...line }, 'request completed')
   }
 }
-
-type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
-const LEVELS: readonly Level[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
-
-/**
- * `request.log`: the request's child logger (its lines carry `reqId`), built on first use. Pino
- * builds a child by serialising its bindings through the redaction pass, ≈ 2 % of a GET's CPU in
- * `perf`, and most requests never log through it: their one line has its own logger (above).
- */
-class RequestLogger implements FastifyBaseLogger {
-  declare fatal: FastifyBaseLogger['fatal']
-  declare error: FastifyBaseLogger['error']
-  declare warn: FastifyBaseLogger['warn']
-  declare info: FastifyBaseLogger['info']
-  declare debug: FastifyBaseLogger['debug']
-  declare trace: FastifyBaseLogger['trace']
-  declare silent: FastifyBaseLogger['silent']
-  private built: FastifyBaseLogger | undefined
-
-  constructor(
-    private readonly parent: FastifyBaseLogger,
-    private readonly bindings: Record<string, unknown>,
-    private readonly options: Parameters<FastifyBaseLogger['child']>[1],
-  ) {}
-
-  logger(): FastifyBaseLogger {
-    this.built ??= this.parent.child(this.bindings, this.options)
-    return this.built
-  }
-
-  get level(): string {
-    return this.logger().level
-  }
-
-  set level(level: string) {
-    this.logger().level = level
-  }
-
-  child(...args: Parameters<FastifyBaseLogger['child']>): FastifyBaseLogger {
-    return this.logger().child(...args)
-  }
-}
-
-for (const level of LEVELS) {
-  Object.defineProperty(RequestLogger.prototype, level, {
-    value(this: RequestLogger, ...args: unknown[]) {
-      const logger = this.logger()
-      return (logger[level] as (...a: unknown[]) => void).apply(logger, args)
-    },
-  })
-}
-
-export const lazyRequestLogger: NonNullable<FastifyServerOptions['childLoggerFactory']> = (
-  logger,
-  bindings,
-  options,
-) => new RequestLogger(logger, bindings, options)

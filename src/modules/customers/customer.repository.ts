@@ -1,6 +1,5 @@
 import type { Insertable, Selectable } from 'kysely'
 import type { Db, Trx } from '../../db/database.js'
-import { prepared } from '../../db/prepared.js'
 import type { CustomersTable } from './customer.table.js'
 
 export type CustomerRow = Selectable<CustomersTable>
@@ -31,21 +30,14 @@ const COLUMNS = [
   'created_at',
 ] as const satisfies readonly (keyof CustomersTable)[]
 
-// Compiled once (see prepared()): a contract looks its customer up on every call.
-const customerById = prepared((db: Db, partnerId: number, id: number) =>
-  db.selectFrom('customers').select(COLUMNS).where('partner_id', '=', partnerId).where('id', '=', id),
-)
-const customerByDocument = prepared((db: Db, partnerId: number, document: string) =>
-  db
+/** The partner's customer with this id; undefined for another partner's. */
+export async function findCustomer(db: Db, partnerId: number, id: number): Promise<CustomerRow | undefined> {
+  return db
     .selectFrom('customers')
     .select(COLUMNS)
     .where('partner_id', '=', partnerId)
-    .where('document', '=', document),
-)
-
-/** The partner's customer with this id; undefined for another partner's. */
-export async function findCustomer(db: Db, partnerId: number, id: number): Promise<CustomerRow | undefined> {
-  return (await customerById(db, partnerId, id))[0]
+    .where('id', '=', id)
+    .executeTakeFirst()
 }
 
 /** `document` must already be normalised: it is compared as stored. */
@@ -54,5 +46,10 @@ export async function findCustomerByDocument(
   partnerId: number,
   document: string,
 ): Promise<CustomerRow | undefined> {
-  return (await customerByDocument(db, partnerId, document))[0]
+  return db
+    .selectFrom('customers')
+    .select(COLUMNS)
+    .where('partner_id', '=', partnerId)
+    .where('document', '=', document)
+    .executeTakeFirst()
 }

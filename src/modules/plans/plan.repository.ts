@@ -1,6 +1,5 @@
 import type { NotNull } from 'kysely'
 import type { Db } from '../../db/database.js'
-import { prepared } from '../../db/prepared.js'
 import type { PlanKind } from './plan.table.js'
 
 export interface SubscriptionPlanRow {
@@ -44,23 +43,8 @@ function annualPlans(db: Db, partnerId: number) {
     .$narrowType<{ annual_rate_bp: NotNull; used_factor_bp: NotNull }>()
 }
 
-// The plan lookups run on every quotation and contract: built and compiled once (see prepared()).
-const subscriptionPlanList = prepared((db: Db, partnerId: number) =>
-  subscriptionPlans(db, partnerId).orderBy('id'),
-)
-const subscriptionPlan = prepared((db: Db, partnerId: number, planId: number) =>
-  subscriptionPlans(db, partnerId).where('id', '=', planId),
-)
-const annualPlan = prepared((db: Db, partnerId: number, planId: number) =>
-  annualPlans(db, partnerId).where('id', '=', planId),
-)
-// true sorts after false on both databases (SQLite stores 1 and 0), so descending puts it first.
-const defaultAnnualPlan = prepared((db: Db, partnerId: number) =>
-  annualPlans(db, partnerId).orderBy('is_default', 'desc').orderBy('id').limit(1),
-)
-
 export async function listSubscriptionPlans(db: Db, partnerId: number): Promise<SubscriptionPlanRow[]> {
-  return subscriptionPlanList(db, partnerId)
+  return subscriptionPlans(db, partnerId).orderBy('id').execute()
 }
 
 export async function findSubscriptionPlan(
@@ -68,7 +52,7 @@ export async function findSubscriptionPlan(
   partnerId: number,
   planId: number,
 ): Promise<SubscriptionPlanRow | undefined> {
-  return (await subscriptionPlan(db, partnerId, planId))[0]
+  return subscriptionPlans(db, partnerId).where('id', '=', planId).executeTakeFirst()
 }
 
 export async function findAnnualPlan(
@@ -76,7 +60,7 @@ export async function findAnnualPlan(
   partnerId: number,
   planId: number,
 ): Promise<AnnualProductRow | undefined> {
-  return (await annualPlan(db, partnerId, planId))[0]
+  return annualPlans(db, partnerId).where('id', '=', planId).executeTakeFirst()
 }
 
 /** The plan used when none is named: the default one, else the oldest active annual plan. */
@@ -84,5 +68,6 @@ export async function findDefaultAnnualPlan(
   db: Db,
   partnerId: number,
 ): Promise<AnnualProductRow | undefined> {
-  return (await defaultAnnualPlan(db, partnerId))[0]
+  // true sorts after false on both databases (SQLite stores 1 and 0), so descending puts it first.
+  return annualPlans(db, partnerId).orderBy('is_default', 'desc').orderBy('id').limit(1).executeTakeFirst()
 }
