@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js'
+import { prepared } from '../../db/prepared.js'
 import type { PartnerContext } from './partner-context.js'
 import { passwordVersion } from './secret-hash.js'
 import type { Subject } from './token.service.js'
@@ -10,28 +11,32 @@ const partnerColumns = [
   'partners.lmi_max_factor_bp as lmiMaxFactorBp',
 ] as const
 
+// Run on every authenticated request, so built and compiled once (see prepared()).
+const activeClient = prepared((db: Db, credentialId: number) =>
+  db
+    .selectFrom('credentials')
+    .innerJoin('partners', 'partners.id', 'credentials.partner_id')
+    .select(partnerColumns)
+    .where('credentials.id', '=', credentialId)
+    .where('credentials.revoked_at', 'is', null),
+)
+const activeUser = prepared((db: Db, userId: number) =>
+  db
+    .selectFrom('partner_users')
+    .innerJoin('partners', 'partners.id', 'partner_users.partner_id')
+    .select([...partnerColumns, 'partner_users.password_hash as passwordHash'])
+    .where('partner_users.id', '=', userId)
+    .where('partner_users.disabled', '=', false),
+)
+
 /**
  * The partner behind a token's subject, or undefined when the credential was revoked, or the user
  * disabled or given a new password since the token: checked on every request, so each takes
  * effect at once.
  */
 export async function findActivePrincipal(db: Db, subject: Subject): Promise<PartnerContext | undefined> {
-  if (subject.kind === 'client') {
-    return db
-      .selectFrom('credentials')
-      .innerJoin('partners', 'partners.id', 'credentials.partner_id')
-      .select(partnerColumns)
-      .where('credentials.id', '=', subject.id)
-      .where('credentials.revoked_at', 'is', null)
-      .executeTakeFirst()
-  }
-  const row = await db
-    .selectFrom('partner_users')
-    .innerJoin('partners', 'partners.id', 'partner_users.partner_id')
-    .select([...partnerColumns, 'partner_users.password_hash as passwordHash'])
-    .where('partner_users.id', '=', subject.id)
-    .where('partner_users.disabled', '=', false)
-    .executeTakeFirst()
+  if (subject.kind === 'client') return (await activeClient(db, subject.id))[0]
+  const [row] = await activeUser(db, subject.id)
   if (!row || subject.passwordVersion !== passwordVersion(row.passwordHash)) return undefined
   const { passwordHash: _, ...partner } = row
   return partner

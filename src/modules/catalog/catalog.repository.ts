@@ -1,5 +1,6 @@
 import { type ExpressionBuilder, sql } from 'kysely'
 import { type Database, type Db, isPostgres } from '../../db/database.js'
+import { prepared } from '../../db/prepared.js'
 
 export interface BrandRow {
   id: number
@@ -138,6 +139,11 @@ export async function listModels(
   return { rows, total: Number(count.total) }
 }
 
+// Run on every quotation and contract: built and compiled once (see prepared()).
+const model = prepared((db: Db, partnerId: number, modelId: number) =>
+  modelQuery(db, partnerId).where('models.id', '=', modelId),
+)
+
 export async function findModel(db: Db, partnerId: number, modelId: number): Promise<ModelRow | undefined> {
-  return modelQuery(db, partnerId).where('models.id', '=', modelId).executeTakeFirst()
+  return (await model(db, partnerId, modelId))[0]
 }

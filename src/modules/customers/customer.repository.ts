@@ -1,5 +1,6 @@
 import type { Insertable, Selectable } from 'kysely'
 import type { Db, Trx } from '../../db/database.js'
+import { prepared } from '../../db/prepared.js'
 import type { CustomersTable } from './customer.table.js'
 
 export type CustomerRow = Selectable<CustomersTable>
@@ -30,14 +31,21 @@ const COLUMNS = [
   'created_at',
 ] as const satisfies readonly (keyof CustomersTable)[]
 
-/** The partner's customer with this id; undefined for another partner's. */
-export async function findCustomer(db: Db, partnerId: number, id: number): Promise<CustomerRow | undefined> {
-  return db
+// Compiled once (see prepared()): a contract looks its customer up on every call.
+const customerById = prepared((db: Db, partnerId: number, id: number) =>
+  db.selectFrom('customers').select(COLUMNS).where('partner_id', '=', partnerId).where('id', '=', id),
+)
+const customerByDocument = prepared((db: Db, partnerId: number, document: string) =>
+  db
     .selectFrom('customers')
     .select(COLUMNS)
     .where('partner_id', '=', partnerId)
-    .where('id', '=', id)
-    .executeTakeFirst()
+    .where('document', '=', document),
+)
+
+/** The partner's customer with this id; undefined for another partner's. */
+export async function findCustomer(db: Db, partnerId: number, id: number): Promise<CustomerRow | undefined> {
+  return (await customerById(db, partnerId, id))[0]
 }
 
 /** `document` must already be normalised: it is compared as stored. */
@@ -46,10 +54,5 @@ export async function findCustomerByDocument(
   partnerId: number,
   document: string,
 ): Promise<CustomerRow | undefined> {
-  return db
-    .selectFrom('customers')
-    .select(COLUMNS)
-    .where('partner_id', '=', partnerId)
-    .where('document', '=', document)
-    .executeTakeFirst()
+  return (await customerByDocument(db, partnerId, document))[0]
 }

@@ -1,5 +1,6 @@
 import type { NotNull } from 'kysely'
 import type { Db } from '../../db/database.js'
+import { prepared } from '../../db/prepared.js'
 import type { PlanKind } from './plan.table.js'
 
 export interface SubscriptionPlanRow {
@@ -43,8 +44,23 @@ function annualPlans(db: Db, partnerId: number) {
     .$narrowType<{ annual_rate_bp: NotNull; used_factor_bp: NotNull }>()
 }
 
+// The plan lookups run on every quotation and contract: built and compiled once (see prepared()).
+const subscriptionPlanList = prepared((db: Db, partnerId: number) =>
+  subscriptionPlans(db, partnerId).orderBy('id'),
+)
+const subscriptionPlan = prepared((db: Db, partnerId: number, planId: number) =>
+  subscriptionPlans(db, partnerId).where('id', '=', planId),
+)
+const annualPlan = prepared((db: Db, partnerId: number, planId: number) =>
+  annualPlans(db, partnerId).where('id', '=', planId),
+)
+// true sorts after false on both databases (SQLite stores 1 and 0), so descending puts it first.
+const defaultAnnualPlan = prepared((db: Db, partnerId: number) =>
+  annualPlans(db, partnerId).orderBy('is_default', 'desc').orderBy('id').limit(1),
+)
+
 export async function listSubscriptionPlans(db: Db, partnerId: number): Promise<SubscriptionPlanRow[]> {
-  return subscriptionPlans(db, partnerId).orderBy('id').execute()
+  return subscriptionPlanList(db, partnerId)
 }
 
 export async function findSubscriptionPlan(
@@ -52,7 +68,7 @@ export async function findSubscriptionPlan(
   partnerId: number,
   planId: number,
 ): Promise<SubscriptionPlanRow | undefined> {
-  return subscriptionPlans(db, partnerId).where('id', '=', planId).executeTakeFirst()
+  return (await subscriptionPlan(db, partnerId, planId))[0]
 }
 
 export async function findAnnualPlan(
@@ -60,7 +76,7 @@ export async function findAnnualPlan(
   partnerId: number,
   planId: number,
 ): Promise<AnnualProductRow | undefined> {
-  return annualPlans(db, partnerId).where('id', '=', planId).executeTakeFirst()
+  return (await annualPlan(db, partnerId, planId))[0]
 }
 
 /** The plan used when none is named: the default one, else the oldest active annual plan. */
@@ -68,6 +84,5 @@ export async function findDefaultAnnualPlan(
   db: Db,
   partnerId: number,
 ): Promise<AnnualProductRow | undefined> {
-  // true sorts after false on both databases (SQLite stores 1 and 0), so descending puts it first.
-  return annualPlans(db, partnerId).orderBy('is_default', 'desc').orderBy('id').limit(1).executeTakeFirst()
+  return (await defaultAnnualPlan(db, partnerId))[0]
 }

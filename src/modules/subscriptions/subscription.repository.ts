@@ -1,5 +1,6 @@
 import { type ExpressionBuilder, type Selectable, sql } from 'kysely'
 import { type Database, type Db, isPostgres } from '../../db/database.js'
+import { prepared } from '../../db/prepared.js'
 import type { ModelRow } from '../catalog/catalog.repository.js'
 import type { CustomerRow } from '../customers/customer.repository.js'
 import { CUSTOMER_VIEW_COLUMNS, customerToView } from '../customers/customer-view.js'
@@ -87,8 +88,35 @@ export function contractedView(
   }
 }
 
+// The hot reads (a resource, a page, the counter) are built and compiled once (see prepared()):
+// building the five-table select cost more than SQLite takes to answer it.
+const subscriptionView = prepared((db: Db, partnerId: number, id: number) =>
+  views(db).where('s.partner_id', '=', partnerId).where('s.id', '=', id),
+)
+const sequenceRange = prepared((db: Db, partnerId: number, oldest: number, newest: number) =>
+  views(db)
+    .where('s.partner_id', '=', partnerId)
+    .where((eb) =>
+      isPostgres(db)
+        ? // A range of parameters is estimated at 0.5 % of the partner's rows, so the generic plan
+          // of this five-table join looked dearer than a custom one and PostgreSQL planned the
+          // named statement anew on every call (2.4× its execution); the same numbers as a set
+          // are estimated at a few rows, and the generic plan is kept.
+          eb(
+            's.partner_seq',
+            '=',
+            sql<number>`any(array(select generate_series(${oldest}::int, ${newest}::int)))`,
+          )
+        : eb.between('s.partner_seq', oldest, newest),
+    )
+    .orderBy('s.partner_seq', 'desc'),
+)
+const subscriptionCount = prepared((db: Db, partnerId: number) =>
+  db.selectFrom('partner_subscription_counts').select('total').where('partner_id', '=', partnerId),
+)
+
 export async function findSubscriptionView(db: Db, partnerId: number, id: number) {
-  return views(db).where('s.partner_id', '=', partnerId).where('s.id', '=', id).executeTakeFirst()
+  return (await subscriptionView(db, partnerId, id))[0]
 }
 
 export interface SubscriptionFilter {
@@ -141,32 +169,11 @@ export async function listSubscriptionViews(
  * between the two reads only adds a number above the range, so the page stays consistent.
  */
 async function listAll(db: Db, partnerId: number, offset: number, limit: number) {
-  const counter = await db
-    .selectFrom('partner_subscription_counts')
-    .select('total')
-    .where('partner_id', '=', partnerId)
-    .executeTakeFirst()
+  const [counter] = await subscriptionCount(db, partnerId)
   const total = Number(counter?.total ?? 0)
   const newest = total - offset
   if (newest < 1) return { rows: [], total }
-  const oldest = Math.max(1, newest - limit + 1)
-  const rows = await views(db)
-    .where('s.partner_id', '=', partnerId)
-    .where((eb) =>
-      isPostgres(db)
-        ? // A range of parameters is estimated at 0.5 % of the partner's rows, so the generic plan
-          // of this five-table join looked dearer than a custom one and PostgreSQL planned the
-          // named statement anew on every call (2.4× its execution); the same numbers as a set
-          // are estimated at a few rows, and the generic plan is kept.
-          eb(
-            's.partner_seq',
-            '=',
-            sql<number>`any(array(select generate_series(${oldest}::int, ${newest}::int)))`,
-          )
-        : eb.between('s.partner_seq', oldest, newest),
-    )
-    .orderBy('s.partner_seq', 'desc')
-    .execute()
+  const rows = await sequenceRange(db, partnerId, Math.max(1, newest - limit + 1), newest)
   return { rows, total }
 }
 
