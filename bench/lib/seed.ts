@@ -89,48 +89,21 @@ export function cpf(base: number): string {
 
 const halfUp = (cents: number, bp: number) => Math.floor((cents * bp + 5000) / 10_000)
 
-const CUSTOMER_COLUMNS: Columns = [
-  ['id', 'int'],
-  ['partner_id', 'int'],
-  ['name', 'text'],
-  ['document', 'text'],
-  ['document_kind', 'text'],
-  ['email', 'text'],
-  ['phone', 'text'],
-  ['street', 'text'],
-  ['number', 'int'],
-  ['complement', 'text'],
-  ['zipcode', 'text'],
-  ['neighborhood', 'text'],
-  ['city', 'text'],
-  ['state', 'text'],
-  ['created_at', 'timestamptz'],
-]
-
-const SUBSCRIPTION_COLUMNS: Columns = [
-  ['id', 'int'],
-  ['partner_id', 'int'],
-  ['partner_seq', 'int'],
-  ['customer_id', 'int'],
-  ['plan_id', 'int'],
-  ['model_id', 'int'],
-  ['store_id', 'int'],
-  ['serial_number', 'text'],
-  ['second_serial_number', 'text'],
-  ['is_used', 'bool'],
-  ['lmi', 'int'],
-  ['monthly_premium', 'int'],
-  ['franchise', 'int'],
-  ['installments_count', 'int'],
-  ['status', 'text'],
-  ['origin', 'text'],
-  ['card_token', 'text'],
-  ['card_brand', 'text'],
-  ['card_last4', 'text'],
-  ['canceled_at', 'timestamptz'],
-  ['cancel_reason', 'text'],
-  ['created_at', 'timestamptz'],
-]
+/** `name:type` words, text by default. */
+const columns = (spec: string): Columns =>
+  spec
+    .split(/\s+/)
+    .map((word) => word.split(':') as [string, ColumnType])
+    .map(([n, t]) => [n, t ?? 'text'])
+const CUSTOMER_COLUMNS = columns(
+  `id:int partner_id:int name document document_kind email phone street number:int complement zipcode
+   neighborhood city state created_at:timestamptz`.trim(),
+)
+const SUBSCRIPTION_COLUMNS = columns(
+  `id:int partner_id:int partner_seq:int customer_id:int plan_id:int model_id:int store_id:int serial_number
+   second_serial_number is_used:bool lmi:int monthly_premium:int franchise:int installments_count:int status
+   origin card_token card_brand card_last4 canceled_at:timestamptz cancel_reason created_at:timestamptz`.trim(),
+)
 
 const FIRST_NAMES = ['Maria', 'José', 'Ana', 'João', 'Francisca', 'Antônio', 'Adriana', 'Carlos', 'Juliana']
 const LAST_NAMES = ['da Silva', 'dos Santos', 'Oliveira', 'Souza', 'Rodrigues', 'Ferreira', 'Alves', 'Lima']
