@@ -3,7 +3,7 @@ import pg from 'pg'
 import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
 import { createDb } from '../../src/db/database.js'
-import type { makers } from './load.js'
+import type { Call } from './load.js'
 import { cpuUs } from './proc.js'
 
 // The database half of the floor: the SQL a request runs, recorded at the driver while the real
@@ -15,8 +15,9 @@ interface Statement {
   sql: string
   args: unknown[]
 }
+export type Database = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string }
 
-const TRANSACTION_CONTROL = /^\s*(begin|commit|rollback|start transaction)\b/i
+const CONTROL = /^\s*(begin|commit|rollback|start transaction)\b/i
 let recording: Statement[] | null = null
 
 /** Wraps the drivers' statement calls once, so that every statement run while recording is kept. */
@@ -24,8 +25,8 @@ function instrument(): void {
   const probe = new BetterSqlite3(':memory:')
   const statement = Object.getPrototypeOf(probe.prepare('select 1')) as Record<string, unknown>
   probe.close()
-  const client = pg.Client.prototype as unknown as Record<string, unknown>
   if (statement.__recorded) return
+  statement.__recorded = true
   for (const method of ['all', 'get', 'run', 'iterate']) {
     const original = statement[method] as (...args: unknown[]) => unknown
     statement[method] = function (this: BetterSqlite3.Statement, ...args: unknown[]) {
@@ -33,47 +34,44 @@ function instrument(): void {
       return original.apply(this, args)
     }
   }
+  const client = pg.Client.prototype as unknown as Record<string, unknown>
   const query = client.query as (...args: unknown[]) => unknown
   client.query = function (this: pg.Client, ...args: unknown[]) {
-    const [config, values] = args as [unknown, unknown]
-    const text = typeof config === 'string' ? config : (config as { text?: unknown } | null)?.text
-    if (recording && typeof text === 'string') {
-      const params = typeof config === 'string' ? values : (config as { values?: unknown }).values
-      recording.push({ sql: text, args: Array.isArray(params) ? params : [] })
-    }
+    const [config, values] = args as [string | { text?: string; values?: unknown[] }, unknown[]]
+    const text = typeof config === 'string' ? config : config?.text
+    const params = typeof config === 'string' ? values : config?.values
+    if (recording && typeof text === 'string') recording.push({ sql: text, args: params ?? [] })
     return query.apply(this, args)
   }
-  statement.__recorded = true
 }
 
 /**
- * `count` requests of each scenario, answered in-process by the app on the database `env` names
- * (on SQLite a snapshot of it, `copy`: the contracts it commits must not be in the file the
- * replay writes to); the statements of each request, in order. A request not answered 2xx is an error.
+ * `count` calls of each maker, answered in-process by the app on `database` (on SQLite a copy
+ * of it: the replay must not meet the contracts recorded here); the statements of each call.
  */
-export async function recordRequests(
+export async function record(
   env: Record<string, string | undefined>,
+  database: Database,
   copy: string,
-  make: ReturnType<typeof makers>,
-  ids: ('a' | 'b' | 'c' | 'd')[],
+  make: Partial<Record<string, () => Call>>,
   count: number,
 ): Promise<Map<string, Statement[][]>> {
   instrument()
-  if (env.AMPARO_SQLITE_FILE) {
-    const live = new BetterSqlite3(env.AMPARO_SQLITE_FILE)
+  if (database.kind === 'sqlite') {
+    const live = new BetterSqlite3(database.file)
     live.prepare('vacuum into ?').run(copy)
     live.close()
   }
-  const config = loadConfig(env.AMPARO_SQLITE_FILE ? { ...env, AMPARO_SQLITE_FILE: copy } : env)
+  const config = loadConfig({ ...env, LOG_LEVEL: 'silent', AMPARO_SQLITE_FILE: copy })
   const db = createDb(config.database)
-  const app = await buildApp({ config, db, logStream: { write() {} } })
+  const app = await buildApp({ config, db })
   const recorded = new Map<string, Statement[][]>()
   try {
     await app.ready()
-    for (const id of ids) {
+    for (const [id, maker] of Object.entries(make)) {
       const calls: Statement[][] = []
-      for (let i = 0; i < count; i++) {
-        const { method, path, session, body } = make[id]()
+      for (let i = 0; i < count && maker; i++) {
+        const { method, path, session, body } = maker()
         const kept: Statement[] = []
         recording = kept
         const response = await app.inject({
@@ -83,14 +81,12 @@ export async function recordRequests(
             authorization: `Bearer ${session.token}`,
             ...(body && { 'content-type': 'application/json' }),
           },
-          ...(body && { payload: body }),
+          payload: body,
         })
         recording = null
         if (response.statusCode >= 300)
-          throw new Error(
-            `floor: ${method} ${path} answered ${response.statusCode} ${response.body.slice(0, 200)}`,
-          )
-        if (!kept.some((s) => !TRANSACTION_CONTROL.test(s.sql)))
+          throw new Error(`floor: ${method} ${path}: ${response.statusCode} ${response.body.slice(0, 200)}`)
+        if (!kept.some((s) => !CONTROL.test(s.sql)))
           throw new Error(
             `floor: no statement recorded for ${method} ${path}: the recorder missed the driver`,
           )
@@ -106,91 +102,61 @@ export async function recordRequests(
   return recorded
 }
 
-/** Statements a request (transaction control aside), for the table. */
-export const statementsPerCall = (calls: Statement[][]) =>
-  (calls[0] ?? []).filter((s) => !TRANSACTION_CONTROL.test(s.sql)).length
-
-/** Runs `step` round robin over the calls for `seconds` after 0.3 s of warm-up; CPU µs a call. */
-async function timed(count: number, step: (i: number) => unknown, seconds: number, extraUs = () => 0) {
-  const loop = async (ms: number) => {
-    const started = performance.now()
-    let n = 0
-    for (; performance.now() - started < ms; n++) await step(n % count)
-    return n
-  }
-  await loop(300)
-  const before = process.cpuUsage()
-  const extraBefore = extraUs()
-  const n = await loop(seconds * 1000)
-  const used = process.cpuUsage(before)
-  return (used.user + used.system + extraUs() - extraBefore) / n
-}
-
 /**
- * The recorded calls replayed on a bare connection; CPU µs a call (on PostgreSQL its backend's
- * too). A call that wrote (it opened a transaction) replays inside one that rolls back, so the
- * database is left as it was and its commit is not counted: the floor can only be too low. On
- * SQLite the replay runs without foreign-key checks, as the recorded ids are the copy's.
+ * The recorded calls replayed round robin on a bare connection for `seconds` after 0.3 s of
+ * warm-up; CPU µs a call (on PostgreSQL its backend's too) and statements a call. A call that
+ * wrote (it opened a transaction) replays inside one that rolls back, so the database is left as
+ * it was and its commit is not counted: the floor can only be too low.
  */
-export async function replay(
-  database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string },
-  calls: Statement[][],
-  seconds: number,
-): Promise<number> {
+export async function replay(database: Database, calls: Statement[][], seconds: number) {
   const writes = calls.map((call) => call.some((s) => /^\s*(begin|start)/i.test(s.sql)))
-  const bodies = calls.map((call) => call.filter((s) => !TRANSACTION_CONTROL.test(s.sql)))
+  const bodies = calls.map((call) => call.filter((s) => !CONTROL.test(s.sql)))
+  let step: (i: number) => unknown
+  let backendUs = () => 0
+  let close: () => unknown
   if (database.kind === 'sqlite') {
     const db = new BetterSqlite3(database.file)
-    db.pragma('journal_mode = WAL')
-    db.pragma('foreign_keys = OFF')
+    db.pragma('foreign_keys = OFF') // the recorded ids are the copy's
     const prepared = new Map<string, BetterSqlite3.Statement>()
-    const prepare = (sql: string) => {
-      let statement = prepared.get(sql)
-      if (!statement) {
-        statement = db.prepare(sql)
-        if (statement.reader) statement.raw(true)
-        prepared.set(sql, statement)
-      }
-      return statement
+    const run = (sql: string, args: unknown[] = []) => {
+      const statement = prepared.get(sql) ?? db.prepare(sql)
+      prepared.set(sql, statement)
+      return statement.reader ? statement.raw(true).all(...args) : statement.run(...args)
     }
-    const [begin, rollback] = [prepare('begin'), prepare('rollback')]
-    const steps = bodies.map((body, i) => {
-      const runs = body.map(({ sql, args }) => {
-        const statement = prepare(sql)
-        const run = (statement.reader ? statement.all : statement.run) as (...a: unknown[]) => unknown
-        return () => run.apply(statement, args)
-      })
-      return writes[i]
-        ? () => {
-            begin.run()
-            for (const run of runs) run()
-            rollback.run()
-          }
-        : () => {
-            for (const run of runs) run()
-          }
-    })
-    try {
-      return await timed(steps.length, (i) => steps[i]?.(), seconds)
-    } finally {
-      db.close()
+    step = (i) => {
+      if (writes[i]) run('begin')
+      for (const { sql, args } of bodies[i] ?? []) run(sql, args)
+      if (writes[i]) run('rollback')
     }
-  }
-  const client = new pg.Client({ connectionString: database.url })
-  await client.connect()
-  try {
-    const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid')
-    const backend = Number(rows[0]?.pid)
+    close = () => db.close()
+  } else {
+    const client = new pg.Client({ connectionString: database.url })
+    await client.connect()
+    const backend = Number((await client.query('select pg_backend_pid() as pid')).rows[0]?.pid)
+    backendUs = () => cpuUs([backend])
     const names = new Map<string, string>()
     const named = (text: string) => names.get(text) ?? names.set(text, `floor_${names.size}`).get(text)
-    const step = async (i: number) => {
+    step = async (i) => {
       if (writes[i]) await client.query('begin')
       for (const { sql, args } of bodies[i] ?? [])
         await client.query({ name: named(sql), text: sql, values: args })
       if (writes[i]) await client.query('rollback')
     }
-    return await timed(bodies.length, step, seconds, () => cpuUs(backend))
+    close = () => client.end()
+  }
+  const loop = async (ms: number) => {
+    let n = 0
+    for (const started = performance.now(); performance.now() - started < ms; n++)
+      await step(n % calls.length)
+    return n
+  }
+  try {
+    await loop(300)
+    const [cpu, backend] = [process.cpuUsage(), backendUs()]
+    const n = await loop(seconds * 1000)
+    const used = process.cpuUsage(cpu)
+    return { us: (used.user + used.system + backendUs() - backend) / n, statements: bodies[0]?.length ?? 0 }
   } finally {
-    await client.end()
+    await close()
   }
 }

@@ -3,7 +3,7 @@ import { closeSync, openSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 
-// The bench's child processes (started, measured from /proc, always stopped) and its CPU readings.
+// The bench's child processes (started, measured from /proc, always stopped).
 
 const children = new Set<ChildProcess>()
 process.on('exit', () => {
@@ -11,7 +11,6 @@ process.on('exit', () => {
 })
 
 export interface Server {
-  name: string
   child: ChildProcess
   pid: number
   port: number
@@ -19,18 +18,15 @@ export interface Server {
   startupMs: number
 }
 
-/** Starts `node ...args` on `port` and waits until its /health answers 200. */
-export async function startServer(options: {
-  name: string
-  args: string[]
-  env: NodeJS.ProcessEnv
-  port: number
-  /** Where stdout (the request log) goes; /dev/null by default. */
-  stdoutFile?: string
-}): Promise<Server> {
-  const out = openSync(options.stdoutFile ?? '/dev/null', 'a')
+/** `node ...args` with PORT=`port` in `env`, once its /health answers 200; stdout to `logFile`. */
+export async function startServer(args: string[], env: NodeJS.ProcessEnv, logFile = '/dev/null') {
+  const port = await freePort()
+  const out = openSync(logFile, 'a')
   const started = performance.now()
-  const child = spawn(process.execPath, options.args, { env: options.env, stdio: ['ignore', out, 'pipe'] })
+  const child = spawn(process.execPath, args, {
+    env: { ...env, PORT: String(port) },
+    stdio: ['ignore', out, 'pipe'],
+  })
   closeSync(out)
   children.add(child)
   child.once('exit', () => children.delete(child))
@@ -39,31 +35,24 @@ export async function startServer(options: {
     stderr = (stderr + chunk).slice(-4000)
   })
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null)
-      throw new Error(`${options.name} exited during start-up:\n${stderr.trim()}`)
-    if (performance.now() - started > 30_000) {
+    if (child.exitCode !== null || child.signalCode !== null || performance.now() - started > 30_000) {
       await stop(child)
-      throw new Error(`${options.name} did not answer /health in 30 s:\n${stderr.trim()}`)
+      throw new Error(`${args.join(' ')} did not start:\n${stderr.trim()}`)
     }
-    try {
-      const response = await fetch(`http://127.0.0.1:${options.port}/health`, {
-        signal: AbortSignal.timeout(1000),
-      })
-      await response.arrayBuffer()
-      if (response.status === 200) break
-    } catch {
-      // not listening yet
-    }
+    const ok = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(1000) }).then(
+      (r) => r.arrayBuffer().then(() => r.status === 200),
+      () => false,
+    )
+    if (ok) break
     await sleep(5)
   }
-  const startupMs = performance.now() - started
-  return { name: options.name, child, pid: child.pid as number, port: options.port, startupMs }
+  return { child, pid: child.pid as number, port, startupMs: performance.now() - started } satisfies Server
 }
 
 /** SIGTERM, then SIGKILL after 12 s; resolves once the process is gone. */
 export async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  const exited = new Promise((resolve) => child.once('exit', resolve))
   child.kill('SIGTERM')
   const timer = setTimeout(() => child.kill('SIGKILL'), 12_000)
   await exited
@@ -72,7 +61,7 @@ export async function stop(child: ChildProcess): Promise<void> {
 
 export const stopAll = () => Promise.all([...children].map(stop))
 
-export function freePort(): Promise<number> {
+function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer()
     server.once('error', reject)
@@ -90,54 +79,27 @@ export function memoryOf(pid: number): { rssMb: number; hwmMb: number } {
   return { rssMb: kb('VmRSS') / 1024, hwmMb: kb('VmHWM') / 1024 }
 }
 
-/** CPU time (user + system) of a process so far, µs; /proc counts 100 ticks a second. */
-export function cpuUs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return (Number(fields[11]) + Number(fields[12])) * 10_000
-  } catch {
-    return 0
+/** CPU time (user + system) of processes so far, µs; /proc counts 100 ticks a second. */
+export function cpuUs(pids: number[]): number {
+  let sum = 0
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      sum += (Number(fields[11]) + Number(fields[12])) * 10_000
+    } catch {
+      // gone
+    }
   }
-}
-
-/** Busy and total CPU time of the whole machine, µs. */
-function machineUs(): { busy: number; total: number } {
-  const [, user, nice, system, idle, iowait, irq, softirq, steal] = (
-    readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? ''
-  )
-    .trim()
-    .split(/\s+/)
-    .map(Number)
-  const busy = (user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)
-  return { busy: busy * 10_000, total: (busy + (idle ?? 0) + (iowait ?? 0)) * 10_000 }
-}
-
-/**
- * CPU of `pids` between start and end, µs, and the cores the rest of the machine (beyond `pids`
- * and `others`: the bench itself, the other servers) kept busy meanwhile: the run's noise.
- */
-export function cpuMeter(pids: number[], others: number[], cores: number) {
-  const all = [...pids, ...others]
-  const m0 = machineUs()
-  const p0 = all.map(cpuUs)
-  return () => {
-    const m1 = machineUs()
-    const used = all.map((pid, i) => cpuUs(pid) - (p0[i] as number))
-    const serverUs = used.slice(0, pids.length).reduce((a, b) => a + b, 0)
-    const ours = used.reduce((a, b) => a + b, 0)
-    const wall = (m1.total - m0.total) / cores
-    return { serverUs, otherCores: wall > 0 ? Math.max(0, m1.busy - m0.busy - ours) / wall : 0 }
-  }
+  return sum
 }
 
 /** Waits until the processes are idle (≤ 2 ticks in 250 ms, twice in a row): the server drained its queue. */
 export async function waitIdle(pids: number[]): Promise<void> {
-  const ticks = () => pids.reduce((sum, pid) => sum + cpuUs(pid), 0)
   for (let quiet = 0, deadline = Date.now() + 600_000; quiet < 2; ) {
     if (Date.now() > deadline) throw new Error('a server did not drain its queue in 10 minutes')
-    const before = ticks()
+    const before = cpuUs(pids)
     await sleep(250)
-    quiet = ticks() - before <= 20_000 ? quiet + 1 : 0
+    quiet = cpuUs(pids) - before <= 20_000 ? quiet + 1 : 0
   }
 }
