@@ -1,5 +1,5 @@
 import type { Compilable, CompiledQuery, Kysely } from 'kysely'
-import { isPostgres } from './database.js'
+import { directReader, isPostgres } from './database.js'
 
 /** Stands for the query's n-th argument while the query is built once. */
 class Argument {
@@ -11,7 +11,8 @@ class Argument {
  * Kysely builds and compiles a query on every call, ≈ 80 of the ≈ 100 µs a subscription view costs
  * (without it (a) took 2.2× the CPU a request, `npm run bench -- --against`, docs/benchmarks.md).
  * `build` receives placeholders instead of the arguments and must use each only as a value
- * (`where(col, '=', arg)`), never in JavaScript logic: it runs once per dialect.
+ * (`where(col, '=', arg)`), never in JavaScript logic: it runs once per dialect. On SQLite, outside
+ * a transaction, it runs on the connection at once (`readNow`, src/db/sqlite.ts).
  */
 // biome-ignore lint/suspicious/noExplicitAny: a query builder takes any database shape
 export function prepared<A extends unknown[], R, D extends Kysely<any>>(
@@ -26,7 +27,8 @@ export function prepared<A extends unknown[], R, D extends Kysely<any>>(
       compiled[dialect] = query
     }
     const parameters = query.parameters.map((p) => (p instanceof Argument ? args[p.index] : p))
-    const { rows } = await db.executeQuery<R>({ ...query, parameters })
-    return rows
+    const rows = directReader(db)?.(query.sql, parameters)
+    if (rows) return rows as R[]
+    return (await db.executeQuery<R>({ ...query, parameters })).rows
   }
 }
