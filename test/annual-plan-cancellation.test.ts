@@ -4,8 +4,8 @@ import {
   bearer,
   createCustomer,
   login,
+  partnerWithToken,
   seedCatalog,
-  seedPartner,
   type TestPartner,
 } from './helpers/factories.js'
 import { ANNUAL, seedPlan } from './helpers/plans.js'
@@ -80,9 +80,8 @@ async function okAt<T = Json>(
 }
 
 async function seller(gateway: 'external' | 'own'): Promise<Seller> {
-  const partner = await seedPartner(ctx.db, gateway)
+  const { partner, token } = await partnerWithToken(ctx.app, ctx.db, gateway)
   await seedPlan(ctx.db, partner.id, ANNUAL, NOW.toISOString())
-  const token = await login(ctx.app, partner)
   const customer = await createCustomer(ctx.app, token)
   return { partner, token, customer: customer.id }
 }

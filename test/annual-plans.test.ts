@@ -12,8 +12,8 @@ import {
   bearer,
   createCustomer,
   login,
+  partnerWithToken,
   seedCatalog,
-  seedPartner,
   type TestPartner,
 } from './helpers/factories.js'
 import { type PlanTemplate, ANNUAL as SHARED_ANNUAL, seedPlans } from './helpers/plans.js'
@@ -117,9 +117,8 @@ interface Seller {
 }
 
 async function seller(kind: 'external' | 'own', plans = [ANNUAL, PREMIUM]): Promise<Seller> {
-  const partner = await seedPartner(database.db, kind)
+  const { partner, token } = await partnerWithToken(app, database.db, kind)
   const ids = (await seedPlans(database.db, partner.id, plans, NOW.toISOString())).map((plan) => plan.id)
-  const token = await login(app, partner)
   const stores = await ok<PageBody<{ id: number; matrix: boolean }>>('GET', '/shopkeepers', token)
   const customer = await createCustomer(app, token)
   return {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Db } from '../src/db/database.js'
 import { importCatalog } from '../src/modules/catalog/catalog-import.js'
 import type { PageBody } from './helpers/bodies.js'
-import { bearer, login, seedCatalog, seedPartner, type TestPartner } from './helpers/factories.js'
+import { bearer, partnerWithToken, seedCatalog } from './helpers/factories.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
 interface Link {
@@ -38,12 +38,6 @@ async function okJson<T>(ctx: TestContext, token: string, url: string): Promise<
 
 const names = (page: PageBody<{ name: string }>) => page.data.map((item) => item.name)
 
-/** A partner of its own, so that what a test changes for it stays out of the other tests. */
-async function partnerWithToken(ctx: TestContext): Promise<{ partner: TestPartner; token: string }> {
-  const partner = await seedPartner(ctx.db)
-  return { partner, token: await login(ctx.app, partner) }
-}
-
 async function setUnavailable(db: Db, partnerId: number, modelId: number) {
   await db
     .updateTable('partner_models')
@@ -67,7 +61,7 @@ describe('catalog', () => {
     ctx = await createTestApp()
     await ctx.app.ready()
     catalog = await seedCatalog(ctx.db)
-    ;({ token } = await partnerWithToken(ctx))
+    ;({ token } = await partnerWithToken(ctx.app, ctx.db))
     apple = catalog.model('iPhone 15').brand_id
     samsung = catalog.model('Galaxy S25').brand_id
     nokia = catalog.model('3310').brand_id
@@ -490,8 +484,8 @@ describe('catalog', () => {
 
   describe('partner scoping', () => {
     it('hides a model marked unavailable for one partner only', async () => {
-      const a = await partnerWithToken(ctx)
-      const b = await partnerWithToken(ctx)
+      const a = await partnerWithToken(ctx.app, ctx.db)
+      const b = await partnerWithToken(ctx.app, ctx.db)
       const s25 = catalog.model('Galaxy S25').id
       await setUnavailable(ctx.db, a.partner.id, s25)
 
@@ -513,8 +507,8 @@ describe('catalog', () => {
     })
 
     it('drops a brand whose every model is unavailable for the partner', async () => {
-      const a = await partnerWithToken(ctx)
-      const b = await partnerWithToken(ctx)
+      const a = await partnerWithToken(ctx.app, ctx.db)
+      const b = await partnerWithToken(ctx.app, ctx.db)
       await setUnavailable(ctx.db, a.partner.id, catalog.model('Galaxy S25').id)
       await setUnavailable(ctx.db, a.partner.id, catalog.model('Galaxy A15').id)
 
@@ -531,8 +525,8 @@ describe('catalog', () => {
     })
 
     it('answers 404 for a model attributed only to another partner', async () => {
-      const a = await partnerWithToken(ctx)
-      const b = await partnerWithToken(ctx)
+      const a = await partnerWithToken(ctx.app, ctx.db)
+      const b = await partnerWithToken(ctx.app, ctx.db)
       const pro = catalog.model('iPhone 16 Pro').id
       await ctx.db
         .deleteFrom('partner_models')
@@ -553,7 +547,7 @@ describe('catalog', () => {
     })
 
     it('answers 404 for an inactive model to every partner', async () => {
-      const a = await partnerWithToken(ctx)
+      const a = await partnerWithToken(ctx.app, ctx.db)
       const iphone12 = catalog.model('iPhone 12').id
       expect((await get(ctx, a.token, `/models/${iphone12}`)).statusCode).toBe(404)
       const list = await okJson<PageBody<ModelBody>>(ctx, a.token, '/models?filter[name]=iphone 12')
@@ -611,7 +605,7 @@ describe('catalog with AMPARO_PUBLIC_URL', () => {
     ctx = await createTestApp({ env: { AMPARO_PUBLIC_URL: `${PUBLIC}/` } })
     await ctx.app.ready()
     catalog = await seedCatalog(ctx.db)
-    ;({ token } = await partnerWithToken(ctx))
+    ;({ token } = await partnerWithToken(ctx.app, ctx.db))
   })
   afterAll(() => ctx?.close())
 
@@ -674,7 +668,7 @@ describe('catalog ordering and literal names', () => {
       ],
     }
     await ctx.db.transaction().execute((trx) => importCatalog(trx, catalog, '2026-11-21T12:00:00.000Z'))
-    ;({ token } = await partnerWithToken(ctx))
+    ;({ token } = await partnerWithToken(ctx.app, ctx.db))
   })
   afterAll(() => ctx?.close())
 
@@ -735,7 +729,7 @@ describe('page links keep only what the client sent', () => {
   beforeAll(async () => {
     ctx = await createTestApp()
     await seedCatalog(ctx.db)
-    token = await login(ctx.app, await seedPartner(ctx.db))
+    ;({ token } = await partnerWithToken(ctx.app, ctx.db))
   })
   afterAll(() => ctx.close())
 

@@ -7,14 +7,7 @@ import { run } from '../src/cli/program.js'
 import type { Db } from '../src/db/database.js'
 import demoCatalog from '../src/demo/demo-catalog.json' with { type: 'json' }
 import { verifySecret } from '../src/modules/auth/secret-hash.js'
-import {
-  bearer,
-  createCustomer,
-  demoLogins,
-  seedCatalog,
-  seedPartner,
-  login as tokenOf,
-} from './helpers/factories.js'
+import { bearer, createCustomer, demoLogins, partnerWithToken, seedCatalog } from './helpers/factories.js'
 import { seedPlan, TOTAL_12X } from './helpers/plans.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
@@ -232,10 +225,9 @@ describe('amparo partner', () => {
 
 describe('amparo partner gateway, with subscriptions contracted under the external gateway', () => {
   it('warns on stderr when a switch to own leaves active subscriptions with no way to collect', async () => {
-    const partner = await seedPartner(main.db, 'external')
+    const { partner, token } = await partnerWithToken(app, main.db, 'external')
     const now = new Date().toISOString()
     const plan = await seedPlan(main.db, partner.id, TOTAL_12X, now)
-    const token = await tokenOf(app, partner)
     const call = (url: string, payload: object) =>
       app.inject({ method: 'POST', url, headers: bearer(token), payload })
     const customer = await createCustomer(app, token)

@@ -4,7 +4,14 @@ import { advanceCoverageClock } from '../src/modules/annual-plans/annual-plan.se
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
 import { createMetrics } from '../src/plugins/metrics.js'
 import { JobsFailedError, runJobsOnce } from '../src/worker/worker.js'
-import { bearer, createCustomer, login, seedCatalog, seedPartner } from './helpers/factories.js'
+import {
+  bearer,
+  createCustomer,
+  login,
+  partnerWithToken,
+  seedCatalog,
+  type TestPartner,
+} from './helpers/factories.js'
 import { ANNUAL, seedPlan } from './helpers/plans.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
@@ -17,15 +24,14 @@ let database: TestDatabase
 let app: App
 let token: string
 let planId: number
-let partner: Awaited<ReturnType<typeof seedPartner>>
+let partner: TestPartner
 
 beforeAll(async () => {
   database = await createTestDatabase({ env: { AMPARO_LOGIN_RATE_LIMIT: '1000' } })
   const catalog = await seedCatalog(database.db)
   app = await buildCheckedApp({ config: database.config, db: database.db, clock, logger: false })
-  partner = await seedPartner(database.db, 'external')
+  ;({ partner, token } = await partnerWithToken(app, database.db, 'external'))
   await seedPlan(database.db, partner.id, ANNUAL, now.toISOString())
-  token = await login(app, partner)
   const headers = bearer(token)
   await createCustomer(app, token)
   const created = await app.inject({

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ErrorBody } from './helpers/bodies.js'
 import { bare, cpfOf, formatCpf } from './helpers/documents.js'
-import { bearer, login, seedCatalog, seedPartner, type TestPartner } from './helpers/factories.js'
+import { bearer, partnerWithToken, seedCatalog } from './helpers/factories.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
 interface Address {
@@ -54,10 +54,7 @@ beforeAll(async () => {
 afterAll(() => ctx?.close())
 
 /** A partner of its own, so that the documents one test registers never collide with another's. */
-async function newPartner(): Promise<{ partner: TestPartner; token: string }> {
-  const partner = await seedPartner(ctx.db)
-  return { partner, token: await login(ctx.app, partner) }
-}
+const newPartner = () => partnerWithToken(ctx.app, ctx.db)
 
 function post(token: string | null, payload: unknown) {
   return ctx.app.inject({

@@ -1,7 +1,7 @@
 import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BODY_LIMIT } from '../src/app.js'
-import { bearer, login, seedCatalog, seedPartner, type TestPartner } from './helpers/factories.js'
+import { bearer, partnerWithToken, seedCatalog, type TestPartner } from './helpers/factories.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
@@ -26,8 +26,7 @@ beforeAll(async () => {
   })
   await ctx.app.ready()
   await seedCatalog(ctx.db)
-  partner = await seedPartner(ctx.db)
-  token = await login(ctx.app, partner)
+  ;({ partner, token } = await partnerWithToken(ctx.app, ctx.db))
 })
 afterAll(() => ctx?.close())
 
@@ -451,7 +450,7 @@ describe('numbers in query strings and paths', () => {
   beforeAll(async () => {
     ctx = await createTestApp()
     await seedCatalog(ctx.db)
-    token = await login(ctx.app, await seedPartner(ctx.db))
+    ;({ token } = await partnerWithToken(ctx.app, ctx.db))
   })
   afterAll(() => ctx.close())
 

@@ -8,7 +8,7 @@ import { createDb, type Db } from '../src/db/database.js'
 import { fingerprint, fingerprintKeys } from '../src/plugins/idempotency.js'
 import { purgeExpiredIdempotencyKeys } from '../src/plugins/idempotency.repository.js'
 import { cpf } from './helpers/documents.js'
-import { bearer, login, seedCatalog, seedPartner } from './helpers/factories.js'
+import { bearer, login, partnerWithToken, seedCatalog, type TestPartner } from './helpers/factories.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 
@@ -21,7 +21,7 @@ let app: App
 let tokenA: string
 let tokenB: string
 let partnerA: number
-let seededA: Awaited<ReturnType<typeof seedPartner>>
+let seededA: TestPartner
 const dir = mkdtempSync(join(tmpdir(), 'amparo-idem-'))
 
 beforeAll(async () => {
@@ -29,11 +29,9 @@ beforeAll(async () => {
   database = await createTestDatabase({ sqliteFile: join(dir, 'idem.sqlite') })
   await seedCatalog(database.db)
   app = await buildCheckedApp({ config: database.config, db: database.db, clock, logger: false })
-  const a = await seedPartner(database.db)
-  seededA = a
-  partnerA = a.id
-  tokenA = await login(app, a)
-  tokenB = await login(app, await seedPartner(database.db))
+  ;({ partner: seededA, token: tokenA } = await partnerWithToken(app, database.db))
+  partnerA = seededA.id
+  ;({ token: tokenB } = await partnerWithToken(app, database.db))
 })
 
 afterAll(async () => {
@@ -136,7 +134,7 @@ describe('Idempotency-Key', () => {
     // Keys in sorted order: JSON.stringify then writes the canonical JSON the fingerprint reads.
     const body = { creditCard: { cvv: '737', expiry: '1230', number: '4111111111111111' } }
     // An own-gateway partner's: another partner's card call is refused before its key is claimed.
-    const own = await login(app, await seedPartner(database.db, 'own'))
+    const { token: own } = await partnerWithToken(app, database.db, 'own')
     await post(app, own, 'key-card', body, '/subscriptions/999999/payment')
     const row = await database.db
       .selectFrom('idempotency_keys')

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { importCatalog } from '../src/modules/catalog/catalog-import.js'
-import { bearer, createCustomer, login, seedPartner } from './helpers/factories.js'
+import { bearer, createCustomer, partnerWithToken } from './helpers/factories.js'
 import { ANNUAL, seedPlans, TOTAL_12X } from './helpers/plans.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
@@ -27,11 +27,11 @@ beforeAll(async () => {
       ),
     )
   modelId = (await ctx.db.selectFrom('models').select('id').executeTakeFirstOrThrow()).id
-  const partner = await seedPartner(ctx.db)
-  const [subscription, annual] = await seedPlans(ctx.db, partner.id, [TOTAL_12X, ANNUAL], NOW)
+  const seeded = await partnerWithToken(ctx.app, ctx.db)
+  const [subscription, annual] = await seedPlans(ctx.db, seeded.partner.id, [TOTAL_12X, ANNUAL], NOW)
   plans.subscription = subscription.id
   plans.annual = annual.id
-  token = await login(ctx.app, partner)
+  token = seeded.token
   await createCustomer(ctx.app, token)
 })
 afterAll(() => ctx?.close())

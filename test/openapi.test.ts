@@ -1,6 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bearer, login, seedCatalog, seedPartner } from './helpers/factories.js'
+import { bearer, partnerWithToken, seedCatalog } from './helpers/factories.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
 let ctx: TestContext
@@ -175,7 +175,7 @@ describe('GET /openapi.json', () => {
   it('sends what it documents: the headers of a 200 and of a 401', async () => {
     const doc = await document()
     await seedCatalog(ctx.db)
-    const token = await login(ctx.app, await seedPartner(ctx.db))
+    const { token } = await partnerWithToken(ctx.app, ctx.db)
     const cases = [
       { headers: bearer(token), status: '200' },
       { headers: {}, status: '401' },

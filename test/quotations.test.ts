@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Db } from '../src/db/database.js'
-import { bearer, login, seedCatalog, seedPartner } from './helpers/factories.js'
+import { bearer, partnerWithToken, seedCatalog } from './helpers/factories.js'
 import { ANNUAL, COVERAGES, ESSENCIAL_24X, type PlanTemplate, seedPlans, TOTAL_12X } from './helpers/plans.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
@@ -32,9 +32,8 @@ async function setLmiFactors(db: Db, partnerId: number, minBp: number, maxBp: nu
 
 /** A partner of its own with the given plans, so what a test changes for it stays out of the others. */
 async function partnerWithPlans(ctx: TestContext, plans: PlanTemplate[] = []) {
-  const partner = await seedPartner(ctx.db)
-  const rows = await seedPlans(ctx.db, partner.id, plans, NOW)
-  return { partner, plans: rows, token: await login(ctx.app, partner) }
+  const { partner, token } = await partnerWithToken(ctx.app, ctx.db)
+  return { partner, plans: await seedPlans(ctx.db, partner.id, plans, NOW), token }
 }
 
 /** The rows' ids, checked to be `count`, so that destructuring them is safe. */

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { App } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { LOGIN_ADDRESS_FACTOR } from '../src/plugins/rate-limits.js'
-import { bearer, login, seedCatalog, seedPartner, type TestPartner } from './helpers/factories.js'
+import { bearer, partnerWithToken, seedCatalog, type TestPartner } from './helpers/factories.js'
 import { buildCheckedApp, createTestApp, type TestContext } from './helpers/test-app.js'
 
 const REDIS_URL = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379'
@@ -29,9 +29,8 @@ describe('rate limits, in memory', () => {
   beforeAll(async () => {
     ctx = await createTestApp({ env: { AMPARO_RATE_LIMIT: '5', AMPARO_LOGIN_RATE_LIMIT: '3' } })
     await seedCatalog(ctx.db)
-    a = await seedPartner(ctx.db)
-    tokenA = await login(ctx.app, a)
-    tokenB = await login(ctx.app, await seedPartner(ctx.db))
+    ;({ partner: a, token: tokenA } = await partnerWithToken(ctx.app, ctx.db))
+    ;({ token: tokenB } = await partnerWithToken(ctx.app, ctx.db))
   })
   afterAll(() => ctx.close())
 
@@ -143,11 +142,11 @@ describe.skipIf(!(await redisReachable()))('rate limits shared through Redis', (
     const env = { AMPARO_RATE_LIMIT: '4', REDIS_URL }
     ctx = await createTestApp({ env })
     await seedCatalog(ctx.db)
-    token = await login(ctx.app, await seedPartner(ctx.db))
+    ;({ token } = await partnerWithToken(ctx.app, ctx.db))
     second = await buildCheckedApp({ config: loadConfig({ ...ctx.env, ...env }), db: ctx.db, logger: false })
     // Until an app's Redis connection is up, its limiter lets requests pass uncounted (by design):
     // wait, with another partner's requests, until both count.
-    const warmUp = await login(ctx.app, await seedPartner(ctx.db))
+    const { token: warmUp } = await partnerWithToken(ctx.app, ctx.db)
     for (const app of [ctx.app, second]) {
       for (let i = 0; i < 100; i++) {
         const response = await app.inject({ url: '/plans', headers: bearer(warmUp) })
@@ -181,7 +180,7 @@ describe('rate limits while Redis is unreachable', () => {
     })
     try {
       await seedCatalog(ctx.db)
-      const token = await login(ctx.app, await seedPartner(ctx.db))
+      const { token } = await partnerWithToken(ctx.app, ctx.db)
       await new Promise((resolve) => setTimeout(resolve, 300))
       const statuses = []
       for (let i = 0; i < 4; i++) {

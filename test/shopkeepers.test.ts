@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createPartner, issueCredentials } from '../src/modules/partners/partner.service.js'
 import type { NewShopkeeperRow } from '../src/modules/shopkeepers/shopkeeper.repository.js'
 import { saveShopkeeper } from '../src/modules/shopkeepers/shopkeeper.service.js'
 import { ValidationError } from '../src/shared/errors.js'
 import type { PageBody } from './helpers/bodies.js'
 import { BANK, type Json, next, shopkeeperBody, withField } from './helpers/bodies.js'
 import { cnpj, cpf, formatCnpj, formatCpf } from './helpers/documents.js'
-import { bearer, login, seedPartner } from './helpers/factories.js'
+import { bearer, partnerWithToken, seedPartner } from './helpers/factories.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
 interface Link {
@@ -67,18 +66,15 @@ describe('shopkeepers', () => {
     return response
   }
 
-  async function partnerWithToken() {
-    const partner = await seedPartner(ctx.db)
-    return { partner, token: await login(ctx.app, partner) }
-  }
+  const newPartner = () => partnerWithToken(ctx.app, ctx.db)
 
   beforeAll(async () => {
     ctx = await createTestApp()
     await ctx.app.ready()
-    const mine = await partnerWithToken()
+    const mine = await newPartner()
     token = mine.token
     partnerId = mine.partner.id
-    otherToken = (await partnerWithToken()).token
+    otherToken = (await newPartner()).token
     const page = (await get('/shopkeepers')).json() as PageBody<ShopkeeperBody>
     base = page.meta.path.replace(/\/shopkeepers$/, '')
   })
@@ -443,15 +439,7 @@ describe('shopkeepers', () => {
 
     it("refuses a partner's own CNPJ, which its matrix store holds", async () => {
       const document = cnpj(90_000)
-      await ctx.db
-        .transaction()
-        .execute((trx) =>
-          createPartner(
-            trx,
-            { name: 'Documented', gateway: 'external', document: formatCnpj(document) },
-            new Date().toISOString(),
-          ),
-        )
+      await seedPartner(ctx.db, { name: 'Documented', gateway: 'external', document: formatCnpj(document) })
       await expect422(withField(shopkeeperBody(), 'registration_number', document), {
         registration_number: ['The registration number has already been taken.'],
       })
@@ -543,8 +531,8 @@ describe('shopkeepers', () => {
 
   describe('GET /shopkeepers', () => {
     it("lists the partner's matrix first, then its branches, and nothing of other partners", async () => {
-      const own = await partnerWithToken()
-      const other = await partnerWithToken()
+      const own = await newPartner()
+      const other = await newPartner()
       const first = await create(shopkeeperBody(), own.token)
       const second = await create(shopkeeperBody(), own.token)
       const foreign = await create(shopkeeperBody(), other.token)
@@ -595,16 +583,10 @@ describe('shopkeepers', () => {
 
     it('shows the CNPJ of a matrix registered with one', async () => {
       const document = cnpj(70_000)
-      const partner = await ctx.db
-        .transaction()
-        .execute((trx) =>
-          createPartner(trx, { name: 'Matriz SA', gateway: 'own', document }, new Date().toISOString()),
-        )
-      const credentials = await issueCredentials(ctx.db, partner.id, 'test', new Date().toISOString())
-      const partnerToken = await login(ctx.app, {
-        id: partner.id,
-        clientId: credentials.client_id,
-        clientSecret: credentials.client_secret,
+      const { token: partnerToken } = await partnerWithToken(ctx.app, ctx.db, {
+        name: 'Matriz SA',
+        gateway: 'own',
+        document,
       })
       const page = (await get('/shopkeepers', partnerToken)).json() as PageBody<ShopkeeperBody>
       expect(page.data).toHaveLength(1)

@@ -9,7 +9,7 @@ import type { GatewayMode } from '../src/modules/partners/partner.table.js'
 import type { CardData, PaymentGateway } from '../src/modules/payments/payment-gateway.js'
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
 import type { Clock } from '../src/shared/clock.js'
-import { bearer, createCustomer, login, seedCatalog, seedPartner } from './helpers/factories.js'
+import { bearer, createCustomer, partnerWithToken, seedCatalog } from './helpers/factories.js'
 import { seedPlan, TOTAL_12X } from './helpers/plans.js'
 import { buildCheckedApp, createTestApp, type TestContext } from './helpers/test-app.js'
 import { createTestDatabase, interleaving, type TestDatabase } from './helpers/test-db.js'
@@ -82,9 +82,8 @@ async function partyOf(
   app: App,
   gateway: GatewayMode,
 ): Promise<Party & { planId: number; modelId: number }> {
-  const partner = await seedPartner(db, gateway)
+  const { partner, token } = await partnerWithToken(app, db, gateway)
   const plan = await seedPlan(db, partner.id, { ...TOTAL_12X, installments: INSTALLMENTS }, NOW.toISOString())
-  const token = await login(app, partner)
   await createCustomer(app, token)
   const model = await db
     .selectFrom('models')

@@ -4,7 +4,7 @@ import type { PartnerContext } from '../src/modules/auth/partner-context.js'
 import { contractSubscription } from '../src/modules/subscriptions/subscription.service.js'
 import { ADDRESS, type ErrorBody, type PageBody } from './helpers/bodies.js'
 import { bare, cpfOf, formatCpf } from './helpers/documents.js'
-import { bearer, login, seedCatalog, seedPartner, type TestPartner } from './helpers/factories.js'
+import { bearer, login, partnerWithToken, seedCatalog, type TestPartner } from './helpers/factories.js'
 import { ANNUAL, COVERAGES, ESSENCIAL_24X, type PlanTemplate, seedPlans, TOTAL_12X } from './helpers/plans.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
@@ -164,9 +164,8 @@ interface Seller {
 
 /** A partner of its own with the given plans and its matrix store's id (from `GET /shopkeepers`). */
 async function seller(plans: PlanTemplate[]): Promise<Seller> {
-  const partner = await seedPartner(ctx.db)
+  const { partner, token } = await partnerWithToken(ctx.app, ctx.db)
   const rows = await seedPlans(ctx.db, partner.id, plans, NOW.toISOString())
-  const token = await login(ctx.app, partner)
   const stores = await okJson<PageBody<{ id: number; matrix: boolean }>>(token, '/shopkeepers')
   const matrix = stores.data.find((store) => store.matrix)
   expect(matrix).toBeDefined()

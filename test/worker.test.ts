@@ -17,8 +17,8 @@ import {
   bearer,
   createCustomer,
   login,
+  partnerWithToken,
   seedCatalog,
-  seedPartner,
   type TestPartner,
 } from './helpers/factories.js'
 import { ESSENCIAL_24X, seedPlan } from './helpers/plans.js'
@@ -88,14 +88,13 @@ async function createWorld(name: string) {
 type World = Awaited<ReturnType<typeof createWorld>>
 
 async function createSeller(db: Db, app: App, gateway: 'own' | 'external', modelId: number): Promise<Seller> {
-  const partner = await seedPartner(db, gateway)
+  const { partner, token } = await partnerWithToken(app, db, gateway)
   const plan = await seedPlan(
     db,
     partner.id,
     { ...ESSENCIAL_24X, installments: 3 },
     '2026-11-01T00:00:00.000Z',
   )
-  const token = await login(app, partner)
   const customer = await createCustomer(app, token)
   return { partner, partnerId: partner.id, token, planId: plan.id, customerId: customer.id, modelId }
 }

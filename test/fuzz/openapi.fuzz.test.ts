@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bearer, login, seedCatalog, seedPartner, seedUser, type TestPartner } from '../helpers/factories.js'
+import { bearer, partnerWithToken, seedCatalog, seedUser, type TestPartner } from '../helpers/factories.js'
 import { type OpenApiDocument, ResponseChecker } from '../helpers/openapi-responses.js'
 import { ANNUAL, ESSENCIAL_24X, seedPlans, TOTAL_12X } from '../helpers/plans.js'
 import { runs } from '../helpers/runs.js'
@@ -368,9 +368,11 @@ interface Holdings {
 const sample = <T>(arbitrary: fc.Arbitrary<T>, offset: number): T =>
   fc.sample(arbitrary, { seed: SEED + offset, numRuns: 1 })[0] as T
 
-async function seedPartnerWorld(partner: TestPartner, index: number): Promise<Holdings> {
+async function seedPartnerWorld(
+  { partner, token }: { partner: TestPartner; token: string },
+  index: number,
+): Promise<Holdings> {
   const plans = await seedPlans(ctx.db, partner.id, [TOTAL_12X, ESSENCIAL_24X, ANNUAL], SEEDED_AT)
-  const token = await login(ctx.app, partner)
   const own = index === 1
   const models = (await call('GET', '/models?per_page=100', token)).data.map((m: { id: number }) => m.id)
   const stores: number[] = (await call('GET', '/shopkeepers', token)).data.map((s: { id: number }) => s.id)
@@ -573,9 +575,9 @@ function hintsOf(me: Holdings, other: Holdings, brands: number[]) {
 
 async function seedWorld(): Promise<{ callers: Caller[] }> {
   await seedCatalog(ctx.db)
-  const externalPartner = await seedPartner(ctx.db, 'external')
-  const ownPartner = await seedPartner(ctx.db, 'own')
-  await seedUser(ctx.db, externalPartner.id, USER.email, USER.password)
+  const externalPartner = await partnerWithToken(ctx.app, ctx.db, 'external')
+  const ownPartner = await partnerWithToken(ctx.app, ctx.db, 'own')
+  await seedUser(ctx.db, externalPartner.partner.id, USER.email, USER.password)
   const external = await seedPartnerWorld(externalPartner, 0)
   const own = await seedPartnerWorld(ownPartner, 1)
   const brands = (await ctx.db.selectFrom('brands').select('id').execute()).map((b) => b.id)

@@ -51,12 +51,16 @@ export interface TestPartner {
   clientSecret: string
 }
 
+/** What a seeded partner may be given: its gateway mode alone, or with a name and a CNPJ. */
+export type PartnerSeed = GatewayMode | { gateway?: GatewayMode; name?: string; document?: string }
+
 /** A partner with client credentials; every model of the catalog seeded so far is attributed. */
-export async function seedPartner(db: Db, gateway: GatewayMode = 'external'): Promise<TestPartner> {
+export async function seedPartner(db: Db, seed: PartnerSeed = 'external'): Promise<TestPartner> {
   partnerCount += 1
+  const { name = `Partner ${partnerCount}`, ...rest } = typeof seed === 'string' ? { gateway: seed } : seed
   const partner = await db
     .transaction()
-    .execute((trx) => createPartner(trx, { name: `Partner ${partnerCount}`, gateway }, NOW))
+    .execute((trx) => createPartner(trx, { gateway: 'external', name, ...rest }, NOW))
   const credentials = await issueCredentials(db, partner.id, 'test', NOW)
   return { id: partner.id, clientId: credentials.client_id, clientSecret: credentials.client_secret }
 }
@@ -73,6 +77,16 @@ export async function login(app: App, partner: TestPartner): Promise<string> {
   })
   if (response.statusCode !== 200) throw new Error(`login failed: ${response.body}`)
   return response.json().token
+}
+
+/** A partner of its own (see `seedPartner`) and a token it logged in for. */
+export async function partnerWithToken(
+  app: App,
+  db: Db,
+  seed: PartnerSeed = 'external',
+): Promise<{ partner: TestPartner; token: string }> {
+  const partner = await seedPartner(db, seed)
+  return { partner, token: await login(app, partner) }
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` })

@@ -6,7 +6,7 @@ import { importCatalog } from '../../src/modules/catalog/catalog-import.js'
 import type { GatewayMode } from '../../src/modules/partners/partner.table.js'
 import type { PaymentGateway } from '../../src/modules/payments/payment-gateway.js'
 import { SandboxGateway } from '../../src/modules/payments/sandbox-gateway.js'
-import { bearer, login, seedCatalog, seedPartner, type TestPartner } from '../helpers/factories.js'
+import { bearer, partnerWithToken, seedCatalog, type TestPartner } from '../helpers/factories.js'
 import { ANNUAL, seedPlans, TOTAL_12X } from '../helpers/plans.js'
 import { buildCheckedApp } from '../helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js'
@@ -101,17 +101,18 @@ export async function createWorld(
     .select('id')
     .where('name', '=', 'Galaxy S25')
     .executeTakeFirstOrThrow()
+  const seeded = (gateway: GatewayMode) => partnerWithToken(app, db, gateway)
   const partners = {
-    A: { external: await seedPartner(db, 'external'), own: await seedPartner(db, 'own') },
-    B: { external: await seedPartner(db, 'external'), own: await seedPartner(db, 'own') },
+    A: { external: await seeded('external'), own: await seeded('own') },
+    B: { external: await seeded('external'), own: await seeded('own') },
   }
   const exclusive = {
-    A: await exclusiveModel(db, 'A', partners.A),
-    B: await exclusiveModel(db, 'B', partners.B),
+    A: await exclusiveModel(db, 'A', [partners.A.external.partner, partners.A.own.partner]),
+    B: await exclusiveModel(db, 'B', [partners.B.external.partner, partners.B.own.partner]),
   }
 
   async function party(side: 'A' | 'B', gateway: GatewayMode): Promise<Party> {
-    const credentials = partners[side][gateway]
+    const { partner: credentials, token } = partners[side][gateway]
     const partnerId = credentials.id
     const now = NOW.toISOString()
     // Names by side, so that a plan shown to the other side is told apart.
@@ -124,7 +125,6 @@ export async function createWorld(
       ],
       now,
     )
-    const token = await login(app, credentials)
     const customer = await ok('POST', '/customers', token, customerBody())
     const store = await ok('POST', '/shopkeepers', token, shopkeeperBody())
     const matrix = await db
@@ -178,7 +178,7 @@ export async function createWorld(
 }
 
 /** A brand with one model that only the side's partners may sell. */
-async function exclusiveModel(db: Db, side: string, partners: Record<GatewayMode, TestPartner>) {
+async function exclusiveModel(db: Db, side: string, partners: TestPartner[]) {
   const catalog = {
     brands: [{ name: `Marca ${side}`, models: [{ name: `Exclusivo ${side}`, default_lmi: 3000 }] }],
   }
@@ -190,7 +190,7 @@ async function exclusiveModel(db: Db, side: string, partners: Record<GatewayMode
     .executeTakeFirstOrThrow()
   await db
     .insertInto('partner_models')
-    .values(Object.values(partners).map((p) => ({ partner_id: p.id, model_id: row.id, unavailable: false })))
+    .values(partners.map((p) => ({ partner_id: p.id, model_id: row.id, unavailable: false })))
     .execute()
   return { brandId: row.brand_id, modelId: row.id }
 }
