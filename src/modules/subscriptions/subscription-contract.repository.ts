@@ -1,6 +1,7 @@
 import type { Insertable, Selectable } from 'kysely'
 import { sql } from 'kysely'
 import { isPostgres, type Trx } from '../../db/database.js'
+import { definedColumns, insertReturningId, insertRows, prepared } from '../../db/prepared.js'
 import type { InstallmentsTable, SubscriptionsTable } from './subscription.table.js'
 
 // Contracting's writes: the subscription, its installments and its partner's counter.
@@ -26,42 +27,43 @@ export async function insertSubscription(
   installments: NewInstallment[],
 ): Promise<number> {
   if (isPostgres(trx)) return insertInOneStatement(trx, values, installments)
-  // An upsert, so the first contract needs no separate insert. PostgreSQL runs the same upsert at
-  // the head of insertInOneStatement.
-  const counter = await trx
+  const [counter] = await incrementCounter(trx, values.partner_id)
+  if (!counter) throw new Error(`No counter row for partner ${values.partner_id}`)
+  // The added column before the spread, not after: in Node 20's V8 a property added after a spread
+  // costs ≈ 0.8 µs (see contractSubscription).
+  const id = await insertReturningId(trx, 'subscriptions', { partner_seq: Number(counter.total), ...values })
+  await insertRows(
+    trx,
+    'installments',
+    installments.map((i) => ({ subscription_id: id, ...i })),
+  )
+  return id
+}
+
+// An upsert, so the first contract needs no separate insert. SQLite only: PostgreSQL runs the same
+// upsert at the head of insertInOneStatement.
+const incrementCounter = prepared((trx: Trx, partnerId: number) =>
+  trx
     .insertInto('partner_subscription_counts')
-    .values({ partner_id: values.partner_id, total: 1 })
+    .values({ partner_id: partnerId, total: 1 })
     .onConflict((oc) =>
       oc
         .column('partner_id')
         .doUpdateSet((eb) => ({ total: eb('partner_subscription_counts.total', '+', 1) })),
     )
-    .returning('total')
-    .executeTakeFirstOrThrow()
-  const { id } = await trx
-    .insertInto('subscriptions')
-    .values({ ...values, partner_seq: Number(counter.total) })
-    .returning('id')
-    .executeTakeFirstOrThrow()
-  if (installments.length > 0) {
-    await trx
-      .insertInto('installments')
-      .values(installments.map((i) => ({ ...i, subscription_id: id })))
-      .execute()
-  }
-  return id
-}
+    .returning('total'),
+)
 
 /**
  * PostgreSQL: the same three writes as one statement (data-modifying CTEs, all run to completion),
  * so the partner's counter row is locked for two round trips, this one and the commit, instead of
- * four. The installments travel as one JSON array read with the table's own row type, so the text
- * depends only on the columns given and runs as one named statement whatever their count.
+ * four. The installments travel as one JSON array read with the table's own row type. The text
+ * depends only on the columns given, so the driver runs it as a named prepared statement.
  */
 async function insertInOneStatement(trx: Trx, values: NewSubscription, installments: NewInstallment[]) {
   const columns = definedColumns(values)
   const installmentColumns = installments[0] ? definedColumns(installments[0]) : []
-  const { rows } = await sql<{ id: number }>`
+  const query = sql<{ id: number }>`
     with counter as (
       insert into partner_subscription_counts (partner_id, total) values (${values.partner_id}, 1)
       on conflict (partner_id) do update set total = partner_subscription_counts.total + 1
@@ -75,13 +77,9 @@ async function insertInOneStatement(trx: Trx, values: NewSubscription, installme
       select subscription.id, ${sql.join(installmentColumns.map((c) => sql.ref(`i.${c}`)))}
       from subscription, json_populate_recordset(null::installments, ${JSON.stringify(installments)}::json) as i
     )
-    select id from subscription`.execute(trx)
-  const [row] = rows
+    select id from subscription`.compile(trx)
+  const { rows } = await trx.executeQuery(query)
+  const row = rows[0]
   if (!row) throw new Error('The subscription insert returned no id')
   return row.id
-}
-
-/** The columns a row sets: its keys whose value is not undefined (Kysely leaves those out too). */
-function definedColumns<T extends object>(row: T): (keyof T & string)[] {
-  return (Object.keys(row) as (keyof T & string)[]).filter((column) => row[column] !== undefined)
 }
