@@ -28,7 +28,7 @@ import {
   requestId,
 } from './plugins/http.js'
 import { idempotency } from './plugins/idempotency.js'
-import { loggerOptions, OneLineRequestLog } from './plugins/logging.js'
+import { lazyRequestLogger, loggerOptions, OneLineRequestLog } from './plugins/logging.js'
 import type { Metrics } from './plugins/metrics.js'
 import { openapiPlugin } from './plugins/openapi.js'
 import { loginRateLimit, partnerRateLimit } from './plugins/rate-limits.js'
@@ -65,6 +65,7 @@ export async function buildApp({
     logger: logger ?? loggerOptions(config.logLevel, logStream),
     genReqId: requestId,
     logController: new OneLineRequestLog(),
+    childLoggerFactory: lazyRequestLogger,
     frameworkErrors,
     clientErrorHandler: clientErrors,
     rewriteUrl: originForm,

@@ -126,3 +126,59 @@ export class OneLineRequestLog extends LogController {
     this.plain.info({ reqId: request.id, ...line }, 'request completed')
   }
 }
+type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+const LEVELS: readonly Level[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+
+/**
+ * `request.log`: the request's child logger (its lines carry `reqId`), built on first use: pino
+ * builds a child through the redaction pass, and most requests never log through it (their one line
+ * has its own logger, above). Without it (a) took 9 % and (c) 7 % more CPU (`--against`, 2026-11-25).
+ */
+class RequestLogger implements FastifyBaseLogger {
+  declare fatal: FastifyBaseLogger['fatal']
+  declare error: FastifyBaseLogger['error']
+  declare warn: FastifyBaseLogger['warn']
+  declare info: FastifyBaseLogger['info']
+  declare debug: FastifyBaseLogger['debug']
+  declare trace: FastifyBaseLogger['trace']
+  declare silent: FastifyBaseLogger['silent']
+  private built: FastifyBaseLogger | undefined
+
+  constructor(
+    private readonly parent: FastifyBaseLogger,
+    private readonly bindings: Record<string, unknown>,
+    private readonly options: Parameters<FastifyBaseLogger['child']>[1],
+  ) {}
+
+  logger(): FastifyBaseLogger {
+    this.built ??= this.parent.child(this.bindings, this.options)
+    return this.built
+  }
+
+  get level(): string {
+    return this.logger().level
+  }
+
+  set level(level: string) {
+    this.logger().level = level
+  }
+
+  child(...args: Parameters<FastifyBaseLogger['child']>): FastifyBaseLogger {
+    return this.logger().child(...args)
+  }
+}
+
+for (const level of LEVELS) {
+  Object.defineProperty(RequestLogger.prototype, level, {
+    value(this: RequestLogger, ...args: unknown[]) {
+      const logger = this.logger()
+      return (logger[level] as (...a: unknown[]) => void).apply(logger, args)
+    },
+  })
+}
+
+export const lazyRequestLogger: NonNullable<FastifyServerOptions['childLoggerFactory']> = (
+  logger,
+  bindings,
+  options,
+) => new RequestLogger(logger, bindings, options)
