@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process'
 import Fastify from 'fastify'
-import { describe, expect, it } from 'vitest'
-import { loggerOptions, OneLineRequestLog } from './logging.js'
+import { describe, expect, it, vi } from 'vitest'
+import { lazyRequestLogger, loggerOptions, OneLineRequestLog } from './logging.js'
 
 /** A bare server with the service's logger, request line and request loggers, and what it wrote. */
 async function server() {
@@ -10,6 +10,7 @@ async function server() {
   const app = Fastify({
     logger: loggerOptions('debug', stream),
     logController: new OneLineRequestLog(),
+    childLoggerFactory: lazyRequestLogger,
   })
   app.get('/quiet', async () => ({ ok: true }))
   app.get('/loud', async (request) => {
@@ -22,9 +23,11 @@ async function server() {
 }
 
 describe('request loggers', () => {
-  it('leave one line for a request that does not log, carrying its id', async () => {
+  it('are not built for a request that does not log; its one request line still carries its id', async () => {
     const { app, lines } = await server()
+    const child = vi.spyOn(app.log, 'child')
     await app.inject({ url: '/quiet' })
+    expect(child.mock.calls.filter(([bindings]) => 'reqId' in bindings)).toEqual([])
     expect(lines).toEqual([expect.objectContaining({ reqId: expect.any(String), msg: 'request completed' })])
   })
 
