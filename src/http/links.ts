@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { buildPage, type Page, type PageParams } from '../shared/pagination.js'
+import { buildPage, type Page, type PageParams, pageOffset } from '../shared/pagination.js'
 
 // A host name or IPv4 address, or a bracketed IPv6 one, with an optional port (RFC 3986's
 // authority without user info): anything else would make every link of the answer malformed.
@@ -37,4 +37,25 @@ export function pageFor<T>(request: FastifyRequest, data: T[], total: number, pa
   const sent = new URLSearchParams(request.url.split('?')[1] ?? '')
   const query = Object.fromEntries([...sent.keys()].map((key) => [key, sent.getAll(key)]))
   return buildPage(data, total, page, requestPath(request), query)
+}
+
+/**
+ * A list route's answer: `list` reads the rows of the page the query asks for (`page`, `per_page`)
+ * and their total; each row becomes an item with its links under the request's base address.
+ */
+export async function listPage<Row, Item>(
+  request: FastifyRequest,
+  query: { page: number; per_page: number },
+  list: (offset: number, limit: number) => Promise<{ rows: Row[]; total: number }>,
+  toItem: (row: Row, base: string) => Item,
+): Promise<Page<Item>> {
+  const page = { page: query.page, perPage: query.per_page }
+  const { rows, total } = await list(pageOffset(page), page.perPage)
+  const base = baseUrl(request)
+  return pageFor(
+    request,
+    rows.map((row) => toItem(row, base)),
+    total,
+    page,
+  )
 }

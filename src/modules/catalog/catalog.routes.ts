@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponses } from '../../http/http-schemas.js'
-import { baseUrl, pageFor } from '../../http/links.js'
+import { baseUrl, listPage } from '../../http/links.js'
 import { NotFoundError } from '../../shared/errors.js'
-import { PageOf, PageQuery, pageOffset } from '../../shared/pagination.js'
+import { PageOf, PageQuery } from '../../shared/pagination.js'
 import { brandResource, modelResource, modelSummary } from './catalog.mapper.js'
 import { countBrandModels, findBrand, listBrandModels, listBrands, listModels } from './catalog.repository.js'
 import {
@@ -32,18 +32,13 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: PageOf(Brand), ...errorResponses(401, 422) },
       },
     },
-    async (request) => {
-      const page = { page: request.query.page, perPage: request.query.per_page }
-      const { rows, total } = await listBrands(
-        app.db,
-        request.partner.partnerId,
-        pageOffset(page),
-        page.perPage,
-      )
-      const base = baseUrl(request)
-      const data = rows.map((b) => brandResource(b, base))
-      return pageFor(request, data, total, page)
-    },
+    async (request) =>
+      listPage(
+        request,
+        request.query,
+        (offset, limit) => listBrands(app.db, request.partner.partnerId, offset, limit),
+        brandResource,
+      ),
   )
 
   app.get(
@@ -93,21 +88,12 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { query } = request
-      const page = { page: query.page, perPage: query.per_page }
       const filter = { name: query['filter[name]'], brandId: query['filter[brand]'] ?? query.brand_id }
-      const { rows, total } = await listModels(
-        app.db,
-        request.partner.partnerId,
-        filter,
-        pageOffset(page),
-        page.perPage,
-      )
-      const base = baseUrl(request)
-      return pageFor(
+      return listPage(
         request,
-        rows.map((m) => modelResource(m, base)),
-        total,
-        page,
+        query,
+        (offset, limit) => listModels(app.db, request.partner.partnerId, filter, offset, limit),
+        modelResource,
       )
     },
   )

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { retryingTransaction } from '../../db/transaction.js'
 import { errorResponses } from '../../http/http-schemas.js'
-import { baseUrl, pageFor } from '../../http/links.js'
+import { baseUrl, listPage } from '../../http/links.js'
 import { nowIso } from '../../shared/clock.js'
 import { NotFoundError } from '../../shared/errors.js'
-import { PageOf, PageQuery, pageOffset } from '../../shared/pagination.js'
+import { PageOf, PageQuery } from '../../shared/pagination.js'
 import { createdShopkeeperResource, shopkeeperResource } from './shopkeeper.mapper.js'
 import { findShopkeeper, listShopkeepers } from './shopkeeper.repository.js'
 import { CreatedShopkeeper, Shopkeeper, ShopkeeperBody, ShopkeeperParams } from './shopkeeper.schemas.js'
@@ -64,18 +64,13 @@ ${READ_SHAPE}`,
         response: { 200: PageOf(Shopkeeper), ...errorResponses(401, 422) },
       },
     },
-    async (request) => {
-      const page = { page: request.query.page, perPage: request.query.per_page }
-      const { rows, total } = await listShopkeepers(
-        app.db,
-        request.partner.partnerId,
-        pageOffset(page),
-        page.perPage,
-      )
-      const base = baseUrl(request)
-      const data = rows.map((row) => shopkeeperResource(row, base, app.config.timeZone))
-      return pageFor(request, data, total, page)
-    },
+    async (request) =>
+      listPage(
+        request,
+        request.query,
+        (offset, limit) => listShopkeepers(app.db, request.partner.partnerId, offset, limit),
+        (row, base) => shopkeeperResource(row, base, app.config.timeZone),
+      ),
   )
 
   app.get(
