@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { annualCard as VISA } from './helpers/bodies.js'
+import { uniqueImei, annualCard as VISA } from './helpers/bodies.js'
 import {
   bearer,
   createCustomer,
@@ -90,7 +90,7 @@ async function contract(s: Seller): Promise<number> {
   const response = await call('POST', '/annual-plans', s.token, {
     model_id: pro,
     customer_id: s.customer,
-    imei: '490154203237518',
+    imei: uniqueImei(),
     payment: { method: 'pix' },
   })
   expect(response.statusCode, response.body).toBe(201)
@@ -392,7 +392,7 @@ describe('annual plan cancellation', () => {
           const created = await call('POST', '/annual-plans', token, {
             model_id: pro,
             customer_id: ext.customer,
-            imei: '490154203237518',
+            imei: uniqueImei(),
             payment: { method: 'pix' },
           })
           const id = created.json().id as number

@@ -6,7 +6,7 @@ import { findAnnualPlanRow } from '../src/modules/annual-plans/annual-plan.repos
 import { recordNotifiedPayment } from '../src/modules/annual-plans/annual-plan-payment.service.js'
 import type { PaymentGateway } from '../src/modules/payments/payment-gateway.js'
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
-import { type ErrorBody, type PageBody, annualCard as VISA } from './helpers/bodies.js'
+import { type ErrorBody, type PageBody, uniqueImei, annualCard as VISA } from './helpers/bodies.js'
 import { imei } from './helpers/documents.js'
 import {
   bearer,
@@ -133,7 +133,7 @@ async function seller(kind: 'external' | 'own', plans = [ANNUAL, PREMIUM]): Prom
 const body = (s: Seller, extra: Json = {}): Json => ({
   model_id: pro,
   customer_id: s.customer,
-  imei: IMEI,
+  imei: uniqueImei(),
   // Required of external partners, ignored for own ones.
   payment: { method: 'pix' },
   ...extra,
@@ -309,7 +309,7 @@ describe('annual plans', () => {
         'POST',
         '/annual-plans',
         ext.token,
-        body(ext, { imei_2: '4901 5420 3237 518' }),
+        body(ext, { imei: IMEI, imei_2: '4901 5420 3237 518' }),
       )
       expect(errors).toEqual({ imei_2: ['The imei 2 and imei must be different.'] })
     })
@@ -374,6 +374,7 @@ describe('annual plans', () => {
           plan_id: other.plans[0],
           customer_id: other.customer,
           store_id: other.matrix,
+          imei: IMEI,
           imei_2: IMEI,
         }),
       )
@@ -936,12 +937,13 @@ describe('annual plans', () => {
       const plans = () =>
         database.db.selectFrom('annual_plans').select('id').where('partner_id', '=', ext.partner.id).execute()
       const before = (await plans()).length
+      const payload = body(ext)
       const post = () =>
         flaky.inject({
           method: 'POST',
           url: '/annual-plans',
           headers: { ...bearer(ext.token), 'idempotency-key': 'lost-after-insert' },
-          payload: body(ext),
+          payload,
         })
       armed = true
       const failed = await post()

@@ -167,7 +167,7 @@ describe('GET /openapi.json', () => {
         !open.has(where),
       )
       expect(Object.keys(success?.headers ?? {}).includes('Idempotent-Replayed'), where).toBe(
-        /^(POST|PUT) /.test(where) && where !== 'POST /auth/login',
+        /^(POST|PUT|PATCH) /.test(where) && where !== 'POST /auth/login',
       )
     }
   })

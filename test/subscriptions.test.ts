@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PartnerContext } from '../src/modules/auth/partner-context.js'
 import { contractSubscription } from '../src/modules/subscriptions/subscription.service.js'
-import { ADDRESS, type ErrorBody, type PageBody } from './helpers/bodies.js'
+import { ADDRESS, type ErrorBody, type PageBody, uniqueImei } from './helpers/bodies.js'
 import { bare, cpfOf, formatCpf } from './helpers/documents.js'
 import { bearer, login, partnerWithToken, seedCatalog, type TestPartner } from './helpers/factories.js'
 import { ANNUAL, COVERAGES, ESSENCIAL_24X, type PlanTemplate, seedPlans, TOTAL_12X } from './helpers/plans.js'
@@ -595,20 +595,19 @@ describe('subscriptions', () => {
       })
 
       it('accepts different serials, trimmed, and blank or null ones as none', async () => {
+        const [first, second] = [uniqueImei(), uniqueImei()]
         const created = await contract(
           a.token,
-          minimal({ serial_number: '  490154203237518 ', second_serial_number: '356938035643809' }),
+          minimal({ serial_number: `  ${first} `, second_serial_number: second }),
         )
-        expect(created.device).toMatchObject({
-          serial_number: '490154203237518',
-          second_serial_number: '356938035643809',
-        })
+        expect(created.device).toMatchObject({ serial_number: first, second_serial_number: second })
         const blank = await contract(a.token, minimal({ serial_number: '   ', second_serial_number: '   ' }))
         expect(blank.device).toMatchObject({ serial_number: null, second_serial_number: null })
         const nulls = await contract(a.token, minimal({ serial_number: null, second_serial_number: null }))
         expect(nulls.device).toMatchObject({ serial_number: null, second_serial_number: null })
-        const second = await contract(a.token, minimal({ second_serial_number: '356938035643809' }))
-        expect(second.device).toMatchObject({ serial_number: null, second_serial_number: '356938035643809' })
+        const third = uniqueImei()
+        const onlySecond = await contract(a.token, minimal({ second_serial_number: third }))
+        expect(onlySecond.device).toMatchObject({ serial_number: null, second_serial_number: third })
       })
 
       it('refuses a serial over 50 characters', async () => {

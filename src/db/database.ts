@@ -8,6 +8,7 @@ import type {
 import type { SigningKeysTable } from '../modules/auth/signing-key.table.js'
 import type { BrandsTable, ModelsTable, PartnerModelsTable } from '../modules/catalog/catalog.table.js'
 import type { CustomersTable } from '../modules/customers/customer.table.js'
+import type { DeviceProtectionsTable } from '../modules/devices/device-protection.table.js'
 import type { CredentialsTable, PartnersTable, PartnerUsersTable } from '../modules/partners/partner.table.js'
 import type { PaymentsTable } from '../modules/payments/payment.table.js'
 import type { PlansTable } from '../modules/plans/plan.table.js'
@@ -38,6 +39,7 @@ export interface Database {
   payments: PaymentsTable
   annual_plans: AnnualPlansTable
   annual_plan_cancellations: AnnualPlanCancellationsTable
+  device_protections: DeviceProtectionsTable
   idempotency_keys: IdempotencyKeysTable
 }
 

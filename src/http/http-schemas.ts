@@ -110,9 +110,9 @@ export function documentOnWrites(
   })
 }
 
-/** Whether a route answers POST or PUT, the methods that take a body and an Idempotency-Key. */
+/** Whether a route answers POST, PUT or PATCH, the methods that take a body and an Idempotency-Key. */
 export function isWrite(method: string | string[]): boolean {
-  return [method].flat().some((m) => m === 'POST' || m === 'PUT')
+  return [method].flat().some((m) => m === 'POST' || m === 'PUT' || m === 'PATCH')
 }
 
 /** A route option's hooks (none, one or several) as a list, to append one of a plugin's. */

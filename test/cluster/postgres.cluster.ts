@@ -1,6 +1,7 @@
 import http from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { imei } from '../helpers/documents.js'
 import {
   amparoEnv,
   appName,
@@ -298,7 +299,8 @@ describe('1. concurrent flows through both API processes', () => {
         body: {
           model_id: partner.modelId,
           customer_id: partner.customerId,
-          imei: '490154203237518',
+          // One device per plan: a device has one active protection (CONTRACT §17).
+          imei: imei(9_000_000 + (partner.gateway === 'external' ? 0 : 100) + i),
           ...(partner.gateway === 'external' && { payment: { method: 'pix' } }),
         },
       })

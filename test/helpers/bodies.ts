@@ -1,6 +1,6 @@
 import type { Static, TSchema } from 'typebox'
 import type { PageOf } from '../../src/shared/pagination.js'
-import { cnpj, cpf } from './documents.js'
+import { cnpj, cpf, imei } from './documents.js'
 
 // Response bodies.
 
@@ -26,6 +26,12 @@ export const next = () => {
   sequence += 1
   return sequence
 }
+
+/**
+ * An IMEI no other fixture of this process used: a device has one active protection across the
+ * service (CONTRACT §17), so contracts that are not about that rule each name their own.
+ */
+export const uniqueImei = () => imei(1_000_000 + next())
 
 /** The seed's example customer; `createCustomer(app, token)` registers her. */
 export const MARIA: Json = {

@@ -72,10 +72,14 @@ describe('creation bodies', () => {
     expect(Boolean(row.matrix)).toBe(false)
   })
 
+  /** The same body is contracted twice: its device, protected by the first, is freed for the second. */
+  const freeDevices = () => w.db.deleteFrom('device_protections').execute()
+
   it('POST /subscriptions: status, prices, ids, card token and installments come from the service', async () => {
     const a = w.a.external
     const body = subscriptionBody(a)
     const clean = await w.ok('POST', '/subscriptions', a.token, body)
+    await freeDevices()
     const response = await w.call('POST', '/subscriptions', a.token, {
       ...forged(w.b.external.partnerId),
       partner_seq: 1,
@@ -116,6 +120,7 @@ describe('creation bodies', () => {
     for (const a of [w.a.external, w.a.own]) {
       const body = annualBody(a)
       const clean = await w.ok('POST', '/annual-plans', a.token, body)
+      await freeDevices()
       const extra = { ...forged(w.b.external.partnerId), cancellation: { status: 'confirmed' } }
       const payment = {
         ...(body.payment as Json),

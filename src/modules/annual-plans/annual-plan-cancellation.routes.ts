@@ -110,7 +110,8 @@ ${REFUND_RULE}`,
 becomes \`canceled\`; \`cancellation\` gets \`status: confirmed\`, \`confirmed_at\`, the final
 \`refund_amount\` and \`refund_due_date\`. A protocol that is not this plan's answers 404. Repeating
 the confirmation answers the same 200 with the same refund and dates. While a card payment of
-the plan is in progress, 409.
+the plan is in progress, 409. Once confirmed, the plan's IMEIs are free to be protected again (a
+request alone keeps them).
 
 ${REFUND_RULE}`,
         params: CancellationParams,

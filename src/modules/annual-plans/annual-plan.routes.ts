@@ -38,7 +38,11 @@ external-gateway ones).
 \`errors['payment.installments']\`. Own-gateway partners' \`payment\` is ignored.
 
 **Device.** \`imei\` (and \`imei_2\`): 15 digits with a valid Luhn check digit; \`imei_2\` must differ
-from \`imei\` (422 \`errors.imei_2\`).
+from \`imei\` (422 \`errors.imei_2\`). A device has one active protection across the whole service:
+an IMEI that already has one (an annual plan \`awaiting_payment\`, \`paid\` or \`protected\`, or a
+\`pending\` or \`pago\` subscription naming it as a serial, of any partner) → 422 under that field.
+To protect the device again, cancel its current protection first (request and confirm the annual
+plan's cancellation, or \`POST /subscriptions/{id}/cancellation\`); an expired plan holds it no more.
 
 The customer is named by \`customer_id\` or \`customer_document\`. Unknown or another partner's plan,
 customer, model or store → 422 under that field. A 422 lists every malformed field at once, and

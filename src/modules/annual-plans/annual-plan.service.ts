@@ -5,6 +5,7 @@ import { normalizeImei } from '../../shared/documents.js'
 import { type FieldErrors, NotFoundError, ValidationError } from '../../shared/errors.js'
 import type { PartnerContext } from '../auth/partner-context.js'
 import { resolveCustomer } from '../customers/customer-reference.js'
+import { protectDevices } from '../devices/device-protection.service.js'
 import { type AnnualQuote, quoteAnnualPlan } from '../plans/quotation.service.js'
 import { checkSellingStore } from '../shopkeepers/shopkeeper.service.js'
 import { annualPlanResource, type ViewContext } from './annual-plan.mapper.js'
@@ -44,7 +45,7 @@ export async function contractAnnualPlan(
   const payment = partner.gateway === 'external' ? declaredPayment(body, errors) : null
   if (!quote || !customer || Object.keys(errors).length > 0) throw new ValidationError(errors)
 
-  return insertAnnualPlan(trx, {
+  const id = await insertAnnualPlan(trx, {
     partner_id: partnerId,
     customer_id: customer.id,
     plan_id: quote.plan.id,
@@ -60,6 +61,13 @@ export async function contractAnnualPlan(
     payment_installments: payment?.installments ?? null,
     created_at: now,
   })
+  // Last, once the row it names exists: a device protected elsewhere rolls the contract back.
+  const devices = [
+    { field: 'imei', label: 'imei', value: imei },
+    { field: 'imei_2', label: 'imei 2', value: imei2 },
+  ]
+  await protectDevices(trx, { annualPlanId: id }, devices, now)
+  return id
 }
 
 /** The quotation's answer, or its 422 errors merged into ours so one response lists them all. */

@@ -146,7 +146,7 @@ ${SANDBOX_CARDS}`,
 (\`pending\` or \`refused\`) installments \`canceled\`; paid installments stay paid. The optional
 \`reason\` (at most 255 characters) is kept with the time of cancellation. The body may be omitted.
 Answers the subscription. Already canceled → 422 \`errors.status\`; while a card payment of it is
-being charged → 409.`,
+being charged → 409. Its serial numbers are then free to be protected again.`,
         params: SubscriptionParams,
         body: CancellationBody,
         response: {

@@ -1,5 +1,5 @@
 import { type ExpressionBuilder, type Selectable, sql } from 'kysely'
-import { type Database, type Db, isPostgres } from '../../db/database.js'
+import { type Database, type Db, isPostgres, type Trx } from '../../db/database.js'
 import { prepared } from '../../db/prepared.js'
 import type { ModelRow } from '../catalog/catalog.repository.js'
 import type { CustomerRow } from '../customers/customer.repository.js'
@@ -243,4 +243,34 @@ export async function activeSubscriptionsWithoutCard(db: Db, partnerId: number):
     .where('card_token', 'is', null)
     .executeTakeFirstOrThrow()
   return Number(count)
+}
+
+/** The partner's subscription's status and serials; undefined when it is not theirs. */
+export async function findSubscriptionSerials(db: Db, partnerId: number, id: number) {
+  return db
+    .selectFrom('subscriptions')
+    .select(['id', 'status', 'serial_number', 'second_serial_number'])
+    .where('partner_id', '=', partnerId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+}
+
+/**
+ * Sets serials that are not set yet, on a subscription that is not canceled. The conditions are the
+ * guard: false, with nothing written, when a concurrent request set one or canceled it first.
+ */
+export async function setSerials(
+  trx: Trx,
+  id: number,
+  serials: { serial_number?: string; second_serial_number?: string },
+): Promise<boolean> {
+  let update = trx
+    .updateTable('subscriptions')
+    .set(serials)
+    .where('id', '=', id)
+    .where('status', '!=', 'canceled')
+  if (serials.serial_number !== undefined) update = update.where('serial_number', 'is', null)
+  if (serials.second_serial_number !== undefined) update = update.where('second_serial_number', 'is', null)
+  const result = await update.executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
 }

@@ -9,14 +9,22 @@ import { installmentResource, subscriptionResource } from './subscription.mapper
 import { listSubscriptionViews } from './subscription.repository.js'
 import {
   InstallmentList,
+  SerialsBody,
   Subscription,
   SubscriptionBody,
   SubscriptionListQuery,
   SubscriptionParams,
 } from './subscription.schemas.js'
 import { contractSubscription, listInstallmentsOf, showSubscription } from './subscription.service.js'
+import { informSerials } from './subscription-serials.service.js'
 
 const tags = ['Subscriptions']
+
+const ONE_PROTECTION = `A device has one active protection across the whole service: a serial number that already
+has one (a \`pending\` or \`pago\` subscription, or an annual plan \`awaiting_payment\`, \`paid\` or
+\`protected\`, of any partner, an IMEI included) → 422 under that field. Serials compare without case,
+spaces or punctuation (\`ABC-123 \` is \`abc123\`). To protect the device again, cancel its current
+protection first (\`POST /subscriptions/{id}/cancellation\`, or the annual plan's cancellation).`
 
 export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config, clock } = app
@@ -44,7 +52,9 @@ franchise rate, each half-up to the cent. Installment k is due k−1 months afte
 zone), clamped to the month's end; all are created with the subscription.
 
 Fields that are not inputs (\`status\`, \`lmi\`, \`valor\`, ids) are ignored. Unknown or another
-partner's plan, customer, model or store → 422 under that field.`,
+partner's plan, customer, model or store → 422 under that field.
+
+${ONE_PROTECTION}`,
         body: SubscriptionBody,
         response: { 201: Subscription, ...errorResponses(400, 401, 413, 415, 422) },
       },
@@ -109,6 +119,35 @@ partner's plan, customer, model or store → 422 under that field.`,
       },
     },
     async (request) => subscriptionOf(request, request.params.subscriptionId),
+  )
+
+  app.patch(
+    '/subscriptions/:subscriptionId',
+    {
+      schema: {
+        tags,
+        operationId: 'informSerials',
+        summary: 'Inform a subscription’s serial numbers',
+        description: `The seed's "may be informed later by the insured": sets \`serial_number\` and
+\`second_serial_number\` when not set yet. Sending a set one again as the same device changes
+nothing; changing it → 422 under that field; the two must differ. A canceled subscription → 422
+\`errors.status\`. A repeat of a call that succeeded answers the same. Answers the subscription.
+
+${ONE_PROTECTION}`,
+        params: SubscriptionParams,
+        body: SerialsBody,
+        response: { 200: Subscription, ...errorResponses(400, 401, 404, 413, 415, 422) },
+      },
+    },
+    async (request) => {
+      const { partnerId } = request.partner
+      const id = request.params.subscriptionId
+      const now = clock.now().toISOString()
+      return retryingTransaction(db, async (trx) => {
+        await informSerials(trx, partnerId, id, request.body, now)
+        return showSubscription(trx, partnerId, id, baseUrl(request), config.timeZone)
+      })
+    },
   )
 
   app.get(

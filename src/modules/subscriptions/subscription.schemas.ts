@@ -13,9 +13,11 @@ export const SubscriptionBody = Type.Object(
     ...contractingFields,
     plan_id: Id('Subscription plan, from `GET /plans`. Must be one of this partner’s active plans.'),
     serial_number: serial(
-      'IMEI or serial number; may be informed later. Must differ from `second_serial_number`.',
+      'IMEI or serial number; may be informed later (`PATCH /subscriptions/{id}`). Must differ from `second_serial_number`, and must not have an active protection anywhere in the service.',
     ),
-    second_serial_number: serial('Second IMEI of a dual-SIM device. Must differ from `serial_number`.'),
+    second_serial_number: serial(
+      'Second IMEI of a dual-SIM device. Must differ from `serial_number`, and must not have an active protection anywhere in the service.',
+    ),
     metadata: Type.Optional(
       Type.Object(
         {
@@ -46,6 +48,19 @@ export const SubscriptionBody = Type.Object(
   },
 )
 export type SubscriptionBody = Static<typeof SubscriptionBody>
+
+export const SerialsBody = Type.Object(
+  {
+    serial_number: serial(
+      'IMEI or serial number. Sets it when not set yet; once set it cannot be changed (sending the same device again changes nothing).',
+    ),
+    second_serial_number: serial(
+      'Second IMEI of a dual-SIM device. Sets it when not set yet; once set it cannot be changed.',
+    ),
+  },
+  { examples: [{ serial_number: '490154203237518' }] },
+)
+export type SerialsBody = Static<typeof SerialsBody>
 
 export const SubscriptionStatus = Type.Enum(['pending', 'pago', 'canceled'], {
   description: '`pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid.',

@@ -6,6 +6,8 @@ import { NotFoundError, ValidationError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
 import { resolveCustomer } from '../customers/customer-reference.js'
+import { deviceKey, sameDevice } from '../devices/device.rules.js'
+import { protectDevices } from '../devices/device-protection.service.js'
 import { subscriptionPlanOf } from '../plans/plan.service.js'
 import { subscriptionPrice } from '../plans/pricing.js'
 import { priceModel } from '../plans/quotation.service.js'
@@ -23,9 +25,33 @@ import {
 import type { SubscriptionBody } from './subscription.schemas.js'
 import { insertSubscription, type NewSubscription } from './subscription-contract.repository.js'
 
-/** Serials compare without case and surrounding blanks: `abc1 ` and `ABC1` are one device. */
-const sameSerial = (a?: string | null, b?: string | null) =>
-  Boolean(a?.trim()) && a?.trim().toUpperCase() === b?.trim().toUpperCase()
+/** A subscription's serial fields, with the names its messages give them. */
+export const SERIALS = [
+  { field: 'serial_number', label: 'serial number' },
+  { field: 'second_serial_number', label: 'second serial number' },
+] as const
+
+/** The subscription's serials as protectDevices reads them. */
+export const serialFields = (serials: Serials) =>
+  SERIALS.map(({ field, label }) => ({ field, label, value: serials[field] }))
+
+/**
+ * The serials' own rules, into `errors`: each names a device (has a letter or digit), and the two
+ * differ (compared as devices are: without case, spaces or punctuation).
+ */
+export function checkSerials(serials: Serials, errors: FieldErrors): void {
+  for (const { field, label, value } of serialFields(serials)) {
+    if (value?.trim() && !deviceKey(value)) errors[field] = [`The ${label} must contain a letter or a digit.`]
+  }
+  if (sameDevice(serials.serial_number, serials.second_serial_number)) {
+    errors.second_serial_number = ['The second serial number and serial number must be different.']
+  }
+}
+
+export interface Serials {
+  serial_number?: string | null
+  second_serial_number?: string | null
+}
 
 /**
  * Contracts a subscription: validates every reference against the partner, prices it as the
@@ -52,9 +78,7 @@ export async function contractSubscription(
   )
   await checkSellingStore(trx, partnerId, body.store_id, errors)
   const used = usedDevice(body.is_used, body.used, errors)
-  if (sameSerial(body.serial_number, body.second_serial_number)) {
-    errors.second_serial_number = ['The second serial number and serial number must be different.']
-  }
+  checkSerials(body, errors)
   if (!plan || !customer || !priced || Object.keys(errors).length > 0) {
     throw new ValidationError(errors)
   }
@@ -103,6 +127,8 @@ export async function contractSubscription(
       created_at: now,
     })),
   )
+  // Last, once the row it names exists: a device protected elsewhere rolls the contract back.
+  await protectDevices(trx, { subscriptionId: id }, serialFields(subscription), now)
   return contractedView(id, subscription, plan, customer, model)
 }
 

@@ -1,0 +1,71 @@
+import type { ExpressionBuilder } from 'kysely'
+import type { Database, Trx } from '../../db/database.js'
+
+/** Who holds a device's protection. */
+export type Holder = { subscriptionId: number } | { annualPlanId: number }
+
+type Protections = ExpressionBuilder<Database, 'device_protections'>
+
+/**
+ * The row's protection is over: its subscription canceled, or its annual plan canceled or past
+ * the end of its cover at `now` (`expired` follows from the clock, so the stored status may lag).
+ * Once over it never holds again: neither a canceled nor an expired protection comes back.
+ */
+function ended(eb: Protections, now: string) {
+  return eb.or([
+    eb.exists(
+      eb
+        .selectFrom('subscriptions as s')
+        .select('s.id')
+        .whereRef('s.id', '=', 'device_protections.subscription_id')
+        .where('s.status', '=', 'canceled'),
+    ),
+    eb.exists(
+      eb
+        .selectFrom('annual_plans as ap')
+        .select('ap.id')
+        .whereRef('ap.id', '=', 'device_protections.annual_plan_id')
+        .where((plan) => plan.or([plan('ap.status', '=', 'canceled'), plan('ap.ends_at', '<=', now)])),
+    ),
+  ])
+}
+
+/**
+ * Takes each device for `holder`: a key nobody holds is inserted, one whose protection has ended
+ * is taken over, one still held is left alone. Answers the keys taken. The primary key decides
+ * between concurrent contracts, on either database: on PostgreSQL a second insert of a key waits
+ * for the first transaction and then finds its row. Keys go in sorted order, so two contracts
+ * naming the same two devices lock them in the same order instead of deadlocking.
+ */
+export async function claimDevices(
+  trx: Trx,
+  keys: string[],
+  holder: Holder,
+  now: string,
+): Promise<Set<string>> {
+  const subscriptionId = 'subscriptionId' in holder ? holder.subscriptionId : null
+  const annualPlanId = 'annualPlanId' in holder ? holder.annualPlanId : null
+  const rows = await trx
+    .insertInto('device_protections')
+    .values(
+      [...new Set(keys)].sort().map((key) => ({
+        device_key: key,
+        subscription_id: subscriptionId,
+        annual_plan_id: annualPlanId,
+        created_at: now,
+      })),
+    )
+    .onConflict((oc) =>
+      oc
+        .column('device_key')
+        .doUpdateSet((eb) => ({
+          subscription_id: eb.ref('excluded.subscription_id'),
+          annual_plan_id: eb.ref('excluded.annual_plan_id'),
+          created_at: eb.ref('excluded.created_at'),
+        }))
+        .where((eb) => ended(eb as unknown as Protections, now)),
+    )
+    .returning('device_key')
+    .execute()
+  return new Set(rows.map((row) => row.device_key))
+}
