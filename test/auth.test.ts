@@ -3,6 +3,7 @@ import type { LightMyRequestResponse } from 'fastify'
 import { decodeJwt, decodeProtectedHeader, type JWTPayload, SignJWT } from 'jose'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { revokeCredentials } from '../src/modules/partners/partner.service.js'
+import { expectedError, unauthenticatedText } from './helpers/errors.js'
 import { bearer, login, seedCatalog, seedPartner, seedUser, type TestPartner } from './helpers/factories.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 import { TEST_JWT_KEYS } from './helpers/test-db.js'
@@ -17,7 +18,6 @@ const TTL_SECONDS = 3600
 /** START + AMPARO_TOKEN_TTL, in America/Sao_Paulo (UTC−3). */
 const EXPIRES_IN = '2026-11-21 13:00:00'
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
-const UNAUTHENTICATED = '{"message":"Unauthenticated."}'
 
 const USER_EMAIL = 'ops@partner.example'
 const USER_PASSWORD = 'correct horse battery'
@@ -63,7 +63,7 @@ function getBrands(headers: Record<string, string> = {}) {
 
 function expectUnauthenticated(response: LightMyRequestResponse) {
   expect(response.statusCode).toBe(401)
-  expect(response.body).toBe(UNAUTHENTICATED)
+  expect(response.body).toBe(unauthenticatedText(response))
   expect(response.headers['www-authenticate']).toBe('Bearer')
 }
 
@@ -628,7 +628,9 @@ describe('logs', () => {
     const card = '4111-1111-1111-1111'
     const inPath = await ctx.app.inject({ url: `/x/4111111111111111/${token}?4111111111111111` })
     expect(inPath.statusCode).toBe(404)
-    expect(inPath.json()).toEqual({ message: 'Route GET /x/[redacted]/[redacted] not found.' })
+    expect(inPath.json()).toEqual(
+      expectedError(inPath, 'not_found', { message: 'Route GET /x/[redacted]/[redacted] not found.' }),
+    )
     expect(loggedUrl(inPath)).toBe('/x/[redacted]/[redacted]?[redacted]')
     const inFilter = await ctx.app.inject({
       url: `/subscriptions?filter%5Bcustomer_document%5D=${card}`,
