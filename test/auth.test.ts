@@ -160,14 +160,16 @@ describe('POST /auth/login', () => {
 
 describe('POST /auth/login with wrong credentials', () => {
   it('answers an unknown client id and a wrong secret with byte-identical 401s', async () => {
-    const unknownId = await postLogin({
-      client_id: 'test_000000000000000000000000',
-      client_secret: 'whatever',
-    })
-    const wrongSecret = await postLogin({
-      client_id: partner.clientId,
-      client_secret: `${partner.clientSecret}x`,
-    })
+    // One request id for both, so that the bodies (which repeat it) may be identical.
+    const sameId = { 'x-request-id': 'login-401' }
+    const unknownId = await postLogin(
+      { client_id: 'test_000000000000000000000000', client_secret: 'whatever' },
+      sameId,
+    )
+    const wrongSecret = await postLogin(
+      { client_id: partner.clientId, client_secret: `${partner.clientSecret}x` },
+      sameId,
+    )
     expectUnauthenticated(unknownId)
     expectUnauthenticated(wrongSecret)
     expect(wrongSecret.rawPayload.equals(unknownId.rawPayload)).toBe(true)
@@ -210,8 +212,9 @@ describe('POST /auth/login with wrong credentials', () => {
   })
 
   it('answers a wrong user password and an unknown email with the same 401', async () => {
-    const wrongPassword = await postLogin({ email: USER_EMAIL, password: `${USER_PASSWORD}!` })
-    const unknownEmail = await postLogin({ email: 'nobody@partner.example', password: USER_PASSWORD })
+    const sameId = { 'x-request-id': 'login-401' }
+    const wrongPassword = await postLogin({ email: USER_EMAIL, password: `${USER_PASSWORD}!` }, sameId)
+    const unknownEmail = await postLogin({ email: 'nobody@partner.example', password: USER_PASSWORD }, sameId)
     expectUnauthenticated(wrongPassword)
     expectUnauthenticated(unknownEmail)
     expect(wrongPassword.body).toBe(unknownEmail.body)
