@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net'
+import type { InjectOptions } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { clientErrors } from '../src/plugins/http.js'
@@ -37,8 +38,8 @@ async function partyOf(gateway: 'own' | 'external'): Promise<Party> {
   return { token, planId: plan.id, modelId: model.id }
 }
 
-function inject(options: Parameters<App['inject']>[0], app: App = ctx.app) {
-  return app.inject(options as never)
+function inject(options: InjectOptions, app: App = ctx.app) {
+  return app.inject(options)
 }
 
 async function subscribe(p: Party): Promise<number> {
