@@ -24,7 +24,9 @@ Every list and resource is scoped to the authenticated partner; another partner'
 Conventions: money is a JSON number in BRL with at most two decimals; timestamps are
 \`YYYY-MM-DD HH:MM:SS\` in the service time zone (America/Sao_Paulo by default); documents,
 phones and zip codes are accepted formatted or bare and returned bare. Errors carry
-\`{"message"}\`, and 422 adds \`errors\` keyed by the dot path of each offending input.`
+\`{"code", "message", "request_id"}\`: branch on \`code\` (each response lists the codes it can
+answer), quote \`request_id\` (the \`X-Request-Id\` header) to support; 422 adds \`errors\` keyed by
+the dot path of each offending input.`
 
 /** The reference's logo and icon: Amparo's shield and name, not the framework's. */
 const LOGO = `<svg xmlns="http://www.w3.org/2000/svg" width="220" height="40" viewBox="0 0 220 40">
@@ -41,7 +43,7 @@ const HEADERS = {
     'X-Request-Id': {
       type: 'string',
       description:
-        'The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`), else a new UUID: quote it to support.',
+        'The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support.',
     },
   },
   authenticate: { 'WWW-Authenticate': { type: 'string', description: '`Bearer`.' } },
