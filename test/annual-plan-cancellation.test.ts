@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { uniqueImei, annualCard as VISA } from './helpers/bodies.js'
+import { expectedError } from './helpers/errors.js'
 import {
   bearer,
   createCustomer,
@@ -325,7 +326,7 @@ describe('annual plan cancellation', () => {
       for (const protocol of [theirs, 'CAN-AAAAAAAAAA', 'nope']) {
         const response = await at(PAID, ext, 'POST', `/annual-plans/${id}/cancellation/${protocol}`)
         expect(response.statusCode, protocol).toBe(404)
-        expect(Object.keys(response.json())).toEqual(['message'])
+        expect(response.json()).toEqual(expectedError(response, 'not_found', { message: expect.any(String) }))
       }
       const plan = await okAt<PlanBody>(PAID, ext, 'GET', `/annual-plans/${id}`)
       expect(plan).toMatchObject({ status: 'paid', cancellation: { protocol: mine, status: 'requested' } })

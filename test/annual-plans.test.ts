@@ -8,6 +8,7 @@ import type { PaymentGateway } from '../src/modules/payments/payment-gateway.js'
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
 import { type ErrorBody, type PageBody, uniqueImei, annualCard as VISA } from './helpers/bodies.js'
 import { imei } from './helpers/documents.js'
+import { expectedError } from './helpers/errors.js'
 import {
   bearer,
   createCustomer,
@@ -489,7 +490,7 @@ describe('annual plans', () => {
       for (const url of [`/annual-plans/${theirs.id}`, '/annual-plans/999999', '/annual-plans/abc']) {
         const response = await call('GET', url, ext.token)
         expect(response.statusCode, url).toBe(404)
-        expect(Object.keys(response.json())).toEqual(['message'])
+        expect(response.json()).toEqual(expectedError(response, 'not_found', { message: expect.any(String) }))
       }
       for (const url of [`/annual-plans/${theirs.id}/payment`, `/annual-plans/${theirs.id}/notify-payment`]) {
         const response = await call('POST', url, ext.token, url.endsWith('/payment') ? VISA : undefined)
@@ -504,7 +505,9 @@ describe('annual plans', () => {
         for (const payload of [{ card_number: VISA.card_number }, undefined]) {
           const response = await call('POST', url, ext.token, payload)
           expect(response.statusCode, url).toBe(404)
-          expect(Object.keys(response.json())).toEqual(['message'])
+          expect(response.json()).toEqual(
+            expectedError(response, 'not_found', { message: expect.any(String) }),
+          )
         }
       }
       expect((await call('GET', '/annual-plans', null)).statusCode).toBe(401)
@@ -590,11 +593,13 @@ describe('annual plans', () => {
       const response = await pay(own, plan.id, { ...VISA, card_number: number })
       expect(response.statusCode, response.body).toBe(402)
       const declined = response.json() as ErrorBody
-      expect(declined).toEqual({
-        message: expect.any(String),
-        errors: { creditCard: [declined.message] },
-        decline_code: code,
-      })
+      expect(declined).toEqual(
+        expectedError(response, 'card_declined', {
+          message: expect.any(String),
+          errors: { creditCard: [declined.message] },
+          decline_code: code,
+        }),
+      )
       expect(await ok('GET', `/annual-plans/${plan.id}`, own.token)).toEqual(plan)
       expect(await ledger(plan.id)).toEqual([
         expect.objectContaining({ route: 'card', outcome: 'declined', decline_code: code, amount: 98_989 }),

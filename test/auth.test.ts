@@ -3,6 +3,7 @@ import type { LightMyRequestResponse } from 'fastify'
 import { decodeJwt, decodeProtectedHeader, type JWTPayload, SignJWT } from 'jose'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { revokeCredentials } from '../src/modules/partners/partner.service.js'
+import { expectedError, unauthenticatedText } from './helpers/errors.js'
 import { bearer, login, seedCatalog, seedPartner, seedUser, type TestPartner } from './helpers/factories.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 import { TEST_JWT_KEYS } from './helpers/test-db.js'
@@ -17,7 +18,6 @@ const TTL_SECONDS = 3600
 /** START + AMPARO_TOKEN_TTL, in America/Sao_Paulo (UTC−3). */
 const EXPIRES_IN = '2026-11-21 13:00:00'
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
-const UNAUTHENTICATED = '{"message":"Unauthenticated."}'
 
 const USER_EMAIL = 'ops@partner.example'
 const USER_PASSWORD = 'correct horse battery'
@@ -63,7 +63,7 @@ function getBrands(headers: Record<string, string> = {}) {
 
 function expectUnauthenticated(response: LightMyRequestResponse) {
   expect(response.statusCode).toBe(401)
-  expect(response.body).toBe(UNAUTHENTICATED)
+  expect(response.body).toBe(unauthenticatedText(response))
   expect(response.headers['www-authenticate']).toBe('Bearer')
 }
 
@@ -160,14 +160,16 @@ describe('POST /auth/login', () => {
 
 describe('POST /auth/login with wrong credentials', () => {
   it('answers an unknown client id and a wrong secret with byte-identical 401s', async () => {
-    const unknownId = await postLogin({
-      client_id: 'test_000000000000000000000000',
-      client_secret: 'whatever',
-    })
-    const wrongSecret = await postLogin({
-      client_id: partner.clientId,
-      client_secret: `${partner.clientSecret}x`,
-    })
+    // One request id for both, so that the bodies (which repeat it) may be identical.
+    const sameId = { 'x-request-id': 'login-401' }
+    const unknownId = await postLogin(
+      { client_id: 'test_000000000000000000000000', client_secret: 'whatever' },
+      sameId,
+    )
+    const wrongSecret = await postLogin(
+      { client_id: partner.clientId, client_secret: `${partner.clientSecret}x` },
+      sameId,
+    )
     expectUnauthenticated(unknownId)
     expectUnauthenticated(wrongSecret)
     expect(wrongSecret.rawPayload.equals(unknownId.rawPayload)).toBe(true)
@@ -210,8 +212,9 @@ describe('POST /auth/login with wrong credentials', () => {
   })
 
   it('answers a wrong user password and an unknown email with the same 401', async () => {
-    const wrongPassword = await postLogin({ email: USER_EMAIL, password: `${USER_PASSWORD}!` })
-    const unknownEmail = await postLogin({ email: 'nobody@partner.example', password: USER_PASSWORD })
+    const sameId = { 'x-request-id': 'login-401' }
+    const wrongPassword = await postLogin({ email: USER_EMAIL, password: `${USER_PASSWORD}!` }, sameId)
+    const unknownEmail = await postLogin({ email: 'nobody@partner.example', password: USER_PASSWORD }, sameId)
     expectUnauthenticated(wrongPassword)
     expectUnauthenticated(unknownEmail)
     expect(wrongPassword.body).toBe(unknownEmail.body)
@@ -628,7 +631,9 @@ describe('logs', () => {
     const card = '4111-1111-1111-1111'
     const inPath = await ctx.app.inject({ url: `/x/4111111111111111/${token}?4111111111111111` })
     expect(inPath.statusCode).toBe(404)
-    expect(inPath.json()).toEqual({ message: 'Route GET /x/[redacted]/[redacted] not found.' })
+    expect(inPath.json()).toEqual(
+      expectedError(inPath, 'not_found', { message: 'Route GET /x/[redacted]/[redacted] not found.' }),
+    )
     expect(loggedUrl(inPath)).toBe('/x/[redacted]/[redacted]?[redacted]')
     const inFilter = await ctx.app.inject({
       url: `/subscriptions?filter%5Bcustomer_document%5D=${card}`,

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Db } from '../src/db/database.js'
 import { importCatalog } from '../src/modules/catalog/catalog-import.js'
 import type { PageBody } from './helpers/bodies.js'
+import { expectedError } from './helpers/errors.js'
 import { bearer, partnerWithToken, seedCatalog } from './helpers/factories.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
@@ -233,7 +234,9 @@ describe('catalog', () => {
     ])('refuses %s with 422 keyed by the query name', async (query, key, message) => {
       const response = await get(ctx, token, `/brands?${query}`)
       expect(response.statusCode).toBe(422)
-      expect(response.json()).toEqual({ message, errors: { [key]: [message] } })
+      expect(response.json()).toEqual(
+        expectedError(response, 'validation_failed', { message, errors: { [key]: [message] } }),
+      )
     })
 
     it('reads blank page and per_page as absent (the first page of 15), as Laravel does', async () => {
@@ -300,15 +303,13 @@ describe('catalog', () => {
     ])('answers 404 {message} for %s', async (_, url) => {
       const response = await get(ctx, token, url())
       expect(response.statusCode).toBe(404)
-      const body = response.json()
-      expect(Object.keys(body)).toEqual(['message'])
-      expect(body.message).toEqual(expect.any(String))
+      expect(response.json()).toEqual(expectedError(response, 'not_found', { message: expect.any(String) }))
     })
 
     it('answers 404 for a brand with no model the partner may sell', async () => {
       const response = await get(ctx, token, `/brands/${nokia}?include=models`)
       expect(response.statusCode).toBe(404)
-      expect(response.json()).toEqual({ message: 'Brand not found.' })
+      expect(response.json()).toEqual(expectedError(response, 'not_found', { message: 'Brand not found.' }))
     })
   })
 
@@ -445,7 +446,9 @@ describe('catalog', () => {
     ])('refuses %s with 422', async (query, key, message) => {
       const response = await get(ctx, token, `/models?${query}`)
       expect(response.statusCode).toBe(422)
-      expect(response.json()).toEqual({ message, errors: { [key]: [message] } })
+      expect(response.json()).toEqual(
+        expectedError(response, 'validation_failed', { message, errors: { [key]: [message] } }),
+      )
     })
   })
 
@@ -469,7 +472,7 @@ describe('catalog', () => {
     it('answers 404 for an inactive model', async () => {
       const response = await get(ctx, token, `/models/${catalog.model('iPhone 12').id}`)
       expect(response.statusCode).toBe(404)
-      expect(response.json()).toEqual({ message: 'Model not found.' })
+      expect(response.json()).toEqual(expectedError(response, 'not_found', { message: 'Model not found.' }))
     })
 
     it.each(['/models/987654', '/models/abc', '/models/99999999999', '/models/-1'])(
@@ -477,7 +480,7 @@ describe('catalog', () => {
       async (url) => {
         const response = await get(ctx, token, url)
         expect(response.statusCode).toBe(404)
-        expect(Object.keys(response.json())).toEqual(['message'])
+        expect(response.json()).toEqual(expectedError(response, 'not_found', { message: expect.any(String) }))
       },
     )
   })
@@ -536,7 +539,7 @@ describe('catalog', () => {
 
       const response = await get(ctx, a.token, `/models/${pro}`)
       expect(response.statusCode).toBe(404)
-      expect(response.json()).toEqual({ message: 'Model not found.' })
+      expect(response.json()).toEqual(expectedError(response, 'not_found', { message: 'Model not found.' }))
       const listA = await okJson<PageBody<ModelBody>>(ctx, a.token, `/models?brand_id=${apple}`)
       expect(names(listA)).toEqual(['iPhone 15'])
       const brandA = await okJson<BrandBody>(ctx, a.token, `/brands/${apple}?include=models,modelCount`)
@@ -561,7 +564,9 @@ describe('catalog', () => {
       async (url) => {
         const response = await get(ctx, null, url)
         expect(response.statusCode).toBe(401)
-        expect(response.json()).toEqual({ message: 'Unauthenticated.' })
+        expect(response.json()).toEqual(
+          expectedError(response, 'unauthenticated', { message: 'Unauthenticated.' }),
+        )
         expect(response.headers['www-authenticate']).toBe('Bearer')
       },
     )
@@ -571,7 +576,9 @@ describe('catalog', () => {
       async (authorization) => {
         const response = await get(ctx, null, '/brands', { authorization })
         expect(response.statusCode).toBe(401)
-        expect(response.json()).toEqual({ message: 'Unauthenticated.' })
+        expect(response.json()).toEqual(
+          expectedError(response, 'unauthenticated', { message: 'Unauthenticated.' }),
+        )
       },
     )
 

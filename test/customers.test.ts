@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ErrorBody } from './helpers/bodies.js'
 import { bare, cpfOf, formatCpf } from './helpers/documents.js'
+import { expectedError, requestIdOf } from './helpers/errors.js'
 import { bearer, partnerWithToken, seedCatalog } from './helpers/factories.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
@@ -297,7 +298,7 @@ describe('duplicate documents', () => {
     await created(token, body({ document: first }))
     const response = await post(token, body({ document: second, name: 'Someone Else' }))
     expect(response.statusCode).toBe(422)
-    expect(response.json()).toEqual(taken)
+    expect(response.json()).toEqual(expectedError(response, 'validation_failed', taken))
   })
 
   it('allows the same document under another partner', async () => {
@@ -320,7 +321,7 @@ describe('duplicate documents', () => {
     const statuses = responses.map((r) => r.statusCode).sort()
     expect(statuses).toEqual([201, ...Array(9).fill(422)])
     for (const response of responses.filter((r) => r.statusCode === 422)) {
-      expect(response.json()).toEqual(taken)
+      expect(response.json()).toEqual(expectedError(response, 'validation_failed', taken))
     }
     const rows = await ctx.db
       .selectFrom('customers')
@@ -375,14 +376,15 @@ describe('GET /customers/{document}', () => {
   ])('answers 404 {message} for %s', async (_, document) => {
     const response = await get(token, document)
     expect(response.statusCode).toBe(404)
-    expect(response.json()).toEqual({ message: expect.any(String) })
+    expect(response.json()).toEqual(expectedError(response, 'not_found', { message: expect.any(String) }))
   })
 
   it("answers 404 for another partner's customer, the same as for an unknown one", async () => {
     const other = await newPartner()
     const response = await get(other.token, '52998224725')
     expect(response.statusCode).toBe(404)
-    expect(response.json()).toEqual((await get(token, bare(formatCpf(cpfOf('168995350'))))).json())
+    const unknown = await get(token, bare(formatCpf(cpfOf('168995350'))))
+    expect(response.json()).toEqual({ ...unknown.json(), request_id: requestIdOf(response) })
   })
 })
 
@@ -391,7 +393,9 @@ describe('authentication', () => {
     const before = await ctx.db.selectFrom('customers').select('id').execute()
     const response = await post(null, body({ document: formatCpf(cpfOf('935411347')) }))
     expect(response.statusCode).toBe(401)
-    expect(response.json()).toEqual({ message: 'Unauthenticated.' })
+    expect(response.json()).toEqual(
+      expectedError(response, 'unauthenticated', { message: 'Unauthenticated.' }),
+    )
     expect(response.headers['www-authenticate']).toBe('Bearer')
     expect(await ctx.db.selectFrom('customers').select('id').execute()).toEqual(before)
   })
@@ -399,6 +403,8 @@ describe('authentication', () => {
   it('GET /customers/{document} without a token answers 401', async () => {
     const response = await get(null, '52998224725')
     expect(response.statusCode).toBe(401)
-    expect(response.json()).toEqual({ message: 'Unauthenticated.' })
+    expect(response.json()).toEqual(
+      expectedError(response, 'unauthenticated', { message: 'Unauthenticated.' }),
+    )
   })
 })

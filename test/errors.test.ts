@@ -1,6 +1,7 @@
 import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BODY_LIMIT } from '../src/app.js'
+import { expectedError } from './helpers/errors.js'
 import { bearer, partnerWithToken, seedCatalog, type TestPartner } from './helpers/factories.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
@@ -51,7 +52,9 @@ describe('400: body is not valid JSON', () => {
     async (payload) => {
       const response = await postLogin(payload)
       expect(response.statusCode).toBe(400)
-      expect(response.json()).toEqual({ message: 'The request body is not valid JSON.' })
+      expect(response.json()).toEqual(
+        expectedError(response, 'invalid_json', { message: 'The request body is not valid JSON.' }),
+      )
       expect(response.headers['content-type']).toContain('application/json')
     },
   )
@@ -73,7 +76,11 @@ describe('400: body is not valid JSON', () => {
     const payload = Buffer.concat([Buffer.from('{"client_id":"Jo'), Buffer.from([0xe3]), Buffer.from('o"}')])
     const response = await postLogin(payload)
     expect(response.statusCode).toBe(400)
-    expect(response.json()).toEqual({ message: 'The request body is not valid JSON: it is not UTF-8.' })
+    expect(response.json()).toEqual(
+      expectedError(response, 'invalid_json', {
+        message: 'The request body is not valid JSON: it is not UTF-8.',
+      }),
+    )
   })
 
   it('logs in with a __proto__ key beside valid credentials', async () => {
@@ -94,13 +101,17 @@ describe('404: unknown route', () => {
   ])('%s %s answers 404 {message} without a token', async (method, url) => {
     const response = await ctx.app.inject({ method: method as 'GET', url })
     expect(response.statusCode).toBe(404)
-    expect(response.json()).toEqual({ message: `Route ${method} ${url} not found.` })
+    expect(response.json()).toEqual(
+      expectedError(response, 'not_found', { message: `Route ${method} ${url} not found.` }),
+    )
   })
 
   it('answers 404, not 401, with a token too', async () => {
     const response = await ctx.app.inject({ method: 'GET', url: '/nope?x=1', headers: bearer(token) })
     expect(response.statusCode).toBe(404)
-    expect(response.json()).toEqual({ message: 'Route GET /nope not found.' })
+    expect(response.json()).toEqual(
+      expectedError(response, 'not_found', { message: 'Route GET /nope not found.' }),
+    )
   })
 })
 
@@ -163,8 +174,13 @@ describe('HTTP as sent on the wire', () => {
       'POST /auth/login HTTP/1.1\r\nHost: x\r\nExpect: 202-accepted\r\nContent-Length: 0',
     )
     expect(response.status).toBe(417)
-    expect(response.headers).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/i)
-    expect(JSON.parse(response.body)).toEqual({ message: 'Only "Expect: 100-continue" is supported.' })
+    const id = /\r\nx-request-id: ([0-9a-f-]{36})\r\n/i.exec(response.headers)?.[1]
+    expect(id).toBeDefined()
+    expect(JSON.parse(response.body)).toEqual({
+      code: 'expectation_failed',
+      message: 'Only "Expect: 100-continue" is supported.',
+      request_id: id,
+    })
   })
 })
 
@@ -188,13 +204,14 @@ describe('HEAD and trailing slashes', () => {
 })
 
 describe('413: body over 1 MiB', () => {
-  it('answers 413 {message} for 1 MiB + 1 byte', async () => {
+  it('answers 413 {code, message, request_id} for 1 MiB + 1 byte', async () => {
     const payload = jsonOfSize(BODY_LIMIT + 1)
     expect(Buffer.byteLength(payload)).toBe(1024 * 1024 + 1)
     const response = await postLogin(payload)
     expect(response.statusCode).toBe(413)
-    expect(response.json()).toEqual({ message: expect.stringContaining('1 MiB') })
-    expect(Object.keys(response.json())).toEqual(['message'])
+    expect(response.json()).toEqual(
+      expectedError(response, 'payload_too_large', { message: expect.stringContaining('1 MiB') }),
+    )
   })
 
   it('accepts exactly 1 MiB (then validates it)', async () => {
@@ -215,7 +232,11 @@ describe('415: a body that is not JSON', () => {
   ])('%s answers 415 {message}', async (contentType, payload) => {
     const response = await postLogin(payload, contentType)
     expect(response.statusCode).toBe(415)
-    expect(response.json()).toEqual({ message: 'The request body must be sent as application/json.' })
+    expect(response.json()).toEqual(
+      expectedError(response, 'unsupported_media_type', {
+        message: 'The request body must be sent as application/json.',
+      }),
+    )
   })
 
   it.each(['application/x-www-form-urlencoded', 'text/plain'])(
@@ -248,7 +269,7 @@ describe('415: a body that is not JSON', () => {
   ])('answers 415 for %s %o, which the service cannot read as sent', async (type, headers, message) => {
     const response = await postLogin('{"client_id":"a"}', type, headers)
     expect(response.statusCode).toBe(415)
-    expect(response.json()).toEqual({ message })
+    expect(response.json()).toEqual(expectedError(response, 'unsupported_media_type', { message }))
   })
 
   it('accepts application/json with a charset', async () => {
@@ -270,7 +291,9 @@ describe('422: invalid body', () => {
   ])('%s answers 422, never 500', async (payload, message) => {
     const response = await postLogin(payload)
     expect(response.statusCode).toBe(422)
-    expect(response.json()).toEqual({ message, errors: { body: [message] } })
+    expect(response.json()).toEqual(
+      expectedError(response, 'validation_failed', { message, errors: { body: [message] } }),
+    )
   })
 
   it.each([
@@ -284,34 +307,40 @@ describe('422: invalid body', () => {
       payload: 'null',
     })
     expect(response.statusCode).toBe(422)
-    expect(response.json()).toEqual({
-      message: 'The body field must be an object.',
-      errors: { body: ['The body field must be an object.'] },
-    })
+    expect(response.json()).toEqual(
+      expectedError(response, 'validation_failed', {
+        message: 'The body field must be an object.',
+        errors: { body: ['The body field must be an object.'] },
+      }),
+    )
   })
 
   it('summarises several errors in message, Laravel style', async () => {
     const response = await postLogin(JSON.stringify({ client_id: 1, client_secret: false }))
     expect(response.statusCode).toBe(422)
-    expect(response.json()).toEqual({
-      message: 'The client id field must be a string. (and 1 more error)',
-      errors: {
-        client_id: ['The client id field must be a string.'],
-        client_secret: ['The client secret field must be a string.'],
-      },
-    })
+    expect(response.json()).toEqual(
+      expectedError(response, 'validation_failed', {
+        message: 'The client id field must be a string. (and 1 more error)',
+        errors: {
+          client_id: ['The client id field must be a string.'],
+          client_secret: ['The client secret field must be a string.'],
+        },
+      }),
+    )
   })
 
   it('treats an empty JSON body as no body: the credentials are required', async () => {
     const response = await postLogin('')
     expect(response.statusCode).toBe(422)
-    expect(response.json()).toEqual({
-      message: 'The client id field is required. (and 1 more error)',
-      errors: {
-        client_id: ['The client id field is required.'],
-        client_secret: ['The client secret field is required.'],
-      },
-    })
+    expect(response.json()).toEqual(
+      expectedError(response, 'validation_failed', {
+        message: 'The client id field is required. (and 1 more error)',
+        errors: {
+          client_id: ['The client id field is required.'],
+          client_secret: ['The client secret field is required.'],
+        },
+      }),
+    )
   })
 
   it('treats a POST without body or content type the same way', async () => {
@@ -322,11 +351,11 @@ describe('422: invalid body', () => {
 })
 
 describe('5xx: server fault', () => {
-  it('answers exactly {message, request_id}, without the stack or the SQL', async () => {
+  it('answers exactly {code, message, request_id}, without the stack or the SQL', async () => {
     const response = await ctx.app.inject({ method: 'GET', url: '/test/boom' })
     expect(response.statusCode).toBe(500)
     const body = response.json()
-    expect(body).toEqual({ message: 'Server error.', request_id: response.headers['x-request-id'] })
+    expect(body).toEqual(expectedError(response, 'server_error', { message: 'Server error.' }))
     expect(body.request_id).toMatch(UUID)
     for (const leak of ['SELECT', 'secret', 'hunter2', 'stack', 'errors.test', '    at ']) {
       expect(response.body).not.toContain(leak)
@@ -340,16 +369,18 @@ describe('5xx: server fault', () => {
       headers: { 'x-request-id': 'trace-500' },
     })
     expect(response.statusCode).toBe(500)
-    expect(response.json()).toEqual({ message: 'Server error.', request_id: 'trace-500' })
+    expect(response.headers['x-request-id']).toBe('trace-500')
+    expect(response.json()).toEqual({
+      code: 'server_error',
+      message: 'Server error.',
+      request_id: 'trace-500',
+    })
   })
 
   it('hides the message of any 5xx error', async () => {
     const response = await ctx.app.inject({ method: 'GET', url: '/test/boom-status' })
     expect(response.statusCode).toBe(500)
-    expect(response.json()).toEqual({
-      message: 'Server error.',
-      request_id: response.headers['x-request-id'],
-    })
+    expect(response.json()).toEqual(expectedError(response, 'server_error', { message: 'Server error.' }))
   })
 
   it('logs the fault with its request id', async () => {
@@ -365,18 +396,21 @@ describe('5xx: server fault', () => {
 })
 
 describe('X-Request-Id', () => {
-  it.each(['abc-123', 'A.b_c:9', 'x'.repeat(128), '0f8fad5b-d9cb-469f-a165-70867728950e'])(
-    'echoes a sane one (%s)',
-    async (id) => {
-      const response = await ctx.app.inject({
-        method: 'GET',
-        url: '/health',
-        headers: { 'x-request-id': id },
-      })
-      expect(response.statusCode).toBe(200)
-      expect(response.headers['x-request-id']).toBe(id)
-    },
-  )
+  it.each([
+    'abc-123',
+    'A.b_c:9',
+    'x'.repeat(128),
+    '0f8fad5b-d9cb-469f-a165-70867728950e',
+    'order-170000000000',
+  ])('echoes a sane one (%s)', async (id) => {
+    const response = await ctx.app.inject({
+      method: 'GET',
+      url: '/health',
+      headers: { 'x-request-id': id },
+    })
+    expect(response.statusCode).toBe(200)
+    expect(response.headers['x-request-id']).toBe(id)
+  })
 
   it.each([
     ['200 characters', 'a'.repeat(200)],
@@ -387,6 +421,8 @@ describe('X-Request-Id', () => {
     ['a next-line character', 'abc\u0085123'],
     ['markup', '<script>'],
     ['an empty value', ''],
+    ['a card number', '5555555555554444'],
+    ['a run of 13 digits', 'order-1700000000000'],
   ])('replaces one with %s by a generated UUID', async (_, id) => {
     const response = await ctx.app.inject({ method: 'GET', url: '/health', headers: { 'x-request-id': id } })
     expect(response.statusCode).toBe(200)
@@ -416,6 +452,7 @@ describe('X-Request-Id', () => {
     const response = await send()
     expect(response.statusCode).toBe(status)
     expect(response.headers['x-request-id']).toBe(`trace-${status}`)
+    expect(response.json().request_id).toBe(`trace-${status}`)
   })
 
   it('is present on an authenticated success', async () => {

@@ -8,6 +8,7 @@ import { createDb, type Db } from '../src/db/database.js'
 import { fingerprint, fingerprintKeys } from '../src/plugins/idempotency.js'
 import { purgeExpiredIdempotencyKeys } from '../src/plugins/idempotency.repository.js'
 import { cpf } from './helpers/documents.js'
+import { expectedError, requestIdOf } from './helpers/errors.js'
 import { bearer, login, partnerWithToken, seedCatalog, type TestPartner } from './helpers/factories.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
@@ -159,7 +160,9 @@ describe('Idempotency-Key', () => {
       .execute()
     const again = await post(app, tokenA, 'key-flight', body)
     expect(again.statusCode).toBe(409)
-    expect(again.json()).toEqual({ message: expect.any(String) })
+    expect(again.json()).toEqual(
+      expectedError(again, 'idempotency_key_in_flight', { message: expect.any(String) }),
+    )
     expect(first.statusCode).toBe(201)
   })
 
@@ -180,7 +183,8 @@ describe('Idempotency-Key', () => {
     const again = await post(app, tokenA, 'key-422', body)
     expect(again.statusCode).toBe(422)
     expect(again.headers['idempotent-replayed']).toBe('true')
-    expect(again.json()).toEqual(refused.json())
+    // The kept answer, with this request's id (the one its X-Request-Id header carries).
+    expect(again.json()).toEqual({ ...refused.json(), request_id: requestIdOf(again) })
   })
 
   it('forgets a key after 24 hours', async () => {

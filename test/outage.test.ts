@@ -3,6 +3,7 @@ import type { App } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { createDb, type Db } from '../src/db/database.js'
 import { TokenService, tokenAudience } from '../src/modules/auth/token.service.js'
+import { expectedError } from './helpers/errors.js'
 import { bearer } from './helpers/factories.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { TEST_JWT_KEYS } from './helpers/test-db.js'
@@ -39,10 +40,9 @@ describe('when the database is unreachable', () => {
     const response = await app.inject({ url: '/ready' })
     expect(response.statusCode).toBe(503)
     expect(response.headers['retry-after']).toBe('5')
-    expect(response.json()).toEqual({
-      message: expect.stringContaining('database'),
-      request_id: expect.any(String),
-    })
+    expect(response.json()).toEqual(
+      expectedError(response, 'service_unavailable', { message: expect.stringContaining('database') }),
+    )
   })
 
   it('answers API calls 503 with Retry-After, not 500 and not internals', async () => {
@@ -50,7 +50,7 @@ describe('when the database is unreachable', () => {
     expect(response.statusCode).toBe(503)
     expect(response.headers['retry-after']).toBe('5')
     const body = response.json()
-    expect(body).toEqual({ message: expect.any(String), request_id: response.headers['x-request-id'] })
+    expect(body).toEqual(expectedError(response, 'service_unavailable', { message: expect.any(String) }))
     expect(response.body).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|postgres/i)
   })
 

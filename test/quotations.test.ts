@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Db } from '../src/db/database.js'
+import { expectedError } from './helpers/errors.js'
 import { bearer, partnerWithToken, seedCatalog } from './helpers/factories.js'
 import { ANNUAL, COVERAGES, ESSENCIAL_24X, type PlanTemplate, seedPlans, TOTAL_12X } from './helpers/plans.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
@@ -63,7 +64,7 @@ async function expect422(ctx: TestContext, token: string, url: string, errors: R
 async function expect404(ctx: TestContext, token: string, url: string) {
   const response = await get(ctx, token, url)
   expect(response.statusCode, `${url}: ${response.body}`).toBe(404)
-  expect(Object.keys(response.json())).toEqual(['message'])
+  expect(response.json()).toEqual(expectedError(response, 'not_found', { message: expect.any(String) }))
 }
 
 interface QuoteItem {
@@ -246,7 +247,9 @@ describe('plans and quotations', () => {
         `/quotation?model_id=${pro}&maxima=${encodeURIComponent(maxima)}`,
       )
       expect(response.statusCode).toBe(422)
-      expect(response.json()).toEqual({ message, errors: { maxima: [message] } })
+      expect(response.json()).toEqual(
+        expectedError(response, 'validation_failed', { message, errors: { maxima: [message] } }),
+      )
     })
 
     it.each([
@@ -255,7 +258,12 @@ describe('plans and quotations', () => {
     ])('refuses an %s model with 422 errors.model_id', async (_label, name) => {
       const response = await get(ctx, a.token, `/quotation?model_id=${catalog.model(name).id}`)
       expect(response.statusCode).toBe(422)
-      expect(response.json()).toEqual({ message: MODEL_INVALID, errors: { model_id: [MODEL_INVALID] } })
+      expect(response.json()).toEqual(
+        expectedError(response, 'validation_failed', {
+          message: MODEL_INVALID,
+          errors: { model_id: [MODEL_INVALID] },
+        }),
+      )
     })
 
     it('refuses an unknown model with 422 errors.model_id', async () => {
@@ -302,16 +310,20 @@ describe('plans and quotations', () => {
     ])('refuses "%s" with 422', async (query, key, message) => {
       const response = await get(ctx, a.token, `/quotation?${query}`)
       expect(response.statusCode).toBe(422)
-      expect(response.json()).toEqual({ message, errors: { [key]: [message] } })
+      expect(response.json()).toEqual(
+        expectedError(response, 'validation_failed', { message, errors: { [key]: [message] } }),
+      )
     })
 
     it('reports an invalid model and an invalid maxima together', async () => {
       const response = await get(ctx, a.token, '/quotation?model_id=987654&maxima=1.005')
       expect(response.statusCode).toBe(422)
-      expect(response.json()).toEqual({
-        message: `${MODEL_INVALID} (and 1 more error)`,
-        errors: { model_id: [MODEL_INVALID], maxima: [MAXIMA_DECIMALS] },
-      })
+      expect(response.json()).toEqual(
+        expectedError(response, 'validation_failed', {
+          message: `${MODEL_INVALID} (and 1 more error)`,
+          errors: { model_id: [MODEL_INVALID], maxima: [MAXIMA_DECIMALS] },
+        }),
+      )
     })
 
     it('answers an empty list to a partner without subscription plans, after checking the model', async () => {
@@ -390,7 +402,7 @@ describe('plans and quotations', () => {
         await expect404(ctx, a.token, `/plans/${id}/quotation?model_id=${pro}`)
       }
       const response = await get(ctx, a.token, `/plans/${annual}/quotation?model_id=${pro}`)
-      expect(response.json()).toEqual({ message: 'Plan not found.' })
+      expect(response.json()).toEqual(expectedError(response, 'not_found', { message: 'Plan not found.' }))
     })
 
     it('answers 404 for a plan not the partner’s even when the model is invalid too', async () => {
@@ -570,10 +582,12 @@ describe('plans and quotations', () => {
       for (const token of [own.token, none.token]) {
         const response = await get(ctx, token, `/annual-plans/quote?model_id=${pro}`)
         expect(response.statusCode).toBe(422)
-        expect(response.json()).toEqual({
-          message: 'This partner has no annual plan to quote.',
-          errors: { plan_id: ['This partner has no annual plan to quote.'] },
-        })
+        expect(response.json()).toEqual(
+          expectedError(response, 'validation_failed', {
+            message: 'This partner has no annual plan to quote.',
+            errors: { plan_id: ['This partner has no annual plan to quote.'] },
+          }),
+        )
       }
       await expect422(ctx, none.token, '/annual-plans/quote?model_id=987654', {
         model_id: [MODEL_INVALID],
@@ -636,7 +650,9 @@ describe('plans and quotations', () => {
     ])('GET %s without a token answers 401', async (url) => {
       const response = await get(ctx, null, url)
       expect(response.statusCode).toBe(401)
-      expect(response.json()).toEqual({ message: 'Unauthenticated.' })
+      expect(response.json()).toEqual(
+        expectedError(response, 'unauthenticated', { message: 'Unauthenticated.' }),
+      )
       expect(response.headers['www-authenticate']).toBe('Bearer')
     })
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { App } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { LOGIN_ADDRESS_FACTOR } from '../src/plugins/rate-limits.js'
+import { expectedError } from './helpers/errors.js'
 import { bearer, partnerWithToken, seedCatalog, type TestPartner } from './helpers/factories.js'
 import { buildCheckedApp, createTestApp, type TestContext } from './helpers/test-app.js'
 
@@ -47,7 +48,9 @@ describe('rate limits, in memory', () => {
 
     const limited = await ctx.app.inject({ url: '/plans', headers: bearer(tokenA) })
     expect(limited.statusCode).toBe(429)
-    expect(limited.json()).toEqual({ message: expect.stringMatching(/^Too many requests/) })
+    expect(limited.json()).toEqual(
+      expectedError(limited, 'rate_limited', { message: expect.stringMatching(/^Too many requests/) }),
+    )
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0)
     expect(limited.headers['ratelimit-remaining']).toBe('0')
   })

@@ -275,9 +275,12 @@ describe('amparo serve', () => {
       )
     })
     expect(raw).toMatch(/^HTTP\/1\.1 431 /)
-    expect(raw).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/)
+    const id = /\r\nx-request-id: ([0-9a-f-]{36})\r\n/.exec(raw)?.[1]
+    expect(id).toBeDefined()
     expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toEqual({
+      code: 'headers_too_large',
       message: 'Request header fields too large (at most 16 KB, the URL included).',
+      request_id: id,
     })
   })
 

@@ -5,6 +5,7 @@ import { ValidationError } from '../src/shared/errors.js'
 import type { PageBody } from './helpers/bodies.js'
 import { BANK, type Json, next, shopkeeperBody, withField } from './helpers/bodies.js'
 import { cnpj, cpf, formatCnpj, formatCpf } from './helpers/documents.js'
+import { expectedError } from './helpers/errors.js'
 import { bearer, partnerWithToken, seedPartner } from './helpers/factories.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
@@ -513,10 +514,12 @@ describe('shopkeepers', () => {
       expect(statuses.filter((s) => s === 201)).toHaveLength(1)
       expect(statuses.filter((s) => s === 422)).toHaveLength(9)
       for (const response of responses.filter((r) => r.statusCode === 422)) {
-        expect(response.json()).toEqual({
-          message: 'The registration number has already been taken.',
-          errors: { registration_number: ['The registration number has already been taken.'] },
-        })
+        expect(response.json()).toEqual(
+          expectedError(response, 'validation_failed', {
+            message: 'The registration number has already been taken.',
+            errors: { registration_number: ['The registration number has already been taken.'] },
+          }),
+        )
       }
       const rows = await ctx.db
         .selectFrom('shopkeepers')
@@ -623,7 +626,9 @@ describe('shopkeepers', () => {
         const response = await get(`/shopkeepers/${id}`)
         expect(response.statusCode, String(id)).toBe(404)
         expect(response.json()).toEqual(
-          typeof id === 'number' ? { message: 'Shopkeeper not found.' } : { message: expect.any(String) },
+          expectedError(response, 'not_found', {
+            message: typeof id === 'number' ? 'Shopkeeper not found.' : expect.any(String),
+          }),
         )
       }
     })
@@ -661,7 +666,9 @@ describe('shopkeepers', () => {
         ...(method === 'POST' && { payload: shopkeeperBody() }),
       })
       expect(response.statusCode).toBe(401)
-      expect(response.json()).toEqual({ message: 'Unauthenticated.' })
+      expect(response.json()).toEqual(
+        expectedError(response, 'unauthenticated', { message: 'Unauthenticated.' }),
+      )
       expect(response.headers['www-authenticate']).toBe('Bearer')
     })
 

@@ -9,6 +9,7 @@ import type { GatewayMode } from '../src/modules/partners/partner.table.js'
 import type { CardData, PaymentGateway } from '../src/modules/payments/payment-gateway.js'
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
 import type { Clock } from '../src/shared/clock.js'
+import { expectedError } from './helpers/errors.js'
 import { bearer, createCustomer, partnerWithToken, seedCatalog } from './helpers/factories.js'
 import { seedPlan, TOTAL_12X } from './helpers/plans.js'
 import { buildCheckedApp, createTestApp, type TestContext } from './helpers/test-app.js'
@@ -353,7 +354,7 @@ describe('POST /subscriptions/{id}/installments/{installmentId}/notify-payment',
     ] as const) {
       const response = await notify(p, subscriptionId, installmentId)
       expect(response.statusCode, response.body).toBe(404)
-      expect(response.json()).toEqual({ message: expect.any(String) })
+      expect(response.json()).toEqual(expectedError(response, 'not_found', { message: expect.any(String) }))
     }
     const malformed = await ctx.app.inject({
       method: 'POST',
@@ -426,7 +427,13 @@ describe('POST /subscriptions/{id}/payment', () => {
       const s = await contract(p)
       const response = await pay(p, s.id, card(number))
       expect(response.statusCode, response.body).toBe(402)
-      expect(response.json()).toEqual({ message, errors: { creditCard: [message] }, decline_code: code })
+      expect(response.json()).toEqual(
+        expectedError(response, 'card_declined', {
+          message,
+          errors: { creditCard: [message] },
+          decline_code: code,
+        }),
+      )
 
       expect(await statusOf(p, s.id)).toBe('pending')
       const [one] = await installmentsOf(p, s.id)
@@ -671,9 +678,11 @@ describe('concurrent card payments', () => {
     await gateway.firstCharge
     const loser = await pay(p, s.id, card(CARDS.mastercard), app)
     expect(loser.statusCode, loser.body).toBe(409)
-    expect(loser.json()).toEqual({
-      message: 'A payment of this item is in progress: try again once it has answered.',
-    })
+    expect(loser.json()).toEqual(
+      expectedError(loser, 'payment_in_progress', {
+        message: 'A payment of this item is in progress: try again once it has answered.',
+      }),
+    )
     const cancellation = await cancel(p, s.id)
     expect(cancellation.statusCode, cancellation.body).toBe(409)
     expect(await statusOf(p, s.id)).toBe('pending')
@@ -746,7 +755,7 @@ describe('concurrent card payments', () => {
     const s = await contract(p)
     const response = await pay(p, s.id, card(CARDS.visa), app)
     expect(response.statusCode).toBe(500)
-    expect(response.json()).toEqual({ message: 'Server error.', request_id: expect.any(String) })
+    expect(response.json()).toEqual(expectedError(response, 'server_error', { message: 'Server error.' }))
     expect(await installmentRow(first(s).id)).toMatchObject({ status: 'pending', locked_until: null })
     expect(await ledger(s.id)).toEqual([])
     // Nothing is left held: the next try goes through.

@@ -4,6 +4,7 @@ import type { PartnerContext } from '../src/modules/auth/partner-context.js'
 import { contractSubscription } from '../src/modules/subscriptions/subscription.service.js'
 import { ADDRESS, type ErrorBody, type PageBody, uniqueImei } from './helpers/bodies.js'
 import { bare, cpfOf, formatCpf } from './helpers/documents.js'
+import { expectedError } from './helpers/errors.js'
 import { bearer, login, partnerWithToken, seedCatalog, type TestPartner } from './helpers/factories.js'
 import { ANNUAL, COVERAGES, ESSENCIAL_24X, type PlanTemplate, seedPlans, TOTAL_12X } from './helpers/plans.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
@@ -131,7 +132,7 @@ async function refused(token: string, payload: Json): Promise<Record<string, str
 async function expect404(token: string, url: string) {
   const response = await call('GET', url, token)
   expect(response.statusCode, `${url}: ${response.body}`).toBe(404)
-  expect(Object.keys(response.json())).toEqual(['message'])
+  expect(response.json()).toEqual(expectedError(response, 'not_found', { message: expect.any(String) }))
 }
 
 async function installmentsOf(token: string, id: number): Promise<InstallmentBody[]> {
@@ -920,7 +921,9 @@ describe('subscriptions', () => {
         try {
           const response = await call('POST', '/subscriptions', a.token, minimal({ maxima: 4567.89 }))
           expect(response.statusCode, response.body).toBe(500)
-          expect(response.json()).toEqual({ message: 'Server error.', request_id: expect.any(String) })
+          expect(response.json()).toEqual(
+            expectedError(response, 'server_error', { message: 'Server error.' }),
+          )
           expect(await countRows('subscriptions')).toBe(subscriptions)
           expect(await countRows('installments')).toBe(installments)
         } finally {
@@ -1201,7 +1204,9 @@ describe('subscriptions', () => {
       ] as const)('%s %s without a token answers 401', async (method, url) => {
         const response = await call(method, url, null, method === 'POST' ? { plan_id: 1 } : undefined)
         expect(response.statusCode).toBe(401)
-        expect(response.json()).toEqual({ message: 'Unauthenticated.' })
+        expect(response.json()).toEqual(
+          expectedError(response, 'unauthenticated', { message: 'Unauthenticated.' }),
+        )
         expect(response.headers['www-authenticate']).toBe('Bearer')
       })
 

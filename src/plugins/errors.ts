@@ -2,10 +2,17 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { isDatabaseUnavailable } from '../db/errors.js'
 import { fieldErrorsFromAjv } from '../http/validation.js'
-import { AppError, ServiceUnavailableError, ValidationError } from '../shared/errors.js'
+import {
+  AppError,
+  ERROR_CODES,
+  type ErrorCode,
+  NotFoundError,
+  ServiceUnavailableError,
+  ValidationError,
+} from '../shared/errors.js'
 import { censorSecrets } from './logging.js'
 
-/** The only place that builds error bodies (CONTRACT §2). */
+/** The only place that builds error bodies (CONTRACT §2 and §13). */
 export const errorsPlugin = fp(
   async (app) => {
     app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -30,25 +37,34 @@ export const errorsPlugin = fp(
   { name: 'errors' },
 )
 
+/** An error's body: its code, message, field errors and extras, and the id to quote to support. */
+export function errorBody(error: AppError, requestId: string) {
+  return {
+    code: error.code,
+    message: error.message,
+    ...(error.errors && { errors: error.errors }),
+    ...error.extra,
+    request_id: requestId,
+  }
+}
+
 /** A server fault's body: the generic message and the id to quote, never the error itself. */
 export function serverError(request: FastifyRequest) {
-  return { message: 'Server error.', request_id: String(request.id) }
+  return errorBody(new AppError('server_error', 'Server error.'), String(request.id))
 }
 
 export function routeNotFound(request: FastifyRequest) {
-  return { message: `Route ${request.method} ${censorSecrets(request.url.split('?')[0] ?? '')} not found.` }
+  const path = censorSecrets(request.url.split('?')[0] ?? '')
+  return errorBody(
+    new AppError('not_found', `Route ${request.method} ${path} not found.`),
+    String(request.id),
+  )
 }
 
 function sendAppError(error: AppError, request: FastifyRequest, reply: FastifyReply) {
   if (error.statusCode === 401) reply.header('www-authenticate', 'Bearer')
   if (error instanceof ServiceUnavailableError) reply.header('retry-after', error.retryAfterSeconds)
-  const body = {
-    message: error.message,
-    ...(error.errors && { errors: error.errors }),
-    ...error.extra,
-    ...(error.statusCode >= 500 && { request_id: String(request.id) }),
-  }
-  return reply.code(error.statusCode).send(body)
+  return reply.code(error.statusCode).send(errorBody(error, String(request.id)))
 }
 
 /** Recognises everything a client can cause; anything else is a server fault. */
@@ -56,19 +72,25 @@ function toAppError(error: FastifyError): AppError | null {
   if (error instanceof AppError) return error
   if (error.validation) {
     // A malformed path id cannot name an existing resource.
-    if (error.validationContext === 'params') return new AppError(404, 'Resource not found.')
+    if (error.validationContext === 'params') return new NotFoundError()
     return new ValidationError(fieldErrorsFromAjv(error.validation as never, error.validationContext))
   }
   const status = error.statusCode ?? 500
   if (status >= 500) return null
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError(413, 'The request body must not be larger than 1 MiB.')
+      return new AppError('payload_too_large', 'The request body must not be larger than 1 MiB.')
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new AppError(415, 'The request body must be sent as application/json.')
+      return new AppError('unsupported_media_type', 'The request body must be sent as application/json.')
   }
   if (status === 400 && (error instanceof SyntaxError || error.code?.startsWith('FST_ERR_CTP'))) {
-    return new AppError(400, 'The request body is not valid JSON.')
+    return new AppError('invalid_json', 'The request body is not valid JSON.')
   }
-  return new AppError(status, error.message)
+  return new AppError(frameworkCode(status), error.message)
+}
+
+/** The code of another 4xx the framework answers: its status's only code, else a plain 400. */
+function frameworkCode(status: number): ErrorCode {
+  const codes: readonly ErrorCode[] | undefined = ERROR_CODES[status as keyof typeof ERROR_CODES]
+  return codes?.length === 1 && codes[0] ? codes[0] : 'bad_request'
 }

@@ -5,14 +5,20 @@ import { errorCodes, type FastifyError, type FastifyReply, type FastifyRequest }
 import fp from 'fastify-plugin'
 import { documentOnWrites, hookList } from '../http/http-schemas.js'
 import { AppError } from '../shared/errors.js'
-import { routeNotFound, serverError } from './errors.js'
+import { errorBody, routeNotFound, serverError } from './errors.js'
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+// 13 digits in a row could be a card number: such an id would be logged past the card masking.
+const LONG_DIGIT_RUN = /\d{13}/
 
-/** Echoes the caller's X-Request-Id when it is sane, so both sides can trace one call. */
+/**
+ * Echoes the caller's X-Request-Id when it is sane (CONTRACT §13), so both sides can trace one
+ * call; otherwise a new UUID.
+ */
 export function requestId(req: IncomingMessage): string {
   const sent = req.headers['x-request-id']
-  return typeof sent === 'string' && SANE_REQUEST_ID.test(sent) ? sent : randomUUID()
+  const sane = typeof sent === 'string' && SANE_REQUEST_ID.test(sent) && !LONG_DIGIT_RUN.test(sent)
+  return sane ? sent : randomUUID()
 }
 
 // Headers for a JSON API (OWASP secure headers): nothing to sniff, frame, cache or refer.
@@ -39,11 +45,17 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true })
 function unreadableBody(request: FastifyRequest): AppError | undefined {
   const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(request.headers['content-type'] ?? '')?.[1]
   if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
-    return new AppError(415, 'The request body must be sent as application/json in UTF-8.')
+    return new AppError(
+      'unsupported_media_type',
+      'The request body must be sent as application/json in UTF-8.',
+    )
   }
   const encoding = request.headers['content-encoding']
   if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
-    return new AppError(415, 'The request body must not be compressed: Content-Encoding is not supported.')
+    return new AppError(
+      'unsupported_media_type',
+      'The request body must not be compressed: Content-Encoding is not supported.',
+    )
   }
   return undefined
 }
@@ -70,7 +82,10 @@ export const httpPlugin = fp(
       } catch {
         // JSON between systems is UTF-8 (RFC 8259 §8.1); decoding other bytes would store U+FFFD
         // in place of what was sent.
-        return done(new AppError(400, 'The request body is not valid JSON: it is not UTF-8.'), undefined)
+        return done(
+          new AppError('invalid_json', 'The request body is not valid JSON: it is not UTF-8.'),
+          undefined,
+        )
       }
       parseJson(request, text, done)
     })
@@ -150,11 +165,13 @@ export function originForm(req: IncomingMessage): string {
  * sees the request; without this listener Node answers it bare, with no body or request id.
  */
 export function expectationFailed(req: IncomingMessage, res: ServerResponse): void {
-  const body = JSON.stringify({ message: 'Only "Expect: 100-continue" is supported.' })
+  const id = requestId(req)
+  const error = new AppError('expectation_failed', 'Only "Expect: 100-continue" is supported.')
+  const body = JSON.stringify(errorBody(error, id))
   res.writeHead(417, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(body),
-    'x-request-id': requestId(req),
+    'x-request-id': id,
     ...API_HEADERS,
   })
   res.end(body)
@@ -168,17 +185,22 @@ export function expectationFailed(req: IncomingMessage, res: ServerResponse): vo
 export function clientErrors(error: Error & { code?: string }, socket: Socket): void {
   // A reset connection has nobody left to answer.
   if (error.code === 'ECONNRESET' || socket.destroyed) return
-  const [status, message] =
+  const answer =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? [408, 'Request timeout.']
+      ? new AppError('request_timeout', 'Request timeout.')
       : error.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, 'Request header fields too large (at most 16 KB, the URL included).']
-        : [400, 'Malformed HTTP request.']
-  const body = JSON.stringify({ message })
+        ? new AppError(
+            'headers_too_large',
+            'Request header fields too large (at most 16 KB, the URL included).',
+          )
+        : new AppError('bad_request', 'Malformed HTTP request.')
+  const status = answer.statusCode
+  const id = randomUUID()
+  const body = JSON.stringify(errorBody(answer, id))
   const headers = {
     'content-type': 'application/json; charset=utf-8',
     'content-length': String(Buffer.byteLength(body)),
-    'x-request-id': randomUUID(),
+    'x-request-id': id,
     ...API_HEADERS,
     connection: 'close',
   }

@@ -28,7 +28,7 @@ export const idempotency = fp<{ secrets: string[] }>(
     const keys = fingerprintKeys(secrets)
     app.decorateRequest('idempotencyClaim', null)
     // Any POST or PUT takes the header and may answer these, whatever the route itself refuses.
-    documentOnWrites(app, [409, 422], {
+    documentOnWrites(app, [409, 422, 'idempotency_key_reused'], {
       'Idempotency-Key': {
         type: 'string',
         pattern: KEY.source,
@@ -55,18 +55,21 @@ export const idempotency = fp<{ secrets: string[] }>(
         return
       }
       if (outcome.kind === 'in_flight')
-        throw new AppError(409, 'A request with this Idempotency-Key is still in progress.')
+        throw new AppError(
+          'idempotency_key_in_flight',
+          'A request with this Idempotency-Key is still in progress.',
+        )
       if (outcome.kind === 'mismatch') {
-        throw ValidationError.field(
-          'Idempotency-Key',
-          'This Idempotency-Key was already used with another request.',
+        throw new ValidationError(
+          { 'Idempotency-Key': ['This Idempotency-Key was already used with another request.'] },
+          'idempotency_key_reused',
         )
       }
       return reply
         .code(outcome.status)
         .header('idempotent-replayed', 'true')
         .type('application/json; charset=utf-8')
-        .send(outcome.body)
+        .send(outcome.status >= 400 ? withRequestId(outcome.body, request.id) : outcome.body)
     }
 
     const settleIt = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
@@ -140,4 +143,13 @@ export function fingerprint(key: Buffer, method: string, url: string, body: unkn
   return createHmac('sha256', key)
     .update(`${method} ${url}\n${canonicalJson(body)}`)
     .digest('hex')
+}
+
+/**
+ * A kept error body as replayed: its `request_id` is this request's, like the X-Request-Id header
+ * (CONTRACT §13); the logs tie the key to the first request.
+ */
+function withRequestId(body: string, requestId: string): string {
+  const parsed = JSON.parse(body) as Record<string, unknown>
+  return 'request_id' in parsed ? JSON.stringify({ ...parsed, request_id: requestId }) : body
 }

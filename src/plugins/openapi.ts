@@ -24,7 +24,16 @@ Every list and resource is scoped to the authenticated partner; another partner'
 Conventions: money is a JSON number in BRL with at most two decimals; timestamps are
 \`YYYY-MM-DD HH:MM:SS\` in the service time zone (America/Sao_Paulo by default); documents,
 phones and zip codes are accepted formatted or bare and returned bare. Errors carry
-\`{"message"}\`, and 422 adds \`errors\` keyed by the dot path of each offending input.`
+\`{"code", "message", "request_id"}\`: branch on \`code\` (each response lists the codes it can
+answer), quote \`request_id\` (the \`X-Request-Id\` header) to support; 422 adds \`errors\` keyed by
+the dot path of each offending input.`
+
+/** The reference's logo and icon: Amparo's shield and name, not the framework's. */
+const LOGO = `<svg xmlns="http://www.w3.org/2000/svg" width="220" height="40" viewBox="0 0 220 40">
+<path d="M20 3 L35 9 V20 C35 29 28 35 20 38 C12 35 5 29 5 20 V9 Z" fill="#1b6e5a"/>
+<path d="M13 20 L18 25 L27 15" stroke="#fff" stroke-width="3" fill="none"/>
+<text x="44" y="27" font-family="sans-serif" font-size="18" fill="#ffffff">Amparo API reference</text>
+</svg>`
 
 type QuerySchema = { required?: string[]; properties?: Record<string, { default?: unknown }> }
 type Header = { type: 'string' | 'integer'; description: string; enum?: string[] }
@@ -34,7 +43,7 @@ const HEADERS = {
     'X-Request-Id': {
       type: 'string',
       description:
-        'The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`), else a new UUID: quote it to support.',
+        'The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support.',
     },
   },
   authenticate: { 'WWW-Authenticate': { type: 'string', description: '`Bearer`.' } },
@@ -165,7 +174,23 @@ export const openapiPlugin = fp(
       // Shared schemas keep their own names in components.schemas.
       refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
     })
-    await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true })
+    await app.register(swaggerUi, {
+      routePrefix: '/docs',
+      staticCSP: true,
+      // The default policy's `upgrade-insecure-requests` makes a browser fetch every asset over https:
+      // /docs opened over plain http from another machine (a container on HOST=0.0.0.0) stayed blank.
+      // Over https the assets are same-origin https already, so dropping it loses nothing.
+      transformStaticCSP: (header) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
+      theme: {
+        title: 'Amparo API reference',
+        favicon: [
+          { filename: 'amparo.svg', rel: 'icon', type: 'image/svg+xml', sizes: 'any', content: LOGO },
+        ],
+      },
+      logo: { type: 'image/svg+xml', content: LOGO, href: '/docs' },
+      // No call to validator.swagger.io: the page works offline and tells no third party it was opened.
+      uiConfig: { validatorUrl: null },
+    })
     app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger())
   },
   { name: 'openapi' },

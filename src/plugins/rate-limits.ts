@@ -23,7 +23,7 @@ function common({ max, redis }: Options) {
     // A Redis outage must not take the API down with it: requests pass uncounted meanwhile.
     skipOnError: true,
     errorResponseBuilder: (_request: FastifyRequest, context: { after: string }) =>
-      new AppError(429, `Too many requests. Retry in ${context.after}.`),
+      new AppError('rate_limited', `Too many requests. Retry in ${context.after}.`),
   }
 }
 

@@ -1,27 +1,68 @@
 /** Field errors keyed by dot path (`address.zip_code`), Laravel style. */
 export type FieldErrors = Record<string, string[]>
 
-/** Every error a partner can cause; the error handler renders them (CONTRACT §2). */
+/**
+ * The stable machine-readable error codes, by status (CONTRACT §13): partners script against them,
+ * so a code is never renamed nor moved to another status. The OpenAPI document's enums come from
+ * here. 417 is not in the contract's table (the service answers it only to an `Expect` header it
+ * does not support; docs/decisions.md).
+ */
+export const ERROR_CODES = {
+  400: ['invalid_json', 'bad_request'],
+  401: ['unauthenticated'],
+  402: ['card_declined'],
+  404: ['not_found'],
+  408: ['request_timeout'],
+  409: ['idempotency_key_in_flight', 'payment_in_progress'],
+  413: ['payload_too_large'],
+  415: ['unsupported_media_type'],
+  417: ['expectation_failed'],
+  422: ['validation_failed', 'invalid_state', 'wrong_gateway', 'idempotency_key_reused'],
+  429: ['rate_limited'],
+  431: ['headers_too_large'],
+  500: ['server_error'],
+  503: ['service_unavailable'],
+} as const
+
+export type ErrorStatus = keyof typeof ERROR_CODES
+export type ErrorCode = (typeof ERROR_CODES)[ErrorStatus][number]
+type ValidationCode = (typeof ERROR_CODES)[422][number]
+
+const STATUS_OF = new Map<ErrorCode, ErrorStatus>(
+  Object.entries(ERROR_CODES).flatMap(([status, codes]) =>
+    codes.map((code) => [code, Number(status) as ErrorStatus] as const),
+  ),
+)
+
+/** The status a code is answered with. */
+export function statusOf(code: ErrorCode): ErrorStatus {
+  return STATUS_OF.get(code) as ErrorStatus
+}
+
+/** Every error a partner can cause; the error handler renders them (CONTRACT §2 and §13). */
 export class AppError extends Error {
+  readonly statusCode: ErrorStatus
+
   constructor(
-    readonly statusCode: number,
+    readonly code: ErrorCode,
     message: string,
     readonly errors?: FieldErrors,
     readonly extra?: Record<string, unknown>,
   ) {
     super(message)
+    this.statusCode = statusOf(code)
   }
 }
 
 export class NotFoundError extends AppError {
   constructor(what = 'Resource') {
-    super(404, `${what} not found.`)
+    super('not_found', `${what} not found.`)
   }
 }
 
 export class UnauthenticatedError extends AppError {
   constructor() {
-    super(401, 'Unauthenticated.')
+    super('unauthenticated', 'Unauthenticated.')
   }
 }
 
@@ -30,13 +71,14 @@ export class ServiceUnavailableError extends AppError {
   readonly retryAfterSeconds = 5
 
   constructor(message = 'Service temporarily unavailable. Retry shortly.') {
-    super(503, message)
+    super('service_unavailable', message)
   }
 }
 
+/** 422 with field errors: `validation_failed` unless a narrower code says which rule refused. */
 export class ValidationError extends AppError {
-  constructor(errors: FieldErrors) {
-    super(422, summarize(errors), errors)
+  constructor(errors: FieldErrors, code: ValidationCode = 'validation_failed') {
+    super(code, summarize(errors), errors)
   }
 
   static field(key: string, message: string): ValidationError {
@@ -47,14 +89,14 @@ export class ValidationError extends AppError {
 /** A business rule refused the call because of the resource's state (`errors.status`). */
 export class StateError extends ValidationError {
   constructor(message: string) {
-    super({ status: [message] })
+    super({ status: [message] }, 'invalid_state')
   }
 }
 
 /** The call is not available in the partner's payment gateway mode (`errors.gateway`). */
 export class GatewayModeError extends ValidationError {
   constructor(message: string) {
-    super({ gateway: [message] })
+    super({ gateway: [message] }, 'wrong_gateway')
   }
 }
 

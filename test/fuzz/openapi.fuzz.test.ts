@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expectedError } from '../helpers/errors.js'
 import { bearer, partnerWithToken, seedCatalog, seedUser, type TestPartner } from '../helpers/factories.js'
 import { type OpenApiDocument, ResponseChecker } from '../helpers/openapi-responses.js'
 import { ANNUAL, ESSENCIAL_24X, seedPlans, TOTAL_12X } from '../helpers/plans.js'
@@ -189,7 +190,7 @@ describe('methods and paths the app does not serve', () => {
 describe('found by fuzzing', () => {
   const auth = () => ({ authorization: world.callers[0]?.authorization ?? '' })
 
-  it('a path the router cannot decode, or an overlong parameter, answers 404 {message}', async () => {
+  it('a path the router cannot decode, or an overlong parameter, answers 404 {code, message, request_id}', async () => {
     for (const url of [
       '/brands/%',
       '/subscriptions/%zz/installments',
@@ -197,7 +198,9 @@ describe('found by fuzzing', () => {
     ]) {
       const response = await ctx.app.inject({ method: 'GET', url, headers: auth() })
       expect(response.statusCode, url).toBe(404)
-      expect(Object.keys(response.json()), url).toEqual(['message'])
+      expect(response.json(), url).toEqual(
+        expectedError(response, 'not_found', { message: expect.any(String) }),
+      )
       expect(response.headers['x-request-id'], url).toBeTruthy()
       expect(response.headers['cache-control'], url).toBe('no-store')
     }
@@ -261,11 +264,19 @@ describe('found by fuzzing', () => {
 
 describe('the response checker', () => {
   const checker = () => new ResponseChecker(document)
+  const error = (code: string) => ({ code, message: 'x', request_id: 'r-1' })
 
   it('accepts a documented status with a matching body', () => {
+    expect(() => checker().checkResponse('GET', '/brands/:brandId', 404, error('not_found'))).not.toThrow()
+  })
+
+  it('refuses a code the operation does not list for the status', () => {
+    expect(() => checker().checkResponse('GET', '/brands/:brandId', 404, error('server_error'))).toThrow(
+      /does not match/,
+    )
     expect(() =>
-      checker().checkResponse('GET', '/brands/:brandId', 404, { message: 'Brand not found.' }),
-    ).not.toThrow()
+      checker().checkResponse('POST', '/customers', 422, { ...error('invalid_state'), errors: {} }),
+    ).toThrow(/does not match/)
   })
 
   it('refuses a body that does not match the schema of its status', () => {
@@ -284,9 +295,12 @@ describe('the response checker', () => {
   })
 
   it('allows 404 on an unmatched route and 429 or 503 anywhere, with the Error body', () => {
-    expect(() => checker().checkResponse('GET', null, 404, { message: 'x' })).not.toThrow()
-    expect(() => checker().checkResponse('GET', '/plans', 429, { message: 'x' })).not.toThrow()
-    expect(() => checker().checkResponse('POST', '/customers', 503, { message: 'x' })).not.toThrow()
+    expect(() => checker().checkResponse('GET', null, 404, error('not_found'))).not.toThrow()
+    expect(() => checker().checkResponse('GET', '/plans', 429, error('rate_limited'))).not.toThrow()
+    expect(() =>
+      checker().checkResponse('POST', '/customers', 503, error('service_unavailable')),
+    ).not.toThrow()
+    expect(() => checker().checkResponse('GET', null, 404, { message: 'x' })).toThrow(/does not match/)
     expect(() => checker().checkResponse('GET', '/plans', 429, {})).toThrow(/does not match/)
   })
 

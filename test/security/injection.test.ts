@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { requestIdOf } from '../helpers/errors.js'
 import {
   createWorld,
   customerBody,
@@ -136,8 +137,12 @@ describe('filters and path parameters', () => {
         expectHandled(response, `${g.name} ${name}`)
         expect(response.headers['content-type'], name).toMatch(/^application\/json/)
         // Errors in the contract's shape only: no framework error code or status echo.
-        if (response.statusCode >= 400)
-          expect(['message', 'errors']).toEqual(expect.arrayContaining(Object.keys(response.json())))
+        if (response.statusCode >= 400) {
+          expect(['code', 'message', 'errors', 'request_id']).toEqual(
+            expect.arrayContaining(Object.keys(response.json())),
+          )
+          expect(response.json().request_id).toBe(requestIdOf(response))
+        }
       }
       expect(await snapshot(w.db)).toEqual(before)
     },

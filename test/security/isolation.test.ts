@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { GatewayMode } from '../../src/modules/partners/partner.table.js'
+import { expectedError, requestIdOf } from '../helpers/errors.js'
 import {
   annualCard,
   createWorld,
@@ -143,10 +144,11 @@ describe('B’s token on A’s objects named in the path', () => {
       const charges = w.charges()
       const response = await w.call(c.method, c.url(owner, caller), caller.token, c.payload)
       expect(response.statusCode, response.body).toBe(404)
-      expect(Object.keys(response.json())).toEqual(['message'])
+      expect(response.json()).toEqual(expectedError(response, 'not_found', { message: expect.any(String) }))
       const unknown = await w.call(c.method, c.url(ghost(owner), caller), caller.token, c.payload)
       expect(unknown.statusCode).toBe(404)
-      expect(response.body).toBe(unknown.body)
+      // The same answer but for the request id.
+      expect(response.json()).toEqual({ ...unknown.json(), request_id: requestIdOf(response) })
       expect(await snapshot(w.db)).toEqual(before)
       expect(w.charges()).toBe(charges)
     },

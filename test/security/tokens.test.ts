@@ -6,6 +6,7 @@ import {
   revokeCredentials,
   upsertUser,
 } from '../../src/modules/partners/partner.service.js'
+import { unauthenticatedText } from '../helpers/errors.js'
 import { login } from '../helpers/factories.js'
 import { TEST_JWT_KEYS } from '../helpers/test-db.js'
 import {
@@ -55,7 +56,6 @@ beforeAll(async () => {
 })
 afterAll(() => w?.close())
 
-const UNAUTHENTICATED = '{"message":"Unauthenticated."}'
 const seconds = () => Math.floor(NOW.getTime() / 1000)
 const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
 
@@ -176,7 +176,7 @@ describe('forged, expired and revoked tokens', () => {
         const party = route.own ? w.a.own : w.a.external
         const response = await w.call(route.method, route.url(party), forgedToken, route.payload?.(party))
         expect(response.statusCode, `${routeName(route)}: ${response.body}`).toBe(401)
-        expect(response.body).toBe(UNAUTHENTICATED)
+        expect(response.body).toBe(unauthenticatedText(response))
         expect(response.headers['www-authenticate']).toBe('Bearer')
       }
       expect(await snapshot(w.db)).toEqual(before)
@@ -193,7 +193,7 @@ describe('forged, expired and revoked tokens', () => {
       await w.call('GET', '/brands', null, undefined, { authorization: `Bearer  ${token}` }),
     ]) {
       expect(response.statusCode).toBe(401)
-      expect(response.body).toBe(UNAUTHENTICATED)
+      expect(response.body).toBe(unauthenticatedText(response))
     }
   })
 

@@ -86,7 +86,10 @@ The body (\`{"reason"}\`) may be omitted.
 ${REFUND_RULE}`,
         params: AnnualPlanParams,
         body: CancellationBody,
-        response: { 200: CancellationRequest, ...errorResponses(400, 401, 404, 413, 415, 422) },
+        response: {
+          200: CancellationRequest,
+          ...errorResponses(400, 401, 404, 413, 415, 422, 'invalid_state'),
+        },
       },
     },
     async (request) => {
@@ -115,7 +118,7 @@ request alone keeps them).
 
 ${REFUND_RULE}`,
         params: CancellationParams,
-        response: { 200: AnnualPlan, ...errorResponses(401, 404, 409) },
+        response: { 200: AnnualPlan, ...errorResponses(401, 404, 'payment_in_progress') },
       },
     },
     async (request) => {

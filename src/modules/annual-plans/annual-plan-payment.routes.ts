@@ -110,7 +110,21 @@ Declined → 402 \`{"message", "errors": {"creditCard": [...]}, "decline_code"}\
 \`4000000000000069\` (\`expired_card\`).`,
         params: AnnualPlanParams,
         body: AnnualPlanCardBody,
-        response: { 200: AnnualPlan, ...errorResponses(400, 401, 402, 404, 409, 413, 415, 422) },
+        response: {
+          200: AnnualPlan,
+          ...errorResponses(
+            400,
+            401,
+            402,
+            404,
+            413,
+            415,
+            422,
+            'invalid_state',
+            'wrong_gateway',
+            'payment_in_progress',
+          ),
+        },
       },
       // Ownership, then the mode, before the body: a partner that may only notify payments is told
       // so, not what its card lacks. A malformed id is left to validation's 404.
@@ -158,7 +172,7 @@ and dates, and records the payment only once. A canceled plan answers 422 \`erro
 notification that recorded the payment answers 200 even when a cancellation is confirmed the moment
 after (the plan then shows \`canceled\` with its refund).`,
         params: AnnualPlanParams,
-        response: { 200: PaymentNotice, ...errorResponses(401, 404, 422) },
+        response: { 200: PaymentNotice, ...errorResponses(401, 404, 422, 'invalid_state', 'wrong_gateway') },
       },
     },
     async (request) => {

@@ -94,6 +94,6 @@ const DECLINE_MESSAGES: Record<string, string> = {
 export class CardDeclinedError extends AppError {
   constructor(declineCode: string) {
     const message = DECLINE_MESSAGES[declineCode] ?? 'The card was declined.'
-    super(402, message, { creditCard: [message] }, { decline_code: declineCode })
+    super('card_declined', message, { creditCard: [message] }, { decline_code: declineCode })
   }
 }

@@ -12,7 +12,7 @@ import type { ChargeResult, PaymentGateway } from './payment-gateway.js'
 /** Another charge holds the installment or plan: 409, try again once it has answered. */
 export class PaymentInProgressError extends AppError {
   constructor() {
-    super(409, 'A payment of this item is in progress: try again once it has answered.')
+    super('payment_in_progress', 'A payment of this item is in progress: try again once it has answered.')
   }
 }
 

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
-import { Type } from 'typebox'
 import { retryingTransaction } from '../../db/transaction.js'
-import { errorResponses } from '../../http/http-schemas.js'
+import { errorResponse, errorResponses } from '../../http/http-schemas.js'
 import { baseUrl } from '../../http/links.js'
 import { nowIso } from '../../shared/clock.js'
 import { formatTimestamp } from '../../shared/time.js'
@@ -23,10 +22,10 @@ const tags = ['Subscriptions']
 
 // The 409 of these calls has two causes; the shared description names only the idempotency one.
 const inProgress = (what: string) =>
-  Type.Unsafe({
-    ...Type.Ref('Error'),
-    description: `${what}, or a request with this Idempotency-Key is still in flight.`,
-  })
+  errorResponse(409, `${what}, or a request with this Idempotency-Key is still in flight.`, [
+    'payment_in_progress',
+    'idempotency_key_in_flight',
+  ])
 
 const SANDBOX_CARDS = `In the test environment the sandbox gateway answers by card number: \`4111111111111111\` and
 \`5555555555554444\` approve; \`4000000000000002\` declines (\`card_declined\`), \`4000000000009995\`
@@ -61,7 +60,10 @@ Installment 1 of a subscription that expired unpaid → 422 \`errors.status\`, n
 a subscription whose installment 1 is unpaid, and the notification is refused from that moment even
 if the worker has not run yet (the subscription may still read \`pending\` until it does).`,
         params: InstallmentParams,
-        response: { 200: NotifiedInstallment, ...errorResponses(401, 404, 409, 422) },
+        response: {
+          200: NotifiedInstallment,
+          ...errorResponses(401, 404, 409, 422, 'invalid_state', 'wrong_gateway'),
+        },
       },
     },
     async (request) => {
@@ -109,7 +111,7 @@ ${SANDBOX_CARDS}`,
         body: CardPaymentBody,
         response: {
           200: Subscription,
-          ...errorResponses(400, 401, 402, 404, 413, 415, 422),
+          ...errorResponses(400, 401, 402, 404, 413, 415, 422, 'invalid_state', 'wrong_gateway'),
           409: inProgress('Another payment of this installment is being charged'),
         },
       },
@@ -151,7 +153,7 @@ being charged → 409. Its serial numbers are then free to be protected again.`,
         body: CancellationBody,
         response: {
           200: Subscription,
-          ...errorResponses(400, 401, 404, 413, 415, 422),
+          ...errorResponses(400, 401, 404, 413, 415, 422, 'invalid_state'),
           409: inProgress('A card payment of this subscription is being charged'),
         },
       },
