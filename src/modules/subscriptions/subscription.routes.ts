@@ -136,7 +136,7 @@ nothing; changing it → 422 under that field; the two must differ. A canceled s
 ${ONE_PROTECTION}`,
         params: SubscriptionParams,
         body: SerialsBody,
-        response: { 200: Subscription, ...errorResponses(400, 401, 404, 413, 415, 422) },
+        response: { 200: Subscription, ...errorResponses(400, 401, 404, 413, 415, 422, 'invalid_state') },
       },
     },
     async (request) => {
