@@ -9,7 +9,7 @@ import type { SigningKeysTable } from '../modules/auth/signing-key.table.js'
 import type { BrandsTable, ModelsTable, PartnerModelsTable } from '../modules/catalog/catalog.table.js'
 import type { CustomersTable } from '../modules/customers/customer.table.js'
 import type { CredentialsTable, PartnersTable, PartnerUsersTable } from '../modules/partners/partner.table.js'
-import type { PaymentsTable } from '../modules/payments/payment.table.js'
+import type { GatewayCustomersTable, PaymentsTable } from '../modules/payments/payment.table.js'
 import type { PlansTable } from '../modules/plans/plan.table.js'
 import type { ShopkeepersTable } from '../modules/shopkeepers/shopkeeper.table.js'
 import type {
@@ -36,6 +36,7 @@ export interface Database {
   installments: InstallmentsTable
   partner_subscription_counts: PartnerSubscriptionCountsTable
   payments: PaymentsTable
+  gateway_customers: GatewayCustomersTable
   annual_plans: AnnualPlansTable
   annual_plan_cancellations: AnnualPlanCancellationsTable
   idempotency_keys: IdempotencyKeysTable

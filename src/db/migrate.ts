@@ -14,6 +14,7 @@ import * as annualPlans from './migrations/0004-annual-plans.js'
 import * as idempotencyKeys from './migrations/0005-idempotency-keys.js'
 import * as partnerSequences from './migrations/0006-partner-sequences.js'
 import * as moneyBigint from './migrations/0007-money-bigint.js'
+import * as cardPayments from './migrations/0009-card-payments.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
 const migrations: Record<string, Migration> = {
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   '0005-idempotency-keys': idempotencyKeys,
   '0006-partner-sequences': partnerSequences,
   '0007-money-bigint': moneyBigint,
+  '0009-card-payments': cardPayments,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
