@@ -361,3 +361,16 @@ export async function findExpiredPending(
     .execute()
   return rows.map((r) => r.id)
 }
+
+/** Installments of an active subscription due by `today` and not paid, oldest first (a card update). */
+export async function unpaidDueInstallments(db: Db, subscriptionId: number, today: string) {
+  return db
+    .selectFrom('installments')
+    .select(['id', 'subscription_id', 'number', 'amount', 'failed_attempts'])
+    .where('subscription_id', '=', subscriptionId)
+    .where('status', '=', 'pending')
+    .where('number', '>', 1)
+    .where('due_date', '<=', today)
+    .orderBy('number')
+    .execute()
+}
