@@ -101,7 +101,8 @@ beforeAll(async () => {
       .executeTakeFirstOrThrow()
     f.ids.push(id)
   }
-  expect(await migrateToLatest(ctx.db)).toEqual(['0006-partner-sequences', '0007-money-bigint'])
+  // The migrations after 0006, in order; later ones (0008…) follow.
+  expect((await migrateToLatest(ctx.db)).slice(0, 2)).toEqual(['0006-partner-sequences', '0007-money-bigint'])
 })
 
 describe('migration 0006-partner-sequences', () => {
