@@ -60,7 +60,30 @@ describe('loadConfig', () => {
     [{ AMPARO_JWT_KEYS: `k1=${'a'.repeat(32)}, k2=${'b'.repeat(32)}, k1 =${'a'.repeat(32)}` }, /kid k1/],
     [{ AMPARO_ENV: 'production' }, /AMPARO_JWT_KEYS is required/],
     [{ AMPARO_ENV: 'production', AMPARO_JWT_KEYS: KEY, AMPARO_PAYMENT_GATEWAY: 'sandbox' }, /sandbox/],
-    [{ AMPARO_PAYMENT_GATEWAY: 'stripe' }, /one of sandbox, none/],
+    [{ AMPARO_PAYMENT_GATEWAY: 'paypal' }, /one of sandbox, stripe, none/],
+    [
+      { AMPARO_PAYMENT_GATEWAY: 'stripe' },
+      /^STRIPE_SECRET_KEY is required when AMPARO_PAYMENT_GATEWAY=stripe$/,
+    ],
+    [{ AMPARO_PAYMENT_GATEWAY: 'stripe', STRIPE_SECRET_KEY: 'sk_live_abc123' }, /needs a test key/],
+    [{ AMPARO_PAYMENT_GATEWAY: 'stripe', STRIPE_SECRET_KEY: 'pk_test_abc123' }, /needs a test key/],
+    [
+      {
+        AMPARO_ENV: 'production',
+        AMPARO_JWT_KEYS: KEY,
+        AMPARO_PAYMENT_GATEWAY: 'stripe',
+        STRIPE_SECRET_KEY: 'rk_test_abc',
+      },
+      /AMPARO_ENV=production needs a live key \(sk_live_… or rk_live_…\)/,
+    ],
+    [
+      {
+        AMPARO_PAYMENT_GATEWAY: 'stripe',
+        STRIPE_SECRET_KEY: 'sk_test_abc',
+        STRIPE_API_URL: 'localhost:12111',
+      },
+      /Invalid STRIPE_API_URL/,
+    ],
     [{ AMPARO_TRUST_PROXY: 'yes' }, /AMPARO_TRUST_PROXY/],
     [{ AMPARO_TRUST_PROXY: '10.0.0.1, lb.internal' }, /AMPARO_TRUST_PROXY/],
     [{ AMPARO_TRUST_PROXY: '10.0.0.0/99' }, /AMPARO_TRUST_PROXY/],
@@ -110,6 +133,29 @@ describe('loadConfig', () => {
       '192.168.1.10/32',
       'fd00::/8',
     ])
+  })
+
+  it('reads the Stripe settings, a key of the environment and a base address, never echoing the key', () => {
+    const test = loadConfig({
+      AMPARO_PAYMENT_GATEWAY: 'stripe',
+      STRIPE_SECRET_KEY: 'sk_test_abc123',
+      STRIPE_API_URL: 'http://127.0.0.1:12111/',
+    })
+    expect(test).toMatchObject({
+      paymentGateway: 'stripe',
+      stripe: { secretKey: 'sk_test_abc123', apiUrl: 'http://127.0.0.1:12111' },
+    })
+    const live = loadConfig({
+      AMPARO_ENV: 'production',
+      AMPARO_JWT_KEYS: KEY,
+      AMPARO_PAYMENT_GATEWAY: 'stripe',
+      STRIPE_SECRET_KEY: 'rk_live_xyz',
+    })
+    expect(live.stripe).toEqual({ secretKey: 'rk_live_xyz', apiUrl: '' })
+    expect(() =>
+      loadConfig({ AMPARO_PAYMENT_GATEWAY: 'stripe', STRIPE_SECRET_KEY: 'sk_live_secret9' }),
+    ).toThrow(expect.objectContaining({ message: expect.not.stringContaining('secret9') }))
+    expect(loadConfig({ STRIPE_SECRET_KEY: 'sk_live_ignored' }).stripe).toBeNull()
   })
 
   it('defaults production to no card gateway rather than the sandbox', () => {

@@ -17,9 +17,12 @@ export const EnvSchema = Type.Object({
   AMPARO_TOKEN_TTL: Type.Integer({ minimum: 60, maximum: 86_400, default: 3600 }),
   AMPARO_PUBLIC_URL: Type.String({ default: '' }),
   AMPARO_JWT_KEYS: Type.String({ default: '' }),
-  AMPARO_PAYMENT_GATEWAY: Type.Union([Type.Literal('sandbox'), Type.Literal('none'), Type.Literal('')], {
-    default: '',
-  }),
+  AMPARO_PAYMENT_GATEWAY: Type.Union(
+    [Type.Literal('sandbox'), Type.Literal('stripe'), Type.Literal('none'), Type.Literal('')],
+    { default: '' },
+  ),
+  STRIPE_SECRET_KEY: Type.String({ default: '' }),
+  STRIPE_API_URL: Type.String({ default: '' }),
   AMPARO_PAYMENT_CLAIM_SECONDS: Type.Integer({ minimum: 35, maximum: 3600, default: DEFAULT_CLAIM_SECONDS }),
   AMPARO_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1200 }),
   AMPARO_LOGIN_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 20 }),
@@ -65,10 +68,12 @@ export interface Config {
   /** Prometheus metrics on their own address; port 0 → off. */
   metrics: { host: string; port: number }
   /**
-   * The own card gateway: the sandbox (test cards) in test, refused in production; `none`
-   * (card payments unavailable) is production's default until a real gateway is integrated.
+   * The own card gateway: the sandbox (test cards), test's default and refused in production;
+   * `stripe` (CONTRACT §16); `none` (card payments unavailable), production's default.
    */
-  paymentGateway: 'sandbox' | 'none'
+  paymentGateway: 'sandbox' | 'stripe' | 'none'
+  /** With `stripe`: the secret (or restricted) key and an optional Stripe-compatible server (tests). */
+  stripe: { secretKey: string; apiUrl: string } | null
   /**
    * How long a card charge holds its installment or annual plan before another try may take it
    * over: longer than a gateway call may last (30 s), so a live charge is never taken over.
@@ -127,6 +132,7 @@ function toConfig(env: Env): Readonly<Config> {
       'AMPARO_PAYMENT_GATEWAY=sandbox is for the test environment; production needs a real gateway',
     )
   }
+  const stripe = paymentGateway === 'stripe' ? stripeSettings(env) : null
   if (env.REDIS_URL && !/^rediss?:\/\//.test(env.REDIS_URL)) {
     throw new ConfigError('Invalid REDIS_URL: expected redis://host:port')
   }
@@ -148,12 +154,33 @@ function toConfig(env: Env): Readonly<Config> {
     logLevel: env.LOG_LEVEL,
     drainSeconds: env.AMPARO_DRAIN_SECONDS,
     paymentGateway,
+    stripe,
     paymentClaimSeconds: env.AMPARO_PAYMENT_CLAIM_SECONDS,
     rateLimits: { perPartner: env.AMPARO_RATE_LIMIT, loginPerClient: env.AMPARO_LOGIN_RATE_LIMIT },
     trustProxy: parseTrustProxy(env.AMPARO_TRUST_PROXY),
     redisUrl: env.REDIS_URL,
     metrics: { host: env.METRICS_HOST, port: env.METRICS_PORT },
   })
+}
+
+/**
+ * The Stripe key must be of the deployment's environment (a live key in test would take real money,
+ * a test key in production none), and STRIPE_API_URL an http(s) base address. Never echoes the key.
+ */
+function stripeSettings(env: Env): { secretKey: string; apiUrl: string } {
+  const secretKey = env.STRIPE_SECRET_KEY
+  const mode = env.AMPARO_ENV === 'production' ? 'live' : 'test'
+  if (!secretKey) throw new ConfigError('STRIPE_SECRET_KEY is required when AMPARO_PAYMENT_GATEWAY=stripe')
+  if (!new RegExp(`^[sr]k_${mode}_[A-Za-z0-9_]+$`).test(secretKey)) {
+    throw new ConfigError(
+      `Invalid STRIPE_SECRET_KEY: AMPARO_ENV=${env.AMPARO_ENV} needs a ${mode} key (sk_${mode}_… or rk_${mode}_…)`,
+    )
+  }
+  const apiUrl = env.STRIPE_API_URL.replace(/\/+$/, '')
+  if (apiUrl && !/^https?:\/\/[^\s/?#]+$/.test(apiUrl)) {
+    throw new ConfigError('Invalid STRIPE_API_URL: expected a base address such as http://127.0.0.1:12111')
+  }
+  return { secretKey, apiUrl }
 }
 
 /** An IPv4 or IPv6 address, with an optional CIDR prefix that fits it (`10.0.0.0/8`, `::1`). */

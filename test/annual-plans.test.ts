@@ -17,6 +17,7 @@ import {
   seedCatalog,
   type TestPartner,
 } from './helpers/factories.js'
+import { sandboxWith } from './helpers/gateways.js'
 import { type PlanTemplate, ANNUAL as SHARED_ANNUAL, seedPlans } from './helpers/plans.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
@@ -70,14 +71,13 @@ let pro: number
 
 /** The sandbox, counting charges and yielding before answering as a real gateway would. */
 const sandbox = new SandboxGateway()
-const gateway: PaymentGateway = {
-  async chargeCard(card, amount, reference) {
+const gateway: PaymentGateway = sandboxWith({
+  async chargeCard(card, charge) {
     charges += 1
     await sleep(5)
-    return sandbox.chargeCard(card, amount, reference)
+    return sandbox.chargeCard(card, charge)
   },
-  chargeToken: (token, amount, reference) => sandbox.chargeToken(token, amount, reference),
-}
+})
 
 function call(
   method: 'GET' | 'POST' | 'PUT',

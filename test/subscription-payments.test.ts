@@ -6,11 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { createDb, type Db, isPostgres } from '../src/db/database.js'
 import type { GatewayMode } from '../src/modules/partners/partner.table.js'
-import type { CardData, PaymentGateway } from '../src/modules/payments/payment-gateway.js'
+import type { CardData, FirstCharge, PaymentGateway } from '../src/modules/payments/payment-gateway.js'
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
 import type { Clock } from '../src/shared/clock.js'
 import { expectedError } from './helpers/errors.js'
 import { bearer, createCustomer, partnerWithToken, seedCatalog } from './helpers/factories.js'
+import { sandboxWith } from './helpers/gateways.js'
 import { seedPlan, TOTAL_12X } from './helpers/plans.js'
 import { buildCheckedApp, createTestApp, type TestContext } from './helpers/test-app.js'
 import { createTestDatabase, interleaving, type TestDatabase } from './helpers/test-db.js'
@@ -651,15 +652,23 @@ class GatedGateway implements PaymentGateway {
     this.started = resolve
   })
 
-  async chargeCard(card: CardData, amountCents: number, reference: string) {
+  createCustomer(id: number, key: string) {
+    return this.sandbox.createCustomer(id, key)
+  }
+
+  async chargeCard(card: CardData, charge: FirstCharge) {
     this.charges += 1
     this.started()
     await this.gate
-    return this.sandbox.chargeCard(card, amountCents, reference)
+    return this.sandbox.chargeCard(card, charge)
   }
 
-  chargeToken(token: string, amountCents: number, reference: string) {
-    return this.sandbox.chargeToken(token, amountCents, reference)
+  chargeSaved(saved: { customerId: string; token: string }, amountCents: number, key: string) {
+    return this.sandbox.chargeSaved(saved, amountCents, key)
+  }
+
+  verifyCard(card: CardData, customerId: string, key: string) {
+    return this.sandbox.verifyCard(card, customerId, key)
   }
 
   release() {
@@ -698,14 +707,13 @@ describe('concurrent card payments', () => {
   it('charges exactly once among many simultaneous payments', async () => {
     let charges = 0
     const sandbox = new SandboxGateway()
-    const slow: PaymentGateway = {
-      async chargeCard(c, amount, reference) {
+    const slow: PaymentGateway = sandboxWith({
+      async chargeCard(c, charge) {
         charges += 1
         await new Promise((resolve) => setTimeout(resolve, 20))
-        return sandbox.chargeCard(c, amount, reference)
+        return sandbox.chargeCard(c, charge)
       },
-      chargeToken: (token, amount, reference) => sandbox.chargeToken(token, amount, reference),
-    }
+    })
     const app = await appWith(slow)
     const p = await party('own')
     const s = await contract(p)
@@ -742,14 +750,14 @@ describe('concurrent card payments', () => {
   })
 
   it('releases the claim when the gateway fails, recording nothing', async () => {
-    const broken: PaymentGateway = {
+    const broken: PaymentGateway = sandboxWith({
       chargeCard: async () => {
         throw new Error('gateway unreachable')
       },
-      chargeToken: async () => {
+      chargeSaved: async () => {
         throw new Error('gateway unreachable')
       },
-    }
+    })
     const app = await appWith(broken)
     const p = await party('own')
     const s = await contract(p)
@@ -767,13 +775,12 @@ describe('a card charged whose charge cannot be recorded', () => {
   it('keeps the installment held, so a retry answers 409 instead of charging again, and logs the charge', async () => {
     let charges = 0
     const sandbox = new SandboxGateway()
-    const counting: PaymentGateway = {
+    const counting: PaymentGateway = sandboxWith({
       chargeCard: (...args) => {
         charges += 1
         return sandbox.chargeCard(...args)
       },
-      chargeToken: (...args) => sandbox.chargeToken(...args),
-    }
+    })
     // The ledger insert fails once, as when PostgreSQL restarts between the charge and its record.
     let armed = true
     const ledgerFailsOnce: KyselyPlugin = {

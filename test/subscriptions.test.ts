@@ -278,6 +278,7 @@ describe('subscriptions', () => {
       expect(created).toEqual({
         id: expect.any(Number),
         status: 'pending',
+        card: null,
         plan: { id: total, name: 'Proteção Total 12x', coverages: COVERAGES },
         customer: maria,
         device: {
@@ -311,6 +312,7 @@ describe('subscriptions', () => {
         'installments_count',
         'store_id',
         'metadata',
+        'card',
         'created_at',
       ])
       expect(Object.keys(created.device)).toEqual([

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { run } from '../src/cli/program.js'
 import { createDb, type Db } from '../src/db/database.js'
-import type { ChargeResult, PaymentGateway } from '../src/modules/payments/payment-gateway.js'
+import type { PaymentGateway } from '../src/modules/payments/payment-gateway.js'
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
 import type { Clock } from '../src/shared/clock.js'
 import { addDays, formatDate } from '../src/shared/time.js'
@@ -21,6 +21,7 @@ import {
   seedCatalog,
   type TestPartner,
 } from './helpers/factories.js'
+import { sandboxWith } from './helpers/gateways.js'
 import { ESSENCIAL_24X, seedPlan } from './helpers/plans.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase } from './helpers/test-db.js'
@@ -56,11 +57,13 @@ class RecordingGateway implements PaymentGateway {
     private readonly clock: Clock,
     private readonly maxDelayMs = 0,
   ) {}
+  createCustomer: PaymentGateway['createCustomer'] = (...args) => this.sandbox.createCustomer(...args)
   chargeCard: PaymentGateway['chargeCard'] = (...args) => this.sandbox.chargeCard(...args)
-  async chargeToken(token: string, amount: number, reference: string): Promise<ChargeResult> {
-    this.charges.push({ token, reference, day: formatDate(this.clock.now(), TZ) })
+  verifyCard: PaymentGateway['verifyCard'] = (...args) => this.sandbox.verifyCard(...args)
+  async chargeSaved(saved: { customerId: string; token: string }, amount: number, reference: string) {
+    this.charges.push({ token: saved.token, reference, day: formatDate(this.clock.now(), TZ) })
     if (this.maxDelayMs) await sleep(Math.random() * this.maxDelayMs)
-    return this.sandbox.chargeToken(token, amount, reference)
+    return this.sandbox.chargeSaved(saved, amount, reference)
   }
 }
 
@@ -495,14 +498,13 @@ describe('a gateway that fails', () => {
     const references: string[] = []
     let failing = true
     const sandbox = new SandboxGateway()
-    const gateway: PaymentGateway = {
-      chargeCard: (...args) => sandbox.chargeCard(...args),
-      async chargeToken(token, amount, reference) {
+    const gateway: PaymentGateway = sandboxWith({
+      async chargeSaved(saved, amount, reference) {
         references.push(reference)
         if (failing) throw new Error('gateway timeout')
-        return sandbox.chargeToken(token, amount, reference)
+        return sandbox.chargeSaved(saved, amount, reference)
       },
-    }
+    })
     const errors: string[] = []
     const log = {
       debug() {},
@@ -526,7 +528,7 @@ describe('a gateway that fails', () => {
     failing = false
     expect(await recur('10:03')).toMatchObject({ charged: 1, errors: 0 })
     // The same reference both times: a real gateway's idempotency key for the one attempt.
-    expect(references).toEqual([`installment-${held?.id}-attempt-1`, `installment-${held?.id}-attempt-1`])
+    expect(references).toEqual([`installment-${held?.id}-charge-1`, `installment-${held?.id}-charge-1`])
     expect((await recurrenceLedger(world.db, id)).map((p) => p.outcome)).toEqual(['approved'])
   })
 })

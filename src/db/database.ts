@@ -10,7 +10,7 @@ import type { BrandsTable, ModelsTable, PartnerModelsTable } from '../modules/ca
 import type { CustomersTable } from '../modules/customers/customer.table.js'
 import type { DeviceProtectionsTable } from '../modules/devices/device-protection.table.js'
 import type { CredentialsTable, PartnersTable, PartnerUsersTable } from '../modules/partners/partner.table.js'
-import type { PaymentsTable } from '../modules/payments/payment.table.js'
+import type { GatewayCustomersTable, PaymentsTable } from '../modules/payments/payment.table.js'
 import type { PlansTable } from '../modules/plans/plan.table.js'
 import type { ShopkeepersTable } from '../modules/shopkeepers/shopkeeper.table.js'
 import type {
@@ -37,6 +37,7 @@ export interface Database {
   installments: InstallmentsTable
   partner_subscription_counts: PartnerSubscriptionCountsTable
   payments: PaymentsTable
+  gateway_customers: GatewayCustomersTable
   annual_plans: AnnualPlansTable
   annual_plan_cancellations: AnnualPlanCancellationsTable
   device_protections: DeviceProtectionsTable

@@ -15,6 +15,7 @@ import * as idempotencyKeys from './migrations/0005-idempotency-keys.js'
 import * as partnerSequences from './migrations/0006-partner-sequences.js'
 import * as moneyBigint from './migrations/0007-money-bigint.js'
 import * as deviceProtections from './migrations/0008-device-protections.js'
+import * as cardPayments from './migrations/0009-card-payments.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
 const migrations: Record<string, Migration> = {
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '0006-partner-sequences': partnerSequences,
   '0007-money-bigint': moneyBigint,
   '0008-device-protections': deviceProtections,
+  '0009-card-payments': cardPayments,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -68,7 +68,7 @@ export class UnauthenticatedError extends AppError {
 
 /** The service cannot answer for a moment (database unreachable); the client retries later. */
 export class ServiceUnavailableError extends AppError {
-  readonly retryAfterSeconds = 5
+  readonly retryAfterSeconds: number = 5
 
   constructor(message = 'Service temporarily unavailable. Retry shortly.') {
     super('service_unavailable', message)

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../../src/app.js'
 import type { PaymentGateway } from '../../src/modules/payments/payment-gateway.js'
 import { expectedError } from '../helpers/errors.js'
+import { sandboxWith } from '../helpers/gateways.js'
 import { buildCheckedApp } from '../helpers/test-app.js'
 import { TEST_JWT_KEYS } from '../helpers/test-db.js'
 import {
@@ -38,14 +39,14 @@ const INTERNAL_FAILURE =
 
 beforeAll(async () => {
   w = await createWorld()
-  const failing: PaymentGateway = {
+  const failing: PaymentGateway = sandboxWith({
     chargeCard: async () => {
       throw new Error(INTERNAL_FAILURE)
     },
-    chargeToken: async () => {
+    chargeSaved: async () => {
       throw new Error(INTERNAL_FAILURE)
     },
-  }
+  })
   broken = await buildCheckedApp({
     config: w.database.config,
     db: w.db,

@@ -7,6 +7,7 @@ import type { GatewayMode } from '../../src/modules/partners/partner.table.js'
 import type { PaymentGateway } from '../../src/modules/payments/payment-gateway.js'
 import { SandboxGateway } from '../../src/modules/payments/sandbox-gateway.js'
 import { bearer, partnerWithToken, seedCatalog, type TestPartner } from '../helpers/factories.js'
+import { sandboxWith } from '../helpers/gateways.js'
 import { ANNUAL, seedPlans, TOTAL_12X } from '../helpers/plans.js'
 import { buildCheckedApp } from '../helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js'
@@ -73,13 +74,12 @@ export async function createWorld(
   const { db } = database
   let charges = 0
   const sandbox = new SandboxGateway()
-  const gateway: PaymentGateway = {
-    chargeCard: (card, amount, reference) => {
+  const gateway: PaymentGateway = sandboxWith({
+    chargeCard: (card, charge) => {
       charges += 1
-      return sandbox.chargeCard(card, amount, reference)
+      return sandbox.chargeCard(card, charge)
     },
-    chargeToken: (token, amount, reference) => sandbox.chargeToken(token, amount, reference),
-  }
+  })
   const app = await buildCheckedApp({ config: database.config, db, clock, gateway, logger: false })
   await seedCatalog(db)
 

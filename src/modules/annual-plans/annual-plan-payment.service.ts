@@ -7,6 +7,8 @@ import { CardDeclinedError, type CardInput, requireCard } from '../payments/card
 import {
   type CardPaymentContext,
   chargeOnce,
+  gatewayCustomerOf,
+  nextChargeNumber,
   PaymentInProgressError,
   recordPayment,
 } from '../payments/payment.service.js'
@@ -47,12 +49,23 @@ export async function payAnnualPlanByCard(
     expiry: 'card_expiry',
     cvv: 'card_cvv',
   })
+  const customerId = await gatewayCustomerOf(db, gateway, plan.customer_id, context)
   const outcome = await chargeOnce(
     db,
     {
       claim: (trx, at, until) => claimForCharge(trx, plan.id, at, until),
       release: (trx, until) => releaseClaim(trx, plan.id, until),
-      charge: () => gateway.chargeCard(card, plan.premium, `annual_plan:${plan.id}`),
+      charge: async () => {
+        const charge = await nextChargeNumber(db, { annualPlanId: plan.id })
+        return gateway.chargeCard(card, {
+          amountCents: plan.premium,
+          customerId,
+          saveForLater: false,
+          installments,
+          reference: `annual-plan-${plan.id}`,
+          idempotencyKey: `annual-plan-${plan.id}-charge-${charge}`,
+        })
+      },
       details: { annual_plan_id: plan.id },
       async settle(trx, charged, at) {
         const { result } = charged

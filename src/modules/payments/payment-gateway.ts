@@ -1,7 +1,8 @@
 import type { Config } from '../../config.js'
-import { GatewayModeError } from '../../shared/errors.js'
+import { GatewayModeError, ServiceUnavailableError } from '../../shared/errors.js'
 import type { PartnerContext } from '../auth/partner-context.js'
 import { SandboxGateway } from './sandbox-gateway.js'
+import { STRIPE_DEFAULTS, StripeGateway, type StripeGatewayOptions } from './stripe-gateway.js'
 
 /** A card as the partner sent it; lives only for the duration of one charge, never stored or logged. */
 export interface CardData {
@@ -17,30 +18,82 @@ export type ChargeResult =
   | { approved: true; transactionId: string }
   | { approved: false; declineCode: string; transactionId: string | null }
 
-export interface CardCharge {
-  /** What the recurrence charges later instead of the card. */
+/** A card kept by the gateway for later charges: its payment-method id (`token`), brand, last four digits. */
+export interface SavedCard {
   token: string
   brand: string
   last4: string
+}
+
+export interface CardCharge extends SavedCard {
   result: ChargeResult
 }
 
-/**
- * The own payment gateway: charge a card once (getting a token back), or charge a token later.
- * What an adapter for a real gateway must guarantee, because a charge holds its installment or plan
- * only for the claim length (`AMPARO_PAYMENT_CLAIM_SECONDS`) and a retry after that charges again:
- * each call settles or fails within 30 s (abort it, never leave it running), and `reference` is
- * sent as the gateway's idempotency key, so a repeat of a charge whose answer was lost is not a
- * second charge. The sandbox answers at once.
- */
-export interface PaymentGateway {
-  chargeCard(card: CardData, amountCents: number, reference: string): Promise<CardCharge>
-  chargeToken(token: string, amountCents: number, reference: string): Promise<ChargeResult>
+export type CardVerification = ({ approved: true } & SavedCard) | { approved: false; declineCode: string }
+
+/** A first charge of a card the partner sent. */
+export interface FirstCharge {
+  amountCents: number
+  /** The gateway's customer (`createCustomer`). */
+  customerId: string
+  /** Kept for off-session charges later (subscriptions), or charged once (annual plans). */
+  saveForLater: boolean
+  /** An annual plan paid in 2–12 monthly installments by the card issuer; 1 or absent: at once. */
+  installments?: number
+  /** What the charge settles, shown in the gateway's dashboard (`metadata[amparo_reference]`). */
+  reference: string
+  idempotencyKey: string
 }
 
-/** The gateway the configuration names; null when card payments are off. */
-export function createGateway(config: Pick<Config, 'paymentGateway'>): PaymentGateway | null {
-  return config.paymentGateway === 'sandbox' ? new SandboxGateway() : null
+/**
+ * The own payment gateway (CONTRACT §16). What an adapter must guarantee, because a charge holds
+ * its installment or plan only for the claim length (`AMPARO_PAYMENT_CLAIM_SECONDS`) and a retry
+ * after that charges again: each call settles or fails within 30 s, and `idempotencyKey` is sent as
+ * the gateway's, so a repeat of a call whose answer was lost is not a second charge. A decline is an
+ * answer (`approved: false`); a gateway that could not answer throws GatewayUnavailableError.
+ */
+export interface PaymentGateway {
+  /** The gateway's customer for an Amparo customer, created once (its id is kept by the caller). */
+  createCustomer(amparoCustomerId: number, idempotencyKey: string): Promise<string>
+  chargeCard(card: CardData, charge: FirstCharge): Promise<CardCharge>
+  /** An off-session charge of a saved card (the recurrence, a card update). */
+  chargeSaved(
+    saved: { customerId: string; token: string },
+    amountCents: number,
+    idempotencyKey: string,
+  ): Promise<ChargeResult>
+  /** Checks a card and saves it for off-session charges, charging nothing. */
+  verifyCard(card: CardData, customerId: string, idempotencyKey: string): Promise<CardVerification>
+}
+
+/**
+ * The gateway could not answer (timeout, connection lost, its own fault, a revoked key, its rate
+ * limit): not a decline. Whether it charged is unknown, so the item stays claimed and the next try,
+ * after `Retry-After`, sends the same idempotency key.
+ */
+export class GatewayUnavailableError extends ServiceUnavailableError {
+  override readonly retryAfterSeconds: number
+
+  /** `gateway`: what the log needs to find the call at the gateway (Stripe's request id…). */
+  constructor(
+    retryAfterSeconds = 5,
+    readonly gateway: Record<string, unknown> = {},
+  ) {
+    super('The payment gateway did not answer; nothing was recorded. Retry after Retry-After seconds.')
+    this.retryAfterSeconds = retryAfterSeconds
+  }
+}
+
+/** The gateway the configuration names; null when card payments are off. `options`: tests' timeouts. */
+export function createGateway(
+  config: Pick<Config, 'paymentGateway' | 'stripe'>,
+  options: Partial<StripeGatewayOptions> = {},
+): PaymentGateway | null {
+  if (config.paymentGateway === 'sandbox') return new SandboxGateway()
+  if (config.paymentGateway === 'stripe' && config.stripe) {
+    return new StripeGateway({ ...STRIPE_DEFAULTS, ...config.stripe, ...options })
+  }
+  return null
 }
 
 /**

@@ -4,7 +4,7 @@ import { retryingTransaction } from '../../db/transaction.js'
 import type { Clock } from '../../shared/clock.js'
 import { AppError } from '../../shared/errors.js'
 import type { PaymentsTable } from './payment.table.js'
-import type { ChargeResult, PaymentGateway } from './payment-gateway.js'
+import { type ChargeResult, GatewayUnavailableError, type PaymentGateway } from './payment-gateway.js'
 
 // The one card-charge flow: every charge of an installment or an annual plan, by the API or by
 // the recurrence, claims its row, calls the gateway outside any transaction, then settles.
@@ -62,9 +62,9 @@ export interface CardPaymentContext {
 
 export interface ChargeOptions {
   /**
-   * On a gateway error the outcome is unknown. The API lets the caller try again at once (false);
-   * the recurrence keeps the claim as its back-off (true). Either way the retry sends the same
-   * reference, which a real gateway takes as its idempotency key.
+   * On an unexpected error of the charge (not the gateway's unavailability, which always keeps the
+   * claim): the API lets the caller try again at once (false); the recurrence keeps the claim as its
+   * back-off (true). Either way the retry sends the same idempotency key.
    */
   holdOnGatewayError?: boolean
 }
@@ -86,8 +86,14 @@ export async function chargeOnce<C extends { result: ChargeResult }, T>(
   if (!(await retryingTransaction(db, (trx) => flow.claim(trx, now.toISOString(), until)))) return undefined
   let charged: C
   try {
-    charged = await flow.charge()
+    charged = await atGateway(log, flow.details, flow.charge)
   } catch (error) {
+    if (error instanceof GatewayUnavailableError) {
+      // Whether the gateway charged is unknown: the claim stays until it runs out, and the retry
+      // after that sends the same idempotency key (CONTRACT §16).
+      const left = Math.ceil((Date.parse(until) - clock.now().getTime()) / 1000)
+      throw new GatewayUnavailableError(Math.max(1, left), error.gateway)
+    }
     if (!holdOnGatewayError) await retryingTransaction(db, (trx) => flow.release(trx, until))
     throw error
   }
@@ -108,4 +114,77 @@ export async function chargeOnce<C extends { result: ChargeResult }, T>(
     }
     throw error
   }
+}
+
+type GatewayLog = Pick<CardPaymentContext['log'], 'error'>
+
+/**
+ * A gateway call, with an error line when the gateway could not answer: what the call settles and
+ * the gateway's own reference of the request (Stripe's request id), never the card.
+ */
+export async function atGateway<T>(
+  log: GatewayLog,
+  details: Record<string, unknown>,
+  call: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await call()
+  } catch (error) {
+    if (error instanceof GatewayUnavailableError) {
+      log.error({ ...details, ...error.gateway }, 'payment gateway unavailable')
+    }
+    throw error
+  }
+}
+
+/**
+ * The gateway's customer of an Amparo customer: created at the first card payment (idempotency key
+ * `customer-<id>`, so two first payments at once make one), then read from `gateway_customers`.
+ */
+export async function gatewayCustomerOf(
+  db: Db,
+  gateway: PaymentGateway,
+  customerId: number,
+  { clock, log }: Pick<CardPaymentContext, 'clock' | 'log'>,
+): Promise<string> {
+  const known = await findGatewayCustomer(db, customerId)
+  if (known) return known
+  const created = await atGateway(log, { customer_id: customerId }, () =>
+    gateway.createCustomer(customerId, `customer-${customerId}`),
+  )
+  await db
+    .insertInto('gateway_customers')
+    .values({ customer_id: customerId, gateway_customer_id: created, created_at: clock.now().toISOString() })
+    .onConflict((oc) => oc.column('customer_id').doNothing())
+    .execute()
+  return (await findGatewayCustomer(db, customerId)) ?? created
+}
+
+async function findGatewayCustomer(db: Db, customerId: number): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('gateway_customers')
+    .select('gateway_customer_id')
+    .where('customer_id', '=', customerId)
+    .executeTakeFirst()
+  return row?.gateway_customer_id
+}
+
+/**
+ * The number of this charge of an installment or plan: one more than the charges recorded for it.
+ * A charge whose outcome is unknown records nothing, so its retry has the same number, and so the
+ * same idempotency key; every recorded decline moves on to a new one. Read while the claim is held.
+ */
+export async function nextChargeNumber(
+  db: Db,
+  of: { installmentId: number } | { annualPlanId: number },
+): Promise<number> {
+  let query = db
+    .selectFrom('payments')
+    .select((eb) => eb.fn.countAll<number>().as('charges'))
+    .where('route', '<>', 'notification')
+  query =
+    'installmentId' in of
+      ? query.where('installment_id', '=', of.installmentId)
+      : query.where('annual_plan_id', '=', of.annualPlanId)
+  return Number((await query.executeTakeFirstOrThrow()).charges) + 1
 }

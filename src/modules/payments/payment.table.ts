@@ -18,3 +18,11 @@ export interface PaymentsTable {
   transaction_id: string | null
   created_at: string
 }
+
+/** The own gateway's customer of each Amparo customer that paid by card: created once, kept. */
+export interface GatewayCustomersTable {
+  customer_id: number
+  /** Stripe's `cus_…` (the sandbox's `cus_test_…`). */
+  gateway_customer_id: string
+  created_at: string
+}

@@ -211,6 +211,8 @@ export interface DueInstallment {
   due_date: string
   failed_attempts: number
   card_token: string
+  /** The gateway's customer the card is saved to; null for cards saved before it was kept. */
+  gateway_customer_id: string | null
 }
 
 /**
@@ -227,7 +229,9 @@ export async function findDueInstallments(
     .selectFrom('installments as i')
     .innerJoin('subscriptions as s', 's.id', 'i.subscription_id')
     .innerJoin('partners as p', 'p.id', 's.partner_id')
+    .leftJoin('gateway_customers as g', 'g.customer_id', 's.customer_id')
     .select([
+      'g.gateway_customer_id',
       'i.id',
       'i.subscription_id',
       's.partner_id',
@@ -356,4 +360,17 @@ export async function findExpiredPending(
     .limit(limit)
     .execute()
   return rows.map((r) => r.id)
+}
+
+/** Installments of an active subscription due by `today` and not paid, oldest first (a card update). */
+export async function unpaidDueInstallments(db: Db, subscriptionId: number, today: string) {
+  return db
+    .selectFrom('installments')
+    .select(['id', 'subscription_id', 'number', 'amount', 'failed_attempts'])
+    .where('subscription_id', '=', subscriptionId)
+    .where('status', '=', 'pending')
+    .where('number', '>', 1)
+    .where('due_date', '<=', today)
+    .orderBy('number')
+    .execute()
 }

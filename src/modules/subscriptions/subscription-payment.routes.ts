@@ -10,6 +10,7 @@ import { STATUS_LABELS } from './schedule.js'
 import { Subscription, SubscriptionParams } from './subscription.schemas.js'
 import { requireSubscriptionState, showSubscription } from './subscription.service.js'
 import { cancelByPartner } from './subscription-cancellation.service.js'
+import { updateSubscriptionCard } from './subscription-card.service.js'
 import {
   CancellationBody,
   CardPaymentBody,
@@ -127,6 +128,57 @@ ${SANDBOX_CARDS}`,
     async (request) => {
       const { subscriptionId } = request.params
       await payFirstInstallmentByCard(db, request.partner, subscriptionId, request.body.creditCard, {
+        gateway: app.gateway,
+        clock,
+        timeZone: config.timeZone,
+        claimSeconds: config.paymentClaimSeconds,
+        log: request.log,
+      })
+      return subscriptionOf(request, subscriptionId)
+    },
+  )
+
+  app.put(
+    '/subscriptions/:subscriptionId/card',
+    {
+      schema: {
+        tags,
+        operationId: 'updateSubscriptionCard',
+        summary: 'Replace the card of a subscription (own gateway)',
+        description: `For own-gateway partners: the way to recover a renewal the bank refused while its retries
+are still running. The gateway verifies the new card without charging it; declined → 402 with
+\`decline_code\` and the old card stays. Approved: the new card replaces the old one for the recurrence
+(\`card\` shows its brand and last four digits), then every installment that is due and unpaid is charged
+to it at once, oldest first → 200 with the subscription. Should one of those charges be declined → 402:
+the new card is kept, the installment stays on its retry schedule, and the later ones are not charged.
+
+Another partner's or an unknown subscription → 404. Then an external-gateway partner, or an environment
+without card payments → 422 \`errors.gateway\`, before the body is validated. A \`canceled\` subscription
+→ 422 \`errors.status\`; so is a \`pending\` one: its installment 1 is paid with
+\`POST /subscriptions/{id}/payment\`, which keeps that card. The card as in the payment call (422 under
+\`creditCard.number\`, \`creditCard.expiry\` or \`creditCard.cvv\`). A gateway that does not answer → 503 with
+\`Retry-After\`; the retry settles any charge in flight once, never twice. While a charge of this
+subscription is in progress → 409.
+
+${SANDBOX_CARDS} Verification refuses the declining cards; \`4000000000000341\` passes it and declines later.`,
+        params: SubscriptionParams,
+        body: CardPaymentBody,
+        response: {
+          200: Subscription,
+          ...errorResponses(400, 401, 402, 404, 413, 415, 422),
+          409: inProgress('A charge of this subscription is in progress'),
+        },
+      },
+      preValidation: async (request) => {
+        if (!request.getValidationFunction('params')?.(request.params)) return
+        await refuseWrongGateway(request.partner, app.gateway, () =>
+          requireSubscriptionState(db, request.partner.partnerId, request.params.subscriptionId),
+        )
+      },
+    },
+    async (request) => {
+      const { subscriptionId } = request.params
+      await updateSubscriptionCard(db, request.partner, subscriptionId, request.body.creditCard, {
         gateway: app.gateway,
         clock,
         timeZone: config.timeZone,

@@ -3,7 +3,13 @@ import { GatewayModeError, NotFoundError, StateError } from '../../shared/errors
 import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
 import { CardDeclinedError, type CardInput, requireCard } from '../payments/card.js'
-import { type CardPaymentContext, chargeOnce, PaymentInProgressError } from '../payments/payment.service.js'
+import {
+  type CardPaymentContext,
+  chargeOnce,
+  gatewayCustomerOf,
+  nextChargeNumber,
+  PaymentInProgressError,
+} from '../payments/payment.service.js'
 import { cardGateway } from '../payments/payment-gateway.js'
 import { PENDING_EXPIRY_DAYS, pastPendingExpiry } from './schedule.js'
 import type { InstallmentRow } from './subscription.repository.js'
@@ -120,13 +126,23 @@ export async function payFirstInstallmentByCard(
   })
 
   const payment = paymentOf(partner.partnerId, first)
+  const customerId = await gatewayCustomerOf(db, gateway, subscription.customer_id, context)
   const reference = `subscription-${subscriptionId}-installment-${first.number}`
   const outcome = await chargeOnce(
     db,
     {
       claim: (trx, at, until) => claimInstallment(trx, first.id, at, until),
       release: (trx, until) => releaseInstallment(trx, first.id, until),
-      charge: () => gateway.chargeCard(card, first.amount, reference),
+      charge: async () => {
+        const charge = await nextChargeNumber(db, { installmentId: first.id })
+        return gateway.chargeCard(card, {
+          amountCents: first.amount,
+          customerId,
+          saveForLater: true,
+          reference,
+          idempotencyKey: `installment-${first.id}-charge-${charge}`,
+        })
+      },
       details: { installment_id: first.id, reference },
       async settle(trx, charged, at) {
         const { result } = charged

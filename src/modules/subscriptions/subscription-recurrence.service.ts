@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js'
 import { formatDate } from '../../shared/time.js'
-import { type CardPaymentContext, chargeOnce } from '../payments/payment.service.js'
+import { type CardPaymentContext, chargeOnce, nextChargeNumber } from '../payments/payment.service.js'
 import type { PaymentGateway } from '../payments/payment-gateway.js'
 import { retryOn } from './schedule.js'
 import { cancelSubscription } from './subscription-cancellation.service.js'
@@ -47,7 +47,6 @@ export async function chargeDueInstallment(
 ): Promise<RecurrenceCharge> {
   const { timeZone, log } = context
   const attempt = installment.failed_attempts + 1
-  const reference = `installment-${installment.id}-attempt-${attempt}`
   const payment: InstallmentPayment = {
     partnerId: installment.partner_id,
     subscriptionId: installment.subscription_id,
@@ -61,9 +60,12 @@ export async function chargeDueInstallment(
     {
       claim: (trx, at, until) => claimDueInstallment(trx, installment, at, until),
       release: (trx, until) => releaseInstallment(trx, installment.id, until),
-      charge: async () => ({
-        result: await gateway.chargeToken(installment.card_token, installment.amount, reference),
-      }),
+      charge: async () => {
+        const charge = await nextChargeNumber(db, { installmentId: installment.id })
+        const saved = { customerId: installment.gateway_customer_id ?? '', token: installment.card_token }
+        const key = `installment-${installment.id}-charge-${charge}`
+        return { result: await gateway.chargeSaved(saved, installment.amount, key) }
+      },
       details,
       async settle(trx, { result }, at): Promise<RecurrenceCharge> {
         if (result.approved) {

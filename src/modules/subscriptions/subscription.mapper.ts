@@ -32,6 +32,7 @@ export function subscriptionResource(row: SubscriptionView, base: string, timeZo
     installments_count: row.installments_count,
     store_id: row.store_id,
     metadata: { origin: row.origin },
+    card: row.card_brand && row.card_last4 ? { brand: row.card_brand, last4: row.card_last4 } : null,
     created_at: formatTimestamp(row.created_at, timeZone),
   }
 }

@@ -223,7 +223,7 @@ export async function listInstallments(db: Db, subscriptionId: number): Promise<
 export async function findSubscriptionState(db: Db, partnerId: number, id: number) {
   return db
     .selectFrom('subscriptions')
-    .select(['id', 'status', 'created_at'])
+    .select(['id', 'status', 'created_at', 'customer_id'])
     .where('partner_id', '=', partnerId)
     .where('id', '=', id)
     .executeTakeFirst()

@@ -93,6 +93,19 @@ export const Subscription = Type.Object(
     installments_count: Type.Integer({ description: 'Total installments of the plan.' }),
     store_id: Type.Union([Type.Integer(), Type.Null()], { description: 'The store that made the sale.' }),
     metadata: Type.Object({ origin: Type.Union([Type.String(), Type.Null()]) }),
+    card: Type.Union(
+      [
+        Type.Object({
+          brand: Type.String({ description: '`visa`, `mastercard`, `amex`, `elo`, `hipercard` or `other`.' }),
+          last4: Type.String({ pattern: '^[0-9]{4}$' }),
+        }),
+        Type.Null(),
+      ],
+      {
+        description:
+          'Own gateway: the card the recurrence charges (set by the payment, replaced by `PUT /subscriptions/{id}/card`); null when none.',
+      },
+    ),
     created_at: Timestamp('When it was contracted.'),
   },
   {
@@ -135,6 +148,7 @@ export const Subscription = Type.Object(
         installments_count: 12,
         store_id: 3,
         metadata: { origin: 'pdv-loja-centro' },
+        card: null,
         created_at: '2026-11-21 10:15:00',
       },
     ],

@@ -1,0 +1,311 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+/**
+ * A local Stripe-compatible server: the few endpoints the adapter calls, in Stripe's wire format
+ * (form-encoded bodies, `Idempotency-Key` replay of the first answer, Stripe's error objects with
+ * `type: card_error` and `decline_code`, a `request-id` on every answer), driven by the real
+ * `stripe` library. Cards behave as CONTRACT §12's sandbox cards; `THREE_D_SECURE` asks for
+ * authentication. `slowNext(ms)` answers the next request late (after processing it);
+ * `loseNext()` processes it and drops the connection without answering; `failNext(status)` answers
+ * an API error without processing it.
+ */
+
+const DECLINES: Record<string, string> = {
+  '4000000000000002': 'card_declined',
+  '4000000000009995': 'insufficient_funds',
+  '4000000000000069': 'expired_card',
+}
+/** Approves its first charge, declines every off-session one (Stripe's 4000000000000341 declines at once). */
+export const APPROVES_ONCE = '4000000000000341'
+/** Stripe's "always authenticate" test card: the PaymentIntent is left `requires_action`. */
+export const THREE_D_SECURE = '4000002760003184'
+
+export interface Received {
+  method: string
+  path: string
+  idempotencyKey: string | undefined
+  params: Record<string, string>
+  /** False when the answer was a replay of the key's first one. */
+  processed: boolean
+}
+
+export interface PaymentIntent {
+  id: string
+  status: string
+  amount: number
+  customer: string
+  payment_method: string | null
+  off_session: boolean
+  params: Record<string, string>
+}
+
+interface Answer {
+  status: number
+  body: unknown
+}
+
+export class StripeServer {
+  readonly requests: Received[] = []
+  readonly paymentIntents: PaymentIntent[] = []
+  readonly customers: string[] = []
+  private readonly answers = new Map<string, { params: string; answer: Answer }>()
+  /** Saved cards: payment method → the card number's behaviour. */
+  private readonly methods = new Map<string, string>()
+  private seq = 0
+  private slowMs = 0
+  private lose = false
+  private failStatus = 0
+  /** The path the next slow, lost or failed answer waits for. */
+  private target = ''
+  private server!: Server
+  url = ''
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => void this.handle(req, res))
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve))
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`
+    return this
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections()
+    await new Promise((resolve) => this.server.close(resolve))
+  }
+
+  /** The next request to `path` (by default a PaymentIntent's creation) is processed, then answered late. */
+  slowNext(ms: number, path = '/v1/payment_intents'): void {
+    this.slowMs = ms
+    this.target = path
+  }
+
+  /** The next request to `path` is processed, then its connection dropped without an answer. */
+  loseNext(path = '/v1/payment_intents'): void {
+    this.lose = true
+    this.target = path
+  }
+
+  /** The next request to `path` answers `status` without being processed. */
+  failNext(status: number, path = '/v1/payment_intents'): void {
+    this.failStatus = status
+    this.target = path
+  }
+
+  /** Payment intents that took money. */
+  get charges(): PaymentIntent[] {
+    return this.paymentIntents.filter((pi) => pi.status === 'succeeded')
+  }
+
+  private id(prefix: string) {
+    this.seq += 1
+    return `${prefix}_fake${String(this.seq).padStart(6, '0')}`
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse) {
+    const chunks: Buffer[] = []
+    for await (const chunk of req) chunks.push(chunk as Buffer)
+    const raw = Buffer.concat(chunks).toString()
+    const params = Object.fromEntries(new URLSearchParams(raw))
+    const key = req.headers['idempotency-key'] as string | undefined
+    const path = (req.url ?? '').split('?')[0] ?? ''
+    const received: Received = {
+      method: req.method ?? '',
+      path,
+      idempotencyKey: key,
+      params,
+      processed: true,
+    }
+    this.requests.push(received)
+    res.setHeader('request-id', this.id('req'))
+    res.setHeader('content-type', 'application/json')
+
+    let answer: Answer
+    const auth = req.headers.authorization ?? ''
+    const targeted = path === this.target
+    if (this.failStatus && targeted) {
+      answer = apiError(this.failStatus)
+      this.failStatus = 0
+    } else if (!/^Bearer [sr]k_test_/.test(auth)) {
+      answer = {
+        status: 401,
+        body: { error: { type: 'invalid_request_error', message: 'Invalid API Key provided.' } },
+      }
+    } else {
+      const first = key ? this.answers.get(`${path} ${key}`) : undefined
+      if (first && first.params !== raw) {
+        answer = {
+          status: 400,
+          body: {
+            error: {
+              type: 'idempotency_error',
+              message:
+                'Keys for idempotent requests can only be used with the same parameters they were first used with.',
+            },
+          },
+        }
+      } else if (first) {
+        received.processed = false
+        answer = first.answer
+      } else {
+        answer = this.process(req.method ?? '', path, params)
+        if (key && answer.status < 500) this.answers.set(`${path} ${key}`, { params: raw, answer })
+      }
+    }
+
+    if (this.lose && targeted) {
+      this.lose = false
+      req.socket.destroy()
+      return
+    }
+    if (this.slowMs && targeted) {
+      const ms = this.slowMs
+      this.slowMs = 0
+      await new Promise((resolve) => setTimeout(resolve, ms))
+      if (res.destroyed || req.socket.destroyed) return
+    }
+    res.statusCode = answer.status
+    res.end(JSON.stringify(answer.body))
+  }
+
+  private process(method: string, path: string, params: Record<string, string>): Answer {
+    if (method !== 'POST') return notFound(path)
+    if (path === '/v1/customers') {
+      const id = this.id('cus')
+      this.customers.push(id)
+      return ok({ id, object: 'customer', metadata: metadataOf(params) })
+    }
+    if (path === '/v1/payment_intents') return this.paymentIntent(params)
+    const cancel = /^\/v1\/payment_intents\/([^/]+)\/cancel$/.exec(path)
+    if (cancel) {
+      const intent = this.paymentIntents.find((pi) => pi.id === cancel[1])
+      if (!intent) return notFound(path)
+      intent.status = 'canceled'
+      return ok(intentBody(intent))
+    }
+    if (path === '/v1/setup_intents') return this.setupIntent(params)
+    return notFound(path)
+  }
+
+  private paymentIntent(params: Record<string, string>): Answer {
+    const offSession = params.off_session === 'true'
+    const number = params['payment_method_data[card][number]']
+    const saved = params.payment_method
+    const behaviour = number ?? (saved ? this.methods.get(saved) : undefined)
+    if (params.currency !== 'brl' || params.confirm !== 'true' || !params.customer || !behaviour) {
+      return invalid('Missing or wrong parameters.')
+    }
+    const paymentMethod = saved ?? this.id('pm')
+    const intent: PaymentIntent = {
+      id: this.id('pi'),
+      status: 'succeeded',
+      amount: Number(params.amount),
+      customer: params.customer,
+      payment_method: paymentMethod,
+      off_session: offSession,
+      params: redacted(params),
+    }
+    this.paymentIntents.push(intent)
+    const decline =
+      DECLINES[behaviour] ?? (saved && behaviour === APPROVES_ONCE ? 'card_declined' : undefined)
+    if (decline) {
+      intent.status = 'requires_payment_method'
+      return cardError(decline, { payment_intent: intentBody(intent) })
+    }
+    if (behaviour === THREE_D_SECURE) {
+      if (offSession) {
+        intent.status = 'requires_payment_method'
+        return cardError('authentication_required', { payment_intent: intentBody(intent) })
+      }
+      intent.status = 'requires_action'
+      return ok(intentBody(intent))
+    }
+    if (number && params.setup_future_usage === 'off_session') this.methods.set(paymentMethod, number)
+    return ok(intentBody(intent))
+  }
+
+  private setupIntent(params: Record<string, string>): Answer {
+    const number = params['payment_method_data[card][number]']
+    if (params.confirm !== 'true' || !params.customer || !number || params.usage !== 'off_session') {
+      return invalid('Missing or wrong parameters.')
+    }
+    const id = this.id('seti')
+    const decline = DECLINES[number]
+    if (decline)
+      return cardError(decline, {
+        setup_intent: { id, object: 'setup_intent', status: 'requires_payment_method' },
+      })
+    const paymentMethod = this.id('pm')
+    const status = number === THREE_D_SECURE ? 'requires_action' : 'succeeded'
+    if (status === 'succeeded') this.methods.set(paymentMethod, number)
+    return ok({
+      id,
+      object: 'setup_intent',
+      status,
+      customer: params.customer,
+      payment_method: paymentMethod,
+    })
+  }
+}
+
+const ok = (body: unknown): Answer => ({ status: 200, body })
+const notFound = (path: string): Answer => ({
+  status: 404,
+  body: { error: { type: 'invalid_request_error', message: `Unrecognized request URL (POST: ${path}).` } },
+})
+const invalid = (message: string): Answer => ({
+  status: 400,
+  body: { error: { type: 'invalid_request_error', message } },
+})
+
+function apiError(status: number): Answer {
+  const type =
+    status === 429 ? 'invalid_request_error' : status === 401 ? 'invalid_request_error' : 'api_error'
+  const code = status === 429 ? 'rate_limit' : undefined
+  return { status, body: { error: { type, code, message: `Fake Stripe answered ${status}.` } } }
+}
+
+function cardError(declineCode: string, extra: Record<string, unknown>): Answer {
+  const code =
+    declineCode === 'expired_card' || declineCode === 'authentication_required'
+      ? declineCode
+      : 'card_declined'
+  return {
+    status: 402,
+    body: {
+      error: {
+        type: 'card_error',
+        code,
+        decline_code: declineCode,
+        message: 'Your card was declined.',
+        ...extra,
+      },
+    },
+  }
+}
+
+function intentBody(intent: PaymentIntent) {
+  return {
+    id: intent.id,
+    object: 'payment_intent',
+    status: intent.status,
+    amount: intent.amount,
+    currency: 'brl',
+    customer: intent.customer,
+    payment_method: intent.payment_method,
+  }
+}
+
+function metadataOf(params: Record<string, string>) {
+  return Object.fromEntries(
+    Object.entries(params).flatMap(([k, v]) => {
+      const m = /^metadata\[(.+)\]$/.exec(k)
+      return m ? [[m[1], v]] : []
+    }),
+  )
+}
+
+/** What a test may look at of a request: never the card number or code, which a real server keeps. */
+function redacted(params: Record<string, string>) {
+  const { 'payment_method_data[card][number]': _n, 'payment_method_data[card][cvc]': _c, ...rest } = params
+  return rest
+}

@@ -1,0 +1,433 @@
+import { sql } from 'kysely'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { App } from '../src/app.js'
+import { isPostgres } from '../src/db/database.js'
+import { createGateway, type PaymentGateway } from '../src/modules/payments/payment-gateway.js'
+import type { Clock } from '../src/shared/clock.js'
+import { runRecurrence } from '../src/worker/recurrence.job.js'
+import {
+  bearer,
+  createCustomer,
+  login,
+  partnerWithToken,
+  seedCatalog,
+  type TestPartner,
+} from './helpers/factories.js'
+import { ANNUAL, seedPlan, TOTAL_12X } from './helpers/plans.js'
+import { APPROVES_ONCE, StripeServer, THREE_D_SECURE } from './helpers/stripe-server.js'
+import { buildCheckedApp } from './helpers/test-app.js'
+import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+
+// The Stripe adapter through the real `stripe` library, against a local Stripe-compatible server,
+// with the app configured as an operator would: AMPARO_PAYMENT_GATEWAY=stripe and STRIPE_*.
+
+const START = new Date('2026-11-21T15:00:00.000Z')
+let now = START
+const clock: Clock = { now: () => now }
+const DAY = 86_400_000
+const CLAIM_SECONDS = 60
+
+const VISA = '4111111111111111'
+const MASTERCARD = '5555555555554444'
+const INSUFFICIENT = '4000000000009995'
+const DECLINED = '4000000000000002'
+const CVV = '9876'
+const card = (number: string) => ({ creditCard: { number, expiry: '1230', cvv: CVV } })
+const NUMBERS = [VISA, MASTERCARD, INSUFFICIENT, DECLINED, APPROVES_ONCE, THREE_D_SECURE]
+
+const server = new StripeServer()
+let database: TestDatabase
+let app: App
+/** The same service with a gateway that gives up after 400 ms, for the timeout. */
+let impatient: App
+const logLines: string[] = []
+const logStream = { write: (line: string) => void logLines.push(line) }
+
+interface Party {
+  partner: TestPartner
+  token: string
+  planId: number
+  annualPlanId: number
+  modelId: number
+}
+
+beforeAll(async () => {
+  await server.start()
+  database = await createTestDatabase({
+    env: {
+      AMPARO_PAYMENT_GATEWAY: 'stripe',
+      STRIPE_SECRET_KEY: 'sk_test_amparo0fake0key',
+      STRIPE_API_URL: server.url,
+      AMPARO_PAYMENT_CLAIM_SECONDS: String(CLAIM_SECONDS),
+      LOG_LEVEL: 'trace',
+    },
+  })
+  await seedCatalog(database.db)
+  app = await buildCheckedApp({ config: database.config, db: database.db, clock, logStream })
+  const slowGateway = createGateway(database.config, { timeoutMs: 400, maxNetworkRetries: 0 })
+  impatient = await buildCheckedApp({
+    config: database.config,
+    db: database.db,
+    clock,
+    gateway: slowGateway,
+    logStream,
+  })
+})
+afterAll(async () => {
+  await app?.close()
+  await impatient?.close()
+  await database?.drop()
+  await server.stop()
+})
+
+async function party(mode: 'own' | 'external' = 'own'): Promise<Party> {
+  const { partner, token } = await partnerWithToken(app, database.db, mode)
+  const plan = await seedPlan(database.db, partner.id, TOTAL_12X, START.toISOString())
+  const annual = await seedPlan(database.db, partner.id, ANNUAL, START.toISOString())
+  await createCustomer(app, token)
+  const model = await database.db
+    .selectFrom('models')
+    .select('id')
+    .where('name', '=', 'Galaxy S25')
+    .executeTakeFirstOrThrow()
+  return { partner, token, planId: plan.id, annualPlanId: annual.id, modelId: model.id }
+}
+
+const call = (on: App, method: 'GET' | 'POST' | 'PUT', url: string, token: string, payload?: object) =>
+  on.inject({ method, url, headers: bearer(token), ...(payload && { payload }) })
+
+async function contract(p: Party): Promise<{ id: number; installments: { id: number; status: string }[] }> {
+  const created = await call(app, 'POST', '/subscriptions', p.token, {
+    plan_id: p.planId,
+    customer_document: '52998224725',
+    model_id: p.modelId,
+  })
+  expect(created.statusCode, created.body).toBe(201)
+  const { id } = created.json()
+  return { id, installments: await installments(p, id) }
+}
+
+/** Read from the database: the partner's token does not outlive the clock's jumps. */
+async function installments(_p: Party, id: number) {
+  return database.db
+    .selectFrom('installments')
+    .select(['id', 'status'])
+    .where('subscription_id', '=', id)
+    .orderBy('number')
+    .execute()
+}
+
+const pay = (p: Party, id: number, number: string, on = app) =>
+  call(on, 'POST', `/subscriptions/${id}/payment`, p.token, card(number))
+const updateCard = (p: Party, id: number, number: string) =>
+  call(app, 'PUT', `/subscriptions/${id}/card`, p.token, card(number))
+
+async function paidSubscription(p: Party, number = VISA) {
+  const s = await contract(p)
+  const paid = await pay(p, s.id, number)
+  expect(paid.statusCode, paid.body).toBe(200)
+  return s
+}
+
+const recurrence = () =>
+  runRecurrence({
+    db: database.db,
+    clock,
+    timeZone: database.config.timeZone,
+    gateway: app.gateway as PaymentGateway,
+    claimSeconds: CLAIM_SECONDS,
+  })
+
+const keyed = (suffix: string) => server.requests.filter((r) => r.idempotencyKey === `amparo-${suffix}`)
+
+describe('first payment of a subscription', () => {
+  it('creates the customer once, charges with the card saved for later, and shows the card', async () => {
+    now = START
+    const p = await party()
+    const s = await paidSubscription(p)
+    const body = (await call(app, 'GET', `/subscriptions/${s.id}`, p.token)).json()
+    expect(body).toMatchObject({ status: 'pago', card: { brand: 'visa', last4: '1111' } })
+
+    const [first] = s.installments
+    const charge = keyed(`installment-${first?.id}-charge-1`)
+    expect(charge).toHaveLength(1)
+    expect(charge[0]).toMatchObject({
+      path: '/v1/payment_intents',
+      params: {
+        amount: '7799',
+        currency: 'brl',
+        confirm: 'true',
+        setup_future_usage: 'off_session',
+        'payment_method_data[type]': 'card',
+        'payment_method_data[card][exp_month]': '12',
+        'payment_method_data[card][exp_year]': '2030',
+        'metadata[amparo_reference]': `subscription-${s.id}-installment-1`,
+      },
+    })
+    const customerCalls = server.requests.filter((r) => r.path === '/v1/customers')
+    const customerKey = customerCalls.at(-1)?.idempotencyKey
+    expect(customerKey).toMatch(/^amparo-customer-\d+$/)
+
+    // A second subscription of the same customer: no second Stripe customer.
+    await paidSubscription(p, MASTERCARD)
+    expect(server.requests.filter((r) => r.idempotencyKey === customerKey)).toHaveLength(1)
+    const stored = await database.db
+      .selectFrom('subscriptions')
+      .select(['card_token', 'card_brand', 'card_last4'])
+      .where('id', '=', s.id)
+      .executeTakeFirstOrThrow()
+    expect(stored).toEqual({
+      card_token: expect.stringMatching(/^pm_/),
+      card_brand: 'visa',
+      card_last4: '1111',
+    })
+  })
+
+  it('answers a card_error with its decline_code, and a later try uses a new idempotency key', async () => {
+    const p = await party()
+    const s = await contract(p)
+    const declined = await pay(p, s.id, INSUFFICIENT)
+    expect(declined.statusCode).toBe(402)
+    expect(declined.json()).toMatchObject({ decline_code: 'insufficient_funds' })
+    expect((await installments(p, s.id))[0]?.status).toBe('refused')
+    expect((await pay(p, s.id, VISA)).statusCode).toBe(200)
+    const first = s.installments[0]?.id
+    expect(keyed(`installment-${first}-charge-1`)).toHaveLength(1)
+    expect(keyed(`installment-${first}-charge-2`)).toHaveLength(1)
+  })
+
+  it('cancels a PaymentIntent left requires_action and answers authentication_required', async () => {
+    const p = await party()
+    const s = await contract(p)
+    const response = await pay(p, s.id, THREE_D_SECURE)
+    expect(response.statusCode, response.body).toBe(402)
+    expect(response.json()).toMatchObject({ decline_code: 'authentication_required' })
+    const cancel = server.requests.at(-1)
+    expect(cancel?.path).toMatch(/^\/v1\/payment_intents\/pi_\w+\/cancel$/)
+    expect(server.paymentIntents.find((pi) => cancel?.path.includes(pi.id))?.status).toBe('canceled')
+    expect((await installments(p, s.id))[0]?.status).toBe('refused')
+  })
+})
+
+describe('an annual plan', () => {
+  it('is charged once in the issuer’s installments, not saved for later', async () => {
+    const p = await party()
+    const created = await call(app, 'POST', '/annual-plans', p.token, {
+      model_id: p.modelId,
+      customer_document: '52998224725',
+      plan_id: p.annualPlanId,
+      imei: '490154203237518',
+    })
+    expect(created.statusCode, created.body).toBe(201)
+    const { id, premium } = created.json()
+    const paid = await call(app, 'POST', `/annual-plans/${id}/payment`, p.token, {
+      card_number: VISA,
+      card_holder: 'MARIA',
+      card_expiry: '12/30',
+      card_cvv: CVV,
+      installments: 3,
+    })
+    expect(paid.statusCode, paid.body).toBe(200)
+    expect(paid.json()).toMatchObject({ status: 'paid' })
+    const [charge] = keyed(`annual-plan-${id}-charge-1`)
+    expect(charge?.params).toMatchObject({
+      amount: String(Math.round(premium * 100)),
+      'payment_method_options[card][installments][plan][count]': '3',
+      'payment_method_options[card][installments][plan][interval]': 'month',
+      'payment_method_options[card][installments][plan][type]': 'fixed_count',
+    })
+    expect(charge?.params.setup_future_usage).toBeUndefined()
+  })
+})
+
+describe('the recurrence', () => {
+  it('charges the saved payment method off session on the due date', async () => {
+    now = START
+    const p = await party()
+    const s = await paidSubscription(p)
+    now = new Date(START.getTime() + 31 * DAY)
+    const result = await recurrence()
+    expect(result).toMatchObject({ charged: expect.any(Number), errors: 0 })
+    const second = s.installments[1]?.id
+    const [charge] = keyed(`installment-${second}-charge-1`)
+    expect(charge?.params).toMatchObject({
+      amount: '7799',
+      off_session: 'true',
+      confirm: 'true',
+      payment_method: expect.stringMatching(/^pm_/),
+      customer: expect.stringMatching(/^cus_/),
+    })
+    expect((await installments(p, s.id))[1]?.status).toBe('paid')
+    now = START
+  })
+})
+
+describe('PUT /subscriptions/{id}/card', () => {
+  it('verifies without charging, keeps the card, then charges what is due, oldest first', async () => {
+    now = START
+    const p = await party()
+    const s = await paidSubscription(p, APPROVES_ONCE)
+    now = new Date(START.getTime() + 31 * DAY)
+    expect(await recurrence()).toMatchObject({ declined: expect.any(Number) })
+    expect((await installments(p, s.id))[1]?.status).toBe('pending')
+    p.token = await login(app, p.partner)
+
+    const declined = await updateCard(p, s.id, DECLINED)
+    expect(declined.statusCode, declined.body).toBe(402)
+    expect(declined.json()).toMatchObject({ decline_code: 'card_declined' })
+    expect((await call(app, 'GET', `/subscriptions/${s.id}`, p.token)).json().card).toEqual({
+      brand: 'visa',
+      last4: '0341',
+    })
+
+    const before = server.requests.length
+    const updated = await updateCard(p, s.id, MASTERCARD)
+    expect(updated.statusCode, updated.body).toBe(200)
+    expect(updated.json()).toMatchObject({ status: 'pago', card: { brand: 'mastercard', last4: '4444' } })
+    const calls = server.requests.slice(before).map((r) => r.path)
+    expect(calls).toEqual(['/v1/setup_intents', '/v1/payment_intents'])
+    expect(server.requests.at(-2)?.params).toMatchObject({ usage: 'off_session', confirm: 'true' })
+    const second = s.installments[1]?.id
+    // The recurrence's declined charge was number 1; the card update's is number 2.
+    expect(keyed(`installment-${second}-charge-2`)[0]?.params).toMatchObject({ off_session: 'true' })
+    expect((await installments(p, s.id)).map((i) => i.status).slice(0, 3)).toEqual([
+      'paid',
+      'paid',
+      'pending',
+    ])
+    now = START
+  })
+
+  it('refuses a pending or canceled subscription, an external partner, another partner’s', async () => {
+    now = START
+    const p = await party()
+    const pending = await contract(p)
+    const refused = await updateCard(p, pending.id, VISA)
+    expect(refused.statusCode).toBe(422)
+    expect(Object.keys(refused.json().errors)).toEqual(['status'])
+
+    const canceled = await paidSubscription(p)
+    expect((await call(app, 'POST', `/subscriptions/${canceled.id}/cancellation`, p.token)).statusCode).toBe(
+      200,
+    )
+    expect(Object.keys((await updateCard(p, canceled.id, VISA)).json().errors)).toEqual(['status'])
+
+    const stranger = await party()
+    expect((await updateCard(stranger, canceled.id, VISA)).statusCode).toBe(404)
+
+    const external = await party('external')
+    const theirs = await contract(external)
+    const wrongMode = await updateCard(external, theirs.id, VISA)
+    expect(wrongMode.statusCode).toBe(422)
+    expect(Object.keys(wrongMode.json().errors)).toEqual(['gateway'])
+  })
+})
+
+describe('when Stripe does not answer', () => {
+  it('a lost answer is retried with the same idempotency key: exactly one charge', async () => {
+    now = START
+    const p = await party()
+    const s = await contract(p)
+    server.loseNext()
+    const paid = await pay(p, s.id, VISA)
+    expect(paid.statusCode, paid.body).toBe(200)
+    const first = s.installments[0]?.id
+    const sent = keyed(`installment-${first}-charge-1`)
+    expect(sent.map((r) => r.processed)).toEqual([true, false])
+    expect(
+      server.charges.filter(
+        (pi) => pi.params['metadata[amparo_reference]'] === `subscription-${s.id}-installment-1`,
+      ),
+    ).toHaveLength(1)
+  })
+
+  it('a timeout answers 503 with Retry-After, keeps the claim, and the retry settles the same charge', async () => {
+    now = START
+    const p = await party()
+    const s = await contract(p)
+    server.slowNext(1_500)
+    const timedOut = await pay(p, s.id, VISA, impatient)
+    expect(timedOut.statusCode, timedOut.body).toBe(503)
+    expect(timedOut.headers['retry-after']).toBe(String(CLAIM_SECONDS))
+    expect((await installments(p, s.id))[0]?.status).toBe('pending')
+    const ledger = await database.db
+      .selectFrom('payments')
+      .selectAll()
+      .where('subscription_id', '=', s.id)
+      .execute()
+    expect(ledger).toEqual([])
+    // Still claimed: whether Stripe charged is unknown.
+    expect((await pay(p, s.id, VISA, impatient)).statusCode).toBe(409)
+
+    now = new Date(START.getTime() + (CLAIM_SECONDS + 1) * 1000)
+    const retried = await pay(p, s.id, VISA, impatient)
+    expect(retried.statusCode, retried.body).toBe(200)
+    const first = s.installments[0]?.id
+    expect(keyed(`installment-${first}-charge-1`).map((r) => r.processed)).toEqual([true, false])
+    expect(
+      server.charges.filter(
+        (pi) => pi.params['metadata[amparo_reference]'] === `subscription-${s.id}-installment-1`,
+      ),
+    ).toHaveLength(1)
+    now = START
+  })
+
+  it.each([401, 429, 500])(
+    'Stripe’s %i answers 503 and logs its request id, writing nothing',
+    async (status) => {
+      now = START
+      const p = await party()
+      const s = await contract(p)
+      const before = logLines.length
+      server.failNext(status)
+      // 500 is retried once by the library with the same key: fail that one too.
+      const failing = status === 500 ? impatient : app
+      const response = await pay(p, s.id, VISA, failing)
+      expect(response.statusCode, response.body).toBe(503)
+      expect(response.headers['retry-after']).toBeDefined()
+      const logged = logLines.slice(before).join('')
+      expect(logged).toContain('payment gateway unavailable')
+      expect(logged).toMatch(/"stripe_request_id":"req_fake\d+"/)
+      const ledger = await database.db
+        .selectFrom('payments')
+        .selectAll()
+        .where('subscription_id', '=', s.id)
+        .execute()
+      expect(ledger).toEqual([])
+    },
+  )
+})
+
+describe('card data at rest and in logs, after the Stripe suite', () => {
+  it('appears in no table and no log line', async () => {
+    const current = isPostgres(database.db)
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]
+          ?.schema
+      : undefined
+    const tables = (await database.db.introspection.getTables()).filter((t) => t.schema === current)
+    const dump: string[] = []
+    for (const table of tables) {
+      dump.push(
+        JSON.stringify(
+          await database.db
+            .selectFrom(table.name as 'payments')
+            .selectAll()
+            .execute(),
+        ),
+      )
+    }
+    const everything = dump.join('\n')
+    expect(everything).toContain('"card_last4":"4444"')
+    expect(everything).toContain('"gateway_customer_id":"cus_')
+    const logs = logLines.join('')
+    expect(logs).toContain('/card')
+    const cvv = new RegExp(`(?<![0-9a-fA-F-])${CVV}(?![0-9a-fA-F-])`)
+    for (const [where, text] of [
+      ['database', everything],
+      ['logs', logs],
+    ] as const) {
+      for (const number of NUMBERS) expect(text.includes(number), `${number} in ${where}`).toBe(false)
+      expect(cvv.test(text), `security code in ${where}`).toBe(false)
+    }
+  })
+})
