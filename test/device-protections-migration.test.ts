@@ -100,7 +100,7 @@ beforeAll(async () => {
   await plan('planCanceled', 1, { imei: '356938035643817', status: 'canceled' })
   await plan('planDuplicate', 4, { imei: '35-693803-564380-9', status: 'paid' })
 
-  expect(await migrateToLatest(ctx.db)).toEqual(['0008-device-protections'])
+  expect(await migrateToLatest(ctx.db)).toContain('0008-device-protections')
 })
 
 it('records each active device once, for its oldest active protection', async () => {

@@ -165,7 +165,7 @@ ${SANDBOX_CARDS} Verification refuses the declining cards; \`4000000000000341\` 
         body: CardPaymentBody,
         response: {
           200: Subscription,
-          ...errorResponses(400, 401, 402, 404, 413, 415, 422),
+          ...errorResponses(400, 401, 402, 404, 413, 415, 422, 'invalid_state', 'wrong_gateway'),
           409: inProgress('A charge of this subscription is in progress'),
         },
       },
