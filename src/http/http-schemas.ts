@@ -57,6 +57,7 @@ const descriptions: Record<number, string> = {
   401: 'Missing, invalid or expired token (`WWW-Authenticate: Bearer`).',
   402: 'The card was declined.',
   404: 'Not found, or not this partner’s.',
+  408: 'The body did not arrive in time; the connection is closed.',
   409: 'A request with this Idempotency-Key is still in flight.',
   413: 'The body is larger than 1 MiB.',
   415: 'A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding.',
