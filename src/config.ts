@@ -26,7 +26,7 @@ export const EnvSchema = Type.Object({
   AMPARO_TRUST_PROXY: Type.String({ default: '' }),
   AMPARO_HEADERS_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 300, default: 30 }),
   AMPARO_BODY_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 300, default: 30 }),
-  AMPARO_KEEP_ALIVE_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 72, default: 72 }),
+  AMPARO_KEEP_ALIVE_TIMEOUT_SECONDS: Type.Integer({ minimum: 2, maximum: 72, default: 72 }),
   AMPARO_MAX_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 100_000, default: 1000 }),
   REDIS_URL: Type.String({ default: '' }),
   METRICS_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 0 }),

@@ -164,7 +164,9 @@ export function connectionTimeouts(connections: Config['connections']) {
   const headersTimeout = connections.headersTimeoutSeconds * 1000
   const requestTimeout = headersTimeout + connections.bodyTimeoutSeconds * 1000
   return {
-    keepAliveTimeout: connections.keepAliveTimeoutSeconds * 1000,
+    // Node closes an idle connection 1 s after the keep-alive timeout it advertises (so that a
+    // client never reuses one the server is closing): the setting is when it closes.
+    keepAliveTimeout: (connections.keepAliveTimeoutSeconds - 1) * 1000,
     requestTimeout,
     http: { headersTimeout, requestTimeout, connectionsCheckingInterval: 1000 },
   }

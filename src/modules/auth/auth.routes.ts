@@ -48,7 +48,7 @@ After 10 failed logins in 15 minutes, an account (client id or e-mail) answers 4
     },
     async (request) => {
       const credentials = readLoginCredentials(request.body, request.headers)
-      const { token, expiresAt } = await login(app.db, app.tokens, credentials)
+      const { token, expiresAt } = await login(app.db, app.tokens, credentials, app.config.env)
       return {
         access_token: token,
         token,
