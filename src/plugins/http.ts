@@ -131,7 +131,7 @@ function readBody(
   let received = 0
   const finish = (error: Error | null) => {
     clearTimeout(timer)
-    payload.off('data', onData).off('end', onEnd).off('error', finish).off('close', onClose)
+    payload.off('data', onData).off('end', onEnd).off('error', onAbort).off('close', onAbort)
     done(error, error ? EMPTY : Buffer.concat(chunks, received))
   }
   const onData = (chunk: Buffer) => {
@@ -140,13 +140,14 @@ function readBody(
     chunks.push(chunk)
   }
   const onEnd = () => finish(null)
-  // The client went away mid-body: nobody is left to answer.
-  const onClose = () => finish(new Error('the client closed the connection before its body ended'))
+  // The client went away mid-body: a client error (as Fastify's own reader has it), not a fault to
+  // log, though nobody is left to read the answer.
+  const onAbort = () => finish(new AppError(400, 'The request body ended before it was complete.'))
   const timer = setTimeout(
     () => finish(new AppError(408, `The request body did not arrive within ${timeoutMs / 1000} s.`)),
     timeoutMs,
   )
-  payload.on('data', onData).on('end', onEnd).on('error', finish).on('close', onClose)
+  payload.on('data', onData).on('end', onEnd).on('error', onAbort).on('close', onAbort)
 }
 
 const EMPTY = Buffer.alloc(0)
