@@ -191,3 +191,31 @@ describe('open connections', () => {
     }
   })
 })
+
+describe('the per-address login limit', () => {
+  it('answers 429 before the body is read', async () => {
+    // Per client and address 1 a minute, so per address 5 (LOGIN_ADDRESS_FACTOR).
+    const limited = await createTestApp({ env: { AMPARO_LOGIN_RATE_LIMIT: '1' } })
+    try {
+      await limited.app.listen({ port: 0, host: '127.0.0.1' })
+      const limitedPort = (limited.app.server.address() as { port: number }).port
+      for (let i = 0; i < 5; i++) {
+        const payload = { client_id: `test_guess${i}`, client_secret: 'x' }
+        const response = await limited.app.inject({ method: 'POST', url: '/auth/login', payload })
+        expect(response.statusCode).toBe(401)
+      }
+      const result = await new Promise<{ text: string; afterMs: number }>((resolve) => {
+        const started = Date.now()
+        const socket = connect(limitedPort, '127.0.0.1', () => socket.write(`${loginHead(100)}{"client_id":`))
+        socket.once('data', (chunk) => {
+          resolve({ text: chunk.toString(), afterMs: Date.now() - started })
+          socket.destroy()
+        })
+      })
+      expect(parse(result.text).status).toBe(429)
+      expect(result.afterMs).toBeLessThan(500)
+    } finally {
+      await limited.close()
+    }
+  })
+})
