@@ -21,6 +21,7 @@ import { contextPlugin } from './plugins/context.js'
 import { errorsPlugin } from './plugins/errors.js'
 import {
   clientErrors,
+  connectionTimeouts,
   expectationFailed,
   frameworkErrors,
   httpPlugin,
@@ -77,7 +78,10 @@ export async function buildApp({
     routerOptions: { maxParamLength: 200, ignoreTrailingSlash: true },
     // Behind the README's load balancer: request.ip (login rate limits) is the client's, not its.
     trustProxy: config.trustProxy,
+    ...connectionTimeouts(config.connections),
   }).withTypeProvider<TypeBoxTypeProvider>()
+  // Past it, Node closes a new connection at once: slow clients cannot hold every socket there is.
+  app.server.maxConnections = config.connections.max
 
   app.server.on('checkExpectation', expectationFailed)
   app.setValidatorCompiler(validatorCompiler)

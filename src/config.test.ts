@@ -1,7 +1,14 @@
+import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { ConfigError, loadConfig } from './config.js'
+import { ConfigError, estimatedEntropyBits, loadConfig } from './config.js'
 
-const KEY = `k1=${'s'.repeat(32)}`
+// What production accepts: a signing key of random base64, and the public address.
+const STRONG_KEY = 'k1=Qm9vaDR6cXh2N2Vrc2pHdFpMdzJ5YVJtTlBmVTk4Q2RIY1hq'
+const PRODUCTION = {
+  AMPARO_ENV: 'production',
+  AMPARO_JWT_KEYS: STRONG_KEY,
+  AMPARO_PUBLIC_URL: 'https://api.example.com',
+}
 
 describe('loadConfig', () => {
   it('has working defaults: SQLite, test environment, São Paulo time, sandbox gateway', () => {
@@ -59,7 +66,12 @@ describe('loadConfig', () => {
     ],
     [{ AMPARO_JWT_KEYS: `k1=${'a'.repeat(32)}, k2=${'b'.repeat(32)}, k1 =${'a'.repeat(32)}` }, /kid k1/],
     [{ AMPARO_ENV: 'production' }, /AMPARO_JWT_KEYS is required/],
-    [{ AMPARO_ENV: 'production', AMPARO_JWT_KEYS: KEY, AMPARO_PAYMENT_GATEWAY: 'sandbox' }, /sandbox/],
+    [{ ...PRODUCTION, AMPARO_PAYMENT_GATEWAY: 'sandbox' }, /sandbox/],
+    [{ AMPARO_HEADERS_TIMEOUT_SECONDS: '0' }, /AMPARO_HEADERS_TIMEOUT_SECONDS/],
+    [{ AMPARO_BODY_TIMEOUT_SECONDS: '1.5' }, /AMPARO_BODY_TIMEOUT_SECONDS/],
+    [{ AMPARO_KEEP_ALIVE_TIMEOUT_SECONDS: '73' }, /AMPARO_KEEP_ALIVE_TIMEOUT_SECONDS/],
+    [{ AMPARO_KEEP_ALIVE_TIMEOUT_SECONDS: '1' }, /AMPARO_KEEP_ALIVE_TIMEOUT_SECONDS/],
+    [{ AMPARO_MAX_CONNECTIONS: '0' }, /AMPARO_MAX_CONNECTIONS/],
     [{ AMPARO_PAYMENT_GATEWAY: 'paypal' }, /one of sandbox, stripe, none/],
     [
       { AMPARO_PAYMENT_GATEWAY: 'stripe' },
@@ -69,8 +81,7 @@ describe('loadConfig', () => {
     [{ AMPARO_PAYMENT_GATEWAY: 'stripe', STRIPE_SECRET_KEY: 'pk_test_abc123' }, /needs a test key/],
     [
       {
-        AMPARO_ENV: 'production',
-        AMPARO_JWT_KEYS: KEY,
+        ...PRODUCTION,
         AMPARO_PAYMENT_GATEWAY: 'stripe',
         STRIPE_SECRET_KEY: 'rk_test_abc',
       },
@@ -146,8 +157,7 @@ describe('loadConfig', () => {
       stripe: { secretKey: 'sk_test_abc123', apiUrl: 'http://127.0.0.1:12111' },
     })
     const live = loadConfig({
-      AMPARO_ENV: 'production',
-      AMPARO_JWT_KEYS: KEY,
+      ...PRODUCTION,
       AMPARO_PAYMENT_GATEWAY: 'stripe',
       STRIPE_SECRET_KEY: 'rk_live_xyz',
     })
@@ -159,6 +169,73 @@ describe('loadConfig', () => {
   })
 
   it('defaults production to no card gateway rather than the sandbox', () => {
-    expect(loadConfig({ AMPARO_ENV: 'production', AMPARO_JWT_KEYS: KEY }).paymentGateway).toBe('none')
+    expect(loadConfig(PRODUCTION).paymentGateway).toBe('none')
+  })
+
+  it('bounds slow and idle clients by default: 30 s for headers, 30 s for a body, 72 s idle, 1000 connections', () => {
+    expect(loadConfig({}).connections).toEqual({
+      headersTimeoutSeconds: 30,
+      bodyTimeoutSeconds: 30,
+      keepAliveTimeoutSeconds: 72,
+      max: 1000,
+    })
+    expect(
+      loadConfig({
+        AMPARO_HEADERS_TIMEOUT_SECONDS: '5',
+        AMPARO_BODY_TIMEOUT_SECONDS: '1',
+        AMPARO_KEEP_ALIVE_TIMEOUT_SECONDS: '10',
+        AMPARO_MAX_CONNECTIONS: '20',
+      }).connections,
+    ).toEqual({ headersTimeoutSeconds: 5, bodyTimeoutSeconds: 1, keepAliveTimeoutSeconds: 10, max: 20 })
+  })
+})
+
+describe('loadConfig in production', () => {
+  const refusal = (env: Record<string, string>) => {
+    try {
+      loadConfig({ ...PRODUCTION, ...env })
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError)
+      return (error as Error).message
+    }
+    return 'started'
+  }
+
+  it('starts with a random key and a public address', () => {
+    expect(refusal({})).toBe('started')
+    expect(refusal({ AMPARO_JWT_KEYS: `k2=${randomBytes(48).toString('base64')},${STRONG_KEY}` })).toBe(
+      'started',
+    )
+  })
+
+  it.each([
+    ['one letter repeated', `k1=${'a'.repeat(40)}`],
+    ['a short alphabet', `k1=${'0123456789'.repeat(6)}`],
+    ['16 bytes of hex (about 116 bits)', `k1=${randomBytes(16).toString('hex')}`],
+    ['a keyboard row', `k1=${'qwertyuiop'.repeat(4)}`],
+    ['a strong key followed by a weak one', `${STRONG_KEY},old=${'x'.repeat(32)}`],
+  ])('refuses a guessable signing key (%s) with one line that names its kid, not its secret', (_, keys) => {
+    const message = refusal({ AMPARO_JWT_KEYS: keys })
+    expect(message).toMatch(
+      /^Invalid AMPARO_JWT_KEYS: the secret of kid (k1|old) is guessable \(\d+ distinct characters, about \d+ bits\); production needs 16\+ distinct characters and 128\+ bits/,
+    )
+    expect(message).not.toContain('\n')
+    for (const pair of keys.split(',')) expect(message).not.toContain(pair.slice(pair.indexOf('=') + 1))
+  })
+
+  it('accepts the same weak key in test, where no real partner signs in', () => {
+    expect(loadConfig({ AMPARO_JWT_KEYS: `k1=${'a'.repeat(40)}` }).jwtKeys).toHaveLength(1)
+  })
+
+  it('requires AMPARO_PUBLIC_URL, so that links never follow a Host header', () => {
+    expect(refusal({ AMPARO_PUBLIC_URL: '' })).toBe(
+      'AMPARO_PUBLIC_URL is required when AMPARO_ENV=production (the base of every link, e.g. https://api.example.com)',
+    )
+  })
+
+  it('estimates entropy from character frequencies × length', () => {
+    expect(estimatedEntropyBits('a'.repeat(40))).toBe(0)
+    expect(estimatedEntropyBits('ab'.repeat(16))).toBe(32)
+    expect(estimatedEntropyBits('0123456789abcdef'.repeat(2))).toBe(128)
   })
 })

@@ -27,6 +27,10 @@ export const EnvSchema = Type.Object({
   AMPARO_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1200 }),
   AMPARO_LOGIN_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 20 }),
   AMPARO_TRUST_PROXY: Type.String({ default: '' }),
+  AMPARO_HEADERS_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 300, default: 30 }),
+  AMPARO_BODY_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 300, default: 30 }),
+  AMPARO_KEEP_ALIVE_TIMEOUT_SECONDS: Type.Integer({ minimum: 2, maximum: 72, default: 72 }),
+  AMPARO_MAX_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 100_000, default: 1000 }),
   REDIS_URL: Type.String({ default: '' }),
   METRICS_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 0 }),
   METRICS_HOST: Type.String({ default: '127.0.0.1' }),
@@ -63,6 +67,17 @@ export interface Config {
    * socket's address is the client's), true (any), or the proxies' addresses / CIDR ranges.
    */
   trustProxy: boolean | string[]
+  /**
+   * Slow and idle clients (CONTRACT §18): seconds for a request's headers to arrive, then for its
+   * body (408 and closed past either), seconds an idle kept-alive connection stays open, and the
+   * open connections one process accepts.
+   */
+  connections: {
+    headersTimeoutSeconds: number
+    bodyTimeoutSeconds: number
+    keepAliveTimeoutSeconds: number
+    max: number
+  }
   /** Shared rate-limit counters for several API processes; empty → in memory. */
   redisUrl: string
   /** Prometheus metrics on their own address; port 0 → off. */
@@ -123,9 +138,7 @@ function toConfig(env: Env): Readonly<Config> {
     throw new ConfigError('Invalid AMPARO_PUBLIC_URL: expected an absolute http(s) address')
   }
   const jwtKeys = parseJwtKeys(env.AMPARO_JWT_KEYS)
-  if (env.AMPARO_ENV === 'production' && jwtKeys.length === 0) {
-    throw new ConfigError('AMPARO_JWT_KEYS is required when AMPARO_ENV=production')
-  }
+  if (env.AMPARO_ENV === 'production') assertProductionReady(env, jwtKeys)
   const paymentGateway = env.AMPARO_PAYMENT_GATEWAY || (env.AMPARO_ENV === 'production' ? 'none' : 'sandbox')
   if (env.AMPARO_ENV === 'production' && paymentGateway === 'sandbox') {
     throw new ConfigError(
@@ -158,6 +171,12 @@ function toConfig(env: Env): Readonly<Config> {
     paymentClaimSeconds: env.AMPARO_PAYMENT_CLAIM_SECONDS,
     rateLimits: { perPartner: env.AMPARO_RATE_LIMIT, loginPerClient: env.AMPARO_LOGIN_RATE_LIMIT },
     trustProxy: parseTrustProxy(env.AMPARO_TRUST_PROXY),
+    connections: {
+      headersTimeoutSeconds: env.AMPARO_HEADERS_TIMEOUT_SECONDS,
+      bodyTimeoutSeconds: env.AMPARO_BODY_TIMEOUT_SECONDS,
+      keepAliveTimeoutSeconds: env.AMPARO_KEEP_ALIVE_TIMEOUT_SECONDS,
+      max: env.AMPARO_MAX_CONNECTIONS,
+    },
     redisUrl: env.REDIS_URL,
     metrics: { host: env.METRICS_HOST, port: env.METRICS_PORT },
   })
@@ -181,6 +200,48 @@ function stripeSettings(env: Env): { secretKey: string; apiUrl: string } {
     throw new ConfigError('Invalid STRIPE_API_URL: expected a base address such as http://127.0.0.1:12111')
   }
   return { secretKey, apiUrl }
+}
+
+/**
+ * What production cannot run without (CONTRACT §18): signing keys nobody can guess, and a public
+ * address, so that links never follow the Host header a caller sends.
+ */
+function assertProductionReady(env: Env, jwtKeys: SigningKey[]): void {
+  if (jwtKeys.length === 0) throw new ConfigError('AMPARO_JWT_KEYS is required when AMPARO_ENV=production')
+  for (const { kid, secret } of jwtKeys) {
+    const distinct = new Set(secret).size
+    const bits = Math.floor(estimatedEntropyBits(secret))
+    if (distinct < MIN_DISTINCT_CHARACTERS || bits < MIN_ENTROPY_BITS) {
+      throw new ConfigError(
+        `Invalid AMPARO_JWT_KEYS: the secret of kid ${kid} is guessable (${distinct} distinct characters, about ${bits} bits); production needs ${MIN_DISTINCT_CHARACTERS}+ distinct characters and ${MIN_ENTROPY_BITS}+ bits, e.g. ${kid}=$(openssl rand -base64 48)`,
+      )
+    }
+  }
+  if (!env.AMPARO_PUBLIC_URL) {
+    throw new ConfigError(
+      'AMPARO_PUBLIC_URL is required when AMPARO_ENV=production (the base of every link, e.g. https://api.example.com)',
+    )
+  }
+}
+
+const MIN_DISTINCT_CHARACTERS = 16
+const MIN_ENTROPY_BITS = 128
+
+/**
+ * A secret's entropy as its characters' frequencies suggest: Shannon's entropy per character times
+ * its length. It catches what people type (repeats, a short alphabet), not a guessable phrase:
+ * `aaaa…` scores 0, 32 random hex digits about 116, 64 random base64 characters about 330.
+ */
+export function estimatedEntropyBits(secret: string): number {
+  const characters = [...secret]
+  const counts = new Map<string, number>()
+  for (const c of characters) counts.set(c, (counts.get(c) ?? 0) + 1)
+  let perCharacter = 0
+  for (const count of counts.values()) {
+    const p = count / characters.length
+    perCharacter -= p * Math.log2(p)
+  }
+  return perCharacter * characters.length
 }
 
 /** An IPv4 or IPv6 address, with an optional CIDR prefix that fits it (`10.0.0.0/8`, `::1`). */

@@ -774,12 +774,17 @@ describe('amparo demo', () => {
   it('is refused in production: it would publish live credentials with known passwords', async () => {
     const before = await counts()
     const refused = await amparoOn(
-      { ...demo.env, AMPARO_ENV: 'production', AMPARO_PAYMENT_GATEWAY: 'none' },
+      {
+        ...demo.env,
+        AMPARO_ENV: 'production',
+        AMPARO_PAYMENT_GATEWAY: 'none',
+        AMPARO_PUBLIC_URL: 'https://api.example.com',
+      },
       ['demo', '--json'],
     )
     expect(refused.code).toBe(2)
     expect(refused.out).toEqual([])
-    expect(refused.err.join('\n')).toMatch(/AMPARO_ENV=production/)
+    expect(refused.err.join('\n')).toMatch(/amparo demo is refused when AMPARO_ENV=production/)
     expect(await counts()).toEqual(before)
   })
 })

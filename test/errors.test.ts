@@ -203,11 +203,19 @@ describe('HEAD and trailing slashes', () => {
   })
 })
 
-describe('413: body over 1 MiB', () => {
+describe('413: body over 1 MiB (16 KiB on login)', () => {
+  const postCustomer = (payload: string) =>
+    ctx.app.inject({
+      method: 'POST',
+      url: '/customers',
+      headers: { ...bearer(token), 'content-type': 'application/json' },
+      payload,
+    })
+
   it('answers 413 {code, message, request_id} for 1 MiB + 1 byte', async () => {
     const payload = jsonOfSize(BODY_LIMIT + 1)
     expect(Buffer.byteLength(payload)).toBe(1024 * 1024 + 1)
-    const response = await postLogin(payload)
+    const response = await postCustomer(payload)
     expect(response.statusCode).toBe(413)
     expect(response.json()).toEqual(
       expectedError(response, 'payload_too_large', { message: expect.stringContaining('1 MiB') }),
@@ -217,9 +225,22 @@ describe('413: body over 1 MiB', () => {
   it('accepts exactly 1 MiB (then validates it)', async () => {
     const payload = jsonOfSize(BODY_LIMIT)
     expect(Buffer.byteLength(payload)).toBe(1024 * 1024)
-    const response = await postLogin(payload)
+    const response = await postCustomer(payload)
     expect(response.statusCode).toBe(422)
-    expect(Object.keys(response.json().errors)).toContain('client_id')
+    expect(Object.keys(response.json().errors)).toContain('name')
+  })
+
+  it('on login: 413 past 16 KiB, exactly 16 KiB read (then validated)', async () => {
+    const over = await postLogin(jsonOfSize(16 * 1024 + 1))
+    expect(over.statusCode).toBe(413)
+    expect(over.json()).toEqual(
+      expectedError(over, 'payload_too_large', {
+        message: 'The request body must not be larger than 16 KiB.',
+      }),
+    )
+    const exactly = await postLogin(jsonOfSize(16 * 1024))
+    expect(exactly.statusCode).toBe(422)
+    expect(Object.keys(exactly.json().errors)).toContain('client_id')
   })
 })
 

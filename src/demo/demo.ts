@@ -16,18 +16,26 @@ import demoCatalog from './demo-catalog.json' with { type: 'json' }
 
 const COVERAGES = ['Roubo e furto qualificado', 'Quebra acidental', 'Danos por líquidos']
 
+// `.amparo` is no public top-level domain: no real partner user can have an e-mail there.
+const DEMO_EMAIL_DOMAIN = '@demo.amparo'
+
+/** The demo's partner users, whose passwords were printed: they never log in in production. */
+export function isDemoUserEmail(email: string): boolean {
+  return email.toLowerCase().endsWith(DEMO_EMAIL_DOMAIN)
+}
+
 const PARTNERS: { name: string; gateway: GatewayMode; document: string; email: string }[] = [
   {
     name: 'Loja Demo (gateway externo)',
     gateway: 'external',
     document: '11222333000181',
-    email: 'externo@demo.amparo',
+    email: `externo${DEMO_EMAIL_DOMAIN}`,
   },
   {
     name: 'Loja Demo (gateway Amparo)',
     gateway: 'own',
     document: '44556677000186',
-    email: 'proprio@demo.amparo',
+    email: `proprio${DEMO_EMAIL_DOMAIN}`,
   },
 ]
 

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
+import type { Readable } from 'node:stream'
 import { errorCodes, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import type { Config } from '../config.js'
 import { documentOnWrites, hookList } from '../http/http-schemas.js'
 import { AppError } from '../shared/errors.js'
 import { errorBody, routeNotFound, serverError } from './errors.js'
@@ -68,50 +70,58 @@ export const httpPlugin = fp(
       reply.headers(request.url.startsWith('/docs') ? COMMON_HEADERS : API_HEADERS)
     })
 
+    const timeoutMs = app.config.connections.bodyTimeoutSeconds * 1000
     // `__proto__` and `constructor.prototype` keys are dropped, not refused: the body is valid JSON
     // and unknown fields are ignored (CONTRACT §1), while no prototype can be reached through it.
     const parseJson = app.getDefaultJsonParser('remove', 'remove')
     app.removeAllContentTypeParsers()
-    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-      if ((body as Buffer).length === 0) return done(null, undefined)
-      const refusal = unreadableBody(request)
-      if (refusal) return done(refusal, undefined)
-      let text: string
-      try {
-        text = UTF8.decode(body as Buffer)
-      } catch {
-        // JSON between systems is UTF-8 (RFC 8259 §8.1); decoding other bytes would store U+FFFD
-        // in place of what was sent.
-        return done(
-          new AppError('invalid_json', 'The request body is not valid JSON: it is not UTF-8.'),
-          undefined,
-        )
-      }
-      parseJson(request, text, done)
+    // Bodies are read here rather than by Fastify (see readBody): nothing is read for an unknown
+    // route (CONTRACT §18), whatever it holds; it answers 404.
+    app.addContentTypeParser('application/json', (request, payload, done) => {
+      if (request.is404) return done(null, undefined)
+      const limit = request.routeOptions.bodyLimit
+      const tooLarge = () =>
+        new AppError('payload_too_large', `The request body must not be larger than ${sizeLabel(limit)}.`)
+      if (Number(request.headers['content-length']) > limit) return done(tooLarge(), undefined)
+      readBody(payload, { limit, tooLarge, timeoutMs }, (error, body) => {
+        if (error) return done(error, undefined)
+        if (body.length === 0) return done(null, undefined)
+        const refusal = unreadableBody(request)
+        if (refusal) return done(refusal, undefined)
+        let text: string
+        try {
+          text = UTF8.decode(body)
+        } catch {
+          // JSON between systems is UTF-8 (RFC 8259 §8.1); decoding other bytes would store U+FFFD
+          // in place of what was sent.
+          return done(
+            new AppError('invalid_json', 'The request body is not valid JSON: it is not UTF-8.'),
+            undefined,
+          )
+        }
+        parseJson(request, text, done)
+      })
     })
     // Any other type is refused (415) when a body comes with it; an empty one is no body, whatever
     // its label: clients often send a form content type on a body-less POST (notify-payment,
     // login by header, cancellation), and stream-based clients send it chunked, as a bare last chunk.
     app.addContentTypeParser('*', (request, payload, done) => {
       const { 'content-length': length, 'transfer-encoding': chunked } = request.headers
-      if (length === '0' || (length === undefined && chunked === undefined)) return done(null, undefined)
-      const refusal = new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(request.headers['content-type'])
-      if (length !== undefined) return done(refusal, undefined)
-      let answered = false
-      const answer = (error: Error | null) => {
-        if (answered) return
-        answered = true
-        done(error, undefined)
-      }
-      // Refused at its first byte; the rest is read and dropped so the connection can carry on.
-      payload.on('data', (chunk: Buffer) => chunk.length > 0 && answer(refusal))
-      payload.on('end', () => answer(null))
-      payload.on('error', answer)
+      if (request.is404 || length === '0' || (length === undefined && chunked === undefined))
+        return done(null, undefined)
+      const refusal = () => new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(request.headers['content-type'])
+      if (length !== undefined) return done(refusal(), undefined)
+      // Refused at its first byte; the rest is dropped so the connection can carry on.
+      readBody(payload, { limit: 0, tooLarge: refusal, timeoutMs }, (error) => done(error, undefined))
+    })
+    // A request whose body stopped arriving is not read any further: its connection is closed.
+    app.addHook('onSend', async (_request, reply) => {
+      if (reply.statusCode === 408) reply.header('connection', 'close')
     })
 
     // Any POST or PUT may carry a body, even one whose route reads none: invalid JSON, too large,
     // or not JSON at all.
-    documentOnWrites(app, [400, 413, 415])
+    documentOnWrites(app, [400, 408, 413, 415])
 
     // Only routes that read a body or a query get the hook below: the others would run it for nothing.
     app.addHook('onRoute', (route) => {
@@ -119,8 +129,67 @@ export const httpPlugin = fp(
         route.preValidation = [blankIsAbsent, ...hookList(route.preValidation)]
     })
   },
-  { name: 'http' },
+  { name: 'http', dependencies: ['context'] },
 )
+
+/**
+ * Reads a body of at most `limit` bytes (else `tooLarge()`) that must arrive within `timeoutMs`
+ * of the start of its reading, else 408: without it, a body that never finishes held its
+ * connection forever. Past either, what remains is left unread.
+ */
+function readBody(
+  payload: Readable,
+  { limit, tooLarge, timeoutMs }: { limit: number; tooLarge: () => Error; timeoutMs: number },
+  done: (error: Error | null, body: Buffer) => void,
+): void {
+  const chunks: Buffer[] = []
+  let received = 0
+  const finish = (error: Error | null) => {
+    clearTimeout(timer)
+    payload.off('data', onData).off('end', onEnd).off('error', onAbort).off('close', onAbort)
+    done(error, error ? EMPTY : Buffer.concat(chunks, received))
+  }
+  const onData = (chunk: Buffer) => {
+    received += chunk.length
+    if (received > limit) return finish(tooLarge())
+    chunks.push(chunk)
+  }
+  const onEnd = () => finish(null)
+  // The client went away mid-body: a client error (as Fastify's own reader has it), not a fault to
+  // log, though nobody is left to read the answer.
+  const onAbort = () => finish(new AppError('bad_request', 'The request body ended before it was complete.'))
+  const timer = setTimeout(
+    () =>
+      finish(
+        new AppError('request_timeout', `The request body did not arrive within ${timeoutMs / 1000} s.`),
+      ),
+    timeoutMs,
+  )
+  payload.on('data', onData).on('end', onEnd).on('error', onAbort).on('close', onAbort)
+}
+
+const EMPTY = Buffer.alloc(0)
+
+function sizeLabel(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${Math.ceil(bytes / 1024)} KiB`
+}
+
+/**
+ * Fastify's server options for slow and idle clients (CONTRACT §18). Node's own deadline for a
+ * whole request backs up readBody's: it also covers a body sent to a route that reads none. Node
+ * checks its deadlines every second (30 s by default, which would double them).
+ */
+export function connectionTimeouts(connections: Config['connections']) {
+  const headersTimeout = connections.headersTimeoutSeconds * 1000
+  const requestTimeout = headersTimeout + connections.bodyTimeoutSeconds * 1000
+  return {
+    // Node closes an idle connection 1 s after the keep-alive timeout it advertises (so that a
+    // client never reuses one the server is closing): the setting is when it closes.
+    keepAliveTimeout: (connections.keepAliveTimeoutSeconds - 1) * 1000,
+    requestTimeout,
+    http: { headersTimeout, requestTimeout, connectionsCheckingInterval: 1000 },
+  }
+}
 
 /**
  * Body-less POSTs (notify-payment, login by header) validate as an empty object. A blank query

@@ -2,8 +2,8 @@ import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Redis } from 'ioredis'
 import { documentRateLimit } from '../http/http-schemas.js'
-import { readLoginCredentials } from '../modules/auth/login-credentials.js'
 import { AppError } from '../shared/errors.js'
+import { limitFailedLogins, loginAccount } from './login-failures.js'
 
 const MINUTE = 60_000
 
@@ -43,22 +43,17 @@ export const LOGIN_ADDRESS_FACTOR = 5
 /**
  * Stricter on login, per client id (or e-mail) and address, so guessing one partner's secret
  * is slow without letting one noisy address lock everyone else out. Counted once the body is read.
- * Per address alone too, at LOGIN_ADDRESS_FACTOR × that: changing the client id on every try
- * would otherwise never be limited, and each try costs a deliberately slow secret check. (Its
- * headers are sent only once it is exceeded: the per-client ones are the ones a client reads.)
+ * Per address alone too, at LOGIN_ADDRESS_FACTOR × that, counted before the body is read (CONTRACT
+ * §18): changing the client id on every try would otherwise never be limited, and each try costs a
+ * deliberately slow secret check. (Its headers are sent only once it is exceeded: the per-client
+ * ones are the ones a client reads.) Then failures per account, whatever the address.
  */
 export async function loginRateLimit(app: FastifyInstance, options: Options) {
   documentRateLimit(app)
   await app.register(rateLimit, {
-    ...common(options),
-    global: true,
-    hook: 'preHandler',
-    keyGenerator: (request) => `login:${loginSubject(request)}:${request.ip}`,
-  })
-  await app.register(rateLimit, {
     ...common({ ...options, max: options.max * LOGIN_ADDRESS_FACTOR }),
     global: true,
-    hook: 'preHandler',
+    hook: 'onRequest',
     keyGenerator: (request) => `login-address:${request.ip}`,
     addHeadersOnExceeding: {
       'ratelimit-limit': false,
@@ -66,15 +61,11 @@ export async function loginRateLimit(app: FastifyInstance, options: Options) {
       'ratelimit-reset': false,
     },
   })
-}
-
-function loginSubject(request: FastifyRequest): string {
-  try {
-    const credentials = readLoginCredentials((request.body ?? {}) as object, request.headers)
-    if (credentials.kind === 'client') return credentials.clientId
-    if (credentials.kind === 'user') return credentials.email.toLowerCase()
-  } catch {
-    // Missing fields: the handler answers 422; count it under the address alone.
-  }
-  return '-'
+  await app.register(rateLimit, {
+    ...common(options),
+    global: true,
+    hook: 'preHandler',
+    keyGenerator: (request) => `login:${loginAccount(request) ?? '-'}:${request.ip}`,
+  })
+  limitFailedLogins(app, options.redis)
 }

@@ -5,10 +5,14 @@ import { LoginBody, LoginResult } from './auth.schemas.js'
 import { login } from './auth.service.js'
 import { readLoginCredentials } from './login-credentials.js'
 
+/** A login body holds four short strings: a larger one is refused (413) before it is read (CONTRACT §18). */
+export const LOGIN_BODY_LIMIT = 16 * 1024
+
 export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/auth/login',
     {
+      bodyLimit: LOGIN_BODY_LIMIT,
       schema: {
         tags: ['Authentication'],
         operationId: 'login',
@@ -19,12 +23,16 @@ header \`Authorization: Basic base64(client_id:client_secret)\`.
 
 The response carries both shapes of the seed: \`access_token\` and \`token\` hold the same JWT.
 Send it as \`Authorization: Bearer <token>\`. When any call answers 401, log in again.
-Wrong credentials (unknown id, wrong secret, revoked credential) all answer the same 401.`,
+Wrong credentials (unknown id, wrong secret, revoked credential) all answer the same 401.
+
+After 10 failed logins in 15 minutes, an account (client id or e-mail) answers 429 until those
+15 minutes are over, wherever the attempts come from; the partner's other credentials still log in.`,
         security: [],
         body: LoginBody,
         response: {
           200: LoginResult,
-          ...errorResponses(400, 413, 415, 422),
+          ...errorResponses(400, 415, 422),
+          413: errorResponse(413, 'The body is larger than 16 KiB.'),
           401: errorResponse(401, 'Wrong, unknown or revoked credentials (`WWW-Authenticate: Bearer`).'),
         },
       },
@@ -40,7 +48,7 @@ Wrong credentials (unknown id, wrong secret, revoked credential) all answer the 
     },
     async (request) => {
       const credentials = readLoginCredentials(request.body, request.headers)
-      const { token, expiresAt } = await login(app.db, app.tokens, credentials)
+      const { token, expiresAt } = await login(app.db, app.tokens, credentials, app.config.env)
       return {
         access_token: token,
         token,
