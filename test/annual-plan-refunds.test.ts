@@ -233,7 +233,12 @@ describe('a canceled own-gateway plan paid by card', () => {
     now = new Date(Date.now() + MINUTE)
     const keys: string[] = []
     const sandbox = new SandboxGateway()
-    const working = sandboxWith({ refund: (r, a, key) => (keys.push(key), sandbox.refund(r, a, key)) })
+    const working = sandboxWith({
+      refund(reference, amount, key) {
+        keys.push(key)
+        return sandbox.refund(reference, amount, key)
+      },
+    })
     expect(await refunds(working)).toMatchObject({ refunded: 1 })
     expect(keys).toEqual([`refund-${row.id}`])
     expect((await call(own, 'GET', `/annual-plans/${id}`)).cancellation.refund_status).toBe('succeeded')
