@@ -53,6 +53,9 @@ export class StripeServer {
   readonly refunds: { id: string; payment_intent: string; amount: number }[] = []
   /** Every answer waits this long (after processing): a gateway at real speed. */
   latencyMs = 0
+  /** The most requests it held at once: how parallel its clients were. */
+  maxInFlight = 0
+  private inFlight = 0
   private readonly answers = new Map<string, { params: string; answer: Answer }>()
   /** Saved cards: payment method → the card number's behaviour. */
   private readonly methods = new Map<string, string>()
@@ -108,6 +111,16 @@ export class StripeServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse) {
+    this.inFlight += 1
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight)
+    try {
+      await this.answer(req, res)
+    } finally {
+      this.inFlight -= 1
+    }
+  }
+
+  private async answer(req: IncomingMessage, res: ServerResponse) {
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
     const raw = Buffer.concat(chunks).toString()
