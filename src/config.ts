@@ -5,6 +5,8 @@ import { isValidTimeZone } from './shared/time.js'
 
 /** How long a card charge holds its installment or plan, unless AMPARO_PAYMENT_CLAIM_SECONDS says. */
 export const DEFAULT_CLAIM_SECONDS = 120
+/** Gateway calls a worker makes at once, unless AMPARO_RECURRENCE_CONCURRENCY says. */
+export const DEFAULT_CONCURRENCY = 20
 
 // Every setting the service reads, validated once at start-up. Nothing else reads process.env.
 export const EnvSchema = Type.Object({
@@ -24,6 +26,7 @@ export const EnvSchema = Type.Object({
   STRIPE_SECRET_KEY: Type.String({ default: '' }),
   STRIPE_API_URL: Type.String({ default: '' }),
   AMPARO_PAYMENT_CLAIM_SECONDS: Type.Integer({ minimum: 35, maximum: 3600, default: DEFAULT_CLAIM_SECONDS }),
+  AMPARO_RECURRENCE_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 200, default: DEFAULT_CONCURRENCY }),
   AMPARO_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1200 }),
   AMPARO_LOGIN_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 20 }),
   AMPARO_TRUST_PROXY: Type.String({ default: '' }),
@@ -94,6 +97,8 @@ export interface Config {
    * over: longer than a gateway call may last (30 s), so a live charge is never taken over.
    */
   paymentClaimSeconds: number
+  /** Gateway calls a worker makes at once: recurrence charges, refunds. */
+  recurrenceConcurrency: number
   /** After SIGTERM: seconds of serving with `/ready` at 503 before the listener closes. */
   drainSeconds: number
 }
@@ -169,6 +174,7 @@ function toConfig(env: Env): Readonly<Config> {
     paymentGateway,
     stripe,
     paymentClaimSeconds: env.AMPARO_PAYMENT_CLAIM_SECONDS,
+    recurrenceConcurrency: env.AMPARO_RECURRENCE_CONCURRENCY,
     rateLimits: { perPartner: env.AMPARO_RATE_LIMIT, loginPerClient: env.AMPARO_LOGIN_RATE_LIMIT },
     trustProxy: parseTrustProxy(env.AMPARO_TRUST_PROXY),
     connections: {

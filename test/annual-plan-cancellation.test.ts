@@ -24,6 +24,8 @@ interface Cancellation {
   confirmed_at: string | null
   refund_amount: number
   refund_due_date: string | null
+  refund_status: string | null
+  refunded_at: string | null
 }
 interface PlanBody {
   id: number
@@ -157,6 +159,8 @@ describe('annual plan cancellation', () => {
         confirmed_at: null,
         refund_amount: 989.89,
         refund_due_date: null,
+        refund_status: null,
+        refunded_at: null,
       })
     })
 
@@ -246,6 +250,9 @@ describe('annual plan cancellation', () => {
         confirmed_at: '2026-03-17 23:59:59',
         refund_amount: 989.89,
         refund_due_date: '2026-04-01',
+        // Paid to the partner (external gateway): the partner refunds its customer.
+        refund_status: 'partner',
+        refunded_at: null,
       })
       // Months later, the repeat and a read show the same confirmation.
       expect(await confirm(ext, id, protocol, '2026-09-01T15:00:00.000Z')).toEqual(canceled)

@@ -671,6 +671,10 @@ class GatedGateway implements PaymentGateway {
     return this.sandbox.verifyCard(card, customerId, key)
   }
 
+  refund(reference: string, amountCents: number, key: string) {
+    return this.sandbox.refund(reference, amountCents, key)
+  }
+
   release() {
     this.open()
   }

@@ -60,6 +60,7 @@ class RecordingGateway implements PaymentGateway {
   createCustomer: PaymentGateway['createCustomer'] = (...args) => this.sandbox.createCustomer(...args)
   chargeCard: PaymentGateway['chargeCard'] = (...args) => this.sandbox.chargeCard(...args)
   verifyCard: PaymentGateway['verifyCard'] = (...args) => this.sandbox.verifyCard(...args)
+  refund: PaymentGateway['refund'] = (...args) => this.sandbox.refund(...args)
   async chargeSaved(saved: { customerId: string; token: string }, amount: number, reference: string) {
     this.charges.push({ token: saved.token, reference, day: formatDate(this.clock.now(), TZ) })
     if (this.maxDelayMs) await sleep(Math.random() * this.maxDelayMs)
@@ -635,6 +636,7 @@ describe('amparo worker', () => {
     expect(result.out).toHaveLength(1)
     expect(JSON.parse(result.out[0] as string)).toEqual({
       recurrence: { skipped: 'no payment gateway (AMPARO_PAYMENT_GATEWAY=none)' },
+      refunds: { skipped: 'no payment gateway (AMPARO_PAYMENT_GATEWAY=none)' },
       expiry: { canceled: 1 },
       coverage: { protected: 0, expired: 0 },
       idempotency: { purged: 0 },
@@ -649,6 +651,7 @@ describe('amparo worker', () => {
     expect(result.out).toHaveLength(1)
     expect(JSON.parse(result.out[0] as string)).toEqual({
       recurrence: { charged: 1, declined: 1, refused: 0, canceled: 0, errors: 0 },
+      refunds: { refunded: 0, retried: 0, failed: 0, errors: 0 },
       expiry: { canceled: 0 },
       coverage: { protected: 0, expired: 0 },
       idempotency: { purged: 0 },
@@ -666,6 +669,7 @@ describe('amparo worker', () => {
     expect(again.out).toEqual([
       [
         'Recurrence: 0 charged, 0 declined, 0 refused, 0 subscriptions canceled, 0 errors.',
+        'Refunds: 0 paid, 0 to retry, 0 failed, 0 errors.',
         'Expiry: 0 unpaid pending subscriptions canceled.',
         'Coverage clock: 0 annual plans now protected, 0 expired.',
         'Idempotency keys purged: 0.',

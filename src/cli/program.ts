@@ -10,6 +10,7 @@ import { registerMigrate } from './migrate.js'
 import { registerPartnerCreate } from './partner-create.js'
 import { registerPartnerGateway } from './partner-gateway.js'
 import { registerPlanCreate } from './plan-create.js'
+import { registerRefundRetry } from './refund-retry.js'
 import { registerServe } from './serve.js'
 import { registerUserCreate } from './user-create.js'
 import { registerWorker } from './worker.js'
@@ -37,6 +38,8 @@ export function buildProgram(io: Io): Command {
   registerCatalogImport(catalog, io)
   const plan = program.command('plan').description('Subscription and annual plans.')
   registerPlanCreate(plan, io)
+  const refund = program.command('refund').description('Refunds of canceled annual plans.')
+  registerRefundRetry(refund, io)
   return program
 }
 

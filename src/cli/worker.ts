@@ -17,7 +17,7 @@ export function registerWorker(program: Command, io: Io) {
   program
     .command('worker')
     .description(
-      "Run the background jobs: recurrence billing of own-gateway subscriptions (due date, then retries 1, 3 and 5 days later), cancellation of pending subscriptions unpaid after 30 days, the annual plans' coverage clock, and the purge of expired idempotency keys. Loops until SIGTERM/SIGINT; several workers may run at once.",
+      "Run the background jobs: recurrence billing of own-gateway subscriptions (due date, then retries 1, 3 and 5 days later), the refunds of canceled annual plans paid by card, cancellation of pending subscriptions unpaid after 30 days, the annual plans' coverage clock, and the purge of expired idempotency keys. Loops until SIGTERM/SIGINT; several workers may run at once.",
     )
     .option('--once', 'run every job once and exit')
     .option('--interval <seconds>', `seconds between rounds, 1 to ${MAX_INTERVAL_SECONDS}`, '60')
@@ -50,6 +50,7 @@ export function registerWorker(program: Command, io: Io) {
           clock: systemClock,
           timeZone: config.timeZone,
           claimSeconds: config.paymentClaimSeconds,
+          concurrency: config.recurrenceConcurrency,
           log,
           metrics,
         }
@@ -82,13 +83,18 @@ export function registerWorker(program: Command, io: Io) {
     })
 }
 
-function describeRun({ recurrence, expiry, coverage, idempotency }: WorkerRun): string {
+function describeRun({ recurrence, refunds, expiry, coverage, idempotency }: WorkerRun): string {
   const billing =
     'skipped' in recurrence
       ? `Recurrence skipped: ${recurrence.skipped}.`
       : `Recurrence: ${recurrence.charged} charged, ${recurrence.declined} declined, ${recurrence.refused} refused, ${recurrence.canceled} subscriptions canceled, ${recurrence.errors} errors.`
+  const refunding =
+    'skipped' in refunds
+      ? `Refunds skipped: ${refunds.skipped}.`
+      : `Refunds: ${refunds.refunded} paid, ${refunds.retried} to retry, ${refunds.failed} failed, ${refunds.errors} errors.`
   return [
     billing,
+    refunding,
     `Expiry: ${expiry.canceled} unpaid pending subscriptions canceled.`,
     `Coverage clock: ${coverage.protected} annual plans now protected, ${coverage.expired} expired.`,
     `Idempotency keys purged: ${idempotency.purged}.`,

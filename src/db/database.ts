@@ -3,6 +3,7 @@ import type { Pool } from 'pg'
 import type { Config } from '../config.js'
 import type {
   AnnualPlanCancellationsTable,
+  AnnualPlanRefundsTable,
   AnnualPlansTable,
 } from '../modules/annual-plans/annual-plan.table.js'
 import type { SigningKeysTable } from '../modules/auth/signing-key.table.js'
@@ -40,6 +41,7 @@ export interface Database {
   gateway_customers: GatewayCustomersTable
   annual_plans: AnnualPlansTable
   annual_plan_cancellations: AnnualPlanCancellationsTable
+  annual_plan_refunds: AnnualPlanRefundsTable
   device_protections: DeviceProtectionsTable
   idempotency_keys: IdempotencyKeysTable
 }

@@ -22,8 +22,77 @@ export interface JobDeps {
   signal?: AbortSignal
   /** How long a card charge holds its installment (`AMPARO_PAYMENT_CLAIM_SECONDS`). */
   claimSeconds?: number
+  /** Gateway calls in flight at once (`AMPARO_RECURRENCE_CONCURRENCY`). */
+  concurrency?: number
 }
 
 export const silentLog: JobLog = { debug() {}, info() {}, warn() {}, error() {} }
 
 export const DEFAULT_BATCH_SIZE = 50
+
+/**
+ * Runs `work` on the items `next` reads, at most `concurrency` at once. The next batch is read as
+ * soon as the last one is handed out, not once all of it is done, so one slow call never idles the
+ * other lanes. A read that finds nothing new while items are in flight (the rows it saw were not
+ * claimed yet) waits for one to finish and reads again; the run ends when a read finds nothing
+ * and nothing is in flight, or `signal` aborts (calls in flight finish first). `work` handles its
+ * own errors; a failed read ends the run and is thrown once every lane is done.
+ */
+export async function drainConcurrently<T>(
+  next: () => Promise<T[]>,
+  concurrency: number,
+  work: (item: T) => Promise<void>,
+  signal?: AbortSignal,
+): Promise<void> {
+  const buffer: T[] = []
+  let done = false
+  let failure: { error: unknown } | undefined
+  let reading: Promise<void> | undefined
+  let inFlight = 0
+  let completions = 0
+  let completed!: () => void
+  let completion = new Promise<void>((resolve) => {
+    completed = resolve
+  })
+  const read = async () => {
+    const before = completions
+    const items = await next()
+    if (items.length > 0) buffer.push(...items)
+    else if (completions !== before) return
+    else if (inFlight === 0) done = true
+    else await completion
+  }
+  const take = async (): Promise<T | undefined> => {
+    while (buffer.length === 0 && !done && !signal?.aborted) {
+      reading ??= read()
+        .catch((error: unknown) => {
+          failure ??= { error }
+          done = true
+        })
+        .finally(() => {
+          reading = undefined
+        })
+      await reading
+    }
+    if (signal?.aborted || buffer.length === 0) return undefined
+    inFlight += 1
+    return buffer.shift()
+  }
+  const lane = async () => {
+    for (let item = await take(); item !== undefined; item = await take()) {
+      try {
+        await work(item)
+      } finally {
+        inFlight -= 1
+        completions += 1
+        const wake = completed
+        completion = new Promise<void>((resolve) => {
+          completed = resolve
+        })
+        wake()
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, lane))
+  if (failure) throw failure.error
+}

@@ -6,6 +6,7 @@ import type { Metrics } from '../plugins/metrics.js'
 import type { JobDeps } from './job.js'
 import { type ExpiryResult, expirePendingSubscriptions } from './pending-expiry.job.js'
 import { type RecurrenceResult, runRecurrence } from './recurrence.job.js'
+import { type RefundsResult, runRefunds } from './refunds.job.js'
 
 export interface WorkerDeps extends JobDeps {
   /** The own card gateway; null (AMPARO_PAYMENT_GATEWAY=none) skips the recurrence. */
@@ -16,6 +17,7 @@ export interface WorkerDeps extends JobDeps {
 
 export interface WorkerRun {
   recurrence: RecurrenceResult | { skipped: string }
+  refunds: RefundsResult | { skipped: string }
   expiry: ExpiryResult
   coverage: { protected: number; expired: number }
   idempotency: { purged: number }
@@ -56,7 +58,10 @@ export async function runJobsOnce(deps: WorkerDeps): Promise<WorkerRun> {
   }
   const recurrence = gateway
     ? await attempt('recurrence', () => runRecurrence({ ...jobDeps, gateway }))
-    : { skipped: 'no payment gateway (AMPARO_PAYMENT_GATEWAY=none)' }
+    : { skipped: NO_GATEWAY }
+  const refunds = gateway
+    ? await attempt('refunds', () => runRefunds({ ...jobDeps, gateway }))
+    : { skipped: NO_GATEWAY }
   const expiry = await attempt('pending_expiry', () => expirePendingSubscriptions(jobDeps))
   const coverage = await attempt('coverage_clock', () =>
     advanceCoverageClock(jobDeps.db, jobDeps.clock.now().toISOString()),
@@ -64,11 +69,13 @@ export async function runJobsOnce(deps: WorkerDeps): Promise<WorkerRun> {
   const idempotency = await attempt('idempotency_purge', async () => ({
     purged: await purgeExpiredIdempotencyKeys(jobDeps.db, jobDeps.clock.now()),
   }))
-  if (recurrence && expiry && coverage && idempotency && failures.length === 0) {
-    return { recurrence, expiry, coverage, idempotency }
+  if (recurrence && refunds && expiry && coverage && idempotency && failures.length === 0) {
+    return { recurrence, refunds, expiry, coverage, idempotency }
   }
-  throw new JobsFailedError(failures, { recurrence, expiry, coverage, idempotency })
+  throw new JobsFailedError(failures, { recurrence, refunds, expiry, coverage, idempotency })
 }
+
+const NO_GATEWAY = 'no payment gateway (AMPARO_PAYMENT_GATEWAY=none)'
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
@@ -121,6 +128,8 @@ export async function runWorker(deps: WorkerDeps, options: LoopOptions): Promise
 }
 
 function didSomething(run: WorkerRun): boolean {
-  const counts = [run.recurrence, run.expiry, run.coverage, run.idempotency].flatMap((r) => Object.values(r))
+  const counts = [run.recurrence, run.refunds, run.expiry, run.coverage, run.idempotency].flatMap((r) =>
+    Object.values(r),
+  )
   return counts.some((n) => typeof n === 'number' && n > 0)
 }

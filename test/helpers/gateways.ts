@@ -9,6 +9,7 @@ export function sandboxWith(overrides: Partial<PaymentGateway>): PaymentGateway 
     chargeCard: (card, charge) => sandbox.chargeCard(card, charge),
     chargeSaved: (saved, amount, key) => sandbox.chargeSaved(saved, amount, key),
     verifyCard: (card, customerId, key) => sandbox.verifyCard(card, customerId, key),
+    refund: (reference, amount, key) => sandbox.refund(reference, amount, key),
     ...overrides,
   }
 }

@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net'
  * `stripe` library. Cards behave as CONTRACT §12's sandbox cards; `THREE_D_SECURE` asks for
  * authentication. `slowNext(ms)` answers the next request late (after processing it);
  * `loseNext()` processes it and drops the connection without answering; `failNext(status)` answers
- * an API error without processing it.
+ * an API error without processing it; `latencyMs` delays every answer (a real gateway's speed).
+ * Refunds (`POST /v1/refunds`) give back part or all of a succeeded PaymentIntent, never more.
  */
 
 const DECLINES: Record<string, string> = {
@@ -49,6 +50,12 @@ export class StripeServer {
   readonly requests: Received[] = []
   readonly paymentIntents: PaymentIntent[] = []
   readonly customers: string[] = []
+  readonly refunds: { id: string; payment_intent: string; amount: number }[] = []
+  /** Every answer waits this long (after processing): a gateway at real speed. */
+  latencyMs = 0
+  /** The most requests it held at once: how parallel its clients were. */
+  maxInFlight = 0
+  private inFlight = 0
   private readonly answers = new Map<string, { params: string; answer: Answer }>()
   /** Saved cards: payment method → the card number's behaviour. */
   private readonly methods = new Map<string, string>()
@@ -56,6 +63,7 @@ export class StripeServer {
   private slowMs = 0
   private lose = false
   private failStatus = 0
+  private failTimes = 0
   /** The path the next slow, lost or failed answer waits for. */
   private target = ''
   private server!: Server
@@ -85,9 +93,10 @@ export class StripeServer {
     this.target = path
   }
 
-  /** The next request to `path` answers `status` without being processed. */
-  failNext(status: number, path = '/v1/payment_intents'): void {
+  /** The next `times` requests to `path` answer `status` without being processed. */
+  failNext(status: number, path = '/v1/payment_intents', times = 1): void {
     this.failStatus = status
+    this.failTimes = times
     this.target = path
   }
 
@@ -102,6 +111,16 @@ export class StripeServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse) {
+    this.inFlight += 1
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight)
+    try {
+      await this.answer(req, res)
+    } finally {
+      this.inFlight -= 1
+    }
+  }
+
+  private async answer(req: IncomingMessage, res: ServerResponse) {
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
     const raw = Buffer.concat(chunks).toString()
@@ -124,7 +143,8 @@ export class StripeServer {
     const targeted = path === this.target
     if (this.failStatus && targeted) {
       answer = apiError(this.failStatus)
-      this.failStatus = 0
+      this.failTimes -= 1
+      if (this.failTimes <= 0) this.failStatus = 0
     } else if (!/^Bearer [sr]k_test_/.test(auth)) {
       answer = {
         status: 401,
@@ -163,6 +183,7 @@ export class StripeServer {
       await new Promise((resolve) => setTimeout(resolve, ms))
       if (res.destroyed || req.socket.destroyed) return
     }
+    if (this.latencyMs) await new Promise((resolve) => setTimeout(resolve, this.latencyMs))
     res.statusCode = answer.status
     res.end(JSON.stringify(answer.body))
   }
@@ -183,7 +204,23 @@ export class StripeServer {
       return ok(intentBody(intent))
     }
     if (path === '/v1/setup_intents') return this.setupIntent(params)
+    if (path === '/v1/refunds') return this.refund(params)
     return notFound(path)
+  }
+
+  private refund(params: Record<string, string>): Answer {
+    const intent = this.paymentIntents.find((pi) => pi.id === params.payment_intent)
+    if (intent?.status !== 'succeeded') return invalid('No such payment_intent.')
+    const amount = Number(params.amount ?? intent.amount)
+    const refunded = this.refunds
+      .filter((r) => r.payment_intent === intent.id)
+      .reduce((s, r) => s + r.amount, 0)
+    if (!(amount > 0) || refunded + amount > intent.amount) {
+      return invalid('Refund amount is greater than the unrefunded amount on the charge.')
+    }
+    const refund = { id: this.id('re'), payment_intent: intent.id, amount }
+    this.refunds.push(refund)
+    return ok({ ...refund, object: 'refund', status: 'succeeded', currency: 'brl' })
   }
 
   private paymentIntent(params: Record<string, string>): Answer {

@@ -14,6 +14,7 @@ import {
 } from './annual-plan.repository.js'
 import { newProtocol, REFUND_DUE_DAYS, refundAt, statusAt } from './annual-plan.rules.js'
 import { requireAnnualPlanRow } from './annual-plan.service.js'
+import { openRefund } from './annual-plan-refund.service.js'
 
 /** Draws again only on a protocol collision, which at 50 random bits practically never happens. */
 const PROTOCOL_ATTEMPTS = 3
@@ -53,7 +54,7 @@ export async function requestCancellation(
 
 /**
  * Confirms the plan's cancellation named by `protocol`: the plan is canceled and the refund fixed
- * (see `refundAmount`), due 15 days later. A repeat finds it confirmed and changes nothing.
+ * (see `refundAmount`), due 15 days later, and opened for the worker to pay (`openRefund`). A repeat finds it confirmed and changes nothing.
  */
 export async function confirmCancellation(
   trx: Trx,
@@ -74,9 +75,11 @@ export async function confirmCancellation(
     throw new PaymentInProgressError()
   }
   const confirmedOn = formatDate(now, timeZone)
+  const refund = refundAt(canceled, now, timeZone)
   await markConfirmed(trx, cancellation.id, {
     confirmed_at: now,
-    refund_amount: refundAt(canceled, now, timeZone),
+    refund_amount: refund,
     refund_due_date: addDays(confirmedOn, REFUND_DUE_DAYS),
   })
+  await openRefund(trx, canceled, refund, now)
 }

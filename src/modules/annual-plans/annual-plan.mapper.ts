@@ -49,11 +49,16 @@ function paymentOf(row: AnnualPlanView) {
   return { method: row.payment_method, installments: row.payment_installments ?? 1, ...card }
 }
 
+type RefundStatus = 'none' | 'pending' | 'succeeded' | 'failed' | 'partner'
+
 function cancellationOf(row: AnnualPlanView, timeZone: string, now: string) {
   const { cancellation_protocol: protocol, cancellation_status: status } = row
   if (protocol === null || status === null || row.cancellation_requested_at === null) return null
-  // While requested, the refund is what a confirmation now would give; confirmation fixes it.
+  // While requested, the refund is what a confirmation now would give; confirmation fixes it. A
+  // confirmed refund above 0 without a refund row was paid to the partner, who refunds it.
   const refund = row.cancellation_refund_amount ?? refundAt(row, now, timeZone)
+  const refundStatus: RefundStatus | null =
+    status === 'requested' ? null : (row.refund_status ?? (refund > 0 ? 'partner' : 'none'))
   return {
     protocol,
     status,
@@ -62,6 +67,8 @@ function cancellationOf(row: AnnualPlanView, timeZone: string, now: string) {
     confirmed_at: timestamp(row.cancellation_confirmed_at, timeZone),
     refund_amount: centsToAmount(refund),
     refund_due_date: row.cancellation_refund_due_date,
+    refund_status: refundStatus,
+    refunded_at: timestamp(row.refunded_at, timeZone),
   }
 }
 

@@ -35,6 +35,7 @@ function views(db: Db) {
     .innerJoin('models as m', 'm.id', 'ap.model_id')
     .innerJoin('brands as b', 'b.id', 'm.brand_id')
     .leftJoin('annual_plan_cancellations as x', 'x.annual_plan_id', 'ap.id')
+    .leftJoin('annual_plan_refunds as r', 'r.annual_plan_id', 'ap.id')
     .selectAll('ap')
     .select([
       'p.name as plan_name',
@@ -50,6 +51,8 @@ function views(db: Db) {
       'x.confirmed_at as cancellation_confirmed_at',
       'x.refund_amount as cancellation_refund_amount',
       'x.refund_due_date as cancellation_refund_due_date',
+      'r.status as refund_status',
+      'r.refunded_at as refunded_at',
     ])
 }
 

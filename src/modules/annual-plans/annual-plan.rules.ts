@@ -145,3 +145,22 @@ export function refundAt(plan: RefundablePlan, confirmedAt: string, timeZone: st
     confirmedOn: formatDate(confirmedAt, timeZone),
   })
 }
+
+// — Paying the refund —
+
+/** A refund the gateway keeps failing is retried this long, then `failed` (CONTRACT §16). */
+export const REFUND_RETRY_HOURS = 72
+const FIRST_RETRY_MINUTES = 5
+const LONGEST_RETRY_MINUTES = 360
+
+/**
+ * When to try a refund again after its `attempts`-th failed attempt at `now`: 5 minutes, doubling
+ * each time up to 6 hours (17 attempts in the 3 days), the last one at `giveUpAt` itself. Null
+ * once `giveUpAt` has come: the refund has failed.
+ */
+export function refundRetryAt(attempts: number, now: string, giveUpAt: string): string | null {
+  if (now >= giveUpAt) return null
+  const minutes = Math.min(FIRST_RETRY_MINUTES * 2 ** Math.max(0, attempts - 1), LONGEST_RETRY_MINUTES)
+  const next = new Date(Date.parse(now) + minutes * 60_000).toISOString()
+  return next < giveUpAt ? next : giveUpAt
+}

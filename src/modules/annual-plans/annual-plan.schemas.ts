@@ -96,6 +96,8 @@ const Payment = Type.Object(
 
 export const CancellationStatus = Type.Enum(['requested', 'confirmed'])
 
+export const RefundStatus = Type.Enum(['none', 'pending', 'succeeded', 'failed', 'partner'])
+
 export const Cancellation = Type.Object(
   {
     protocol: Type.String({ description: 'Confirm with `POST /annual-plans/{id}/cancellation/{protocol}`.' }),
@@ -109,6 +111,17 @@ export const Cancellation = Type.Object(
     refund_amount: Money('While requested, the refund if confirmed today; fixed at confirmation.'),
     refund_due_date: Type.Union([Type.String(), Type.Null()], {
       description: 'Confirmation date + 15 calendar days, `YYYY-MM-DD`; null while requested.',
+    }),
+    refund_status: Type.Union([RefundStatus, Type.Null()], {
+      description: `Whether the refund was paid; null while requested. \`none\`: the refund is 0.
+\`pending\`: the plan was paid through the own gateway and Amparo pays the refund back to the card
+(within minutes; errors are retried for up to 3 days). \`succeeded\`: paid back (\`refunded_at\`).
+\`failed\`: the gateway kept refusing; the operator is on it. \`partner\`: the plan was paid to the
+partner (external gateway), who refunds its customer; Amparo only reports the amount and due date.`,
+    }),
+    refunded_at: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'When the gateway took the refund, `YYYY-MM-DD HH:MM:SS` in the service time zone; null until then.',
     }),
   },
   { description: 'The cancellation of the plan; null when none was requested.' },

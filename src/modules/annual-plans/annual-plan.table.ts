@@ -48,3 +48,30 @@ export interface AnnualPlanCancellationsTable {
   refund_amount: number | null
   refund_due_date: string | null
 }
+
+export type RefundStatus = 'pending' | 'succeeded' | 'failed'
+
+/** A refund paid through the own gateway: one per confirmed cancellation with a refund above 0. */
+export interface AnnualPlanRefundsTable {
+  id: Generated<number>
+  annual_plan_id: number
+  partner_id: number
+  /** Cents. */
+  amount: number
+  /** The gateway's reference of the plan's approved charge (Stripe's PaymentIntent `pi_…`). */
+  payment_reference: string
+  status: RefundStatus
+  /** Gateway calls made so far. */
+  attempts: Generated<number>
+  /** The worker pays it from then on. */
+  next_attempt_at: string
+  /** An error after this instant makes it `failed`. */
+  give_up_at: string
+  /** A worker paying it holds it until then. */
+  locked_until: string | null
+  /** The last attempt's error, for the operator. */
+  last_error: string | null
+  gateway_refund_id: string | null
+  refunded_at: string | null
+  created_at: string
+}

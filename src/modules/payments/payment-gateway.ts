@@ -64,6 +64,11 @@ export interface PaymentGateway {
   ): Promise<ChargeResult>
   /** Checks a card and saves it for off-session charges, charging nothing. */
   verifyCard(card: CardData, customerId: string, idempotencyKey: string): Promise<CardVerification>
+  /**
+   * Gives back `amountCents` of the charge `paymentReference` (a `transactionId` it approved) and
+   * answers the gateway's refund id. Anything but a refund the gateway took throws.
+   */
+  refund(paymentReference: string, amountCents: number, idempotencyKey: string): Promise<string>
 }
 
 /**
@@ -82,6 +87,14 @@ export class GatewayUnavailableError extends ServiceUnavailableError {
     super('The payment gateway did not answer; nothing was recorded. Retry after Retry-After seconds.')
     this.retryAfterSeconds = retryAfterSeconds
   }
+}
+
+/**
+ * The gateway answered but refused the request as malformed (a bug, or an idempotency key reused
+ * with other parameters), or left it in a state the call does not expect: not a decline.
+ */
+export class GatewayRefusedError extends Error {
+  override name = 'GatewayRefusedError'
 }
 
 /** The gateway the configuration names; null when card payments are off. `options`: tests' timeouts. */

@@ -181,10 +181,22 @@ export async function nextChargeNumber(
   let query = db
     .selectFrom('payments')
     .select((eb) => eb.fn.countAll<number>().as('charges'))
-    .where('route', '<>', 'notification')
+    .where('route', 'in', ['card', 'recurrence'])
   query =
     'installmentId' in of
       ? query.where('installment_id', '=', of.installmentId)
       : query.where('annual_plan_id', '=', of.annualPlanId)
   return Number((await query.executeTakeFirstOrThrow()).charges) + 1
+}
+
+/** The gateway's reference of the approved card charge of an annual plan; none if it was not paid by card. */
+export async function approvedCardCharge(db: Db, annualPlanId: number): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('payments')
+    .select('transaction_id')
+    .where('annual_plan_id', '=', annualPlanId)
+    .where('route', '=', 'card')
+    .where('outcome', '=', 'approved')
+    .executeTakeFirst()
+  return row?.transaction_id ?? undefined
 }

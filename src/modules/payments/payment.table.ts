@@ -1,9 +1,10 @@
 import type { Generated } from 'kysely'
 
-export type PaymentRoute = 'notification' | 'card' | 'recurrence'
-export type PaymentOutcome = 'approved' | 'declined' | 'recorded'
+export type PaymentRoute = 'notification' | 'card' | 'recurrence' | 'refund'
+/** A refund attempt is `refunded` (the gateway took it) or `failed` (an error; retried later). */
+export type PaymentOutcome = 'approved' | 'declined' | 'recorded' | 'refunded' | 'failed'
 
-/** The ledger: one append-only row per charge attempt or payment notification. */
+/** The ledger: one append-only row per charge attempt, payment notification or refund attempt. */
 export interface PaymentsTable {
   id: Generated<number>
   partner_id: number
@@ -14,7 +15,7 @@ export interface PaymentsTable {
   route: PaymentRoute
   outcome: PaymentOutcome
   decline_code: string | null
-  /** The gateway's reference of the charge, when there was one. */
+  /** The gateway's reference of the charge (of the refund, for a refund), when there was one. */
   transaction_id: string | null
   created_at: string
 }

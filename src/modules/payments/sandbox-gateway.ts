@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto'
 import { cardBrand } from './card.js'
-import type {
-  CardCharge,
-  CardData,
-  CardVerification,
-  ChargeResult,
-  FirstCharge,
-  PaymentGateway,
+import {
+  type CardCharge,
+  type CardData,
+  type CardVerification,
+  type ChargeResult,
+  type FirstCharge,
+  GatewayRefusedError,
+  type PaymentGateway,
 } from './payment-gateway.js'
 
 /** CONTRACT §12's test cards; any other Luhn-valid number approves. */
@@ -50,6 +51,13 @@ export class SandboxGateway implements PaymentGateway {
     const declineCode = SANDBOX_DECLINES[card.number]
     if (declineCode) return { approved: false, declineCode }
     return { approved: true, ...saved(card, card.number === APPROVES_ONCE) }
+  }
+
+  /** Refunds at once any charge it made. */
+  async refund(paymentReference: string, _amountCents: number, _key: string): Promise<string> {
+    if (!paymentReference.startsWith('txn_test_'))
+      throw new GatewayRefusedError('The sandbox made no such charge')
+    return random('re_test')
   }
 }
 

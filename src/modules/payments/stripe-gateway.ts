@@ -6,6 +6,7 @@ import {
   type CardVerification,
   type ChargeResult,
   type FirstCharge,
+  GatewayRefusedError,
   GatewayUnavailableError,
   type PaymentGateway,
 } from './payment-gateway.js'
@@ -31,8 +32,6 @@ export interface StripeGatewayOptions {
 }
 
 export const STRIPE_DEFAULTS = { timeoutMs: 12_000, maxNetworkRetries: 1, keyPrefix: 'amparo' }
-
-export class GatewayRefusedError extends Error {}
 
 /** A 402 `card_error` of Stripe: the decline to answer, and the object it left behind if any. */
 function declineOf(error: unknown): { declineCode: string; transactionId: string | null } | null {
@@ -215,6 +214,25 @@ export class StripeGateway implements PaymentGateway {
       brand: cardBrand(card.number),
       last4: card.number.slice(-4),
     }
+  }
+
+  /**
+   * `POST /v1/refunds` of the PaymentIntent. Stripe answers `succeeded`, or `pending` for a refund
+   * it accepted and settles later (which it never reverses for cards on its own): both are paid as
+   * far as Amparo can act. `failed`/`canceled`, or an error, throw: the worker tries again.
+   */
+  async refund(paymentReference: string, amountCents: number, idempotencyKey: string): Promise<string> {
+    let refund: Stripe.Refund
+    try {
+      refund = await this.stripe.refunds.create(
+        { payment_intent: paymentReference, amount: amountCents },
+        this.key(idempotencyKey),
+      )
+    } catch (error) {
+      throw unavailable(error)
+    }
+    if (refund.status === 'succeeded' || refund.status === 'pending') return refund.id
+    throw new GatewayRefusedError(`Stripe left the refund ${refund.id} ${refund.status}`)
   }
 
   /**

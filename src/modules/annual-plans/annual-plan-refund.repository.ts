@@ -1,0 +1,92 @@
+import type { Insertable, Selectable, Updateable } from 'kysely'
+import type { Db, Trx } from '../../db/database.js'
+import { notHeld } from '../payments/payment.service.js'
+import type { AnnualPlanRefundsTable } from './annual-plan.table.js'
+
+export type RefundRow = Selectable<AnnualPlanRefundsTable>
+
+export async function insertRefund(trx: Trx, values: Insertable<AnnualPlanRefundsTable>): Promise<void> {
+  await trx
+    .insertInto('annual_plan_refunds')
+    .values(values)
+    .onConflict((oc) => oc.column('annual_plan_id').doNothing())
+    .execute()
+}
+
+export async function findRefundOfPlan(db: Db, planId: number): Promise<RefundRow | undefined> {
+  return db
+    .selectFrom('annual_plan_refunds')
+    .selectAll()
+    .where('annual_plan_id', '=', planId)
+    .executeTakeFirst()
+}
+
+/** Pending refunds whose attempt time has come and that no worker holds, by id from `after`. */
+export async function findDueRefunds(
+  db: Db,
+  { now, after, limit }: { now: string; after: number; limit: number },
+): Promise<number[]> {
+  const rows = await db
+    .selectFrom('annual_plan_refunds')
+    .select('id')
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', now)
+    .where(notHeld(now))
+    .where('id', '>', after)
+    .orderBy('id')
+    .limit(limit)
+    .execute()
+  return rows.map((row) => row.id)
+}
+
+/**
+ * Holds a due refund until `until` for one gateway call, in a transaction of its own (committed
+ * before the call): of concurrent workers exactly one gets the row.
+ */
+export async function claimRefund(
+  trx: Trx,
+  id: number,
+  now: string,
+  until: string,
+): Promise<RefundRow | undefined> {
+  return trx
+    .updateTable('annual_plan_refunds')
+    .set({ locked_until: until })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', now)
+    .where(notHeld(now))
+    .returningAll()
+    .executeTakeFirst()
+}
+
+/** Writes an attempt's outcome and ends the claim, if the claim `until` is still this attempt's. */
+export async function settleRefund(
+  trx: Trx,
+  id: number,
+  until: string,
+  changes: Updateable<AnnualPlanRefundsTable>,
+): Promise<boolean> {
+  const result = await trx
+    .updateTable('annual_plan_refunds')
+    .set((eb) => ({ ...changes, attempts: eb('attempts', '+', 1), locked_until: null }))
+    .where('id', '=', id)
+    .where('locked_until', '=', until)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
+}
+
+/** A `failed` refund, pending again; false when the plan's refund is not failed. */
+export async function requeueRefund(
+  trx: Trx,
+  id: number,
+  { now, giveUpAt }: { now: string; giveUpAt: string },
+): Promise<boolean> {
+  const result = await trx
+    .updateTable('annual_plan_refunds')
+    .set({ status: 'pending', next_attempt_at: now, give_up_at: giveUpAt, locked_until: null })
+    .where('id', '=', id)
+    .where('status', '=', 'failed')
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
+}

@@ -1,0 +1,173 @@
+import type { Db, Trx } from '../../db/database.js'
+import { retryingTransaction } from '../../db/transaction.js'
+import { NotFoundError, StateError } from '../../shared/errors.js'
+import {
+  approvedCardCharge,
+  atGateway,
+  type CardPaymentContext,
+  recordPayment,
+} from '../payments/payment.service.js'
+import {
+  GatewayRefusedError,
+  GatewayUnavailableError,
+  type PaymentGateway,
+} from '../payments/payment-gateway.js'
+import type { AnnualPlanRow } from './annual-plan.repository.js'
+import { REFUND_RETRY_HOURS, refundRetryAt } from './annual-plan.rules.js'
+import {
+  claimRefund,
+  findDueRefunds as findDue,
+  findRefundOfPlan,
+  insertRefund,
+  type RefundRow,
+  requeueRefund,
+  settleRefund,
+} from './annual-plan-refund.repository.js'
+
+// Refunds that are paid (CONTRACT §16): opened at the cancellation's confirmation, paid by the
+// worker through the own gateway, one idempotency key per refund so no retry pays twice.
+
+export type { RefundRow }
+
+const giveUpAfter = (now: string) => new Date(Date.parse(now) + REFUND_RETRY_HOURS * 3_600_000).toISOString()
+
+/**
+ * At the confirmation, in its transaction: a refund above 0 of a plan paid through the own gateway
+ * becomes `pending`, for the worker to pay. A plan paid to the partner (notified) is the partner's
+ * to refund; Amparo only reports it.
+ */
+export async function openRefund(trx: Trx, plan: AnnualPlanRow, amount: number, now: string): Promise<void> {
+  if (amount <= 0) return
+  const paymentReference = await approvedCardCharge(trx, plan.id)
+  if (!paymentReference) return
+  await insertRefund(trx, {
+    annual_plan_id: plan.id,
+    partner_id: plan.partner_id,
+    amount,
+    payment_reference: paymentReference,
+    status: 'pending',
+    next_attempt_at: now,
+    give_up_at: giveUpAfter(now),
+    created_at: now,
+  })
+}
+
+/** Pending refunds the worker should pay at `now`, by id from `after`. */
+export function findDueRefunds(db: Db, query: { now: string; after: number; limit: number }) {
+  return findDue(db, query)
+}
+
+export type RefundAttempt = 'refunded' | 'retry' | 'failed'
+
+/**
+ * Pays one due refund: claimed, the gateway called outside any transaction, the outcome written
+ * with its ledger row. An error is retried (`refundRetryAt`) until 3 days have passed, then the
+ * refund is `failed`. Undefined when another worker holds it or it is no longer due. Refunded but
+ * not recorded (the database failed after the gateway took it): the claim is kept until it runs
+ * out, and the retry sends the same idempotency key, which the gateway answers with the same refund.
+ */
+export async function payDueRefund(
+  db: Db,
+  gateway: PaymentGateway,
+  id: number,
+  { clock, claimSeconds, log }: Pick<CardPaymentContext, 'clock' | 'claimSeconds' | 'log'>,
+): Promise<RefundAttempt | undefined> {
+  const now = clock.now().toISOString()
+  const until = new Date(Date.parse(now) + claimSeconds * 1000).toISOString()
+  const refund = await retryingTransaction(db, (trx) => claimRefund(trx, id, now, until))
+  if (!refund) return undefined
+  const details = {
+    refund_id: refund.id,
+    annual_plan_id: refund.annual_plan_id,
+    attempt: refund.attempts + 1,
+  }
+  let refundId: string
+  try {
+    refundId = await atGateway(log, details, () =>
+      gateway.refund(refund.payment_reference, refund.amount, `refund-${refund.id}`),
+    )
+  } catch (error) {
+    const reason = reasonOf(error)
+    if (reason === 'unexpected error') log.error({ err: error, ...details }, 'refund failed unexpectedly')
+    return retryingTransaction(db, (trx) =>
+      recordFailure(trx, refund, until, reason, clock.now().toISOString()),
+    )
+  }
+  try {
+    await retryingTransaction(db, async (trx) => {
+      const at = clock.now().toISOString()
+      const changes = {
+        status: 'succeeded' as const,
+        gateway_refund_id: refundId,
+        refunded_at: at,
+        last_error: null,
+      }
+      if (!(await settleRefund(trx, refund.id, until, changes))) {
+        throw new Error(`refund ${refund.id} was taken over during its gateway call`)
+      }
+      await recordInLedger(trx, refund, { outcome: 'refunded', transactionId: refundId }, at)
+    })
+  } catch (error) {
+    log.error({ err: error, ...details, gateway_refund_id: refundId }, 'refund paid but not recorded')
+    throw error
+  }
+  return 'refunded'
+}
+
+async function recordFailure(
+  trx: Trx,
+  refund: RefundRow,
+  until: string,
+  reason: string,
+  now: string,
+): Promise<RefundAttempt | undefined> {
+  const retryAt = refundRetryAt(refund.attempts + 1, now, refund.give_up_at)
+  const changes = retryAt
+    ? { next_attempt_at: retryAt, last_error: reason }
+    : { status: 'failed' as const, last_error: reason }
+  if (!(await settleRefund(trx, refund.id, until, changes))) return undefined
+  await recordInLedger(trx, refund, { outcome: 'failed', transactionId: null, declineCode: reason }, now)
+  return retryAt ? 'retry' : 'failed'
+}
+
+/** What the ledger and the operator see of a failed attempt: never a message that could carry data. */
+function reasonOf(error: unknown): string {
+  if (error instanceof GatewayUnavailableError) return 'gateway_unavailable'
+  if (error instanceof GatewayRefusedError) return 'gateway_refused'
+  return 'unexpected error'
+}
+
+async function recordInLedger(
+  trx: Trx,
+  refund: RefundRow,
+  entry: { outcome: 'refunded' | 'failed'; transactionId: string | null; declineCode?: string },
+  now: string,
+): Promise<void> {
+  await recordPayment(trx, {
+    partner_id: refund.partner_id,
+    subscription_id: null,
+    installment_id: null,
+    annual_plan_id: refund.annual_plan_id,
+    amount: refund.amount,
+    route: 'refund',
+    outcome: entry.outcome,
+    decline_code: entry.declineCode ?? null,
+    transaction_id: entry.transactionId,
+    created_at: now,
+  })
+}
+
+/**
+ * `amparo refund retry`: a `failed` refund is pending again, due at once, with 3 more days of
+ * retries. The plan has no refund → 404; one that is not failed → 422.
+ */
+export async function retryFailedRefund(db: Db, planId: number, now: string): Promise<RefundRow> {
+  return retryingTransaction(db, async (trx) => {
+    const refund = await findRefundOfPlan(trx, planId)
+    if (!refund) throw new NotFoundError('Refund')
+    if (!(await requeueRefund(trx, refund.id, { now, giveUpAt: giveUpAfter(now) }))) {
+      throw new StateError(`The refund of annual plan ${planId} is ${refund.status}, not failed.`)
+    }
+    return (await findRefundOfPlan(trx, planId)) as RefundRow
+  })
+}
