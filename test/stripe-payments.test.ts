@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
@@ -36,6 +39,7 @@ const card = (number: string) => ({ creditCard: { number, expiry: '1230', cvv: C
 const NUMBERS = [VISA, MASTERCARD, INSUFFICIENT, DECLINED, APPROVES_ONCE, THREE_D_SECURE]
 
 const server = new StripeServer()
+const sqliteFile = join(mkdtempSync(join(tmpdir(), 'amparo-stripe-')), 'amparo.sqlite')
 let database: TestDatabase
 let app: App
 /** The same service with a gateway that gives up after 400 ms, for the timeout. */
@@ -54,6 +58,8 @@ interface Party {
 beforeAll(async () => {
   await server.start()
   database = await createTestDatabase({
+    // A file, not memory, on SQLite: the last test reads the file and its WAL byte by byte.
+    sqliteFile,
     env: {
       AMPARO_PAYMENT_GATEWAY: 'stripe',
       STRIPE_SECRET_KEY: 'sk_test_amparo0fake0key',
@@ -428,6 +434,17 @@ describe('card data at rest and in logs, after the Stripe suite', () => {
     ] as const) {
       for (const number of NUMBERS) expect(text.includes(number), `${number} in ${where}`).toBe(false)
       expect(cvv.test(text), `security code in ${where}`).toBe(false)
+    }
+    // The bytes on disk too, pages and write-ahead log (freed pages keep what was written there).
+    if (!isPostgres(database.db)) {
+      const files = [sqliteFile, `${sqliteFile}-wal`].filter((file) => existsSync(file))
+      expect(files).toContain(sqliteFile)
+      const bytes = files.map((file) => readFileSync(file).toString('latin1'))
+      // What was stored is there to be found (in the WAL until a checkpoint, then in the file).
+      expect(bytes.join('')).toContain('cus_')
+      for (const [i, file] of files.entries()) {
+        for (const number of NUMBERS) expect(bytes[i]?.includes(number), `${number} in ${file}`).toBe(false)
+      }
     }
   })
 })
