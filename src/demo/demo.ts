@@ -3,6 +3,7 @@ import { sql } from 'kysely'
 import type { Config } from '../config.js'
 import { type Db, isPostgres, type Trx } from '../db/database.js'
 import { retryingTransaction } from '../db/transaction.js'
+import { DEMO_EMAIL_DOMAIN } from '../modules/auth/auth.service.js'
 import { importCatalog, parseCatalog } from '../modules/catalog/catalog-import.js'
 import {
   attributeAllModels,
@@ -15,14 +16,6 @@ import { createPlan, type NewPlan } from '../modules/plans/plan.service.js'
 import demoCatalog from './demo-catalog.json' with { type: 'json' }
 
 const COVERAGES = ['Roubo e furto qualificado', 'Quebra acidental', 'Danos por líquidos']
-
-// `.amparo` is no public top-level domain: no real partner user can have an e-mail there.
-const DEMO_EMAIL_DOMAIN = '@demo.amparo'
-
-/** The demo's partner users, whose passwords were printed: they never log in in production. */
-export function isDemoUserEmail(email: string): boolean {
-  return email.toLowerCase().endsWith(DEMO_EMAIL_DOMAIN)
-}
 
 const PARTNERS: { name: string; gateway: GatewayMode; document: string; email: string }[] = [
   {

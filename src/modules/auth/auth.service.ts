@@ -1,12 +1,17 @@
 import type { Config } from '../../config.js'
 import type { Db } from '../../db/database.js'
-import { isDemoUserEmail } from '../../demo/demo.js'
 import { UnauthenticatedError } from '../../shared/errors.js'
 import type { LoginCredentials } from './login-credentials.js'
 import type { PartnerContext } from './partner-context.js'
 import { findActivePrincipal, findCredentialByClientId, findUserByEmail } from './principal.repository.js'
 import { passwordVersion, UNKNOWN_SECRET_HASH, verifySecret } from './secret-hash.js'
 import { InvalidTokenError, type IssuedToken, type TokenService } from './token.service.js'
+
+// `.amparo` is no public top-level domain: no real partner user can have an e-mail there.
+export const DEMO_EMAIL_DOMAIN = '@demo.amparo'
+
+/** The demo's partner users, whose passwords were printed: they never log in in production. */
+const isDemoUserEmail = (email: string) => email.toLowerCase().endsWith(DEMO_EMAIL_DOMAIN)
 
 /**
  * Checks the credentials and issues a token. An unknown id, a revoked credential and a wrong

@@ -11,8 +11,8 @@ import { type ChargeResult, GatewayUnavailableError, type PaymentGateway } from 
 
 /** Another charge holds the installment or plan: 409, try again once it has answered. */
 export class PaymentInProgressError extends AppError {
-  constructor() {
-    super('payment_in_progress', 'A payment of this item is in progress: try again once it has answered.')
+  constructor(message = 'A payment of this item is in progress: try again once it has answered.') {
+    super('payment_in_progress', message)
   }
 }
 

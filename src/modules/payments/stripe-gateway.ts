@@ -1,5 +1,6 @@
 import Stripe from 'stripe'
 import { cardBrand } from './card.js'
+import { PaymentInProgressError } from './payment.service.js'
 import {
   type CardCharge,
   type CardData,
@@ -45,8 +46,8 @@ function declineOf(error: unknown): { declineCode: string; transactionId: string
 
 /**
  * Anything but a decline: Stripe could not answer (timeout, connection, 5xx, revoked key, rate
- * limit) → GatewayUnavailableError, with Stripe's request id for the log; a request Stripe refused
- * as malformed or an idempotency key reused with other parameters → a server fault. Never the
+ * limit) → GatewayUnavailableError, with Stripe's request id for the log; an idempotency key reused
+ * with other card data → 409; a request Stripe refused as malformed → a server fault. Never the
  * card: Stripe's messages do not repeat it, and only these fields are kept.
  */
 function unavailable(error: unknown): Error {
@@ -64,6 +65,13 @@ function unavailable(error: unknown): Error {
     error instanceof Stripe.errors.StripePermissionError ||
     error instanceof Stripe.errors.StripeRateLimitError
   if (transient) return new GatewayUnavailableError(5, details)
+  // The same charge attempt retried with other card data: the attempt whose answer was lost is
+  // only settled by the same request; the partner hears so, not a server fault.
+  if (error instanceof Stripe.errors.StripeIdempotencyError) {
+    return new PaymentInProgressError(
+      'An earlier attempt of this payment, with other card data, is unresolved: retry it with the same card.',
+    )
+  }
   return Object.assign(
     new GatewayRefusedError(`Stripe refused the request (${error.type}, ${error.code ?? 'no code'})`),
     { gateway: details },
