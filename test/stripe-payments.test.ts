@@ -366,10 +366,15 @@ describe('when Stripe does not answer', () => {
     expect((await pay(p, s.id, VISA, impatient)).statusCode).toBe(409)
 
     now = new Date(START.getTime() + (CLAIM_SECONDS + 1) * 1000)
+    // Another card under the unresolved attempt's key: Stripe refuses it, the partner hears 409.
+    const otherCard = await pay(p, s.id, MASTERCARD, impatient)
+    expect(otherCard.statusCode, otherCard.body).toBe(409)
+    expect(otherCard.json()).toMatchObject({ code: 'payment_in_progress' })
     const retried = await pay(p, s.id, VISA, impatient)
     expect(retried.statusCode, retried.body).toBe(200)
     const first = s.installments[0]?.id
-    expect(keyed(`installment-${first}-charge-1`).map((r) => r.processed)).toEqual([true, false])
+    // The first attempt, the refused other card, then the retry answered from the first attempt.
+    expect(keyed(`installment-${first}-charge-1`).map((r) => r.processed)).toEqual([true, true, false])
     expect(
       server.charges.filter(
         (pi) => pi.params['metadata[amparo_reference]'] === `subscription-${s.id}-installment-1`,
