@@ -16,6 +16,7 @@ import * as partnerSequences from './migrations/0006-partner-sequences.js'
 import * as moneyBigint from './migrations/0007-money-bigint.js'
 import * as deviceProtections from './migrations/0008-device-protections.js'
 import * as cardPayments from './migrations/0009-card-payments.js'
+import * as events from './migrations/0011-events.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
 const migrations: Record<string, Migration> = {
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '0007-money-bigint': moneyBigint,
   '0008-device-protections': deviceProtections,
   '0009-card-payments': cardPayments,
+  '0011-events': events,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
