@@ -9,6 +9,7 @@ import { authRoutes } from './modules/auth/auth.routes.js'
 import { loadSigningKeys, TokenService, tokenAudience } from './modules/auth/token.service.js'
 import { catalogRoutes } from './modules/catalog/catalog.routes.js'
 import { customerRoutes } from './modules/customers/customer.routes.js'
+import { eventRoutes } from './modules/events/event.routes.js'
 import { healthRoutes } from './modules/health/health.routes.js'
 import type { PaymentGateway } from './modules/payments/payment-gateway.js'
 import { createGateway } from './modules/payments/payment-gateway.js'
@@ -119,6 +120,7 @@ export async function buildApp({
     await partnerScope.register(subscriptionRoutes)
     await partnerScope.register(subscriptionPaymentRoutes)
     await partnerScope.register(annualPlanRoutes)
+    await partnerScope.register(eventRoutes)
   })
 
   return app

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { findAnnualPlanRow } from '../src/modules/annual-plans/annual-plan.repository.js'
 import { recordNotifiedPayment } from '../src/modules/annual-plans/annual-plan-payment.service.js'
+import { eventContext } from '../src/modules/events/event.service.js'
 import type { PaymentGateway } from '../src/modules/payments/payment-gateway.js'
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
 import { type ErrorBody, type PageBody, uniqueImei, annualCard as VISA } from './helpers/bodies.js'
@@ -266,6 +267,7 @@ describe('annual plans', () => {
         ends_at: null,
         cancellation: null,
         created_at: '2026-11-21 12:04:05',
+        updated_at: '2026-11-21 12:04:05',
       })
       expect(await ok('GET', `/annual-plans/${created.id}`, ext.token)).toEqual(created)
     })
@@ -791,7 +793,7 @@ describe('annual plans', () => {
       // Two requests that both read the plan while it awaited payment, as racing ones do.
       const stale = await findAnnualPlanRow(database.db, ext.partner.id, plan.id)
       if (!stale) throw new Error('no plan')
-      const moment = { now: NOW.toISOString(), timeZone: database.config.timeZone }
+      const moment = { now: NOW.toISOString(), ...eventContext(database.config) }
       for (const _ of [1, 2]) {
         await database.db.transaction().execute((trx) => recordNotifiedPayment(trx, stale, moment))
       }

@@ -842,7 +842,13 @@ describe('POST /subscriptions/{id}/cancellation', () => {
     expect(installments.every((i) => i.status === 'canceled' && i.status_label === 'Cancelado')).toBe(true)
     expect(await subscriptionRow(s.id)).toMatchObject({
       status: 'canceled',
-      cancel_reason: 'Cliente desistiu.',
+      cancel_reason: 'partner_request',
+      cancel_comment: 'Cliente desistiu.',
+    })
+    expect(response.json().cancellation).toEqual({
+      reason: 'partner_request',
+      canceled_at: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
+      comment: 'Cliente desistiu.',
     })
     expect(new Date((await subscriptionRow(s.id)).canceled_at ?? '').toISOString()).toBe(NOW.toISOString())
   })
@@ -868,7 +874,11 @@ describe('POST /subscriptions/{id}/cancellation', () => {
     const s = await contract(p)
     const response = await cancel(p, s.id)
     expect(response.statusCode, response.body).toBe(200)
-    expect(await subscriptionRow(s.id)).toMatchObject({ status: 'canceled', cancel_reason: null })
+    expect(await subscriptionRow(s.id)).toMatchObject({
+      status: 'canceled',
+      cancel_reason: 'partner_request',
+      cancel_comment: null,
+    })
   })
 
   it('refuses a reason over 255 characters', async () => {
@@ -884,7 +894,7 @@ describe('POST /subscriptions/{id}/cancellation', () => {
     const s = await contract(p)
     expect((await cancel(p, s.id, { reason: 'first' })).statusCode).toBe(200)
     expectError(await cancel(p, s.id, { reason: 'second' }), 422, 'status')
-    expect((await subscriptionRow(s.id)).cancel_reason).toBe('first')
+    expect((await subscriptionRow(s.id)).cancel_comment).toBe('first')
   })
 
   it('answers 404 for another partner’s subscription', async () => {

@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PartnerContext } from '../src/modules/auth/partner-context.js'
+import { eventContext } from '../src/modules/events/event.service.js'
 import { contractSubscription } from '../src/modules/subscriptions/subscription.service.js'
 import { ADDRESS, type ErrorBody, type PageBody, uniqueImei } from './helpers/bodies.js'
 import { bare, cpfOf, formatCpf } from './helpers/documents.js'
@@ -295,7 +296,9 @@ describe('subscriptions', () => {
         installments_count: quoted.installments,
         store_id: a.matrix,
         metadata: { origin: 'pdv-loja-centro' },
+        cancellation: null,
         created_at: CREATED_AT,
+        updated_at: CREATED_AT,
       })
       // The quotation itself, by hand: 654321 × 120 bp = 7851.852 → 7852.
       expect(quoted).toMatchObject({ monthly_premium: 78.52, lmi: 6543.21, installments: 12 })
@@ -313,7 +316,9 @@ describe('subscriptions', () => {
         'store_id',
         'metadata',
         'card',
+        'cancellation',
         'created_at',
+        'updated_at',
       ])
       expect(Object.keys(created.device)).toEqual([
         'id',
@@ -792,6 +797,11 @@ describe('subscriptions', () => {
           status: 'pending',
           status_label: 'Pendente',
           paid_at: null,
+          subscription_id: created.id,
+          attempts: 0,
+          last_decline_code: null,
+          // No card on file: nothing will charge it (external gateway).
+          next_attempt_on: null,
         })
         expect(Object.keys(installment)).toEqual([
           'id',
@@ -801,6 +811,10 @@ describe('subscriptions', () => {
           'status',
           'status_label',
           'paid_at',
+          'subscription_id',
+          'attempts',
+          'last_decline_code',
+          'next_attempt_on',
         ])
       }
       expect(installments[0]?.amount).toBe(78.52)
@@ -887,6 +901,7 @@ describe('subscriptions', () => {
               partner,
               { plan_id: total, customer_id: maria.id, model_id: pro },
               { now: NOW.toISOString(), timeZone: ctx.config.timeZone },
+              eventContext(ctx.config),
             )
             const row = await trx
               .selectFrom('installments')

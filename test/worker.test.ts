@@ -280,7 +280,7 @@ describe('recurrence over a whole schedule', () => {
     expect(await subscription(world.db, ids.declining)).toEqual({
       status: 'canceled',
       canceled_at: at('2026-12-26', '00:01').toISOString(),
-      cancel_reason: 'recurrence declined',
+      cancel_reason: 'recurrence_failed',
     })
 
     const ledger = await recurrenceLedger(world.db, ids.declining)
@@ -410,7 +410,7 @@ describe('pending expiry', () => {
       expect(await subscription(world.db, id)).toEqual({
         status: 'canceled',
         canceled_at: at('2026-12-21', '00:01').toISOString(),
-        cancel_reason: 'unpaid',
+        cancel_reason: 'first_installment_unpaid',
       })
       expect((await installments(world.db, id)).map((r) => r.status)).toEqual([
         'canceled',
@@ -640,8 +640,9 @@ describe('amparo worker', () => {
       expiry: { canceled: 1 },
       coverage: { protected: 0, expired: 0 },
       idempotency: { purged: 0 },
+      events: { purged: expect.any(Number) },
     })
-    expect((await subscription(world.db, ids.unpaid)).cancel_reason).toBe('unpaid')
+    expect((await subscription(world.db, ids.unpaid)).cancel_reason).toBe('first_installment_unpaid')
     expect((await installments(world.db, ids.approving))[1]?.status).toBe('pending')
   })
 
@@ -655,6 +656,7 @@ describe('amparo worker', () => {
       expiry: { canceled: 0 },
       coverage: { protected: 0, expired: 0 },
       idempotency: { purged: 0 },
+      events: { purged: expect.any(Number) },
     })
     const tomorrow = addDays(formatDate(new Date(), world.config.timeZone), 1)
     expect((await installments(world.db, ids.approving))[1]?.status).toBe('paid')
@@ -673,6 +675,7 @@ describe('amparo worker', () => {
         'Expiry: 0 unpaid pending subscriptions canceled.',
         'Coverage clock: 0 annual plans now protected, 0 expired.',
         'Idempotency keys purged: 0.',
+        'Events purged (older than 30 days): 0.',
       ].join('\n'),
     ])
   })

@@ -101,8 +101,10 @@ export async function seed(db: Db, postgres: boolean, counts: number[]): Promise
           card_brand: null,
           card_last4: null,
           canceled_at: status === 'canceled' ? created : null,
-          cancel_reason: status === 'canceled' ? 'Cliente desistiu da proteção.' : null,
+          cancel_reason: status === 'canceled' ? 'partner_request' : null,
+          cancel_comment: status === 'canceled' ? 'Cliente desistiu da proteção.' : null,
           created_at: created,
+          updated_at: created,
         } as const
       },
       (rows) => db.insertInto('subscriptions').values(rows).execute(),

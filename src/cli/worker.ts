@@ -1,5 +1,6 @@
 import type { Command } from 'commander'
 import { pino } from 'pino'
+import { eventContext } from '../modules/events/event.service.js'
 import { createGateway } from '../modules/payments/payment-gateway.js'
 import { systemClock } from '../shared/clock.js'
 import { JobsFailedError, runJobsOnce, runWorker, type WorkerRun } from '../worker/worker.js'
@@ -51,6 +52,7 @@ export function registerWorker(program: Command, io: Io) {
           timeZone: config.timeZone,
           claimSeconds: config.paymentClaimSeconds,
           concurrency: config.recurrenceConcurrency,
+          base: eventContext(config).base,
           log,
           metrics,
         }
@@ -83,7 +85,7 @@ export function registerWorker(program: Command, io: Io) {
     })
 }
 
-function describeRun({ recurrence, refunds, expiry, coverage, idempotency }: WorkerRun): string {
+function describeRun({ recurrence, refunds, expiry, coverage, idempotency, events }: WorkerRun): string {
   const billing =
     'skipped' in recurrence
       ? `Recurrence skipped: ${recurrence.skipped}.`
@@ -98,5 +100,6 @@ function describeRun({ recurrence, refunds, expiry, coverage, idempotency }: Wor
     `Expiry: ${expiry.canceled} unpaid pending subscriptions canceled.`,
     `Coverage clock: ${coverage.protected} annual plans now protected, ${coverage.expired} expired.`,
     `Idempotency keys purged: ${idempotency.purged}.`,
+    `Events purged (older than 30 days): ${events.purged}.`,
   ].join('\n')
 }

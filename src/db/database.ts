@@ -10,6 +10,7 @@ import type { SigningKeysTable } from '../modules/auth/signing-key.table.js'
 import type { BrandsTable, ModelsTable, PartnerModelsTable } from '../modules/catalog/catalog.table.js'
 import type { CustomersTable } from '../modules/customers/customer.table.js'
 import type { DeviceProtectionsTable } from '../modules/devices/device-protection.table.js'
+import type { EventsTable } from '../modules/events/event.table.js'
 import type { CredentialsTable, PartnersTable, PartnerUsersTable } from '../modules/partners/partner.table.js'
 import type { GatewayCustomersTable, PaymentsTable } from '../modules/payments/payment.table.js'
 import type { PlansTable } from '../modules/plans/plan.table.js'
@@ -44,6 +45,7 @@ export interface Database {
   annual_plan_refunds: AnnualPlanRefundsTable
   device_protections: DeviceProtectionsTable
   idempotency_keys: IdempotencyKeysTable
+  events: EventsTable
 }
 
 export type Db = Kysely<Database>

@@ -17,6 +17,7 @@ import * as moneyBigint from './migrations/0007-money-bigint.js'
 import * as deviceProtections from './migrations/0008-device-protections.js'
 import * as cardPayments from './migrations/0009-card-payments.js'
 import * as refunds from './migrations/0010-refunds.js'
+import * as events from './migrations/0011-events.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
 const migrations: Record<string, Migration> = {
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '0008-device-protections': deviceProtections,
   '0009-card-payments': cardPayments,
   '0010-refunds': refunds,
+  '0011-events': events,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -162,6 +162,7 @@ export const openapiPlugin = fp(
           { name: 'Plans', description: 'Protection plans and quotations.' },
           { name: 'Subscriptions', description: 'Monthly protection paid in installments.' },
           { name: 'Annual plans', description: '12 months of protection for a single payment.' },
+          { name: 'Events', description: 'What changed, in order: the feed partners poll.' },
           {
             name: 'Shopkeepers',
             description: 'The partner’s stores: its matrix and the branches it registers.',

@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js'
+import type { EventContext } from '../modules/events/event.service.js'
 import type { Clock } from '../shared/clock.js'
 
 /** pino's `(details, message)` form, so the CLI's pino logger fits and tests can pass a spy. */
@@ -24,7 +25,15 @@ export interface JobDeps {
   claimSeconds?: number
   /** Gateway calls in flight at once (`AMPARO_RECURRENCE_CONCURRENCY`). */
   concurrency?: number
+  /** Base of the links in the events' resources (eventContext: AMPARO_PUBLIC_URL or the local default). */
+  base?: string
 }
+
+/** How the jobs render their events' resources; without `base`, the default port's local address. */
+export const jobEvents = ({ base, timeZone }: JobDeps): EventContext => ({
+  base: base ?? 'http://localhost:3000',
+  timeZone,
+})
 
 export const silentLog: JobLog = { debug() {}, info() {}, warn() {}, error() {} }
 

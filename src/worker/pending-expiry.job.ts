@@ -2,7 +2,7 @@ import {
   expireUnpaidSubscription,
   findExpiredPending,
 } from '../modules/subscriptions/subscription-cancellation.service.js'
-import { DEFAULT_BATCH_SIZE, type JobDeps } from './job.js'
+import { DEFAULT_BATCH_SIZE, type JobDeps, jobEvents } from './job.js'
 
 export interface ExpiryResult {
   /** Pending subscriptions canceled because installment 1 stayed unpaid. */
@@ -20,7 +20,7 @@ export async function expirePendingSubscriptions(deps: JobDeps): Promise<ExpiryR
     const batch = await findExpiredPending(db, { now, timeZone, after, limit: batchSize })
     if (batch.length === 0) break
     for (const id of batch) {
-      if (await expireUnpaidSubscription(db, id, now.toISOString())) {
+      if (await expireUnpaidSubscription(db, id, now.toISOString(), jobEvents(deps))) {
         result.canceled += 1
         log?.info({ subscription_id: id }, 'unpaid pending subscription canceled')
       }

@@ -5,7 +5,7 @@ import {
   type DueInstallment,
   findDueInstallments,
 } from '../modules/subscriptions/subscription-recurrence.service.js'
-import { DEFAULT_BATCH_SIZE, drainConcurrently, type JobDeps, silentLog } from './job.js'
+import { DEFAULT_BATCH_SIZE, drainConcurrently, type JobDeps, jobEvents, silentLog } from './job.js'
 
 export interface RecurrenceDeps extends JobDeps {
   gateway: PaymentGateway
@@ -33,7 +33,8 @@ export interface RecurrenceResult {
 export async function runRecurrence(deps: RecurrenceDeps): Promise<RecurrenceResult> {
   const { db, clock, timeZone, gateway, signal, batchSize = DEFAULT_BATCH_SIZE } = deps
   const log = deps.log ?? silentLog
-  const context = { gateway, clock, timeZone, log, claimSeconds: deps.claimSeconds ?? DEFAULT_CLAIM_SECONDS }
+  const claimSeconds = deps.claimSeconds ?? DEFAULT_CLAIM_SECONDS
+  const context = { gateway, clock, log, claimSeconds, ...jobEvents(deps) }
   const result: RecurrenceResult = { charged: 0, declined: 0, refused: 0, canceled: 0, errors: 0 }
   // An installment read once is not handed out again in this run: one in flight, or that another
   // worker took between the read and the claim, may still look due to the next read.

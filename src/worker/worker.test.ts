@@ -9,6 +9,7 @@ const idle: WorkerRun = {
   expiry: { canceled: 0 },
   coverage: { protected: 0, expired: 0 },
   idempotency: { purged: 0 },
+  events: { purged: 0 },
 }
 
 function spyLog(): JobLog & { lines: [string, string][] } {

@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { advanceCoverageClock } from '../modules/annual-plans/annual-plan.service.js'
+import { advanceCoverageClock } from '../modules/annual-plans/annual-plan-events.service.js'
+import { purgeEvents } from '../modules/events/event.service.js'
 import type { PaymentGateway } from '../modules/payments/payment-gateway.js'
 import { purgeExpiredIdempotencyKeys } from '../plugins/idempotency.repository.js'
 import type { Metrics } from '../plugins/metrics.js'
-import type { JobDeps } from './job.js'
+import { type JobDeps, jobEvents } from './job.js'
 import { type ExpiryResult, expirePendingSubscriptions } from './pending-expiry.job.js'
 import { type RecurrenceResult, runRecurrence } from './recurrence.job.js'
 import { type RefundsResult, runRefunds } from './refunds.job.js'
@@ -21,6 +22,7 @@ export interface WorkerRun {
   expiry: ExpiryResult
   coverage: { protected: number; expired: number }
   idempotency: { purged: number }
+  events: { purged: number }
 }
 
 /**
@@ -64,15 +66,18 @@ export async function runJobsOnce(deps: WorkerDeps): Promise<WorkerRun> {
     : { skipped: NO_GATEWAY }
   const expiry = await attempt('pending_expiry', () => expirePendingSubscriptions(jobDeps))
   const coverage = await attempt('coverage_clock', () =>
-    advanceCoverageClock(jobDeps.db, jobDeps.clock.now().toISOString()),
+    advanceCoverageClock(jobDeps.db, jobDeps.clock.now().toISOString(), jobEvents(jobDeps)),
   )
   const idempotency = await attempt('idempotency_purge', async () => ({
     purged: await purgeExpiredIdempotencyKeys(jobDeps.db, jobDeps.clock.now()),
   }))
-  if (recurrence && refunds && expiry && coverage && idempotency && failures.length === 0) {
-    return { recurrence, refunds, expiry, coverage, idempotency }
+  const events = await attempt('events_purge', async () => ({
+    purged: await purgeEvents(jobDeps.db, jobDeps.clock.now()),
+  }))
+  if (recurrence && refunds && expiry && coverage && idempotency && events && failures.length === 0) {
+    return { recurrence, refunds, expiry, coverage, idempotency, events }
   }
-  throw new JobsFailedError(failures, { recurrence, refunds, expiry, coverage, idempotency })
+  throw new JobsFailedError(failures, { recurrence, refunds, expiry, coverage, idempotency, events })
 }
 
 const NO_GATEWAY = 'no payment gateway (AMPARO_PAYMENT_GATEWAY=none)'
@@ -128,8 +133,8 @@ export async function runWorker(deps: WorkerDeps, options: LoopOptions): Promise
 }
 
 function didSomething(run: WorkerRun): boolean {
-  const counts = [run.recurrence, run.refunds, run.expiry, run.coverage, run.idempotency].flatMap((r) =>
-    Object.values(r),
+  const counts = [run.recurrence, run.refunds, run.expiry, run.coverage, run.idempotency, run.events].flatMap(
+    (r) => Object.values(r),
   )
   return counts.some((n) => typeof n === 'number' && n > 0)
 }

@@ -3,6 +3,7 @@ import { Type } from 'typebox'
 import { retryingTransaction } from '../../db/transaction.js'
 import { errorResponses, Id, Money, nullable, Timestamp } from '../../http/http-schemas.js'
 import { baseUrl } from '../../http/links.js'
+import { eventContext } from '../events/event.service.js'
 import { cancellationRequestResource } from './annual-plan.mapper.js'
 import { AnnualPlan, AnnualPlanParams } from './annual-plan.schemas.js'
 import { showAnnualPlan } from './annual-plan.service.js'
@@ -67,6 +68,7 @@ the service time zone. \`refund_due_date\` is the confirmation date + 15 calenda
 export const annualPlanCancellationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config, clock } = app
   const timeZone = config.timeZone
+  const events = eventContext(config)
 
   app.put(
     '/annual-plans/:id/cancellation',
@@ -96,7 +98,7 @@ ${REFUND_RULE}`,
       const now = clock.now().toISOString()
       const reason = request.body.reason || null
       const { plan, cancellation } = await retryingTransaction(db, (trx) =>
-        requestCancellation(trx, request.partner.partnerId, request.params.id, reason, now),
+        requestCancellation(trx, request.partner.partnerId, request.params.id, reason, now, events),
       )
       return cancellationRequestResource(plan, cancellation, now, timeZone)
     },
@@ -126,7 +128,7 @@ ${REFUND_RULE}`,
       const { id } = request.params
       const protocol = request.params.protocol.trim().toUpperCase()
       await retryingTransaction(db, (trx) =>
-        confirmCancellation(trx, request.partner.partnerId, id, protocol, { now, timeZone }),
+        confirmCancellation(trx, request.partner.partnerId, id, protocol, { now, timeZone }, events),
       )
       const view = { base: baseUrl(request), timeZone, now: clock.now().toISOString() }
       return showAnnualPlan(db, request.partner.partnerId, id, view)

@@ -2,6 +2,7 @@ import type { Trx } from '../../db/database.js'
 import type { Moment } from '../../shared/clock.js'
 import { NotFoundError, StateError } from '../../shared/errors.js'
 import { addDays, formatDate } from '../../shared/time.js'
+import type { EventContext } from '../events/event.service.js'
 import { PaymentInProgressError } from '../payments/payment.service.js'
 import {
   type AnnualPlanRow,
@@ -11,9 +12,11 @@ import {
   findCancellation,
   insertCancellation,
   markConfirmed,
+  touchAnnualPlan,
 } from './annual-plan.repository.js'
 import { newProtocol, REFUND_DUE_DAYS, refundAt, statusAt } from './annual-plan.rules.js'
 import { requireAnnualPlanRow } from './annual-plan.service.js'
+import { recordAnnualPlanEvent } from './annual-plan-events.service.js'
 import { openRefund } from './annual-plan-refund.service.js'
 
 /** Draws again only on a protocol collision, which at 50 random bits practically never happens. */
@@ -30,6 +33,7 @@ export async function requestCancellation(
   id: number,
   reason: string | null,
   now: string,
+  events: EventContext,
 ): Promise<{ plan: AnnualPlanRow; cancellation: CancellationRow }> {
   const plan = await requireAnnualPlanRow(trx, partnerId, id)
   for (let attempt = 0; attempt < PROTOCOL_ATTEMPTS; attempt++) {
@@ -47,7 +51,10 @@ export async function requestCancellation(
       reason,
       requested_at: now,
     }
-    await insertCancellation(trx, values)
+    if (await insertCancellation(trx, values)) {
+      await touchAnnualPlan(trx, plan.id, now)
+      await recordAnnualPlanEvent(trx, 'annual_plan.cancellation_requested', plan.id, now, events)
+    }
   }
   throw new Error(`could not open a cancellation of annual plan ${plan.id}`)
 }
@@ -62,6 +69,7 @@ export async function confirmCancellation(
   id: number,
   protocol: string,
   { now, timeZone }: Moment,
+  events: EventContext,
 ): Promise<void> {
   const plan = await requireAnnualPlanRow(trx, partnerId, id)
   const cancellation = await findCancellation(trx, plan.id)
@@ -82,4 +90,5 @@ export async function confirmCancellation(
     refund_due_date: addDays(confirmedOn, REFUND_DUE_DAYS),
   })
   await openRefund(trx, canceled, refund, now)
+  await recordAnnualPlanEvent(trx, 'annual_plan.canceled', plan.id, now, events)
 }

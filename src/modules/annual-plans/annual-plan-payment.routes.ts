@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { errorResponses } from '../../http/http-schemas.js'
 import { baseUrl } from '../../http/links.js'
+import { eventContext } from '../events/event.service.js'
 import { refuseWrongGateway } from '../payments/payment-gateway.js'
 import { paymentNoticeResource } from './annual-plan.mapper.js'
 import { AnnualPlan, AnnualPlanParams } from './annual-plan.schemas.js'
@@ -84,6 +85,7 @@ Cover (\`starts_at\`) begins at 00:00 (service time zone) of the day after the p
 export const annualPlanPaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config, clock } = app
   const timeZone = config.timeZone
+  const events = eventContext(config)
 
   app.post(
     '/annual-plans/:id/payment',
@@ -146,9 +148,9 @@ Declined → 402 \`{"message", "errors": {"creditCard": [...]}, "decline_code"}\
       await payAnnualPlanByCard(db, partner, params.id, card, body.installments ?? 1, {
         gateway: app.gateway,
         clock,
-        timeZone,
         claimSeconds: config.paymentClaimSeconds,
         log: request.log,
+        ...events,
       })
       const view = { base: baseUrl(request), timeZone, now: clock.now().toISOString() }
       return showAnnualPlan(db, partner.partnerId, params.id, view)
@@ -177,7 +179,7 @@ after (the plan then shows \`canceled\` with its refund).`,
     },
     async (request) => {
       const now = clock.now().toISOString()
-      const plan = await notifyAnnualPlanPayment(db, request.partner, request.params.id, { now, timeZone })
+      const plan = await notifyAnnualPlanPayment(db, request.partner, request.params.id, { now, ...events })
       return paymentNoticeResource(plan, now, timeZone)
     },
   )

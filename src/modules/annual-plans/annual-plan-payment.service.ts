@@ -3,6 +3,7 @@ import { retryingTransaction } from '../../db/transaction.js'
 import { GatewayModeError, StateError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
+import type { EventContext } from '../events/event.service.js'
 import { CardDeclinedError, type CardInput, requireCard } from '../payments/card.js'
 import {
   type CardPaymentContext,
@@ -24,6 +25,7 @@ import {
 } from './annual-plan.repository.js'
 import { assertAwaitingPayment, paymentAt, statusAt } from './annual-plan.rules.js'
 import { requireAnnualPlanRow } from './annual-plan.service.js'
+import { recordAnnualPlanEvent } from './annual-plan-events.service.js'
 
 /**
  * Pays the partner's plan by card, checked in the order of every payment call: the plan is the
@@ -37,7 +39,7 @@ export async function payAnnualPlanByCard(
   id: number,
   creditCard: CardInput,
   installments: number,
-  context: CardPaymentContext,
+  context: CardPaymentContext & EventContext,
 ): Promise<void> {
   const { clock, timeZone } = context
   const now = clock.now().toISOString()
@@ -79,6 +81,7 @@ export async function payAnnualPlanByCard(
         if (!(await markPaid(trx, plan.id, { ...paymentAt(plan.id, at, timeZone), card: paidCard }))) {
           throw new Error(`annual plan ${plan.id} changed during its charge ${result.transactionId}`)
         }
+        await recordAnnualPlanEvent(trx, 'annual_plan.paid', plan.id, at, context)
         await recordInLedger(
           trx,
           plan,
@@ -118,10 +121,11 @@ export function assertNotifiable(partner: PartnerContext, plan: AnnualPlanRow, n
 export async function recordNotifiedPayment(
   trx: Trx,
   plan: AnnualPlanRow,
-  { now, timeZone }: { now: string; timeZone: string },
+  { now, timeZone, base }: { now: string } & EventContext,
 ): Promise<AnnualPlanRow | null> {
   const payment = paymentAt(plan.id, now, timeZone)
   if (!(await markPaid(trx, plan.id, payment))) return null
+  await recordAnnualPlanEvent(trx, 'annual_plan.paid', plan.id, now, { base, timeZone })
   await recordInLedger(trx, plan, { route: 'notification', outcome: 'recorded', transactionId: null }, now)
   return { ...plan, ...paidColumns(payment) }
 }
@@ -135,7 +139,7 @@ export async function notifyAnnualPlanPayment(
   db: Db,
   partner: PartnerContext,
   id: number,
-  moment: { now: string; timeZone: string },
+  moment: { now: string } & EventContext,
 ): Promise<AnnualPlanRow> {
   const plan = await requireAnnualPlanRow(db, partner.partnerId, id)
   assertNotifiable(partner, plan, moment.now)

@@ -39,6 +39,7 @@ export function annualPlanResource(row: AnnualPlanView, { base, timeZone, now }:
     ends_at: timestamp(row.ends_at, timeZone),
     cancellation: cancellationOf(row, timeZone, now),
     created_at: formatTimestamp(row.created_at, timeZone),
+    updated_at: formatTimestamp(row.updated_at, timeZone),
   }
 }
 

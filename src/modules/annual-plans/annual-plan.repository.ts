@@ -62,6 +62,11 @@ export async function findAnnualPlanView(db: Db, partnerId: number, id: number) 
   return views(db).where('ap.partner_id', '=', partnerId).where('ap.id', '=', id).executeTakeFirst()
 }
 
+/** A plan's view by id alone, whoever's it is: for its events, written by the module itself. */
+export async function findAnnualPlanViewById(db: Db, id: number) {
+  return views(db).where('ap.id', '=', id).executeTakeFirst()
+}
+
 export interface AnnualPlanFilter {
   /** The status the clock gives at `now`, not the stored one (which the worker moves later). */
   status?: AnnualPlanStatus
@@ -176,6 +181,7 @@ export function paidColumns(payment: Payment) {
     ends_at: payment.endsAt,
     policy_number: payment.policyNumber,
     locked_until: null,
+    updated_at: payment.paidAt,
   }
 }
 
@@ -227,12 +233,18 @@ export async function findCancellation(db: Db, planId: number): Promise<Cancella
 export async function insertCancellation(
   trx: Trx,
   values: Insertable<AnnualPlanCancellationsTable>,
-): Promise<void> {
-  await trx
+): Promise<boolean> {
+  const result = await trx
     .insertInto('annual_plan_cancellations')
     .values(values)
     .onConflict((oc) => oc.doNothing())
-    .execute()
+    .executeTakeFirst()
+  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1
+}
+
+/** The plan's resource changed without its own columns changing (its cancellation did). */
+export async function touchAnnualPlan(trx: Trx, id: number, now: string): Promise<void> {
+  await trx.updateTable('annual_plans').set({ updated_at: now }).where('id', '=', id).execute()
 }
 
 /**
@@ -243,7 +255,7 @@ export async function insertCancellation(
 export async function cancelPlan(trx: Trx, planId: number, now: string): Promise<AnnualPlanRow | undefined> {
   return trx
     .updateTable('annual_plans')
-    .set({ status: 'canceled' })
+    .set({ status: 'canceled', updated_at: now })
     .where('id', '=', planId)
     .where('status', '!=', 'canceled')
     .where(notHeld(now))
@@ -264,23 +276,44 @@ export async function markConfirmed(
     .execute()
 }
 
+/** What the coverage clock reads of a plan. */
+export type CoverageLag = Pick<AnnualPlanRow, 'id' | 'status' | 'starts_at' | 'ends_at'>
+
 /**
- * Persists what the coverage clock says (`paid` → `protected` at `starts_at`, → `expired` at
- * `ends_at`), so stored statuses catch up with the ones the API already derives on every read.
- * Two set-based updates: idempotent, and safe with several workers at once.
+ * Plans whose stored status lags the clock at `now` (`paid` past `starts_at`, `paid` or `protected`
+ * past `ends_at`): the API already shows the new status, the worker stores it.
  */
-export async function persistCoverageStatuses(trx: Trx, now: string) {
-  const expired = await trx
+export async function findCoverageLags(db: Db, { now, limit }: { now: string; limit: number }) {
+  return db
+    .selectFrom('annual_plans')
+    .select(['id', 'status', 'starts_at', 'ends_at'])
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('status', '=', 'paid'), eb('starts_at', '<=', now)]),
+        eb.and([eb('status', '=', 'protected'), eb('ends_at', '<=', now)]),
+      ]),
+    )
+    .orderBy('id')
+    .limit(limit)
+    .execute()
+}
+
+/**
+ * Stores the clock's status, `updated_at` at the boundary crossed; guarded by the status read, so
+ * false when someone else stored it first.
+ */
+export async function persistCoverageStatus(
+  trx: Trx,
+  plan: CoverageLag,
+  status: 'protected' | 'expired',
+): Promise<boolean> {
+  const boundary = status === 'expired' ? plan.ends_at : plan.starts_at
+  if (boundary === null) return false
+  const result = await trx
     .updateTable('annual_plans')
-    .set({ status: 'expired' })
-    .where('status', 'in', ['paid', 'protected'])
-    .where('ends_at', '<=', now)
+    .set({ status, updated_at: boundary })
+    .where('id', '=', plan.id)
+    .where('status', '=', plan.status)
     .executeTakeFirst()
-  const started = await trx
-    .updateTable('annual_plans')
-    .set({ status: 'protected' })
-    .where('status', '=', 'paid')
-    .where('starts_at', '<=', now)
-    .executeTakeFirst()
-  return { protected: Number(started.numUpdatedRows), expired: Number(expired.numUpdatedRows) }
+  return Number(result.numUpdatedRows) === 1
 }

@@ -4,8 +4,9 @@ import { errorResponses } from '../../http/http-schemas.js'
 import { baseUrl, pageFor } from '../../http/links.js'
 import { normalizeDocument } from '../../shared/documents.js'
 import { PageOf, pageOffset } from '../../shared/pagination.js'
+import { eventContext } from '../events/event.service.js'
 import { AnnualPlan, AnnualPlanBody, AnnualPlanListQuery, AnnualPlanParams } from './annual-plan.schemas.js'
-import { contractAnnualPlan, listAnnualPlans, showAnnualPlan } from './annual-plan.service.js'
+import { contractAnnualPlan, listAnnualPlans, readAnnualPlan, showAnnualPlan } from './annual-plan.service.js'
 import { annualPlanCancellationRoutes } from './annual-plan-cancellation.routes.js'
 import { annualPlanPaymentRoutes } from './annual-plan-payment.routes.js'
 
@@ -17,6 +18,7 @@ of cover, \`expired\` from \`ends_at\`, \`canceled\` once a cancellation is conf
 
 export const annualPlanRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config, clock } = app
+  const events = eventContext(config)
 
   app.post(
     '/annual-plans',
@@ -64,7 +66,7 @@ the lookups' errors together once the body is well-formed. Fields that are not i
       // Read back before the commit: a committed plan never answers 503 (after which a retry
       // with the same Idempotency-Key would contract it a second time).
       const plan = await retryingTransaction(db, async (trx) => {
-        const id = await contractAnnualPlan(trx, partner, request.body, view.now)
+        const id = await contractAnnualPlan(trx, partner, request.body, view.now, events)
         return showAnnualPlan(trx, partner.partnerId, id, view)
       })
       return reply.code(201).send(plan)
@@ -96,7 +98,14 @@ ${STATUS_RULE}`,
         customerDocument: document === undefined ? undefined : normalizeDocument(document)?.value,
       }
       const limits = { offset: pageOffset(page), limit: page.perPage }
-      const { data, total } = await listAnnualPlans(db, request.partner.partnerId, filter, limits, view)
+      const { data, total } = await listAnnualPlans(
+        db,
+        request.partner.partnerId,
+        filter,
+        limits,
+        view,
+        events,
+      )
       return pageFor(request, data, total, page)
     },
   )
@@ -117,7 +126,7 @@ ${STATUS_RULE}`,
     },
     async (request) => {
       const view = { base: baseUrl(request), timeZone: config.timeZone, now: clock.now().toISOString() }
-      return showAnnualPlan(db, request.partner.partnerId, request.params.id, view)
+      return readAnnualPlan(db, request.partner.partnerId, request.params.id, view, events)
     },
   )
 

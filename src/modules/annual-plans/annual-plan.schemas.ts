@@ -163,6 +163,9 @@ export const AnnualPlan = Type.Object(
       description: 'The cancellation; null when none was requested.',
     }),
     created_at: Timestamp('When it was contracted.'),
+    updated_at: Timestamp(
+      'When the plan last changed: payment, a coverage boundary (`starts_at`, `ends_at`), a cancellation request or its confirmation.',
+    ),
   },
   {
     examples: [
@@ -198,6 +201,7 @@ export const AnnualPlan = Type.Object(
         ends_at: '2027-11-22 00:00:00',
         cancellation: null,
         created_at: '2026-11-21 10:15:00',
+        updated_at: '2026-11-21 10:20:00',
       },
     ],
   },

@@ -1,11 +1,11 @@
 import type { Db, Trx } from '../../db/database.js'
-import { retryingTransaction } from '../../db/transaction.js'
 import { usedDevice } from '../../http/contracting-fields.js'
 import { normalizeImei } from '../../shared/documents.js'
 import { type FieldErrors, NotFoundError, ValidationError } from '../../shared/errors.js'
 import type { PartnerContext } from '../auth/partner-context.js'
 import { resolveCustomer } from '../customers/customer-reference.js'
 import { protectDevices } from '../devices/device-protection.service.js'
+import type { EventContext } from '../events/event.service.js'
 import { type AnnualQuote, quoteAnnualPlan } from '../plans/quotation.service.js'
 import { checkSellingStore } from '../shopkeepers/shopkeeper.service.js'
 import { annualPlanResource, type ViewContext } from './annual-plan.mapper.js'
@@ -16,10 +16,10 @@ import {
   findAnnualPlanView,
   insertAnnualPlan,
   listAnnualPlanViews,
-  persistCoverageStatuses,
 } from './annual-plan.repository.js'
 import type { AnnualPlanBody } from './annual-plan.schemas.js'
 import type { PaymentMethod } from './annual-plan.table.js'
+import { catchUpCoverageOf, recordAnnualPlanEvent } from './annual-plan-events.service.js'
 
 /**
  * Contracts an annual plan, `awaiting_payment`: every reference is checked against the partner,
@@ -31,6 +31,7 @@ export async function contractAnnualPlan(
   partner: PartnerContext,
   body: AnnualPlanBody,
   now: string,
+  events: EventContext,
 ): Promise<number> {
   const { partnerId } = partner
   const errors: FieldErrors = {}
@@ -60,6 +61,7 @@ export async function contractAnnualPlan(
     payment_method: payment?.method ?? null,
     payment_installments: payment?.installments ?? null,
     created_at: now,
+    updated_at: now,
   })
   // Last, once the row it names exists: a device protected elsewhere rolls the contract back.
   const devices = [
@@ -67,6 +69,7 @@ export async function contractAnnualPlan(
     { field: 'imei_2', label: 'imei 2', value: imei2 },
   ]
   await protectDevices(trx, { annualPlanId: id }, devices, now)
+  await recordAnnualPlanEvent(trx, 'annual_plan.created', id, now, events)
   return id
 }
 
@@ -119,15 +122,39 @@ export async function showAnnualPlan(db: Db, partnerId: number, id: number, view
   return annualPlanResource(row, view)
 }
 
-/** A page of the partner's plans matching `filter` at `view.now`, newest first, and their total. */
+/**
+ * GET /annual-plans/{id}: showAnnualPlan, once a coverage boundary the clock crossed is stored with
+ * its event (catchUpCoverageOf), when this is the first read to show it.
+ */
+export async function readAnnualPlan(
+  db: Db,
+  partnerId: number,
+  id: number,
+  view: ViewContext,
+  events: EventContext,
+) {
+  const row = await findAnnualPlanView(db, partnerId, id)
+  if (!row) throw new NotFoundError('Annual plan')
+  if (await catchUpCoverageOf(db, [row], view.now, events)) return showAnnualPlan(db, partnerId, id, view)
+  return annualPlanResource(row, view)
+}
+
+/**
+ * A page of the partner's plans matching `filter` at `view.now`, newest first, and their total;
+ * coverage boundaries crossed are stored with their events first (see readAnnualPlan).
+ */
 export async function listAnnualPlans(
   db: Db,
   partnerId: number,
   filter: AnnualPlanFilter,
   page: { offset: number; limit: number },
   view: ViewContext,
+  events: EventContext,
 ) {
-  const { rows, total } = await listAnnualPlanViews(db, partnerId, filter, view.now, page)
+  let { rows, total } = await listAnnualPlanViews(db, partnerId, filter, view.now, page)
+  if (await catchUpCoverageOf(db, rows, view.now, events)) {
+    ;({ rows, total } = await listAnnualPlanViews(db, partnerId, filter, view.now, page))
+  }
   return { data: rows.map((row) => annualPlanResource(row, view)), total }
 }
 
@@ -136,9 +163,4 @@ export async function requireAnnualPlanRow(db: Db, partnerId: number, id: number
   const row = await findAnnualPlanRow(db, partnerId, id)
   if (!row) throw new NotFoundError('Annual plan')
   return row
-}
-
-/** The worker's coverage clock: stored statuses catch up with what the clock says at `now`. */
-export async function advanceCoverageClock(db: Db, now: string) {
-  return retryingTransaction(db, (trx) => persistCoverageStatuses(trx, now))
 }

@@ -34,6 +34,8 @@ export interface AnnualPlansTable {
   /** A card charge in progress holds the plan until then. */
   locked_until: string | null
   created_at: string
+  /** Every update of the plan or its cancellation sets it (the resource's `updated_at`). */
+  updated_at: string
 }
 
 export interface AnnualPlanCancellationsTable {

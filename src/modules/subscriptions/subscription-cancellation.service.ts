@@ -2,10 +2,13 @@ import type { Db, Trx } from '../../db/database.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import { StateError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
+import type { EventContext } from '../events/event.service.js'
 import { PaymentInProgressError } from '../payments/payment.service.js'
 import { expiryCutoff } from './schedule.js'
+import type { CancellationReason } from './subscription.schemas.js'
 import { requireSubscriptionState } from './subscription.service.js'
 import type { SubscriptionStatus } from './subscription.table.js'
+import { recordSubscriptionEvent } from './subscription-events.service.js'
 import {
   cancelFirstInstallment,
   cancelUnpaidInstallments,
@@ -17,7 +20,9 @@ export interface Cancellation {
   subscriptionId: number
   /** Only a subscription still in this status is canceled. */
   from: SubscriptionStatus
-  reason: string | null
+  reason: CancellationReason
+  /** The partner's own words, kept beside the reason. */
+  comment: string | null
   /** UTC ISO instant. */
   now: string
   /** An unpaid installment that keeps its status (the refused one that caused the cancellation). */
@@ -35,8 +40,12 @@ export class SubscriptionChanged extends Error {}
  * path locks them in, so concurrent writers wait instead of deadlocking; should the subscription
  * change in between, throws `SubscriptionChanged`.
  */
-export async function cancelSubscription(trx: Trx, cancellation: Cancellation): Promise<boolean> {
-  const { subscriptionId, from, reason, now, keepInstallmentId } = cancellation
+export async function cancelSubscription(
+  trx: Trx,
+  cancellation: Cancellation,
+  events: EventContext,
+): Promise<boolean> {
+  const { subscriptionId, from, reason, comment, now, keepInstallmentId } = cancellation
   const current = await trx
     .selectFrom('subscriptions')
     .select('status')
@@ -46,8 +55,9 @@ export async function cancelSubscription(trx: Trx, cancellation: Cancellation): 
   if ((await cancelUnpaidInstallments(trx, subscriptionId, now, keepInstallmentId)) > 0) {
     throw new PaymentInProgressError()
   }
-  if (!(await markSubscriptionCanceled(trx, subscriptionId, from, reason, now)))
+  if (!(await markSubscriptionCanceled(trx, subscriptionId, from, { reason, comment }, now)))
     throw new SubscriptionChanged()
+  await recordSubscriptionEvent(trx, 'subscription.canceled', subscriptionId, now, events)
   return true
 }
 
@@ -61,13 +71,15 @@ export async function cancelByPartner(
   subscriptionId: number,
   reason: string | undefined,
   now: string,
+  events: EventContext,
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     const { status } = await requireSubscriptionState(trx, partnerId, subscriptionId)
     if (status === 'canceled') throw new StateError('The subscription is already canceled.')
-    const cancellation = { subscriptionId, from: status, reason: reason?.trim() || null, now }
+    const comment = reason?.trim() || null
+    const cancellation = { subscriptionId, from: status, reason: 'partner_request' as const, comment, now }
     try {
-      if (await cancelSubscription(trx, cancellation)) return
+      if (await cancelSubscription(trx, cancellation, events)) return
     } catch (error) {
       if (!(error instanceof SubscriptionChanged)) throw error
     }
@@ -85,16 +97,16 @@ export async function expireUnpaidSubscription(
   db: Db,
   subscriptionId: number,
   now: string,
+  events: EventContext,
 ): Promise<boolean> {
   try {
     return await retryingTransaction(db, async (trx) => {
       if (!(await cancelFirstInstallment(trx, subscriptionId, now))) return false
-      const canceled = await cancelSubscription(trx, {
-        subscriptionId,
-        from: 'pending',
-        reason: 'unpaid',
-        now,
-      })
+      const canceled = await cancelSubscription(
+        trx,
+        { subscriptionId, from: 'pending', reason: 'first_installment_unpaid', comment: null, now },
+        events,
+      )
       // Activated or canceled another way meanwhile: undo the installment's change with the transaction.
       if (!canceled) throw new SubscriptionChanged()
       return true

@@ -4,6 +4,7 @@ import { retryingTransaction } from '../../db/transaction.js'
 import { StateError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
+import type { EventContext } from '../events/event.service.js'
 import { CardDeclinedError, type CardInput, requireCard } from '../payments/card.js'
 import {
   atGateway,
@@ -14,10 +15,10 @@ import {
 } from '../payments/payment.service.js'
 import { type ChargeResult, cardGateway, type PaymentGateway } from '../payments/payment-gateway.js'
 import { requireSubscriptionState } from './subscription.service.js'
+import { payInstallment, recordInstallmentEvent } from './subscription-events.service.js'
 import {
   claimDueInstallment,
   type InstallmentPayment,
-  markInstallmentPaid,
   recordDecline,
   releaseInstallment,
   storeCard,
@@ -40,7 +41,7 @@ export async function updateSubscriptionCard(
   partner: PartnerContext,
   subscriptionId: number,
   creditCard: CardInput,
-  context: CardPaymentContext,
+  context: CardPaymentContext & EventContext,
 ): Promise<void> {
   const now = context.clock.now()
   const subscription = await requireSubscriptionState(db, partner.partnerId, subscriptionId)
@@ -64,7 +65,7 @@ export async function updateSubscriptionCard(
     gateway.verifyCard(card, customerId, key),
   )
   if (!verification.approved) throw new CardDeclinedError(verification.declineCode)
-  await retryingTransaction(db, (trx) => storeCard(trx, subscriptionId, verification))
+  await retryingTransaction(db, (trx) => storeCard(trx, subscriptionId, verification, now.toISOString()))
 
   const saved = { customerId, token: verification.token }
   for (const installment of await unpaidDueInstallments(
@@ -91,7 +92,7 @@ async function chargeDue(
   gateway: PaymentGateway,
   saved: { customerId: string; token: string },
   installment: DueNow,
-  context: CardPaymentContext,
+  context: CardPaymentContext & EventContext,
 ): Promise<ChargeResult | undefined> {
   const payment: InstallmentPayment = {
     partnerId: installment.partner_id,
@@ -114,9 +115,10 @@ async function chargeDue(
       async settle(trx, { result }, at) {
         if (!result.approved) {
           await recordDecline(trx, payment, 'card', result.declineCode, result.transactionId, at)
+          await recordInstallmentEvent(trx, 'installment.payment_failed', installment.id, at, context)
           return result
         }
-        if (!(await markInstallmentPaid(trx, payment, 'card', result.transactionId, at))) {
+        if (!(await payInstallment(trx, payment, 'card', result.transactionId, at, context))) {
           throw new Error(
             `Charge ${result.transactionId} approved for installment ${installment.id}, already paid`,
           )

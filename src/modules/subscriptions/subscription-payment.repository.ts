@@ -2,6 +2,7 @@ import type { Db, Trx } from '../../db/database.js'
 import { notHeld, recordPayment } from '../payments/payment.service.js'
 import type { PaymentRoute } from '../payments/payment.table.js'
 import type { InstallmentRow } from './subscription.repository.js'
+import type { CancellationReason } from './subscription.schemas.js'
 import type { SubscriptionStatus } from './subscription.table.js'
 
 /** An installment being paid: recorded as paid on approval, as declined otherwise. */
@@ -103,7 +104,8 @@ export async function releaseInstallment(trx: Trx, id: number, until: string): P
 /**
  * Pays an installment once. The conditional update is the guard: of concurrent callers (threads,
  * processes, workers) exactly one moves it from pending/refused to paid and writes the ledger row;
- * the others get false and write nothing. Paying installment 1 activates the subscription.
+ * the others get false and write nothing. Paying installment 1 activates the subscription
+ * ('activated'). Called through payInstallment, which writes the events.
  */
 export async function markInstallmentPaid(
   trx: Trx,
@@ -111,7 +113,7 @@ export async function markInstallmentPaid(
   route: PaymentRoute,
   transactionId: string | null,
   now: string,
-): Promise<boolean> {
+): Promise<false | 'paid' | 'activated'> {
   const result = await trx
     .updateTable('installments')
     .set({ status: 'paid', paid_at: now, locked_until: null, next_attempt_on: null })
@@ -125,17 +127,18 @@ export async function markInstallmentPaid(
     transaction_id: transactionId,
   })
   if (payment.number === 1) {
-    await trx
+    const activated = await trx
       .updateTable('subscriptions')
-      .set({ status: 'pago' })
+      .set({ status: 'pago', updated_at: now })
       .where('id', '=', payment.subscriptionId)
       .where('status', '=', 'pending')
-      .execute()
+      .executeTakeFirst()
+    if (Number(activated.numUpdatedRows) === 1) return 'activated'
   }
-  return true
+  return 'paid'
 }
 
-/** Records a declined charge in the ledger. */
+/** Records a declined charge in the ledger, and its code on the installment. */
 export async function recordDecline(
   trx: Trx,
   payment: InstallmentPayment,
@@ -150,6 +153,11 @@ export async function recordDecline(
     decline_code: declineCode,
     transaction_id: transactionId,
   })
+  await trx
+    .updateTable('installments')
+    .set({ last_decline_code: declineCode })
+    .where('id', '=', payment.installmentId)
+    .execute()
 }
 
 function ledgerRow(payment: InstallmentPayment, route: PaymentRoute, now: string) {
@@ -165,11 +173,14 @@ function ledgerRow(payment: InstallmentPayment, route: PaymentRoute, now: string
   }
 }
 
-/** Installment 1 declined at the counter: `refused`, and a later approved try still pays it. */
+/**
+ * Installment 1 declined at the counter: `refused`, one more attempt counted, and a later approved
+ * try still pays it.
+ */
 export async function refuseFirstInstallment(trx: Trx, id: number): Promise<void> {
   await trx
     .updateTable('installments')
-    .set({ status: 'refused' })
+    .set((eb) => ({ status: 'refused', failed_attempts: eb('failed_attempts', '+', 1) }))
     .where('id', '=', id)
     .where('status', 'in', UNPAID)
     .execute()
@@ -185,10 +196,15 @@ export interface StoredCard {
  * What the recurrence charges later; the number and security code never reach the database. The
  * later installments still unpaid become due for the recurrence on their due dates.
  */
-export async function storeCard(trx: Trx, subscriptionId: number, card: StoredCard): Promise<void> {
+export async function storeCard(
+  trx: Trx,
+  subscriptionId: number,
+  card: StoredCard,
+  now: string,
+): Promise<void> {
   await trx
     .updateTable('subscriptions')
-    .set({ card_token: card.token, card_brand: card.brand, card_last4: card.last4 })
+    .set({ card_token: card.token, card_brand: card.brand, card_last4: card.last4, updated_at: now })
     .where('id', '=', subscriptionId)
     .execute()
   await trx
@@ -329,12 +345,18 @@ export async function markSubscriptionCanceled(
   trx: Trx,
   subscriptionId: number,
   from: SubscriptionStatus,
-  reason: string | null,
+  { reason, comment }: { reason: CancellationReason; comment: string | null },
   now: string,
 ): Promise<boolean> {
   const result = await trx
     .updateTable('subscriptions')
-    .set({ status: 'canceled', canceled_at: now, cancel_reason: reason })
+    .set({
+      status: 'canceled',
+      canceled_at: now,
+      cancel_reason: reason,
+      cancel_comment: comment,
+      updated_at: now,
+    })
     .where('id', '=', subscriptionId)
     .where('status', '=', from)
     .executeTakeFirst()

@@ -5,6 +5,7 @@ import { errorResponse, errorResponses } from '../../http/http-schemas.js'
 import { baseUrl } from '../../http/links.js'
 import { nowIso } from '../../shared/clock.js'
 import { formatTimestamp } from '../../shared/time.js'
+import { eventContext } from '../events/event.service.js'
 import { refuseWrongGateway } from '../payments/payment-gateway.js'
 import { STATUS_LABELS } from './schedule.js'
 import { Subscription, SubscriptionParams } from './subscription.schemas.js'
@@ -35,6 +36,7 @@ and declines every later one (the recurrence's failure path); any other Luhn-val
 
 export const subscriptionPaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config, clock } = app
+  const events = eventContext(config)
 
   /** The subscription as the API shows it, or 404 when it is not this partner's. */
   const subscriptionOf = (request: FastifyRequest, id: number) =>
@@ -69,7 +71,7 @@ if the worker has not run yet (the subscription may still read \`pending\` until
     },
     async (request) => {
       const { subscriptionId, installmentId } = request.params
-      const moment = { now: clock.now(), timeZone: config.timeZone }
+      const moment = { now: clock.now(), ...events }
       const row = await retryingTransaction(db, (trx) =>
         notifyInstallmentPayment(trx, request.partner, subscriptionId, installmentId, moment),
       )
@@ -130,9 +132,9 @@ ${SANDBOX_CARDS}`,
       await payFirstInstallmentByCard(db, request.partner, subscriptionId, request.body.creditCard, {
         gateway: app.gateway,
         clock,
-        timeZone: config.timeZone,
         claimSeconds: config.paymentClaimSeconds,
         log: request.log,
+        ...events,
       })
       return subscriptionOf(request, subscriptionId)
     },
@@ -181,9 +183,9 @@ ${SANDBOX_CARDS} Verification refuses the declining cards; \`4000000000000341\` 
       await updateSubscriptionCard(db, request.partner, subscriptionId, request.body.creditCard, {
         gateway: app.gateway,
         clock,
-        timeZone: config.timeZone,
         claimSeconds: config.paymentClaimSeconds,
         log: request.log,
+        ...events,
       })
       return subscriptionOf(request, subscriptionId)
     },
@@ -216,7 +218,7 @@ being charged → 409. Its serial numbers are then free to be protected again.`,
       // Fastify validates only a body that was sent: without one, `request.body` is undefined.
       const reason = request.body?.reason
       await retryingTransaction(db, (trx) =>
-        cancelByPartner(trx, request.partner.partnerId, subscriptionId, reason, now),
+        cancelByPartner(trx, request.partner.partnerId, subscriptionId, reason, now, events),
       )
       return subscriptionOf(request, subscriptionId)
     },

@@ -2,6 +2,7 @@ import type { Db, Trx } from '../../db/database.js'
 import { GatewayModeError, NotFoundError, StateError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
+import type { EventContext } from '../events/event.service.js'
 import { CardDeclinedError, type CardInput, requireCard } from '../payments/card.js'
 import {
   type CardPaymentContext,
@@ -14,13 +15,13 @@ import { cardGateway } from '../payments/payment-gateway.js'
 import { PENDING_EXPIRY_DAYS, pastPendingExpiry } from './schedule.js'
 import type { InstallmentRow } from './subscription.repository.js'
 import { requireSubscriptionState } from './subscription.service.js'
+import { payInstallment, recordInstallmentEvent } from './subscription-events.service.js'
 import {
   claimInstallment,
   findInstallment,
   findInstallmentByNumber,
   findPartnerInstallment,
   type InstallmentPayment,
-  markInstallmentPaid,
   recordDecline,
   refuseFirstInstallment,
   releaseInstallment,
@@ -63,7 +64,7 @@ export async function notifyInstallmentPayment(
   partner: PartnerContext,
   subscriptionId: number,
   installmentId: number,
-  { now, timeZone }: { now: Date; timeZone: string },
+  { now, timeZone, base }: { now: Date } & EventContext,
 ): Promise<PaidInstallmentRow> {
   const installment = await findPartnerInstallment(trx, partner.partnerId, subscriptionId, installmentId)
   if (!installment) throw new NotFoundError('Installment')
@@ -82,12 +83,16 @@ export async function notifyInstallmentPayment(
   } else if (pastPendingExpiry(installment.subscription_created_at, now, timeZone)) {
     throw new ExpiredUnpaidError()
   }
-  await markInstallmentPaid(
+  await payInstallment(
     trx,
     paymentOf(partner.partnerId, installment),
     'notification',
     null,
     now.toISOString(),
+    {
+      base,
+      timeZone,
+    },
   )
   // Whether we paid it or a concurrent notification did, it is paid now: answer what is stored.
   const paid = await findInstallment(trx, installment.id)
@@ -107,7 +112,7 @@ export async function payFirstInstallmentByCard(
   partner: PartnerContext,
   subscriptionId: number,
   creditCard: CardInput,
-  context: CardPaymentContext,
+  context: CardPaymentContext & EventContext,
 ): Promise<void> {
   const { timeZone } = context
   const now = context.clock.now()
@@ -149,14 +154,15 @@ export async function payFirstInstallmentByCard(
         if (!result.approved) {
           await recordDecline(trx, payment, 'card', result.declineCode, result.transactionId, at)
           await refuseFirstInstallment(trx, first.id)
+          await recordInstallmentEvent(trx, 'installment.payment_failed', first.id, at, context)
           return result
         }
         // The claim keeps every other payment path away, so this means money was taken twice: a
         // server fault to investigate (and refund) with the gateway's reference, which the log keeps.
-        if (!(await markInstallmentPaid(trx, payment, 'card', result.transactionId, at))) {
+        if (!(await payInstallment(trx, payment, 'card', result.transactionId, at, context))) {
           throw new Error(`Charge ${result.transactionId} approved for installment ${first.id}, already paid`)
         }
-        await storeCard(trx, subscriptionId, charged)
+        await storeCard(trx, subscriptionId, charged, at)
         return result
       },
     },

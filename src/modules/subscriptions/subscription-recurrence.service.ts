@@ -1,15 +1,16 @@
 import type { Db } from '../../db/database.js'
 import { formatDate } from '../../shared/time.js'
+import type { EventContext } from '../events/event.service.js'
 import { type CardPaymentContext, chargeOnce, nextChargeNumber } from '../payments/payment.service.js'
 import type { PaymentGateway } from '../payments/payment-gateway.js'
 import { retryOn } from './schedule.js'
 import { cancelSubscription } from './subscription-cancellation.service.js'
+import { payInstallment, recordInstallmentEvent } from './subscription-events.service.js'
 import {
   claimDueInstallment,
   type DueInstallment,
   findDueInstallments as findDue,
   type InstallmentPayment,
-  markInstallmentPaid,
   recordDecline,
   recordFailedAttempt,
   releaseInstallment,
@@ -43,7 +44,7 @@ export async function chargeDueInstallment(
   db: Db,
   gateway: PaymentGateway,
   installment: DueInstallment,
-  context: CardPaymentContext,
+  context: CardPaymentContext & EventContext,
 ): Promise<RecurrenceCharge> {
   const { timeZone, log } = context
   const attempt = installment.failed_attempts + 1
@@ -69,7 +70,7 @@ export async function chargeDueInstallment(
       details,
       async settle(trx, { result }, at): Promise<RecurrenceCharge> {
         if (result.approved) {
-          if (await markInstallmentPaid(trx, payment, 'recurrence', result.transactionId, at)) {
+          if (await payInstallment(trx, payment, 'recurrence', result.transactionId, at, context)) {
             return { charged: 1 }
           }
           // Canceled between the claim and the charge: money taken for nothing, someone must refund it.
@@ -85,14 +86,17 @@ export async function chargeDueInstallment(
           log.warn(details, 'installment changed during its charge')
           return { declined: 1 }
         }
+        await recordInstallmentEvent(trx, 'installment.payment_failed', installment.id, at, context)
         if (next !== null) return { declined: 1 }
-        const canceled = await cancelSubscription(trx, {
+        const cancellation = {
           subscriptionId: installment.subscription_id,
-          from: 'pago',
-          reason: 'recurrence declined',
+          from: 'pago' as const,
+          reason: 'recurrence_failed' as const,
+          comment: null,
           now: at,
           keepInstallmentId: installment.id,
-        })
+        }
+        const canceled = await cancelSubscription(trx, cancellation, context)
         return { declined: 1, refused: 1, canceled: canceled ? 1 : 0 }
       },
     },

@@ -34,7 +34,7 @@ export async function informSerials(
     }
     const changes = serialChanges(current, body)
     if (Object.keys(changes).length === 0) return
-    if (await setSerials(trx, id, changes)) {
+    if (await setSerials(trx, id, changes, now)) {
       await protectDevices(trx, { subscriptionId: id }, serialFields(changes), now)
       return
     }

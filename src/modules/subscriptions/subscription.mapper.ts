@@ -33,7 +33,16 @@ export function subscriptionResource(row: SubscriptionView, base: string, timeZo
     store_id: row.store_id,
     metadata: { origin: row.origin },
     card: row.card_brand && row.card_last4 ? { brand: row.card_brand, last4: row.card_last4 } : null,
+    cancellation:
+      row.cancel_reason && row.canceled_at
+        ? {
+            reason: row.cancel_reason,
+            canceled_at: formatTimestamp(row.canceled_at, timeZone),
+            comment: row.cancel_comment,
+          }
+        : null,
     created_at: formatTimestamp(row.created_at, timeZone),
+    updated_at: formatTimestamp(row.updated_at, timeZone),
   }
 }
 
@@ -46,5 +55,9 @@ export function installmentResource(row: InstallmentRow, timeZone: string) {
     status: row.status,
     status_label: STATUS_LABELS[row.status],
     paid_at: row.paid_at === null ? null : formatTimestamp(row.paid_at, timeZone),
+    subscription_id: row.subscription_id,
+    attempts: row.failed_attempts,
+    last_decline_code: row.last_decline_code,
+    next_attempt_on: row.next_attempt_on,
   }
 }

@@ -20,6 +20,7 @@ function views(db: Db) {
     .innerJoin('brands as b', 'b.id', 'm.brand_id')
     .select([
       's.id',
+      's.partner_id',
       's.status',
       's.lmi',
       's.monthly_premium',
@@ -34,7 +35,9 @@ function views(db: Db) {
       's.card_last4',
       's.canceled_at',
       's.cancel_reason',
+      's.cancel_comment',
       's.created_at',
+      's.updated_at',
       'p.id as plan_id',
       'p.name as plan_name',
       'p.coverages as plan_coverages',
@@ -62,6 +65,7 @@ export function contractedView(
 ): SubscriptionView {
   return {
     id,
+    partner_id: subscription.partner_id,
     status: subscription.status,
     lmi: subscription.lmi,
     monthly_premium: subscription.monthly_premium,
@@ -76,7 +80,9 @@ export function contractedView(
     card_last4: subscription.card_last4,
     canceled_at: subscription.canceled_at,
     cancel_reason: subscription.cancel_reason,
+    cancel_comment: subscription.cancel_comment,
     created_at: subscription.created_at,
+    updated_at: subscription.updated_at,
     plan_id: plan.id,
     plan_name: plan.name,
     plan_coverages: plan.coverages,
@@ -117,6 +123,22 @@ const subscriptionCount = prepared((db: Db, partnerId: number) =>
 
 export async function findSubscriptionView(db: Db, partnerId: number, id: number) {
   return (await subscriptionView(db, partnerId, id))[0]
+}
+
+/** A subscription's view by id alone, whoever's it is: for its events, written by the module itself. */
+export async function findSubscriptionViewById(db: Db, id: number) {
+  return views(db).where('s.id', '=', id).executeTakeFirst()
+}
+
+/** An installment with its subscription's partner: for its events. */
+export async function findInstallmentOwner(db: Db, id: number) {
+  return db
+    .selectFrom('installments as i')
+    .innerJoin('subscriptions as s', 's.id', 'i.subscription_id')
+    .selectAll('i')
+    .select('s.partner_id')
+    .where('i.id', '=', id)
+    .executeTakeFirst()
 }
 
 export interface SubscriptionFilter {
@@ -263,10 +285,11 @@ export async function setSerials(
   trx: Trx,
   id: number,
   serials: { serial_number?: string; second_serial_number?: string },
+  now: string,
 ): Promise<boolean> {
   let update = trx
     .updateTable('subscriptions')
-    .set(serials)
+    .set({ ...serials, updated_at: now })
     .where('id', '=', id)
     .where('status', '!=', 'canceled')
   if (serials.serial_number !== undefined) update = update.where('serial_number', 'is', null)

@@ -5,6 +5,7 @@ import { errorResponses } from '../../http/http-schemas.js'
 import { baseUrl, pageFor } from '../../http/links.js'
 import { normalizeDocument } from '../../shared/documents.js'
 import { PageOf, pageOffset } from '../../shared/pagination.js'
+import { eventContext } from '../events/event.service.js'
 import { installmentResource, subscriptionResource } from './subscription.mapper.js'
 import { listSubscriptionViews } from './subscription.repository.js'
 import {
@@ -28,6 +29,7 @@ protection first (\`POST /subscriptions/{id}/cancellation\`, or the annual plan'
 
 export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config, clock } = app
+  const events = eventContext(config)
 
   /** The subscription as the API shows it, or 404 when it is not this partner's. */
   const subscriptionOf = (request: FastifyRequest, id: number) =>
@@ -65,7 +67,7 @@ ${ONE_PROTECTION}`,
       // subscription never answers 503 (after which a retry with the same Idempotency-Key would
       // contract it a second time).
       const view = await retryingTransaction(db, (trx) =>
-        contractSubscription(trx, request.partner, request.body, moment),
+        contractSubscription(trx, request.partner, request.body, moment, events),
       )
       return reply.code(201).send(subscriptionResource(view, baseUrl(request), config.timeZone))
     },

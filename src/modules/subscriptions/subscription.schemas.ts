@@ -66,6 +66,18 @@ export const SubscriptionStatus = Type.Enum(['pending', 'pago', 'canceled'], {
   description: '`pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid.',
 })
 
+export const CANCELLATION_REASONS = [
+  'partner_request',
+  'first_installment_unpaid',
+  'recurrence_failed',
+] as const
+export type CancellationReason = (typeof CANCELLATION_REASONS)[number]
+
+const CancellationReason = Type.Enum([...CANCELLATION_REASONS], {
+  description:
+    '`partner_request` (`POST /subscriptions/{id}/cancellation`), `first_installment_unpaid` (installment 1 unpaid 30 days after contracting), `recurrence_failed` (an installment still declined after its last retry).',
+})
+
 const link = (path: string) => ({ link: `https://api.amparo.example${path}` })
 
 export const Subscription = Type.Object(
@@ -106,7 +118,22 @@ export const Subscription = Type.Object(
           'Own gateway: the card the recurrence charges (set by the payment, replaced by `PUT /subscriptions/{id}/card`); null when none.',
       },
     ),
+    cancellation: Type.Union(
+      [
+        Type.Object({
+          reason: CancellationReason,
+          canceled_at: Timestamp('When it was canceled.'),
+          comment: Type.Union([Type.String(), Type.Null()], {
+            description:
+              'The partner’s own words (`reason` of `POST /subscriptions/{id}/cancellation`); null otherwise.',
+          }),
+        }),
+        Type.Null(),
+      ],
+      { description: 'Why and when it was canceled; null while it is not.' },
+    ),
     created_at: Timestamp('When it was contracted.'),
+    updated_at: Timestamp('When the subscription last changed (status, card, serials, cancellation).'),
   },
   {
     examples: [
@@ -149,7 +176,9 @@ export const Subscription = Type.Object(
         store_id: 3,
         metadata: { origin: 'pdv-loja-centro' },
         card: null,
+        cancellation: null,
         created_at: '2026-11-21 10:15:00',
+        updated_at: '2026-11-21 10:15:00',
       },
     ],
   },
@@ -168,6 +197,18 @@ export const Installment = Type.Object(
     paid_at: Type.Union([Type.String(), Type.Null()], {
       description: 'When it was paid, `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid.',
     }),
+    subscription_id: Type.Integer({ description: 'The subscription it belongs to.' }),
+    attempts: Type.Integer({
+      description:
+        'Declined charges counted towards its retries: the recurrence’s (due date, then 1, 3 and 5 days later) and, for installment 1, the payment call’s. A charge made by a card update is not counted.',
+    }),
+    last_decline_code: Type.Union([Type.String(), Type.Null()], {
+      description: 'The gateway’s code of its last declined charge (`insufficient_funds`, …); null if none.',
+    }),
+    next_attempt_on: Type.Union([Type.String(), Type.Null()], {
+      description:
+        '`YYYY-MM-DD` (service time zone) of the recurrence’s next charge; null when nothing will charge it (paid, canceled, no retry left, no card on file, or collected by the partner).',
+    }),
   },
   {
     examples: [
@@ -179,6 +220,10 @@ export const Installment = Type.Object(
         status: 'paid',
         status_label: 'Pago',
         paid_at: '2026-11-21 10:20:00',
+        subscription_id: 1001,
+        attempts: 0,
+        last_decline_code: null,
+        next_attempt_on: null,
       },
     ],
   },
@@ -195,6 +240,10 @@ export const InstallmentList = Type.Array(Installment, {
         status: 'paid',
         status_label: 'Pago',
         paid_at: '2026-11-21 10:20:00',
+        subscription_id: 1001,
+        attempts: 0,
+        last_decline_code: null,
+        next_attempt_on: null,
       },
       {
         id: 5002,
@@ -204,6 +253,10 @@ export const InstallmentList = Type.Array(Installment, {
         status: 'pending',
         status_label: 'Pendente',
         paid_at: null,
+        subscription_id: 1001,
+        attempts: 0,
+        last_decline_code: null,
+        next_attempt_on: '2026-12-21',
       },
     ],
   ],

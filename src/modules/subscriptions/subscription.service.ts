@@ -8,6 +8,7 @@ import type { PartnerContext } from '../auth/partner-context.js'
 import { resolveCustomer } from '../customers/customer-reference.js'
 import { deviceKey, sameDevice } from '../devices/device.rules.js'
 import { protectDevices } from '../devices/device-protection.service.js'
+import { type EventContext, recordEvent } from '../events/event.service.js'
 import { subscriptionPlanOf } from '../plans/plan.service.js'
 import { subscriptionPrice } from '../plans/pricing.js'
 import { priceModel } from '../plans/quotation.service.js'
@@ -63,6 +64,7 @@ export async function contractSubscription(
   partner: PartnerContext,
   body: SubscriptionBody,
   { now, timeZone }: Moment,
+  events: EventContext,
 ): Promise<SubscriptionView> {
   const { partnerId } = partner
   const errors: FieldErrors = {}
@@ -109,7 +111,9 @@ export async function contractSubscription(
     card_last4: null,
     canceled_at: null,
     cancel_reason: null,
+    cancel_comment: null,
     created_at: now,
+    updated_at: now,
   }
   const id = await insertSubscription(
     trx,
@@ -129,7 +133,10 @@ export async function contractSubscription(
   )
   // Last, once the row it names exists: a device protected elsewhere rolls the contract back.
   await protectDevices(trx, { subscriptionId: id }, serialFields(subscription), now)
-  return contractedView(id, subscription, plan, customer, model)
+  const view = contractedView(id, subscription, plan, customer, model)
+  const object = subscriptionResource(view, events.base, events.timeZone)
+  await recordEvent(trx, { partnerId, type: 'subscription.created', object, now })
+  return view
 }
 
 /** The subscription as the API shows it (links under `base`); 404 when it is not this partner's. */

@@ -1,4 +1,5 @@
 import type { Generated, SqlBool } from 'kysely'
+import type { CancellationReason } from './subscription.schemas.js'
 
 export type SubscriptionStatus = 'pending' | 'pago' | 'canceled'
 export type InstallmentStatus = 'pending' | 'paid' | 'refused' | 'canceled'
@@ -30,8 +31,13 @@ export interface SubscriptionsTable {
   card_brand: string | null
   card_last4: string | null
   canceled_at: string | null
-  cancel_reason: string | null
+  /** Why it was canceled: partner_request, first_installment_unpaid or recurrence_failed. */
+  cancel_reason: CancellationReason | null
+  /** The partner's own words when it canceled. */
+  cancel_comment: string | null
   created_at: string
+  /** Every update of the row sets it (the resource's `updated_at`). */
+  updated_at: string
 }
 
 /** How many subscriptions each partner has contracted: the last partner_seq it was given. */
@@ -57,6 +63,8 @@ export interface InstallmentsTable {
    * the partner.
    */
   next_attempt_on: string | null
+  /** The gateway's code of the last declined charge. */
+  last_decline_code: string | null
   /** A charge in progress holds the installment until then, so no two charge it at once. */
   locked_until: string | null
   created_at: string

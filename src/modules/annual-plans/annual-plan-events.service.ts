@@ -1,0 +1,96 @@
+import type { Db, Trx } from '../../db/database.js'
+import { retryingTransaction } from '../../db/transaction.js'
+import { type EventContext, type EventType, recordEvent } from '../events/event.service.js'
+import { annualPlanResource } from './annual-plan.mapper.js'
+import {
+  type CoverageLag,
+  findAnnualPlanViewById,
+  findCoverageLags,
+  persistCoverageStatus,
+} from './annual-plan.repository.js'
+import { statusAt } from './annual-plan.rules.js'
+
+// The annual plan module's events (CONTRACT §14), each written in the transaction of its change,
+// with the plan as GET /annual-plans/{id} shows it at that instant.
+
+type AnnualPlanEventType = Extract<EventType, `annual_plan.${string}`>
+
+/** Writes an `annual_plan.*` event of the plan as it now is. */
+export async function recordAnnualPlanEvent(
+  trx: Trx,
+  type: AnnualPlanEventType,
+  id: number,
+  now: string,
+  { base, timeZone }: EventContext,
+): Promise<void> {
+  const view = await findAnnualPlanViewById(trx, id)
+  if (!view) throw new Error(`annual plan ${id} not found for its event`)
+  const object = annualPlanResource(view, { base, timeZone, now })
+  await recordEvent(trx, { partnerId: view.partner_id, type, object, now })
+}
+
+/**
+ * Stores the status the coverage clock gives a paid plan at `now`, with an event for each boundary
+ * it crossed (`protected` at `starts_at`, `expired` at `ends_at`: both, in that order, when the
+ * clock passed both unseen). The update is guarded by the status read, so of the worker and
+ * readers racing, one writes the events, once. Answers what it changed.
+ */
+async function catchUp(trx: Trx, plan: CoverageLag, now: string, events: EventContext) {
+  const target = statusAt(plan, now)
+  if (target === plan.status || (target !== 'protected' && target !== 'expired')) return NOTHING
+  if (!(await persistCoverageStatus(trx, plan, target))) return NOTHING
+  const started = plan.status === 'paid'
+  if (started) await recordAnnualPlanEvent(trx, 'annual_plan.protected', plan.id, now, events)
+  if (target === 'expired') await recordAnnualPlanEvent(trx, 'annual_plan.expired', plan.id, now, events)
+  return { protected: started ? 1 : 0, expired: target === 'expired' ? 1 : 0 }
+}
+
+const NOTHING = { protected: 0, expired: 0 }
+
+/**
+ * The worker's coverage clock: every plan whose stored status lags the clock at `now` catches up,
+ * with its events, a batch per transaction.
+ */
+export async function advanceCoverageClock(db: Db, now: string, events: EventContext, batchSize = 100) {
+  const total = { protected: 0, expired: 0 }
+  for (;;) {
+    const lags = await findCoverageLags(db, { now, limit: batchSize })
+    if (lags.length === 0) break
+    const done = await retryingTransaction(db, async (trx) => {
+      const batch = { ...NOTHING }
+      for (const lag of lags) {
+        const plan = await catchUp(trx, lag, now, events)
+        batch.protected += plan.protected
+        batch.expired += plan.expired
+      }
+      return batch
+    })
+    total.protected += done.protected
+    total.expired += done.expired
+    // Everything read was caught up by someone else meanwhile: read again only if this run moved on.
+    if (done.protected + done.expired === 0 || lags.length < batchSize) break
+  }
+  return total
+}
+
+/**
+ * A read is about to show these plans: those whose stored status lags the clock catch up first (the
+ * events are due by the first read that shows the new status, CONTRACT §14). True when any did, so
+ * the caller reads them again.
+ */
+export async function catchUpCoverageOf(
+  db: Db,
+  plans: CoverageLag[],
+  now: string,
+  events: EventContext,
+): Promise<boolean> {
+  const lagging = plans.filter((plan) => lagsAt(plan, now))
+  if (lagging.length === 0) return false
+  await retryingTransaction(db, async (trx) => {
+    for (const plan of lagging) await catchUp(trx, plan, now, events)
+  })
+  return true
+}
+
+const lagsAt = (plan: CoverageLag, now: string) =>
+  (plan.status === 'paid' || plan.status === 'protected') && statusAt(plan, now) !== plan.status

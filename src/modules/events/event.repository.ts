@@ -1,0 +1,92 @@
+import { type Insertable, sql } from 'kysely'
+import { type Db, isPostgres, type Trx } from '../../db/database.js'
+import { retryingTransaction } from '../../db/transaction.js'
+import type { EventsTable } from './event.table.js'
+
+// The feed's order is the order events became visible, not the order they were inserted. On
+// PostgreSQL a transaction that inserted first may commit last: had its row a number already, a
+// reader could pass that number before the row appeared and never see it (the outbox gap). So rows
+// are inserted without a position and one serialized step (sequenceEvents) numbers the committed
+// ones; readers see numbered rows only. On SQLite one writer at a time holds the database from its
+// first write to its commit, so commit order is insert order and the position is given at insert.
+
+/** Any value: one lock for all sequencers of the database, whichever schema they work in. */
+const SEQUENCER_LOCK = 0x616d_7076 // "ampv"
+
+/** Writes one event in the caller's transaction. */
+export async function insertEvent(trx: Trx, row: Omit<Insertable<EventsTable>, 'position'>): Promise<void> {
+  if (isPostgres(trx)) {
+    await trx.insertInto('events').values(row).execute()
+    return
+  }
+  await trx
+    .insertInto('events')
+    .values({
+      ...row,
+      position: (eb) =>
+        eb.selectFrom('events').select(sql<number>`coalesce(max(position), 0) + 1`.as('next')),
+    })
+    .execute()
+}
+
+/**
+ * PostgreSQL: numbers every committed event that has no position yet, after the highest given,
+ * in insertion order; answers how many. Sequencers take turns (a transaction-level advisory lock,
+ * held until commit), so each one's positions follow every position committed before it: the
+ * numbered rows are always a prefix of the feed. Uncommitted rows are invisible to it and are
+ * numbered by a later run, after whatever was numbered meanwhile. Nothing to do on SQLite.
+ */
+export async function sequenceEvents(db: Db): Promise<number> {
+  if (!isPostgres(db)) return 0
+  const waiting = await db.selectFrom('events').select('id').where('position', 'is', null).limit(1).execute()
+  if (waiting.length === 0) return 0
+  return retryingTransaction(db, async (trx) => {
+    await sql`select pg_advisory_xact_lock(${SEQUENCER_LOCK})`.execute(trx)
+    const result = await sql`
+      update events set position = numbered.position
+      from (
+        select id, (select coalesce(max(position), 0) from events) + row_number() over (order by id) as position
+        from events where position is null
+      ) as numbered
+      where events.id = numbered.id`.execute(trx)
+    return Number(result.numAffectedRows ?? 0)
+  })
+}
+
+/** The partner's event with this public id, numbered or not. */
+export async function findEvent(db: Db, partnerId: number, publicId: string) {
+  return db
+    .selectFrom('events')
+    .select(['public_id', 'type', 'data', 'position', 'created_at'])
+    .where('partner_id', '=', partnerId)
+    .where('public_id', '=', publicId)
+    .executeTakeFirst()
+}
+
+/** The partner's numbered events after `position`, oldest first, of `type` when given. */
+export async function listEventsAfter(
+  db: Db,
+  partnerId: number,
+  { position, type, limit }: { position: number; type?: string; limit: number },
+) {
+  let query = db
+    .selectFrom('events')
+    .select(['public_id', 'type', 'data', 'position', 'created_at'])
+    .where('partner_id', '=', partnerId)
+    .where('position', '>', position)
+  if (type !== undefined) query = query.where('type', '=', type)
+  return query.orderBy('position').limit(limit).execute()
+}
+
+/**
+ * Deletes numbered events created before `cutoff`, but never the newest numbered one: positions
+ * continue from it, so a position once given is never given again.
+ */
+export async function deleteEventsBefore(db: Db, cutoff: string): Promise<number> {
+  const result = await db
+    .deleteFrom('events')
+    .where('created_at', '<', cutoff)
+    .where('position', '<', (eb) => eb.selectFrom('events').select((e) => e.fn.max('position').as('last')))
+    .executeTakeFirst()
+  return Number(result.numDeletedRows)
+}

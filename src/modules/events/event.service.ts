@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto'
+import type { Config } from '../../config.js'
+import type { Db, Trx } from '../../db/database.js'
+import { NotFoundError, ValidationError } from '../../shared/errors.js'
+import { formatTimestamp } from '../../shared/time.js'
+import {
+  deleteEventsBefore,
+  findEvent,
+  insertEvent,
+  listEventsAfter,
+  sequenceEvents,
+} from './event.repository.js'
+
+// CONTRACT §14: every state change writes its event in the same transaction (a transactional
+// outbox), through recordEvent alone; partners read them with GET /events (and, later, webhooks).
+
+export const EVENT_TYPES = [
+  'subscription.created',
+  'subscription.activated',
+  'subscription.canceled',
+  'installment.paid',
+  'installment.payment_failed',
+  'annual_plan.created',
+  'annual_plan.paid',
+  'annual_plan.protected',
+  'annual_plan.expired',
+  'annual_plan.cancellation_requested',
+  'annual_plan.canceled',
+  // Written by the refunds' module when `cancellation.refund_status` changes.
+  'annual_plan.refund_updated',
+] as const
+export type EventType = (typeof EVENT_TYPES)[number]
+
+/** Events are kept this long (CONTRACT §14), then the worker purges them. */
+export const EVENT_RETENTION_DAYS = 30
+
+/**
+ * How an event's resource is rendered: the links' base address and the service zone. Events are
+ * rendered once, for whoever reads them later (a webhook, a poll from anywhere), so the base is the
+ * configured public address, not the Host of the request that caused the change.
+ */
+export interface EventContext {
+  base: string
+  timeZone: string
+}
+
+/** AMPARO_PUBLIC_URL, or the local address the service listens on by default. */
+export function eventContext(config: Pick<Config, 'publicUrl' | 'port' | 'timeZone'>): EventContext {
+  return { base: config.publicUrl || `http://localhost:${config.port}`, timeZone: config.timeZone }
+}
+
+export interface NewEvent {
+  partnerId: number
+  type: EventType
+  /** The resource exactly as its GET shows it now (the owning module's mapper). */
+  object: object
+  /** UTC ISO instant of the change. */
+  now: string
+}
+
+/** Writes an event in the caller's transaction: it commits, or rolls back, with the change. Answers its id. */
+export async function recordEvent(trx: Trx, event: NewEvent): Promise<string> {
+  const id = `evt_${randomBytes(16).toString('hex')}`
+  await insertEvent(trx, {
+    public_id: id,
+    partner_id: event.partnerId,
+    type: event.type,
+    data: JSON.stringify(event.object),
+    created_at: event.now,
+  })
+  return id
+}
+
+type EventRow = NonNullable<Awaited<ReturnType<typeof findEvent>>>
+
+function eventResource(row: EventRow, timeZone: string) {
+  return {
+    id: row.public_id,
+    type: row.type as EventType,
+    created_at: formatTimestamp(row.created_at, timeZone),
+    data: { object: JSON.parse(row.data) as object },
+  }
+}
+
+/** The partner's event; 404 when it is not theirs (or was purged). */
+export async function showEvent(db: Db, partnerId: number, id: string, timeZone: string) {
+  const row = await findEvent(db, partnerId, id)
+  if (!row) throw new NotFoundError('Event')
+  return eventResource(row, timeZone)
+}
+
+/**
+ * The partner's events after the one named `after` (from the first when absent), oldest first:
+ * every event exactly once, in the order they became visible, however their transactions
+ * interleaved (see event.repository.ts). An `after` that was not numbered yet when read (committed
+ * a moment ago) has nothing after it yet.
+ */
+export async function listEvents(
+  db: Db,
+  partnerId: number,
+  query: { after?: string; type?: EventType; limit: number },
+  timeZone: string,
+) {
+  await sequenceEvents(db)
+  let position = 0
+  if (query.after !== undefined) {
+    const cursor = await findEvent(db, partnerId, query.after)
+    if (!cursor) {
+      throw new ValidationError({
+        after: [
+          `The after field must be the id of one of your events of the last ${EVENT_RETENTION_DAYS} days.`,
+        ],
+      })
+    }
+    if (cursor.position === null) return { data: [], has_more: false }
+    position = Number(cursor.position)
+  }
+  const rows = await listEventsAfter(db, partnerId, { position, type: query.type, limit: query.limit + 1 })
+  return {
+    data: rows.slice(0, query.limit).map((row) => eventResource(row, timeZone)),
+    has_more: rows.length > query.limit,
+  }
+}
+
+/** The worker's purge: events older than the retention period. */
+export async function purgeEvents(db: Db, now: Date): Promise<number> {
+  const cutoff = new Date(now.getTime() - EVENT_RETENTION_DAYS * 86_400_000).toISOString()
+  return deleteEventsBefore(db, cutoff)
+}
+
+export { sequenceEvents }

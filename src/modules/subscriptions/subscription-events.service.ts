@@ -1,0 +1,63 @@
+import type { Trx } from '../../db/database.js'
+import { type EventContext, recordEvent } from '../events/event.service.js'
+import type { PaymentRoute } from '../payments/payment.table.js'
+import { installmentResource, subscriptionResource } from './subscription.mapper.js'
+import { findInstallmentOwner, findSubscriptionViewById } from './subscription.repository.js'
+import { type InstallmentPayment, markInstallmentPaid } from './subscription-payment.repository.js'
+
+// The subscription module's events (CONTRACT §14), each written in the transaction of its change,
+// with the resource as GET /subscriptions/{id} or /installments shows it once the change is made.
+
+/** Writes a `subscription.*` event of the subscription as it now is. */
+export async function recordSubscriptionEvent(
+  trx: Trx,
+  type: 'subscription.activated' | 'subscription.canceled',
+  subscriptionId: number,
+  now: string,
+  { base, timeZone }: EventContext,
+): Promise<void> {
+  const view = await findSubscriptionViewById(trx, subscriptionId)
+  if (!view) throw new Error(`subscription ${subscriptionId} not found for its event`)
+  await recordEvent(trx, {
+    partnerId: view.partner_id,
+    type,
+    object: subscriptionResource(view, base, timeZone),
+    now,
+  })
+}
+
+/** Writes an `installment.*` event of the installment as it now is. */
+export async function recordInstallmentEvent(
+  trx: Trx,
+  type: 'installment.paid' | 'installment.payment_failed',
+  installmentId: number,
+  now: string,
+  { timeZone }: Pick<EventContext, 'timeZone'>,
+): Promise<void> {
+  const row = await findInstallmentOwner(trx, installmentId)
+  if (!row) throw new Error(`installment ${installmentId} not found for its event`)
+  const { partner_id: partnerId, ...installment } = row
+  await recordEvent(trx, { partnerId, type, object: installmentResource(installment, timeZone), now })
+}
+
+/**
+ * Pays an installment once (markInstallmentPaid) with its events: `installment.paid`, then
+ * `subscription.activated` when it was installment 1. False, and nothing written, for the loser of
+ * a race.
+ */
+export async function payInstallment(
+  trx: Trx,
+  payment: InstallmentPayment,
+  route: PaymentRoute,
+  transactionId: string | null,
+  now: string,
+  events: EventContext,
+): Promise<boolean> {
+  const paid = await markInstallmentPaid(trx, payment, route, transactionId, now)
+  if (!paid) return false
+  await recordInstallmentEvent(trx, 'installment.paid', payment.installmentId, now, events)
+  if (paid === 'activated') {
+    await recordSubscriptionEvent(trx, 'subscription.activated', payment.subscriptionId, now, events)
+  }
+  return true
+}
