@@ -172,6 +172,12 @@ describe('a canceled own-gateway plan paid by card', () => {
 
     expect(await refunds(new SandboxGateway())).toEqual({ refunded: 0, retried: 0, failed: 0, errors: 0 })
     expect(await ledger(id)).toHaveLength(2)
+
+    // The partner hears it: one annual_plan.refund_updated, with the plan as its GET shows it.
+    const { data } = await call(own, 'GET', '/events?type=annual_plan.refund_updated&limit=100')
+    const mine = data.filter((e: { data: { object: { id: number } } }) => e.data.object.id === id)
+    expect(mine).toHaveLength(1)
+    expect(mine[0].data.object.cancellation).toMatchObject({ refund_status: 'succeeded' })
   })
 
   it('is paid by one of two workers running at once', async () => {

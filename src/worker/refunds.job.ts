@@ -1,7 +1,7 @@
 import { DEFAULT_CLAIM_SECONDS, DEFAULT_CONCURRENCY } from '../config.js'
 import { findDueRefunds, payDueRefund } from '../modules/annual-plans/annual-plan-refund.service.js'
 import type { PaymentGateway } from '../modules/payments/payment-gateway.js'
-import { DEFAULT_BATCH_SIZE, drainConcurrently, type JobDeps, silentLog } from './job.js'
+import { DEFAULT_BATCH_SIZE, drainConcurrently, type JobDeps, jobEvents, silentLog } from './job.js'
 
 export interface RefundsResult {
   /** Refunds the gateway took. */
@@ -18,7 +18,8 @@ export interface RefundsResult {
 export async function runRefunds(deps: JobDeps & { gateway: PaymentGateway }): Promise<RefundsResult> {
   const { db, clock, gateway, signal, batchSize = DEFAULT_BATCH_SIZE } = deps
   const log = deps.log ?? silentLog
-  const context = { clock, log, claimSeconds: deps.claimSeconds ?? DEFAULT_CLAIM_SECONDS }
+  const claimSeconds = deps.claimSeconds ?? DEFAULT_CLAIM_SECONDS
+  const context = { clock, log, claimSeconds, events: jobEvents(deps) }
   const result: RefundsResult = { refunded: 0, retried: 0, failed: 0, errors: 0 }
   // Walks ids upwards, so a refund retried later in this run's clock is not tried twice in it.
   let after = 0

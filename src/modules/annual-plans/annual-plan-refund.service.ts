@@ -1,6 +1,7 @@
 import type { Db, Trx } from '../../db/database.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import { NotFoundError, StateError } from '../../shared/errors.js'
+import type { EventContext } from '../events/event.service.js'
 import {
   approvedCardCharge,
   atGateway,
@@ -14,6 +15,7 @@ import {
 } from '../payments/payment-gateway.js'
 import type { AnnualPlanRow } from './annual-plan.repository.js'
 import { REFUND_RETRY_HOURS, refundRetryAt } from './annual-plan.rules.js'
+import { recordAnnualPlanEvent } from './annual-plan-events.service.js'
 import {
   claimRefund,
   findDueRefunds as findDue,
@@ -70,7 +72,12 @@ export async function payDueRefund(
   db: Db,
   gateway: PaymentGateway,
   id: number,
-  { clock, claimSeconds, log }: Pick<CardPaymentContext, 'clock' | 'claimSeconds' | 'log'>,
+  {
+    clock,
+    claimSeconds,
+    log,
+    events,
+  }: Pick<CardPaymentContext, 'clock' | 'claimSeconds' | 'log'> & { events: EventContext },
 ): Promise<RefundAttempt | undefined> {
   const now = clock.now().toISOString()
   const until = new Date(Date.parse(now) + claimSeconds * 1000).toISOString()
@@ -90,7 +97,7 @@ export async function payDueRefund(
     const reason = reasonOf(error)
     if (reason === 'unexpected error') log.error({ err: error, ...details }, 'refund failed unexpectedly')
     return retryingTransaction(db, (trx) =>
-      recordFailure(trx, refund, until, reason, clock.now().toISOString()),
+      recordFailure(trx, refund, until, reason, clock.now().toISOString(), events),
     )
   }
   try {
@@ -106,6 +113,7 @@ export async function payDueRefund(
         throw new Error(`refund ${refund.id} was taken over during its gateway call`)
       }
       await recordInLedger(trx, refund, { outcome: 'refunded', transactionId: refundId }, at)
+      await recordAnnualPlanEvent(trx, 'annual_plan.refund_updated', refund.annual_plan_id, at, events)
     })
   } catch (error) {
     log.error({ err: error, ...details, gateway_refund_id: refundId }, 'refund paid but not recorded')
@@ -120,6 +128,7 @@ async function recordFailure(
   until: string,
   reason: string,
   now: string,
+  events: EventContext,
 ): Promise<RefundAttempt | undefined> {
   const retryAt = refundRetryAt(refund.attempts + 1, now, refund.give_up_at)
   const changes = retryAt
@@ -127,6 +136,9 @@ async function recordFailure(
     : { status: 'failed' as const, last_error: reason }
   if (!(await settleRefund(trx, refund.id, until, changes))) return undefined
   await recordInLedger(trx, refund, { outcome: 'failed', transactionId: null, declineCode: reason }, now)
+  // refund_status changes only when the refund is given up (a retry keeps it `pending`).
+  if (!retryAt)
+    await recordAnnualPlanEvent(trx, 'annual_plan.refund_updated', refund.annual_plan_id, now, events)
   return retryAt ? 'retry' : 'failed'
 }
 
@@ -161,13 +173,19 @@ async function recordInLedger(
  * `amparo refund retry`: a `failed` refund is pending again, due at once, with 3 more days of
  * retries. The plan has no refund → 404; one that is not failed → 422.
  */
-export async function retryFailedRefund(db: Db, planId: number, now: string): Promise<RefundRow> {
+export async function retryFailedRefund(
+  db: Db,
+  planId: number,
+  now: string,
+  events: EventContext,
+): Promise<RefundRow> {
   return retryingTransaction(db, async (trx) => {
     const refund = await findRefundOfPlan(trx, planId)
     if (!refund) throw new NotFoundError('Refund')
     if (!(await requeueRefund(trx, refund.id, { now, giveUpAt: giveUpAfter(now) }))) {
       throw new StateError(`The refund of annual plan ${planId} is ${refund.status}, not failed.`)
     }
+    await recordAnnualPlanEvent(trx, 'annual_plan.refund_updated', planId, now, events)
     return (await findRefundOfPlan(trx, planId)) as RefundRow
   })
 }
