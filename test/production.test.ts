@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type DemoPartner, loadDemo } from '../src/demo/demo.js'
 import { issueCredentials, upsertUser } from '../src/modules/partners/partner.service.js'
 import { seedPartner } from './helpers/factories.js'
+import { StripeServer } from './helpers/stripe-server.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 
 // CONTRACT §18's production refusals, on `amparo serve` started as a real process in production
@@ -204,4 +205,60 @@ describe('production on an empty database', () => {
     expect(server.stdout()).not.toMatch(/demo|client_secret|password/i)
     expect(await db.db.selectFrom('partners').select('id').execute()).toEqual([])
   }, 40_000)
+})
+
+describe('production with the Stripe gateway and a live key', () => {
+  const stripe = new StripeServer()
+
+  afterAll(() => stripe.stop())
+
+  it('serves a card payment: contract, pay, the charge made once with the live key', async () => {
+    stripe.mode = 'live'
+    await stripe.start()
+    const db = await database('stripe-live')
+    const { partners } = await loadDemo(db.db, db.config, new Date().toISOString())
+    const own = partners.find((p) => p.gateway === 'own')
+    if (!own) throw new Error('the demo has no own-gateway partner')
+    const live = await issueCredentials(db.db, own.id, 'production', new Date().toISOString())
+    const server = await serve({
+      ...db.env,
+      ...PRODUCTION,
+      AMPARO_PAYMENT_GATEWAY: 'stripe',
+      STRIPE_SECRET_KEY: 'sk_live_amparo0fake0live0key',
+      STRIPE_API_URL: stripe.url,
+    })
+    await untilServing(server)
+    const { body } = await login(server.port, live)
+    const call = async (method: string, path: string, payload?: object) => {
+      const response = await fetch(`http://127.0.0.1:${server.port}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${body.token}`, 'content-type': 'application/json' },
+        ...(payload && { body: JSON.stringify(payload) }),
+        signal: AbortSignal.timeout(10_000),
+      })
+      return { status: response.status, json: (await response.json()) as Record<string, unknown> }
+    }
+    const plans = (await call('GET', '/plans')).json as unknown as { id: number }[]
+    const models = (await call('GET', '/models')).json as { data: { id: number }[] }
+    const customer = await call('POST', '/customers', {
+      name: 'Maria da Silva',
+      document: '529.982.247-25',
+      email: 'maria@example.com',
+      phone: '11987654321',
+    })
+    expect(customer.status).toBe(201)
+    const contracted = await call('POST', '/subscriptions', {
+      plan_id: plans[0]?.id,
+      customer_id: customer.json.id,
+      model_id: models.data[0]?.id,
+    })
+    expect(contracted.status, JSON.stringify(contracted.json)).toBe(201)
+    const paid = await call('POST', `/subscriptions/${contracted.json.id}/payment`, {
+      creditCard: { number: '4111111111111111', expiry: '1230', cvv: '123' },
+    })
+    expect(paid.status, JSON.stringify(paid.json)).toBe(200)
+    expect(paid.json).toMatchObject({ status: 'pago', card: { brand: 'visa', last4: '1111' } })
+    // The server in live mode answers 401 to any other key, which the service would answer 503.
+    expect(stripe.paymentIntents).toHaveLength(1)
+  }, 60_000)
 })

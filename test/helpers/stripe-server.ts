@@ -53,6 +53,8 @@ export class StripeServer {
   readonly refunds: { id: string; payment_intent: string; amount: number }[] = []
   /** Every answer waits this long (after processing): a gateway at real speed. */
   latencyMs = 0
+  /** The key mode it accepts, as Stripe's test and live modes each accept only their own keys. */
+  mode: 'test' | 'live' = 'test'
   /** The most requests it held at once: how parallel its clients were. */
   maxInFlight = 0
   private inFlight = 0
@@ -145,7 +147,7 @@ export class StripeServer {
       answer = apiError(this.failStatus)
       this.failTimes -= 1
       if (this.failTimes <= 0) this.failStatus = 0
-    } else if (!/^Bearer [sr]k_test_/.test(auth)) {
+    } else if (!new RegExp(`^Bearer [sr]k_${this.mode}_`).test(auth)) {
       answer = {
         status: 401,
         body: { error: { type: 'invalid_request_error', message: 'Invalid API Key provided.' } },
