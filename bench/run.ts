@@ -25,6 +25,7 @@ import {
   TITLES,
 } from './lib/load.js'
 import { cpuUs, memoryOf, type Server, startServer, stop, stopAll, waitIdle } from './lib/proc.js'
+import { recurrenceBench } from './lib/recurrence.js'
 import { seed } from './lib/seed.js'
 
 // The issue's targets: CPU ratios to the floor (SQLite), and the limits every run checks.
@@ -46,6 +47,7 @@ const HELP = `npm run bench -- [options]
   --against REV          instead: REV (built in a temporary git worktree) against this checkout,
                          server CPU a request, in --pairs N (default 6) fresh pairs of API processes
   --scale                instead: (b) for a partner with 1,000 and one with --subscriptions (default 1000000)
+  --recurrence           instead: 2,000 due installments charged by 1, then 2 workers at a 300 ms fake Stripe
   --no-build             use dist/ as it is (default: npm run build first)
   --time-limit MIN       stop everything after MIN minutes (default 15; 45 with --against or --scale)
 `
@@ -64,6 +66,7 @@ const args = (() => {
         against: string(),
         pairs: string('6'),
         scale: { type: 'boolean' },
+        recurrence: { type: 'boolean' },
         'no-build': { type: 'boolean' },
         'time-limit': string(),
         help: { type: 'boolean' },
@@ -296,6 +299,19 @@ async function main() {
     undo.push(() => pgClient?.end())
   }
   const env = serviceEnv(database)
+  if (args.recurrence) {
+    const config = loadConfig({ ...env, LOG_LEVEL: 'silent' })
+    const db = createDb(config.database)
+    try {
+      await migrateToLatest(db)
+      await loadDemo(db, config, new Date().toISOString())
+      const options = { db, postgres: kind === 'postgres', timeZone: config.timeZone, cli: CLI, env }
+      await recurrenceBench({ ...options, log })
+    } finally {
+      await db.destroy()
+    }
+    return log(`load ${load()}`)
+  }
 
   const large = args.scale ? subscriptions : Math.round(subscriptions * 0.6)
   const counts = args.scale ? [1000, large] : [large, subscriptions - large]

@@ -1,0 +1,129 @@
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import type { Db } from '../../src/db/database.js'
+import { formatDate } from '../../src/shared/time.js'
+import { StripeServer } from '../../test/helpers/stripe-server.js'
+import { seed } from './seed.js'
+
+// `--recurrence`: 2,000 due installments charged by `amparo worker --once` (dist/) against the local
+// Stripe-compatible server answering each charge in 300 ms: one worker, then two at once.
+
+const COUNT = 2000
+const LATENCY_MS = 300
+const TARGETS = { 1: 50, 2: 90 } as const
+const SECRET_KEY = 'sk_test_amparo0bench0key'
+
+interface Options {
+  db: Db
+  postgres: boolean
+  timeZone: string
+  cli: string
+  env: NodeJS.ProcessEnv
+  log: (line?: string) => void
+}
+
+/** `node cli worker --once --json`; answers what its recurrence charged (a failure shows its stderr). */
+async function worker(cli: string, env: NodeJS.ProcessEnv): Promise<number> {
+  const args = [cli, 'worker', '--once', '--json']
+  const { stdout } = await promisify(execFile)(process.execPath, args, { env, maxBuffer: 64 << 20 })
+  return Number(JSON.parse(stdout).recurrence?.charged)
+}
+
+/** One worker, then two at once, each on 2,000 installments due today; prints a table and verdicts. */
+export async function recurrenceBench({ db, postgres, timeZone, cli, env, log }: Options) {
+  const stripe = await new StripeServer().start()
+  try {
+    // A card saved at the fake server, for every subscription (the server does not mind).
+    const body = { customer: 'cus_bench', confirm: 'true', usage: 'off_session' }
+    const setup = await fetch(`${stripe.url}/v1/setup_intents`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${SECRET_KEY}` },
+      body: new URLSearchParams({ ...body, 'payment_method_data[card][number]': '4111111111111111' }),
+    })
+    const card = ((await setup.json()) as { payment_method: string }).payment_method
+    const [, own] = await seed(db, postgres, [0, COUNT])
+    if (own?.gateway !== 'own') throw new Error('the second demo partner should use the own gateway')
+    const now = new Date().toISOString()
+    await db
+      .updateTable('subscriptions')
+      .set({ status: 'pago', card_token: card, card_brand: 'visa', card_last4: '1111' })
+      .set({ canceled_at: null, cancel_reason: null })
+      .where('partner_id', '=', own.id)
+      .execute()
+    const customers = own.customerIds.map((id) => ({ customer_id: id, created_at: now }))
+    await db
+      .insertInto('gateway_customers')
+      .values(customers.map((c) => ({ ...c, gateway_customer_id: `cus_bench${c.customer_id}` })))
+      .execute()
+    stripe.latencyMs = LATENCY_MS
+    const gateway = {
+      AMPARO_PAYMENT_GATEWAY: 'stripe',
+      STRIPE_SECRET_KEY: SECRET_KEY,
+      STRIPE_API_URL: stripe.url,
+    }
+
+    const lines: string[] = []
+    let met = 0
+    for (const workers of [1, 2] as const) {
+      // Installment `workers + 1` of every subscription falls due today.
+      const [number, today] = [workers + 1, formatDate(new Date(), timeZone)]
+      const due = { number, amount: 4990, due_date: today, status: 'pending' as const, failed_attempts: 0 }
+      const rows = Array.from({ length: COUNT }, (_, n) => ({ ...due, subscription_id: own.firstId + n }))
+      for (let i = 0; i < COUNT; i += 500) {
+        const batch = rows.slice(i, i + 500).map((r) => ({ ...r, next_attempt_on: today, created_at: now }))
+        await db.insertInto('installments').values(batch).execute()
+      }
+      log(`${workers} worker(s) charging ${COUNT} installments, ${LATENCY_MS} ms a charge…`)
+      const from = stripe.requests.length
+      stripe.maxInFlight = 0
+      const started = performance.now()
+      const charged = await Promise.all(
+        Array.from({ length: workers }, () => worker(cli, { ...env, ...gateway })),
+      )
+      const seconds = (performance.now() - started) / 1000
+      // Exactly once: charges the server processed (per installment, from the idempotency key), the ledger.
+      const charges = stripe.requests
+        .slice(from)
+        .filter((r) => r.path === '/v1/payment_intents' && r.processed)
+        .map((r) => /installment-(\d+)-charge/.exec(r.idempotencyKey ?? '')?.[1])
+      const ledger = await db
+        .selectFrom('payments as p')
+        .innerJoin('installments as i', 'i.id', 'p.installment_id')
+        .select((eb) => [
+          eb.fn.countAll<number>().as('n'),
+          eb.fn.count<number>('p.installment_id').distinct().as('ids'),
+        ])
+        .where('i.number', '=', number)
+        .where('p.route', '=', 'recurrence')
+        .where('p.outcome', '=', 'approved')
+        .executeTakeFirstOrThrow()
+      const counts = [charges.length, new Set(charges).size, Number(ledger.n), Number(ledger.ids)]
+      const rate = COUNT / seconds
+      const verdicts = [
+        `${rate >= TARGETS[workers] ? 'ok' : 'FAIL'} ≥ ${TARGETS[workers]} charges/s`,
+        `${counts.every((n) => n === COUNT) ? 'ok' : 'FAIL'} each installment charged once`,
+      ]
+      met += verdicts.filter((v) => v.startsWith('ok')).length
+      const cells = [
+        workers,
+        f(seconds, 1),
+        f(rate, 1),
+        charged.map((n) => f(n)).join(' + '),
+        stripe.maxInFlight,
+      ]
+      lines.push(
+        `| ${[...cells, f(counts[0]), f(counts[1]), f(counts[2]), verdicts.join('; ')].join(' | ')} |`,
+      )
+    }
+    log(`\n| workers | s | charges/s | charged by each | max in flight | ${COLUMNS} | verdicts |`)
+    log(`|${' --- |'.repeat(9)}`)
+    for (const line of lines) log(line)
+    log(`\n${met} of 4 verdicts met. s: spawn to the last worker's exit (start-up included).`)
+  } finally {
+    await stripe.stop()
+  }
+}
+
+const COLUMNS = 'charges at the server | installments charged | ledger rows'
+const f = (n = 0, digits = 0) =>
+  n.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits })
