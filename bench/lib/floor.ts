@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import BetterSqlite3 from 'better-sqlite3'
 import pg from 'pg'
 import { buildApp } from '../../src/app.js'
@@ -102,6 +103,8 @@ export async function record(
   return recorded
 }
 
+const EVENT_ID = /^evt_[0-9a-f]{32}$/
+
 /**
  * The recorded calls replayed round robin on a bare connection for `seconds` after 0.3 s of
  * warm-up; CPU µs a call (on PostgreSQL its backend's too) and statements a call. A call that
@@ -136,10 +139,16 @@ export async function replay(database: Database, calls: Statement[][], seconds: 
     backendUs = () => cpuUs([backend])
     const names = new Map<string, string>()
     const named = (text: string) => names.get(text) ?? names.set(text, `floor_${names.size}`).get(text)
+    // The recording committed its rows in this same database: an event id it generated would
+    // collide on replay, so each replay gets fresh ones (SQLite replays on a copy taken before).
+    const fresh = (args: unknown[]) =>
+      args.map((a) =>
+        typeof a === 'string' && EVENT_ID.test(a) ? `evt_${randomBytes(16).toString('hex')}` : a,
+      )
     step = async (i) => {
       if (writes[i]) await client.query('begin')
       for (const { sql, args } of bodies[i] ?? [])
-        await client.query({ name: named(sql), text: sql, values: args })
+        await client.query({ name: named(sql), text: sql, values: writes[i] ? fresh(args) : args })
       if (writes[i]) await client.query('rollback')
     }
     close = () => client.end()
