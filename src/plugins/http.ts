@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
-import type { Readable } from 'node:stream'
 import { errorCodes, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Config } from '../config.js'
 import { documentOnWrites, hookList } from '../http/http-schemas.js'
 import { AppError } from '../shared/errors.js'
+import { readBody, sizeLabel } from './body-reader.js'
 import { errorBody, routeNotFound, serverError } from './errors.js'
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -131,48 +131,6 @@ export const httpPlugin = fp(
   },
   { name: 'http', dependencies: ['context'] },
 )
-
-/**
- * Reads a body of at most `limit` bytes (else `tooLarge()`) that must arrive within `timeoutMs`
- * of the start of its reading, else 408: without it, a body that never finishes held its
- * connection forever. Past either, what remains is left unread.
- */
-function readBody(
-  payload: Readable,
-  { limit, tooLarge, timeoutMs }: { limit: number; tooLarge: () => Error; timeoutMs: number },
-  done: (error: Error | null, body: Buffer) => void,
-): void {
-  const chunks: Buffer[] = []
-  let received = 0
-  const finish = (error: Error | null) => {
-    clearTimeout(timer)
-    payload.off('data', onData).off('end', onEnd).off('error', onAbort).off('close', onAbort)
-    done(error, error ? EMPTY : Buffer.concat(chunks, received))
-  }
-  const onData = (chunk: Buffer) => {
-    received += chunk.length
-    if (received > limit) return finish(tooLarge())
-    chunks.push(chunk)
-  }
-  const onEnd = () => finish(null)
-  // The client went away mid-body: a client error (as Fastify's own reader has it), not a fault to
-  // log, though nobody is left to read the answer.
-  const onAbort = () => finish(new AppError('bad_request', 'The request body ended before it was complete.'))
-  const timer = setTimeout(
-    () =>
-      finish(
-        new AppError('request_timeout', `The request body did not arrive within ${timeoutMs / 1000} s.`),
-      ),
-    timeoutMs,
-  )
-  payload.on('data', onData).on('end', onEnd).on('error', onAbort).on('close', onAbort)
-}
-
-const EMPTY = Buffer.alloc(0)
-
-function sizeLabel(bytes: number): string {
-  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${Math.ceil(bytes / 1024)} KiB`
-}
 
 /**
  * Fastify's server options for slow and idle clients (CONTRACT §18). Node's own deadline for a

@@ -8,13 +8,13 @@ import { expiryCutoff } from './schedule.js'
 import type { CancellationReason } from './subscription.schemas.js'
 import { requireSubscriptionState } from './subscription.service.js'
 import type { SubscriptionStatus } from './subscription.table.js'
-import { recordSubscriptionEvent } from './subscription-events.service.js'
 import {
   cancelFirstInstallment,
   cancelUnpaidInstallments,
   findExpiredPending as findExpired,
   markSubscriptionCanceled,
-} from './subscription-payment.repository.js'
+} from './subscription-cancellation.repository.js'
+import { recordSubscriptionEvent } from './subscription-events.service.js'
 
 export interface Cancellation {
   subscriptionId: number

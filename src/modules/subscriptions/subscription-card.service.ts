@@ -17,13 +17,13 @@ import { type ChargeResult, cardGateway, type PaymentGateway } from '../payments
 import { requireSubscriptionState } from './subscription.service.js'
 import { payInstallment, recordInstallmentEvent } from './subscription-events.service.js'
 import {
-  claimDueInstallment,
   type InstallmentPayment,
   recordDecline,
   releaseInstallment,
   storeCard,
   unpaidDueInstallments,
 } from './subscription-payment.repository.js'
+import { claimDueInstallment } from './subscription-recurrence.repository.js'
 
 // CONTRACT §16's card update: how a renewal refused by the bank is recovered while its retries run.
 

@@ -7,14 +7,16 @@ import { retryOn } from './schedule.js'
 import { cancelSubscription } from './subscription-cancellation.service.js'
 import { payInstallment, recordInstallmentEvent } from './subscription-events.service.js'
 import {
+  type InstallmentPayment,
+  recordDecline,
+  releaseInstallment,
+} from './subscription-payment.repository.js'
+import {
   claimDueInstallment,
   type DueInstallment,
   findDueInstallments as findDue,
-  type InstallmentPayment,
-  recordDecline,
   recordFailedAttempt,
-  releaseInstallment,
-} from './subscription-payment.repository.js'
+} from './subscription-recurrence.repository.js'
 
 // The recurrence (CONTRACT §9): later installments charged with the stored card on their due dates.
 

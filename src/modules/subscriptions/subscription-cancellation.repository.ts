@@ -1,0 +1,95 @@
+import type { Db, Trx } from '../../db/database.js'
+import { notHeld } from '../payments/payment.service.js'
+import type { CancellationReason } from './subscription.schemas.js'
+import type { SubscriptionStatus } from './subscription.table.js'
+import { UNPAID } from './subscription-payment.repository.js'
+
+// A subscription's cancellation and the 30-day expiry's queries.
+
+/**
+ * Cancels the unpaid installments of a subscription that no charge holds, but `keepId` (the refused
+ * installment that caused the cancellation); returns how many unpaid ones remain held.
+ */
+export async function cancelUnpaidInstallments(
+  trx: Trx,
+  subscriptionId: number,
+  now: string,
+  keepId?: number,
+): Promise<number> {
+  let cancel = trx
+    .updateTable('installments')
+    .set({ status: 'canceled', next_attempt_on: null, locked_until: null })
+    .where('subscription_id', '=', subscriptionId)
+    .where('status', 'in', UNPAID)
+    .where(notHeld(now))
+  if (keepId !== undefined) cancel = cancel.where('id', '<>', keepId)
+  await cancel.execute()
+  let held = trx
+    .selectFrom('installments')
+    .select((eb) => eb.fn.countAll<number>().as('held'))
+    .where('subscription_id', '=', subscriptionId)
+    .where('status', 'in', UNPAID)
+  if (keepId !== undefined) held = held.where('id', '<>', keepId)
+  return Number((await held.executeTakeFirstOrThrow()).held)
+}
+
+/** Installment 1 of an expired pending subscription, unless a charge holds it; false when none was. */
+export async function cancelFirstInstallment(
+  trx: Trx,
+  subscriptionId: number,
+  now: string,
+): Promise<boolean> {
+  const result = await trx
+    .updateTable('installments')
+    .set({ status: 'canceled', next_attempt_on: null, locked_until: null })
+    .where('subscription_id', '=', subscriptionId)
+    .where('number', '=', 1)
+    .where('status', 'in', UNPAID)
+    .where(notHeld(now))
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
+}
+
+/** Moves a subscription still in status `from` to `canceled`; false when it no longer was. */
+export async function markSubscriptionCanceled(
+  trx: Trx,
+  subscriptionId: number,
+  from: SubscriptionStatus,
+  { reason, comment }: { reason: CancellationReason; comment: string | null },
+  now: string,
+): Promise<boolean> {
+  const result = await trx
+    .updateTable('subscriptions')
+    .set({
+      status: 'canceled',
+      canceled_at: now,
+      cancel_reason: reason,
+      cancel_comment: comment,
+      updated_at: now,
+    })
+    .where('id', '=', subscriptionId)
+    .where('status', '=', from)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
+}
+
+/** Subscriptions still `pending` whose installment 1 is unpaid and that were contracted before `cutoff`. */
+export async function findExpiredPending(
+  db: Db,
+  { cutoff, after, limit }: { cutoff: string; after: number; limit: number },
+): Promise<number[]> {
+  const rows = await db
+    .selectFrom('subscriptions as s')
+    .innerJoin('installments as i', (join) =>
+      join.onRef('i.subscription_id', '=', 's.id').on('i.number', '=', 1),
+    )
+    .select('s.id')
+    .where('s.id', '>', after)
+    .where('s.status', '=', 'pending')
+    .where('i.status', 'in', UNPAID)
+    .where('s.created_at', '<', cutoff)
+    .orderBy('s.id')
+    .limit(limit)
+    .execute()
+  return rows.map((r) => r.id)
+}
