@@ -134,6 +134,13 @@ function run(command: string, words: string[], cwd = ROOT): string {
 /** REV checked out in a detached git worktree and built there, with this checkout's node_modules. */
 function buildRevision(rev: string, dir: string) {
   const commit = run('git', ['rev-parse', '--short', `${rev}^{commit}`])
+  // Both sides serve the one seeded database: a revision with other migrations cannot open it.
+  const migrations = (r: string) => run('git', ['ls-tree', '--name-only', r, 'src/db/migrations/'])
+  if (migrations(commit) !== migrations('HEAD')) {
+    throw new Error(
+      `${rev} has other migrations than this checkout: --against needs a revision with the same schema`,
+    )
+  }
   run('git', ['worktree', 'add', '--detach', dir, commit])
   undo.push(() => run('git', ['worktree', 'remove', '--force', dir]))
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
