@@ -1,0 +1,74 @@
+import createClient, { type FetchResponse, type MaybeOptionalInit } from 'openapi-fetch'
+import type { paths } from './schema.js'
+import { amparoFetch } from './transport.js'
+
+export interface AmparoClientOptions {
+  /** The service's address, e.g. `https://api.amparo.example` or `http://127.0.0.1:3000`. */
+  baseUrl: string
+  clientId: string
+  clientSecret: string
+  /** Another `fetch` (a proxy agent, a test double); the global one by default. */
+  fetch?: typeof globalThis.fetch
+  /** Retries of an answer 429 or 503, each after its `Retry-After` (default 3). */
+  maxRetries?: number
+}
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete'
+type Media = `${string}/${string}`
+
+/** The paths that have this method. */
+type PathsWith<M extends Method> = {
+  [P in keyof paths]: paths[P] extends { [K in M]: object } ? P : never
+}[keyof paths]
+
+/** The operation at this path and method. */
+type Operation<P extends keyof paths, M extends Method> = paths[P] extends { [K in M]: infer O }
+  ? O extends Record<string, unknown>
+    ? O
+    : never
+  : never
+
+type RequiredKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? never : K }[keyof T]
+/** The second argument is optional when nothing in it is required (openapi-fetch's rule). */
+type InitArg<Init> = [RequiredKeys<Init>] extends [never]
+  ? [(Init & { [key: string]: unknown })?]
+  : [Init & { [key: string]: unknown }]
+
+/** A call never resolves with an error (it throws `AmparoError`), so `data` is always there. */
+type Success<R> = Extract<R, { error?: never }>
+
+type TypedMethod<M extends Method> = <P extends PathsWith<M>, Init extends MaybeOptionalInit<paths[P], M>>(
+  url: P,
+  ...init: InitArg<Init>
+) => Promise<Success<FetchResponse<Operation<P, M>, Init, Media>>>
+
+export interface AmparoClient {
+  GET: TypedMethod<'get'>
+  POST: TypedMethod<'post'>
+  PUT: TypedMethod<'put'>
+  PATCH: TypedMethod<'patch'>
+  DELETE: TypedMethod<'delete'>
+}
+
+/**
+ * A typed client of the Amparo API (openapi-fetch): `await amparo.GET('/models/{modelId}', {
+ * params: { path: { modelId: 10 } } })` resolves with `{ data, response }` or throws
+ * `AmparoError`. It logs in by itself, logs in again once when a token stops working (401),
+ * adds an `Idempotency-Key` to every POST, PUT and PATCH that has none, and retries 429 and 503
+ * after `Retry-After`, up to `maxRetries` times, with the same key.
+ */
+export function createAmparoClient({
+  baseUrl,
+  clientId,
+  clientSecret,
+  fetch = globalThis.fetch,
+  maxRetries = 3,
+}: AmparoClientOptions): AmparoClient {
+  const client = createClient<paths>({
+    baseUrl,
+    headers: { accept: 'application/json' },
+    fetch: amparoFetch({ baseUrl, clientId, clientSecret, fetch, maxRetries }),
+  })
+  const { GET, POST, PUT, PATCH, DELETE } = client
+  return { GET, POST, PUT, PATCH, DELETE } as AmparoClient
+}

@@ -1,0 +1,35 @@
+import { Webhook, WebhookVerificationError } from 'standardwebhooks'
+import type { operations } from './schema.js'
+
+/** An event as `GET /events/{id}` shows it, which is exactly the body of a webhook delivery. */
+export type AmparoEvent = operations['getEvent']['responses'][200]['content']['application/json']
+
+/** A fetch `Headers`, or a Node request's headers (`req.headers`). */
+export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>
+
+export { WebhookVerificationError }
+
+/**
+ * Checks a webhook delivery (Standard Webhooks: `webhook-id`, `webhook-timestamp`,
+ * `webhook-signature`) against the endpoint's `whsec_…` secret and returns its event. Throws
+ * `WebhookVerificationError` when a header is missing, no signature matches (during a rotation
+ * either secret's does), or the timestamp is more than 5 minutes from now (a replay). `body`
+ * must be the raw text received: a re-serialised JSON object no longer matches its signature.
+ */
+export function verifyWebhook(body: string, headers: WebhookHeaders, secret: string): AmparoEvent {
+  const event = new Webhook(secret).verify(body, plainHeaders(headers)) as AmparoEvent | undefined
+  if (event === undefined) throw new WebhookVerificationError('Empty payload')
+  return event
+}
+
+function plainHeaders(headers: WebhookHeaders): Record<string, string> {
+  // Duck-typed: a `Headers` of another fetch implementation is not an instance of the global one.
+  if (typeof (headers as Headers).get === 'function' && typeof (headers as Headers).entries === 'function') {
+    return Object.fromEntries((headers as Headers).entries())
+  }
+  const plain: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers as Record<string, string | string[] | undefined>)) {
+    if (value !== undefined) plain[name.toLowerCase()] = Array.isArray(value) ? value.join(' ') : value
+  }
+  return plain
+}
