@@ -203,8 +203,10 @@ describe('GET /openapi.json', () => {
     expect(required['POST /customers']).toBe(true)
   })
 
-  it('names no server unless AMPARO_PUBLIC_URL is set: the document’s own address is the base', async () => {
-    expect((await document()).servers).toBeUndefined()
+  it('names the document’s own address (`/`) as the server unless AMPARO_PUBLIC_URL is set', async () => {
+    expect((await document()).servers).toEqual([
+      { url: '/', description: 'The address this document was fetched from.' },
+    ])
     const other = await createTestApp({ env: { AMPARO_PUBLIC_URL: 'https://api.example.com/' } })
     try {
       const response = await other.app.inject({ method: 'GET', url: '/openapi.json' })

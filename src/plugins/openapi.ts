@@ -147,8 +147,13 @@ export const openapiPlugin = fp(
       openapi: {
         openapi: '3.1.0',
         info: { title: 'Amparo partner API', version: '1.0.0', description },
-        // Without AMPARO_PUBLIC_URL the document's own address is the base (OpenAPI's default `/`).
-        ...(app.config.publicUrl && { servers: [{ url: app.config.publicUrl }] }),
+        // Without AMPARO_PUBLIC_URL the document's own address is the base: OpenAPI's default `/`,
+        // said explicitly, since linters and some generators take a missing list for an omission.
+        servers: [
+          app.config.publicUrl
+            ? { url: app.config.publicUrl }
+            : { url: '/', description: 'The address this document was fetched from.' },
+        ],
         components: {
           securitySchemes: {
             bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
