@@ -135,6 +135,61 @@ describe('GET /openapi.json', () => {
     }
   })
 
+  it('gives each error status of each operation its own example, with a code listed for it', async () => {
+    type Media = {
+      schema: { allOf?: [unknown, { properties: { code: { enum: string[] } } }] }
+      example?: { code?: string }
+    }
+    const codes = new Set<string>()
+    for (const { where, op } of operations(await document())) {
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (Number(status) < 400) continue
+        const media = response.content?.['application/json'] as Media | undefined
+        expect(media?.example?.code, `${where} ${status}`).toBeDefined()
+        expect(media?.schema.allOf?.[1].properties.code.enum, `${where} ${status}`).toContain(
+          media?.example?.code,
+        )
+        codes.add(String(media?.example?.code))
+      }
+    }
+    // Not one example for all: each status shows its own code.
+    expect(codes.size).toBeGreaterThan(10)
+  })
+
+  it('documents the customer reference of the contracting bodies as anyOf, without changing validation', async () => {
+    const doc = (await document()) as unknown as {
+      paths: Record<
+        string,
+        { post: { requestBody: { content: { 'application/json': { schema: object } } } } }
+      >
+    }
+    for (const path of ['/subscriptions', '/annual-plans']) {
+      const schema = doc.paths[path]?.post.requestBody.content['application/json'].schema as {
+        anyOf?: { required: string[] }[]
+      }
+      expect(
+        schema.anyOf?.map((branch) => branch.required),
+        path,
+      ).toEqual([['customer_id'], ['customer_document']])
+      expect(JSON.stringify(schema), path).not.toContain('x-documented-only')
+    }
+  })
+
+  it('admits a blank value for every query parameter (the service reads it as absent)', async () => {
+    const doc = (await document()) as unknown as {
+      paths: Record<
+        string,
+        Record<string, { parameters?: { name: string; in: string; schema: { anyOf?: unknown[] } }[] }>
+      >
+    }
+    const query = Object.values(doc.paths).flatMap((ops) =>
+      Object.values(ops).flatMap((op) => (op.parameters ?? []).filter((p) => p.in === 'query')),
+    )
+    expect(query.length).toBeGreaterThan(10)
+    for (const parameter of query)
+      expect(parameter.schema.anyOf, parameter.name).toContainEqual(expect.objectContaining({ enum: [''] }))
+  })
+
   it('names every operation with a unique operationId and describes every response', async () => {
     const ops = operations(await document())
     const ids = ops.map(({ op }) => op.operationId)

@@ -206,6 +206,13 @@ export function hookList<T>(hooks: T | T[] | undefined): T[] {
   return hooks === undefined ? [] : ([hooks].flat() as T[])
 }
 
+/**
+ * Keywords for the OpenAPI document only (plugins/openapi.ts merges them into the schema it
+ * documents), for a rule a service checks itself so that its error joins the others in one 422:
+ * validation ignores the unknown keyword.
+ */
+export const DOCUMENTED_ONLY = 'x-documented-only'
+
 /** `{ link }`: the absolute address of a resource. */
 export const MetaLink = Type.Object({
   link: Type.String({ format: 'uri', description: 'Absolute address of the resource.' }),

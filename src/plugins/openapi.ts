@@ -3,6 +3,9 @@ import swagger, { type SwaggerTransform, type SwaggerTransformObject } from '@fa
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyContextConfig } from 'fastify'
 import fp from 'fastify-plugin'
+import { DOCUMENTED_ONLY } from '../http/http-schemas.js'
+import type { ErrorCode } from '../shared/errors.js'
+import { type ExampleRoute, errorExample } from './openapi-examples.js'
 
 export interface ServedRoute {
   method: string
@@ -35,7 +38,12 @@ const LOGO = `<svg xmlns="http://www.w3.org/2000/svg" width="220" height="40" vi
 <text x="44" y="27" font-family="sans-serif" font-size="18" fill="#ffffff">Amparo API reference</text>
 </svg>`
 
-type QuerySchema = { required?: string[]; properties?: Record<string, { default?: unknown }> }
+type QuerySchema = { required?: string[]; properties?: Record<string, PropertySchema> }
+type PropertySchema = { default?: unknown; description?: string; examples?: unknown[] }
+type ResponseEntry = {
+  description?: string
+  allOf?: [unknown, { properties?: { code?: { enum?: ErrorCode[] } } }]
+}
 type Header = { type: 'string' | 'integer'; description: string; enum?: string[] }
 
 const HEADERS = {
@@ -91,26 +99,58 @@ const documented: SwaggerTransform = ({ schema, url, route }) => {
   if (!schema) return { schema, url }
   const result = { ...schema }
   const query = schema.querystring as QuerySchema | undefined
-  if (query?.required) {
-    const required = query.required.filter((name) => query.properties?.[name]?.default === undefined)
-    result.querystring = { ...query, required }
+  if (query) {
+    const required = query.required?.filter((name) => query.properties?.[name]?.default === undefined)
+    const properties = Object.entries(query.properties ?? {}).map(([name, p]) => [name, admitBlank(p)])
+    result.querystring = { ...query, required, properties: Object.fromEntries(properties) }
+  }
+  const body = schema.body as Record<string, unknown> | undefined
+  if (body?.[DOCUMENTED_ONLY]) {
+    const { [DOCUMENTED_ONLY]: keywords, ...rest } = body
+    result.body = { ...rest, ...(keywords as object) }
   }
   const headers = route.config?.documentedHeaders
   if (headers) result.headers = { type: 'object', properties: headers }
-  const response = schema.response as Record<string, { description?: string }> | undefined
+  const response = schema.response as Record<string, ResponseEntry> | undefined
   if (response) {
+    const about: ExampleRoute = {
+      url,
+      body: schema.body as ExampleRoute['body'],
+      query: schema.querystring as ExampleRoute['query'],
+      params: schema.params as ExampleRoute['params'],
+      bodyLimit: route.bodyLimit,
+      config: route.config,
+    }
     result.response = Object.fromEntries(
-      Object.entries(response).map(([status, entry]) => [
-        status,
-        {
-          ...entry,
-          description: entry.description ?? STATUS_CODES[status],
-          headers: responseHeaders(Number(status), route.config),
-        },
-      ]),
+      Object.entries(response).map(([status, entry]) => {
+        const codes = entry.allOf?.[1]?.properties?.code?.enum
+        const example = codes && errorExample(Number(status), codes, about)
+        return [
+          status,
+          {
+            ...entry,
+            description: entry.description ?? STATUS_CODES[status],
+            headers: responseHeaders(Number(status), route.config),
+            ...(example && { examples: [example] }),
+          },
+        ]
+      }),
     )
   }
   return { schema: result, url }
+}
+
+/**
+ * A blank query value means none (plugins/http.ts, before validation): the document admits `""`
+ * beside what the parameter takes, so that a client or fuzzer sending `?page=` is within it.
+ */
+function admitBlank({ description, default: fallback, examples, ...schema }: PropertySchema) {
+  return {
+    ...(description !== undefined && { description }),
+    ...(fallback !== undefined && { default: fallback }),
+    ...(examples !== undefined && { examples }),
+    anyOf: [schema, { const: '', description: 'Blank: as if not sent.' }],
+  }
 }
 
 type Operation = { requestBody?: { required?: boolean; content?: Record<string, { schema?: object }> } }

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { contractingFields } from '../../http/contracting-fields.js'
+import { contractingFields, customerReference } from '../../http/contracting-fields.js'
 import { Id, MetaLink, Money, nullable, Timestamp } from '../../http/http-schemas.js'
 import { PageQuery } from '../../shared/pagination.js'
 import { BrandRef, Model } from '../catalog/catalog.schemas.js'
@@ -33,6 +33,7 @@ export const SubscriptionBody = Type.Object(
     ),
   },
   {
+    ...customerReference,
     examples: [
       {
         plan_id: 2,
