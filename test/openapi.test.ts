@@ -190,6 +190,38 @@ describe('GET /openapi.json', () => {
       expect(parameter.schema.anyOf, parameter.name).toContainEqual(expect.objectContaining({ enum: [''] }))
   })
 
+  it('links the main flows, each link naming an operation and exactly its path parameters', async () => {
+    type Linked = Operation & {
+      parameters?: { name: string; in: string }[]
+      responses: Record<string, { links?: Record<string, { operationId: string; parameters: object }> }>
+    }
+    const ops = operations(await document()) as { where: string; op: Linked }[]
+    const byId = new Map(ops.map(({ op }) => [op.operationId, op]))
+    const followed = new Set<string>()
+    for (const { where, op } of ops) {
+      for (const response of Object.values(op.responses)) {
+        for (const [name, link] of Object.entries(response.links ?? {})) {
+          const target = byId.get(link.operationId)
+          expect(target, `${where} ${name}`).toBeDefined()
+          const pathParameters = (target?.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name)
+          expect(Object.keys(link.parameters).sort(), `${where} ${name}`).toEqual(pathParameters.sort())
+          followed.add(`${op.operationId} → ${link.operationId}`)
+        }
+      }
+    }
+    for (const flow of [
+      'contractSubscription → getSubscription',
+      'contractSubscription → listInstallments',
+      'contractSubscription → payFirstInstallmentByCard',
+      'listInstallments → notifyInstallmentPayment',
+      'contractAnnualPlan → getAnnualPlan',
+      'contractAnnualPlan → payAnnualPlanByCard',
+      'contractAnnualPlan → notifyAnnualPlanPayment',
+      'requestAnnualPlanCancellation → confirmAnnualPlanCancellation',
+    ])
+      expect([...followed]).toContain(flow)
+  })
+
   it('names every operation with a unique operationId and describes every response', async () => {
     const ops = operations(await document())
     const ids = ops.map(({ op }) => op.operationId)

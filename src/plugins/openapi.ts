@@ -6,6 +6,7 @@ import fp from 'fastify-plugin'
 import { DOCUMENTED_ONLY } from '../http/http-schemas.js'
 import type { ErrorCode } from '../shared/errors.js'
 import { type ExampleRoute, errorExample } from './openapi-examples.js'
+import { addLinks } from './openapi-links.js'
 
 export interface ServedRoute {
   method: string
@@ -157,7 +158,8 @@ type Operation = { requestBody?: { required?: boolean; content?: Record<string, 
 
 /**
  * @fastify/swagger marks every request body required; a body with no required field may be left
- * out (an empty body validates as `{}`, plugins/http.ts): cancellations, login by header.
+ * out (an empty body validates as `{}`, plugins/http.ts): cancellations, login by header. Then the
+ * links of the main flows, which route schemas cannot carry.
  */
 const optionalBodies: SwaggerTransformObject = (document) => {
   if (!('openapiObject' in document)) return document.swaggerObject
@@ -169,6 +171,7 @@ const optionalBodies: SwaggerTransformObject = (document) => {
       if (body && schema && !schema.$ref) body.required = (schema.required?.length ?? 0) > 0
     }
   }
+  addLinks(openapiObject.paths as Record<string, Record<string, unknown>>)
   return openapiObject
 }
 
