@@ -219,7 +219,14 @@ export const MetaLink = Type.Object({
 })
 
 /** An integer id; bounded so that no input can overflow a database integer. */
-export const Id = (description: string) => Type.Integer({ minimum: 1, maximum: 2_147_483_647, description })
+export const Id = (description: string, example?: number) =>
+  Type.Integer({
+    minimum: 1,
+    maximum: 2_147_483_647,
+    description,
+    // Path examples name what a fresh demo holds, or what the example test creates first.
+    ...(example !== undefined && { examples: [example] }),
+  })
 
 /**
  * A nullable input field as `type: [T, 'null']` rather than `anyOf [T, null]`: one branch, so a

@@ -19,7 +19,6 @@ export interface ExampleRoute {
   url: string
   body?: { required?: string[]; examples?: unknown[] }
   query?: { properties?: Record<string, InputSchema> }
-  params?: { properties?: Record<string, InputSchema> }
   bodyLimit?: number
   config?: FastifyContextConfig
 }
@@ -61,14 +60,14 @@ function resourceOf(url: string): string {
 /**
  * The 422 a route's example shows, chosen so that a test can cause it from the route's other
  * examples: the route's own `validationExample`; else its first required body field left out;
- * else a query or path number, choice or pattern not matched; else a malformed Idempotency-Key.
+ * else a query number, choice or pattern not matched; else a malformed Idempotency-Key.
  */
 function validationErrors(route: ExampleRoute): Record<string, string[]> | undefined {
   if (route.config?.validationExample) return route.config.validationExample
   const required = route.body?.required?.[0]
   if (required) return { [required]: [`The ${words(required)} field is required.`] }
-  const inputs = { ...route.query?.properties, ...route.params?.properties }
-  for (const [name, schema] of Object.entries(inputs)) {
+  // Not a path parameter: a malformed one names no resource (404).
+  for (const [name, schema] of Object.entries(route.query?.properties ?? {})) {
     if (schema.type === 'integer') return { [name]: [`The ${words(name)} field must be an integer.`] }
     if (schema.enum) return { [name]: [`The selected ${words(name)} is invalid.`] }
     if (schema.pattern) return { [name]: [`The ${words(name)} field format is invalid.`] }

@@ -85,6 +85,16 @@ const LINKS: Links = {
       },
     },
   },
+  listEvents: {
+    status: '200',
+    links: {
+      GetFirstEvent: {
+        operationId: 'getEvent',
+        parameters: { id: '$response.body#/data/0/id' },
+        description: 'The first event of the page, by id.',
+      },
+    },
+  },
   registerCustomer: {
     status: '201',
     links: {

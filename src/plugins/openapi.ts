@@ -102,7 +102,10 @@ const documented: SwaggerTransform = ({ schema, url, route }) => {
   const query = schema.querystring as QuerySchema | undefined
   if (query) {
     const required = query.required?.filter((name) => query.properties?.[name]?.default === undefined)
-    const properties = Object.entries(query.properties ?? {}).map(([name, p]) => [name, admitBlank(p)])
+    const properties = Object.entries(query.properties ?? {}).map(([name, p]) => [
+      name,
+      required?.includes(name) ? p : admitBlank(p),
+    ])
     result.querystring = { ...query, required, properties: Object.fromEntries(properties) }
   }
   const body = schema.body as Record<string, unknown> | undefined
@@ -118,7 +121,6 @@ const documented: SwaggerTransform = ({ schema, url, route }) => {
       url,
       body: schema.body as ExampleRoute['body'],
       query: schema.querystring as ExampleRoute['query'],
-      params: schema.params as ExampleRoute['params'],
       bodyLimit: route.bodyLimit,
       config: route.config,
     }
@@ -143,7 +145,8 @@ const documented: SwaggerTransform = ({ schema, url, route }) => {
 
 /**
  * A blank query value means none (plugins/http.ts, before validation): the document admits `""`
- * beside what the parameter takes, so that a client or fuzzer sending `?page=` is within it.
+ * beside what an optional parameter takes, so that a client or fuzzer sending `?page=` is within
+ * it. A required one (`model_id`) stays as it is: blank, it is missing (422).
  */
 function admitBlank({ description, default: fallback, examples, ...schema }: PropertySchema) {
   return {

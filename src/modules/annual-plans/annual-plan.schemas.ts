@@ -208,7 +208,7 @@ export const AnnualPlan = Type.Object(
   },
 )
 
-export const AnnualPlanParams = Type.Object({ id: Id('Annual plan id, as returned when contracting.') })
+export const AnnualPlanParams = Type.Object({ id: Id('Annual plan id, as returned when contracting.', 1) })
 
 export const AnnualPlanListQuery = Type.Object({
   ...PageQuery.properties,

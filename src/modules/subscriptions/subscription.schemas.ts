@@ -264,7 +264,7 @@ export const InstallmentList = Type.Array(Installment, {
 })
 
 export const SubscriptionParams = Type.Object({
-  subscriptionId: Id('Subscription id, as returned when contracting.'),
+  subscriptionId: Id('Subscription id, as returned when contracting.', 1),
 })
 
 export const SubscriptionListQuery = Type.Object({
