@@ -110,7 +110,7 @@ describe('GET /openapi.json', () => {
     expect(required('/quotation', 'get')).toEqual(['model_id'])
   })
 
-  it('documents Idempotency-Key on every authenticated write and X-CREDENTIALS on login', async () => {
+  it('documents Idempotency-Key on every authenticated write (PATCH too) and X-CREDENTIALS on login', async () => {
     const doc = (await document()) as unknown as {
       paths: Record<
         string,
@@ -121,7 +121,7 @@ describe('GET /openapi.json', () => {
       (op.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name)
     const writes = Object.entries(doc.paths).flatMap(([path, ops]) =>
       Object.entries(ops)
-        .filter(([method]) => method === 'post' || method === 'put')
+        .filter(([method]) => method === 'post' || method === 'put' || method === 'patch')
         .map(([method, op]) => ({ where: `${method} ${path}`, op })),
     )
     expect(writes.length).toBeGreaterThan(10)
