@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest'
+import { World, WrongGateway } from './helpers/example-world.js'
 import { freshDemo } from './helpers/fresh-demo.js'
 import {
   type Call,
@@ -9,8 +10,6 @@ import {
   operationsOf,
   requestsOf,
   setupOf,
-  World,
-  WrongGateway,
 } from './helpers/openapi-examples.js'
 import { createTestApp } from './helpers/test-app.js'
 
