@@ -92,9 +92,12 @@ function responseHeaders(status: number, config: FastifyContextConfig | undefine
  * - a query parameter with a default (page, per_page) is filled in by validation, so it stays in
  *   the schema's `required` list and the handlers' types; a client may leave it out, so the
  *   document must not mark it required (generated clients would demand it);
+ * - an optional query parameter may be blank (`admitBlank`);
+ * - a rule a service checks itself, documented as schema keywords (`DOCUMENTED_ONLY`);
  * - headers read by hooks or handlers (`config.documentedHeaders`: Idempotency-Key, X-CREDENTIALS),
  *   and the response headers hooks send (`responseHeaders`);
- * - a success response's description, which a resource schema does not have.
+ * - a success response's description, which a resource schema does not have, and an example of
+ *   each error response (openapi-examples.ts).
  */
 const documented: SwaggerTransform = ({ schema, url, route }) => {
   if (!schema) return { schema, url }
@@ -164,7 +167,7 @@ type Operation = { requestBody?: { required?: boolean; content?: Record<string, 
  * out (an empty body validates as `{}`, plugins/http.ts): cancellations, login by header. Then the
  * links of the main flows, which route schemas cannot carry.
  */
-const optionalBodies: SwaggerTransformObject = (document) => {
+const wholeDocument: SwaggerTransformObject = (document) => {
   if (!('openapiObject' in document)) return document.swaggerObject
   const { openapiObject } = document
   for (const item of Object.values(openapiObject.paths ?? {})) {
@@ -222,7 +225,7 @@ export const openapiPlugin = fp(
         ],
       },
       transform: documented,
-      transformObject: optionalBodies,
+      transformObject: wholeDocument,
       // Shared schemas keep their own names in components.schemas.
       refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
     })
