@@ -110,7 +110,7 @@ describe('GET /openapi.json', () => {
     expect(required('/quotation', 'get')).toEqual(['model_id'])
   })
 
-  it('documents Idempotency-Key on every authenticated write and X-CREDENTIALS on login', async () => {
+  it('documents Idempotency-Key on every authenticated write (PATCH too) and X-CREDENTIALS on login', async () => {
     const doc = (await document()) as unknown as {
       paths: Record<
         string,
@@ -121,7 +121,7 @@ describe('GET /openapi.json', () => {
       (op.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name)
     const writes = Object.entries(doc.paths).flatMap(([path, ops]) =>
       Object.entries(ops)
-        .filter(([method]) => method === 'post' || method === 'put')
+        .filter(([method]) => method === 'post' || method === 'put' || method === 'patch')
         .map(([method, op]) => ({ where: `${method} ${path}`, op })),
     )
     expect(writes.length).toBeGreaterThan(10)
@@ -133,6 +133,100 @@ describe('GET /openapi.json', () => {
     for (const path of ['/subscriptions', '/brands', '/health']) {
       expect(headers(doc.paths[path]?.get ?? {}), path).toEqual([])
     }
+  })
+
+  it('gives each error status of each operation its own example, with a code listed for it', async () => {
+    type Media = {
+      schema: { allOf?: [unknown, { properties: { code: { enum: string[] } } }] }
+      example?: { code?: string }
+    }
+    const codes = new Set<string>()
+    for (const { where, op } of operations(await document())) {
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (Number(status) < 400) continue
+        const media = response.content?.['application/json'] as Media | undefined
+        expect(media?.example?.code, `${where} ${status}`).toBeDefined()
+        expect(media?.schema.allOf?.[1].properties.code.enum, `${where} ${status}`).toContain(
+          media?.example?.code,
+        )
+        codes.add(String(media?.example?.code))
+      }
+    }
+    // Not one example for all: each status shows its own code.
+    expect(codes.size).toBeGreaterThan(10)
+  })
+
+  it('documents the customer reference of the contracting bodies as anyOf, without changing validation', async () => {
+    const doc = (await document()) as unknown as {
+      paths: Record<
+        string,
+        { post: { requestBody: { content: { 'application/json': { schema: object } } } } }
+      >
+    }
+    for (const path of ['/subscriptions', '/annual-plans']) {
+      const schema = doc.paths[path]?.post.requestBody.content['application/json'].schema as {
+        anyOf?: { required: string[] }[]
+      }
+      expect(
+        schema.anyOf?.map((branch) => branch.required),
+        path,
+      ).toEqual([['customer_id'], ['customer_document']])
+      expect(JSON.stringify(schema), path).not.toContain('x-documented-only')
+    }
+  })
+
+  it('admits a blank value for every optional query parameter (the service reads it as absent)', async () => {
+    const doc = (await document()) as unknown as {
+      paths: Record<
+        string,
+        Record<
+          string,
+          { parameters?: { name: string; in: string; required: boolean; schema: { anyOf?: unknown[] } }[] }
+        >
+      >
+    }
+    const query = Object.values(doc.paths).flatMap((ops) =>
+      Object.values(ops).flatMap((op) => (op.parameters ?? []).filter((p) => p.in === 'query')),
+    )
+    expect(query.length).toBeGreaterThan(10)
+    // test/openapi-examples.test.ts sends each blank: accepted where admitted, refused where required.
+    for (const parameter of query) {
+      const blank = expect.objectContaining({ enum: [''] })
+      if (parameter.required) expect(parameter.schema.anyOf ?? [], parameter.name).not.toContainEqual(blank)
+      else expect(parameter.schema.anyOf, parameter.name).toContainEqual(blank)
+    }
+  })
+
+  it('links the main flows, each link naming an operation and exactly its path parameters', async () => {
+    type Linked = Operation & {
+      parameters?: { name: string; in: string }[]
+      responses: Record<string, { links?: Record<string, { operationId: string; parameters: object }> }>
+    }
+    const ops = operations(await document()) as { where: string; op: Linked }[]
+    const byId = new Map(ops.map(({ op }) => [op.operationId, op]))
+    const followed = new Set<string>()
+    for (const { where, op } of ops) {
+      for (const response of Object.values(op.responses)) {
+        for (const [name, link] of Object.entries(response.links ?? {})) {
+          const target = byId.get(link.operationId)
+          expect(target, `${where} ${name}`).toBeDefined()
+          const pathParameters = (target?.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name)
+          expect(Object.keys(link.parameters).sort(), `${where} ${name}`).toEqual(pathParameters.sort())
+          followed.add(`${op.operationId} → ${link.operationId}`)
+        }
+      }
+    }
+    for (const flow of [
+      'contractSubscription → getSubscription',
+      'contractSubscription → listInstallments',
+      'contractSubscription → payFirstInstallmentByCard',
+      'listInstallments → notifyInstallmentPayment',
+      'contractAnnualPlan → getAnnualPlan',
+      'contractAnnualPlan → payAnnualPlanByCard',
+      'contractAnnualPlan → notifyAnnualPlanPayment',
+      'requestAnnualPlanCancellation → confirmAnnualPlanCancellation',
+    ])
+      expect([...followed]).toContain(flow)
   })
 
   it('names every operation with a unique operationId and describes every response', async () => {
@@ -203,8 +297,10 @@ describe('GET /openapi.json', () => {
     expect(required['POST /customers']).toBe(true)
   })
 
-  it('names no server unless AMPARO_PUBLIC_URL is set: the document’s own address is the base', async () => {
-    expect((await document()).servers).toBeUndefined()
+  it('names the document’s own address (`/`) as the server unless AMPARO_PUBLIC_URL is set', async () => {
+    expect((await document()).servers).toEqual([
+      { url: '/', description: 'The address this document was fetched from.' },
+    ])
     const other = await createTestApp({ env: { AMPARO_PUBLIC_URL: 'https://api.example.com/' } })
     try {
       const response = await other.app.inject({ method: 'GET', url: '/openapi.json' })

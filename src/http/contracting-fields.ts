@@ -1,6 +1,6 @@
 import { type TSchema, Type } from 'typebox'
 import type { FieldErrors } from '../shared/errors.js'
-import { Id, nullable } from './http-schemas.js'
+import { DOCUMENTED_ONLY, Id, nullable } from './http-schemas.js'
 
 /**
  * The body fields both contracting endpoints (POST /subscriptions, POST /annual-plans) share:
@@ -37,6 +37,20 @@ export const contractingFields = {
     Type.Number(),
     'Desired LMI in reais (at most two decimals). Inside the partner’s authorized range it is the LMI; outside, the model default applies, without error.',
   ),
+}
+
+/**
+ * Options of a contracting body: one of `customer_id` and `customer_document` (not null) names
+ * the customer, as `anyOf` for generators. resolveCustomer enforces it, so that its error comes
+ * in one 422 with the body's others (unknown model, store…): the schema only documents it.
+ */
+export const customerReference = {
+  [DOCUMENTED_ONLY]: {
+    anyOf: [
+      { required: ['customer_id'], properties: { customer_id: { type: 'integer' } } },
+      { required: ['customer_document'], properties: { customer_document: { type: 'string' } } },
+    ],
+  },
 }
 
 /**

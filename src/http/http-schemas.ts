@@ -206,13 +206,27 @@ export function hookList<T>(hooks: T | T[] | undefined): T[] {
   return hooks === undefined ? [] : ([hooks].flat() as T[])
 }
 
+/**
+ * Keywords for the OpenAPI document only (plugins/openapi.ts merges them into the schema it
+ * documents), for a rule a service checks itself so that its error joins the others in one 422:
+ * validation ignores the unknown keyword.
+ */
+export const DOCUMENTED_ONLY = 'x-documented-only'
+
 /** `{ link }`: the absolute address of a resource. */
 export const MetaLink = Type.Object({
   link: Type.String({ format: 'uri', description: 'Absolute address of the resource.' }),
 })
 
 /** An integer id; bounded so that no input can overflow a database integer. */
-export const Id = (description: string) => Type.Integer({ minimum: 1, maximum: 2_147_483_647, description })
+export const Id = (description: string, example?: number) =>
+  Type.Integer({
+    minimum: 1,
+    maximum: 2_147_483_647,
+    description,
+    // Path examples name what a fresh demo holds, or what the example test creates first.
+    ...(example !== undefined && { examples: [example] }),
+  })
 
 /**
  * A nullable input field as `type: [T, 'null']` rather than `anyOf [T, null]`: one branch, so a

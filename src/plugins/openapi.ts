@@ -3,6 +3,10 @@ import swagger, { type SwaggerTransform, type SwaggerTransformObject } from '@fa
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyContextConfig } from 'fastify'
 import fp from 'fastify-plugin'
+import { DOCUMENTED_ONLY } from '../http/http-schemas.js'
+import type { ErrorCode } from '../shared/errors.js'
+import { type ExampleRoute, errorExample } from './openapi-examples.js'
+import { addLinks } from './openapi-links.js'
 
 export interface ServedRoute {
   method: string
@@ -35,7 +39,12 @@ const LOGO = `<svg xmlns="http://www.w3.org/2000/svg" width="220" height="40" vi
 <text x="44" y="27" font-family="sans-serif" font-size="18" fill="#ffffff">Amparo API reference</text>
 </svg>`
 
-type QuerySchema = { required?: string[]; properties?: Record<string, { default?: unknown }> }
+type QuerySchema = { required?: string[]; properties?: Record<string, PropertySchema> }
+type PropertySchema = { default?: unknown; description?: string; examples?: unknown[] }
+type ResponseEntry = {
+  description?: string
+  allOf?: [unknown, { properties?: { code?: { enum?: ErrorCode[] } } }]
+}
 type Header = { type: 'string' | 'integer'; description: string; enum?: string[] }
 
 const HEADERS = {
@@ -83,43 +92,82 @@ function responseHeaders(status: number, config: FastifyContextConfig | undefine
  * - a query parameter with a default (page, per_page) is filled in by validation, so it stays in
  *   the schema's `required` list and the handlers' types; a client may leave it out, so the
  *   document must not mark it required (generated clients would demand it);
+ * - an optional query parameter may be blank (`admitBlank`);
+ * - a rule a service checks itself, documented as schema keywords (`DOCUMENTED_ONLY`);
  * - headers read by hooks or handlers (`config.documentedHeaders`: Idempotency-Key, X-CREDENTIALS),
  *   and the response headers hooks send (`responseHeaders`);
- * - a success response's description, which a resource schema does not have.
+ * - a success response's description, which a resource schema does not have, and an example of
+ *   each error response (openapi-examples.ts).
  */
 const documented: SwaggerTransform = ({ schema, url, route }) => {
   if (!schema) return { schema, url }
   const result = { ...schema }
   const query = schema.querystring as QuerySchema | undefined
-  if (query?.required) {
-    const required = query.required.filter((name) => query.properties?.[name]?.default === undefined)
-    result.querystring = { ...query, required }
+  if (query) {
+    const required = query.required?.filter((name) => query.properties?.[name]?.default === undefined)
+    const properties = Object.entries(query.properties ?? {}).map(([name, p]) => [
+      name,
+      required?.includes(name) ? p : admitBlank(p),
+    ])
+    result.querystring = { ...query, required, properties: Object.fromEntries(properties) }
+  }
+  const body = schema.body as Record<string, unknown> | undefined
+  if (body?.[DOCUMENTED_ONLY]) {
+    const { [DOCUMENTED_ONLY]: keywords, ...rest } = body
+    result.body = { ...rest, ...(keywords as object) }
   }
   const headers = route.config?.documentedHeaders
   if (headers) result.headers = { type: 'object', properties: headers }
-  const response = schema.response as Record<string, { description?: string }> | undefined
+  const response = schema.response as Record<string, ResponseEntry> | undefined
   if (response) {
+    const about: ExampleRoute = {
+      url,
+      body: schema.body as ExampleRoute['body'],
+      query: schema.querystring as ExampleRoute['query'],
+      bodyLimit: route.bodyLimit,
+      config: route.config,
+    }
     result.response = Object.fromEntries(
-      Object.entries(response).map(([status, entry]) => [
-        status,
-        {
-          ...entry,
-          description: entry.description ?? STATUS_CODES[status],
-          headers: responseHeaders(Number(status), route.config),
-        },
-      ]),
+      Object.entries(response).map(([status, entry]) => {
+        const codes = entry.allOf?.[1]?.properties?.code?.enum
+        const example = codes && errorExample(Number(status), codes, about)
+        return [
+          status,
+          {
+            ...entry,
+            description: entry.description ?? STATUS_CODES[status],
+            headers: responseHeaders(Number(status), route.config),
+            ...(example && { examples: [example] }),
+          },
+        ]
+      }),
     )
   }
   return { schema: result, url }
+}
+
+/**
+ * A blank query value means none (plugins/http.ts, before validation): the document admits `""`
+ * beside what an optional parameter takes, so that a client or fuzzer sending `?page=` is within
+ * it. A required one (`model_id`) stays as it is: blank, it is missing (422).
+ */
+function admitBlank({ description, default: fallback, examples, ...schema }: PropertySchema) {
+  return {
+    ...(description !== undefined && { description }),
+    ...(fallback !== undefined && { default: fallback }),
+    ...(examples !== undefined && { examples }),
+    anyOf: [schema, { const: '', description: 'Blank: as if not sent.' }],
+  }
 }
 
 type Operation = { requestBody?: { required?: boolean; content?: Record<string, { schema?: object }> } }
 
 /**
  * @fastify/swagger marks every request body required; a body with no required field may be left
- * out (an empty body validates as `{}`, plugins/http.ts): cancellations, login by header.
+ * out (an empty body validates as `{}`, plugins/http.ts): cancellations, login by header. Then the
+ * links of the main flows, which route schemas cannot carry.
  */
-const optionalBodies: SwaggerTransformObject = (document) => {
+const wholeDocument: SwaggerTransformObject = (document) => {
   if (!('openapiObject' in document)) return document.swaggerObject
   const { openapiObject } = document
   for (const item of Object.values(openapiObject.paths ?? {})) {
@@ -129,6 +177,7 @@ const optionalBodies: SwaggerTransformObject = (document) => {
       if (body && schema && !schema.$ref) body.required = (schema.required?.length ?? 0) > 0
     }
   }
+  addLinks(openapiObject.paths as Record<string, Record<string, unknown>>)
   return openapiObject
 }
 
@@ -147,8 +196,13 @@ export const openapiPlugin = fp(
       openapi: {
         openapi: '3.1.0',
         info: { title: 'Amparo partner API', version: '1.0.0', description },
-        // Without AMPARO_PUBLIC_URL the document's own address is the base (OpenAPI's default `/`).
-        ...(app.config.publicUrl && { servers: [{ url: app.config.publicUrl }] }),
+        // Without AMPARO_PUBLIC_URL the document's own address is the base: OpenAPI's default `/`,
+        // said explicitly, since linters and some generators take a missing list for an omission.
+        servers: [
+          app.config.publicUrl
+            ? { url: app.config.publicUrl }
+            : { url: '/', description: 'The address this document was fetched from.' },
+        ],
         components: {
           securitySchemes: {
             bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
@@ -171,7 +225,7 @@ export const openapiPlugin = fp(
         ],
       },
       transform: documented,
-      transformObject: optionalBodies,
+      transformObject: wholeDocument,
       // Shared schemas keep their own names in components.schemas.
       refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
     })

@@ -50,7 +50,7 @@ const CancellationRequest = Type.Object(
 )
 
 const CancellationParams = Type.Object({
-  id: Id('Annual plan id.'),
+  id: Id('Annual plan id.', 1),
   protocol: Type.String({
     maxLength: 50,
     description: 'The protocol `PUT /annual-plans/{id}/cancellation` returned.',

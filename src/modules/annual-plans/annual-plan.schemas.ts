@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { contractingFields } from '../../http/contracting-fields.js'
+import { contractingFields, customerReference } from '../../http/contracting-fields.js'
 import { Id, Money, nullable, Timestamp } from '../../http/http-schemas.js'
 import { PageQuery } from '../../shared/pagination.js'
 import { Model } from '../catalog/catalog.schemas.js'
@@ -52,6 +52,7 @@ export const AnnualPlanBody = Type.Object(
     ),
   },
   {
+    ...customerReference,
     examples: [
       {
         model_id: 2,
@@ -207,7 +208,7 @@ export const AnnualPlan = Type.Object(
   },
 )
 
-export const AnnualPlanParams = Type.Object({ id: Id('Annual plan id, as returned when contracting.') })
+export const AnnualPlanParams = Type.Object({ id: Id('Annual plan id, as returned when contracting.', 1) })
 
 export const AnnualPlanListQuery = Type.Object({
   ...PageQuery.properties,

@@ -37,6 +37,7 @@ After 10 failed logins in 15 minutes, an account (client id or e-mail) answers 4
         },
       },
       config: {
+        validationExample: { client_secret: ['The client secret field is required.'] },
         documentedHeaders: {
           'X-CREDENTIALS': {
             type: 'string',

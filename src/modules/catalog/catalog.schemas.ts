@@ -50,8 +50,8 @@ export const Model = Type.Object(
   },
 )
 
-export const BrandParams = Type.Object({ brandId: Id('Brand id.') })
-export const ModelParams = Type.Object({ modelId: Id('Model id.') })
+export const BrandParams = Type.Object({ brandId: Id('Brand id.', 1) })
+export const ModelParams = Type.Object({ modelId: Id('Model id.', 2) })
 
 export const BrandQuery = Type.Object({
   include: Type.Optional(

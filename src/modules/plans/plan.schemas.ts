@@ -94,7 +94,8 @@ const quoteFields = {
     ...Id(
       'Device model, from `GET /models`. Required. Unknown, inactive or not available to this partner → 422 `errors.model_id`.',
     ),
-    examples: [7],
+    // The demo's iPhone 16 Pro: active, attributed to both demo partners.
+    examples: [2],
   },
   maxima: Type.Optional(
     Type.Number({
@@ -133,4 +134,4 @@ export const AnnualQuoteQuery = Type.Object({
 })
 export type AnnualQuoteQuery = Static<typeof AnnualQuoteQuery>
 
-export const PlanParams = Type.Object({ planId: Id('Subscription plan id, from `GET /plans`.') })
+export const PlanParams = Type.Object({ planId: Id('Subscription plan id, from `GET /plans`.', 2) })

@@ -99,7 +99,7 @@ export const ShopkeeperBody = Type.Object(
     examples: [
       {
         trading_name: 'Loja Centro',
-        registration_number: '11.222.333/0001-81',
+        registration_number: '11.444.777/0001-61',
         phone: '(11) 3333-4444',
         website: 'https://lojacentro.example.com.br',
         address: {
@@ -143,7 +143,7 @@ export const CreatedShopkeeper = Type.Object(
       {
         id: 12,
         trading_name: 'Loja Centro',
-        registration_number: '11222333000181',
+        registration_number: '11444777000161',
         matrix: false,
         responsible: null,
         meta: link(12),
@@ -198,7 +198,7 @@ export const Shopkeeper = Type.Object(
       {
         id: 12,
         trading_name: 'Loja Centro',
-        registration_number: '11222333000181',
+        registration_number: '11444777000161',
         matrix: false,
         phone: '1133334444',
         website: 'https://lojacentro.example.com.br',
@@ -226,4 +226,4 @@ export const Shopkeeper = Type.Object(
   },
 )
 
-export const ShopkeeperParams = Type.Object({ shopkeeperId: Id('Shopkeeper (store) id.') })
+export const ShopkeeperParams = Type.Object({ shopkeeperId: Id('Shopkeeper (store) id.', 1) })

@@ -2,8 +2,8 @@ import { type Static, Type } from 'typebox'
 import { Id } from '../../http/http-schemas.js'
 
 export const InstallmentParams = Type.Object({
-  subscriptionId: Id('Subscription id, as returned when contracting.'),
-  installmentId: Id('Installment `id` (not its `number`), from `GET /subscriptions/{id}/installments`.'),
+  subscriptionId: Id('Subscription id, as returned when contracting.', 1),
+  installmentId: Id('Installment `id` (not its `number`), from `GET /subscriptions/{id}/installments`.', 1),
 })
 
 // Sizes are only bounds against abuse: the card rules (Luhn, month, digits) are checked after the

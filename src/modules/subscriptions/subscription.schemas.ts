@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { contractingFields } from '../../http/contracting-fields.js'
+import { contractingFields, customerReference } from '../../http/contracting-fields.js'
 import { Id, MetaLink, Money, nullable, Timestamp } from '../../http/http-schemas.js'
 import { PageQuery } from '../../shared/pagination.js'
 import { BrandRef, Model } from '../catalog/catalog.schemas.js'
@@ -33,6 +33,7 @@ export const SubscriptionBody = Type.Object(
     ),
   },
   {
+    ...customerReference,
     examples: [
       {
         plan_id: 2,
@@ -263,7 +264,7 @@ export const InstallmentList = Type.Array(Installment, {
 })
 
 export const SubscriptionParams = Type.Object({
-  subscriptionId: Id('Subscription id, as returned when contracting.'),
+  subscriptionId: Id('Subscription id, as returned when contracting.', 1),
 })
 
 export const SubscriptionListQuery = Type.Object({

@@ -1,0 +1,97 @@
+// One demo world of test/openapi-examples.test.ts: sends the calls built from the examples as a
+// demo partner, keeps the answers, and fills the parameters the examples leave to `links`.
+
+import type { App } from '../../src/app.js'
+import type { DemoPartner } from '../../src/demo/demo.js'
+import type { Call, Entry, OpenApi } from './openapi-examples.js'
+
+/** A partner of the other gateway mode must run this operation. */
+export class WrongGateway extends Error {}
+
+/** The demo's state for one operation: the partner, its token, and the answers so far (for links). */
+export class World {
+  private readonly answers = new Map<string, { path: Call['path']; body: unknown }>()
+
+  constructor(
+    private readonly app: App,
+    private readonly document: OpenApi,
+    readonly partner: DemoPartner,
+    private readonly token: string,
+    private readonly samePlan: (id: number) => number,
+  ) {}
+
+  /**
+   * The call with what only this world knows: path parameters without example from the links of
+   * earlier answers, the demo partner's credentials for a login example's placeholders, and the
+   * partner's own copy of a plan the example names.
+   */
+  resolve(entry: Entry, call: Call): Call {
+    const path = { ...call.path }
+    for (const [name, value] of Object.entries(path))
+      if (value === undefined) path[name] = this.linked(entry, name)
+    let body = call.body
+    if (body && typeof body === 'object' && 'client_secret' in body)
+      body = { ...body, client_id: this.partner.client_id, client_secret: this.partner.client_secret }
+    if (body && typeof body === 'object' && 'plan_id' in body && typeof body.plan_id === 'number')
+      body = { ...body, plan_id: this.samePlan(body.plan_id) }
+    return { ...call, path, body }
+  }
+
+  private linked(entry: Entry, name: string): string | undefined {
+    for (const item of Object.values(this.document.paths)) {
+      for (const source of Object.values(item)) {
+        const answer = this.answers.get(source.operationId)
+        if (!answer) continue
+        for (const response of Object.values(source.responses)) {
+          for (const link of Object.values(response.links ?? {})) {
+            const expression = link.operationId === entry.operationId ? link.parameters[name] : undefined
+            if (expression) return evaluate(expression, answer)
+          }
+        }
+      }
+    }
+    return undefined
+  }
+
+  /** Sends the call; a 2xx answer is kept for the links of later calls. */
+  async run(entry: Entry, call: Call) {
+    const answer = await this.send(call, entry)
+    if (answer.statusCode < 300) this.answers.set(entry.operationId, { path: call.path, body: answer.json() })
+    return answer
+  }
+
+  async send(call: Call, entry?: Entry) {
+    const missing = Object.entries(call.path).find(([, value]) => value === undefined)
+    if (missing)
+      throw new Error(`${entry?.operationId ?? call.label}: no example nor link for {${missing[0]}}`)
+    const template = entry?.path ?? ''
+    const url = template.replace(/\{([^}]+)\}/g, (_, name: string) =>
+      encodeURIComponent(call.path[name] ?? ''),
+    )
+    const search = new URLSearchParams(call.query).toString()
+    const headers: Record<string, string> = { ...call.headers }
+    if (!call.anonymous) headers.authorization = `Bearer ${this.token}`
+    if (call.raw) headers['content-type'] = call.raw.contentType
+    const answer = await this.app.inject({
+      method: (entry?.method ?? 'GET') as 'GET',
+      url: search ? `${url}?${search}` : url,
+      headers,
+      ...(call.raw
+        ? { payload: call.raw.payload }
+        : call.body !== undefined && { payload: call.body as object }),
+    })
+    if (answer.statusCode === 422 && answer.json().code === 'wrong_gateway') throw new WrongGateway()
+    return answer
+  }
+}
+
+/** `$response.body#/data/0/id` or `$request.path.id`, against a kept answer. */
+function evaluate(expression: string, answer: { path: Call['path']; body: unknown }): string | undefined {
+  if (expression.startsWith('$request.path.')) return answer.path[expression.slice('$request.path.'.length)]
+  const pointer = expression.match(/^\$response\.body#(.*)$/)?.[1]
+  if (pointer === undefined) return undefined
+  let value: unknown = answer.body
+  for (const token of pointer.split('/').slice(1))
+    value = (value as Record<string, unknown> | undefined)?.[token]
+  return value === undefined ? undefined : String(value)
+}
