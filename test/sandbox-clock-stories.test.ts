@@ -11,7 +11,6 @@ import { createTestApp, type TestContext } from './helpers/test-app.js'
 
 let ctx: TestContext
 let modelId = 0
-const TZ = 'America/Sao_Paulo'
 const DAY = 86_400
 
 interface Seller {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponses } from '../../http/http-schemas.js'
 import { eventContext } from '../events/event.service.js'
-import { AdvanceBody, AdvancedClock, AdvanceFailed, SandboxClock } from './sandbox-clock.schemas.js'
+import { AdvanceBody, AdvancedClock, SandboxClock } from './sandbox-clock.schemas.js'
 import { advanceClock, showClock } from './sandbox-clock.service.js'
 
 const tags = ['Sandbox']
@@ -42,13 +42,13 @@ written at the partner's time of that day; webhooks go out in real time. \`jobs\
 
 The clock only moves forward; other partners' clocks never move. Another advance of the same
 clock while this one runs → 409 \`clock_advancing\`. Both or neither field, 0, a negative, a
-non-integer or a value over its bound → 422 under that field. A failure midway → 500 with \`now\`
-and \`advanced_by_seconds\` where the clock stopped: at the last day fully processed.`,
+non-integer or a value over its bound → 422 under that field. A failure midway → 500 whose
+\`message\` says where the clock stopped: at the last day fully processed (\`GET /sandbox/clock\`
+reads it too); advancing again carries on from there.`,
         body: AdvanceBody,
         response: {
           200: AdvancedClock,
           ...errorResponses(400, 401, 413, 415, 422, 'clock_advancing'),
-          500: AdvanceFailed,
         },
       },
     },

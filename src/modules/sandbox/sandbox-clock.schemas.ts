@@ -66,21 +66,3 @@ export const AdvancedClock = Type.Object(
     ],
   },
 )
-
-/** A 500 of an advance that failed midway: where the clock stopped (the last day fully processed). */
-export const AdvanceFailed = Type.Unsafe({
-  description:
-    'The advance failed midway (a server fault, logged): the clock stays at the last day fully processed, which `now` and `advanced_by_seconds` give; advancing again carries on from there.',
-  allOf: [
-    Type.Ref('Error'),
-    {
-      type: 'object',
-      required: ['code'],
-      properties: {
-        code: { type: 'string', enum: ['server_error'] },
-        now: { type: 'string', description: 'The clock where it stopped.' },
-        advanced_by_seconds: { type: 'integer', minimum: 0 },
-      },
-    },
-  ],
-})

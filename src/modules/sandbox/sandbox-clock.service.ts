@@ -92,11 +92,10 @@ export async function advanceClock(
       { err: error, partner_id: partnerId, advanced_by_seconds: offset },
       'sandbox clock advance failed',
     )
+    const stopped = reading(real, offset, timeZone)
     throw new AppError(
       'server_error',
-      'The advance failed midway; the clock stays at the last day fully processed.',
-      undefined,
-      reading(real, offset, timeZone),
+      `The advance failed midway; the clock stays at the last day fully processed: ${stopped.now}, advanced by ${stopped.advanced_by_seconds} seconds.`,
     )
   } finally {
     await releaseClock(db, partnerId, held).catch((error: unknown) => {
