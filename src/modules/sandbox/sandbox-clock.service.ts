@@ -38,14 +38,17 @@ export async function showClock(
 }
 
 /** What an advance needs: the jobs' dependencies, `clock` being the real one. */
-export type AdvanceDeps = Omit<PartnerJobsDeps, 'scope'> & { db: Db }
+export type AdvanceDeps = Omit<PartnerJobsDeps, 'scope'>
 
+// The counts start at zero, so a job skipped for want of a gateway answers zeros, not `skipped`.
 const NO_JOBS = {
   recurrence: { charged: 0, declined: 0, refused: 0, canceled: 0, errors: 0 },
   expiry: { canceled: 0 },
   coverage: { protected: 0, expired: 0 },
   refunds: { refunded: 0, retried: 0, failed: 0, errors: 0 },
 }
+
+type AdvanceJobs = typeof NO_JOBS & { days: number }
 
 /**
  * Moves the partner's clock forward, a day at a time: at each day crossed its jobs run at that
@@ -57,7 +60,7 @@ export async function advanceClock(
   partnerId: number,
   body: { days?: number; hours?: number },
   deps: AdvanceDeps,
-): Promise<ClockReading & { jobs: typeof NO_JOBS & { days: number } }> {
+): Promise<ClockReading & { jobs: AdvanceJobs }> {
   const { db, clock: real, timeZone, log } = deps
   const holdUntil = () => new Date(real.now().getTime() + HOLD_SECONDS * 1000).toISOString()
   let held = holdUntil()
@@ -107,6 +110,6 @@ export async function advanceClock(
   }
   return {
     ...reading(real, offset, timeZone),
-    jobs: { days, ...NO_JOBS, ...jobs } as typeof NO_JOBS & { days: number },
+    jobs: { days, ...NO_JOBS, ...jobs } as AdvanceJobs,
   }
 }
