@@ -169,7 +169,8 @@ export const openapiPlugin = fp(
           },
           {
             name: 'Sandbox',
-            description: 'Test environment only: each partner’s own clock, to try months of recurrence in minutes.',
+            description:
+              'Test environment only: each partner’s own clock, to try months of recurrence in minutes.',
           },
           { name: 'Service', description: 'Liveness and the API description.' },
         ],
