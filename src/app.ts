@@ -14,6 +14,7 @@ import { healthRoutes } from './modules/health/health.routes.js'
 import type { PaymentGateway } from './modules/payments/payment-gateway.js'
 import { createGateway } from './modules/payments/payment-gateway.js'
 import { planRoutes } from './modules/plans/plan.routes.js'
+import { sandboxClockRoutes } from './modules/sandbox/sandbox-clock.routes.js'
 import { shopkeeperRoutes } from './modules/shopkeepers/shopkeeper.routes.js'
 import { subscriptionRoutes } from './modules/subscriptions/subscription.routes.js'
 import { subscriptionPaymentRoutes } from './modules/subscriptions/subscription-payment.routes.js'
@@ -121,6 +122,8 @@ export async function buildApp({
     await partnerScope.register(subscriptionPaymentRoutes)
     await partnerScope.register(annualPlanRoutes)
     await partnerScope.register(eventRoutes)
+    // The sandbox test clock exists only in the test environment (CONTRACT §15).
+    if (config.env === 'test') await partnerScope.register(sandboxClockRoutes)
   })
 
   return app

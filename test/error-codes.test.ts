@@ -177,6 +177,24 @@ const CASES: [ErrorCode, () => Promise<Answer> | Answer][] = [
     },
   ],
   [
+    'clock_advancing',
+    async () => {
+      // Another process's advance holds this partner's sandbox clock.
+      const { partner, token } = await partnerWithToken(ctx.app, ctx.db)
+      await ctx.db
+        .updateTable('partners')
+        .set({ clock_advancing_until: '2999-01-01T00:00:00.000Z' })
+        .where('id', '=', partner.id)
+        .execute()
+      return inject({
+        method: 'POST',
+        url: '/sandbox/clock/advance',
+        headers: bearer(token),
+        payload: { days: 1 },
+      })
+    },
+  ],
+  [
     'payload_too_large',
     () =>
       inject({

@@ -53,6 +53,7 @@ export function registerWorker(program: Command, io: Io) {
           claimSeconds: config.paymentClaimSeconds,
           concurrency: config.recurrenceConcurrency,
           base: eventContext(config).base,
+          sandboxClocks: config.env === 'test',
           log,
           metrics,
         }

@@ -221,6 +221,11 @@ export const openapiPlugin = fp(
             name: 'Shopkeepers',
             description: 'The partner’s stores: its matrix and the branches it registers.',
           },
+          {
+            name: 'Sandbox',
+            description:
+              'Test environment only: each partner’s own clock, to try months of recurrence in minutes.',
+          },
           { name: 'Service', description: 'Liveness and the API description.' },
         ],
       },

@@ -13,3 +13,7 @@ export interface Moment {
   now: string
   timeZone: string
 }
+
+/** `base` moved `offsetSeconds` ahead: a sandbox partner's clock (CONTRACT §15). */
+export const shiftedClock = (base: Clock, offsetSeconds: number): Clock =>
+  offsetSeconds === 0 ? base : { now: () => new Date(base.now().getTime() + offsetSeconds * 1000) }

@@ -13,7 +13,7 @@ export const ERROR_CODES = {
   402: ['card_declined'],
   404: ['not_found'],
   408: ['request_timeout'],
-  409: ['idempotency_key_in_flight', 'payment_in_progress'],
+  409: ['idempotency_key_in_flight', 'payment_in_progress', 'clock_advancing'],
   413: ['payload_too_large'],
   415: ['unsupported_media_type'],
   417: ['expectation_failed'],

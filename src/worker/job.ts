@@ -1,5 +1,6 @@
 import type { Db } from '../db/database.js'
 import type { EventContext } from '../modules/events/event.service.js'
+import type { PartnerScope } from '../modules/partners/partner-scope.js'
 import type { Clock } from '../shared/clock.js'
 
 /** pino's `(details, message)` form, so the CLI's pino logger fits and tests can pass a spy. */
@@ -27,6 +28,8 @@ export interface JobDeps {
   concurrency?: number
   /** Base of the links in the events' resources (eventContext: AMPARO_PUBLIC_URL or the local default). */
   base?: string
+  /** Whose rows the jobs take: every partner's when absent (see PartnerScope). */
+  scope?: PartnerScope
 }
 
 /** How the jobs render their events' resources; without `base`, the default port's local address. */

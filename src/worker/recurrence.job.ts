@@ -31,7 +31,7 @@ export interface RecurrenceResult {
  * are in flight at once: a gateway answering in 300 ms then still allows many charges a second.
  */
 export async function runRecurrence(deps: RecurrenceDeps): Promise<RecurrenceResult> {
-  const { db, clock, timeZone, gateway, signal, batchSize = DEFAULT_BATCH_SIZE } = deps
+  const { db, clock, timeZone, gateway, signal, scope, batchSize = DEFAULT_BATCH_SIZE } = deps
   const log = deps.log ?? silentLog
   const claimSeconds = deps.claimSeconds ?? DEFAULT_CLAIM_SECONDS
   const context = { gateway, clock, log, claimSeconds, ...jobEvents(deps) }
@@ -40,7 +40,7 @@ export async function runRecurrence(deps: RecurrenceDeps): Promise<RecurrenceRes
   // worker took between the read and the claim, may still look due to the next read.
   const seen = new Set<number>()
   const next = async () => {
-    const due = await findDueInstallments(db, { now: clock.now(), timeZone, limit: batchSize })
+    const due = await findDueInstallments(db, { now: clock.now(), timeZone, limit: batchSize, scope })
     const batch = due.filter((installment) => !seen.has(installment.id))
     for (const installment of batch) seen.add(installment.id)
     return batch

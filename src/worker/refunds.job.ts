@@ -16,7 +16,7 @@ export interface RefundsResult {
 
 /** Pays every pending refund whose attempt time has come, through the annual plans' refund service. */
 export async function runRefunds(deps: JobDeps & { gateway: PaymentGateway }): Promise<RefundsResult> {
-  const { db, clock, gateway, signal, batchSize = DEFAULT_BATCH_SIZE } = deps
+  const { db, clock, gateway, signal, scope, batchSize = DEFAULT_BATCH_SIZE } = deps
   const log = deps.log ?? silentLog
   const claimSeconds = deps.claimSeconds ?? DEFAULT_CLAIM_SECONDS
   const context = { clock, log, claimSeconds, events: jobEvents(deps) }
@@ -24,7 +24,7 @@ export async function runRefunds(deps: JobDeps & { gateway: PaymentGateway }): P
   // Walks ids upwards, so a refund retried later in this run's clock is not tried twice in it.
   let after = 0
   const next = async () => {
-    const ids = await findDueRefunds(db, { now: clock.now().toISOString(), after, limit: batchSize })
+    const ids = await findDueRefunds(db, { now: clock.now().toISOString(), after, limit: batchSize, scope })
     after = ids.at(-1) ?? after
     return ids
   }

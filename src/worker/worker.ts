@@ -1,26 +1,21 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { advanceCoverageClock } from '../modules/annual-plans/annual-plan-events.service.js'
 import { purgeEvents } from '../modules/events/event.service.js'
-import type { PaymentGateway } from '../modules/payments/payment-gateway.js'
+import { findShiftedPartners } from '../modules/sandbox/sandbox-clock.repository.js'
 import { purgeExpiredIdempotencyKeys } from '../plugins/idempotency.repository.js'
 import type { Metrics } from '../plugins/metrics.js'
-import { type JobDeps, jobEvents } from './job.js'
-import { type ExpiryResult, expirePendingSubscriptions } from './pending-expiry.job.js'
-import { type RecurrenceResult, runRecurrence } from './recurrence.job.js'
-import { type RefundsResult, runRefunds } from './refunds.job.js'
+import { shiftedClock } from '../shared/clock.js'
+import { addRuns, type PartnerJobsDeps, type PartnerJobsRun, runPartnerJobs } from './partner-jobs.js'
 
-export interface WorkerDeps extends JobDeps {
-  /** The own card gateway; null (AMPARO_PAYMENT_GATEWAY=none) skips the recurrence. */
-  gateway: PaymentGateway | null
-  /** Job counters for Prometheus (METRICS_PORT). */
-  metrics?: Metrics
+export interface WorkerDeps extends PartnerJobsDeps {
+  /**
+   * `AMPARO_ENV=test`: partners whose sandbox clock is ahead of real time are run one by one at
+   * their own time (CONTRACT §15), the others together at real time. Off in production, where no
+   * partner clock is read.
+   */
+  sandboxClocks?: boolean
 }
 
-export interface WorkerRun {
-  recurrence: RecurrenceResult | { skipped: string }
-  refunds: RefundsResult | { skipped: string }
-  expiry: ExpiryResult
-  coverage: { protected: number; expired: number }
+export interface WorkerRun extends PartnerJobsRun {
   idempotency: { purged: number }
   events: { purged: number }
 }
@@ -42,13 +37,8 @@ export class JobsFailedError extends AggregateError {
   }
 }
 
-/**
- * Runs every job once, in order. A job that fails does not keep the later ones from running (a
- * recurrence stuck on one bad row must not stop the expiry, the coverage clock or the purge);
- * the round then throws a `JobsFailedError` with what the others did.
- */
-export async function runJobsOnce(deps: WorkerDeps): Promise<WorkerRun> {
-  const { gateway, metrics, ...jobDeps } = deps
+/** Runs jobs, counting each (metrics) and noting its failure instead of throwing it. */
+export function attempter(metrics?: Metrics) {
   const failures: { job: string; error: unknown }[] = []
   const attempt = async <T extends object>(job: string, run: () => Promise<T>): Promise<T | undefined> => {
     try {
@@ -58,29 +48,43 @@ export async function runJobsOnce(deps: WorkerDeps): Promise<WorkerRun> {
       return undefined
     }
   }
-  const recurrence = gateway
-    ? await attempt('recurrence', () => runRecurrence({ ...jobDeps, gateway }))
-    : { skipped: NO_GATEWAY }
-  const refunds = gateway
-    ? await attempt('refunds', () => runRefunds({ ...jobDeps, gateway }))
-    : { skipped: NO_GATEWAY }
-  const expiry = await attempt('pending_expiry', () => expirePendingSubscriptions(jobDeps))
-  const coverage = await attempt('coverage_clock', () =>
-    advanceCoverageClock(jobDeps.db, jobDeps.clock.now().toISOString(), jobEvents(jobDeps)),
+  return { attempt, failures }
+}
+
+/**
+ * Runs every job once, in order. A job that fails does not keep the later ones from running (a
+ * recurrence stuck on one bad row must not stop the expiry, the coverage clock or the purge);
+ * the round then throws a `JobsFailedError` with what the others did. The purges keep real time.
+ */
+export async function runJobsOnce(deps: WorkerDeps): Promise<WorkerRun> {
+  const { sandboxClocks, ...partnerDeps } = deps
+  const { db, clock } = partnerDeps
+  const { attempt, failures } = attempter(deps.metrics)
+  let partners = await runPartnerJobs(
+    sandboxClocks ? { ...partnerDeps, scope: 'real_time' } : partnerDeps,
+    attempt,
   )
+  if (sandboxClocks) {
+    const shifted = await attempt('sandbox_clocks', async () => ({
+      list: await findShiftedPartners(db, clock.now().toISOString()),
+    }))
+    for (const { partnerId, offsetSeconds } of shifted?.list ?? []) {
+      const at = { scope: { partnerId }, clock: shiftedClock(clock, offsetSeconds) }
+      partners = addRuns(partners, await runPartnerJobs({ ...partnerDeps, ...at }, attempt))
+    }
+  }
   const idempotency = await attempt('idempotency_purge', async () => ({
-    purged: await purgeExpiredIdempotencyKeys(jobDeps.db, jobDeps.clock.now()),
+    purged: await purgeExpiredIdempotencyKeys(db, clock.now()),
   }))
   const events = await attempt('events_purge', async () => ({
-    purged: await purgeEvents(jobDeps.db, jobDeps.clock.now()),
+    purged: await purgeEvents(db, clock.now()),
   }))
+  const { recurrence, refunds, expiry, coverage } = partners
   if (recurrence && refunds && expiry && coverage && idempotency && events && failures.length === 0) {
     return { recurrence, refunds, expiry, coverage, idempotency, events }
   }
-  throw new JobsFailedError(failures, { recurrence, refunds, expiry, coverage, idempotency, events })
+  throw new JobsFailedError(failures, { ...partners, idempotency, events })
 }
-
-const NO_GATEWAY = 'no payment gateway (AMPARO_PAYMENT_GATEWAY=none)'
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 

@@ -66,7 +66,7 @@ on the last covered day → one day's share; 0 once the cover has ended. Days ar
 the service time zone. \`refund_due_date\` is the confirmation date + 15 calendar days.`
 
 export const annualPlanCancellationRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db, config, clock } = app
+  const { db, config } = app
   const timeZone = config.timeZone
   const events = eventContext(config)
 
@@ -95,7 +95,7 @@ ${REFUND_RULE}`,
       },
     },
     async (request) => {
-      const now = clock.now().toISOString()
+      const now = request.clock.now().toISOString()
       const reason = request.body.reason || null
       const { plan, cancellation } = await retryingTransaction(db, (trx) =>
         requestCancellation(trx, request.partner.partnerId, request.params.id, reason, now, events),
@@ -124,13 +124,13 @@ ${REFUND_RULE}`,
       },
     },
     async (request) => {
-      const now = clock.now().toISOString()
+      const now = request.clock.now().toISOString()
       const { id } = request.params
       const protocol = request.params.protocol.trim().toUpperCase()
       await retryingTransaction(db, (trx) =>
         confirmCancellation(trx, request.partner.partnerId, id, protocol, { now, timeZone }, events),
       )
-      const view = { base: baseUrl(request), timeZone, now: clock.now().toISOString() }
+      const view = { base: baseUrl(request), timeZone, now: request.clock.now().toISOString() }
       return showAnnualPlan(db, request.partner.partnerId, id, view)
     },
   )

@@ -1,6 +1,7 @@
 import type { Db, Trx } from '../../db/database.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import { type EventContext, type EventType, recordEvent } from '../events/event.service.js'
+import type { PartnerScope } from '../partners/partner-scope.js'
 import { annualPlanResource } from './annual-plan.mapper.js'
 import {
   type CoverageLag,
@@ -49,12 +50,17 @@ const NOTHING = { protected: 0, expired: 0 }
 
 /**
  * The worker's coverage clock: every plan whose stored status lags the clock at `now` catches up,
- * with its events, a batch per transaction.
+ * with its events, a batch per transaction; only `scope`'s partners' plans when it is given.
  */
-export async function advanceCoverageClock(db: Db, now: string, events: EventContext, batchSize = 100) {
+export async function advanceCoverageClock(
+  db: Db,
+  now: string,
+  events: EventContext,
+  { batchSize = 100, scope }: { batchSize?: number; scope?: PartnerScope } = {},
+) {
   const total = { protected: 0, expired: 0 }
   for (;;) {
-    const lags = await findCoverageLags(db, { now, limit: batchSize })
+    const lags = await findCoverageLags(db, { now, limit: batchSize, scope })
     if (lags.length === 0) break
     const done = await retryingTransaction(db, async (trx) => {
       const batch = { ...NOTHING }

@@ -83,7 +83,7 @@ Cover (\`starts_at\`) begins at 00:00 (service time zone) of the day after the p
 (\`ends_at\`) 12 months later; \`status\` reads \`protected\` from \`starts_at\` and \`expired\` from \`ends_at\`.`
 
 export const annualPlanPaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db, config, clock } = app
+  const { db, config } = app
   const timeZone = config.timeZone
   const events = eventContext(config)
 
@@ -147,12 +147,12 @@ Declined → 402 \`{"message", "errors": {"creditCard": [...]}, "decline_code"}\
       }
       await payAnnualPlanByCard(db, partner, params.id, card, body.installments ?? 1, {
         gateway: app.gateway,
-        clock,
+        clock: request.clock,
         claimSeconds: config.paymentClaimSeconds,
         log: request.log,
         ...events,
       })
-      const view = { base: baseUrl(request), timeZone, now: clock.now().toISOString() }
+      const view = { base: baseUrl(request), timeZone, now: request.clock.now().toISOString() }
       return showAnnualPlan(db, partner.partnerId, params.id, view)
     },
   )
@@ -178,7 +178,7 @@ after (the plan then shows \`canceled\` with its refund).`,
       },
     },
     async (request) => {
-      const now = clock.now().toISOString()
+      const now = request.clock.now().toISOString()
       const plan = await notifyAnnualPlanPayment(db, request.partner, request.params.id, { now, ...events })
       return paymentNoticeResource(plan, now, timeZone)
     },

@@ -1,5 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely'
 import type { Db, Trx } from '../../db/database.js'
+import { inPartnerScope, type PartnerScope } from '../partners/partner-scope.js'
 import { notHeld } from '../payments/payment.service.js'
 import type { AnnualPlanRefundsTable } from './annual-plan.table.js'
 
@@ -24,7 +25,7 @@ export async function findRefundOfPlan(db: Db, planId: number): Promise<RefundRo
 /** Pending refunds whose attempt time has come and that no worker holds, by id from `after`. */
 export async function findDueRefunds(
   db: Db,
-  { now, after, limit }: { now: string; after: number; limit: number },
+  { now, after, limit, scope }: { now: string; after: number; limit: number; scope?: PartnerScope },
 ): Promise<number[]> {
   const rows = await db
     .selectFrom('annual_plan_refunds')
@@ -33,6 +34,7 @@ export async function findDueRefunds(
     .where('next_attempt_at', '<=', now)
     .where(notHeld(now))
     .where('id', '>', after)
+    .where(inPartnerScope(scope, 'partner_id'))
     .orderBy('id')
     .limit(limit)
     .execute()

@@ -2,6 +2,7 @@ import type { Db, Trx } from '../../db/database.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import { NotFoundError, StateError } from '../../shared/errors.js'
 import type { EventContext } from '../events/event.service.js'
+import type { PartnerScope } from '../partners/partner-scope.js'
 import {
   approvedCardCharge,
   atGateway,
@@ -55,7 +56,10 @@ export async function openRefund(trx: Trx, plan: AnnualPlanRow, amount: number, 
 }
 
 /** Pending refunds the worker should pay at `now`, by id from `after`. */
-export function findDueRefunds(db: Db, query: { now: string; after: number; limit: number }) {
+export function findDueRefunds(
+  db: Db,
+  query: { now: string; after: number; limit: number; scope?: PartnerScope },
+) {
   return findDue(db, query)
 }
 

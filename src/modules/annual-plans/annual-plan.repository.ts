@@ -1,6 +1,7 @@
 import type { ExpressionBuilder, Insertable, Selectable } from 'kysely'
 import type { Database, Db, Trx } from '../../db/database.js'
 import { CUSTOMER_VIEW_COLUMNS } from '../customers/customer-view.js'
+import { inPartnerScope, type PartnerScope } from '../partners/partner-scope.js'
 import { notHeld } from '../payments/payment.service.js'
 import type { Payment } from './annual-plan.rules.js'
 import type { AnnualPlanCancellationsTable, AnnualPlanStatus, AnnualPlansTable } from './annual-plan.table.js'
@@ -283,7 +284,10 @@ export type CoverageLag = Pick<AnnualPlanRow, 'id' | 'status' | 'starts_at' | 'e
  * Plans whose stored status lags the clock at `now` (`paid` past `starts_at`, `paid` or `protected`
  * past `ends_at`): the API already shows the new status, the worker stores it.
  */
-export async function findCoverageLags(db: Db, { now, limit }: { now: string; limit: number }) {
+export async function findCoverageLags(
+  db: Db,
+  { now, limit, scope }: { now: string; limit: number; scope?: PartnerScope },
+) {
   return db
     .selectFrom('annual_plans')
     .select(['id', 'status', 'starts_at', 'ends_at'])
@@ -293,6 +297,7 @@ export async function findCoverageLags(db: Db, { now, limit }: { now: string; li
         eb.and([eb('status', '=', 'protected'), eb('ends_at', '<=', now)]),
       ]),
     )
+    .where(inPartnerScope(scope, 'partner_id'))
     .orderBy('id')
     .limit(limit)
     .execute()

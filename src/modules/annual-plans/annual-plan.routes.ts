@@ -17,7 +17,7 @@ const STATUS_RULE = `\`status\` is read from the clock on every call: \`awaiting
 of cover, \`expired\` from \`ends_at\`, \`canceled\` once a cancellation is confirmed.`
 
 export const annualPlanRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db, config, clock } = app
+  const { db, config } = app
   const events = eventContext(config)
 
   app.post(
@@ -61,7 +61,11 @@ the lookups' errors together once the body is well-formed. Fields that are not i
       },
     },
     async (request, reply) => {
-      const view = { base: baseUrl(request), timeZone: config.timeZone, now: clock.now().toISOString() }
+      const view = {
+        base: baseUrl(request),
+        timeZone: config.timeZone,
+        now: request.clock.now().toISOString(),
+      }
       const { partner } = request
       // Read back before the commit: a committed plan never answers 503 (after which a retry
       // with the same Idempotency-Key would contract it a second time).
@@ -90,7 +94,11 @@ ${STATUS_RULE}`,
     },
     async (request) => {
       const { query } = request
-      const view = { base: baseUrl(request), timeZone: config.timeZone, now: clock.now().toISOString() }
+      const view = {
+        base: baseUrl(request),
+        timeZone: config.timeZone,
+        now: request.clock.now().toISOString(),
+      }
       const page = { page: query.page, perPage: query.per_page }
       const document = query['filter[customer_document]']
       const filter = {
@@ -125,7 +133,11 @@ ${STATUS_RULE}`,
       },
     },
     async (request) => {
-      const view = { base: baseUrl(request), timeZone: config.timeZone, now: clock.now().toISOString() }
+      const view = {
+        base: baseUrl(request),
+        timeZone: config.timeZone,
+        now: request.clock.now().toISOString(),
+      }
       return readAnnualPlan(db, request.partner.partnerId, request.params.id, view, events)
     },
   )

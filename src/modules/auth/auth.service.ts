@@ -2,8 +2,12 @@ import type { Config } from '../../config.js'
 import type { Db } from '../../db/database.js'
 import { UnauthenticatedError } from '../../shared/errors.js'
 import type { LoginCredentials } from './login-credentials.js'
-import type { PartnerContext } from './partner-context.js'
-import { findActivePrincipal, findCredentialByClientId, findUserByEmail } from './principal.repository.js'
+import {
+  findActivePrincipal,
+  findCredentialByClientId,
+  findUserByEmail,
+  type Principal,
+} from './principal.repository.js'
 import { passwordVersion, UNKNOWN_SECRET_HASH, verifySecret } from './secret-hash.js'
 import { InvalidTokenError, type IssuedToken, type TokenService } from './token.service.js'
 
@@ -53,7 +57,7 @@ export async function login(
  * The partner a bearer token speaks for: the token must be genuine and current, and its credential
  * (or user) still active, looked up on every request so a revocation takes effect at once.
  */
-export async function authenticate(db: Db, tokens: TokenService, token: string): Promise<PartnerContext> {
+export async function authenticate(db: Db, tokens: TokenService, token: string): Promise<Principal> {
   try {
     const { subject, partnerId } = await tokens.verify(token)
     const partner = await findActivePrincipal(db, subject)

@@ -4,11 +4,16 @@ import type { PartnerContext } from './partner-context.js'
 import { passwordVersion } from './secret-hash.js'
 import type { Subject } from './token.service.js'
 
+/** The partner a token speaks for, and how far its sandbox clock is ahead of real time. */
+export type Principal = PartnerContext & { clockOffsetSeconds: number }
+
 const partnerColumns = [
   'partners.id as partnerId',
   'partners.gateway as gateway',
   'partners.lmi_min_factor_bp as lmiMinFactorBp',
   'partners.lmi_max_factor_bp as lmiMaxFactorBp',
+  // The sandbox clock (CONTRACT §15) rides on this lookup: no query of its own per request.
+  'partners.clock_offset_seconds as clockOffsetSeconds',
 ] as const
 
 // Run on every authenticated request, so built and compiled once (see prepared()).
@@ -34,7 +39,7 @@ const activeUser = prepared((db: Db, userId: number) =>
  * disabled or given a new password since the token: checked on every request, so each takes
  * effect at once.
  */
-export async function findActivePrincipal(db: Db, subject: Subject): Promise<PartnerContext | undefined> {
+export async function findActivePrincipal(db: Db, subject: Subject): Promise<Principal | undefined> {
   if (subject.kind === 'client') return (await activeClient(db, subject.id))[0]
   const [row] = await activeUser(db, subject.id)
   if (!row || subject.passwordVersion !== passwordVersion(row.passwordHash)) return undefined

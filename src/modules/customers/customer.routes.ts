@@ -31,7 +31,7 @@ when sent, all its fields but \`complement\` are required. Fields other than tho
     async (request, reply) => {
       const { partnerId } = request.partner
       const row = await retryingTransaction(app.db, (trx) =>
-        createCustomer(trx, partnerId, request.body, nowIso(app.clock)),
+        createCustomer(trx, partnerId, request.body, nowIso(request.clock)),
       )
       return reply.code(201).send(customerResource(row, app.config.timeZone))
     },

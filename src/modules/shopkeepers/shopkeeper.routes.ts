@@ -43,7 +43,7 @@ with \`GET /shopkeepers/{shopkeeperId}\` for the rest. Bank data is never return
     async (request, reply) => {
       const { partnerId } = request.partner
       const row = await retryingTransaction(app.db, (trx) =>
-        createShopkeeper(trx, partnerId, request.body, nowIso(app.clock)),
+        createShopkeeper(trx, partnerId, request.body, nowIso(request.clock)),
       )
       return reply.code(201).send(createdShopkeeperResource(row, baseUrl(request)))
     },

@@ -1,4 +1,5 @@
 import type { Db, Trx } from '../../db/database.js'
+import { inPartnerScope, type PartnerScope } from '../partners/partner-scope.js'
 import { notHeld } from '../payments/payment.service.js'
 import type { CancellationReason } from './subscription.schemas.js'
 import type { SubscriptionStatus } from './subscription.table.js'
@@ -76,7 +77,7 @@ export async function markSubscriptionCanceled(
 /** Subscriptions still `pending` whose installment 1 is unpaid and that were contracted before `cutoff`. */
 export async function findExpiredPending(
   db: Db,
-  { cutoff, after, limit }: { cutoff: string; after: number; limit: number },
+  { cutoff, after, limit, scope }: { cutoff: string; after: number; limit: number; scope?: PartnerScope },
 ): Promise<number[]> {
   const rows = await db
     .selectFrom('subscriptions as s')
@@ -88,6 +89,7 @@ export async function findExpiredPending(
     .where('s.status', '=', 'pending')
     .where('i.status', 'in', UNPAID)
     .where('s.created_at', '<', cutoff)
+    .where(inPartnerScope(scope, 's.partner_id'))
     .orderBy('s.id')
     .limit(limit)
     .execute()

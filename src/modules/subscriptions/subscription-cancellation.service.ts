@@ -3,6 +3,7 @@ import { retryingTransaction } from '../../db/transaction.js'
 import { StateError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
 import type { EventContext } from '../events/event.service.js'
+import type { PartnerScope } from '../partners/partner-scope.js'
 import { PaymentInProgressError } from '../payments/payment.service.js'
 import { expiryCutoff } from './schedule.js'
 import type { CancellationReason } from './subscription.schemas.js'
@@ -123,7 +124,8 @@ export async function expireUnpaidSubscription(
  */
 export async function findExpiredPending(
   db: Db,
-  { now, timeZone, after, limit }: { now: Date; timeZone: string; after: number; limit: number },
+  query: { now: Date; timeZone: string; after: number; limit: number; scope?: PartnerScope },
 ): Promise<number[]> {
-  return findExpired(db, { cutoff: expiryCutoff(formatDate(now, timeZone), timeZone), after, limit })
+  const { now, timeZone, ...rest } = query
+  return findExpired(db, { cutoff: expiryCutoff(formatDate(now, timeZone), timeZone), ...rest })
 }

@@ -35,7 +35,7 @@ const SANDBOX_CARDS = `In the test environment the sandbox gateway answers by ca
 and declines every later one (the recurrence's failure path); any other Luhn-valid number approves.`
 
 export const subscriptionPaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db, config, clock } = app
+  const { db, config } = app
   const events = eventContext(config)
 
   /** The subscription as the API shows it, or 404 when it is not this partner's. */
@@ -71,7 +71,7 @@ if the worker has not run yet (the subscription may still read \`pending\` until
     },
     async (request) => {
       const { subscriptionId, installmentId } = request.params
-      const moment = { now: clock.now(), ...events }
+      const moment = { now: request.clock.now(), ...events }
       const row = await retryingTransaction(db, (trx) =>
         notifyInstallmentPayment(trx, request.partner, subscriptionId, installmentId, moment),
       )
@@ -131,7 +131,7 @@ ${SANDBOX_CARDS}`,
       const { subscriptionId } = request.params
       await payFirstInstallmentByCard(db, request.partner, subscriptionId, request.body.creditCard, {
         gateway: app.gateway,
-        clock,
+        clock: request.clock,
         claimSeconds: config.paymentClaimSeconds,
         log: request.log,
         ...events,
@@ -182,7 +182,7 @@ ${SANDBOX_CARDS} Verification refuses the declining cards; \`4000000000000341\` 
       const { subscriptionId } = request.params
       await updateSubscriptionCard(db, request.partner, subscriptionId, request.body.creditCard, {
         gateway: app.gateway,
-        clock,
+        clock: request.clock,
         claimSeconds: config.paymentClaimSeconds,
         log: request.log,
         ...events,
@@ -214,7 +214,7 @@ being charged → 409. Its serial numbers are then free to be protected again.`,
     },
     async (request) => {
       const { subscriptionId } = request.params
-      const now = nowIso(clock)
+      const now = nowIso(request.clock)
       // Fastify validates only a body that was sent: without one, `request.body` is undefined.
       const reason = request.body?.reason
       await retryingTransaction(db, (trx) =>

@@ -1,4 +1,5 @@
 import type { Db, Trx } from '../../db/database.js'
+import { inPartnerScope, type PartnerScope } from '../partners/partner-scope.js'
 import { notHeld } from '../payments/payment.service.js'
 
 // The recurrence's queries: the due installments, their claim, and a declined attempt.
@@ -53,7 +54,7 @@ export interface DueInstallment {
  */
 export async function findDueInstallments(
   db: Db,
-  { today, now, limit }: { today: string; now: string; limit: number },
+  { today, now, limit, scope }: { today: string; now: string; limit: number; scope?: PartnerScope },
 ): Promise<DueInstallment[]> {
   const rows = await db
     .selectFrom('installments as i')
@@ -78,6 +79,7 @@ export async function findDueInstallments(
     .where('s.status', '=', 'pago')
     .where('s.card_token', 'is not', null)
     .where('p.gateway', '=', 'own')
+    .where(inPartnerScope(scope, 's.partner_id'))
     .orderBy('i.next_attempt_on')
     .orderBy('i.id')
     .limit(limit)

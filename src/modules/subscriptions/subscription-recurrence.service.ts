@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js'
 import { formatDate } from '../../shared/time.js'
 import type { EventContext } from '../events/event.service.js'
+import type { PartnerScope } from '../partners/partner-scope.js'
 import { type CardPaymentContext, chargeOnce, nextChargeNumber } from '../payments/payment.service.js'
 import type { PaymentGateway } from '../payments/payment-gateway.js'
 import { retryOn } from './schedule.js'
@@ -25,9 +26,9 @@ export type { DueInstallment }
 /** Installments the recurrence should charge at `now`, oldest attempt day first. */
 export async function findDueInstallments(
   db: Db,
-  { now, timeZone, limit }: { now: Date; timeZone: string; limit: number },
+  { now, timeZone, limit, scope }: { now: Date; timeZone: string; limit: number; scope?: PartnerScope },
 ): Promise<DueInstallment[]> {
-  return findDue(db, { today: formatDate(now, timeZone), now: now.toISOString(), limit })
+  return findDue(db, { today: formatDate(now, timeZone), now: now.toISOString(), limit, scope })
 }
 
 export interface RecurrenceCharge {

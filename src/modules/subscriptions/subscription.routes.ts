@@ -28,7 +28,7 @@ spaces or punctuation (\`ABC-123 \` is \`abc123\`). To protect the device again,
 protection first (\`POST /subscriptions/{id}/cancellation\`, or the annual plan's cancellation).`
 
 export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db, config, clock } = app
+  const { db, config } = app
   const events = eventContext(config)
 
   /** The subscription as the API shows it, or 404 when it is not this partner's. */
@@ -62,7 +62,7 @@ ${ONE_PROTECTION}`,
       },
     },
     async (request, reply) => {
-      const moment = { now: clock.now().toISOString(), timeZone: config.timeZone }
+      const moment = { now: request.clock.now().toISOString(), timeZone: config.timeZone }
       // The answer comes from the contract itself, not from a read after the commit: a committed
       // subscription never answers 503 (after which a retry with the same Idempotency-Key would
       // contract it a second time).
@@ -144,7 +144,7 @@ ${ONE_PROTECTION}`,
     async (request) => {
       const { partnerId } = request.partner
       const id = request.params.subscriptionId
-      const now = clock.now().toISOString()
+      const now = request.clock.now().toISOString()
       return retryingTransaction(db, async (trx) => {
         await informSerials(trx, partnerId, id, request.body, now)
         return showSubscription(trx, partnerId, id, baseUrl(request), config.timeZone)

@@ -1,0 +1,115 @@
+import type { Db } from '../../db/database.js'
+import { type Clock, shiftedClock } from '../../shared/clock.js'
+import { AppError } from '../../shared/errors.js'
+import { formatTimestamp } from '../../shared/time.js'
+import {
+  addRuns,
+  type PartnerJobsDeps,
+  type PartnerJobsRun,
+  runPartnerJobs,
+} from '../../worker/partner-jobs.js'
+import { attempter } from '../../worker/worker.js'
+import { claimClock, findClockOffset, moveClaimedClock, releaseClock } from './sandbox-clock.repository.js'
+import { advanceSeconds, clockSteps } from './sandbox-clock.rules.js'
+
+// The sandbox test clock (CONTRACT §15): each partner's own time in `test`, moved forward on
+// request, with the background jobs run for that partner as at each day crossed.
+
+/**
+ * How long (real time) an advance holds the partner's clock before another may take it over: long
+ * enough for a day of jobs, short enough that a process that died leaves it soon. Renewed each day.
+ */
+const HOLD_SECONDS = 300
+
+export type ClockReading = { now: string; advanced_by_seconds: number }
+
+const reading = (real: Clock, offsetSeconds: number, timeZone: string): ClockReading => ({
+  now: formatTimestamp(shiftedClock(real, offsetSeconds).now(), timeZone),
+  advanced_by_seconds: offsetSeconds,
+})
+
+export async function showClock(
+  db: Db,
+  partnerId: number,
+  real: Clock,
+  timeZone: string,
+): Promise<ClockReading> {
+  return reading(real, await findClockOffset(db, partnerId), timeZone)
+}
+
+/** What an advance needs: the jobs' dependencies, `clock` being the real one. */
+export type AdvanceDeps = Omit<PartnerJobsDeps, 'scope'>
+
+// The counts start at zero, so a job skipped for want of a gateway answers zeros, not `skipped`.
+const NO_JOBS = {
+  recurrence: { charged: 0, declined: 0, refused: 0, canceled: 0, errors: 0 },
+  expiry: { canceled: 0 },
+  coverage: { protected: 0, expired: 0 },
+  refunds: { refunded: 0, retried: 0, failed: 0, errors: 0 },
+}
+
+type AdvanceJobs = typeof NO_JOBS & { days: number }
+
+/**
+ * Moves the partner's clock forward, a day at a time: at each day crossed its jobs run at that
+ * day's time (the partner's rows only), then the clock is stored there. Another advance of the
+ * same partner running meanwhile, in any process, is refused (409). A failure stops the advance
+ * with the clock at the last day fully processed, and says where (500).
+ */
+export async function advanceClock(
+  partnerId: number,
+  body: { days?: number; hours?: number },
+  deps: AdvanceDeps,
+): Promise<ClockReading & { jobs: AdvanceJobs }> {
+  const { db, clock: real, timeZone, log } = deps
+  const holdUntil = () => new Date(real.now().getTime() + HOLD_SECONDS * 1000).toISOString()
+  let held = holdUntil()
+  const start = await claimClock(db, partnerId, real.now().toISOString(), held)
+  if (start === undefined) {
+    throw new AppError(
+      'clock_advancing',
+      'This clock is being advanced by another request; try again once it ends.',
+    )
+  }
+  let offset = start
+  let jobs: Partial<PartnerJobsRun> = NO_JOBS
+  let days = 0
+  try {
+    for (const next of clockSteps(start, advanceSeconds(body, start))) {
+      const { attempt, failures } = attempter(deps.metrics)
+      const at = { scope: { partnerId }, clock: shiftedClock(real, next) }
+      const run = await runPartnerJobs({ ...deps, ...at }, attempt)
+      if (failures[0]) throw failures[0].error
+      const until = holdUntil()
+      if (!(await moveClaimedClock(db, partnerId, { held, until }, next))) {
+        throw new Error('the hold on the sandbox clock ran out and was taken over')
+      }
+      held = until
+      offset = next
+      jobs = addRuns(jobs, run)
+      days += 1
+    }
+  } catch (error) {
+    if (error instanceof AppError) throw error
+    log?.error(
+      { err: error, partner_id: partnerId, advanced_by_seconds: offset },
+      'sandbox clock advance failed',
+    )
+    const stopped = reading(real, offset, timeZone)
+    throw new AppError(
+      'server_error',
+      `The advance failed midway; the clock stays at the last day fully processed: ${stopped.now}, advanced by ${stopped.advanced_by_seconds} seconds.`,
+    )
+  } finally {
+    await releaseClock(db, partnerId, held).catch((error: unknown) => {
+      log?.warn(
+        { err: error, partner_id: partnerId },
+        'sandbox clock hold not released; it runs out by itself',
+      )
+    })
+  }
+  return {
+    ...reading(real, offset, timeZone),
+    jobs: { days, ...NO_JOBS, ...jobs } as AdvanceJobs,
+  }
+}
