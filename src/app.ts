@@ -17,6 +17,7 @@ import { planRoutes } from './modules/plans/plan.routes.js'
 import { shopkeeperRoutes } from './modules/shopkeepers/shopkeeper.routes.js'
 import { subscriptionRoutes } from './modules/subscriptions/subscription.routes.js'
 import { subscriptionPaymentRoutes } from './modules/subscriptions/subscription-payment.routes.js'
+import { webhookEndpointRoutes } from './modules/webhooks/webhook-endpoint.routes.js'
 import { authenticated } from './plugins/auth.js'
 import { contextPlugin } from './plugins/context.js'
 import { errorsPlugin } from './plugins/errors.js'
@@ -121,6 +122,7 @@ export async function buildApp({
     await partnerScope.register(subscriptionPaymentRoutes)
     await partnerScope.register(annualPlanRoutes)
     await partnerScope.register(eventRoutes)
+    await partnerScope.register(webhookEndpointRoutes)
   })
 
   return app
