@@ -63,12 +63,13 @@ export function reachable(address: string, env: Environment): boolean {
 /**
  * The agents deliveries connect through: they refuse a connection to an address the rules forbid
  * after DNS resolution, whatever the name resolved to when the endpoint was registered. Kept-alive
- * connections make a burst to one receiver cheap.
+ * connections make a burst to one receiver cheap. No per-host socket limit: endpoints of several
+ * partners may share a host, and one hanging must not queue the others' requests behind it (the
+ * claim bounds attempts per endpoint, the worker's lanes the total).
  */
-export function deliveryAgents(env: Environment, maxSockets: number) {
+export function deliveryAgents(env: Environment) {
   const options = {
     keepAlive: true,
-    maxSockets,
     allowPrivateIPAddress: false,
     allowMetaIPAddress: false,
     allowIPAddressList: env === 'test' ? LOOPBACK : [],
