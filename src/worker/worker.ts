@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { advanceCoverageClock } from '../modules/annual-plans/annual-plan-events.service.js'
 import { purgeEvents } from '../modules/events/event.service.js'
 import type { PaymentGateway } from '../modules/payments/payment-gateway.js'
+import { purgeDeliveries } from '../modules/webhooks/webhook-delivery.service.js'
 import { purgeExpiredIdempotencyKeys } from '../plugins/idempotency.repository.js'
 import type { Metrics } from '../plugins/metrics.js'
 import { type JobDeps, jobEvents } from './job.js'
@@ -23,6 +24,7 @@ export interface WorkerRun {
   coverage: { protected: number; expired: number }
   idempotency: { purged: number }
   events: { purged: number }
+  deliveries: { purged: number }
 }
 
 /**
@@ -74,10 +76,30 @@ export async function runJobsOnce(deps: WorkerDeps): Promise<WorkerRun> {
   const events = await attempt('events_purge', async () => ({
     purged: await purgeEvents(jobDeps.db, jobDeps.clock.now()),
   }))
-  if (recurrence && refunds && expiry && coverage && idempotency && events && failures.length === 0) {
-    return { recurrence, refunds, expiry, coverage, idempotency, events }
+  const deliveries = await attempt('webhook_deliveries_purge', async () => ({
+    purged: await purgeDeliveries(jobDeps.db, jobDeps.clock.now()),
+  }))
+  if (
+    recurrence &&
+    refunds &&
+    expiry &&
+    coverage &&
+    idempotency &&
+    events &&
+    deliveries &&
+    failures.length === 0
+  ) {
+    return { recurrence, refunds, expiry, coverage, idempotency, events, deliveries }
   }
-  throw new JobsFailedError(failures, { recurrence, refunds, expiry, coverage, idempotency, events })
+  throw new JobsFailedError(failures, {
+    recurrence,
+    refunds,
+    expiry,
+    coverage,
+    idempotency,
+    events,
+    deliveries,
+  })
 }
 
 const NO_GATEWAY = 'no payment gateway (AMPARO_PAYMENT_GATEWAY=none)'
@@ -133,8 +155,14 @@ export async function runWorker(deps: WorkerDeps, options: LoopOptions): Promise
 }
 
 function didSomething(run: WorkerRun): boolean {
-  const counts = [run.recurrence, run.refunds, run.expiry, run.coverage, run.idempotency, run.events].flatMap(
-    (r) => Object.values(r),
-  )
+  const counts = [
+    run.recurrence,
+    run.refunds,
+    run.expiry,
+    run.coverage,
+    run.idempotency,
+    run.events,
+    run.deliveries,
+  ].flatMap((r) => Object.values(r))
   return counts.some((n) => typeof n === 'number' && n > 0)
 }
