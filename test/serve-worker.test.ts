@@ -83,13 +83,13 @@ async function stop(served: Served) {
   expect(await served.exited).toBe(0)
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: the answers' shapes are asserted where used
 async function api(
   base: string,
   token: string | null,
   method: string,
   path: string,
   body?: object,
+  // biome-ignore lint/suspicious/noExplicitAny: the answers' shapes are asserted where used
 ): Promise<any> {
   const response = await fetch(`${base}${path}`, {
     method,
