@@ -11,6 +11,7 @@ import { type JobDeps, silentLog } from './job.js'
 
 /** How often the delivery loop looks for new events: the first attempt starts within 2 s of the commit. */
 export const WEBHOOK_POLL_MS = 500
+const DISPATCH_EVERY_MS = 200
 /** Attempts in flight at once in one worker. */
 export const WEBHOOK_CONCURRENCY = 50
 /** Attempts in flight at once to one endpoint, over all workers: a hanging one holds no more lanes. */
@@ -54,9 +55,12 @@ export class WebhookDeliverer {
     errors: 0,
   }
   private readonly inFlight = new Set<Promise<void>>()
+  private dispatchedAt = 0
   private readonly agents
   private readonly concurrency: number
-  private wake: () => void = () => {}
+  /** Set when an attempt ends: the loop looks for work again at once instead of waiting the poll. */
+  private woken = false
+  private resolveWait: () => void = () => {}
 
   constructor(private readonly deps: WebhookDeps) {
     this.concurrency = deps.concurrency ?? WEBHOOK_CONCURRENCY
@@ -66,7 +70,11 @@ export class WebhookDeliverer {
   /** One pass: dispatch, then claim what the free lanes can take. Answers whether every lane was filled. */
   async tick(): Promise<boolean> {
     const { db, clock } = this.deps
-    this.result.dispatched += await dispatchEvents(db, clock.now().toISOString())
+    // Each ended attempt triggers a tick; new events need looking for only a few times a second.
+    if (Date.now() - this.dispatchedAt >= DISPATCH_EVERY_MS) {
+      this.dispatchedAt = Date.now()
+      this.result.dispatched += await dispatchEvents(db, clock.now().toISOString())
+    }
     const free = this.concurrency - this.inFlight.size
     if (free <= 0) return false
     const claimed = await claimDue(db, {
@@ -92,16 +100,17 @@ export class WebhookDeliverer {
   async run({ signal, pollMs = WEBHOOK_POLL_MS }: { signal: AbortSignal; pollMs?: number }): Promise<void> {
     const log = this.deps.log ?? silentLog
     while (!signal.aborted) {
+      this.woken = false
       let full = false
       try {
         full = await this.tick()
       } catch (error) {
         log.error({ err: error }, 'webhook round failed')
       }
-      if (full) continue
-      // Until the poll, or sooner once half the lanes are free again.
+      if (full || this.woken) continue
+      // Until the poll, or sooner when an attempt ends (its lane, or its endpoint's, is free again).
       const woken = new Promise<void>((resolve) => {
-        this.wake = resolve
+        this.resolveWait = resolve
       })
       await Promise.race([sleep(pollMs, undefined, { signal }).catch(() => {}), woken])
     }
@@ -137,7 +146,8 @@ export class WebhookDeliverer {
       })
       .finally(() => {
         this.inFlight.delete(attempt)
-        if (this.inFlight.size <= this.concurrency / 2) this.wake()
+        this.woken = true
+        this.resolveWait()
       })
     this.inFlight.add(attempt)
   }
