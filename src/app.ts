@@ -18,6 +18,7 @@ import { sandboxClockRoutes } from './modules/sandbox/sandbox-clock.routes.js'
 import { shopkeeperRoutes } from './modules/shopkeepers/shopkeeper.routes.js'
 import { subscriptionRoutes } from './modules/subscriptions/subscription.routes.js'
 import { subscriptionPaymentRoutes } from './modules/subscriptions/subscription-payment.routes.js'
+import { webhookEndpointRoutes } from './modules/webhooks/webhook-endpoint.routes.js'
 import { authenticated } from './plugins/auth.js'
 import { contextPlugin } from './plugins/context.js'
 import { errorsPlugin } from './plugins/errors.js'
@@ -122,6 +123,7 @@ export async function buildApp({
     await partnerScope.register(subscriptionPaymentRoutes)
     await partnerScope.register(annualPlanRoutes)
     await partnerScope.register(eventRoutes)
+    await partnerScope.register(webhookEndpointRoutes)
     // The sandbox test clock exists only in the test environment (CONTRACT §15).
     if (config.env === 'test') await partnerScope.register(sandboxClockRoutes)
   })

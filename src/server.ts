@@ -5,14 +5,21 @@ import type { Config } from './config.js'
 import { createDb, type Db } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
 import { type DemoPartner, isEmpty, loadDemoIfEmpty } from './demo/demo.js'
+import { startBackground, workerDeps } from './worker/background.js'
 
 const SHUTDOWN_GRACE_MS = 10_000
+/** The in-process jobs' interval (`amparo worker --interval`'s default). */
+const IN_PROCESS_INTERVAL_MS = 60_000
 
 /**
  * Migrates, loads the demo on an empty test database, listens, and closes gracefully on
  * SIGTERM/SIGINT: stop accepting, let in-flight requests finish, close the database.
  */
-export async function startServer(config: Readonly<Config>, print: (line: string) => void): Promise<void> {
+export async function startServer(
+  config: Readonly<Config>,
+  print: (line: string) => void,
+  { worker = false }: { worker?: boolean } = {},
+): Promise<void> {
   const db = createDb(config.database)
   // A start that fails (a port taken, an address that cannot be bound) closes the database too:
   // the PostgreSQL pool would otherwise keep the process alive, serving nothing, for 30 s.
@@ -20,6 +27,19 @@ export async function startServer(config: Readonly<Config>, print: (line: string
     await db.destroy().catch(() => {})
     throw error
   })
+
+  // `amparo serve` on SQLite: the background jobs run here, so that `npm start` is a complete
+  // service (webhooks delivered, renewals charged, the coverage clock moving).
+  const background = worker
+    ? startBackground(
+        workerDeps(db, config, {
+          gateway: app.gateway,
+          log: app.log.child({ name: 'amparo-worker' }),
+        }),
+        { intervalMs: IN_PROCESS_INTERVAL_MS, env: config.env },
+      )
+    : null
+  if (background) app.log.info('background jobs running in this process')
 
   let closing = false
   const shutdown = async (signal: string) => {
@@ -36,6 +56,7 @@ export async function startServer(config: Readonly<Config>, print: (line: string
     }, SHUTDOWN_GRACE_MS)
     force.unref()
     await app.close()
+    await background?.stop()
     metricsServer?.close()
     await db.destroy()
     process.exit(0)

@@ -641,6 +641,8 @@ describe('amparo worker', () => {
       coverage: { protected: 0, expired: 0 },
       idempotency: { purged: 0 },
       events: { purged: expect.any(Number) },
+      deliveries: { purged: 0 },
+      webhooks: { dispatched: 0, succeeded: 0, retried: 0, failed: 0, disabled: 0, lost: 0, errors: 0 },
     })
     expect((await subscription(world.db, ids.unpaid)).cancel_reason).toBe('first_installment_unpaid')
     expect((await installments(world.db, ids.approving))[1]?.status).toBe('pending')
@@ -657,6 +659,8 @@ describe('amparo worker', () => {
       coverage: { protected: 0, expired: 0 },
       idempotency: { purged: 0 },
       events: { purged: expect.any(Number) },
+      deliveries: { purged: 0 },
+      webhooks: { dispatched: 0, succeeded: 0, retried: 0, failed: 0, disabled: 0, lost: 0, errors: 0 },
     })
     const tomorrow = addDays(formatDate(new Date(), world.config.timeZone), 1)
     expect((await installments(world.db, ids.approving))[1]?.status).toBe('paid')
@@ -676,6 +680,7 @@ describe('amparo worker', () => {
         'Coverage clock: 0 annual plans now protected, 0 expired.',
         'Idempotency keys purged: 0.',
         'Events purged (older than 30 days): 0.',
+        'Webhooks: 0 delivered, 0 to retry, 0 failed, 0 endpoints disabled; 0 old deliveries purged.',
       ].join('\n'),
     ])
   })

@@ -1,9 +1,9 @@
 import type { Command } from 'commander'
 import { pino } from 'pino'
-import { eventContext } from '../modules/events/event.service.js'
 import { createGateway } from '../modules/payments/payment-gateway.js'
-import { systemClock } from '../shared/clock.js'
-import { JobsFailedError, runJobsOnce, runWorker, type WorkerRun } from '../worker/worker.js'
+import { startBackground, workerDeps } from '../worker/background.js'
+import { deliverWebhooksOnce, type WebhookResult } from '../worker/webhooks.job.js'
+import { JobsFailedError, runJobsOnce, type WorkerRun } from '../worker/worker.js'
 import { type Io, positiveInt, report, UsageError, withDatabase } from './context.js'
 
 const MAX_INTERVAL_SECONDS = 86_400
@@ -18,7 +18,7 @@ export function registerWorker(program: Command, io: Io) {
   program
     .command('worker')
     .description(
-      "Run the background jobs: recurrence billing of own-gateway subscriptions (due date, then retries 1, 3 and 5 days later), the refunds of canceled annual plans paid by card, cancellation of pending subscriptions unpaid after 30 days, the annual plans' coverage clock, and the purge of expired idempotency keys. Loops until SIGTERM/SIGINT; several workers may run at once.",
+      "Run the background jobs: webhook delivery (polled every half second), recurrence billing of own-gateway subscriptions (due date, then retries 1, 3 and 5 days later), the refunds of canceled annual plans paid by card, cancellation of pending subscriptions unpaid after 30 days, the annual plans' coverage clock, and the purges (expired idempotency keys, events and webhook deliveries after 30 days). Loops until SIGTERM/SIGINT; several workers may run at once.",
     )
     .option('--once', 'run every job once and exit')
     .option('--interval <seconds>', `seconds between rounds, 1 to ${MAX_INTERVAL_SECONDS}`, '60')
@@ -45,38 +45,34 @@ export function registerWorker(program: Command, io: Io) {
           exporter && metrics
             ? await exporter.serveMetrics(metrics, config.metrics.host, config.metrics.port)
             : null
-        const deps = {
-          db,
-          gateway,
-          clock: systemClock,
-          timeZone: config.timeZone,
-          claimSeconds: config.paymentClaimSeconds,
-          concurrency: config.recurrenceConcurrency,
-          base: eventContext(config).base,
-          sandboxClocks: config.env === 'test',
-          log,
-          metrics,
-        }
+        const deps = workerDeps(db, config, { gateway, log, metrics })
         if (options.once) {
-          const run = await runJobsOnce(deps).catch((error: unknown) => {
+          const jobs = await runJobsOnce(deps).then(
+            (run) => ({ run }),
+            (error: unknown) => ({ error }),
+          )
+          // The events the jobs just wrote are delivered in the same run.
+          const webhooks = await deliverWebhooksOnce({ ...deps, env: config.env })
+          if ('error' in jobs) {
             // Each failure with its stack on stderr; the exit code and last line say a job failed.
-            if (error instanceof JobsFailedError)
-              log.error({ err: error, ...error.run }, 'worker round failed')
-            throw error
-          })
-          report(io, options.json, run, describeRun(run))
+            if (jobs.error instanceof JobsFailedError)
+              log.error({ err: jobs.error, ...jobs.error.run }, 'worker round failed')
+            throw jobs.error
+          }
+          const { run } = jobs
+          report(io, options.json, { ...run, webhooks }, describeRun(run, webhooks))
           return
         }
-        const controller = new AbortController()
+        const background = startBackground(deps, { intervalMs, env: config.env })
         const stop = (signal: NodeJS.Signals) => {
           log.info({ signal }, 'stopping after the current batch')
-          controller.abort()
+          void background.stop()
         }
         process.once('SIGTERM', stop)
         process.once('SIGINT', stop)
         try {
           log.info({ interval_seconds: intervalMs / 1000 }, 'worker started')
-          await runWorker(deps, { intervalMs, signal: controller.signal })
+          await background.done
         } finally {
           process.off('SIGTERM', stop)
           process.off('SIGINT', stop)
@@ -86,7 +82,10 @@ export function registerWorker(program: Command, io: Io) {
     })
 }
 
-function describeRun({ recurrence, refunds, expiry, coverage, idempotency, events }: WorkerRun): string {
+function describeRun(
+  { recurrence, refunds, expiry, coverage, idempotency, events, deliveries }: WorkerRun,
+  webhooks: WebhookResult,
+): string {
   const billing =
     'skipped' in recurrence
       ? `Recurrence skipped: ${recurrence.skipped}.`
@@ -102,5 +101,6 @@ function describeRun({ recurrence, refunds, expiry, coverage, idempotency, event
     `Coverage clock: ${coverage.protected} annual plans now protected, ${coverage.expired} expired.`,
     `Idempotency keys purged: ${idempotency.purged}.`,
     `Events purged (older than 30 days): ${events.purged}.`,
+    `Webhooks: ${webhooks.succeeded} delivered, ${webhooks.retried} to retry, ${webhooks.failed} failed, ${webhooks.disabled} endpoints disabled; ${deliveries.purged} old deliveries purged.`,
   ].join('\n')
 }

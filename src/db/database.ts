@@ -20,6 +20,11 @@ import type {
   PartnerSubscriptionCountsTable,
   SubscriptionsTable,
 } from '../modules/subscriptions/subscription.table.js'
+import type {
+  WebhookDeliveriesTable,
+  WebhookDispatchTable,
+  WebhookEndpointsTable,
+} from '../modules/webhooks/webhook.table.js'
 import type { IdempotencyKeysTable } from '../plugins/idempotency.table.js'
 import { createPool, postgresDialect } from './postgres.js'
 import { type ReadNow, sqliteDialect } from './sqlite.js'
@@ -46,6 +51,9 @@ export interface Database {
   device_protections: DeviceProtectionsTable
   idempotency_keys: IdempotencyKeysTable
   events: EventsTable
+  webhook_endpoints: WebhookEndpointsTable
+  webhook_deliveries: WebhookDeliveriesTable
+  webhook_dispatch: WebhookDispatchTable
 }
 
 export type Db = Kysely<Database>

@@ -18,6 +18,7 @@ import * as deviceProtections from './migrations/0008-device-protections.js'
 import * as cardPayments from './migrations/0009-card-payments.js'
 import * as refunds from './migrations/0010-refunds.js'
 import * as events from './migrations/0011-events.js'
+import * as webhooks from './migrations/0012-webhooks.js'
 import * as sandboxClock from './migrations/0013-sandbox-clock.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '0009-card-payments': cardPayments,
   '0010-refunds': refunds,
   '0011-events': events,
+  '0012-webhooks': webhooks,
   '0013-sandbox-clock': sandboxClock,
 }
 

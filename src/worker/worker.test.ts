@@ -10,6 +10,7 @@ const idle: WorkerRun = {
   coverage: { protected: 0, expired: 0 },
   idempotency: { purged: 0 },
   events: { purged: 0 },
+  deliveries: { purged: 0 },
 }
 
 function spyLog(): JobLog & { lines: [string, string][] } {

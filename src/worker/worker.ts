@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { purgeEvents } from '../modules/events/event.service.js'
 import { findShiftedPartners } from '../modules/sandbox/sandbox-clock.repository.js'
+import { purgeDeliveries } from '../modules/webhooks/webhook-delivery.service.js'
 import { purgeExpiredIdempotencyKeys } from '../plugins/idempotency.repository.js'
 import type { Metrics } from '../plugins/metrics.js'
 import { shiftedClock } from '../shared/clock.js'
@@ -18,6 +19,7 @@ export interface WorkerDeps extends PartnerJobsDeps {
 export interface WorkerRun extends PartnerJobsRun {
   idempotency: { purged: number }
   events: { purged: number }
+  deliveries: { purged: number }
 }
 
 /**
@@ -79,11 +81,23 @@ export async function runJobsOnce(deps: WorkerDeps): Promise<WorkerRun> {
   const events = await attempt('events_purge', async () => ({
     purged: await purgeEvents(db, clock.now()),
   }))
+  const deliveries = await attempt('webhook_deliveries_purge', async () => ({
+    purged: await purgeDeliveries(db, clock.now()),
+  }))
   const { recurrence, refunds, expiry, coverage } = partners
-  if (recurrence && refunds && expiry && coverage && idempotency && events && failures.length === 0) {
-    return { recurrence, refunds, expiry, coverage, idempotency, events }
+  if (
+    recurrence &&
+    refunds &&
+    expiry &&
+    coverage &&
+    idempotency &&
+    events &&
+    deliveries &&
+    failures.length === 0
+  ) {
+    return { recurrence, refunds, expiry, coverage, idempotency, events, deliveries }
   }
-  throw new JobsFailedError(failures, { ...partners, idempotency, events })
+  throw new JobsFailedError(failures, { ...partners, idempotency, events, deliveries })
 }
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
@@ -137,8 +151,14 @@ export async function runWorker(deps: WorkerDeps, options: LoopOptions): Promise
 }
 
 function didSomething(run: WorkerRun): boolean {
-  const counts = [run.recurrence, run.refunds, run.expiry, run.coverage, run.idempotency, run.events].flatMap(
-    (r) => Object.values(r),
-  )
+  const counts = [
+    run.recurrence,
+    run.refunds,
+    run.expiry,
+    run.coverage,
+    run.idempotency,
+    run.events,
+    run.deliveries,
+  ].flatMap((r) => Object.values(r))
   return counts.some((n) => typeof n === 'number' && n > 0)
 }

@@ -57,7 +57,7 @@ export async function sequenceEvents(db: Db): Promise<number> {
 export async function findEvent(db: Db, partnerId: number, publicId: string) {
   return db
     .selectFrom('events')
-    .select(['public_id', 'type', 'data', 'position', 'created_at'])
+    .select(['id', 'public_id', 'type', 'data', 'position', 'created_at'])
     .where('partner_id', '=', partnerId)
     .where('public_id', '=', publicId)
     .executeTakeFirst()

@@ -28,6 +28,8 @@ export const EVENT_TYPES = [
   'annual_plan.canceled',
   // Written by the refunds' module when `cancellation.refund_status` changes.
   'annual_plan.refund_updated',
+  // Written by POST /webhook-endpoints/{id}/ping, for that endpoint alone.
+  'ping',
 ] as const
 export type EventType = (typeof EVENT_TYPES)[number]
 
@@ -71,9 +73,13 @@ export async function recordEvent(trx: Trx, event: NewEvent): Promise<string> {
   return id
 }
 
-type EventRow = NonNullable<Awaited<ReturnType<typeof findEvent>>>
+type EventRow = Pick<
+  NonNullable<Awaited<ReturnType<typeof findEvent>>>,
+  'public_id' | 'type' | 'data' | 'created_at'
+>
 
-function eventResource(row: EventRow, timeZone: string) {
+/** The event as GET /events/{id} shows it: what webhooks deliver too. */
+export function renderEvent(row: EventRow, timeZone: string) {
   return {
     id: row.public_id,
     type: row.type as EventType,
@@ -82,11 +88,18 @@ function eventResource(row: EventRow, timeZone: string) {
   }
 }
 
+/** The partner's event row (its internal id too), numbered or not; 404 when it is not theirs. */
+export async function findPartnerEvent(db: Db, partnerId: number, id: string) {
+  const row = await findEvent(db, partnerId, id)
+  if (!row) throw new NotFoundError('Event')
+  return row
+}
+
 /** The partner's event; 404 when it is not theirs (or was purged). */
 export async function showEvent(db: Db, partnerId: number, id: string, timeZone: string) {
   const row = await findEvent(db, partnerId, id)
   if (!row) throw new NotFoundError('Event')
-  return eventResource(row, timeZone)
+  return renderEvent(row, timeZone)
 }
 
 /**
@@ -117,7 +130,7 @@ export async function listEvents(
   }
   const rows = await listEventsAfter(db, partnerId, { position, type: query.type, limit: query.limit + 1 })
   return {
-    data: rows.slice(0, query.limit).map((row) => eventResource(row, timeZone)),
+    data: rows.slice(0, query.limit).map((row) => renderEvent(row, timeZone)),
     has_more: rows.length > query.limit,
   }
 }

@@ -1,0 +1,54 @@
+import type { Config } from '../config.js'
+import type { Db } from '../db/database.js'
+import { eventContext } from '../modules/events/event.service.js'
+import type { PaymentGateway } from '../modules/payments/payment-gateway.js'
+import type { Metrics } from '../plugins/metrics.js'
+import { systemClock } from '../shared/clock.js'
+import type { JobLog } from './job.js'
+import { runWebhookLoop } from './webhooks.job.js'
+import { runWorker, type WorkerDeps } from './worker.js'
+
+/** What the background work of one process needs, from the configuration. */
+export function workerDeps(
+  db: Db,
+  config: Readonly<Config>,
+  { gateway, log, metrics }: { gateway: PaymentGateway | null; log: JobLog; metrics?: Metrics },
+): WorkerDeps {
+  return {
+    db,
+    gateway,
+    clock: systemClock,
+    timeZone: config.timeZone,
+    claimSeconds: config.paymentClaimSeconds,
+    concurrency: config.recurrenceConcurrency,
+    base: eventContext(config).base,
+    // Partners whose sandbox clock is ahead are run at their own time (CONTRACT §15).
+    sandboxClocks: config.env === 'test',
+    log,
+    metrics,
+  }
+}
+
+/**
+ * Runs every background job: the jobs every `intervalMs`, and webhook delivery in its own loop,
+ * which polls every half second so that the first attempt starts within 2 s of the commit.
+ * `stop` lets the work in progress finish (a job's batch, the attempts in flight) and resolves then.
+ */
+export function startBackground(
+  deps: WorkerDeps,
+  { intervalMs, env }: { intervalMs: number; env: Config['env'] },
+): { done: Promise<void>; stop: () => Promise<void> } {
+  const controller = new AbortController()
+  const { signal } = controller
+  const done = Promise.all([
+    runWorker(deps, { intervalMs, signal }),
+    runWebhookLoop({ ...deps, env }, { signal }),
+  ]).then(() => {})
+  return {
+    done,
+    stop: async () => {
+      controller.abort()
+      await done
+    },
+  }
+}

@@ -1,0 +1,162 @@
+import { type ChildProcessByStdio, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Readable } from 'node:stream'
+import { fileURLToPath } from 'node:url'
+import { Webhook } from 'standardwebhooks'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type Receiver, startReceiver } from './helpers/receiver.js'
+import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+
+// `amparo serve` runs the background jobs in-process on SQLite (so that `npm start` alone delivers
+// webhooks), not on PostgreSQL; `--worker` / `--no-worker` override. A real process, a real receiver.
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const dir = mkdtempSync(join(tmpdir(), 'amparo-serve-worker-'))
+const onPostgres = Boolean(process.env.DATABASE_URL)
+
+let database: TestDatabase | undefined
+let dbEnv: Record<string, string>
+let receiver: Receiver
+let credentials: { client_id: string; client_secret: string } | undefined
+
+interface Served {
+  child: ChildProcessByStdio<null, Readable, Readable>
+  base: string
+  output: () => string
+  exited: Promise<number | null>
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer()
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
+  const address = probe.address()
+  await new Promise<void>((resolve) => probe.close(() => resolve()))
+  if (!address || typeof address === 'string') throw new Error('no port')
+  return address.port
+}
+
+async function serve(args: string[]): Promise<Served> {
+  const port = await freePort()
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', ...args], {
+    cwd: root,
+    env: {
+      ...process.env,
+      ...dbEnv,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      AMPARO_ENV: 'test',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    output += chunk
+  })
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    output += chunk
+  })
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const base = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 20_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`amparo serve exited:\n${output}`)
+    if (Date.now() > deadline) throw new Error(`amparo serve did not start:\n${output}`)
+    const up = await fetch(`${base}/health`)
+      .then((r) => r.ok)
+      .catch(() => false)
+    if (up) break
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  credentials ??= {
+    client_id: /client_id +(\S+)/.exec(output)?.[1] ?? '',
+    client_secret: /client_secret +(\S+)/.exec(output)?.[1] ?? '',
+  }
+  return { child, base, output: () => output, exited }
+}
+
+async function stop(served: Served) {
+  served.child.kill('SIGTERM')
+  expect(await served.exited).toBe(0)
+}
+
+async function api(
+  base: string,
+  token: string | null,
+  method: string,
+  path: string,
+  body?: object,
+  // biome-ignore lint/suspicious/noExplicitAny: the answers' shapes are asserted where used
+): Promise<any> {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }) },
+    body: body && JSON.stringify(body),
+  })
+  return response.json()
+}
+
+/** Registers an endpoint and pings it; answers how long the ping took to arrive, or null after 3 s. */
+async function pingLag(served: Served, path: string): Promise<number | null> {
+  const { token } = await api(served.base, null, 'POST', '/auth/login', credentials)
+  const endpoint = await api(served.base, token, 'POST', '/webhook-endpoints', { url: receiver.url(path) })
+  const started = Date.now()
+  const { event_id } = await api(served.base, token, 'POST', `/webhook-endpoints/${endpoint.id}/ping`)
+  while (receiver.at(path).length === 0 && Date.now() - started < 3000) {
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+  const [request] = receiver.at(path)
+  if (!request) return null
+  expect(request.headers['webhook-id']).toBe(event_id)
+  const headers = Object.fromEntries(
+    ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [h, String(request.headers[h])]),
+  )
+  expect(new Webhook(endpoint.secret).verify(request.body, headers)).toMatchObject({
+    id: event_id,
+    type: 'ping',
+  })
+  return Date.now() - started
+}
+
+beforeAll(async () => {
+  receiver = await startReceiver()
+  if (onPostgres) {
+    database = await createTestDatabase()
+    dbEnv = database.env
+  } else {
+    dbEnv = { AMPARO_SQLITE_FILE: join(dir, 'amparo.sqlite') }
+  }
+})
+
+afterAll(async () => {
+  await receiver?.close()
+  await database?.drop()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe('amparo serve and the background jobs', () => {
+  it(`by default ${onPostgres ? 'does not run them (PostgreSQL)' : 'runs them in-process (SQLite): a ping arrives within 2 s'}`, async () => {
+    const served = await serve([])
+    try {
+      const lag = await pingLag(served, '/default')
+      if (onPostgres) expect(lag).toBeNull()
+      else expect(lag).toBeLessThan(2000)
+    } finally {
+      await stop(served)
+    }
+  }, 40_000)
+
+  it(`${onPostgres ? '--worker runs them' : '--no-worker does not run them'}`, async () => {
+    const served = await serve([onPostgres ? '--worker' : '--no-worker'])
+    try {
+      const lag = await pingLag(served, '/flag')
+      if (onPostgres) expect(lag).toBeLessThan(2000)
+      else expect(lag).toBeNull()
+    } finally {
+      await stop(served)
+    }
+  }, 40_000)
+})
