@@ -427,6 +427,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events/{id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver an event again
+         * @description Schedules the event again to every enabled endpoint subscribed to its type (a `ping` to its endpoint), with the same `webhook-id`. Another partner’s or an unknown event → 404.
+         */
+        post: operations["redeliverEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -602,6 +622,59 @@ export interface paths {
         get: operations["getReadiness"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the sandbox clock
+         * @description Test environment only. The partner's own clock: everything the partner does happens at
+         *     `now` (contract dates, due dates, coverage, refund rules, expiry, events' `created_at`), which is
+         *     real time plus `advanced_by_seconds`. Tokens, rate limits and idempotency keys keep real time.
+         */
+        get: operations["getSandboxClock"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/clock/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Advance the sandbox clock
+         * @description Test environment only. Moves the partner's clock forward by `days` (1–400) or `hours`
+         *     (1–9600), exactly one of them, and runs, for this partner only, every background job as it would
+         *     have run on each day crossed, in order: installments charged on their due dates, declines retried
+         *     1, 3 and 5 days later (the last one cancels the subscription), unpaid pending subscriptions
+         *     canceled on day 30, coverage of annual plans started and ended, refunds paid. Their events are
+         *     written at the partner's time of that day; webhooks go out in real time. `jobs` counts what ran.
+         *
+         *     The clock only moves forward; other partners' clocks never move. Another advance of the same
+         *     clock while this one runs → 409 `clock_advancing`. Both or neither field, 0, a negative, a
+         *     non-integer or a value over its bound → 422 under that field. A failure midway → 500 whose
+         *     `message` says where the clock stopped: at the last day fully processed (`GET /sandbox/clock`
+         *     reads it too); advancing again carries on from there.
+         */
+        post: operations["advanceSandboxClock"];
         delete?: never;
         options?: never;
         head?: never;
@@ -902,6 +975,127 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description The partner’s endpoints (at most 10), oldest first, without their secrets.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Register a webhook endpoint
+         * @description At most 10 endpoints a partner (the 11th → 422 under `url`). The answer holds the signing
+         *     `secret`, shown only here and by rotate-secret. An invalid or forbidden `url` → 422 `errors.url`; an unknown
+         *     event type → 422 under `events.N`.
+         *     Events are POSTed as Standard Webhooks 1.0 messages: `webhook-id` (the event id: de-duplicate by
+         *     it), `webhook-timestamp`, `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `{id}.{timestamp}.{body}` keyed with
+         *     the secret's base64-decoded part after `whsec_`; two signatures for 24 h after a rotation); the body is the event
+         *     exactly as `GET /events/{id}` shows it. A 2xx within 10 s is success; anything else (redirects are not followed)
+         *     is retried 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 24 h and 24 h later (±10 %), then the delivery is `failed`. A 410
+         *     disables the endpoint at once, and so do 3 days of only failures.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint
+         * @description Another partner’s endpoint → 404. The secret is never shown here.
+         */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Deletes the endpoint and its deliveries (those pending are not attempted).
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Changes `url`, `events`, `description` or `status`; a field not among them → 422 under its
+         *     name. The `url` follows the creation rules.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/webhook-endpoints/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an endpoint’s deliveries
+         * @description Newest first, paginated; kept 30 days like the events.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{id}/ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event
+         * @description Writes a `ping` event (`data.object`: `{"endpoint_id": …}`) delivered to this endpoint alone, within seconds when it is enabled.
+         */
+        post: operations["pingWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret
+         * @description A new secret, shown only in this answer. For 24 h the previous one signs too (two signatures), so that the receiver can switch without losing a delivery.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -919,7 +1113,7 @@ export interface components {
              * @description Stable, machine-readable: branch on it.
              * @enum {string}
              */
-            code: "invalid_json" | "bad_request" | "unauthenticated" | "card_declined" | "not_found" | "request_timeout" | "idempotency_key_in_flight" | "payment_in_progress" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "validation_failed" | "invalid_state" | "wrong_gateway" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "server_error" | "service_unavailable";
+            code: "invalid_json" | "bad_request" | "unauthenticated" | "card_declined" | "not_found" | "request_timeout" | "idempotency_key_in_flight" | "payment_in_progress" | "clock_advancing" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "validation_failed" | "invalid_state" | "wrong_gateway" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "server_error" | "service_unavailable";
             message: string;
             /** @description The `X-Request-Id` of this response: quote it to support. */
             request_id: string;
@@ -967,13 +1161,13 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only this customer’s (CPF or CNPJ, bare or formatted). */
-                "filter[customer_document]"?: string;
+                "filter[customer_document]"?: string | "";
                 /** @description Only plans with this status now (by the clock, as `status` shows it). */
-                "filter[status]"?: "awaiting_payment" | "paid" | "protected" | "expired" | "canceled";
+                "filter[status]"?: ("awaiting_payment" | "paid" | "protected" | "expired" | "canceled") | "";
                 /** @description Page number, starting at 1. */
-                page?: number;
+                page?: number | "";
                 /** @description Items per page (at most 100). */
-                per_page?: number;
+                per_page?: number | "";
             };
             header?: never;
             path?: never;
@@ -1212,6 +1406,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -1226,6 +1427,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The page field must be an integer.",
+                     *       "errors": {
+                     *         "page": [
+                     *           "The page field must be an integer."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed";
@@ -1248,6 +1461,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -1262,6 +1482,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -1278,6 +1505,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -1352,6 +1586,10 @@ export interface operations {
                     store_id?: number | null;
                     /** @description Alias of `is_used`. Both sent with different values → 422 under `is_used`. Null counts as not sent. */
                     used?: boolean | null;
+                } | {
+                    customer_id: number;
+                } | {
+                    customer_document: string;
                 };
             };
         };
@@ -1605,6 +1843,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_json",
+                     *       "message": "The request body is not valid JSON.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "invalid_json" | "bad_request";
@@ -1621,6 +1866,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -1635,6 +1887,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request body did not arrive within 30 s.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
@@ -1649,6 +1908,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "idempotency_key_in_flight",
+                     *       "message": "A request with this Idempotency-Key is still in progress.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "idempotency_key_in_flight";
@@ -1663,6 +1929,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body must not be larger than 1 MiB.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payload_too_large";
@@ -1677,6 +1950,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as application/json.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unsupported_media_type";
@@ -1691,6 +1971,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The model id field is required.",
+                     *       "errors": {
+                     *         "model_id": [
+                     *           "The model id field is required."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed" | "idempotency_key_reused";
@@ -1713,6 +2005,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -1727,6 +2026,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -1743,6 +2049,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -1756,7 +2069,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Annual plan id, as returned when contracting. */
+                /**
+                 * @description Annual plan id, as returned when contracting.
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;
@@ -2012,6 +2328,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -2026,6 +2349,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Annual plan not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "not_found";
@@ -2048,6 +2378,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -2062,6 +2399,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -2078,6 +2422,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -2094,7 +2445,10 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description Annual plan id, as returned when contracting. */
+                /**
+                 * @description Annual plan id, as returned when contracting.
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;
@@ -2160,6 +2514,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_json",
+                     *       "message": "The request body is not valid JSON.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "invalid_json" | "bad_request";
@@ -2176,6 +2537,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -2190,6 +2558,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Annual plan not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "not_found";
@@ -2204,6 +2579,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request body did not arrive within 30 s.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
@@ -2218,6 +2600,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "idempotency_key_in_flight",
+                     *       "message": "A request with this Idempotency-Key is still in progress.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "idempotency_key_in_flight";
@@ -2232,6 +2621,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body must not be larger than 1 MiB.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payload_too_large";
@@ -2246,6 +2642,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as application/json.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unsupported_media_type";
@@ -2260,6 +2663,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The Idempotency-Key header must be 1 to 255 visible ASCII characters.",
+                     *       "errors": {
+                     *         "Idempotency-Key": [
+                     *           "The Idempotency-Key header must be 1 to 255 visible ASCII characters."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed" | "invalid_state" | "idempotency_key_reused";
@@ -2282,6 +2697,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -2296,6 +2718,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -2312,6 +2741,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -2328,7 +2764,10 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description Annual plan id. */
+                /**
+                 * @description Annual plan id.
+                 * @example 1
+                 */
                 id: number;
                 /** @description The protocol `PUT /annual-plans/{id}/cancellation` returned. */
                 protocol: string;
@@ -2586,6 +3025,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_json",
+                     *       "message": "The request body is not valid JSON.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "invalid_json" | "bad_request";
@@ -2602,6 +3048,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -2616,6 +3069,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Cancellation not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "not_found";
@@ -2630,6 +3090,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request body did not arrive within 30 s.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
@@ -2644,6 +3111,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "payment_in_progress",
+                     *       "message": "A payment of this item is in progress: try again once it has answered.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payment_in_progress" | "idempotency_key_in_flight";
@@ -2658,6 +3132,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body must not be larger than 1 MiB.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payload_too_large";
@@ -2672,6 +3153,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as application/json.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unsupported_media_type";
@@ -2686,6 +3174,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The Idempotency-Key header must be 1 to 255 visible ASCII characters.",
+                     *       "errors": {
+                     *         "Idempotency-Key": [
+                     *           "The Idempotency-Key header must be 1 to 255 visible ASCII characters."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed" | "idempotency_key_reused";
@@ -2708,6 +3208,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -2722,6 +3229,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -2738,6 +3252,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -2754,7 +3275,10 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description Annual plan id, as returned when contracting. */
+                /**
+                 * @description Annual plan id, as returned when contracting.
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;
@@ -2813,6 +3337,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_json",
+                     *       "message": "The request body is not valid JSON.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "invalid_json" | "bad_request";
@@ -2829,6 +3360,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -2843,6 +3381,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Annual plan not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "not_found";
@@ -2857,6 +3402,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request body did not arrive within 30 s.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
@@ -2871,6 +3423,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "idempotency_key_in_flight",
+                     *       "message": "A request with this Idempotency-Key is still in progress.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "idempotency_key_in_flight";
@@ -2885,6 +3444,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body must not be larger than 1 MiB.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payload_too_large";
@@ -2899,6 +3465,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as application/json.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unsupported_media_type";
@@ -2913,6 +3486,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The Idempotency-Key header must be 1 to 255 visible ASCII characters.",
+                     *       "errors": {
+                     *         "Idempotency-Key": [
+                     *           "The Idempotency-Key header must be 1 to 255 visible ASCII characters."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed" | "invalid_state" | "wrong_gateway" | "idempotency_key_reused";
@@ -2935,6 +3520,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -2949,6 +3541,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -2965,6 +3564,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -2981,7 +3587,10 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description Annual plan id, as returned when contracting. */
+                /**
+                 * @description Annual plan id, as returned when contracting.
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;
@@ -3264,6 +3873,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_json",
+                     *       "message": "The request body is not valid JSON.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "invalid_json" | "bad_request";
@@ -3280,6 +3896,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -3294,6 +3917,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "card_declined",
+                     *       "message": "The card was declined.",
+                     *       "errors": {
+                     *         "creditCard": [
+                     *           "The card was declined."
+                     *         ]
+                     *       },
+                     *       "decline_code": "card_declined",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "card_declined";
@@ -3308,6 +3944,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Annual plan not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "not_found";
@@ -3322,6 +3965,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request body did not arrive within 30 s.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
@@ -3336,6 +3986,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "payment_in_progress",
+                     *       "message": "A payment of this item is in progress: try again once it has answered.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payment_in_progress" | "idempotency_key_in_flight";
@@ -3350,6 +4007,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body must not be larger than 1 MiB.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payload_too_large";
@@ -3364,6 +4028,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as application/json.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unsupported_media_type";
@@ -3378,6 +4049,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The card number field is required.",
+                     *       "errors": {
+                     *         "card_number": [
+                     *           "The card number field is required."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed" | "invalid_state" | "wrong_gateway" | "idempotency_key_reused";
@@ -3400,6 +4083,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -3414,6 +4104,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -3430,6 +4127,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -3445,27 +4149,27 @@ export interface operations {
                  * @description Alias of `used` (the name of the contracting bodies). Both sent with different values → 422 under `used`. `true`/`false`, also `1`/`0`.
                  * @example true
                  */
-                is_used?: boolean;
+                is_used?: boolean | "";
                 /**
                  * @description Desired LMI in reais, at most two decimals (`4500`, `4499.5`). Inside the authorized range it is the LMI; absent, empty, zero, negative, below or above the range → the model’s default LMI, without error. More than two decimals (`1.005`) or not a number (`abc`) → 422 `errors.maxima`.
                  * @example 4500
                  */
-                maxima?: number;
+                maxima?: number | "";
                 /**
                  * @description Device model, from `GET /models`. Required. Unknown, inactive or not available to this partner → 422 `errors.model_id`.
-                 * @example 7
+                 * @example 2
                  */
                 model_id: number;
                 /**
                  * @description Annual plan to quote (the `plan_id` of `POST /annual-plans`). Default: the partner’s default annual plan. Not an active annual plan of this partner → 422 `errors.plan_id`.
                  * @example 4
                  */
-                plan_id?: number;
+                plan_id?: number | "";
                 /**
                  * @description The device has more than 3 months of use: applies the plan’s used-device factor. Default false. `true`/`false`, also `1`/`0`.
                  * @example true
                  */
-                used?: boolean;
+                used?: boolean | "";
             };
             header?: never;
             path?: never;
@@ -3534,6 +4238,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -3548,6 +4259,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The model id field must be an integer.",
+                     *       "errors": {
+                     *         "model_id": [
+                     *           "The model id field must be an integer."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed";
@@ -3570,6 +4293,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -3584,6 +4314,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -3600,6 +4337,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -3681,6 +4425,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_json",
+                     *       "message": "The request body is not valid JSON.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "invalid_json" | "bad_request";
@@ -3697,6 +4448,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -3711,6 +4469,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request body did not arrive within 30 s.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
@@ -3725,6 +4490,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body must not be larger than 16 KiB.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payload_too_large";
@@ -3739,6 +4511,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as application/json.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unsupported_media_type";
@@ -3753,6 +4532,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The client secret field is required.",
+                     *       "errors": {
+                     *         "client_secret": [
+                     *           "The client secret field is required."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed";
@@ -3775,6 +4566,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -3789,6 +4587,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -3805,6 +4610,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -3817,9 +4629,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page number, starting at 1. */
-                page?: number;
+                page?: number | "";
                 /** @description Items per page (at most 100). */
-                per_page?: number;
+                per_page?: number | "";
             };
             header?: never;
             path?: never;
@@ -3918,6 +4730,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -3932,6 +4751,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The page field must be an integer.",
+                     *       "errors": {
+                     *         "page": [
+                     *           "The page field must be an integer."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed";
@@ -3954,6 +4785,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -3968,6 +4806,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -3984,6 +4829,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -3999,11 +4851,14 @@ export interface operations {
                  * @description `models`, `modelCount`, or both separated by a comma.
                  * @example models,modelCount
                  */
-                include?: string;
+                include?: string | "";
             };
             header?: never;
             path: {
-                /** @description Brand id. */
+                /**
+                 * @description Brand id.
+                 * @example 1
+                 */
                 brandId: number;
             };
             cookie?: never;
@@ -4080,6 +4935,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -4094,6 +4956,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Brand not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "not_found";
@@ -4108,6 +4977,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The include field format is invalid.",
+                     *       "errors": {
+                     *         "include": [
+                     *           "The include field format is invalid."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed";
@@ -4130,6 +5011,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -4144,6 +5032,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -4160,6 +5055,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -4312,6 +5214,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_json",
+                     *       "message": "The request body is not valid JSON.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "invalid_json" | "bad_request";
@@ -4328,6 +5237,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -4342,6 +5258,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request body did not arrive within 30 s.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
@@ -4356,6 +5279,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "idempotency_key_in_flight",
+                     *       "message": "A request with this Idempotency-Key is still in progress.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "idempotency_key_in_flight";
@@ -4370,6 +5300,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body must not be larger than 1 MiB.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payload_too_large";
@@ -4384,6 +5321,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as application/json.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unsupported_media_type";
@@ -4398,6 +5342,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The name field is required.",
+                     *       "errors": {
+                     *         "name": [
+                     *           "The name field is required."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed" | "idempotency_key_reused";
@@ -4420,6 +5376,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -4434,6 +5397,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -4450,6 +5420,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -4542,6 +5519,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -4556,6 +5540,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Customer not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "not_found";
@@ -4578,6 +5569,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -4592,6 +5590,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -4608,6 +5613,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -4620,14 +5632,14 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description The last event id you saw: only later events are answered. Absent: from the oldest kept. */
-                after?: string;
+                after?: string | "";
                 /** @description At most this many events (1–100). */
-                limit?: number;
+                limit?: number | "";
                 /**
                  * @description What changed. `data.object` is a subscription (`subscription.*`), an installment with its
                  *     `subscription_id` (`installment.*`) or an annual plan (`annual_plan.*`).
                  */
-                type?: "subscription.created" | "subscription.activated" | "subscription.canceled" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated";
+                type?: ("subscription.created" | "subscription.activated" | "subscription.canceled" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "ping") | "";
             };
             header?: never;
             path?: never;
@@ -4667,7 +5679,7 @@ export interface operations {
                              *     `subscription_id` (`installment.*`) or an annual plan (`annual_plan.*`).
                              * @enum {unknown}
                              */
-                            type: "subscription.created" | "subscription.activated" | "subscription.canceled" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated";
+                            type: "subscription.created" | "subscription.activated" | "subscription.canceled" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "ping";
                         }[];
                         /** @description More events follow: ask again with `after` = the last id of `data`. */
                         has_more: boolean;
@@ -4684,6 +5696,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -4698,6 +5717,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The after field format is invalid.",
+                     *       "errors": {
+                     *         "after": [
+                     *           "The after field format is invalid."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed";
@@ -4720,6 +5751,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -4734,6 +5772,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -4750,6 +5795,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -4822,7 +5874,7 @@ export interface operations {
                          *     `subscription_id` (`installment.*`) or an annual plan (`annual_plan.*`).
                          * @enum {unknown}
                          */
-                        type: "subscription.created" | "subscription.activated" | "subscription.canceled" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated";
+                        type: "subscription.created" | "subscription.activated" | "subscription.canceled" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "ping";
                     };
                 };
             };
@@ -4836,6 +5888,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -4850,6 +5909,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Event not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "not_found";
@@ -4872,6 +5938,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -4886,6 +5959,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -4902,6 +5982,307 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    redeliverEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422, and 409 while the first is still in progress. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The event id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key` (a kept 4xx is replayed the same way). */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "event_id": "evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60",
+                     *       "deliveries": 1
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Deliveries scheduled: one per enabled endpoint subscribed to its type. */
+                        deliveries: number;
+                        event_id: string;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_json",
+                     *       "message": "The request body is not valid JSON.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Event not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request body did not arrive within 30 s.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in flight. */
+            409: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "idempotency_key_in_flight",
+                     *       "message": "A request with this Idempotency-Key is still in progress.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "idempotency_key_in_flight";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body must not be larger than 1 MiB.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as application/json.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The Idempotency-Key header must be 1 to 255 visible ASCII characters.",
+                     *       "errors": {
+                     *         "Idempotency-Key": [
+                     *           "The Idempotency-Key header must be 1 to 255 visible ASCII characters."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"] & {
+                        /** @enum {string} */
+                        code: "validation_failed" | "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Too many requests. */
+            429: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -4946,6 +6327,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -4962,6 +6350,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -4974,20 +6369,20 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Alias of `filter[brand]`. */
-                brand_id?: number;
+                brand_id?: number | "";
                 /** @description Only models of this brand. */
-                "filter[brand]"?: number;
+                "filter[brand]"?: number | "";
                 /**
                  * @description Case-insensitive part of the model name.
                  * @example galaxy
                  */
-                "filter[name]"?: string;
+                "filter[name]"?: string | "";
                 /** @description Accepted for compatibility: the brand is always included. */
-                include?: string;
+                include?: string | "";
                 /** @description Page number, starting at 1. */
-                page?: number;
+                page?: number | "";
                 /** @description Items per page (at most 100). */
-                per_page?: number;
+                per_page?: number | "";
             };
             header?: never;
             path?: never;
@@ -5083,6 +6478,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -5097,6 +6499,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The page field must be an integer.",
+                     *       "errors": {
+                     *         "page": [
+                     *           "The page field must be an integer."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed";
@@ -5119,6 +6533,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -5133,6 +6554,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -5149,6 +6577,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -5161,11 +6596,14 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Accepted for compatibility: the brand is always included. */
-                include?: string;
+                include?: string | "";
             };
             header?: never;
             path: {
-                /** @description Model id. */
+                /**
+                 * @description Model id.
+                 * @example 2
+                 */
                 modelId: number;
             };
             cookie?: never;
@@ -5236,6 +6674,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -5250,6 +6695,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Model not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "not_found";
@@ -5264,6 +6716,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The include field format is invalid.",
+                     *       "errors": {
+                     *         "include": [
+                     *           "The include field format is invalid."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed";
@@ -5286,6 +6750,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -5300,6 +6771,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -5316,6 +6794,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -5391,6 +6876,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -5413,6 +6905,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -5427,6 +6926,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -5443,6 +6949,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -5458,16 +6971,19 @@ export interface operations {
                  * @description Desired LMI in reais, at most two decimals (`4500`, `4499.5`). Inside the authorized range it is the LMI; absent, empty, zero, negative, below or above the range → the model’s default LMI, without error. More than two decimals (`1.005`) or not a number (`abc`) → 422 `errors.maxima`.
                  * @example 4500
                  */
-                maxima?: number;
+                maxima?: number | "";
                 /**
                  * @description Device model, from `GET /models`. Required. Unknown, inactive or not available to this partner → 422 `errors.model_id`.
-                 * @example 7
+                 * @example 2
                  */
                 model_id: number;
             };
             header?: never;
             path: {
-                /** @description Subscription plan id, from `GET /plans`. */
+                /**
+                 * @description Subscription plan id, from `GET /plans`.
+                 * @example 2
+                 */
                 planId: number;
             };
             cookie?: never;
@@ -5521,6 +7037,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -5535,6 +7058,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Plan not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "not_found";
@@ -5549,6 +7079,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The model id field must be an integer.",
+                     *       "errors": {
+                     *         "model_id": [
+                     *           "The model id field must be an integer."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed";
@@ -5571,6 +7113,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -5585,6 +7134,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -5601,6 +7157,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -5616,10 +7179,10 @@ export interface operations {
                  * @description Desired LMI in reais, at most two decimals (`4500`, `4499.5`). Inside the authorized range it is the LMI; absent, empty, zero, negative, below or above the range → the model’s default LMI, without error. More than two decimals (`1.005`) or not a number (`abc`) → 422 `errors.maxima`.
                  * @example 4500
                  */
-                maxima?: number;
+                maxima?: number | "";
                 /**
                  * @description Device model, from `GET /models`. Required. Unknown, inactive or not available to this partner → 422 `errors.model_id`.
-                 * @example 7
+                 * @example 2
                  */
                 model_id: number;
             };
@@ -5690,6 +7253,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -5704,6 +7274,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The model id field must be an integer.",
+                     *       "errors": {
+                     *         "model_id": [
+                     *           "The model id field must be an integer."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed";
@@ -5726,6 +7308,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -5740,6 +7329,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -5756,6 +7352,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -5800,6 +7403,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -5816,6 +7426,480 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getSandboxClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "now": "2026-12-26 10:00:00",
+                     *       "advanced_by_seconds": 2678400
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description How far the clock is ahead of real time. */
+                        advanced_by_seconds: number;
+                        /** @description The partner’s clock: what it does happens at this time (service time zone). `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                        now: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description Too many requests. */
+            429: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    advanceSandboxClock: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422, and 409 while the first is still in progress. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Days to move forward, 1–400. */
+                    days?: number;
+                    /** @description Hours to move forward, 1–9600. */
+                    hours?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key` (a kept 4xx is replayed the same way). */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "now": "2026-12-26 10:00:00",
+                     *       "advanced_by_seconds": 2678400,
+                     *       "jobs": {
+                     *         "days": 31,
+                     *         "recurrence": {
+                     *           "charged": 0,
+                     *           "declined": 1,
+                     *           "refused": 0,
+                     *           "canceled": 0,
+                     *           "errors": 0
+                     *         },
+                     *         "expiry": {
+                     *           "canceled": 0
+                     *         },
+                     *         "coverage": {
+                     *           "protected": 1,
+                     *           "expired": 0
+                     *         },
+                     *         "refunds": {
+                     *           "refunded": 0,
+                     *           "retried": 0,
+                     *           "failed": 0,
+                     *           "errors": 0
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description How far the clock is ahead of real time. */
+                        advanced_by_seconds: number;
+                        /** @description What the background jobs did for this partner over the days crossed. */
+                        jobs: {
+                            /** @description Annual plans whose coverage started, or ended. */
+                            coverage: {
+                                expired: number;
+                                protected: number;
+                            };
+                            /** @description Days (or the part of one) the jobs ran for. */
+                            days: number;
+                            /** @description Pending subscriptions canceled 30 days after contracting, unpaid. */
+                            expiry: {
+                                canceled: number;
+                            };
+                            /** @description Installments charged on their due dates or retry days: paid, declined, refused after the last retry; subscriptions canceled by it; unexpected failures. */
+                            recurrence: {
+                                canceled: number;
+                                charged: number;
+                                declined: number;
+                                errors: number;
+                                refused: number;
+                            };
+                            /** @description Refunds of canceled annual plans paid through the gateway. */
+                            refunds: {
+                                errors: number;
+                                failed: number;
+                                refunded: number;
+                                retried: number;
+                            };
+                        };
+                        /** @description The partner’s clock: what it does happens at this time (service time zone). `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                        now: string;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_json",
+                     *       "message": "The request body is not valid JSON.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request body did not arrive within 30 s.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in flight. */
+            409: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "clock_advancing",
+                     *       "message": "clock_advancing",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "clock_advancing" | "idempotency_key_in_flight";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body must not be larger than 1 MiB.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as application/json.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The Idempotency-Key header must be 1 to 255 visible ASCII characters.",
+                     *       "errors": {
+                     *         "Idempotency-Key": [
+                     *           "The Idempotency-Key header must be 1 to 255 visible ASCII characters."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"] & {
+                        /** @enum {string} */
+                        code: "validation_failed" | "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Too many requests. */
+            429: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -5828,9 +7912,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page number, starting at 1. */
-                page?: number;
+                page?: number | "";
                 /** @description Items per page (at most 100). */
-                per_page?: number;
+                per_page?: number | "";
             };
             header?: never;
             path?: never;
@@ -5947,6 +8031,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -5961,6 +8052,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The page field must be an integer.",
+                     *       "errors": {
+                     *         "page": [
+                     *           "The page field must be an integer."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed";
@@ -5983,6 +8086,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -5997,6 +8107,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -6013,6 +8130,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -6037,7 +8161,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "trading_name": "Loja Centro",
-                 *       "registration_number": "11.222.333/0001-81",
+                 *       "registration_number": "11.444.777/0001-61",
                  *       "phone": "(11) 3333-4444",
                  *       "website": "https://lojacentro.example.com.br",
                  *       "address": {
@@ -6162,7 +8286,7 @@ export interface operations {
                      * @example {
                      *       "id": 12,
                      *       "trading_name": "Loja Centro",
-                     *       "registration_number": "11222333000181",
+                     *       "registration_number": "11444777000161",
                      *       "matrix": false,
                      *       "responsible": null,
                      *       "meta": {
@@ -6201,6 +8325,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_json",
+                     *       "message": "The request body is not valid JSON.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "invalid_json" | "bad_request";
@@ -6217,6 +8348,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -6231,6 +8369,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request body did not arrive within 30 s.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
@@ -6245,6 +8390,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "idempotency_key_in_flight",
+                     *       "message": "A request with this Idempotency-Key is still in progress.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "idempotency_key_in_flight";
@@ -6259,6 +8411,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body must not be larger than 1 MiB.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payload_too_large";
@@ -6273,6 +8432,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as application/json.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unsupported_media_type";
@@ -6287,6 +8453,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The trading name field is required.",
+                     *       "errors": {
+                     *         "trading_name": [
+                     *           "The trading name field is required."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed" | "idempotency_key_reused";
@@ -6309,6 +8487,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -6323,6 +8508,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -6339,6 +8531,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -6352,7 +8551,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Shopkeeper (store) id. */
+                /**
+                 * @description Shopkeeper (store) id.
+                 * @example 1
+                 */
                 shopkeeperId: number;
             };
             cookie?: never;
@@ -6377,7 +8579,7 @@ export interface operations {
                      * @example {
                      *       "id": 12,
                      *       "trading_name": "Loja Centro",
-                     *       "registration_number": "11222333000181",
+                     *       "registration_number": "11444777000161",
                      *       "matrix": false,
                      *       "phone": "1133334444",
                      *       "website": "https://lojacentro.example.com.br",
@@ -6459,6 +8661,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -6473,6 +8682,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Shopkeeper not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "not_found";
@@ -6495,6 +8711,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -6509,6 +8732,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -6525,6 +8755,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -6537,13 +8774,13 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only this customer’s (CPF or CNPJ, bare or formatted). */
-                "filter[customer_document]"?: string;
+                "filter[customer_document]"?: string | "";
                 /** @description Only this status. */
-                "filter[status]"?: "pending" | "pago" | "canceled";
+                "filter[status]"?: ("pending" | "pago" | "canceled") | "";
                 /** @description Page number, starting at 1. */
-                page?: number;
+                page?: number | "";
                 /** @description Items per page (at most 100). */
-                per_page?: number;
+                per_page?: number | "";
             };
             header?: never;
             path?: never;
@@ -6774,6 +9011,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -6788,6 +9032,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The page field must be an integer.",
+                     *       "errors": {
+                     *         "page": [
+                     *           "The page field must be an integer."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed";
@@ -6810,6 +9066,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -6824,6 +9087,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -6840,6 +9110,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -6903,6 +9180,10 @@ export interface operations {
                     store_id?: number | null;
                     /** @description Alias of `is_used`. Both sent with different values → 422 under `is_used`. Null counts as not sent. */
                     used?: boolean | null;
+                } | {
+                    customer_id: number;
+                } | {
+                    customer_document: string;
                 };
             };
         };
@@ -7156,6 +9437,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_json",
+                     *       "message": "The request body is not valid JSON.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "invalid_json" | "bad_request";
@@ -7172,6 +9460,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -7186,6 +9481,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request body did not arrive within 30 s.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
@@ -7200,6 +9502,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "idempotency_key_in_flight",
+                     *       "message": "A request with this Idempotency-Key is still in progress.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "idempotency_key_in_flight";
@@ -7214,6 +9523,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body must not be larger than 1 MiB.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payload_too_large";
@@ -7228,6 +9544,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as application/json.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unsupported_media_type";
@@ -7242,6 +9565,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The model id field is required.",
+                     *       "errors": {
+                     *         "model_id": [
+                     *           "The model id field is required."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed" | "idempotency_key_reused";
@@ -7264,6 +9599,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -7278,6 +9620,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -7294,6 +9643,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -7307,7 +9663,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Subscription id, as returned when contracting. */
+                /**
+                 * @description Subscription id, as returned when contracting.
+                 * @example 1
+                 */
                 subscriptionId: number;
             };
             cookie?: never;
@@ -7563,6 +9922,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -7577,6 +9943,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Subscription not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "not_found";
@@ -7599,6 +9972,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -7613,6 +9993,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -7629,6 +10016,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -7645,7 +10039,10 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description Subscription id, as returned when contracting. */
+                /**
+                 * @description Subscription id, as returned when contracting.
+                 * @example 1
+                 */
                 subscriptionId: number;
             };
             cookie?: never;
@@ -7915,6 +10312,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_json",
+                     *       "message": "The request body is not valid JSON.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "invalid_json" | "bad_request";
@@ -7931,6 +10335,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -7945,6 +10356,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Subscription not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "not_found";
@@ -7959,6 +10377,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request body did not arrive within 30 s.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
@@ -7973,6 +10398,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "idempotency_key_in_flight",
+                     *       "message": "A request with this Idempotency-Key is still in progress.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "idempotency_key_in_flight";
@@ -7987,6 +10419,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body must not be larger than 1 MiB.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payload_too_large";
@@ -8001,6 +10440,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as application/json.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unsupported_media_type";
@@ -8015,6 +10461,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The Idempotency-Key header must be 1 to 255 visible ASCII characters.",
+                     *       "errors": {
+                     *         "Idempotency-Key": [
+                     *           "The Idempotency-Key header must be 1 to 255 visible ASCII characters."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed" | "invalid_state" | "idempotency_key_reused";
@@ -8037,6 +10495,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -8051,6 +10516,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -8067,6 +10539,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -8083,7 +10562,10 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description Subscription id, as returned when contracting. */
+                /**
+                 * @description Subscription id, as returned when contracting.
+                 * @example 1
+                 */
                 subscriptionId: number;
             };
             cookie?: never;
@@ -8351,6 +10833,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_json",
+                     *       "message": "The request body is not valid JSON.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "invalid_json" | "bad_request";
@@ -8367,6 +10856,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -8381,6 +10877,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Subscription not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "not_found";
@@ -8395,6 +10898,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request body did not arrive within 30 s.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
@@ -8409,6 +10919,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "payment_in_progress",
+                     *       "message": "A payment of this item is in progress: try again once it has answered.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payment_in_progress" | "idempotency_key_in_flight";
@@ -8423,6 +10940,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body must not be larger than 1 MiB.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payload_too_large";
@@ -8437,6 +10961,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as application/json.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unsupported_media_type";
@@ -8451,6 +10982,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The Idempotency-Key header must be 1 to 255 visible ASCII characters.",
+                     *       "errors": {
+                     *         "Idempotency-Key": [
+                     *           "The Idempotency-Key header must be 1 to 255 visible ASCII characters."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed" | "invalid_state" | "idempotency_key_reused";
@@ -8473,6 +11016,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -8487,6 +11037,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -8503,6 +11060,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -8519,7 +11083,10 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description Subscription id, as returned when contracting. */
+                /**
+                 * @description Subscription id, as returned when contracting.
+                 * @example 1
+                 */
                 subscriptionId: number;
             };
             cookie?: never;
@@ -8801,6 +11368,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_json",
+                     *       "message": "The request body is not valid JSON.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "invalid_json" | "bad_request";
@@ -8817,6 +11391,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -8831,6 +11412,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "card_declined",
+                     *       "message": "The card was declined.",
+                     *       "errors": {
+                     *         "creditCard": [
+                     *           "The card was declined."
+                     *         ]
+                     *       },
+                     *       "decline_code": "card_declined",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "card_declined";
@@ -8845,6 +11439,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Subscription not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "not_found";
@@ -8859,6 +11460,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request body did not arrive within 30 s.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
@@ -8873,6 +11481,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "payment_in_progress",
+                     *       "message": "A payment of this item is in progress: try again once it has answered.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payment_in_progress" | "idempotency_key_in_flight";
@@ -8887,6 +11502,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body must not be larger than 1 MiB.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payload_too_large";
@@ -8901,6 +11523,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as application/json.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unsupported_media_type";
@@ -8915,6 +11544,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The credit card field is required.",
+                     *       "errors": {
+                     *         "creditCard": [
+                     *           "The credit card field is required."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed" | "invalid_state" | "wrong_gateway" | "idempotency_key_reused";
@@ -8937,6 +11578,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -8951,6 +11599,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -8967,6 +11622,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -8980,7 +11642,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Subscription id, as returned when contracting. */
+                /**
+                 * @description Subscription id, as returned when contracting.
+                 * @example 1
+                 */
                 subscriptionId: number;
             };
             cookie?: never;
@@ -9067,6 +11732,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -9081,6 +11753,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Subscription not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "not_found";
@@ -9103,6 +11782,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -9117,6 +11803,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -9133,6 +11826,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -9149,9 +11849,15 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description Installment `id` (not its `number`), from `GET /subscriptions/{id}/installments`. */
+                /**
+                 * @description Installment `id` (not its `number`), from `GET /subscriptions/{id}/installments`.
+                 * @example 1
+                 */
                 installmentId: number;
-                /** @description Subscription id, as returned when contracting. */
+                /**
+                 * @description Subscription id, as returned when contracting.
+                 * @example 1
+                 */
                 subscriptionId: number;
             };
             cookie?: never;
@@ -9204,6 +11910,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_json",
+                     *       "message": "The request body is not valid JSON.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "invalid_json" | "bad_request";
@@ -9220,6 +11933,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -9234,6 +11954,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Installment not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "not_found";
@@ -9248,6 +11975,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request body did not arrive within 30 s.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
@@ -9262,6 +11996,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "idempotency_key_in_flight",
+                     *       "message": "A request with this Idempotency-Key is still in progress.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "idempotency_key_in_flight";
@@ -9276,6 +12017,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body must not be larger than 1 MiB.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payload_too_large";
@@ -9290,6 +12038,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as application/json.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unsupported_media_type";
@@ -9304,6 +12059,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The Idempotency-Key header must be 1 to 255 visible ASCII characters.",
+                     *       "errors": {
+                     *         "Idempotency-Key": [
+                     *           "The Idempotency-Key header must be 1 to 255 visible ASCII characters."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed" | "invalid_state" | "wrong_gateway" | "idempotency_key_reused";
@@ -9326,6 +12093,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -9340,6 +12114,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -9356,6 +12137,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
@@ -9372,7 +12160,10 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description Subscription id, as returned when contracting. */
+                /**
+                 * @description Subscription id, as returned when contracting.
+                 * @example 1
+                 */
                 subscriptionId: number;
             };
             cookie?: never;
@@ -9654,6 +12445,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_json",
+                     *       "message": "The request body is not valid JSON.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "invalid_json" | "bad_request";
@@ -9670,6 +12468,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
@@ -9684,6 +12489,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "card_declined",
+                     *       "message": "The card was declined.",
+                     *       "errors": {
+                     *         "creditCard": [
+                     *           "The card was declined."
+                     *         ]
+                     *       },
+                     *       "decline_code": "card_declined",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "card_declined";
@@ -9698,6 +12516,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Subscription not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "not_found";
@@ -9712,6 +12537,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request body did not arrive within 30 s.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
@@ -9726,6 +12558,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "payment_in_progress",
+                     *       "message": "A payment of this item is in progress: try again once it has answered.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payment_in_progress" | "idempotency_key_in_flight";
@@ -9740,6 +12579,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body must not be larger than 1 MiB.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payload_too_large";
@@ -9754,6 +12600,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as application/json.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unsupported_media_type";
@@ -9768,6 +12621,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The credit card field is required.",
+                     *       "errors": {
+                     *         "creditCard": [
+                     *           "The credit card field is required."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed" | "invalid_state" | "wrong_gateway" | "idempotency_key_reused";
@@ -9790,6 +12655,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
@@ -9804,6 +12676,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
@@ -9820,6 +12699,1932 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 3,
+                     *         "url": "https://partner.example.com/amparo/webhooks",
+                     *         "events": [
+                     *           "*"
+                     *         ],
+                     *         "description": null,
+                     *         "status": "enabled",
+                     *         "created_at": "2026-11-21 09:00:00"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": {
+                        /** @description When it was registered. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                        created_at: string;
+                        description: string | null;
+                        events: string[];
+                        id: number;
+                        /**
+                         * @description `disabled` by you, or by the service after a 410 answer or 3 days of failed deliveries.
+                         * @enum {unknown}
+                         */
+                        status: "enabled" | "disabled";
+                        url: string;
+                    }[];
+                };
+            };
+            /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description Too many requests. */
+            429: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422, and 409 while the first is still in progress. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Any other field is ignored. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://partner.example.com/amparo/webhooks",
+                 *       "events": [
+                 *         "subscription.canceled"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Your note about the endpoint, at most 255 characters. */
+                    description?: string | null;
+                    /** @description Event types sent to this endpoint, or `["*"]` for all of them. `ping` always reaches the endpoint it was sent to. */
+                    events?: ("*" | "subscription.created" | "subscription.activated" | "subscription.canceled" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated")[];
+                    /** @description Absolute address events are POSTed to, at most 2048 characters, without credentials. In production `https` only, and its host must resolve to public addresses (no loopback, private, link-local, shared, unique-local, multicast or unspecified ones); the test environment also allows `http` and loopback. Redirects are not followed. */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key` (a kept 4xx is replayed the same way). */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 3,
+                     *       "url": "https://partner.example.com/amparo/webhooks",
+                     *       "events": [
+                     *         "*"
+                     *       ],
+                     *       "description": null,
+                     *       "status": "enabled",
+                     *       "created_at": "2026-11-21 09:00:00",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8LIT0WsXfbU="
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description When it was registered. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                        created_at: string;
+                        description: string | null;
+                        events: string[];
+                        id: number;
+                        /** @description `whsec_` and the base64 of 32 random bytes: the key of the `webhook-signature` HMAC. Shown only in this answer: store it. */
+                        secret: string;
+                        /**
+                         * @description `disabled` by you, or by the service after a 410 answer or 3 days of failed deliveries.
+                         * @enum {unknown}
+                         */
+                        status: "enabled" | "disabled";
+                        url: string;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_json",
+                     *       "message": "The request body is not valid JSON.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request body did not arrive within 30 s.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in flight. */
+            409: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "idempotency_key_in_flight",
+                     *       "message": "A request with this Idempotency-Key is still in progress.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "idempotency_key_in_flight";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body must not be larger than 1 MiB.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as application/json.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The url field is required.",
+                     *       "errors": {
+                     *         "url": [
+                     *           "The url field is required."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"] & {
+                        /** @enum {string} */
+                        code: "validation_failed" | "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Too many requests. */
+            429: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook endpoint id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 3,
+                     *       "url": "https://partner.example.com/amparo/webhooks",
+                     *       "events": [
+                     *         "*"
+                     *       ],
+                     *       "description": null,
+                     *       "status": "enabled",
+                     *       "created_at": "2026-11-21 09:00:00"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description When it was registered. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                        created_at: string;
+                        description: string | null;
+                        events: string[];
+                        id: number;
+                        /**
+                         * @description `disabled` by you, or by the service after a 410 answer or 3 days of failed deliveries.
+                         * @enum {unknown}
+                         */
+                        status: "enabled" | "disabled";
+                        url: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Webhook endpoint not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description Too many requests. */
+            429: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook endpoint id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Webhook endpoint not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description Too many requests. */
+            429: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422, and 409 while the first is still in progress. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Webhook endpoint id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        /** @description Only the fields sent change. Any other field → 422 under its name. */
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Your note about the endpoint, at most 255 characters. */
+                    description?: string | null;
+                    /** @description Event types sent to this endpoint, or `["*"]` for all of them. `ping` always reaches the endpoint it was sent to. */
+                    events?: ("*" | "subscription.created" | "subscription.activated" | "subscription.canceled" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated")[];
+                    /**
+                     * @description `enabled` starts delivering again (also after the service disabled it); `disabled` pauses.
+                     * @enum {unknown}
+                     */
+                    status?: "enabled" | "disabled";
+                    /** @description Absolute address events are POSTed to, at most 2048 characters, without credentials. In production `https` only, and its host must resolve to public addresses (no loopback, private, link-local, shared, unique-local, multicast or unspecified ones); the test environment also allows `http` and loopback. Redirects are not followed. */
+                    url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key` (a kept 4xx is replayed the same way). */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 3,
+                     *       "url": "https://partner.example.com/amparo/webhooks",
+                     *       "events": [
+                     *         "*"
+                     *       ],
+                     *       "description": null,
+                     *       "status": "enabled",
+                     *       "created_at": "2026-11-21 09:00:00"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description When it was registered. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                        created_at: string;
+                        description: string | null;
+                        events: string[];
+                        id: number;
+                        /**
+                         * @description `disabled` by you, or by the service after a 410 answer or 3 days of failed deliveries.
+                         * @enum {unknown}
+                         */
+                        status: "enabled" | "disabled";
+                        url: string;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_json",
+                     *       "message": "The request body is not valid JSON.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Webhook endpoint not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request body did not arrive within 30 s.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in flight. */
+            409: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "idempotency_key_in_flight",
+                     *       "message": "A request with this Idempotency-Key is still in progress.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "idempotency_key_in_flight";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body must not be larger than 1 MiB.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as application/json.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The Idempotency-Key header must be 1 to 255 visible ASCII characters.",
+                     *       "errors": {
+                     *         "Idempotency-Key": [
+                     *           "The Idempotency-Key header must be 1 to 255 visible ASCII characters."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"] & {
+                        /** @enum {string} */
+                        code: "validation_failed" | "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Too many requests. */
+            429: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page number, starting at 1. */
+                page?: number | "";
+                /** @description Items per page (at most 100). */
+                per_page?: number | "";
+            };
+            header?: never;
+            path: {
+                /** @description Webhook endpoint id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Items of this page. */
+                        data: {
+                            /** @description Attempts made so far. */
+                            attempts: number;
+                            /** @description When the delivery was scheduled. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                            created_at: string;
+                            delivered_at: string | null;
+                            event_id: string;
+                            event_type: string;
+                            id: number;
+                            /** @description Why the last attempt failed (timeout, refused address, status…); null after a success. */
+                            last_error: string | null;
+                            /** @description HTTP status of the last answer; null when none came. */
+                            last_status_code: number | null;
+                            next_attempt_at: string | null;
+                            /** @enum {unknown} */
+                            status: "pending" | "succeeded" | "failed";
+                        }[];
+                        /** @description Absolute navigation addresses. */
+                        links: {
+                            /** @description Address of the first page. */
+                            first: string;
+                            /** @description Address of the last page. */
+                            last: string;
+                            /** @description Address of the next page; null on the last page. */
+                            next: string | null;
+                            /** @description Address of the previous page; null on the first page. */
+                            prev: string | null;
+                        };
+                        /** @description Pagination details. */
+                        meta: {
+                            /** @description Requested page number. */
+                            current_page: number;
+                            /** @description 1-based position of the first item of this page; null when it is empty. */
+                            from: number | null;
+                            /** @description Number of the last page (at least 1). */
+                            last_page: number;
+                            /** @description Navigation entries, Laravel style. */
+                            links: {
+                                /** @description Whether this is the current page. */
+                                active: boolean;
+                                /** @description Page number, "...", "&laquo; Previous" or "Next &raquo;". */
+                                label: string;
+                                /** @description Address of the page; null for a separator or a missing previous/next page. */
+                                url: string | null;
+                            }[];
+                            /** @description Address of the list without query string. */
+                            path: string;
+                            /** @description Items per page. */
+                            per_page: number;
+                            /** @description 1-based position of the last item of this page; null when it is empty. */
+                            to: number | null;
+                            /** @description Number of items across all pages. */
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Webhook endpoint not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The page field must be an integer.",
+                     *       "errors": {
+                     *         "page": [
+                     *           "The page field must be an integer."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"] & {
+                        /** @enum {string} */
+                        code: "validation_failed";
+                    };
+                };
+            };
+            /** @description Too many requests. */
+            429: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    pingWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422, and 409 while the first is still in progress. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Webhook endpoint id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key` (a kept 4xx is replayed the same way). */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "event_id": "evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The `ping` event written; its delivery appears in the deliveries. */
+                        event_id: string;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_json",
+                     *       "message": "The request body is not valid JSON.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Webhook endpoint not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request body did not arrive within 30 s.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in flight. */
+            409: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "idempotency_key_in_flight",
+                     *       "message": "A request with this Idempotency-Key is still in progress.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "idempotency_key_in_flight";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body must not be larger than 1 MiB.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as application/json.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The Idempotency-Key header must be 1 to 255 visible ASCII characters.",
+                     *       "errors": {
+                     *         "Idempotency-Key": [
+                     *           "The Idempotency-Key header must be 1 to 255 visible ASCII characters."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"] & {
+                        /** @enum {string} */
+                        code: "validation_failed" | "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Too many requests. */
+            429: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422, and 409 while the first is still in progress. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Webhook endpoint id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key` (a kept 4xx is replayed the same way). */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8LIT0WsXfbU="
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description `whsec_` and the base64 of 32 random bytes: the key of the `webhook-signature` HMAC. Shown only in this answer: store it. */
+                        secret: string;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_json",
+                     *       "message": "The request body is not valid JSON.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Webhook endpoint not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request body did not arrive within 30 s.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in flight. */
+            409: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "idempotency_key_in_flight",
+                     *       "message": "A request with this Idempotency-Key is still in progress.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "idempotency_key_in_flight";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body must not be larger than 1 MiB.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as application/json.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The Idempotency-Key header must be 1 to 255 visible ASCII characters.",
+                     *       "errors": {
+                     *         "Idempotency-Key": [
+                     *           "The Idempotency-Key header must be 1 to 255 visible ASCII characters."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"] & {
+                        /** @enum {string} */
+                        code: "validation_failed" | "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Too many requests. */
+            429: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
