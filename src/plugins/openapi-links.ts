@@ -93,6 +93,11 @@ const LINKS: Links = {
         parameters: { id: '$response.body#/data/0/id' },
         description: 'The first event of the page, by id.',
       },
+      RedeliverFirstEvent: {
+        operationId: 'redeliverEvent',
+        parameters: { id: '$response.body#/data/0/id' },
+        description: 'Delivers the first event of the page again.',
+      },
     },
   },
   registerCustomer: {

@@ -56,7 +56,9 @@ export class World {
   /** Sends the call; a 2xx answer is kept for the links of later calls. */
   async run(entry: Entry, call: Call) {
     const answer = await this.send(call, entry)
-    if (answer.statusCode < 300) this.answers.set(entry.operationId, { path: call.path, body: answer.json() })
+    // A 204 has no body to read.
+    if (answer.statusCode < 300 && answer.body)
+      this.answers.set(entry.operationId, { path: call.path, body: answer.json() })
     return answer
   }
 

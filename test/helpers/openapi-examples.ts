@@ -138,6 +138,7 @@ export function setupOf(operations: Entry[], entry: Entry): Entry[] {
         ? ['contractSubscription']
         : []),
       ...(e.path.startsWith('/annual-plans/{') ? ['contractAnnualPlan'] : []),
+      ...(e.path.startsWith('/webhook-endpoints/{') ? ['createWebhookEndpoint'] : []),
       ...(e.path.includes('{protocol}') ? ['requestAnnualPlanCancellation'] : []),
       ...(e.path.startsWith('/events/{') ? ['listEvents'] : []),
       ...(AFTER[e.operationId] ?? []),

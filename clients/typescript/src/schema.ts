@@ -7588,6 +7588,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "days": 31
+                 *     }
+                 */
                 "application/json": {
                     /** @description Days to move forward, 1–400. */
                     days?: number;
@@ -13176,7 +13181,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Webhook endpoint id. */
+                /**
+                 * @description Webhook endpoint id.
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;
@@ -13348,7 +13356,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Webhook endpoint id. */
+                /**
+                 * @description Webhook endpoint id.
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;
@@ -13497,7 +13508,10 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description Webhook endpoint id. */
+                /**
+                 * @description Webhook endpoint id.
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;
@@ -13824,7 +13838,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Webhook endpoint id. */
+                /**
+                 * @description Webhook endpoint id.
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;
@@ -14057,7 +14074,10 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description Webhook endpoint id. */
+                /**
+                 * @description Webhook endpoint id.
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;
@@ -14349,7 +14369,10 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description Webhook endpoint id. */
+                /**
+                 * @description Webhook endpoint id.
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;

@@ -10,14 +10,17 @@ export const SandboxClock = Type.Object(
   { examples: [{ now: '2026-12-26 10:00:00', advanced_by_seconds: 2_678_400 }] },
 )
 
-export const AdvanceBody = Type.Object({
-  days: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: MAX_DAYS, description: `Days to move forward, 1–${MAX_DAYS}.` }),
-  ),
-  hours: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: MAX_HOURS, description: `Hours to move forward, 1–${MAX_HOURS}.` }),
-  ),
-})
+export const AdvanceBody = Type.Object(
+  {
+    days: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: MAX_DAYS, description: `Days to move forward, 1–${MAX_DAYS}.` }),
+    ),
+    hours: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: MAX_HOURS, description: `Hours to move forward, 1–${MAX_HOURS}.` }),
+    ),
+  },
+  { examples: [{ days: 31 }] },
+)
 
 const Counts = <K extends string>(keys: readonly K[], description: string) =>
   Type.Object(

@@ -145,6 +145,6 @@ export const Delivery = Type.Object(
   },
 )
 
-export const EndpointParams = Type.Object({ id: Id('Webhook endpoint id.') })
+export const EndpointParams = Type.Object({ id: Id('Webhook endpoint id.', 1) })
 export const EventParams = Type.Object({ id: Type.String({ maxLength: 100, description: 'The event id.' }) })
 export const DeliveriesQuery = PageQuery
