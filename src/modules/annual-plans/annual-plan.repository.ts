@@ -1,6 +1,6 @@
 import type { ExpressionBuilder, Insertable, Selectable } from 'kysely'
 import type { Database, Db, Trx } from '../../db/database.js'
-import { CUSTOMER_VIEW_COLUMNS } from '../customers/customer-view.js'
+import { CUSTOMER_VIEW_COLUMNS, customerIdsWithDocument } from '../customers/customer-view.js'
 import { inPartnerScope, type PartnerScope } from '../partners/partner-scope.js'
 import { notHeld } from '../payments/payment.service.js'
 import type { Payment } from './annual-plan.rules.js'
@@ -92,17 +92,7 @@ function matching(partnerId: number, filter: AnnualPlanFilter, now: string) {
     const conditions = [eb('ap.partner_id', '=', partnerId)]
     if (filter.status) conditions.push(statusIs(eb, filter.status, now))
     if (filter.customerDocument !== undefined) {
-      conditions.push(
-        eb(
-          'ap.customer_id',
-          'in',
-          eb
-            .selectFrom('customers')
-            .select('customers.id')
-            .where('customers.partner_id', '=', partnerId)
-            .where('customers.document', '=', filter.customerDocument),
-        ),
-      )
+      conditions.push(eb('ap.customer_id', 'in', customerIdsWithDocument(partnerId, filter.customerDocument)))
     }
     return eb.and(conditions)
   }

@@ -1,3 +1,5 @@
+import { expressionBuilder } from 'kysely'
+import type { Database } from '../../db/database.js'
 import type { CustomerRow } from './customer.repository.js'
 
 /**
@@ -63,4 +65,13 @@ export function customerToView(row: CustomerRow): Prefixed {
     customer_state: row.state,
     customer_created_at: row.created_at,
   }
+}
+
+/** The ids of the partner's customers with this normalised document: the lists' customer filter. */
+export function customerIdsWithDocument(partnerId: number, document: string) {
+  return expressionBuilder<Database, never>()
+    .selectFrom('customers')
+    .select('customers.id')
+    .where('customers.partner_id', '=', partnerId)
+    .where('customers.document', '=', document)
 }

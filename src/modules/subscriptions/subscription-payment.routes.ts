@@ -2,14 +2,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { retryingTransaction } from '../../db/transaction.js'
 import { errorResponse, errorResponses } from '../../http/http-schemas.js'
-import { baseUrl } from '../../http/links.js'
 import { nowIso } from '../../shared/clock.js'
 import { formatTimestamp } from '../../shared/time.js'
 import { eventContext } from '../events/event.service.js'
 import { refuseWrongGateway } from '../payments/payment-gateway.js'
 import { STATUS_LABELS } from './schedule.js'
+import { subscriptionOf } from './subscription.routes.js'
 import { Subscription, SubscriptionParams } from './subscription.schemas.js'
-import { requireSubscriptionState, showSubscription } from './subscription.service.js'
+import { requireSubscriptionState } from './subscription.service.js'
 import { cancelByPartner } from './subscription-cancellation.service.js'
 import { updateSubscriptionCard } from './subscription-card.service.js'
 import {
@@ -38,9 +38,29 @@ export const subscriptionPaymentRoutes: FastifyPluginAsyncTypebox = async (app) 
   const { db, config } = app
   const events = eventContext(config)
 
-  /** The subscription as the API shows it, or 404 when it is not this partner's. */
-  const subscriptionOf = (request: FastifyRequest, id: number) =>
-    showSubscription(db, request.partner.partnerId, id, baseUrl(request), config.timeZone)
+  // The card calls check ownership, then the mode, before the body: a partner that may only notify
+  // payments is told so, not what its card lacks. A malformed id is left to validation's 404.
+  const gatewayFirst = async (request: FastifyRequest<{ Params: SubscriptionParams }>) => {
+    if (!request.getValidationFunction('params')?.(request.params)) return
+    await refuseWrongGateway(request.partner, app.gateway, () =>
+      requireSubscriptionState(db, request.partner.partnerId, request.params.subscriptionId),
+    )
+  }
+
+  /** A card call's handler: `charge` with the body's card, then the subscription as it now is. */
+  const withCard =
+    (charge: typeof payFirstInstallmentByCard) =>
+    async (request: FastifyRequest<{ Params: SubscriptionParams; Body: CardPaymentBody }>) => {
+      const { subscriptionId } = request.params
+      await charge(db, request.partner, subscriptionId, request.body.creditCard, {
+        gateway: app.gateway,
+        clock: request.clock,
+        claimSeconds: config.paymentClaimSeconds,
+        log: request.log,
+        ...events,
+      })
+      return subscriptionOf(request, subscriptionId)
+    }
 
   app.post(
     '/subscriptions/:subscriptionId/installments/:installmentId/notify-payment',
@@ -118,26 +138,9 @@ ${SANDBOX_CARDS}`,
           409: inProgress('Another payment of this installment is being charged'),
         },
       },
-      // Ownership, then the mode, before the body: a partner that may only notify payments is told
-      // so, not what its card lacks. A malformed id is left to validation's 404.
-      preValidation: async (request) => {
-        if (!request.getValidationFunction('params')?.(request.params)) return
-        await refuseWrongGateway(request.partner, app.gateway, () =>
-          requireSubscriptionState(db, request.partner.partnerId, request.params.subscriptionId),
-        )
-      },
+      preValidation: gatewayFirst,
     },
-    async (request) => {
-      const { subscriptionId } = request.params
-      await payFirstInstallmentByCard(db, request.partner, subscriptionId, request.body.creditCard, {
-        gateway: app.gateway,
-        clock: request.clock,
-        claimSeconds: config.paymentClaimSeconds,
-        log: request.log,
-        ...events,
-      })
-      return subscriptionOf(request, subscriptionId)
-    },
+    withCard(payFirstInstallmentByCard),
   )
 
   app.put(
@@ -171,24 +174,9 @@ ${SANDBOX_CARDS} Verification refuses the declining cards; \`4000000000000341\` 
           409: inProgress('A charge of this subscription is in progress'),
         },
       },
-      preValidation: async (request) => {
-        if (!request.getValidationFunction('params')?.(request.params)) return
-        await refuseWrongGateway(request.partner, app.gateway, () =>
-          requireSubscriptionState(db, request.partner.partnerId, request.params.subscriptionId),
-        )
-      },
+      preValidation: gatewayFirst,
     },
-    async (request) => {
-      const { subscriptionId } = request.params
-      await updateSubscriptionCard(db, request.partner, subscriptionId, request.body.creditCard, {
-        gateway: app.gateway,
-        clock: request.clock,
-        claimSeconds: config.paymentClaimSeconds,
-        log: request.log,
-        ...events,
-      })
-      return subscriptionOf(request, subscriptionId)
-    },
+    withCard(updateSubscriptionCard),
   )
 
   app.post(

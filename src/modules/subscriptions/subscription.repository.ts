@@ -3,7 +3,7 @@ import { type Database, type Db, isPostgres, type Trx } from '../../db/database.
 import { prepared } from '../../db/prepared.js'
 import type { ModelRow } from '../catalog/catalog.repository.js'
 import type { CustomerRow } from '../customers/customer.repository.js'
-import { CUSTOMER_VIEW_COLUMNS, customerToView } from '../customers/customer-view.js'
+import { CUSTOMER_VIEW_COLUMNS, customerIdsWithDocument, customerToView } from '../customers/customer-view.js'
 import type { SubscriptionPlanRow } from '../plans/plan.repository.js'
 import type { InstallmentsTable, SubscriptionStatus, SubscriptionsTable } from './subscription.table.js'
 import type { NewSubscription } from './subscription-contract.repository.js'
@@ -155,17 +155,7 @@ function matching(partnerId: number, filter: SubscriptionFilter) {
     const conditions = [eb('s.partner_id', '=', partnerId)]
     if (filter.status) conditions.push(eb('s.status', '=', filter.status))
     if (filter.customerDocument !== undefined) {
-      conditions.push(
-        eb(
-          's.customer_id',
-          'in',
-          eb
-            .selectFrom('customers')
-            .select('customers.id')
-            .where('customers.partner_id', '=', partnerId)
-            .where('customers.document', '=', filter.customerDocument),
-        ),
-      )
+      conditions.push(eb('s.customer_id', 'in', customerIdsWithDocument(partnerId, filter.customerDocument)))
     }
     return eb.and(conditions)
   }

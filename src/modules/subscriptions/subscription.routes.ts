@@ -27,13 +27,15 @@ has one (a \`pending\` or \`pago\` subscription, or an annual plan \`awaiting_pa
 spaces or punctuation (\`ABC-123 \` is \`abc123\`). To protect the device again, cancel its current
 protection first (\`POST /subscriptions/{id}/cancellation\`, or the annual plan's cancellation).`
 
+/** The subscription as the API shows it to this request, or 404 when it is not its partner's. */
+export const subscriptionOf = (request: FastifyRequest, id: number) => {
+  const { db, config } = request.server
+  return showSubscription(db, request.partner.partnerId, id, baseUrl(request), config.timeZone)
+}
+
 export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config } = app
   const events = eventContext(config)
-
-  /** The subscription as the API shows it, or 404 when it is not this partner's. */
-  const subscriptionOf = (request: FastifyRequest, id: number) =>
-    showSubscription(db, request.partner.partnerId, id, baseUrl(request), config.timeZone)
 
   app.post(
     '/subscriptions',

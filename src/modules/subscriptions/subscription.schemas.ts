@@ -266,6 +266,7 @@ export const InstallmentList = Type.Array(Installment, {
 export const SubscriptionParams = Type.Object({
   subscriptionId: Id('Subscription id, as returned when contracting.', 1),
 })
+export type SubscriptionParams = Static<typeof SubscriptionParams>
 
 export const SubscriptionListQuery = Type.Object({
   ...PageQuery.properties,
