@@ -187,6 +187,20 @@ export const Subscription = Type.Object(
 
 export const InstallmentStatus = Type.Enum(['pending', 'paid', 'refused', 'canceled'])
 
+const INSTALLMENT_EXAMPLE = {
+  id: 5001,
+  number: 1,
+  amount: 54,
+  due_date: '2026-11-21',
+  status: 'paid',
+  status_label: 'Pago',
+  paid_at: '2026-11-21 10:20:00',
+  subscription_id: 1001,
+  attempts: 0,
+  last_decline_code: null,
+  next_attempt_on: null,
+}
+
 export const Installment = Type.Object(
   {
     id: Type.Integer({ description: 'Identifies the installment in notify-payment calls (not `number`).' }),
@@ -212,40 +226,14 @@ export const Installment = Type.Object(
     }),
   },
   {
-    examples: [
-      {
-        id: 5001,
-        number: 1,
-        amount: 54,
-        due_date: '2026-11-21',
-        status: 'paid',
-        status_label: 'Pago',
-        paid_at: '2026-11-21 10:20:00',
-        subscription_id: 1001,
-        attempts: 0,
-        last_decline_code: null,
-        next_attempt_on: null,
-      },
-    ],
+    examples: [INSTALLMENT_EXAMPLE],
   },
 )
 
 export const InstallmentList = Type.Array(Installment, {
   examples: [
     [
-      {
-        id: 5001,
-        number: 1,
-        amount: 54,
-        due_date: '2026-11-21',
-        status: 'paid',
-        status_label: 'Pago',
-        paid_at: '2026-11-21 10:20:00',
-        subscription_id: 1001,
-        attempts: 0,
-        last_decline_code: null,
-        next_attempt_on: null,
-      },
+      INSTALLMENT_EXAMPLE,
       {
         id: 5002,
         number: 2,
