@@ -21,7 +21,7 @@ const COALESCE_MS = 10
 /** Attempts in flight at once in one worker. */
 export const WEBHOOK_CONCURRENCY = 50
 /** Attempts in flight at once to one endpoint, over all workers: a hanging one holds no more lanes. */
-export const WEBHOOK_PER_ENDPOINT = 10
+export const WEBHOOK_PER_ENDPOINT = 20
 /** A worker's hold on a delivery: longer than an attempt lasts (10 s), so no attempt is made twice at once. */
 export const WEBHOOK_LEASE_SECONDS = 30
 
