@@ -4,7 +4,7 @@ import type { App } from '../src/app.js'
 import { retryingTransaction } from '../src/db/transaction.js'
 import { recordEvent } from '../src/modules/events/event.service.js'
 import { RETRY_DELAYS } from '../src/modules/webhooks/webhook.rules.js'
-import { claimDue } from '../src/modules/webhooks/webhook-delivery.service.js'
+import { claimDue, purgeDeliveries } from '../src/modules/webhooks/webhook-delivery.service.js'
 import { deliverWebhooksOnce, runWebhookLoop, type WebhookDeps } from '../src/worker/webhooks.job.js'
 import { bearer, login, partnerWithToken, type TestPartner } from './helpers/factories.js'
 import { type Receiver, startReceiver } from './helpers/receiver.js'
@@ -361,5 +361,19 @@ describe('address rules at delivery (production)', () => {
       'refused: the host resolves to a private or reserved address',
     )
     expect((await deliveries(s, plain.id))[0].last_error).toBe('The url must use https.')
+  })
+})
+
+describe('purge', () => {
+  it('deletes deliveries older than 30 days with the events', async () => {
+    const s = await seller()
+    const hook = await endpoint(s, '/purged')
+    await event(s, 'subscription.created')
+    await deliver()
+    expect(await deliveries(s, hook.id)).toHaveLength(1)
+    await purgeDeliveries(ctx.db, new Date(now.getTime() + 29 * 86_400_000))
+    expect(await deliveries(s, hook.id)).toHaveLength(1)
+    expect(await purgeDeliveries(ctx.db, new Date(now.getTime() + 31 * 86_400_000))).toBeGreaterThanOrEqual(1)
+    expect(await deliveries(s, hook.id)).toHaveLength(0)
   })
 })

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { issueCredentials } from '../src/modules/partners/partner.service.js'
+import { deliverWebhooksOnce } from '../src/worker/webhooks.job.js'
 import { expectedError } from './helpers/errors.js'
 import { bearer, login, partnerWithToken, seedPartner } from './helpers/factories.js'
 import { buildCheckedApp, createTestApp, type TestContext } from './helpers/test-app.js'
@@ -244,5 +245,37 @@ describe('URL rules in production', () => {
       payload: { url: 'https://93.184.215.14/hook' },
     })
     expect(response.statusCode).toBe(201)
+  })
+})
+
+describe('the secret in logs', () => {
+  it('never appears in the service’s logs (creation, rotation, delivery)', async () => {
+    const lines: string[] = []
+    const logged = await createTestApp({
+      logStream: { write: (line) => void lines.push(line) },
+      env: { LOG_LEVEL: 'trace' },
+    })
+    try {
+      const { token: own } = await partnerWithToken(logged.app, logged.db)
+      const inject = (method: 'POST' | 'GET', url: string, payload?: object) =>
+        logged.app.inject({ method, url, headers: bearer(own), ...(payload && { payload }) })
+      const created = (await inject('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/logs' })).json()
+      const rotated = (await inject('POST', `/webhook-endpoints/${created.id}/rotate-secret`)).json()
+      await inject('POST', `/webhook-endpoints/${created.id}/ping`)
+      const log = { debug: (d: object, m: string) => void lines.push(JSON.stringify({ ...d, m })) }
+      await deliverWebhooksOnce({
+        db: logged.db,
+        clock: { now: () => new Date() },
+        timeZone: 'UTC',
+        env: 'test',
+        log: { ...log, info: log.debug, warn: log.debug, error: log.debug },
+      })
+      expect(lines.length).toBeGreaterThan(3)
+      for (const secret of [created.secret, rotated.secret]) {
+        expect(lines.join('\n')).not.toContain(secret.slice(6))
+      }
+    } finally {
+      await logged.close()
+    }
   })
 })

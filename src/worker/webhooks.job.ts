@@ -12,10 +12,16 @@ import { type JobDeps, silentLog } from './job.js'
 /** How often the delivery loop looks for new events: the first attempt starts within 2 s of the commit. */
 export const WEBHOOK_POLL_MS = 500
 const DISPATCH_EVERY_MS = 200
+/**
+ * After an attempt ends, how long to let others end before claiming again: one claim then fills
+ * several lanes (a claim costs a few milliseconds of database work; one per attempt capped the
+ * rate at ≈ 150 a second).
+ */
+const COALESCE_MS = 10
 /** Attempts in flight at once in one worker. */
 export const WEBHOOK_CONCURRENCY = 50
 /** Attempts in flight at once to one endpoint, over all workers: a hanging one holds no more lanes. */
-export const WEBHOOK_PER_ENDPOINT = 10
+export const WEBHOOK_PER_ENDPOINT = 20
 /** A worker's hold on a delivery: longer than an attempt lasts (10 s), so no attempt is made twice at once. */
 export const WEBHOOK_LEASE_SECONDS = 30
 
@@ -93,6 +99,7 @@ export class WebhookDeliverer {
       if (full) continue
       if (this.inFlight.size === 0) break
       await Promise.race(this.inFlight)
+      await sleep(COALESCE_MS)
     }
     return this.result
   }
@@ -107,7 +114,11 @@ export class WebhookDeliverer {
       } catch (error) {
         log.error({ err: error }, 'webhook round failed')
       }
-      if (full || this.woken) continue
+      if (full) continue
+      if (this.woken) {
+        await sleep(COALESCE_MS)
+        continue
+      }
       // Until the poll, or sooner when an attempt ends (its lane, or its endpoint's, is free again).
       const woken = new Promise<void>((resolve) => {
         this.resolveWait = resolve

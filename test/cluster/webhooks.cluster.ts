@@ -186,9 +186,9 @@ describe('5. webhooks on the cluster', () => {
     const [one, two] = workers as [Proc, Proc]
     expect((await stopProc(two)).code).toBe(0)
     hook.hold(60_000)
-    const sent = await burst(30)
+    const sent = await burst(40)
     const deadline = Date.now() + 10_000
-    while (hook.inFlightNow() < 10 && Date.now() < deadline) await sleep(50)
+    while (hook.inFlightNow() < 20 && Date.now() < deadline) await sleep(50)
     const heldAtKill = hook.inFlightNow()
     const killedAt = Date.now()
     one.child.kill('SIGKILL')

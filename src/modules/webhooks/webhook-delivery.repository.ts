@@ -74,34 +74,42 @@ export async function insertDeliveryRows(trx: Trx, rows: NewDelivery[]): Promise
 /**
  * Due deliveries to claim, oldest first: pending, due, not held by a live lease, of an enabled
  * endpoint, of a numbered event (visible in the feed). Per endpoint at most `perEndpoint` are held
- * at once, counting those other workers hold: an endpoint that hangs occupies that many lanes, never
- * all of them.
+ * at once, counting those other workers hold: an endpoint that hangs occupies that many lanes,
+ * never all of them, and once full it is left out of the candidates, so that the others' come up.
+ * The candidates are the oldest few hundred due (an index range), not every pending row.
  */
 export async function findClaimable(
   db: Db,
   { now, limit, perEndpoint }: { now: string; limit: number; perEndpoint: number },
 ): Promise<number[]> {
   const { rows } = await sql<{ id: number }>`
-    select due.id from (
-      select d.id, d.endpoint_id, d.next_attempt_at,
-        row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.id) as rank
-      from webhook_deliveries d
+    with held as (
+      select endpoint_id, count(*) as busy from webhook_deliveries
+      where status = 'pending' and locked_until > ${now}
+      group by endpoint_id
+    ), due as (
+      select d.id, d.endpoint_id, d.next_attempt_at from webhook_deliveries d
       join webhook_endpoints e on e.id = d.endpoint_id
       join events ev on ev.id = d.event_id
       where d.status = 'pending' and d.next_attempt_at <= ${now}
         and (d.locked_until is null or d.locked_until <= ${now})
         and e.status = 'enabled' and ev.position is not null
-    ) due
-    left join (
-      select endpoint_id, count(*) as busy from webhook_deliveries
-      where status = 'pending' and locked_until > ${now}
-      group by endpoint_id
-    ) held on held.endpoint_id = due.endpoint_id
-    where due.rank + coalesce(held.busy, 0) <= ${perEndpoint}
-    order by due.next_attempt_at, due.id
+        and d.endpoint_id not in (select endpoint_id from held where busy >= ${perEndpoint})
+      order by d.next_attempt_at, d.id
+      limit ${CANDIDATES}
+    )
+    select id from (
+      select due.id, due.endpoint_id, due.next_attempt_at, coalesce(held.busy, 0) as busy,
+        row_number() over (partition by due.endpoint_id order by due.next_attempt_at, due.id) as rank
+      from due left join held on held.endpoint_id = due.endpoint_id
+    ) ranked
+    where rank + busy <= ${perEndpoint}
+    order by next_attempt_at, id
     limit ${limit}`.execute(db)
   return rows.map((row) => Number(row.id))
 }
+
+const CANDIDATES = 500
 
 /**
  * Takes a lease until `until` on those of `ids` still claimable, counting the attempt; on

@@ -70,6 +70,8 @@ export function reachable(address: string, env: Environment): boolean {
 export function deliveryAgents(env: Environment) {
   const options = {
     keepAlive: true,
+    // Headers and body leave in one packet rather than waiting out a delayed ACK (≈ 40 ms each).
+    noDelay: true,
     allowPrivateIPAddress: false,
     allowMetaIPAddress: false,
     allowIPAddressList: env === 'test' ? LOOPBACK : [],
