@@ -3,7 +3,7 @@ import { contractingFields, customerReference } from '../../http/contracting-fie
 import { Id, Money, nullable, Timestamp } from '../../http/http-schemas.js'
 import { PageQuery } from '../../shared/pagination.js'
 import { Model } from '../catalog/catalog.schemas.js'
-import { Customer } from '../customers/customer.schemas.js'
+import { CUSTOMER_EXAMPLE, Customer } from '../customers/customer.schemas.js'
 
 const imei = (description: string) =>
   Type.String({
@@ -177,15 +177,7 @@ export const AnnualPlan = Type.Object(
         premium: 989.89,
         policy_number: 'AMP-2026-002001',
         plan: { id: 4, name: 'Proteção Anual', coverages: ['Roubo e furto qualificado', 'Quebra acidental'] },
-        customer: {
-          id: 42,
-          name: 'Maria da Silva',
-          document: '52998224725',
-          email: 'maria@example.com',
-          phone: '11987654321',
-          address: null,
-          created_at: '2026-11-21 09:00:00',
-        },
+        customer: CUSTOMER_EXAMPLE,
         model: {
           id: 2,
           name: 'iPhone 16 Pro',

@@ -111,6 +111,17 @@ const Address = Type.Object({
   state: Type.String({ description: 'Uppercase UF.' }),
 })
 
+/** The customer as other resources embed it in their examples (no address given). */
+export const CUSTOMER_EXAMPLE = {
+  id: 42,
+  name: 'Maria da Silva',
+  document: '52998224725',
+  email: 'maria@example.com',
+  phone: '11987654321',
+  address: null,
+  created_at: '2026-11-21 09:00:00',
+}
+
 export const Customer = Type.Object(
   {
     id: Type.Integer({ description: 'Send it as `customer_id` when contracting.' }),

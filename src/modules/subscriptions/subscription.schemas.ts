@@ -3,7 +3,7 @@ import { contractingFields, customerReference } from '../../http/contracting-fie
 import { Id, MetaLink, Money, nullable, Timestamp } from '../../http/http-schemas.js'
 import { PageQuery } from '../../shared/pagination.js'
 import { BrandRef, Model } from '../catalog/catalog.schemas.js'
-import { Customer } from '../customers/customer.schemas.js'
+import { CUSTOMER_EXAMPLE, Customer } from '../customers/customer.schemas.js'
 
 const serial = (description: string) =>
   Type.Optional(nullable(Type.String({ maxLength: 50 }), `${description} At most 50 characters.`))
@@ -146,15 +146,7 @@ export const Subscription = Type.Object(
           name: 'Proteção Total 12x',
           coverages: ['Roubo e furto qualificado', 'Quebra acidental'],
         },
-        customer: {
-          id: 42,
-          name: 'Maria da Silva',
-          document: '52998224725',
-          email: 'maria@example.com',
-          phone: '11987654321',
-          address: null,
-          created_at: '2026-11-21 09:00:00',
-        },
+        customer: CUSTOMER_EXAMPLE,
         device: {
           id: 2,
           name: 'iPhone 16 Pro',
