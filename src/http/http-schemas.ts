@@ -182,10 +182,11 @@ export function documentOnWrites(
   app: FastifyInstance,
   answers: ErrorAnswer[],
   headers?: NonNullable<FastifyContextConfig['documentedHeaders']>,
+  applies: (method: string | string[]) => boolean = isWrite,
 ) {
   app.addHook('onRoute', (route) => {
     const response = route.schema?.response as Record<number, unknown> | undefined
-    if (!response || !isWrite(route.method)) return
+    if (!response || !applies(route.method)) return
     route.schema = { ...route.schema, response: withErrorResponses(response, answers) }
     if (headers) {
       route.config = {
@@ -245,3 +246,8 @@ export const Money = (description: string) =>
 /** A timestamp in the API. */
 export const Timestamp = (description: string) =>
   Type.String({ description: `${description} \`YYYY-MM-DD HH:MM:SS\` in the service time zone.` })
+
+/** Whether a route answers a method that may carry a body, even one its route reads not: DELETE too. */
+export function mayCarryBody(method: string | string[]): boolean {
+  return isWrite(method) || [method].flat().includes('DELETE')
+}

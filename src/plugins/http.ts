@@ -4,7 +4,7 @@ import type { Socket } from 'node:net'
 import { errorCodes, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Config } from '../config.js'
-import { documentOnWrites, hookList } from '../http/http-schemas.js'
+import { documentOnWrites, hookList, mayCarryBody } from '../http/http-schemas.js'
 import { AppError } from '../shared/errors.js'
 import { readBody, sizeLabel } from './body-reader.js'
 import { errorBody, routeNotFound, serverError } from './errors.js'
@@ -119,9 +119,9 @@ export const httpPlugin = fp(
       if (reply.statusCode === 408) reply.header('connection', 'close')
     })
 
-    // Any POST or PUT may carry a body, even one whose route reads none: invalid JSON, too large,
-    // or not JSON at all.
-    documentOnWrites(app, [400, 408, 413, 415])
+    // Any POST, PUT, PATCH or DELETE may carry a body, even one whose route reads none: invalid
+    // JSON, too large, or not JSON at all.
+    documentOnWrites(app, [400, 408, 413, 415], undefined, mayCarryBody)
 
     // Only routes that read a body or a query get the hook below: the others would run it for nothing.
     app.addHook('onRoute', (route) => {
