@@ -293,7 +293,7 @@ describe('failures', () => {
     await deliver() // dispatches and delivers
     const id = await event(s, 'subscription.created')
     // A worker dispatches and claims, then dies before attempting.
-    await deliverWebhooksOnce(deps({ concurrency: 0 }))
+    await deliverWebhooksOnce(deps({ lanes: 0 }))
     const [claimed] = await claimDue(ctx.db, { now, limit: 10, perEndpoint: 10, leaseSeconds: 30 })
     expect(claimed?.public_id).toBe(id)
     expect(await deliver()).toMatchObject({ succeeded: 0 })
@@ -314,7 +314,7 @@ describe('isolation', () => {
     const controller = new AbortController()
     const realClock = { now: () => new Date() }
     const loop = runWebhookLoop(
-      deps({ clock: realClock, timeoutMs: 10_000, concurrency: 20, perEndpoint: 5 }),
+      deps({ clock: realClock, timeoutMs: 10_000, lanes: 20, perEndpoint: 5 }),
       {
         signal: controller.signal,
         pollMs: 100,

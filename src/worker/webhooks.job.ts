@@ -27,7 +27,11 @@ export const WEBHOOK_LEASE_SECONDS = 30
 
 export interface WebhookDeps extends JobDeps {
   env: Environment
-  concurrency?: number
+  /**
+   * Attempts in flight at once in this worker. Not JobDeps' `concurrency` (the recurrence's gateway
+   * calls, 20 by default): shared, a hanging endpoint's 20 lanes were all the worker had.
+   */
+  lanes?: number
   perEndpoint?: number
   leaseSeconds?: number
   /** An attempt's deadline (tests shorten it). */
@@ -47,7 +51,7 @@ export interface WebhookResult {
 
 /**
  * Webhook delivery: dispatches new events into deliveries, claims due ones with a lease and
- * attempts them, at most `concurrency` at once. `once` ends when nothing is due and nothing is in
+ * attempts them, at most `lanes` at once. `once` ends when nothing is due and nothing is in
  * flight; `run` loops until its signal aborts, then lets the attempts in flight finish.
  */
 export class WebhookDeliverer {
@@ -69,7 +73,7 @@ export class WebhookDeliverer {
   private resolveWait: () => void = () => {}
 
   constructor(private readonly deps: WebhookDeps) {
-    this.concurrency = deps.concurrency ?? WEBHOOK_CONCURRENCY
+    this.concurrency = deps.lanes ?? WEBHOOK_CONCURRENCY
     this.agents = deliveryAgents(deps.env)
   }
 
