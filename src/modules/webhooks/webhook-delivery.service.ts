@@ -13,6 +13,7 @@ import {
   findClaimable,
   insertDeliveryRows,
   settleDelivery,
+  settleSucceeded,
 } from './webhook-delivery.repository.js'
 import { pingTarget } from './webhook-endpoint.service.js'
 import { type AttemptResult, sendWebhook } from './webhook-sender.js'
@@ -121,17 +122,40 @@ export async function settleAttempts(
   now: Date,
 ): Promise<Outcome[]> {
   return retryingTransaction(db, async (trx) => {
-    const outcomes: Outcome[] = []
-    for (const { delivery, result } of attempts) outcomes.push(await settle(trx, delivery, result, now))
-    return outcomes
+    const outcomes = new Map<ClaimedDelivery, Outcome>()
+    // Successes in one statement per lease and status (all of a claim share its lease), then each
+    // endpoint answered once; the failures (rare, and each with its schedule) one by one.
+    const groups = new Map<string, ClaimedDelivery[]>()
+    for (const { delivery, result } of attempts) {
+      if (!result.ok) continue
+      const key = `${delivery.until} ${result.status}`
+      groups.set(key, [...(groups.get(key) ?? []), delivery])
+    }
+    const answered = new Set<number>()
+    for (const [key, deliveries] of groups) {
+      const [until, status] = key.split(' ') as [string, string]
+      const ids = deliveries.map((delivery) => delivery.id)
+      const at = now.toISOString()
+      const kept = new Set(await settleSucceeded(trx, ids, until, { status: Number(status), at }))
+      for (const delivery of deliveries) {
+        outcomes.set(delivery, kept.has(delivery.id) ? 'succeeded' : 'lost')
+        if (kept.has(delivery.id)) answered.add(delivery.endpoint_id)
+      }
+    }
+    for (const endpointId of answered) await endpointAnswered(trx, endpointId)
+    for (const { delivery, result } of attempts) {
+      if (!result.ok) outcomes.set(delivery, await settleFailure(trx, delivery, result, now))
+    }
+    return attempts.map(({ delivery }) => outcomes.get(delivery) as Outcome)
   })
 }
 
 /**
- * A 2xx: succeeded. A 410: failed, and the endpoint disabled. Anything else: retried on the
- * schedule, failed after the last retry; the endpoint is disabled after 3 days of only failures.
+ * A failed attempt (a 2xx is settled in `settleAttempts`). A 410: failed, and the endpoint
+ * disabled. Anything else: retried on the schedule, failed after the last retry; the endpoint is
+ * disabled after 3 days of only failures.
  */
-async function settle(
+async function settleFailure(
   trx: Trx,
   delivery: ClaimedDelivery,
   result: AttemptResult,
@@ -139,17 +163,6 @@ async function settle(
 ): Promise<Outcome> {
   const at = now.toISOString()
   const base = { last_status_code: result.status, last_error: result.error }
-  if (result.ok) {
-    const kept = await settleDelivery(trx, delivery, {
-      ...base,
-      status: 'succeeded',
-      next_attempt_at: null,
-      delivered_at: at,
-    })
-    if (!kept) return 'lost'
-    await endpointAnswered(trx, delivery.endpoint_id)
-    return 'succeeded'
-  }
   const gone = result.status === 410
   const next = gone ? null : nextAttemptAt(delivery.attempts, now)
   const kept = await settleDelivery(trx, delivery, {
