@@ -27,6 +27,7 @@ import {
 import { cpuUs, memoryOf, type Server, startServer, stop, stopAll, waitIdle } from './lib/proc.js'
 import { recurrenceBench } from './lib/recurrence.js'
 import { seed } from './lib/seed.js'
+import { addEndpoint, startReceiver, webhooksBench } from './lib/webhooks.js'
 
 // The issue's targets: CPU ratios to the floor (SQLite), and the limits every run checks.
 const FLOOR_TARGETS: Record<ScenarioId, number> = { a: 0.5, b: 0.35, c: 0.55, d: 0.3 }
@@ -48,6 +49,9 @@ const HELP = `npm run bench -- [options]
                          server CPU a request, in --pairs N (default 6) fresh pairs of API processes
   --scale                instead: (b) for a partner with 1,000 and one with --subscriptions (default 1000000)
   --recurrence           instead: 2,000 due installments charged by 1, then 2 workers at a 300 ms fake Stripe
+  --webhooks             instead: --events N (default 10000) events delivered by 1 worker to a local receiver,
+                         then another partner's lag beside an endpoint that hangs
+  --endpoint             each seeded partner has an enabled webhook endpoint (a local receiver answering 200)
   --no-build             use dist/ as it is (default: npm run build first)
   --time-limit MIN       stop everything after MIN minutes (default 15; 45 with --against or --scale)
 `
@@ -67,6 +71,9 @@ const args = (() => {
         pairs: string('6'),
         scale: { type: 'boolean' },
         recurrence: { type: 'boolean' },
+        webhooks: { type: 'boolean' },
+        events: string('10000'),
+        endpoint: { type: 'boolean' },
         'no-build': { type: 'boolean' },
         'time-limit': string(),
         help: { type: 'boolean' },
@@ -91,7 +98,7 @@ const only = String(args.only)
   .map((s) => s.trim()) as ScenarioId[]
 if (
   (kind !== 'sqlite' && kind !== 'postgres') ||
-  ![duration, connections, subscriptions, pairs].every((n) => (n as number) > 0) ||
+  ![duration, connections, subscriptions, pairs, Number(args.events)].every((n) => (n as number) > 0) ||
   !((warmup as number) >= 0) ||
   !only.every((id) => id in TITLES)
 ) {
@@ -306,6 +313,19 @@ async function main() {
     undo.push(() => pgClient?.end())
   }
   const env = serviceEnv(database)
+  if (args.webhooks) {
+    const config = loadConfig({ ...env, LOG_LEVEL: 'silent' })
+    const db = createDb(config.database)
+    try {
+      await migrateToLatest(db)
+      await loadDemo(db, config, new Date().toISOString())
+      const count = Number(args.events)
+      await webhooksBench({ db, cli: CLI, env, count, logFile: join(tmp, 'worker.log'), log })
+    } finally {
+      await db.destroy()
+    }
+    return log(`load ${load()}`)
+  }
   if (args.recurrence) {
     const config = loadConfig({ ...env, LOG_LEVEL: 'silent' })
     const db = createDb(config.database)
@@ -330,6 +350,11 @@ async function main() {
     await migrateToLatest(db)
     const demo = await loadDemo(db, config, new Date().toISOString())
     const partners = await seed(db, kind === 'postgres', counts)
+    if (args.endpoint) {
+      const receiver = await startReceiver()
+      undo.push(() => receiver.close())
+      for (const { id } of partners) await addEndpoint(db, id, `${receiver.url}/ok`)
+    }
     const version = kind === 'sqlite' ? sql`'SQLite ' || sqlite_version()` : sql`version()`
     const engine = await sql<{ v: string }>`select ${version} as v`.execute(db)
     return { demo: demo.partners, partners, engine: String(engine.rows[0]?.v).split(' on ')[0] }

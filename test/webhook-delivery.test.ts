@@ -293,7 +293,7 @@ describe('failures', () => {
     await deliver() // dispatches and delivers
     const id = await event(s, 'subscription.created')
     // A worker dispatches and claims, then dies before attempting.
-    await deliverWebhooksOnce(deps({ concurrency: 0 }))
+    await deliverWebhooksOnce(deps({ lanes: 0 }))
     const [claimed] = await claimDue(ctx.db, { now, limit: 10, perEndpoint: 10, leaseSeconds: 30 })
     expect(claimed?.public_id).toBe(id)
     expect(await deliver()).toMatchObject({ succeeded: 0 })
@@ -305,41 +305,47 @@ describe('failures', () => {
 })
 
 describe('isolation', () => {
-  it('a hanging endpoint does not delay another partner’s delivery', async () => {
-    const slow = await seller()
-    const fast = await seller()
-    receiver.hold('/hanging')
-    await endpoint(slow, '/hanging')
-    for (let i = 0; i < 40; i++) await event(slow, 'subscription.created', i)
-    const controller = new AbortController()
-    const realClock = { now: () => new Date() }
-    const loop = runWebhookLoop(
-      deps({ clock: realClock, timeoutMs: 10_000, concurrency: 20, perEndpoint: 5 }),
-      {
+  // The second: the worker's deps carry the recurrence's `concurrency` (JobDeps), 20 by default, as
+  // many as one endpoint may hold; the loop must not take it for its own lanes.
+  it.each([
+    ['its lanes', { lanes: 20 }],
+    ['the recurrence’s concurrency among the deps', { concurrency: 5 }],
+  ])(
+    'a hanging endpoint does not delay another partner’s delivery (%s)',
+    async (_, limits) => {
+      const slow = await seller()
+      const fast = await seller()
+      receiver.hold('/hanging')
+      await endpoint(slow, '/hanging')
+      for (let i = 0; i < 40; i++) await event(slow, 'subscription.created', i)
+      const controller = new AbortController()
+      const realClock = { now: () => new Date() }
+      const loop = runWebhookLoop(deps({ clock: realClock, timeoutMs: 10_000, perEndpoint: 5, ...limits }), {
         signal: controller.signal,
         pollMs: 100,
-      },
-    )
-    try {
-      await new Promise((resolve) => setTimeout(resolve, 400))
-      expect(receiver.at('/hanging').length).toBe(5)
-      await endpoint(fast, '/fast')
-      const committed = Date.now()
-      await event(fast, 'subscription.created')
-      while (receiver.at('/fast').length === 0 && Date.now() - committed < 5000) {
-        await new Promise((resolve) => setTimeout(resolve, 20))
+      })
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 400))
+        expect(receiver.at('/hanging').length).toBe(5)
+        await endpoint(fast, '/fast')
+        const committed = Date.now()
+        await event(fast, 'subscription.created')
+        while (receiver.at('/fast').length === 0 && Date.now() - committed < 5000) {
+          await new Promise((resolve) => setTimeout(resolve, 20))
+        }
+        const lag = Date.now() - committed
+        expect(receiver.at('/fast')).toHaveLength(1)
+        expect(lag).toBeLessThan(2000)
+        expect(receiver.at('/hanging').length).toBe(5)
+      } finally {
+        controller.abort()
+        await receiver.close().catch(() => {})
+        await loop
+        receiver = await startReceiver()
       }
-      const lag = Date.now() - committed
-      expect(receiver.at('/fast')).toHaveLength(1)
-      expect(lag).toBeLessThan(2000)
-      expect(receiver.at('/hanging').length).toBe(5)
-    } finally {
-      controller.abort()
-      await receiver.close().catch(() => {})
-      await loop
-      receiver = await startReceiver()
-    }
-  }, 30_000)
+    },
+    30_000,
+  )
 })
 
 describe('address rules at delivery (production)', () => {

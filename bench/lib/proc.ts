@@ -61,6 +61,16 @@ export async function stop(child: ChildProcess): Promise<void> {
 
 export const stopAll = () => Promise.all([...children].map(stop))
 
+/** `node ...args` (no port, no health check), stopped with the others; stdout and stderr to `logFile`. */
+export function startProcess(args: string[], env: NodeJS.ProcessEnv, logFile = '/dev/null'): ChildProcess {
+  const out = openSync(logFile, 'a')
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', out, out] })
+  closeSync(out)
+  children.add(child)
+  child.once('exit', () => children.delete(child))
+  return child
+}
+
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer()

@@ -180,6 +180,33 @@ export async function settleDelivery(
   return Number(result.numUpdatedRows) === 1
 }
 
+/**
+ * `settleDelivery` for many successes at once (one statement): those of `ids` whose lease is still
+ * `until` are succeeded and released. Answers the ids written.
+ */
+export async function settleSucceeded(
+  trx: Trx,
+  ids: number[],
+  until: string,
+  { status, at }: { status: number | null; at: string },
+): Promise<number[]> {
+  const rows = await trx
+    .updateTable('webhook_deliveries')
+    .set({
+      status: 'succeeded',
+      last_status_code: status,
+      last_error: null,
+      next_attempt_at: null,
+      delivered_at: at,
+      locked_until: null,
+    })
+    .where('id', 'in', ids)
+    .where('locked_until', '=', until)
+    .returning('id')
+    .execute()
+  return rows.map((row) => Number(row.id))
+}
+
 /** The endpoint answered: its failures are forgotten. Writes only when there were some. */
 export async function endpointAnswered(trx: Trx, endpointId: number): Promise<void> {
   await trx

@@ -1,0 +1,154 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Db } from '../../src/db/database.js'
+import { recordEvent } from '../../src/modules/events/event.service.js'
+import { createEndpoint } from '../../src/modules/webhooks/webhook-endpoint.service.js'
+import { startProcess, stop } from './proc.js'
+
+// `--webhooks` (issue 24): N pending events delivered by one `amparo worker` (dist/) to a receiver
+// in this process, then isolation: one partner's endpoint hangs, another's events arrive one by one.
+
+const TARGET_RATE = 500
+const TARGET_P99_MS = 1000
+const HANGING = 100
+const SPACED = { count: 50, ms: 100 }
+
+/** A local receiver: `/ok` answers 200 at once (receipt time by webhook-id), `/hang` never answers. */
+export async function startReceiver() {
+  const received = new Map<string, number>()
+  const hanging = new Set<ServerResponse>()
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    request.resume()
+    if (request.url === '/hang') {
+      hanging.add(response)
+      return
+    }
+    received.set(String(request.headers['webhook-id']), performance.now())
+    response.end()
+  })
+  server.keepAliveTimeout = 60_000
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return {
+    url,
+    received,
+    hanging,
+    close: () => {
+      server.closeAllConnections()
+      return new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}
+
+export async function addEndpoint(db: Db, partnerId: number, url: string) {
+  const now = new Date().toISOString()
+  return db.transaction().execute((trx) => createEndpoint(trx, partnerId, { url, events: ['*'] }, now))
+}
+
+/** `count` events of the partner, committed in transactions of 500; answers their ids. */
+async function addEvents(db: Db, partnerId: number, count: number): Promise<string[]> {
+  const ids: string[] = []
+  for (let i = 0; i < count; i += 500) {
+    await db.transaction().execute(async (trx) => {
+      for (let n = i; n < Math.min(count, i + 500); n++) {
+        const object = { id: n, object: 'subscription', status: 'pending' }
+        ids.push(
+          await recordEvent(trx, {
+            partnerId,
+            type: 'subscription.created',
+            object,
+            now: new Date().toISOString(),
+          }),
+        )
+      }
+    })
+  }
+  return ids
+}
+
+async function until(condition: () => boolean, seconds: number, what: string) {
+  const deadline = performance.now() + seconds * 1000
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error(`${what}: not done in ${seconds} s`)
+    await sleep(10)
+  }
+}
+
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? NaN
+
+interface Options {
+  db: Db
+  cli: string
+  env: NodeJS.ProcessEnv
+  count: number
+  logFile: string
+  log: (line?: string) => void
+}
+
+export async function webhooksBench({ db, cli, env, count, logFile, log }: Options) {
+  const receiver = await startReceiver()
+  const [a, b] = await db.selectFrom('partners').select('id').orderBy('id').limit(2).execute()
+  if (!a || !b) throw new Error('the demo should have two partners')
+  const endpointA = await addEndpoint(db, a.id, `${receiver.url}/ok`)
+  log(`Seeding ${count} events for partner ${a.id} (one endpoint)…`)
+  const ids = await addEvents(db, a.id, count)
+  const verdicts: string[] = []
+  log('One `amparo worker` delivering them…')
+  const started = performance.now()
+  const worker = startProcess([cli, 'worker'], env, logFile)
+  try {
+    await until(() => ids.every((id) => receiver.received.has(id)), 300, 'delivery')
+    const seconds = (Math.max(...receiver.received.values()) - started) / 1000
+    const done = await db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('status', '=', 'succeeded')
+      .executeTakeFirstOrThrow()
+    const rate = count / seconds
+    log(
+      `  ${count} delivered in ${seconds.toFixed(1)} s (spawn to the last receipt): ${rate.toFixed(0)} a second; ${done.n} succeeded rows`,
+    )
+    verdicts.push(`${rate >= TARGET_RATE ? 'ok' : 'FAIL'} ${rate.toFixed(0)} deliveries/s ≥ ${TARGET_RATE}`)
+
+    log(
+      `Isolation: partner ${a.id}'s endpoint hangs (${HANGING} deliveries), partner ${b.id} gets ${SPACED.count} events ${SPACED.ms} ms apart…`,
+    )
+    await db
+      .updateTable('webhook_endpoints')
+      .set({ url: `${receiver.url}/hang` })
+      .where('id', '=', endpointA.id)
+      .execute()
+    await addEvents(db, a.id, HANGING)
+    await until(() => receiver.hanging.size > 0, 10, 'the hanging endpoint')
+    await addEndpoint(db, b.id, `${receiver.url}/ok`)
+    const committed = new Map<string, number>()
+    for (let i = 0; i < SPACED.count; i++) {
+      const [id] = await addEvents(db, b.id, 1)
+      committed.set(id as string, performance.now())
+      await sleep(SPACED.ms)
+    }
+    await until(
+      () => [...committed.keys()].every((id) => receiver.received.has(id)),
+      60,
+      "partner B's delivery",
+    )
+    const lags = [...committed]
+      .map(([id, at]) => (receiver.received.get(id) as number) - at)
+      .sort((x, y) => x - y)
+    const [p50, p99] = [quantile(lags, 0.5), quantile(lags, 0.99)]
+    log(
+      `  B's commit→receipt lag: p50 ${p50.toFixed(0)} ms, p99 ${p99.toFixed(0)} ms, max ${lags.at(-1)?.toFixed(0)} ms; ${receiver.hanging.size} requests hanging at A's endpoint`,
+    )
+    verdicts.push(
+      `${p99 <= TARGET_P99_MS ? 'ok' : 'FAIL'} p99 lag ${p99.toFixed(0)} ms ≤ ${TARGET_P99_MS} ms beside a hanging endpoint`,
+    )
+  } finally {
+    // The hanging attempts end at once (the worker lets attempts in flight finish before it exits).
+    await receiver.close()
+    await stop(worker)
+  }
+  log('')
+  for (const v of verdicts) log(v)
+}
