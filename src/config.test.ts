@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { ConfigError, estimatedEntropyBits, loadConfig } from './config.js'
+import { loadConfig } from './config.js'
+import { ConfigError, estimatedEntropyBits } from './config-values.js'
 
 // What production accepts: a signing key of random base64, and the public address.
 const STRONG_KEY = 'k1=Qm9vaDR6cXh2N2Vrc2pHdFpMdzJ5YVJtTlBmVTk4Q2RIY1hq'

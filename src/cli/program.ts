@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander'
-import { ConfigError } from '../config.js'
+import { ConfigError } from '../config-values.js'
 import { AppError } from '../shared/errors.js'
 import { registerCatalogImport } from './catalog-import.js'
 import { type Io, UsageError } from './context.js'

@@ -1,6 +1,7 @@
 import { createSecretKey, type KeyObject, randomBytes } from 'node:crypto'
 import { errors, jwtVerify, SignJWT } from 'jose'
-import type { Config, SigningKey } from '../../config.js'
+import type { Config } from '../../config.js'
+import type { SigningKey } from '../../config-values.js'
 import type { Db } from '../../db/database.js'
 import type { Clock } from '../../shared/clock.js'
 

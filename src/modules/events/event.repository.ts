@@ -1,5 +1,6 @@
 import { type Insertable, sql } from 'kysely'
 import { type Db, isPostgres, type Trx } from '../../db/database.js'
+import { insertRows, prepared } from '../../db/prepared.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import type { EventsTable } from './event.table.js'
 
@@ -15,19 +16,26 @@ const SEQUENCER_LOCK = 0x616d_7076 // "ampv"
 
 /** Writes one event in the caller's transaction. */
 export async function insertEvent(trx: Trx, row: Omit<Insertable<EventsTable>, 'position'>): Promise<void> {
-  if (isPostgres(trx)) {
-    await trx.insertInto('events').values(row).execute()
-    return
-  }
-  await trx
-    .insertInto('events')
-    .values({
-      ...row,
+  if (isPostgres(trx)) await insertRows(trx, 'events', [row])
+  else await insertNumberedEvent(trx, row.public_id, row.partner_id, row.type, row.data, row.created_at)
+}
+
+/**
+ * SQLite: the event numbered after the last one. Compiled once (prepared): built by Kysely on each
+ * call it cost 8.8 % of a contract's CPU (`npm run bench -- --against`, (d), 4 pairs, 2026-11-25).
+ */
+const insertNumberedEvent = prepared(
+  (trx: Trx, public_id: string, partner_id: number, type: string, data: string, created_at: string) =>
+    trx.insertInto('events').values({
+      public_id,
+      partner_id,
+      type,
+      data,
+      created_at,
       position: (eb) =>
         eb.selectFrom('events').select(sql<number>`coalesce(max(position), 0) + 1`.as('next')),
-    })
-    .execute()
-}
+    }),
+)
 
 /**
  * PostgreSQL: numbers every committed event that has no position yet, after the highest given,
