@@ -52,6 +52,7 @@ const HELP = `npm run bench -- [options]
   --webhooks             instead: --events N (default 10000) events delivered by 1 worker to a local receiver,
                          then another partner's lag beside an endpoint that hangs
   --endpoint             each seeded partner has an enabled webhook endpoint (a local receiver answering 200)
+  --no-worker            serve without its in-process jobs and delivery (SQLite): the write path alone
   --no-build             use dist/ as it is (default: npm run build first)
   --time-limit MIN       stop everything after MIN minutes (default 15; 45 with --against or --scale)
 `
@@ -74,6 +75,7 @@ const args = (() => {
         webhooks: { type: 'boolean' },
         events: string('10000'),
         endpoint: { type: 'boolean' },
+        'no-worker': { type: 'boolean' },
         'no-build': { type: 'boolean' },
         'time-limit': string(),
         help: { type: 'boolean' },
@@ -223,7 +225,7 @@ const START_FLAGS = (() => {
   return words.slice(1, words.indexOf('dist/amparo.mjs'))
 })()
 const startApi = (cli: string, env: NodeJS.ProcessEnv, logFile?: string) =>
-  startServer([...START_FLAGS, cli, 'serve'], env, logFile)
+  startServer([...START_FLAGS, cli, 'serve', ...(args['no-worker'] ? ['--no-worker'] : [])], env, logFile)
 
 /** PostgreSQL: a connection to the bench database, to find the API's backends (their CPU counts). */
 let pgClient: pg.Client | null = null

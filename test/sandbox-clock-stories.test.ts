@@ -2,8 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { APPROVES_ONCE } from '../src/modules/payments/sandbox-gateway.js'
 import { formatDate } from '../src/shared/time.js'
 import { annualCard, subscriptionCard, uniqueImei } from './helpers/bodies.js'
-import { bearer, createCustomer, partnerWithToken, seedCatalog } from './helpers/factories.js'
-import { ANNUAL, seedPlan, TOTAL_12X } from './helpers/plans.js'
+import {
+  answer,
+  galaxyOf,
+  seller as newSeller,
+  type Seller,
+  subscribe as subscribeAt,
+} from './helpers/sellers.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
 // CONTRACT §15 through HTTP: what a partner sees when it advances its sandbox clock. The clock
@@ -13,38 +18,16 @@ let ctx: TestContext
 let modelId = 0
 const DAY = 86_400
 
-interface Seller {
-  partnerId: number
-  token: string
-  planId: number
-  annualPlanId: number
-  customerId: number
-}
-
 beforeAll(async () => {
   ctx = await createTestApp()
-  modelId = (await seedCatalog(ctx.db)).model('Galaxy S25').id
+  modelId = await galaxyOf(ctx)
 })
 afterAll(() => ctx?.close())
 
-async function seller(gateway: 'own' | 'external' = 'own'): Promise<Seller> {
-  const { partner, token } = await partnerWithToken(ctx.app, ctx.db, gateway)
-  const plan = await seedPlan(ctx.db, partner.id, TOTAL_12X)
-  const annual = await seedPlan(ctx.db, partner.id, ANNUAL)
-  const customer = await createCustomer(ctx.app, token)
-  return { partnerId: partner.id, token, planId: plan.id, annualPlanId: annual.id, customerId: customer.id }
-}
-
-async function call(s: Seller, method: 'GET' | 'POST' | 'PUT', url: string, payload?: object, status = 200) {
-  const response = await ctx.app.inject({
-    method,
-    url,
-    headers: bearer(s.token),
-    ...(payload && { payload }),
-  })
-  expect(response.statusCode, `${method} ${url}: ${response.body}`).toBe(status)
-  return response.json()
-}
+const seller = (gateway: 'own' | 'external' = 'own') => newSeller(ctx, gateway)
+const call = (s: Seller, method: 'GET' | 'POST' | 'PUT', url: string, payload?: object, status = 200) =>
+  answer(ctx, s, method, url, payload, status)
+const subscribe = (s: Seller) => subscribeAt(ctx, s, modelId)
 
 const advance = (s: Seller, body: object) => call(s, 'POST', '/sandbox/clock/advance', body)
 const clockOf = (s: Seller) => call(s, 'GET', '/sandbox/clock')
@@ -54,11 +37,6 @@ const eventsOf = async (s: Seller, type: string) =>
     data: { object: Record<string, unknown> }
   }[]
 const installmentsOf = (s: Seller, id: number) => call(s, 'GET', `/subscriptions/${id}/installments`)
-
-async function subscribe(s: Seller): Promise<number> {
-  const body = { plan_id: s.planId, customer_id: s.customerId, model_id: modelId }
-  return (await call(s, 'POST', '/subscriptions', body, 201)).id
-}
 
 const payByCard = (s: Seller, id: number, number: string) =>
   call(s, 'POST', `/subscriptions/${id}/payment`, {

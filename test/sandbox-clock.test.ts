@@ -8,8 +8,15 @@ import { systemClock } from '../src/shared/clock.js'
 import { formatDate } from '../src/shared/time.js'
 import { runJobsOnce } from '../src/worker/worker.js'
 import { expectedError } from './helpers/errors.js'
-import { bearer, createCustomer, partnerWithToken, seedCatalog } from './helpers/factories.js'
-import { seedPlan, TOTAL_12X } from './helpers/plans.js'
+import { bearer } from './helpers/factories.js'
+import {
+  answer,
+  galaxyOf,
+  seller as newSeller,
+  type Seller,
+  send as sendAs,
+  subscribe as subscribeAt,
+} from './helpers/sellers.js'
 import { buildCheckedApp, createTestApp, type TestContext } from './helpers/test-app.js'
 import { interleaving } from './helpers/test-db.js'
 
@@ -21,47 +28,21 @@ let modelId = 0
 const TZ = 'America/Sao_Paulo'
 const DAY = 86_400
 
-interface Seller {
-  partnerId: number
-  token: string
-  planId: number
-  customerId: number
-}
-
 beforeAll(async () => {
   ctx = await createTestApp()
-  modelId = (await seedCatalog(ctx.db)).model('Galaxy S25').id
+  modelId = await galaxyOf(ctx)
 })
 afterAll(() => ctx?.close())
 
-async function seller(): Promise<Seller> {
-  const { partner, token } = await partnerWithToken(ctx.app, ctx.db, 'external')
-  const plan = await seedPlan(ctx.db, partner.id, TOTAL_12X)
-  const customer = await createCustomer(ctx.app, token)
-  return { partnerId: partner.id, token, planId: plan.id, customerId: customer.id }
-}
-
+const seller = () => newSeller(ctx, 'external')
 const send = (s: Seller, method: 'GET' | 'POST', url: string, payload?: object) =>
-  ctx.app.inject({ method, url, headers: bearer(s.token), ...(payload && { payload }) })
-
-async function ok(s: Seller, method: 'GET' | 'POST', url: string, payload?: object, status = 200) {
-  const response = await send(s, method, url, payload)
-  expect(response.statusCode, `${method} ${url}: ${response.body}`).toBe(status)
-  return response.json()
-}
+  sendAs(ctx, s, method, url, payload)
+const ok = (s: Seller, method: 'GET' | 'POST', url: string, payload?: object, status = 200) =>
+  answer(ctx, s, method, url, payload, status)
 
 const advance = (s: Seller, body: object) => send(s, 'POST', '/sandbox/clock/advance', body)
 const offsetOf = async (s: Seller) => (await ok(s, 'GET', '/sandbox/clock')).advanced_by_seconds as number
-const subscribe = async (s: Seller): Promise<number> =>
-  (
-    await ok(
-      s,
-      'POST',
-      '/subscriptions',
-      { plan_id: s.planId, customer_id: s.customerId, model_id: modelId },
-      201,
-    )
-  ).id
+const subscribe = (s: Seller) => subscribeAt(ctx, s, modelId)
 const statusOf = async (s: Seller, id: number) =>
   (await ok(s, 'GET', `/subscriptions/${id}`)).status as string
 const setPartner = (
