@@ -114,10 +114,6 @@ export const httpPlugin = fp(
       // Refused at its first byte; the rest is dropped so the connection can carry on.
       readBody(payload, { limit: 0, tooLarge: refusal, timeoutMs }, (error) => done(error, undefined))
     })
-    // A request whose body stopped arriving is not read any further: its connection is closed.
-    app.addHook('onSend', async (_request, reply) => {
-      if (reply.statusCode === 408) reply.header('connection', 'close')
-    })
 
     // Any POST, PUT, PATCH or DELETE may carry a body, even one whose route reads none: invalid
     // JSON, too large, or not JSON at all.
