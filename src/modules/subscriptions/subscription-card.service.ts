@@ -11,19 +11,12 @@ import {
   type CardPaymentContext,
   chargeOnce,
   gatewayCustomerOf,
-  nextChargeNumber,
 } from '../payments/payment.service.js'
 import { type ChargeResult, cardGateway, type PaymentGateway } from '../payments/payment-gateway.js'
 import { requireSubscriptionState } from './subscription.service.js'
 import { payInstallment, recordInstallmentEvent } from './subscription-events.service.js'
-import {
-  type InstallmentPayment,
-  recordDecline,
-  releaseInstallment,
-  storeCard,
-  unpaidDueInstallments,
-} from './subscription-payment.repository.js'
-import { claimDueInstallment } from './subscription-recurrence.repository.js'
+import { recordDecline, storeCard, unpaidDueInstallments } from './subscription-payment.repository.js'
+import { savedCardCharge } from './subscription-recurrence.service.js'
 
 // CONTRACT §16's card update: how a renewal refused by the bank is recovered while its retries run.
 
@@ -94,23 +87,11 @@ async function chargeDue(
   installment: DueNow,
   context: CardPaymentContext & EventContext,
 ): Promise<ChargeResult | undefined> {
-  const payment: InstallmentPayment = {
-    partnerId: installment.partner_id,
-    subscriptionId: installment.subscription_id,
-    installmentId: installment.id,
-    number: installment.number,
-    amount: installment.amount,
-  }
+  const { payment, ...steps } = savedCardCharge(db, gateway, installment, saved)
   const outcome = await chargeOnce(
     db,
     {
-      claim: (trx, at, until) => claimDueInstallment(trx, installment, at, until),
-      release: (trx, until) => releaseInstallment(trx, installment.id, until),
-      charge: async () => {
-        const charge = await nextChargeNumber(db, { installmentId: installment.id })
-        const key = `installment-${installment.id}-charge-${charge}`
-        return { result: await gateway.chargeSaved(saved, installment.amount, key) }
-      },
+      ...steps,
       details: { installment_id: installment.id, subscription_id: installment.subscription_id },
       async settle(trx, { result }, at) {
         if (!result.approved) {

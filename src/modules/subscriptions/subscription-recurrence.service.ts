@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database.js'
+import type { Db, Trx } from '../../db/database.js'
 import { formatDate } from '../../shared/time.js'
 import type { EventContext } from '../events/event.service.js'
 import type { PartnerScope } from '../partners/partner-scope.js'
@@ -31,6 +31,38 @@ export async function findDueInstallments(
   return findDue(db, { today: formatDate(now, timeZone), now: now.toISOString(), limit, scope })
 }
 
+/**
+ * A due installment charged on a saved card, as the card-charge flow takes it: claimed while due
+ * and not held, released if the charge never happened, charged with a fresh charge number (the
+ * gateway's idempotency key). The recurrence and the card update settle it each their own way.
+ */
+export function savedCardCharge(
+  db: Db,
+  gateway: PaymentGateway,
+  installment: Pick<DueInstallment, 'id' | 'failed_attempts' | 'subscription_id' | 'number' | 'amount'> & {
+    partner_id: number
+  },
+  saved: { customerId: string; token: string },
+) {
+  const payment: InstallmentPayment = {
+    partnerId: installment.partner_id,
+    subscriptionId: installment.subscription_id,
+    installmentId: installment.id,
+    number: installment.number,
+    amount: installment.amount,
+  }
+  return {
+    payment,
+    claim: (trx: Trx, at: string, until: string) => claimDueInstallment(trx, installment, at, until),
+    release: (trx: Trx, until: string) => releaseInstallment(trx, installment.id, until),
+    charge: async () => {
+      const charge = await nextChargeNumber(db, { installmentId: installment.id })
+      const key = `installment-${installment.id}-charge-${charge}`
+      return { result: await gateway.chargeSaved(saved, installment.amount, key) }
+    },
+  }
+}
+
 export interface RecurrenceCharge {
   charged?: number
   declined?: number
@@ -51,25 +83,13 @@ export async function chargeDueInstallment(
 ): Promise<RecurrenceCharge> {
   const { timeZone, log } = context
   const attempt = installment.failed_attempts + 1
-  const payment: InstallmentPayment = {
-    partnerId: installment.partner_id,
-    subscriptionId: installment.subscription_id,
-    installmentId: installment.id,
-    number: installment.number,
-    amount: installment.amount,
-  }
+  const saved = { customerId: installment.gateway_customer_id ?? '', token: installment.card_token }
+  const { payment, ...steps } = savedCardCharge(db, gateway, installment, saved)
   const details = { installment_id: installment.id, subscription_id: installment.subscription_id, attempt }
   const outcome = await chargeOnce(
     db,
     {
-      claim: (trx, at, until) => claimDueInstallment(trx, installment, at, until),
-      release: (trx, until) => releaseInstallment(trx, installment.id, until),
-      charge: async () => {
-        const charge = await nextChargeNumber(db, { installmentId: installment.id })
-        const saved = { customerId: installment.gateway_customer_id ?? '', token: installment.card_token }
-        const key = `installment-${installment.id}-charge-${charge}`
-        return { result: await gateway.chargeSaved(saved, installment.amount, key) }
-      },
+      ...steps,
       details,
       async settle(trx, { result }, at): Promise<RecurrenceCharge> {
         if (result.approved) {
