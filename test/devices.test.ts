@@ -195,6 +195,26 @@ describe('one active protection per device', () => {
       now = NOW
     }
   })
+
+  it('judges another partner’s cover at real time, whatever the contracting partner’s clock says', async () => {
+    const [a, b] = [await newSeller(), await newSeller()]
+    const device = nextImei()
+    const plan = await created(await annualPlan(a, { imei: device }))
+    const paid = await call('POST', `/annual-plans/${plan}/notify-payment`, a.token)
+    expect(paid.statusCode, paid.body).toBe(200)
+    // B's sandbox clock moves 400 days on, past the end of A's cover on B's calendar.
+    const later = await call('POST', '/sandbox/clock/advance', b.token, { days: 400 })
+    expect(later.statusCode, later.body).toBe(200)
+    expect(refusal(await annualPlan(b, { imei: device })).imei?.[0]).toMatch(HELD)
+    expect(refusal(await subscription(b, { serial_number: device })).serial_number?.[0]).toMatch(HELD)
+    const own = await created(await subscription(b, {}))
+    const patched = await call('PATCH', `/subscriptions/${own}`, b.token, { serial_number: device })
+    expect(refusal(patched).serial_number?.[0]).toMatch(HELD)
+    // A's own clock past the end of its cover frees the device for A.
+    const ended = await call('POST', '/sandbox/clock/advance', a.token, { days: 400 })
+    expect(ended.statusCode, ended.body).toBe(200)
+    await created(await annualPlan(a, { imei: device }))
+  }, 120_000)
 })
 
 describe('PATCH /subscriptions/{id}', () => {

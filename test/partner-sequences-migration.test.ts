@@ -140,7 +140,7 @@ describe('migration 0006-partner-sequences', () => {
             trx,
             { partnerId: f.partnerId, gateway: 'external', lmiMinFactorBp: 5000, lmiMaxFactorBp: 10_000 },
             { plan_id: f.planId, customer_id: f.customerId, model_id: f.modelId },
-            { now: NOW, timeZone: 'America/Sao_Paulo' },
+            { now: NOW, realNow: NOW, timeZone: 'America/Sao_Paulo' },
             { base: 'http://localhost:3000', timeZone: 'America/Sao_Paulo' },
           ),
         )

@@ -42,7 +42,7 @@ const request = async (s: Seller | null, method: 'GET' | 'POST', path: string, b
     },
     body: body && JSON.stringify(body),
   })
-  return { status: response.status, json: await response.json() }
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> }
 }
 
 const claimOf = async (partnerId: number) =>
@@ -81,7 +81,7 @@ describe('a 400-day advance of a partner with paid subscriptions', () => {
         claims.add(claim)
       }
       if (whileRunning.refused === 0) {
-        moved = (await request(advancing, 'GET', '/sandbox/clock')).json.advanced_by_seconds
+        moved = (await request(advancing, 'GET', '/sandbox/clock')).json.advanced_by_seconds as number
         if (moved > 0) {
           const second = await request(advancing, 'POST', '/sandbox/clock/advance', { days: 1 })
           if (finished) break

@@ -900,7 +900,7 @@ describe('subscriptions', () => {
               trx,
               partner,
               { plan_id: total, customer_id: maria.id, model_id: pro },
-              { now: NOW.toISOString(), timeZone: ctx.config.timeZone },
+              { now: NOW.toISOString(), realNow: NOW.toISOString(), timeZone: ctx.config.timeZone },
               eventContext(ctx.config),
             )
             const row = await trx

@@ -14,6 +14,16 @@ export interface Moment {
   timeZone: string
 }
 
+/**
+ * A partner's time beside real time: what the partner does happens at `now` (its sandbox clock in
+ * `test`, CONTRACT §15); what another partner holds is judged at `realNow`, which no partner's
+ * clock moves.
+ */
+export interface PartnerTime {
+  now: string
+  realNow: string
+}
+
 /** `base` moved `offsetSeconds` ahead: a sandbox partner's clock (CONTRACT §15). */
 export const shiftedClock = (base: Clock, offsetSeconds: number): Clock =>
   offsetSeconds === 0 ? base : { now: () => new Date(base.now().getTime() + offsetSeconds * 1000) }

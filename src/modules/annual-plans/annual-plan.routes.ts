@@ -17,7 +17,7 @@ const STATUS_RULE = `\`status\` is read from the clock on every call: \`awaiting
 of cover, \`expired\` from \`ends_at\`, \`canceled\` once a cancellation is confirmed.`
 
 export const annualPlanRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db, config } = app
+  const { db, config, clock } = app
   const events = eventContext(config)
 
   app.post(
@@ -70,7 +70,8 @@ the lookups' errors together once the body is well-formed. Fields that are not i
       // Read back before the commit: a committed plan never answers 503 (after which a retry
       // with the same Idempotency-Key would contract it a second time).
       const plan = await retryingTransaction(db, async (trx) => {
-        const id = await contractAnnualPlan(trx, partner, request.body, view.now, events)
+        const time = { now: view.now, realNow: clock.now().toISOString() }
+        const id = await contractAnnualPlan(trx, partner, request.body, time, events)
         return showAnnualPlan(trx, partner.partnerId, id, view)
       })
       return reply.code(201).send(plan)

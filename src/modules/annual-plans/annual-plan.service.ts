@@ -1,5 +1,6 @@
 import type { Db, Trx } from '../../db/database.js'
 import { usedDevice } from '../../http/contracting-fields.js'
+import type { PartnerTime } from '../../shared/clock.js'
 import { normalizeImei } from '../../shared/documents.js'
 import { type FieldErrors, NotFoundError, ValidationError } from '../../shared/errors.js'
 import type { PartnerContext } from '../auth/partner-context.js'
@@ -30,10 +31,11 @@ export async function contractAnnualPlan(
   trx: Trx,
   partner: PartnerContext,
   body: AnnualPlanBody,
-  now: string,
+  time: PartnerTime,
   events: EventContext,
 ): Promise<number> {
   const { partnerId } = partner
+  const { now } = time
   const errors: FieldErrors = {}
   const used = usedDevice(body.is_used, body.used, errors)
   const quote = await quoteOrCollect(trx, partner, body, used, errors)
@@ -68,7 +70,7 @@ export async function contractAnnualPlan(
     { field: 'imei', label: 'imei', value: imei },
     { field: 'imei_2', label: 'imei 2', value: imei2 },
   ]
-  await protectDevices(trx, { annualPlanId: id }, devices, now)
+  await protectDevices(trx, { annualPlanId: id }, devices, { ...time, partnerId })
   await recordAnnualPlanEvent(trx, 'annual_plan.created', id, now, events)
   return id
 }

@@ -1,17 +1,23 @@
 import type { ExpressionBuilder } from 'kysely'
 import type { Database, Trx } from '../../db/database.js'
+import type { PartnerTime } from '../../shared/clock.js'
 
 /** Who holds a device's protection. */
 export type Holder = { subscriptionId: number } | { annualPlanId: number }
 
 type Protections = ExpressionBuilder<Database, 'device_protections'>
 
+/** When a partner contracts: its own time, and real time for what other partners hold. */
+export type ContractTime = PartnerTime & { partnerId: number }
+
 /**
  * The row's protection is over: its subscription canceled, or its annual plan canceled or past
- * the end of its cover at `now` (`expired` follows from the clock, so the stored status may lag).
- * Once over it never holds again: neither a canceled nor an expired protection comes back.
+ * the end of its cover (`expired` follows from the clock, so the stored status may lag). The end
+ * of cover is read at real time, or at the partner's own clock for its own plan: a partner whose
+ * sandbox clock is years ahead does not end another partner's cover. Once over it never holds
+ * again: neither a canceled nor an expired protection comes back.
  */
-function ended(eb: Protections, now: string) {
+function ended(eb: Protections, { partnerId, now, realNow }: ContractTime) {
   return eb.or([
     eb.exists(
       eb
@@ -25,7 +31,13 @@ function ended(eb: Protections, now: string) {
         .selectFrom('annual_plans as ap')
         .select('ap.id')
         .whereRef('ap.id', '=', 'device_protections.annual_plan_id')
-        .where((plan) => plan.or([plan('ap.status', '=', 'canceled'), plan('ap.ends_at', '<=', now)])),
+        .where((plan) =>
+          plan.or([
+            plan('ap.status', '=', 'canceled'),
+            plan('ap.ends_at', '<=', realNow),
+            plan.and([plan('ap.partner_id', '=', partnerId), plan('ap.ends_at', '<=', now)]),
+          ]),
+        ),
     ),
   ])
 }
@@ -41,7 +53,7 @@ export async function claimDevices(
   trx: Trx,
   keys: string[],
   holder: Holder,
-  now: string,
+  time: ContractTime,
 ): Promise<Set<string>> {
   const subscriptionId = 'subscriptionId' in holder ? holder.subscriptionId : null
   const annualPlanId = 'annualPlanId' in holder ? holder.annualPlanId : null
@@ -52,7 +64,7 @@ export async function claimDevices(
         device_key: key,
         subscription_id: subscriptionId,
         annual_plan_id: annualPlanId,
-        created_at: now,
+        created_at: time.now,
       })),
     )
     .onConflict((oc) =>
@@ -63,7 +75,7 @@ export async function claimDevices(
           annual_plan_id: eb.ref('excluded.annual_plan_id'),
           created_at: eb.ref('excluded.created_at'),
         }))
-        .where((eb) => ended(eb as unknown as Protections, now)),
+        .where((eb) => ended(eb as unknown as Protections, time)),
     )
     .returning('device_key')
     .execute()

@@ -1,9 +1,9 @@
 import type { Trx } from '../../db/database.js'
 import { type FieldErrors, ValidationError } from '../../shared/errors.js'
 import { alreadyProtected, deviceKey } from './device.rules.js'
-import { claimDevices, type Holder } from './device-protection.repository.js'
+import { type ContractTime, claimDevices, type Holder } from './device-protection.repository.js'
 
-export type { Holder } from './device-protection.repository.js'
+export type { ContractTime, Holder } from './device-protection.repository.js'
 
 /** A serial number or IMEI a contract names, with the body field it came in and its label. */
 export interface DeviceField {
@@ -15,14 +15,15 @@ export interface DeviceField {
 /**
  * Gives `holder` the protection of each named device (CONTRACT §17), in the caller's transaction,
  * or throws a 422 under every field whose device already has an active protection anywhere in the
- * service; the caller's transaction then rolls back with whatever it wrote. Called after the
- * holder's row is written, since the protection names it.
+ * service (another partner's by real time, whatever `time.now` says); the caller's transaction
+ * then rolls back with whatever it wrote. Called after the holder's row is written, since the
+ * protection names it.
  */
 export async function protectDevices(
   trx: Trx,
   holder: Holder,
   fields: DeviceField[],
-  now: string,
+  time: ContractTime,
 ): Promise<void> {
   const named = fields.flatMap(({ field, label, value }) => {
     const key = value ? deviceKey(value) : ''
@@ -33,7 +34,7 @@ export async function protectDevices(
     trx,
     named.map((n) => n.key),
     holder,
-    now,
+    time,
   )
   const errors: FieldErrors = {}
   for (const { field, label, key } of named) if (!taken.has(key)) errors[field] = [alreadyProtected(label)]

@@ -1,4 +1,5 @@
 import type { Trx } from '../../db/database.js'
+import type { PartnerTime } from '../../shared/clock.js'
 import { type FieldErrors, NotFoundError, StateError, ValidationError } from '../../shared/errors.js'
 import { deviceKey, sameDevice } from '../devices/device.rules.js'
 import { protectDevices } from '../devices/device-protection.service.js'
@@ -24,8 +25,9 @@ export async function informSerials(
   partnerId: number,
   id: number,
   body: SerialsBody,
-  now: string,
+  time: PartnerTime,
 ): Promise<void> {
+  const { now } = time
   for (let attempt = 1; ; attempt++) {
     const current = await findSubscriptionSerials(trx, partnerId, id)
     if (!current) throw new NotFoundError('Subscription')
@@ -35,7 +37,7 @@ export async function informSerials(
     const changes = serialChanges(current, body)
     if (Object.keys(changes).length === 0) return
     if (await setSerials(trx, id, changes, now)) {
-      await protectDevices(trx, { subscriptionId: id }, serialFields(changes), now)
+      await protectDevices(trx, { subscriptionId: id }, serialFields(changes), { ...time, partnerId })
       return
     }
     if (attempt >= 3) throw new StateError('The subscription changed while being updated: try again.')

@@ -34,7 +34,7 @@ export const subscriptionOf = (request: FastifyRequest, id: number) => {
 }
 
 export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db, config } = app
+  const { db, config, clock } = app
   const events = eventContext(config)
 
   app.post(
@@ -64,7 +64,11 @@ ${ONE_PROTECTION}`,
       },
     },
     async (request, reply) => {
-      const moment = { now: request.clock.now().toISOString(), timeZone: config.timeZone }
+      const moment = {
+        now: request.clock.now().toISOString(),
+        realNow: clock.now().toISOString(),
+        timeZone: config.timeZone,
+      }
       // The answer comes from the contract itself, not from a read after the commit: a committed
       // subscription never answers 503 (after which a retry with the same Idempotency-Key would
       // contract it a second time).
@@ -146,9 +150,9 @@ ${ONE_PROTECTION}`,
     async (request) => {
       const { partnerId } = request.partner
       const id = request.params.subscriptionId
-      const now = request.clock.now().toISOString()
+      const time = { now: request.clock.now().toISOString(), realNow: clock.now().toISOString() }
       return retryingTransaction(db, async (trx) => {
-        await informSerials(trx, partnerId, id, request.body, now)
+        await informSerials(trx, partnerId, id, request.body, time)
         return showSubscription(trx, partnerId, id, baseUrl(request), config.timeZone)
       })
     },

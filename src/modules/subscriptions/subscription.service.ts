@@ -1,6 +1,6 @@
 import type { Db, Trx } from '../../db/database.js'
 import { usedDevice } from '../../http/contracting-fields.js'
-import type { Moment } from '../../shared/clock.js'
+import type { Moment, PartnerTime } from '../../shared/clock.js'
 import type { FieldErrors } from '../../shared/errors.js'
 import { NotFoundError, ValidationError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
@@ -63,7 +63,7 @@ export async function contractSubscription(
   trx: Trx,
   partner: PartnerContext,
   body: SubscriptionBody,
-  { now, timeZone }: Moment,
+  { now, realNow, timeZone }: Moment & PartnerTime,
   events: EventContext,
 ): Promise<SubscriptionView> {
   const { partnerId } = partner
@@ -132,7 +132,7 @@ export async function contractSubscription(
     })),
   )
   // Last, once the row it names exists: a device protected elsewhere rolls the contract back.
-  await protectDevices(trx, { subscriptionId: id }, serialFields(subscription), now)
+  await protectDevices(trx, { subscriptionId: id }, serialFields(subscription), { partnerId, now, realNow })
   const view = contractedView(id, subscription, plan, customer, model)
   const object = subscriptionResource(view, events.base, events.timeZone)
   await recordEvent(trx, { partnerId, type: 'subscription.created', object, now })
