@@ -13,6 +13,7 @@ import { loadConfig } from '../src/config.js'
 import { createDb } from '../src/db/database.js'
 import { migrateToLatest } from '../src/db/migrate.js'
 import { loadDemo } from '../src/demo/demo.js'
+import { clockBench } from './lib/clock.js'
 import { type Database, record, replay } from './lib/floor.js'
 import {
   type Measurement,
@@ -51,6 +52,8 @@ const HELP = `npm run bench -- [options]
   --recurrence           instead: 2,000 due installments charged by 1, then 2 workers at a 300 ms fake Stripe
   --webhooks             instead: --events N (default 10000) events delivered by 1 worker to a local receiver,
                          then another partner's lag beside an endpoint that hangs
+  --clock                instead: another partner's p99 while one partner's sandbox clock moves 400 days
+                         over 150 paid subscriptions, and the 409 of a second advance meanwhile
   --endpoint             each seeded partner has an enabled webhook endpoint (a local receiver answering 200)
   --no-worker            serve without its in-process jobs and delivery (SQLite): the write path alone
   --no-build             use dist/ as it is (default: npm run build first)
@@ -73,6 +76,7 @@ const args = (() => {
         scale: { type: 'boolean' },
         recurrence: { type: 'boolean' },
         webhooks: { type: 'boolean' },
+        clock: { type: 'boolean' },
         events: string('10000'),
         endpoint: { type: 'boolean' },
         'no-worker': { type: 'boolean' },
@@ -339,6 +343,34 @@ async function main() {
     } finally {
       await db.destroy()
     }
+    return log(`load ${load()}`)
+  }
+
+  if (args.clock) {
+    const config = loadConfig({ ...env, LOG_LEVEL: 'silent' })
+    const db = createDb(config.database)
+    const { demo, partners } = await (async () => {
+      await migrateToLatest(db)
+      const loaded = await loadDemo(db, config, new Date().toISOString())
+      return { demo: loaded.partners, partners: await seed(db, kind === 'postgres', [1, 0]) }
+    })().finally(() => db.destroy())
+    const server = await startApi(CLI, env, join(tmp, 'api.log'))
+    const [other, advancing] = await Promise.all(
+      partners.map(async (partner) => {
+        const { client_id, client_secret } = demo.find((d) => d.id === partner.id) ?? {}
+        const login = await call(
+          server.port,
+          '/auth/login',
+          undefined,
+          JSON.stringify({ client_id, client_secret }),
+        )
+        check(login.status === 200, `login of partner ${partner.id}: ${login.status} ${login.text}`)
+        return { partner, token: String(login.json.token) }
+      }),
+    )
+    check(advancing?.partner.gateway === 'own' && other, 'the second demo partner should use the own gateway')
+    await clockBench({ port: server.port, advancing, other, log })
+    await stop(server.child)
     return log(`load ${load()}`)
   }
 
