@@ -20,7 +20,7 @@ import { advanceSeconds, clockSteps } from './sandbox-clock.rules.js'
  * a process killed mid-advance costs. Renewed at each day stored, so it only needs to outlast one
  * day of jobs (docs/decisions.md).
  */
-export const HOLD_SECONDS = 30
+const HOLD_SECONDS = 30
 
 export type ClockReading = { now: string; advanced_by_seconds: number }
 
