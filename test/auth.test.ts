@@ -546,6 +546,32 @@ describe('X-Request-Id', () => {
     })
     expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
   })
+
+  it.each([
+    '4111111111111111',
+    '4111-1111-1111-1111',
+    '4111.1111.1111.1111',
+    '4111:1111:1111:1111',
+    '4111 1111 1111 1111',
+    'pay-4111--1111-1111-1111-x',
+  ])('replaces an id holding a card number, separators or not: %s', async (sent) => {
+    const response = await ctx.app.inject({
+      method: 'GET',
+      url: '/health',
+      headers: { 'x-request-id': sent },
+    })
+    expect(response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
+  })
+
+  it('keeps an id with shorter digit runs between letters', async () => {
+    const sent = 'order-2026-11-26-a1234567890'
+    const response = await ctx.app.inject({
+      method: 'GET',
+      url: '/health',
+      headers: { 'x-request-id': sent },
+    })
+    expect(response.headers['x-request-id']).toBe(sent)
+  })
 })
 
 // Runs last: the captured text then holds every request of this file, failed logins and token attacks included.

@@ -10,8 +10,9 @@ import { readBody, sizeLabel } from './body-reader.js'
 import { errorBody, routeNotFound, serverError } from './errors.js'
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
-// 13 digits in a row could be a card number: such an id would be logged past the card masking.
-const LONG_DIGIT_RUN = /\d{13}/
+// 13 digits in a row could be a card number, even spelt with separators (`4111-1111-1111-1111`,
+// `4111.1111…`): such an id would be logged past the card masking.
+const LONG_DIGIT_RUN = /\d(?:[._: -]*\d){12}/
 
 /**
  * Echoes the caller's X-Request-Id when it is sane (CONTRACT §13), so both sides can trace one
