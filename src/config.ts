@@ -208,8 +208,8 @@ function stripeSettings(env: Env): { secretKey: string; apiUrl: string } {
 }
 
 /**
- * What production cannot run without (CONTRACT §18): signing keys nobody can guess, and a public
- * address, so that links never follow the Host header a caller sends.
+ * What production cannot run without (README, Production): signing keys nobody can guess, and a
+ * public https address, so that links never follow the Host header a caller sends.
  */
 function assertProductionReady(env: Env, jwtKeys: SigningKey[]): void {
   if (jwtKeys.length === 0) throw new ConfigError('AMPARO_JWT_KEYS is required when AMPARO_ENV=production')
@@ -217,6 +217,12 @@ function assertProductionReady(env: Env, jwtKeys: SigningKey[]): void {
   if (!env.AMPARO_PUBLIC_URL) {
     throw new ConfigError(
       'AMPARO_PUBLIC_URL is required when AMPARO_ENV=production (the base of every link, e.g. https://api.example.com)',
+    )
+  }
+  // Links a partner follows (pagination, the SDK, certificates) must not send its token in clear.
+  if (!env.AMPARO_PUBLIC_URL.startsWith('https://')) {
+    throw new ConfigError(
+      'Invalid AMPARO_PUBLIC_URL: production needs an https address, e.g. https://api.example.com',
     )
   }
 }

@@ -114,6 +114,10 @@ describe('a production start refuses', () => {
       /^amparo: Invalid AMPARO_JWT_KEYS: the secret of kid k1 is guessable/,
     ],
     [{ AMPARO_PUBLIC_URL: '' }, /^amparo: AMPARO_PUBLIC_URL is required when AMPARO_ENV=production/],
+    [
+      { AMPARO_PUBLIC_URL: 'http://api.example.com' },
+      /^amparo: Invalid AMPARO_PUBLIC_URL: production needs an https address/,
+    ],
   ])('%o with one line on stderr, exit 2', async (env, message) => {
     const server = await serve({ ...PRODUCTION, ...env, AMPARO_SQLITE_FILE: join(dir, 'never.sqlite') })
     expect(await server.exited).toBe(2)
