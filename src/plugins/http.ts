@@ -6,7 +6,7 @@ import fp from 'fastify-plugin'
 import type { Config } from '../config.js'
 import { documentOnWrites, hookList, mayCarryBody } from '../http/http-schemas.js'
 import { AppError } from '../shared/errors.js'
-import { readBody, sizeLabel } from './body-reader.js'
+import { MAX_JSON_DEPTH, nestsDeeperThan, readBody, sizeLabel } from './body-reader.js'
 import { errorBody, routeNotFound, serverError } from './errors.js'
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -89,6 +89,15 @@ export const httpPlugin = fp(
         if (body.length === 0) return done(null, undefined)
         const refusal = unreadableBody(request)
         if (refusal) return done(refusal, undefined)
+        if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
+          return done(
+            new AppError(
+              'invalid_json',
+              `The request body must not nest arrays or objects deeper than ${MAX_JSON_DEPTH} levels.`,
+            ),
+            undefined,
+          )
+        }
         let text: string
         try {
           text = UTF8.decode(body)
