@@ -20,6 +20,7 @@ import { subscriptionRoutes } from './modules/subscriptions/subscription.routes.
 import { subscriptionPaymentRoutes } from './modules/subscriptions/subscription-payment.routes.js'
 import { webhookEndpointRoutes } from './modules/webhooks/webhook-endpoint.routes.js'
 import { authenticated } from './plugins/auth.js'
+import { capConnectionsPerAddress } from './plugins/connections.js'
 import { contextPlugin } from './plugins/context.js'
 import { errorsPlugin } from './plugins/errors.js'
 import {
@@ -85,6 +86,7 @@ export async function buildApp({
   }).withTypeProvider<TypeBoxTypeProvider>()
   // Past it, Node closes a new connection at once: slow clients cannot hold every socket there is.
   app.server.maxConnections = config.connections.max
+  capConnectionsPerAddress(app.server, config.connections.maxPerAddress, config.trustProxy)
 
   app.server.on('checkExpectation', expectationFailed)
   app.setValidatorCompiler(validatorCompiler)

@@ -173,12 +173,13 @@ describe('loadConfig', () => {
     expect(loadConfig(PRODUCTION).paymentGateway).toBe('none')
   })
 
-  it('bounds slow and idle clients by default: 30 s for headers, 30 s for a body, 72 s idle, 1000 connections', () => {
+  it('bounds slow and idle clients by default: 30 s for headers, 30 s for a body, 72 s idle, 1000 connections, 100 from one address', () => {
     expect(loadConfig({}).connections).toEqual({
       headersTimeoutSeconds: 30,
       bodyTimeoutSeconds: 30,
       keepAliveTimeoutSeconds: 72,
       max: 1000,
+      maxPerAddress: 100,
     })
     expect(
       loadConfig({
@@ -186,8 +187,15 @@ describe('loadConfig', () => {
         AMPARO_BODY_TIMEOUT_SECONDS: '1',
         AMPARO_KEEP_ALIVE_TIMEOUT_SECONDS: '10',
         AMPARO_MAX_CONNECTIONS: '20',
+        AMPARO_MAX_CONNECTIONS_PER_ADDRESS: '0',
       }).connections,
-    ).toEqual({ headersTimeoutSeconds: 5, bodyTimeoutSeconds: 1, keepAliveTimeoutSeconds: 10, max: 20 })
+    ).toEqual({
+      headersTimeoutSeconds: 5,
+      bodyTimeoutSeconds: 1,
+      keepAliveTimeoutSeconds: 10,
+      max: 20,
+      maxPerAddress: 0,
+    })
   })
 })
 

@@ -10,9 +10,10 @@ import { MAX_JSON_DEPTH, nestsDeeperThan, readBody, sizeLabel } from './body-rea
 import { errorBody, routeNotFound, serverError } from './errors.js'
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
-// 13 digits in a row could be a card number, even spelt with separators (`4111-1111-1111-1111`,
-// `4111.1111…`): such an id would be logged past the card masking.
-const LONG_DIGIT_RUN = /\d(?:[._: -]*\d){12}/
+// 13 digits in a row could be a card number, and so could 13 spelt with separators
+// (`4111-1111-1111-1111`, `4111.1111…`) when they stand apart from letters and other digits: such
+// an id would be logged past the card masking. (A UUID's `a165-70867728950e` is not one.)
+const LONG_DIGIT_RUN = /\d{13}|(?<![A-Za-z0-9])\d(?:[._: -]*\d){12,}(?![A-Za-z0-9])/
 
 /**
  * Echoes the caller's X-Request-Id when it is sane (CONTRACT §13), so both sides can trace one
