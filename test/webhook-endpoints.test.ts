@@ -225,6 +225,11 @@ describe('URL rules in production', () => {
     ['multicast', 'https://224.0.0.1/hook'],
     ['unspecified', 'https://0.0.0.0/hook'],
     ['unspecified IPv6', 'https://[::]/hook'],
+    ['IPv4-compatible private', 'https://[::10.0.0.1]/hook'],
+    ['IPv4-compatible metadata', 'https://[::169.254.169.254]/latest/meta-data'],
+    ['IPv4-mapped private', 'https://[::ffff:10.0.0.1]/hook'],
+    ['NAT64 of a private address', 'https://[64:ff9b::10.0.0.1]/hook'],
+    ['6to4 of a private address', 'https://[2002:a00:1::1]/hook'],
     ['a name that does not resolve', 'https://no-such-host.invalid/hook'],
   ])('refuses %s', async (_, url) => {
     const response = await prod.inject({
