@@ -485,7 +485,7 @@ describe('signing key rotation', () => {
 })
 
 describe('routes open without a token', () => {
-  it.each([['/health'], ['/openapi.json'], ['/docs/']])(
+  it.each([['/'], ['/health'], ['/openapi.json'], ['/docs/']])(
     'serves %s without a token, and ignores a bad one',
     async (url) => {
       const anonymous = await ctx.app.inject({ method: 'GET', url })
@@ -494,6 +494,25 @@ describe('routes open without a token', () => {
       expect(withGarbage.statusCode).toBe(200)
     },
   )
+})
+
+describe('GET /', () => {
+  it('answers where to start: name, version and absolute links to the docs, OpenAPI, SDK and health', async () => {
+    const response = await ctx.app.inject({ method: 'GET', url: '/', headers: { host: 'api.example.com' } })
+    expect(response.statusCode).toBe(200)
+    expect(response.json()).toEqual({
+      name: 'Amparo partner API',
+      version: (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json().info.version,
+      docs: 'http://api.example.com/docs',
+      openapi: 'http://api.example.com/openapi.json',
+      sdk: 'http://api.example.com/sdk/amparo-client.tgz',
+      health: 'http://api.example.com/health',
+    })
+    for (const link of ['docs', 'openapi', 'health'] as const) {
+      const path = new URL(response.json()[link]).pathname
+      expect((await ctx.app.inject({ method: 'GET', url: path })).statusCode, link).toBe(200)
+    }
+  })
 })
 
 describe('X-Request-Id', () => {
