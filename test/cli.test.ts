@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -784,6 +785,8 @@ describe('amparo demo', () => {
         AMPARO_ENV: 'production',
         AMPARO_PAYMENT_GATEWAY: 'none',
         AMPARO_PUBLIC_URL: 'https://api.example.com',
+        // The suite's keys are readable phrases: production refuses them before anything else.
+        AMPARO_JWT_KEYS: `k1=${randomBytes(48).toString('base64')}`,
       },
       ['demo', '--json'],
     )
