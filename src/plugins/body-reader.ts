@@ -48,6 +48,8 @@ export const MAX_JSON_DEPTH = 64
  * about a second of CPU; this costs about a millisecond, and nothing for a body of usual size.
  */
 export function nestsDeeperThan(body: Uint8Array, max: number): boolean {
+  // Nesting past `max` takes more than `max` bytes.
+  if (body.length <= max) return false
   let depth = 0
   let inString = false
   for (let i = 0; i < body.length; i++) {
