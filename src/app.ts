@@ -18,8 +18,9 @@ import { sandboxClockRoutes } from './modules/sandbox/sandbox-clock.routes.js'
 import { shopkeeperRoutes } from './modules/shopkeepers/shopkeeper.routes.js'
 import { subscriptionRoutes } from './modules/subscriptions/subscription.routes.js'
 import { subscriptionPaymentRoutes } from './modules/subscriptions/subscription-payment.routes.js'
-import { webhookEndpointRoutes } from './modules/webhooks/webhook-endpoint.routes.js'
+import { eventRedeliveryRoutes, webhookEndpointRoutes } from './modules/webhooks/webhook-endpoint.routes.js'
 import { authenticated } from './plugins/auth.js'
+import { capConnectionsPerAddress } from './plugins/connections.js'
 import { contextPlugin } from './plugins/context.js'
 import { errorsPlugin } from './plugins/errors.js'
 import {
@@ -35,7 +36,7 @@ import { idempotency } from './plugins/idempotency.js'
 import { lazyRequestLogger, loggerOptions, OneLineRequestLog } from './plugins/logging.js'
 import type { Metrics } from './plugins/metrics.js'
 import { openapiPlugin } from './plugins/openapi.js'
-import { loginRateLimit, partnerRateLimit } from './plugins/rate-limits.js'
+import { loginRateLimit, partnerRateLimit, redeliveryRateLimit } from './plugins/rate-limits.js'
 import { connectRedis } from './plugins/redis.js'
 import { type Clock, systemClock } from './shared/clock.js'
 
@@ -85,6 +86,7 @@ export async function buildApp({
   }).withTypeProvider<TypeBoxTypeProvider>()
   // Past it, Node closes a new connection at once: slow clients cannot hold every socket there is.
   app.server.maxConnections = config.connections.max
+  capConnectionsPerAddress(app.server, config.connections.maxPerAddress, config.trustProxy)
 
   app.server.on('checkExpectation', expectationFailed)
   app.setValidatorCompiler(validatorCompiler)
@@ -124,6 +126,10 @@ export async function buildApp({
     await partnerScope.register(annualPlanRoutes)
     await partnerScope.register(eventRoutes)
     await partnerScope.register(webhookEndpointRoutes)
+    await partnerScope.register(async (redeliveries) => {
+      await redeliveryRateLimit(redeliveries, { redis })
+      await redeliveries.register(eventRedeliveryRoutes)
+    })
     // The sandbox test clock exists only in the test environment (CONTRACT §15).
     if (config.env === 'test') await partnerScope.register(sandboxClockRoutes)
   })

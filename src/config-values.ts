@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module'
 import { isIP } from 'node:net'
 
 // The parsing and checks of the settings whose values have a shape of their own (key lists,
@@ -10,35 +11,36 @@ export interface SigningKey {
   secret: string
 }
 
-const MIN_DISTINCT_CHARACTERS = 16
-const MIN_ENTROPY_BITS = 128
+const MIN_BITS = 128
 
-/** Production's signing secrets must not be what people type (CONTRACT §18). */
+/**
+ * Production's signing secrets must not be what people type (README, Production): zxcvbn's
+ * estimate, which knows dictionaries, sequences, repeats and keyboard walks, must reach 128 bits.
+ * Any `openssl rand -hex 32` or `-base64 48` output scores far above it (about 200 bits at least).
+ */
 export function assertUnguessable({ kid, secret }: SigningKey): void {
-  const distinct = new Set(secret).size
-  const bits = Math.floor(estimatedEntropyBits(secret))
-  if (distinct < MIN_DISTINCT_CHARACTERS || bits < MIN_ENTROPY_BITS) {
+  const bits = Math.floor(estimatedStrengthBits(secret))
+  if (bits < MIN_BITS) {
     throw new ConfigError(
-      `Invalid AMPARO_JWT_KEYS: the secret of kid ${kid} is guessable (${distinct} distinct characters, about ${bits} bits); production needs ${MIN_DISTINCT_CHARACTERS}+ distinct characters and ${MIN_ENTROPY_BITS}+ bits, e.g. ${kid}=$(openssl rand -base64 48)`,
+      `Invalid AMPARO_JWT_KEYS: the secret of kid ${kid} is guessable (about ${bits} bits by zxcvbn); production needs ${MIN_BITS}+ bits, e.g. ${kid}=$(openssl rand -base64 48)`,
     )
   }
 }
 
+let estimator: { check(secret: string): { guessesLog10: number } } | undefined
+
 /**
- * A secret's entropy as its characters' frequencies suggest: Shannon's entropy per character times
- * its length. It catches what people type (repeats, a short alphabet), not a guessable phrase:
- * `aaaa…` scores 0, 32 random hex digits about 116, 64 random base64 characters about 330.
+ * Bits an attacker who knows how people pick secrets needs to guess `secret` (zxcvbn-ts). Loaded
+ * on first use (≈ 200 ms, its dictionaries): only a production start needs it.
  */
-export function estimatedEntropyBits(secret: string): number {
-  const characters = [...secret]
-  const counts = new Map<string, number>()
-  for (const c of characters) counts.set(c, (counts.get(c) ?? 0) + 1)
-  let perCharacter = 0
-  for (const count of counts.values()) {
-    const p = count / characters.length
-    perCharacter -= p * Math.log2(p)
+export function estimatedStrengthBits(secret: string): number {
+  if (!estimator) {
+    const require = createRequire(import.meta.url)
+    const { ZxcvbnFactory } = require('@zxcvbn-ts/core') as typeof import('@zxcvbn-ts/core')
+    const common = require('@zxcvbn-ts/language-common') as typeof import('@zxcvbn-ts/language-common')
+    estimator = new ZxcvbnFactory({ graphs: common.adjacencyGraphs, dictionary: common.dictionary })
   }
-  return perCharacter * characters.length
+  return estimator.check(secret).guessesLog10 / Math.log10(2)
 }
 
 /** An IPv4 or IPv6 address, with an optional CIDR prefix that fits it (`10.0.0.0/8`, `::1`). */

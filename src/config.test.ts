@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { loadConfig } from './config.js'
-import { ConfigError, estimatedEntropyBits } from './config-values.js'
+import { ConfigError, estimatedStrengthBits } from './config-values.js'
 
 // What production accepts: a signing key of random base64, and the public address.
 const STRONG_KEY = 'k1=Qm9vaDR6cXh2N2Vrc2pHdFpMdzJ5YVJtTlBmVTk4Q2RIY1hq'
@@ -173,12 +173,13 @@ describe('loadConfig', () => {
     expect(loadConfig(PRODUCTION).paymentGateway).toBe('none')
   })
 
-  it('bounds slow and idle clients by default: 30 s for headers, 30 s for a body, 72 s idle, 1000 connections', () => {
+  it('bounds slow and idle clients by default: 30 s for headers, 30 s for a body, 72 s idle, 1000 connections, 100 from one address', () => {
     expect(loadConfig({}).connections).toEqual({
       headersTimeoutSeconds: 30,
       bodyTimeoutSeconds: 30,
       keepAliveTimeoutSeconds: 72,
       max: 1000,
+      maxPerAddress: 100,
     })
     expect(
       loadConfig({
@@ -186,8 +187,15 @@ describe('loadConfig', () => {
         AMPARO_BODY_TIMEOUT_SECONDS: '1',
         AMPARO_KEEP_ALIVE_TIMEOUT_SECONDS: '10',
         AMPARO_MAX_CONNECTIONS: '20',
+        AMPARO_MAX_CONNECTIONS_PER_ADDRESS: '0',
       }).connections,
-    ).toEqual({ headersTimeoutSeconds: 5, bodyTimeoutSeconds: 1, keepAliveTimeoutSeconds: 10, max: 20 })
+    ).toEqual({
+      headersTimeoutSeconds: 5,
+      bodyTimeoutSeconds: 1,
+      keepAliveTimeoutSeconds: 10,
+      max: 20,
+      maxPerAddress: 0,
+    })
   })
 })
 
@@ -214,11 +222,15 @@ describe('loadConfig in production', () => {
     ['a short alphabet', `k1=${'0123456789'.repeat(6)}`],
     ['16 bytes of hex (about 116 bits)', `k1=${randomBytes(16).toString('hex')}`],
     ['a keyboard row', `k1=${'qwertyuiop'.repeat(4)}`],
+    ['a keyboard walk', 'k1=1qaz2wsx3edc4rfv5tgb6yhn7ujm8ik9ol0p'],
+    ['the keyboard, row by row', 'k1=qwertyuiopasdfghjklzxcvbnm1234567890'],
+    ['a phrase repeated', 'k1=correcthorsebatterystaplecorrecthorse'],
+    ['the alphabet and digits in order', 'k1=abcdefghijklmnopqrstuvwxyz0123456789'],
     ['a strong key followed by a weak one', `${STRONG_KEY},old=${'x'.repeat(32)}`],
   ])('refuses a guessable signing key (%s) with one line that names its kid, not its secret', (_, keys) => {
     const message = refusal({ AMPARO_JWT_KEYS: keys })
     expect(message).toMatch(
-      /^Invalid AMPARO_JWT_KEYS: the secret of kid (k1|old) is guessable \(\d+ distinct characters, about \d+ bits\); production needs 16\+ distinct characters and 128\+ bits/,
+      /^Invalid AMPARO_JWT_KEYS: the secret of kid (k1|old) is guessable \(about \d+ bits by zxcvbn\); production needs 128\+ bits, e\.g\. (k1|old)=\$\(openssl rand -base64 48\)$/,
     )
     expect(message).not.toContain('\n')
     for (const pair of keys.split(',')) expect(message).not.toContain(pair.slice(pair.indexOf('=') + 1))
@@ -228,15 +240,33 @@ describe('loadConfig in production', () => {
     expect(loadConfig({ AMPARO_JWT_KEYS: `k1=${'a'.repeat(40)}` }).jwtKeys).toHaveLength(1)
   })
 
+  it.each(['http://api.example.com', 'http://api.example.com/v1'])(
+    'refuses a public URL that is not https: %s',
+    (url) => {
+      expect(refusal({ AMPARO_PUBLIC_URL: url })).toMatch(
+        /^Invalid AMPARO_PUBLIC_URL: production needs an https address, e\.g\. https:\/\/api\.example\.com$/,
+      )
+    },
+  )
+
   it('requires AMPARO_PUBLIC_URL, so that links never follow a Host header', () => {
     expect(refusal({ AMPARO_PUBLIC_URL: '' })).toBe(
       'AMPARO_PUBLIC_URL is required when AMPARO_ENV=production (the base of every link, e.g. https://api.example.com)',
     )
   })
 
-  it('estimates entropy from character frequencies × length', () => {
-    expect(estimatedEntropyBits('a'.repeat(40))).toBe(0)
-    expect(estimatedEntropyBits('ab'.repeat(16))).toBe(32)
-    expect(estimatedEntropyBits('0123456789abcdef'.repeat(2))).toBe(128)
+  it('accepts any output of openssl rand -hex 32 or -base64 48 (random keys, many times)', () => {
+    for (let i = 0; i < 40; i++) {
+      expect(refusal({ AMPARO_JWT_KEYS: `k1=${randomBytes(32).toString('hex')}` })).toBe('started')
+      expect(refusal({ AMPARO_JWT_KEYS: `k1=${randomBytes(48).toString('base64')}` })).toBe('started')
+    }
+  }, 60_000)
+
+  it('accepts a random hex key that happens to use 15 of the 16 digits (about one in 40 does)', () => {
+    const digits = '0123456789abcde'
+    const bytes = randomBytes(64)
+    const key = Array.from(bytes, (byte) => digits[byte % digits.length]).join('')
+    expect(refusal({ AMPARO_JWT_KEYS: `k1=${key}` })).toBe('started')
+    expect(estimatedStrengthBits(key)).toBeGreaterThan(200)
   })
 })

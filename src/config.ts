@@ -40,6 +40,7 @@ export const EnvSchema = Type.Object({
   AMPARO_BODY_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 300, default: 30 }),
   AMPARO_KEEP_ALIVE_TIMEOUT_SECONDS: Type.Integer({ minimum: 2, maximum: 72, default: 72 }),
   AMPARO_MAX_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 100_000, default: 1000 }),
+  AMPARO_MAX_CONNECTIONS_PER_ADDRESS: Type.Integer({ minimum: 0, maximum: 100_000, default: 100 }),
   REDIS_URL: Type.String({ default: '' }),
   METRICS_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 0 }),
   METRICS_HOST: Type.String({ default: '127.0.0.1' }),
@@ -74,13 +75,15 @@ export interface Config {
   /**
    * Slow and idle clients (CONTRACT §18): seconds for a request's headers to arrive, then for its
    * body (408 and closed past either), seconds an idle kept-alive connection stays open, and the
-   * open connections one process accepts.
+   * open connections one process accepts, in all and from one address (0: no cap; the trusted
+   * proxies' addresses are not capped).
    */
   connections: {
     headersTimeoutSeconds: number
     bodyTimeoutSeconds: number
     keepAliveTimeoutSeconds: number
     max: number
+    maxPerAddress: number
   }
   /** Shared rate-limit counters for several API processes; empty → in memory. */
   redisUrl: string
@@ -181,6 +184,7 @@ function toConfig(env: Env): Readonly<Config> {
       bodyTimeoutSeconds: env.AMPARO_BODY_TIMEOUT_SECONDS,
       keepAliveTimeoutSeconds: env.AMPARO_KEEP_ALIVE_TIMEOUT_SECONDS,
       max: env.AMPARO_MAX_CONNECTIONS,
+      maxPerAddress: env.AMPARO_MAX_CONNECTIONS_PER_ADDRESS,
     },
     redisUrl: env.REDIS_URL,
     metrics: { host: env.METRICS_HOST, port: env.METRICS_PORT },
@@ -208,8 +212,8 @@ function stripeSettings(env: Env): { secretKey: string; apiUrl: string } {
 }
 
 /**
- * What production cannot run without (CONTRACT §18): signing keys nobody can guess, and a public
- * address, so that links never follow the Host header a caller sends.
+ * What production cannot run without (README, Production): signing keys nobody can guess, and a
+ * public https address, so that links never follow the Host header a caller sends.
  */
 function assertProductionReady(env: Env, jwtKeys: SigningKey[]): void {
   if (jwtKeys.length === 0) throw new ConfigError('AMPARO_JWT_KEYS is required when AMPARO_ENV=production')
@@ -217,6 +221,12 @@ function assertProductionReady(env: Env, jwtKeys: SigningKey[]): void {
   if (!env.AMPARO_PUBLIC_URL) {
     throw new ConfigError(
       'AMPARO_PUBLIC_URL is required when AMPARO_ENV=production (the base of every link, e.g. https://api.example.com)',
+    )
+  }
+  // Links a partner follows (pagination, the SDK, certificates) must not send its token in clear.
+  if (!env.AMPARO_PUBLIC_URL.startsWith('https://')) {
+    throw new ConfigError(
+      'Invalid AMPARO_PUBLIC_URL: production needs an https address, e.g. https://api.example.com',
     )
   }
 }

@@ -40,6 +40,10 @@ export async function startServer(
       )
     : null
   if (background) app.log.info('background jobs running in this process')
+  else
+    app.log.warn(
+      'no background jobs run in this process: run `amparo worker` beside it, or webhooks are never delivered, renewals never charged and coverage never starts or ends (`serve --worker` runs them here)',
+    )
 
   let closing = false
   const shutdown = async (signal: string) => {

@@ -485,7 +485,7 @@ describe('signing key rotation', () => {
 })
 
 describe('routes open without a token', () => {
-  it.each([['/health'], ['/openapi.json'], ['/docs/']])(
+  it.each([['/'], ['/health'], ['/openapi.json'], ['/docs/']])(
     'serves %s without a token, and ignores a bad one',
     async (url) => {
       const anonymous = await ctx.app.inject({ method: 'GET', url })
@@ -494,6 +494,25 @@ describe('routes open without a token', () => {
       expect(withGarbage.statusCode).toBe(200)
     },
   )
+})
+
+describe('GET /', () => {
+  it('answers where to start: name, version and absolute links to the docs, OpenAPI, SDK and health', async () => {
+    const response = await ctx.app.inject({ method: 'GET', url: '/', headers: { host: 'api.example.com' } })
+    expect(response.statusCode).toBe(200)
+    expect(response.json()).toEqual({
+      name: 'Amparo partner API',
+      version: (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json().info.version,
+      docs: 'http://api.example.com/docs',
+      openapi: 'http://api.example.com/openapi.json',
+      sdk: 'http://api.example.com/sdk/amparo-client.tgz',
+      health: 'http://api.example.com/health',
+    })
+    for (const link of ['docs', 'openapi', 'health'] as const) {
+      const path = new URL(response.json()[link]).pathname
+      expect((await ctx.app.inject({ method: 'GET', url: path })).statusCode, link).toBe(200)
+    }
+  })
 })
 
 describe('X-Request-Id', () => {
@@ -545,6 +564,32 @@ describe('X-Request-Id', () => {
       headers: { 'x-request-id': 'bad id\twith<script>' },
     })
     expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
+  })
+
+  it.each([
+    '4111111111111111',
+    '4111-1111-1111-1111',
+    '4111.1111.1111.1111',
+    '4111:1111:1111:1111',
+    '4111 1111 1111 1111',
+    'pay-4111--1111-1111-1111-x',
+  ])('replaces an id holding a card number, separators or not: %s', async (sent) => {
+    const response = await ctx.app.inject({
+      method: 'GET',
+      url: '/health',
+      headers: { 'x-request-id': sent },
+    })
+    expect(response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
+  })
+
+  it('keeps an id with shorter digit runs between letters', async () => {
+    const sent = 'order-2026-11-26-a1234567890'
+    const response = await ctx.app.inject({
+      method: 'GET',
+      url: '/health',
+      headers: { 'x-request-id': sent },
+    })
+    expect(response.headers['x-request-id']).toBe(sent)
   })
 })
 

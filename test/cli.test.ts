@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -516,6 +517,11 @@ describe('amparo catalog import', () => {
     ['a DEL in a model name', named('Fine', 'Del\u007f'), '/brands/1/models/1/name'],
     ['half a surrogate pair in a brand name', named('Half\ud800', 'Fine'), '/brands/1/name'],
     ['half a surrogate pair in a model name', named('Fine', '\udfffHalf'), '/brands/1/models/1/name'],
+    [
+      'a right-to-left override in a model name',
+      named('Fine', 'Galaxy \u202Egnp'),
+      '/brands/1/models/1/name',
+    ],
   ])('refuses %s, naming where, and writes nothing', async (_, content, where) => {
     const before = { brands: await count(main.db, 'brands'), models: await count(main.db, 'models') }
     const result = await amparo('catalog', 'import', writeJsonFile('bad-name.json', content), '--json')
@@ -779,6 +785,8 @@ describe('amparo demo', () => {
         AMPARO_ENV: 'production',
         AMPARO_PAYMENT_GATEWAY: 'none',
         AMPARO_PUBLIC_URL: 'https://api.example.com',
+        // The suite's keys are readable phrases: production refuses them before anything else.
+        AMPARO_JWT_KEYS: `k1=${randomBytes(48).toString('base64')}`,
       },
       ['demo', '--json'],
     )

@@ -76,9 +76,14 @@ async function serve(env: Record<string, string>): Promise<Started> {
   return server
 }
 
+// Generous deadlines, polled: a tsx start on a busy 2-core machine took more than 20 s.
+const START_DEADLINE_MS = 90_000
+/** A test that starts a server: its start, plus what it then does. */
+const SERVER_TEST_MS = START_DEADLINE_MS + 30_000
+
 /** Resolves once /health answers, or fails with what the process printed if it exits first. */
 async function untilServing(server: Started): Promise<void> {
-  const deadline = Date.now() + 20_000
+  const deadline = Date.now() + START_DEADLINE_MS
   while (Date.now() < deadline) {
     if (server.child.exitCode !== null) throw new Error(`exited early:\n${server.stderr()}`)
     const ok = await fetch(`http://127.0.0.1:${server.port}/health`, { signal: AbortSignal.timeout(1000) })
@@ -114,13 +119,21 @@ describe('a production start refuses', () => {
       /^amparo: Invalid AMPARO_JWT_KEYS: the secret of kid k1 is guessable/,
     ],
     [{ AMPARO_PUBLIC_URL: '' }, /^amparo: AMPARO_PUBLIC_URL is required when AMPARO_ENV=production/],
-  ])('%o with one line on stderr, exit 2', async (env, message) => {
-    const server = await serve({ ...PRODUCTION, ...env, AMPARO_SQLITE_FILE: join(dir, 'never.sqlite') })
-    expect(await server.exited).toBe(2)
-    expect(server.stderr()).toMatch(message)
-    expect(server.stderr().trim().split('\n')).toHaveLength(1)
-    expect(server.stderr()).not.toContain('a'.repeat(40))
-  })
+    [
+      { AMPARO_PUBLIC_URL: 'http://api.example.com' },
+      /^amparo: Invalid AMPARO_PUBLIC_URL: production needs an https address/,
+    ],
+  ])(
+    '%o with one line on stderr, exit 2',
+    async (env, message) => {
+      const server = await serve({ ...PRODUCTION, ...env, AMPARO_SQLITE_FILE: join(dir, 'never.sqlite') })
+      expect(await server.exited).toBe(2)
+      expect(server.stderr()).toMatch(message)
+      expect(server.stderr().trim().split('\n')).toHaveLength(1)
+      expect(server.stderr()).not.toContain('a'.repeat(40))
+    },
+    SERVER_TEST_MS,
+  )
 })
 
 describe('production on a database first set up in test mode', () => {
@@ -138,7 +151,7 @@ describe('production on a database first set up in test mode', () => {
     await upsertUser(db.db, partner.id, 'owner@loja.example', 'correct-horse-9', new Date().toISOString())
     server = await serve({ ...db.env, ...PRODUCTION })
     await untilServing(server)
-  }, 40_000)
+  }, SERVER_TEST_MS)
 
   it('starts, and live credentials and real users log in', async () => {
     expect(live.client_id).toMatch(/^live_/)
@@ -198,13 +211,17 @@ describe('production on a database first set up in test mode', () => {
 })
 
 describe('production on an empty database', () => {
-  it('loads no demo and prints no credentials', async () => {
-    const db = await database('empty')
-    const server = await serve({ ...db.env, ...PRODUCTION })
-    await untilServing(server)
-    expect(server.stdout()).not.toMatch(/demo|client_secret|password/i)
-    expect(await db.db.selectFrom('partners').select('id').execute()).toEqual([])
-  }, 40_000)
+  it(
+    'loads no demo and prints no credentials',
+    async () => {
+      const db = await database('empty')
+      const server = await serve({ ...db.env, ...PRODUCTION })
+      await untilServing(server)
+      expect(server.stdout()).not.toMatch(/demo|client_secret|password/i)
+      expect(await db.db.selectFrom('partners').select('id').execute()).toEqual([])
+    },
+    SERVER_TEST_MS,
+  )
 })
 
 describe('production with the Stripe gateway and a live key', () => {
@@ -212,53 +229,57 @@ describe('production with the Stripe gateway and a live key', () => {
 
   afterAll(() => stripe.stop())
 
-  it('serves a card payment: contract, pay, the charge made once with the live key', async () => {
-    stripe.mode = 'live'
-    await stripe.start()
-    const db = await database('stripe-live')
-    const { partners } = await loadDemo(db.db, db.config, new Date().toISOString())
-    const own = partners.find((p) => p.gateway === 'own')
-    if (!own) throw new Error('the demo has no own-gateway partner')
-    const live = await issueCredentials(db.db, own.id, 'production', new Date().toISOString())
-    const server = await serve({
-      ...db.env,
-      ...PRODUCTION,
-      AMPARO_PAYMENT_GATEWAY: 'stripe',
-      STRIPE_SECRET_KEY: 'sk_live_amparo0fake0live0key',
-      STRIPE_API_URL: stripe.url,
-    })
-    await untilServing(server)
-    const { body } = await login(server.port, live)
-    const call = async (method: string, path: string, payload?: object) => {
-      const response = await fetch(`http://127.0.0.1:${server.port}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${body.token}`, 'content-type': 'application/json' },
-        ...(payload && { body: JSON.stringify(payload) }),
-        signal: AbortSignal.timeout(10_000),
+  it(
+    'serves a card payment: contract, pay, the charge made once with the live key',
+    async () => {
+      stripe.mode = 'live'
+      await stripe.start()
+      const db = await database('stripe-live')
+      const { partners } = await loadDemo(db.db, db.config, new Date().toISOString())
+      const own = partners.find((p) => p.gateway === 'own')
+      if (!own) throw new Error('the demo has no own-gateway partner')
+      const live = await issueCredentials(db.db, own.id, 'production', new Date().toISOString())
+      const server = await serve({
+        ...db.env,
+        ...PRODUCTION,
+        AMPARO_PAYMENT_GATEWAY: 'stripe',
+        STRIPE_SECRET_KEY: 'sk_live_amparo0fake0live0key',
+        STRIPE_API_URL: stripe.url,
       })
-      return { status: response.status, json: (await response.json()) as Record<string, unknown> }
-    }
-    const plans = (await call('GET', '/plans')).json as unknown as { id: number }[]
-    const models = (await call('GET', '/models')).json as { data: { id: number }[] }
-    const customer = await call('POST', '/customers', {
-      name: 'Maria da Silva',
-      document: '529.982.247-25',
-      email: 'maria@example.com',
-      phone: '11987654321',
-    })
-    expect(customer.status).toBe(201)
-    const contracted = await call('POST', '/subscriptions', {
-      plan_id: plans[0]?.id,
-      customer_id: customer.json.id,
-      model_id: models.data[0]?.id,
-    })
-    expect(contracted.status, JSON.stringify(contracted.json)).toBe(201)
-    const paid = await call('POST', `/subscriptions/${contracted.json.id}/payment`, {
-      creditCard: { number: '4111111111111111', expiry: '1230', cvv: '123' },
-    })
-    expect(paid.status, JSON.stringify(paid.json)).toBe(200)
-    expect(paid.json).toMatchObject({ status: 'pago', card: { brand: 'visa', last4: '1111' } })
-    // The server in live mode answers 401 to any other key, which the service would answer 503.
-    expect(stripe.paymentIntents).toHaveLength(1)
-  }, 60_000)
+      await untilServing(server)
+      const { body } = await login(server.port, live)
+      const call = async (method: string, path: string, payload?: object) => {
+        const response = await fetch(`http://127.0.0.1:${server.port}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${body.token}`, 'content-type': 'application/json' },
+          ...(payload && { body: JSON.stringify(payload) }),
+          signal: AbortSignal.timeout(10_000),
+        })
+        return { status: response.status, json: (await response.json()) as Record<string, unknown> }
+      }
+      const plans = (await call('GET', '/plans')).json as unknown as { id: number }[]
+      const models = (await call('GET', '/models')).json as { data: { id: number }[] }
+      const customer = await call('POST', '/customers', {
+        name: 'Maria da Silva',
+        document: '529.982.247-25',
+        email: 'maria@example.com',
+        phone: '11987654321',
+      })
+      expect(customer.status).toBe(201)
+      const contracted = await call('POST', '/subscriptions', {
+        plan_id: plans[0]?.id,
+        customer_id: customer.json.id,
+        model_id: models.data[0]?.id,
+      })
+      expect(contracted.status, JSON.stringify(contracted.json)).toBe(201)
+      const paid = await call('POST', `/subscriptions/${contracted.json.id}/payment`, {
+        creditCard: { number: '4111111111111111', expiry: '1230', cvv: '123' },
+      })
+      expect(paid.status, JSON.stringify(paid.json)).toBe(200)
+      expect(paid.json).toMatchObject({ status: 'pago', card: { brand: 'visa', last4: '1111' } })
+      // The server in live mode answers 401 to any other key, which the service would answer 503.
+      expect(stripe.paymentIntents).toHaveLength(1)
+    },
+    SERVER_TEST_MS + 30_000,
+  )
 })

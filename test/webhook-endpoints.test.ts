@@ -175,6 +175,32 @@ describe('webhook endpoints', () => {
     })
     expect((await call('GET', `/webhook-endpoints/${created.id}/deliveries?per_page=0`)).statusCode).toBe(422)
   })
+
+  it('redelivers one event at most 10 times an hour: 200 calls schedule 10 deliveries, not 200', async () => {
+    const created = (await call('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/again' })).json()
+    const { event_id } = (await call('POST', `/webhook-endpoints/${created.id}/ping`)).json()
+    const statuses: number[] = []
+    let refused: Awaited<ReturnType<typeof call>> | undefined
+    for (let i = 0; i < 200; i++) {
+      const response = await call('POST', `/events/${event_id}/redeliver`)
+      statuses.push(response.statusCode)
+      if (response.statusCode === 429) refused = response
+    }
+    expect(statuses).toEqual([...Array(10).fill(202), ...Array(190).fill(429)])
+    expect(refused?.json()).toEqual(
+      expectedError(refused as Awaited<ReturnType<typeof call>>, 'rate_limited', {
+        message: expect.stringMatching(
+          /^This event was delivered again 10 times in the last hour\. Retry in /,
+        ),
+      }),
+    )
+    expect(Number(refused?.headers['retry-after'])).toBeGreaterThan(59 * 60)
+    const deliveries = (await call('GET', `/webhook-endpoints/${created.id}/deliveries`)).json()
+    expect(deliveries.meta.total).toBe(10)
+    // Another event of the partner is counted on its own.
+    const { event_id: other } = (await call('POST', `/webhook-endpoints/${created.id}/ping`)).json()
+    expect((await call('POST', `/events/${other}/redeliver`)).statusCode).toBe(202)
+  }, 60_000)
 })
 
 describe('URL rules in production', () => {
@@ -225,6 +251,11 @@ describe('URL rules in production', () => {
     ['multicast', 'https://224.0.0.1/hook'],
     ['unspecified', 'https://0.0.0.0/hook'],
     ['unspecified IPv6', 'https://[::]/hook'],
+    ['IPv4-compatible private', 'https://[::10.0.0.1]/hook'],
+    ['IPv4-compatible metadata', 'https://[::169.254.169.254]/latest/meta-data'],
+    ['IPv4-mapped private', 'https://[::ffff:10.0.0.1]/hook'],
+    ['NAT64 of a private address', 'https://[64:ff9b::10.0.0.1]/hook'],
+    ['6to4 of a private address', 'https://[2002:a00:1::1]/hook'],
     ['a name that does not resolve', 'https://no-such-host.invalid/hook'],
   ])('refuses %s', async (_, url) => {
     const response = await prod.inject({

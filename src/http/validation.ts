@@ -11,7 +11,7 @@ import {
   normalizeState,
 } from '../shared/documents.js'
 import type { FieldErrors } from '../shared/errors.js'
-import { CONTROL_CHARACTER, LONE_SURROGATE } from '../shared/text.js'
+import { BIDI_CONTROL, CONTROL_CHARACTER, LONE_SURROGATE, UNACCEPTABLE_TEXT } from '../shared/text.js'
 
 const common: Options = { allErrors: true, useDefaults: true, removeAdditional: true, strict: false }
 
@@ -118,11 +118,14 @@ function scrubText(schema: JsonSchema, data: unknown, path: string, found: Error
 }
 
 function checkText(text: string, path: string, found: ErrorObject[]) {
+  if (!UNACCEPTABLE_TEXT.test(text)) return
   const keyword = CONTROL_CHARACTER.test(text)
     ? 'controlCharacters'
     : LONE_SURROGATE.test(text)
       ? 'loneSurrogate'
-      : null
+      : BIDI_CONTROL.test(text)
+        ? 'bidiControl'
+        : null
   if (keyword) found.push({ instancePath: path, schemaPath: '', keyword, params: {}, message: '' })
 }
 
@@ -234,6 +237,8 @@ function messageFor(error: ErrorObject, key: string): string {
       return `${field} must not contain control characters.`
     case 'loneSurrogate':
       return `${field} must be valid Unicode text (an unpaired surrogate was sent).`
+    case 'bidiControl':
+      return `${field} must not contain bidirectional control characters.`
     default:
       return `${field} is invalid.`
   }

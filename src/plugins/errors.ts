@@ -15,7 +15,8 @@ import { censorSecrets } from './logging.js'
 /** The only place that builds error bodies (CONTRACT §2 and §13). */
 export const errorsPlugin = fp(
   async (app) => {
-    app.setErrorHandler((error: FastifyError, request, reply) => {
+    app.setErrorHandler(async (error: FastifyError, request, reply) => {
+      await closeIfBodyUnread(request, reply)
       // A request to no route is a 404 whatever its body: bad JSON, too large or not JSON.
       if (request.is404 && (error.statusCode ?? 500) < 500)
         return reply.code(404).send(routeNotFound(request))
@@ -30,12 +31,27 @@ export const errorsPlugin = fp(
       return reply.code(500).send(serverError(request))
     })
 
-    app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) =>
-      reply.code(404).send(routeNotFound(request)),
-    )
+    app.setNotFoundHandler(async (request: FastifyRequest, reply: FastifyReply) => {
+      await closeIfBodyUnread(request, reply)
+      return reply.code(404).send(routeNotFound(request))
+    })
   },
   { name: 'errors' },
 )
+
+/**
+ * An answer sent before the request's body has fully arrived (a 401, 404, 413 or 429 refuses it
+ * unread) closes the connection once sent: Node would otherwise keep reading, and discarding, a
+ * body that trickles in for as long as the request deadline allows. Only error answers come
+ * early, so only they check. A body that came in the same packets as the headers is parsed once
+ * this turn of the event loop ends, hence the wait (only for a body not complete yet; `complete`
+ * is undefined under `app.inject`).
+ */
+export async function closeIfBodyUnread(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  if (request.raw.complete !== false) return
+  await new Promise((resolve) => setImmediate(resolve))
+  if (!request.raw.complete) reply.header('connection', 'close')
+}
 
 /** An error's body: its code, message, field errors and extras, and the id to quote to support. */
 export function errorBody(error: AppError, requestId: string) {
@@ -63,8 +79,6 @@ export function routeNotFound(request: FastifyRequest) {
 
 function sendAppError(error: AppError, request: FastifyRequest, reply: FastifyReply) {
   if (error.statusCode === 401) reply.header('www-authenticate', 'Bearer')
-  // A request whose body stopped arriving is not read any further: its connection is closed.
-  if (error.statusCode === 408) reply.header('connection', 'close')
   if (error instanceof ServiceUnavailableError) reply.header('retry-after', error.retryAfterSeconds)
   return reply.code(error.statusCode).send(errorBody(error, String(request.id)))
 }

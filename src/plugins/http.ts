@@ -6,12 +6,14 @@ import fp from 'fastify-plugin'
 import type { Config } from '../config.js'
 import { documentOnWrites, hookList, mayCarryBody } from '../http/http-schemas.js'
 import { AppError } from '../shared/errors.js'
-import { readBody, sizeLabel } from './body-reader.js'
+import { MAX_JSON_DEPTH, nestsDeeperThan, readBody, sizeLabel } from './body-reader.js'
 import { errorBody, routeNotFound, serverError } from './errors.js'
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
-// 13 digits in a row could be a card number: such an id would be logged past the card masking.
-const LONG_DIGIT_RUN = /\d{13}/
+// 13 digits in a row could be a card number, and so could 13 spelt with separators
+// (`4111-1111-1111-1111`, `4111.1111…`) when they stand apart from letters and other digits: such
+// an id would be logged past the card masking. (A UUID's `a165-70867728950e` is not one.)
+const LONG_DIGIT_RUN = /\d{13}|(?<![A-Za-z0-9])\d(?:[._: -]*\d){12,}(?![A-Za-z0-9])/
 
 /**
  * Echoes the caller's X-Request-Id when it is sane (CONTRACT §13), so both sides can trace one
@@ -88,6 +90,15 @@ export const httpPlugin = fp(
         if (body.length === 0) return done(null, undefined)
         const refusal = unreadableBody(request)
         if (refusal) return done(refusal, undefined)
+        if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
+          return done(
+            new AppError(
+              'invalid_json',
+              `The request body must not nest arrays or objects deeper than ${MAX_JSON_DEPTH} levels.`,
+            ),
+            undefined,
+          )
+        }
         let text: string
         try {
           text = UTF8.decode(body)

@@ -3,8 +3,14 @@ import type { Redis } from 'ioredis'
 import { readLoginCredentials } from '../modules/auth/login-credentials.js'
 import { AppError } from '../shared/errors.js'
 
-/** CONTRACT §18: after this many failed logins of one account in the window, it answers 429. */
+/**
+ * After this many failed logins of one account from one address in the window, that address's
+ * logins of it answer 429; after MAX_FAILED_LOGINS_PER_ACCOUNT from any addresses, every
+ * address's do (README, Rate limits). An outsider who knows a client id can thus lock it only
+ * for itself, unless it fails from ten addresses or more.
+ */
 export const MAX_FAILED_LOGINS = 10
+export const MAX_FAILED_LOGINS_PER_ACCOUNT = 100
 export const FAILED_LOGIN_WINDOW_MS = 15 * 60_000
 
 /** The account a login names (client id, or e-mail without case); null when it names none. */
@@ -28,31 +34,39 @@ interface AttemptCounter {
 }
 
 /**
- * Every attempt is counted before its secret is checked, and taken back unless it answered 401:
- * concurrent guesses cannot slip through between a check and the count of a failure. Successes
- * do not reset the count: an attacker would otherwise get ten more guesses at each real login.
- * A Redis outage lets logins through uncounted, as the other limits do.
+ * Every attempt is counted before its secret is checked, per account and address and per account,
+ * and taken back unless it answered 401: concurrent guesses cannot slip through between a check
+ * and the count of a failure, and a refused attempt (429, no secret checked) is no failure.
+ * Successes do not reset the counts: an attacker would otherwise get ten more guesses at each real
+ * login. A Redis outage lets logins through uncounted, as the other limits do.
  */
 export function limitFailedLogins(app: FastifyInstance, redis: Redis | null): void {
   const attempts = redis ? redisCounter(redis) : memoryCounter()
-  const counted = new WeakMap<FastifyRequest, string>()
+  const counted = new WeakMap<FastifyRequest, string[]>()
   app.addHook('preHandler', async (request, reply) => {
     const account = loginAccount(request)
     if (!account) return
-    const { count, resetInMs } = await attempts.add(account).catch(() => ({ count: 0, resetInMs: 0 }))
-    if (count > MAX_FAILED_LOGINS) {
-      const minutes = Math.ceil(resetInMs / 60_000)
-      reply.header('retry-after', Math.ceil(resetInMs / 1000))
-      throw new AppError(
-        'rate_limited',
-        `Too many failed logins for this account. Retry in ${minutes} minute${minutes > 1 ? 's' : ''}.`,
-      )
-    }
-    if (count > 0) counted.set(request, account)
+    const keys = [`${account}|${request.ip}`, account]
+    const [fromHere, fromAll] = await Promise.all(keys.map((key) => attempts.add(key))).catch(() => [])
+    if (!fromHere || !fromAll) return
+    counted.set(request, keys)
+    const refused = [
+      fromHere.count > MAX_FAILED_LOGINS && fromHere,
+      fromAll.count > MAX_FAILED_LOGINS_PER_ACCOUNT && fromAll,
+    ].filter((window) => window !== false)
+    if (refused.length === 0) return
+    const resetInMs = Math.max(...refused.map((window) => window.resetInMs))
+    const minutes = Math.ceil(resetInMs / 60_000)
+    reply.header('retry-after', Math.ceil(resetInMs / 1000))
+    throw new AppError(
+      'rate_limited',
+      `Too many failed logins for this account. Retry in ${minutes} minute${minutes > 1 ? 's' : ''}.`,
+    )
   })
   app.addHook('onResponse', async (request, reply) => {
-    const account = counted.get(request)
-    if (account && reply.statusCode !== 401) await attempts.remove(account).catch(() => {})
+    const keys = counted.get(request)
+    if (keys && reply.statusCode !== 401)
+      await Promise.all(keys.map((key) => attempts.remove(key))).catch(() => {})
   })
 }
 

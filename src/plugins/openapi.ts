@@ -181,6 +181,10 @@ const wholeDocument: SwaggerTransformObject = (document) => {
   return openapiObject
 }
 
+/** The API's name and version, as the OpenAPI document and `GET /` give them. */
+export const API_NAME = 'Amparo partner API'
+export const API_VERSION = '1.0.0'
+
 /** OpenAPI 3.1, generated from the route schemas, at /openapi.json; the reference UI at /docs. */
 export const openapiPlugin = fp(
   async (app) => {
@@ -195,7 +199,7 @@ export const openapiPlugin = fp(
     await app.register(swagger, {
       openapi: {
         openapi: '3.1.0',
-        info: { title: 'Amparo partner API', version: '1.0.0', description },
+        info: { title: API_NAME, version: API_VERSION, description },
         // Without AMPARO_PUBLIC_URL the document's own address is the base: OpenAPI's default `/`,
         // said explicitly, since linters and some generators take a missing list for an omission.
         servers: [

@@ -69,3 +69,31 @@ export async function loginRateLimit(app: FastifyInstance, options: Options) {
   })
   limitFailedLogins(app, options.redis)
 }
+
+/**
+ * Redeliveries of one event a partner may ask in an hour (README, Webhooks): each is one POST to
+ * every endpoint that receives the event, so without a bound 200 calls made 2,001 POSTs to one
+ * URL. For the routes of the scope it is registered in, beside the partner's own limit (a second
+ * registration of the plugin counts on its own).
+ */
+export const MAX_REDELIVERIES_PER_HOUR = 10
+
+export async function redeliveryRateLimit(app: FastifyInstance, { redis }: Pick<Options, 'redis'>) {
+  const silent = { 'ratelimit-limit': false, 'ratelimit-remaining': false, 'ratelimit-reset': false }
+  await app.register(rateLimit, {
+    ...common({ max: MAX_REDELIVERIES_PER_HOUR, redis }),
+    timeWindow: 60 * MINUTE,
+    global: true,
+    hook: 'preHandler',
+    keyGenerator: (request) =>
+      `redeliver:${request.partner.partnerId}:${(request.params as { id?: string }).id}`,
+    // The partner's RateLimit-* headers stay; this limit speaks only once exceeded (Retry-After).
+    addHeadersOnExceeding: silent,
+    addHeaders: { ...silent, 'retry-after': true },
+    errorResponseBuilder: (_request: FastifyRequest, context: { after: string }) =>
+      new AppError(
+        'rate_limited',
+        `This event was delivered again ${MAX_REDELIVERIES_PER_HOUR} times in the last hour. Retry in ${context.after}.`,
+      ),
+  })
+}

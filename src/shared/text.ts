@@ -17,3 +17,15 @@ export const ANY_CONTROL_CHARACTER = /[\u0000-\u001F\u007F]/
  * three), so such text is refused rather than stored as something else than what was sent.
  */
 export const LONE_SURROGATE = /\p{Cs}/u
+
+/**
+ * Bidirectional controls (embeddings, overrides, isolates, marks): they reorder how text around
+ * them is shown, so a name holding one can read as something else on a partner's screen or in a
+ * log ("Trojan Source"). No name or description needs them: text in any script shows without.
+ */
+export const BIDI_CONTROL = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/
+
+/** Any of the three above, in one pass: the check every request's text goes through first. */
+export const UNACCEPTABLE_TEXT =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point.
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]|\p{Cs}/u

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { requestIdOf } from '../helpers/errors.js'
 import {
+  annualCard,
   createWorld,
   customerBody,
   expectHandled,
@@ -47,6 +48,21 @@ const UNPAIRED: [string, string][] = [
   ['lone high surrogate', 'A\ud800B'],
   ['lone low surrogate', '\udc00'],
   ['reversed pair', '\udc00\ud800'],
+]
+/** Bidirectional controls: they reorder how the text around them shows ("Trojan Source"). */
+const BIDI = [
+  '\u202A',
+  '\u202B',
+  '\u202C',
+  '\u202D',
+  '\u202E',
+  '\u2066',
+  '\u2067',
+  '\u2068',
+  '\u2069',
+  '\u200E',
+  '\u200F',
+  '\u061C',
 ]
 /** Sent as they are in the URL, undecoded. */
 const RAW = ['%00', '..%2f..%2fetc%2fpasswd', '%2e%2e%2f', '%ED%A0%80', '%FF', '%zz', '%']
@@ -235,13 +251,13 @@ const FIELDS: BodyField[] = [
 
 describe('body string fields', () => {
   it.each(FIELDS.map((f) => [f.name, f] as const))(
-    '%s: every nasty value → 2xx or 4xx; NUL or an unpaired surrogate → 422',
+    '%s: every nasty value → 2xx or 4xx; NUL, a bidi override or an unpaired surrogate → 422',
     async (_n, f) => {
       const p = w.a.external
       for (const [name, value] of [...NASTY, ...UNPAIRED]) {
         const response = await w.call(f.method ?? 'POST', f.url(p), p.token, f.body(p, value))
         expectHandled(response, `${f.name} ${name}`)
-        if (value.includes(NUL) || UNPAIRED.some(([, v]) => v === value)) {
+        if (value.includes(NUL) || value.includes('\u202E') || UNPAIRED.some(([, v]) => v === value)) {
           expect(response.statusCode, `${f.name} ${name}`).toBe(422)
           expect(Object.keys(response.json().errors)).toEqual([f.key])
         }
@@ -249,14 +265,71 @@ describe('body string fields', () => {
     },
   )
 
-  it('stored text comes back exactly as sent (emoji, RTL, combining marks, quotes)', async () => {
+  it('stored text comes back exactly as sent (emoji, combining marks, quotes)', async () => {
     const { token } = w.a.external
-    for (const [name, value] of NASTY.filter(([, v]) => !v.includes(NUL) && v.length < 255)) {
+    for (const [name, value] of NASTY.filter(([, v]) => !/[\0\u202E]/.test(v) && v.length < 255)) {
       const created = await w.ok('POST', '/customers', token, { ...customerBody(), name: `Ana ${value}` })
       const read = await w.ok('GET', `/customers/${created.document}`, token)
       expect(read.name, name).toBe(`Ana ${value}`.trim())
     }
   })
+
+  it('text in any script is kept: Arabic and Hebrew names need no bidi control', async () => {
+    const { token } = w.a.external
+    const created = await w.ok('POST', '/customers', token, { ...customerBody(), name: 'مريم שרה Ana' })
+    expect(created.name).toBe('مريم שרה Ana')
+  })
+
+  const NAMES: [string, Method, (p: Party) => string, (p: Party, x: string) => Json, string][] = [
+    ['customer name', 'POST', () => '/customers', (_p, x) => ({ ...customerBody(), name: x }), 'name'],
+    [
+      'store responsible name',
+      'POST',
+      () => '/shopkeepers',
+      (_p, x) => {
+        const body = shopkeeperBody()
+        return { ...body, responsible: { ...(body.responsible as Json), name: x } }
+      },
+      'responsible.name',
+    ],
+    [
+      'store trading name',
+      'POST',
+      () => '/shopkeepers',
+      (_p, x) => ({ ...shopkeeperBody(), trading_name: x }),
+      'trading_name',
+    ],
+    [
+      'card holder',
+      'POST',
+      (p) => `/annual-plans/${p.unpaidAnnualId}/payment`,
+      (_p, x) => ({ ...annualCard, card_holder: x }),
+      'card_holder',
+    ],
+    [
+      'webhook endpoint description',
+      'POST',
+      () => '/webhook-endpoints',
+      (_p, x) => ({ url: 'https://hooks.example.com/amparo', description: x }),
+      'description',
+    ],
+  ]
+
+  it.each(NAMES)(
+    'bidi controls in a %s → 422 under the field, nothing stored',
+    async (name, method, url, body, key) => {
+      const p = name === 'card holder' ? w.a.own : w.a.external
+      const before = await snapshot(w.db)
+      for (const control of BIDI) {
+        const response = await w.call(method, url(p), p.token, body(p, `Maria ${control}Silva`))
+        expect(response.statusCode, `${name} U+${control.codePointAt(0)?.toString(16)}`).toBe(422)
+        expect(response.json().errors).toEqual({
+          [key]: [`The ${key.replace(/_/g, ' ')} field must not contain bidirectional control characters.`],
+        })
+      }
+      expect(await snapshot(w.db)).toEqual(before)
+    },
+  )
 
   it('NUL inside X-CREDENTIALS or Basic credentials → 401, never a server fault', async () => {
     const pair = Buffer.from(`test_${NUL}abc:secret${NUL}`).toString('base64')

@@ -4,6 +4,26 @@
  */
 
 export interface paths {
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where to start
+         * @description The service’s name and version, and where its reference, OpenAPI document, client and health check are. Needs no token.
+         */
+        get: operations["getServiceIndex"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/annual-plans": {
         parameters: {
             query?: never;
@@ -438,7 +458,7 @@ export interface paths {
         put?: never;
         /**
          * Deliver an event again
-         * @description Schedules the event again to every enabled endpoint subscribed to its type (a `ping` to its endpoint), with the same `webhook-id`. Another partner’s or an unknown event → 404.
+         * @description Schedules the event again to every enabled endpoint subscribed to its type (a `ping` to its endpoint), with the same `webhook-id`. At most 10 times an hour for one event (then 429 `rate_limited` with `Retry-After`). Another partner’s or an unknown event → 404.
          */
         post: operations["redeliverEvent"];
         delete?: never;
@@ -1157,6 +1177,106 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getServiceIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Amparo partner API",
+                     *       "version": "1.0.0",
+                     *       "docs": "https://api.example.com/docs",
+                     *       "openapi": "https://api.example.com/openapi.json",
+                     *       "sdk": "https://api.example.com/sdk/amparo-client.tgz",
+                     *       "health": "https://api.example.com/health"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: uri
+                         * @description The API reference, in a browser.
+                         */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description Liveness: 200 while the process serves requests.
+                         */
+                        health: string;
+                        name: string;
+                        /**
+                         * Format: uri
+                         * @description The OpenAPI 3.1 document, for client generators.
+                         */
+                        openapi: string;
+                        /**
+                         * Format: uri
+                         * @description The TypeScript client, for `npm install`.
+                         */
+                        sdk: string;
+                        /** @description The API version, as the OpenAPI document gives it. */
+                        version: string;
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
     listAnnualPlans: {
         parameters: {
             query?: {

@@ -3,7 +3,7 @@ import { Value } from 'typebox/value'
 import type { Trx } from '../../db/database.js'
 import { ValidationError } from '../../shared/errors.js'
 import { amountToCents } from '../../shared/money.js'
-import { ANY_CONTROL_CHARACTER, LONE_SURROGATE } from '../../shared/text.js'
+import { ANY_CONTROL_CHARACTER, BIDI_CONTROL, LONE_SURROGATE } from '../../shared/text.js'
 
 /** The catalog file (README: "Catalog import format"). */
 export const CatalogFile = Type.Object({
@@ -58,6 +58,7 @@ export function parseCatalog(content: unknown): CatalogFile {
 function nameProblem(name: string): string | null {
   if (ANY_CONTROL_CHARACTER.test(name)) return 'must not contain control characters'
   if (LONE_SURROGATE.test(name)) return 'must not contain half of a surrogate pair'
+  if (BIDI_CONTROL.test(name)) return 'must not contain bidirectional control characters'
   return null
 }
 

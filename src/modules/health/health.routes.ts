@@ -2,11 +2,63 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { sql } from 'kysely'
 import { Type } from 'typebox'
 import { errorResponses } from '../../http/http-schemas.js'
+import { baseUrl } from '../../http/links.js'
+import { API_NAME, API_VERSION } from '../../plugins/openapi.js'
 import { ServiceUnavailableError } from '../../shared/errors.js'
 
 const READY_TIMEOUT_MS = 2000
 
+const Link = (description: string) => Type.String({ format: 'uri', description })
+const ServiceIndex = Type.Object(
+  {
+    name: Type.String(),
+    version: Type.String({ description: 'The API version, as the OpenAPI document gives it.' }),
+    docs: Link('The API reference, in a browser.'),
+    openapi: Link('The OpenAPI 3.1 document, for client generators.'),
+    sdk: Link('The TypeScript client, for `npm install`.'),
+    health: Link('Liveness: 200 while the process serves requests.'),
+  },
+  {
+    examples: [
+      {
+        name: API_NAME,
+        version: API_VERSION,
+        docs: 'https://api.example.com/docs',
+        openapi: 'https://api.example.com/openapi.json',
+        sdk: 'https://api.example.com/sdk/amparo-client.tgz',
+        health: 'https://api.example.com/health',
+      },
+    ],
+  },
+)
+
 export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/',
+    {
+      schema: {
+        tags: ['Service'],
+        operationId: 'getServiceIndex',
+        summary: 'Where to start',
+        description:
+          'The service’s name and version, and where its reference, OpenAPI document, client and health check are. Needs no token.',
+        security: [],
+        response: { 200: ServiceIndex, ...errorResponses() },
+      },
+    },
+    async (request) => {
+      const base = baseUrl(request)
+      return {
+        name: API_NAME,
+        version: API_VERSION,
+        docs: `${base}/docs`,
+        openapi: `${base}/openapi.json`,
+        sdk: `${base}/sdk/amparo-client.tgz`,
+        health: `${base}/health`,
+      }
+    },
+  )
+
   app.get(
     '/health',
     {

@@ -221,7 +221,11 @@ name. The \`url\` follows the creation rules.`,
       )
     },
   )
+}
 
+/** `POST /events/{id}/redeliver`, in a scope of its own: app.ts puts its hourly limit per event there. */
+export const eventRedeliveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db } = app
   app.post(
     '/events/:id/redeliver',
     {
@@ -230,7 +234,7 @@ name. The \`url\` follows the creation rules.`,
         operationId: 'redeliverEvent',
         summary: 'Deliver an event again',
         description:
-          'Schedules the event again to every enabled endpoint subscribed to its type (a `ping` to its endpoint), with the same `webhook-id`. Another partner’s or an unknown event → 404.',
+          'Schedules the event again to every enabled endpoint subscribed to its type (a `ping` to its endpoint), with the same `webhook-id`. At most 10 times an hour for one event (then 429 `rate_limited` with `Retry-After`). Another partner’s or an unknown event → 404.',
         params: EventParams,
         response: { 202: RedeliverAnswer, ...errorResponses(401, 404) },
       },

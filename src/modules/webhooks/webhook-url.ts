@@ -53,11 +53,23 @@ export function refusedShape(url: string, env: Environment): string | null {
   return null
 }
 
+/**
+ * IPv6 spellings of an IPv4 address that a translator or tunnel would reach. ipaddr.js calls the
+ * deprecated IPv4-compatible ones (`::10.0.0.1`, which URLs write `[::a00:1]`) unicast; NAT64
+ * (64:ff9b::/96, 64:ff9b:1::/48), 6to4 (2002::/16) and Teredo it names, as non-unicast. All are
+ * refused whatever IPv4 address they hold, at registration and by the delivery agents alike; the
+ * IPv4-mapped one (`::ffff:10.0.0.1`) is judged as the IPv4 address it is.
+ */
+const IPV4_COMPATIBLE = '::/96'
+const ipv4Compatible = ipaddr.parseCIDR(IPV4_COMPATIBLE)
+
 /** Whether the service may connect to `address` (ipaddr.js names its range). */
 export function reachable(address: string, env: Environment): boolean {
   const parsed = ipaddr.process(address)
-  if (parsed.range() === 'unicast') return true
-  return env === 'test' && parsed.range() === 'loopback'
+  const range = parsed.range()
+  if (range === 'loopback') return env === 'test'
+  if (parsed.kind() === 'ipv6' && parsed.match(ipv4Compatible)) return false
+  return range === 'unicast'
 }
 
 /**
@@ -75,6 +87,7 @@ export function deliveryAgents(env: Environment) {
     allowPrivateIPAddress: false,
     allowMetaIPAddress: false,
     allowIPAddressList: env === 'test' ? LOOPBACK : [],
+    denyIPAddressList: [IPV4_COMPATIBLE],
   }
   return { http: new RequestFilteringHttpAgent(options), https: new RequestFilteringHttpsAgent(options) }
 }

@@ -1,3 +1,4 @@
+import { request } from 'node:http'
 import { describe, expect, it } from 'vitest'
 import {
   failingTooLong,
@@ -7,7 +8,7 @@ import {
   receives,
   signingSecrets,
 } from './webhook.rules.js'
-import { reachable, refusedShape } from './webhook-url.js'
+import { deliveryAgents, reachable, refusedShape } from './webhook-url.js'
 
 const t0 = new Date('2026-11-21T12:00:00.000Z')
 
@@ -65,5 +66,44 @@ describe('URL rules', () => {
       expect(reachable(address, 'production'), address).toBe(false)
     }
     expect(reachable('93.184.215.14', 'production')).toBe(true)
+  })
+
+  it.each([
+    ['IPv4-compatible, as written', '::10.0.0.1'],
+    ['IPv4-compatible, as URLs normalise it', '::a00:1'],
+    ['IPv4-compatible, public inside', '::5db8:d70e'],
+    ['IPv4-mapped private', '::ffff:10.0.0.1'],
+    ['IPv4-mapped, hex', '::ffff:a9fe:a9fe'],
+    ['NAT64 of a private address', '64:ff9b::10.0.0.1'],
+    ['NAT64 of the metadata address', '64:ff9b::a9fe:a9fe'],
+    ['NAT64 local-use', '64:ff9b:1::a00:1'],
+    ['6to4 of a private address', '2002:a00:1::1'],
+    ['6to4 of loopback', '2002:7f00:1::'],
+    ['Teredo', '2001:0:4136:e378:8000:63bf:3fff:fdd2'],
+    ['IPv4-translated', '::ffff:0:a00:1'],
+  ])('refuses every IPv6 spelling of an IPv4 address that could be private: %s', (_, address) => {
+    expect(reachable(address, 'production')).toBe(false)
+    expect(reachable(address, 'test')).toBe(false)
+  })
+})
+
+describe('the delivery agents', () => {
+  // At delivery the address is checked again as the connection is made (DNS can change).
+  const connectError = (url: string) =>
+    new Promise<string>((resolve) => {
+      const sent = request(url, { agent: deliveryAgents('production').http, timeout: 5000 }, () =>
+        resolve('connected'),
+      )
+      sent.on('error', (error) => resolve(error.message))
+      sent.end()
+    })
+
+  it.each([
+    'http://[::a00:1]/',
+    'http://[::ffff:a00:1]/',
+    'http://[64:ff9b::a00:1]/',
+    'http://[2002:a00:1::1]/',
+  ])('refuse to connect to %s', async (url) => {
+    expect(await connectError(url)).toMatch(/is not allowed/)
   })
 })

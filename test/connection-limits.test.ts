@@ -1,0 +1,160 @@
+import { connect, type Socket } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp, type TestContext } from './helpers/test-app.js'
+
+// Connections one client can hold against a listening server (README, Going live): a cap per
+// address beside the per-process one, and no socket kept reading a body nobody will use.
+// Every address in 127.0.0.0/8 reaches the loopback interface: 127.0.0.2 plays another client.
+
+const OTHER_ADDRESS = '127.0.0.2'
+
+async function listening(env: Record<string, string>): Promise<{ ctx: TestContext; port: number }> {
+  const ctx = await createTestApp({ env })
+  await ctx.app.listen({ port: 0, host: '127.0.0.1' })
+  return { ctx, port: (ctx.app.server.address() as { port: number }).port }
+}
+
+/** A connected socket; `gone` turns true when the server closes it (it may before anything is sent). */
+function open(port: number, localAddress?: string): Promise<Socket & { gone?: boolean }> {
+  return new Promise((resolve, reject) => {
+    const socket: Socket & { gone?: boolean } = connect({ port, host: '127.0.0.1', localAddress }, () =>
+      resolve(socket),
+    )
+    socket.on('error', () => {})
+    socket.once('error', reject)
+    socket.on('close', () => {
+      socket.gone = true
+    })
+  })
+}
+
+/** What `GET /health` on `socket` is answered: its status line, or '' when the server closed it. */
+function health(socket: Socket & { gone?: boolean }): Promise<string> {
+  return new Promise((resolve) => {
+    if (socket.gone) return resolve('')
+    let text = ''
+    socket.on('data', (chunk) => {
+      text += chunk
+      if (text.includes('\r\n\r\n')) resolve(text.slice(0, text.indexOf('\r\n')))
+    })
+    socket.on('close', () => resolve(''))
+    socket.on('error', () => resolve(''))
+    socket.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n')
+  })
+}
+
+describe('open connections from one address', () => {
+  let ctx: TestContext
+  let port: number
+  const held: Socket[] = []
+  beforeAll(async () => {
+    ;({ ctx, port } = await listening({
+      AMPARO_MAX_CONNECTIONS: '20',
+      AMPARO_MAX_CONNECTIONS_PER_ADDRESS: '5',
+    }))
+  })
+  afterAll(async () => {
+    for (const socket of held) socket.destroy()
+    await ctx?.close()
+  })
+
+  it('are capped (AMPARO_MAX_CONNECTIONS_PER_ADDRESS): idle sockets from one address leave room for a partner', async () => {
+    // As many idle sockets as the whole process takes, all from one address.
+    for (let i = 0; i < 20; i++) held.push(await open(port, OTHER_ADDRESS))
+    const answers = await Promise.all(held.map(health))
+    expect(answers.filter((line) => line.startsWith('HTTP/1.1 200'))).toHaveLength(5)
+    expect(answers.filter((line) => line === '')).toHaveLength(15)
+
+    const partner = await open(port)
+    try {
+      expect(await health(partner)).toBe('HTTP/1.1 200 OK')
+    } finally {
+      partner.destroy()
+    }
+  })
+})
+
+describe('the per-address cap behind a load balancer', () => {
+  it('does not count the trusted proxies’ own connections (AMPARO_TRUST_PROXY)', async () => {
+    const { ctx, port } = await listening({
+      AMPARO_MAX_CONNECTIONS_PER_ADDRESS: '2',
+      AMPARO_TRUST_PROXY: `${OTHER_ADDRESS}/32`,
+    })
+    const sockets: Socket[] = []
+    try {
+      for (let i = 0; i < 6; i++) sockets.push(await open(port, OTHER_ADDRESS))
+      for (const answer of await Promise.all(sockets.map(health))) expect(answer).toBe('HTTP/1.1 200 OK')
+    } finally {
+      for (const socket of sockets) socket.destroy()
+      await ctx.close()
+    }
+  })
+})
+
+describe('an answer sent before the body has arrived', () => {
+  let ctx: TestContext
+  let port: number
+  // The default 30 s body deadline: the connection must close long before it.
+  beforeAll(async () => {
+    ;({ ctx, port } = await listening({}))
+  })
+  afterAll(() => ctx?.close())
+
+  /** Sends `head` and then one byte of body every 100 ms, until the server closes the connection. */
+  function trickle(head: string): Promise<{ text: string; closed: boolean }> {
+    return new Promise((resolve) => {
+      let text = ''
+      const socket = connect(port, '127.0.0.1', () => socket.write(`${head}{`))
+      const drip = setInterval(() => socket.writable && socket.write(' '), 100)
+      const giveUp = setTimeout(() => finish(false), 10_000)
+      const finish = (closed: boolean) => {
+        clearInterval(drip)
+        clearTimeout(giveUp)
+        socket.destroy()
+        resolve({ text, closed })
+      }
+      socket.on('data', (chunk) => {
+        text += chunk
+      })
+      socket.on('close', () => finish(true))
+      socket.on('error', () => {})
+    })
+  }
+
+  const post = (path: string, extra = '') =>
+    `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n${extra}\r\n`
+
+  it.each([
+    ['401 (no token)', post('/customers'), 401],
+    ['404 (no such route)', post('/nowhere'), 404],
+    ['413 (announced too large for a login)', post('/auth/login'), 413],
+  ])(
+    '%s: Connection: close, and the connection closed, not left reading the body',
+    async (_, head, status) => {
+      const { text, closed } = await trickle(head)
+      expect(Number(text.slice(9, 12))).toBe(status)
+      expect(text.toLowerCase()).toContain('\r\nconnection: close\r\n')
+      expect(closed).toBe(true)
+    },
+  )
+
+  it('a complete body keeps its connection alive', async () => {
+    const socket = await open(port)
+    try {
+      const answer = await new Promise<string>((resolve) => {
+        let text = ''
+        socket.on('data', (chunk) => {
+          text += chunk
+          if (text.includes('}')) resolve(text)
+        })
+        socket.write(
+          'POST /customers HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+        )
+      })
+      expect(answer).toMatch(/^HTTP\/1\.1 401/)
+      expect(answer.toLowerCase()).toContain('connection: keep-alive')
+    } finally {
+      socket.destroy()
+    }
+  })
+})
