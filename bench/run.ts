@@ -36,6 +36,7 @@ const P99_MS = { read: 25, write: 60 }
 const MAX_RSS_MB = 200
 const MAX_STARTUP_MS = 1500
 const MAX_SCALE_RATIO = 2
+const MAX_CONTRACT_SCALE_RATIO = 1.25
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const CLI = join(ROOT, 'dist/amparo.mjs')
@@ -48,7 +49,8 @@ const HELP = `npm run bench -- [options]
   --only a,b,c,d         scenarios to run (default all)
   --against REV          instead: REV (built in a temporary git worktree) against this checkout,
                          server CPU a request, in --pairs N (default 6) fresh pairs of API processes
-  --scale                instead: (b) for a partner with 1,000 and one with --subscriptions (default 1000000)
+  --scale                instead: (b) for a partner with 1,000 and one with --subscriptions (default 1000000),
+                         then (d) on that database against one of 2,000 subscriptions
   --recurrence           instead: 2,000 due installments charged by 1, then 2 workers at a 300 ms fake Stripe
   --webhooks             instead: --events N (default 10000) events delivered by 1 worker to a local receiver,
                          then another partner's lag beside an endpoint that hangs
@@ -222,22 +224,31 @@ async function sanityChecks(port: number, sessions: Session[]) {
   check(paid.status >= 200 && paid.status < 300, `payment: ${paid.status} ${paid.text}`)
 }
 
-/** The node flags of `npm start`, so the API runs as an operator starts it (its heap limits count). */
+/**
+ * The node flags of `npm start`, so the API runs as an operator starts it (its heap limits count),
+ * and BENCH_NODE_FLAGS (a profile: `--cpu-prof --cpu-prof-dir=DIR`).
+ */
 const START_FLAGS = (() => {
   const start: string = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start
   const words = start.split(/\s+/)
-  return words.slice(1, words.indexOf('dist/amparo.mjs'))
+  return [
+    ...words.slice(1, words.indexOf('dist/amparo.mjs')),
+    ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+  ]
 })()
 const startApi = (cli: string, env: NodeJS.ProcessEnv, logFile?: string) =>
   startServer([...START_FLAGS, cli, 'serve', ...(args['no-worker'] ? ['--no-worker'] : [])], env, logFile)
 
 /** PostgreSQL: a connection to the bench database, to find the API's backends (their CPU counts). */
 let pgClient: pg.Client | null = null
-const backends = async () =>
+/** The PostgreSQL database of an API process serving another one than the bench database. */
+const databaseOf = new WeakMap<Server, string>()
+const backends = async (server: Server) =>
   pgClient
     ? (
         await pgClient.query<{ pid: number }>(
-          'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+          'select pid from pg_stat_activity where datname = coalesce($1, current_database()) and pid <> pg_backend_pid()',
+          [databaseOf.get(server) ?? null],
         )
       ).rows.map((r) => Number(r.pid))
     : []
@@ -251,7 +262,7 @@ async function measure(server: Server, requests: Request[], seconds: number, war
     timeoutS: args.scale ? 120 : 10,
   }
   if (warm > 0) await runLoad({ ...options, seconds: warm })
-  const pids = [server.pid, ...(await backends())]
+  const pids = [server.pid, ...(await backends(server))]
   await waitIdle(pids)
   const before = cpuUs(pids)
   const m = await runLoad({ ...options, seconds })
@@ -294,6 +305,92 @@ function table(rows: Row[], baseUs: number): string {
   return [head, `|${' --- |'.repeat(9)}`, ...lines].join('\n')
 }
 
+/** A new empty database for the run (PostgreSQL: `amparo_bench_<random>`), removed at the end. */
+async function freshDatabase(name: string): Promise<Database> {
+  if (kind === 'sqlite') return { kind, file: join(tmp, `${name}.sqlite`) }
+  const created = `amparo_bench_${randomBytes(4).toString('hex')}`
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: args['pg-url'] })
+    await client.connect()
+    await client.query(statement).finally(() => client.end())
+  }
+  await admin(`create database ${created}`)
+  undo.push(() => admin(`drop database if exists ${created} with (force)`))
+  const url = new URL(args['pg-url'] as string)
+  url.pathname = `/${created}`
+  return { kind, url: url.toString() }
+}
+
+/** The migrations, the demo and `counts[i]` subscriptions for the i-th partner, in-process. */
+async function setUpDatabase(env: NodeJS.ProcessEnv, counts: number[]) {
+  const config = loadConfig({ ...env, LOG_LEVEL: 'silent' })
+  const db = createDb(config.database)
+  try {
+    await migrateToLatest(db)
+    const demo = await loadDemo(db, config, new Date().toISOString())
+    const partners = await seed(db, kind === 'postgres', counts)
+    if (args.endpoint) {
+      const receiver = await startReceiver()
+      undo.push(() => receiver.close())
+      for (const { id } of partners) await addEndpoint(db, id, `${receiver.url}/ok`)
+    }
+    const version = kind === 'sqlite' ? sql`'SQLite ' || sqlite_version()` : sql`version()`
+    const engine = await sql<{ v: string }>`select ${version} as v`.execute(db)
+    return { demo: demo.partners, partners, engine: String(engine.rows[0]?.v).split(' on ')[0] }
+  } finally {
+    await db.destroy()
+  }
+}
+
+/** A session (token) for each seeded partner, logged in at the API on `port`. */
+async function logIn(port: number, setUp: Awaited<ReturnType<typeof setUpDatabase>>): Promise<Session[]> {
+  const sessions: Session[] = []
+  for (const partner of setUp.partners) {
+    const { client_id, client_secret } = setUp.demo.find((d) => d.id === partner.id) ?? {}
+    const login = await call(port, '/auth/login', undefined, JSON.stringify({ client_id, client_secret }))
+    check(login.status === 200, `login of partner ${partner.id}: ${login.status} ${login.text}`)
+    sessions.push({ partner, token: String(login.json.token) })
+  }
+  return sessions
+}
+
+/**
+ * --scale's (d): a contract's CPU on this database against one of 2,000 subscriptions served by a
+ * second API process, the measured seconds alternating between the two in ≈ 2 s slices (what a
+ * contract writes grows with the whole database, not with one partner's share of it).
+ */
+async function contractsAtScale(server: Server, sessions: Session[]) {
+  log('(d) contracts on a database of 2,000 subscriptions and on this one, alternating…')
+  const small = await freshDatabase('small')
+  const smallEnv = serviceEnv(small)
+  const smallSetUp = await setUpDatabase(smallEnv, [1000, 1000])
+  const smallApi = await startApi(CLI, smallEnv, join(tmp, 'small-api.log'))
+  if (small.kind === 'postgres') databaseOf.set(smallApi, new URL(small.url).pathname.slice(1))
+  const sides = [
+    { server: smallApi, requests: requestsOf(makers(await logIn(smallApi.port, smallSetUp)).d) },
+    { server, requests: requestsOf(makers(sessions).d) },
+  ]
+  const runs: Measurement[][] = [[], []]
+  for (const side of sides) await measure(side.server, side.requests, warmup || 0.5, 0)
+  const slices = Math.max(2, Math.round((duration as number) / 2))
+  for (let k = 0; k < slices; k++)
+    for (const i of k % 2 ? [1, 0] : [0, 1]) {
+      const side = sides[i] as (typeof sides)[number]
+      runs[i]?.push(await measure(side.server, side.requests, (duration as number) / slices, 0))
+    }
+  await stop(smallApi.child)
+  const [at2k, atLarge] = runs.map(summary) as [ReturnType<typeof summary>, ReturnType<typeof summary>]
+  for (const [label, s] of [
+    ['2,000', at2k],
+    [f(subscriptions), atLarge],
+  ] as const)
+    log(`  a contract at ${label} subscriptions: ${f(s.us)} µs, p50 ${f(s.p50, 2)} ms ${s.problems}`)
+  const ratio = atLarge.us / at2k.us
+  log(
+    `${ratio <= MAX_CONTRACT_SCALE_RATIO ? 'ok' : 'FAIL'} a contract at ${f(subscriptions)} subscriptions costs ${f(ratio, 2)} × one at 2,000 (≤ ${MAX_CONTRACT_SCALE_RATIO} ×)`,
+  )
+}
+
 async function main() {
   log(
     `Amparo bench, ${kind}; ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}; load ${load()}`,
@@ -301,19 +398,8 @@ async function main() {
   if (!args['no-build']) run('npm', ['run', 'build'])
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build`)
   tmp = mkdtempSync(join(tmpdir(), 'amparo-bench-'))
-  let database: Database = { kind: 'sqlite', file: join(tmp, 'amparo.sqlite') }
-  if (kind === 'postgres') {
-    const name = `amparo_bench_${randomBytes(4).toString('hex')}`
-    const admin = async (statement: string) => {
-      const client = new pg.Client({ connectionString: args['pg-url'] })
-      await client.connect()
-      await client.query(statement).finally(() => client.end())
-    }
-    await admin(`create database ${name}`)
-    undo.push(() => admin(`drop database if exists ${name} with (force)`))
-    const url = new URL(args['pg-url'] as string)
-    url.pathname = `/${name}`
-    database = { kind, url: url.toString() }
+  const database = await freshDatabase('amparo')
+  if (database.kind === 'postgres') {
     pgClient = new pg.Client({ connectionString: database.url })
     await pgClient.connect()
     undo.push(() => pgClient?.end())
@@ -378,21 +464,7 @@ async function main() {
   const counts = args.scale ? [1000, large] : [large, subscriptions - large]
   log(`Migrating, loading the demo, seeding ${counts.map((n) => f(n)).join(' + ')} subscriptions…`)
   const seeding = performance.now()
-  const config = loadConfig({ ...env, LOG_LEVEL: 'silent' })
-  const db = createDb(config.database)
-  const setUp = await (async () => {
-    await migrateToLatest(db)
-    const demo = await loadDemo(db, config, new Date().toISOString())
-    const partners = await seed(db, kind === 'postgres', counts)
-    if (args.endpoint) {
-      const receiver = await startReceiver()
-      undo.push(() => receiver.close())
-      for (const { id } of partners) await addEndpoint(db, id, `${receiver.url}/ok`)
-    }
-    const version = kind === 'sqlite' ? sql`'SQLite ' || sqlite_version()` : sql`version()`
-    const engine = await sql<{ v: string }>`select ${version} as v`.execute(db)
-    return { demo: demo.partners, partners, engine: String(engine.rows[0]?.v).split(' on ')[0] }
-  })().finally(() => db.destroy())
+  const setUp = await setUpDatabase(env, counts)
   log(`  ${((performance.now() - seeding) / 1000).toFixed(1)} s; ${setUp.engine}`)
 
   const startups: number[] = []
@@ -404,18 +476,7 @@ async function main() {
   }
   const server = api as Server
   const restingRss = memoryOf(server.pid).rssMb
-  const sessions: Session[] = []
-  for (const partner of setUp.partners) {
-    const { client_id, client_secret } = setUp.demo.find((d) => d.id === partner.id) ?? {}
-    const login = await call(
-      server.port,
-      '/auth/login',
-      undefined,
-      JSON.stringify({ client_id, client_secret }),
-    )
-    check(login.status === 200, `login of partner ${partner.id}: ${login.status} ${login.text}`)
-    sessions.push({ partner, token: String(login.json.token) })
-  }
+  const sessions = await logIn(server.port, setUp)
 
   if (args.scale) {
     const us: number[] = []
@@ -430,6 +491,7 @@ async function main() {
     log(
       `${ratio <= MAX_SCALE_RATIO ? 'ok' : 'FAIL'} paging cost at ${f(large)} rows is ${f(ratio, 2)} × at 1,000 (≤ 2 ×)`,
     )
+    await contractsAtScale(server, sessions)
     return
   }
 

@@ -142,6 +142,7 @@ describe('migration 0006-partner-sequences', () => {
             { plan_id: f.planId, customer_id: f.customerId, model_id: f.modelId },
             { now: NOW, realNow: NOW, timeZone: 'America/Sao_Paulo' },
             { base: 'http://localhost:3000', timeZone: 'America/Sao_Paulo' },
+            'http://localhost:3000',
           ),
         )
       expect(await findSubscriptionState(ctx.db, f.partnerId, id)).toBeDefined()

@@ -902,6 +902,7 @@ describe('subscriptions', () => {
               { plan_id: total, customer_id: maria.id, model_id: pro },
               { now: NOW.toISOString(), realNow: NOW.toISOString(), timeZone: ctx.config.timeZone },
               eventContext(ctx.config),
+              eventContext(ctx.config).base,
             )
             const row = await trx
               .selectFrom('installments')

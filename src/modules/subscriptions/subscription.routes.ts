@@ -72,10 +72,10 @@ ${ONE_PROTECTION}`,
       // The answer comes from the contract itself, not from a read after the commit: a committed
       // subscription never answers 503 (after which a retry with the same Idempotency-Key would
       // contract it a second time).
-      const view = await retryingTransaction(db, (trx) =>
-        contractSubscription(trx, request.partner, request.body, moment, events),
+      const subscription = await retryingTransaction(db, (trx) =>
+        contractSubscription(trx, request.partner, request.body, moment, events, baseUrl(request)),
       )
-      return reply.code(201).send(subscriptionResource(view, baseUrl(request), config.timeZone))
+      return reply.code(201).send(subscription)
     },
   )
 

@@ -14,14 +14,13 @@ import { subscriptionPrice } from '../plans/pricing.js'
 import { priceModel } from '../plans/quotation.service.js'
 import { checkSellingStore } from '../shopkeepers/shopkeeper.service.js'
 import { installmentSchedule } from './schedule.js'
-import { subscriptionResource } from './subscription.mapper.js'
+import { type SubscriptionResource, subscriptionResource } from './subscription.mapper.js'
 import {
   activeSubscriptionsWithoutCard,
   contractedView,
   findSubscriptionState,
   findSubscriptionView,
   listInstallments,
-  type SubscriptionView,
 } from './subscription.repository.js'
 import type { SubscriptionBody } from './subscription.schemas.js'
 import { insertSubscription, type NewSubscription } from './subscription-contract.repository.js'
@@ -57,7 +56,9 @@ export interface Serials {
 /**
  * Contracts a subscription: validates every reference against the partner, prices it as the
  * quotation does, and writes it with all its installments in the caller's transaction. Only the
- * listed inputs are read; status, prices and ids never come from the body. Answers its view.
+ * listed inputs are read; status, prices and ids never come from the body. Answers the subscription
+ * as the API shows it, its links under `base`; the event's copy is the same object when its base
+ * is the same (AMPARO_PUBLIC_URL set), rendered once.
  */
 export async function contractSubscription(
   trx: Trx,
@@ -65,7 +66,8 @@ export async function contractSubscription(
   body: SubscriptionBody,
   { now, realNow, timeZone }: Moment & PartnerTime,
   events: EventContext,
-): Promise<SubscriptionView> {
+  base: string,
+): Promise<SubscriptionResource> {
   const { partnerId } = partner
   const errors: FieldErrors = {}
   const plan = await subscriptionPlanOf(trx, partnerId, body.plan_id)
@@ -134,9 +136,11 @@ export async function contractSubscription(
   // Last, once the row it names exists: a device protected elsewhere rolls the contract back.
   await protectDevices(trx, { subscriptionId: id }, serialFields(subscription), { partnerId, now, realNow })
   const view = contractedView(id, subscription, plan, customer, model)
-  const object = subscriptionResource(view, events.base, events.timeZone)
+  const resource = subscriptionResource(view, base, timeZone)
+  const sameLinks = base === events.base && timeZone === events.timeZone
+  const object = sameLinks ? resource : subscriptionResource(view, events.base, events.timeZone)
   await recordEvent(trx, { partnerId, type: 'subscription.created', object, now })
-  return view
+  return resource
 }
 
 /** The subscription as the API shows it (links under `base`); 404 when it is not this partner's. */
