@@ -1,5 +1,6 @@
 import type { Server as HttpServer } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
+import type { FastifyRequest } from 'fastify'
 import { buildApp } from './app.js'
 import type { Config } from './config.js'
 import { createDb, type Db } from './db/database.js'
@@ -76,7 +77,7 @@ async function listening(config: Readonly<Config>, db: Db, print: (line: string)
   // prom-client (≈ 13 MB, 40 ms) is loaded only when metrics are served.
   const exporter = config.metrics.port ? await import('./plugins/metrics.js') : null
   const metrics = exporter?.createMetrics(db)
-  const app = await buildApp({ config, db, metrics })
+  const app = await buildApp({ config, db, metrics, afterCommit: killAfterCommit(config) })
   let metricsServer: HttpServer | null = null
   try {
     if (exporter && metrics)
@@ -88,6 +89,17 @@ async function listening(config: Readonly<Config>, db: Db, print: (line: string)
     throw error
   }
   return { app, metricsServer }
+}
+
+/**
+ * Tests' fault injection (AMPARO_FAULT_KILL_AFTER_COMMIT, test only): the process dies as in a
+ * crash, between a write's commit and its answer, for the cluster suite to retry on another.
+ */
+function killAfterCommit({ faultKillAfterCommit: pattern }: Readonly<Config>) {
+  if (!pattern) return undefined
+  return (request: FastifyRequest) => {
+    if (pattern.test(`${request.method} ${request.url.split('?')[0]}`)) process.kill(process.pid, 'SIGKILL')
+  }
 }
 
 function printDemo(partners: DemoPartner[], config: Readonly<Config>, print: (line: string) => void) {
