@@ -1,10 +1,12 @@
 import type { Server as HttpServer } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyRequest } from 'fastify'
+import { pino } from 'pino'
 import { buildApp } from './app.js'
 import type { Config } from './config.js'
 import { createDb, type Db } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
+import { whenReachable } from './db/reachable.js'
 import { type DemoPartner, isEmpty, loadDemoIfEmpty } from './demo/demo.js'
 import { startBackground, workerDeps } from './worker/background.js'
 
@@ -68,7 +70,10 @@ export async function startServer(
 
 /** The migrated database served on its port (and metrics on theirs); on failure nothing is left open but `db`. */
 async function listening(config: Readonly<Config>, db: Db, print: (line: string) => void) {
-  await migrateToLatest(db)
+  const startup = pino({ level: config.logLevel, base: { name: 'amparo' } })
+  await whenReachable(() => migrateToLatest(db), {
+    log: (details, message) => startup.warn(details, message),
+  })
   if (config.env === 'test' && (await isEmpty(db))) {
     const demo = await loadDemoIfEmpty(db, config, new Date().toISOString())
     if (demo) printDemo(demo.partners, config, print)
