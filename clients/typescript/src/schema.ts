@@ -1524,7 +1524,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422, and 409 while the first is still in progress. */
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422. A retry sent while the first is still being processed waits for it and gets its answer. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1897,27 +1897,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
-                    };
-                };
-            };
-            /** @description A request with this Idempotency-Key is still in flight. */
-            409: {
-                headers: {
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "idempotency_key_in_flight",
-                     *       "message": "A request with this Idempotency-Key is still in progress.",
-                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code: "idempotency_key_in_flight";
                     };
                 };
             };
@@ -2441,7 +2420,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422, and 409 while the first is still in progress. */
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422. A retry sent while the first is still being processed waits for it and gets its answer. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -2592,27 +2571,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description A request with this Idempotency-Key is still in flight. */
-            409: {
-                headers: {
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "idempotency_key_in_flight",
-                     *       "message": "A request with this Idempotency-Key is still in progress.",
-                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code: "idempotency_key_in_flight";
-                    };
-                };
-            };
             /** @description The body is larger than 1 MiB. */
             413: {
                 headers: {
@@ -2760,7 +2718,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422, and 409 while the first is still in progress. */
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422. A retry sent while the first is still being processed waits for it and gets its answer. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3120,7 +3078,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "payment_in_progress" | "idempotency_key_in_flight";
+                        code: "payment_in_progress";
                     };
                 };
             };
@@ -3271,7 +3229,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422, and 409 while the first is still in progress. */
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422. A retry sent while the first is still being processed waits for it and gets its answer. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3412,27 +3370,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
-                    };
-                };
-            };
-            /** @description A request with this Idempotency-Key is still in flight. */
-            409: {
-                headers: {
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "idempotency_key_in_flight",
-                     *       "message": "A request with this Idempotency-Key is still in progress.",
-                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code: "idempotency_key_in_flight";
                     };
                 };
             };
@@ -3583,7 +3520,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422, and 409 while the first is still in progress. */
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422. A retry sent while the first is still being processed waits for it and gets its answer. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3995,7 +3932,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "payment_in_progress" | "idempotency_key_in_flight";
+                        code: "payment_in_progress";
                     };
                 };
             };
@@ -5074,7 +5011,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422, and 409 while the first is still in progress. */
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422. A retry sent while the first is still being processed waits for it and gets its answer. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5268,27 +5205,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
-                    };
-                };
-            };
-            /** @description A request with this Idempotency-Key is still in flight. */
-            409: {
-                headers: {
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "idempotency_key_in_flight",
-                     *       "message": "A request with this Idempotency-Key is still in progress.",
-                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code: "idempotency_key_in_flight";
                     };
                 };
             };
@@ -6001,7 +5917,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422, and 409 while the first is still in progress. */
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422. A retry sent while the first is still being processed waits for it and gets its answer. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6124,27 +6040,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
-                    };
-                };
-            };
-            /** @description A request with this Idempotency-Key is still in flight. */
-            409: {
-                headers: {
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "idempotency_key_in_flight",
-                     *       "message": "A request with this Idempotency-Key is still in progress.",
-                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code: "idempotency_key_in_flight";
                     };
                 };
             };
@@ -7580,7 +7475,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422, and 409 while the first is still in progress. */
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422. A retry sent while the first is still being processed waits for it and gets its answer. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -7766,7 +7661,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "clock_advancing" | "idempotency_key_in_flight";
+                        code: "clock_advancing";
                     };
                 };
             };
@@ -8154,7 +8049,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422, and 409 while the first is still in progress. */
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422. A retry sent while the first is still being processed waits for it and gets its answer. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -8384,27 +8279,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
-                    };
-                };
-            };
-            /** @description A request with this Idempotency-Key is still in flight. */
-            409: {
-                headers: {
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "idempotency_key_in_flight",
-                     *       "message": "A request with this Idempotency-Key is still in progress.",
-                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code: "idempotency_key_in_flight";
                     };
                 };
             };
@@ -9134,7 +9008,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422, and 409 while the first is still in progress. */
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422. A retry sent while the first is still being processed waits for it and gets its answer. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -9496,27 +9370,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
-                    };
-                };
-            };
-            /** @description A request with this Idempotency-Key is still in flight. */
-            409: {
-                headers: {
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "idempotency_key_in_flight",
-                     *       "message": "A request with this Idempotency-Key is still in progress.",
-                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code: "idempotency_key_in_flight";
                     };
                 };
             };
@@ -10040,7 +9893,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422, and 409 while the first is still in progress. */
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422. A retry sent while the first is still being processed waits for it and gets its answer. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -10395,27 +10248,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description A request with this Idempotency-Key is still in flight. */
-            409: {
-                headers: {
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "idempotency_key_in_flight",
-                     *       "message": "A request with this Idempotency-Key is still in progress.",
-                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code: "idempotency_key_in_flight";
-                    };
-                };
-            };
             /** @description The body is larger than 1 MiB. */
             413: {
                 headers: {
@@ -10563,7 +10395,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422, and 409 while the first is still in progress. */
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422. A retry sent while the first is still being processed waits for it and gets its answer. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -10916,7 +10748,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A card payment of this subscription is being charged, or a request with this Idempotency-Key is still in flight. */
+            /** @description A card payment of this subscription is being charged: try again once it has answered. */
             409: {
                 headers: {
                     /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
@@ -10933,7 +10765,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "payment_in_progress" | "idempotency_key_in_flight";
+                        code: "payment_in_progress";
                     };
                 };
             };
@@ -11084,7 +10916,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422, and 409 while the first is still in progress. */
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422. A retry sent while the first is still being processed waits for it and gets its answer. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -11478,7 +11310,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A charge of this subscription is in progress, or a request with this Idempotency-Key is still in flight. */
+            /** @description A charge of this subscription is in progress: try again once it has answered. */
             409: {
                 headers: {
                     /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
@@ -11495,7 +11327,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "payment_in_progress" | "idempotency_key_in_flight";
+                        code: "payment_in_progress";
                     };
                 };
             };
@@ -11850,7 +11682,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422, and 409 while the first is still in progress. */
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422. A retry sent while the first is still being processed waits for it and gets its answer. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -11990,27 +11822,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
-                    };
-                };
-            };
-            /** @description A request with this Idempotency-Key is still in flight. */
-            409: {
-                headers: {
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "idempotency_key_in_flight",
-                     *       "message": "A request with this Idempotency-Key is still in progress.",
-                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code: "idempotency_key_in_flight";
                     };
                 };
             };
@@ -12161,7 +11972,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422, and 409 while the first is still in progress. */
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422. A retry sent while the first is still being processed waits for it and gets its answer. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -12555,7 +12366,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Another payment of this installment is being charged, or a request with this Idempotency-Key is still in flight. */
+            /** @description Another payment of this installment is being charged: try again once it has answered. */
             409: {
                 headers: {
                     /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
@@ -12572,7 +12383,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "payment_in_progress" | "idempotency_key_in_flight";
+                        code: "payment_in_progress";
                     };
                 };
             };
@@ -12873,7 +12684,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422, and 409 while the first is still in progress. */
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422. A retry sent while the first is still being processed waits for it and gets its answer. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -13009,27 +12820,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
-                    };
-                };
-            };
-            /** @description A request with this Idempotency-Key is still in flight. */
-            409: {
-                headers: {
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "idempotency_key_in_flight",
-                     *       "message": "A request with this Idempotency-Key is still in progress.",
-                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code: "idempotency_key_in_flight";
                     };
                 };
             };
@@ -13588,7 +13378,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422, and 409 while the first is still in progress. */
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422. A retry sent while the first is still being processed waits for it and gets its answer. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -13745,27 +13535,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
-                    };
-                };
-            };
-            /** @description A request with this Idempotency-Key is still in flight. */
-            409: {
-                headers: {
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "idempotency_key_in_flight",
-                     *       "message": "A request with this Idempotency-Key is still in progress.",
-                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code: "idempotency_key_in_flight";
                     };
                 };
             };
@@ -14154,7 +13923,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422, and 409 while the first is still in progress. */
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422. A retry sent while the first is still being processed waits for it and gets its answer. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -14278,27 +14047,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
-                    };
-                };
-            };
-            /** @description A request with this Idempotency-Key is still in flight. */
-            409: {
-                headers: {
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "idempotency_key_in_flight",
-                     *       "message": "A request with this Idempotency-Key is still in progress.",
-                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code: "idempotency_key_in_flight";
                     };
                 };
             };
@@ -14449,7 +14197,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422, and 409 while the first is still in progress. */
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422. A retry sent while the first is still being processed waits for it and gets its answer. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -14573,27 +14321,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
-                    };
-                };
-            };
-            /** @description A request with this Idempotency-Key is still in flight. */
-            409: {
-                headers: {
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "idempotency_key_in_flight",
-                     *       "message": "A request with this Idempotency-Key is still in progress.",
-                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code: "idempotency_key_in_flight";
                     };
                 };
             };

@@ -76,7 +76,7 @@ if the worker has not run yet (the subscription may still read \`pending\` until
         params: InstallmentParams,
         response: {
           200: NotifiedInstallment,
-          ...errorResponses(401, 404, 409, 422, 'invalid_state', 'wrong_gateway'),
+          ...errorResponses(401, 404, 422, 'invalid_state', 'wrong_gateway'),
         },
       },
     },
