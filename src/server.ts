@@ -70,7 +70,12 @@ export async function startServer(
 
 /** The migrated database served on its port (and metrics on theirs); on failure nothing is left open but `db`. */
 async function listening(config: Readonly<Config>, db: Db, print: (line: string) => void) {
-  const startup = pino({ level: config.logLevel, base: { name: 'amparo' } })
+  // Synchronous, as the app's logger: with pino's default asynchronous one, a piped stdout
+  // received nothing more (not even the demo's credentials) in the tests that read it.
+  const startup = pino(
+    { level: config.logLevel, base: { name: 'amparo' } },
+    pino.destination({ dest: 1, sync: true }),
+  )
   await whenReachable(() => migrateToLatest(db), {
     log: (details, message) => startup.warn(details, message),
   })
