@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify, { type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyRequest, type FastifyServerOptions } from 'fastify'
 import type { Config } from './config.js'
 import type { Db } from './db/database.js'
 import { sharedSchemas } from './http/http-schemas.js'
@@ -38,6 +38,7 @@ import type { Metrics } from './plugins/metrics.js'
 import { openapiPlugin } from './plugins/openapi.js'
 import { loginRateLimit, partnerRateLimit, redeliveryRateLimit } from './plugins/rate-limits.js'
 import { connectRedis } from './plugins/redis.js'
+import { unitOfWork } from './plugins/unit-of-work.js'
 import { type Clock, systemClock } from './shared/clock.js'
 
 export const BODY_LIMIT = 1024 * 1024
@@ -55,6 +56,8 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger']
   /** Where the logger built from the config writes (default stdout): tests capture the real, redacted logs. */
   logStream?: { write(line: string): void }
+  /** Called right after a request's write transaction commits: tests' fault injection (docs/decisions.md). */
+  afterCommit?: (request: FastifyRequest) => void
 }
 
 export async function buildApp({
@@ -65,6 +68,7 @@ export async function buildApp({
   metrics,
   logger,
   logStream,
+  afterCommit,
 }: AppOptions) {
   const app = Fastify({
     logger: logger ?? loggerOptions(config.logLevel, logStream),
@@ -102,6 +106,7 @@ export async function buildApp({
     gateway: gateway === undefined ? createGateway(config) : gateway,
   })
   await app.register(errorsPlugin)
+  await app.register(unitOfWork, { afterCommit })
   if (metrics) await app.register((await import('./plugins/metrics.js')).metricsPlugin, { metrics })
   await app.register(httpPlugin)
   await app.register(openapiPlugin)

@@ -27,6 +27,14 @@ describe('loadConfig', () => {
     expect(Object.isFrozen(config)).toBe(true)
   })
 
+  it('honours the fault-injection setting only in test', () => {
+    const setting = { AMPARO_FAULT_KILL_AFTER_COMMIT: '^POST /subscriptions$' }
+    expect(loadConfig(setting).faultKillAfterCommit?.test('POST /subscriptions')).toBe(true)
+    expect(loadConfig({}).faultKillAfterCommit).toBeNull()
+    expect(loadConfig({ ...PRODUCTION, ...setting }).faultKillAfterCommit).toBeNull()
+    expect(() => loadConfig({ AMPARO_FAULT_KILL_AFTER_COMMIT: '(' })).toThrow(ConfigError)
+  })
+
   it('reads PostgreSQL, numbers and signing keys from the environment', () => {
     const config = loadConfig({
       DATABASE_URL: 'postgres://u@h:5432/db',

@@ -46,6 +46,8 @@ export const EnvSchema = Type.Object({
   METRICS_HOST: Type.String({ default: '127.0.0.1' }),
   DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
   AMPARO_DRAIN_SECONDS: Type.Integer({ minimum: 0, maximum: 300, default: 0 }),
+  // Tests' fault injection, honoured only in test (docs/decisions.md); not a deployment setting.
+  AMPARO_FAULT_KILL_AFTER_COMMIT: Type.String({ default: '' }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },
@@ -105,6 +107,8 @@ export interface Config {
   recurrenceConcurrency: number
   /** After SIGTERM: seconds of serving with `/ready` at 503 before the listener closes. */
   drainSeconds: number
+  /** Test only: requests (`METHOD /path`) whose process dies (SIGKILL) right after their write commits. */
+  faultKillAfterCommit: RegExp | null
 }
 
 /**
@@ -188,7 +192,18 @@ function toConfig(env: Env): Readonly<Config> {
     },
     redisUrl: env.REDIS_URL,
     metrics: { host: env.METRICS_HOST, port: env.METRICS_PORT },
+    faultKillAfterCommit: faultPattern(env),
   })
+}
+
+function faultPattern(env: Env): RegExp | null {
+  const source = env.AMPARO_FAULT_KILL_AFTER_COMMIT
+  if (!source || env.AMPARO_ENV !== 'test') return null
+  try {
+    return new RegExp(source)
+  } catch {
+    throw new ConfigError('Invalid AMPARO_FAULT_KILL_AFTER_COMMIT: not a regular expression')
+  }
 }
 
 /**

@@ -1,9 +1,12 @@
 import type { Server as HttpServer } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
+import type { FastifyRequest } from 'fastify'
+import { pino } from 'pino'
 import { buildApp } from './app.js'
 import type { Config } from './config.js'
 import { createDb, type Db } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
+import { whenReachable } from './db/reachable.js'
 import { type DemoPartner, isEmpty, loadDemoIfEmpty } from './demo/demo.js'
 import { startBackground, workerDeps } from './worker/background.js'
 
@@ -71,7 +74,15 @@ export async function startServer(
 
 /** The migrated database served on its port (and metrics on theirs); on failure nothing is left open but `db`. */
 async function listening(config: Readonly<Config>, db: Db, print: (line: string) => void) {
-  await migrateToLatest(db)
+  // Synchronous, as the app's logger: with pino's default asynchronous one, a piped stdout
+  // received nothing more (not even the demo's credentials) in the tests that read it.
+  const startup = pino(
+    { level: config.logLevel, base: { name: 'amparo' } },
+    pino.destination({ dest: 1, sync: true }),
+  )
+  await whenReachable(() => migrateToLatest(db), {
+    log: (details, message) => startup.warn(details, message),
+  })
   if (config.env === 'test' && (await isEmpty(db))) {
     const demo = await loadDemoIfEmpty(db, config, new Date().toISOString())
     if (demo) printDemo(demo.partners, config, print)
@@ -80,7 +91,7 @@ async function listening(config: Readonly<Config>, db: Db, print: (line: string)
   // prom-client (≈ 13 MB, 40 ms) is loaded only when metrics are served.
   const exporter = config.metrics.port ? await import('./plugins/metrics.js') : null
   const metrics = exporter?.createMetrics(db)
-  const app = await buildApp({ config, db, metrics })
+  const app = await buildApp({ config, db, metrics, afterCommit: killAfterCommit(config) })
   let metricsServer: HttpServer | null = null
   try {
     if (exporter && metrics)
@@ -92,6 +103,17 @@ async function listening(config: Readonly<Config>, db: Db, print: (line: string)
     throw error
   }
   return { app, metricsServer }
+}
+
+/**
+ * Tests' fault injection (AMPARO_FAULT_KILL_AFTER_COMMIT, test only): the process dies as in a
+ * crash, between a write's commit and its answer, for the cluster suite to retry on another.
+ */
+function killAfterCommit({ faultKillAfterCommit: pattern }: Readonly<Config>) {
+  if (!pattern) return undefined
+  return (request: FastifyRequest) => {
+    if (pattern.test(`${request.method} ${request.url.split('?')[0]}`)) process.kill(process.pid, 'SIGKILL')
+  }
 }
 
 function printDemo(partners: DemoPartner[], config: Readonly<Config>, print: (line: string) => void) {

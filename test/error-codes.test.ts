@@ -145,25 +145,6 @@ const CASES: [ErrorCode, () => Promise<Answer> | Answer][] = [
   ['not_found', () => inject({ method: 'GET', url: '/nope' })],
   ['request_timeout', () => clientError('ERR_HTTP_REQUEST_TIMEOUT')],
   [
-    'idempotency_key_in_flight',
-    async () => {
-      const send = () =>
-        inject({
-          method: 'POST',
-          url: '/customers',
-          headers: { ...bearer(external.token), 'idempotency-key': 'walk-in-flight' },
-          payload: { name: 'Walk', document: '39053344705', email: 'walk@example.com', phone: '11987654321' },
-        })
-      await send()
-      await ctx.db
-        .updateTable('idempotency_keys')
-        .set({ response_status: null, response_body: null })
-        .where('key', '=', 'walk-in-flight')
-        .execute()
-      return send()
-    },
-  ],
-  [
     'payment_in_progress',
     async () => {
       const id = await subscribe(own)
@@ -270,7 +251,13 @@ const CASES: [ErrorCode, () => Promise<Answer> | Answer][] = [
 
 describe('every error the service answers', () => {
   it('covers every code of the table', () => {
-    expect(CASES.map(([code]) => code).sort()).toEqual(Object.values(ERROR_CODES).flat().sort())
+    // Kept in the table for clients written against it, no longer answered: a request with the key
+    // of one still in progress waits for it and gets its answer (docs/decisions.md).
+    const retired: string[] = ['idempotency_key_in_flight']
+    const answered = Object.values(ERROR_CODES)
+      .flat()
+      .filter((code) => !retired.includes(code))
+    expect(CASES.map(([code]) => code).sort()).toEqual(answered.sort())
   })
 
   it.each(CASES)('%s: its status, its code, and request_id = X-Request-Id', async (code, send) => {

@@ -33,52 +33,56 @@ export function registerWorker(program: Command, io: Io) {
       if (options.json && !options.once)
         throw new UsageError('--json needs --once: a looping worker logs instead')
       const intervalMs = interval * 1000
-      await withDatabase(io, async (db, config) => {
-        // Logs go to stderr: stdout carries only the command's result.
-        const log = pino({ level: config.logLevel, base: { name: 'amparo-worker' } }, { write: io.err })
-        const gateway = createGateway(config)
-        if (!gateway) log.warn({}, 'no payment gateway (AMPARO_PAYMENT_GATEWAY=none): recurrence skipped')
-        // prom-client is loaded only when metrics are served.
-        const exporter = config.metrics.port && !options.once ? await import('../plugins/metrics.js') : null
-        const metrics = exporter?.createMetrics(db)
-        const metricsServer =
-          exporter && metrics
-            ? await exporter.serveMetrics(metrics, config.metrics.host, config.metrics.port)
-            : null
-        const deps = workerDeps(db, config, { gateway, log, metrics })
-        if (options.once) {
-          const jobs = await runJobsOnce(deps).then(
-            (run) => ({ run }),
-            (error: unknown) => ({ error }),
-          )
-          // The events the jobs just wrote are delivered in the same run.
-          const webhooks = await deliverWebhooksOnce({ ...deps, env: config.env })
-          if ('error' in jobs) {
-            // Each failure with its stack on stderr; the exit code and last line say a job failed.
-            if (jobs.error instanceof JobsFailedError)
-              log.error({ err: jobs.error, ...jobs.error.run }, 'worker round failed')
-            throw jobs.error
+      await withDatabase(
+        io,
+        async (db, config) => {
+          // Logs go to stderr: stdout carries only the command's result.
+          const log = pino({ level: config.logLevel, base: { name: 'amparo-worker' } }, { write: io.err })
+          const gateway = createGateway(config)
+          if (!gateway) log.warn({}, 'no payment gateway (AMPARO_PAYMENT_GATEWAY=none): recurrence skipped')
+          // prom-client is loaded only when metrics are served.
+          const exporter = config.metrics.port && !options.once ? await import('../plugins/metrics.js') : null
+          const metrics = exporter?.createMetrics(db)
+          const metricsServer =
+            exporter && metrics
+              ? await exporter.serveMetrics(metrics, config.metrics.host, config.metrics.port)
+              : null
+          const deps = workerDeps(db, config, { gateway, log, metrics })
+          if (options.once) {
+            const jobs = await runJobsOnce(deps).then(
+              (run) => ({ run }),
+              (error: unknown) => ({ error }),
+            )
+            // The events the jobs just wrote are delivered in the same run.
+            const webhooks = await deliverWebhooksOnce({ ...deps, env: config.env })
+            if ('error' in jobs) {
+              // Each failure with its stack on stderr; the exit code and last line say a job failed.
+              if (jobs.error instanceof JobsFailedError)
+                log.error({ err: jobs.error, ...jobs.error.run }, 'worker round failed')
+              throw jobs.error
+            }
+            const { run } = jobs
+            report(io, options.json, { ...run, webhooks }, describeRun(run, webhooks))
+            return
           }
-          const { run } = jobs
-          report(io, options.json, { ...run, webhooks }, describeRun(run, webhooks))
-          return
-        }
-        const background = startBackground(deps, { intervalMs, env: config.env })
-        const stop = (signal: NodeJS.Signals) => {
-          log.info({ signal }, 'stopping after the current batch')
-          void background.stop()
-        }
-        process.once('SIGTERM', stop)
-        process.once('SIGINT', stop)
-        try {
-          log.info({ interval_seconds: intervalMs / 1000 }, 'worker started')
-          await background.done
-        } finally {
-          process.off('SIGTERM', stop)
-          process.off('SIGINT', stop)
-          metricsServer?.close()
-        }
-      })
+          const background = startBackground(deps, { intervalMs, env: config.env })
+          const stop = (signal: NodeJS.Signals) => {
+            log.info({ signal }, 'stopping after the current batch')
+            void background.stop()
+          }
+          process.once('SIGTERM', stop)
+          process.once('SIGINT', stop)
+          try {
+            log.info({ interval_seconds: intervalMs / 1000 }, 'worker started')
+            await background.done
+          } finally {
+            process.off('SIGTERM', stop)
+            process.off('SIGINT', stop)
+            metricsServer?.close()
+          }
+        },
+        { waitForDatabase: true },
+      )
     })
 }
 

@@ -55,7 +55,12 @@ async function migrator(db: Kysely<any>): Promise<Migrator> {
 function applied({ error, results = [] }: MigrationResultSet): string[] {
   if (error) {
     const failed = results.find((r) => r.status === 'Error')?.migrationName ?? 'unknown'
-    throw new MigrationError(`Migration ${failed} failed: ${error instanceof Error ? error.message : error}`)
+    throw new MigrationError(
+      `Migration ${failed} failed: ${error instanceof Error ? error.message : error}`,
+      {
+        cause: error,
+      },
+    )
   }
   return results.filter((r) => r.status === 'Success').map((r) => r.migrationName)
 }

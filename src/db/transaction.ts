@@ -38,3 +38,6 @@ export async function retryingTransaction<T>(db: Db, work: (trx: Trx) => Promise
     }
   }
 }
+
+/** Opens a write transaction around `work`: `retryingTransaction`, or a request's (plugins/unit-of-work.ts). */
+export type Transactor<T> = (work: (trx: Trx) => Promise<T>) => Promise<T>

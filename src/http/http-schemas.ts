@@ -100,7 +100,6 @@ const descriptions: Record<ErrorStatus, string> = {
  * The narrower ones (a state or gateway refusal, a payment in progress) are listed by name.
  */
 const GENERAL_CODES: Partial<Record<ErrorStatus, ErrorCode[]>> = {
-  409: ['idempotency_key_in_flight'],
   422: ['validation_failed'],
 }
 

@@ -5,39 +5,50 @@ import { isDatabaseUnavailable } from '../db/errors.js'
 import { retryingTransaction } from '../db/transaction.js'
 import { documentOnWrites, hookList, isWrite } from '../http/http-schemas.js'
 import { canonicalJson } from '../shared/canonical-json.js'
-import { AppError, ValidationError } from '../shared/errors.js'
-import { ABANDONED_MS, type Claim, claimKey, complete, release } from './idempotency.repository.js'
+import { ValidationError } from '../shared/errors.js'
+import { findAnswer, type KeyOf, type StoredAnswer, storeAnswer } from './idempotency.repository.js'
+
+/** A request's Idempotency-Key that holds no answer yet. */
+export interface PendingKey extends KeyOf {
+  /** The request's fingerprints, under the current signing secret first. */
+  prints: string[]
+  /** Its answer is stored (with the change, by the unit of work): nothing is left to store. */
+  settled: boolean
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Set when this request holds an Idempotency-Key and must store its response. */
-    idempotencyClaim: Claim | null
+    /** Set when this request carries an Idempotency-Key whose answer is still to be stored. */
+    idempotency: PendingKey | null
   }
 }
 
 const KEY = /^[\x21-\x7E]{1,255}$/
 
 /**
- * `Idempotency-Key` on POST and PUT (CONTRACT §12): the first response is kept 24 h per partner
- * and key and replayed with `Idempotent-Replayed: true`; the same key with another request → 422;
- * while the first is in flight → 409. The key's row in the database is the lock, so this holds
- * across processes. Registered after authentication: keys belong to a partner.
+ * `Idempotency-Key` on POST, PUT and PATCH (README, "Safe retries and limits"): the first answer is
+ * kept 24 h per partner and key and replayed with `Idempotent-Replayed: true`; the same key with
+ * another request → 422. No claim is committed ahead of the work: a route's write transaction (the
+ * unit of work, unit-of-work.ts) stores the answer with the change, and a concurrent request with
+ * the key waits for it there and replays it. An answer that changed nothing (a refusal) or came
+ * without the unit of work is stored after it is sent, here. Registered after authentication: keys
+ * belong to a partner.
  */
 export const idempotency = fp<{ secrets: string[] }>(
   async (app, { secrets }) => {
     const keys = fingerprintKeys(secrets)
-    app.decorateRequest('idempotencyClaim', null)
-    // Any POST or PUT takes the header and may answer these, whatever the route itself refuses.
-    documentOnWrites(app, [409, 422, 'idempotency_key_reused'], {
+    app.decorateRequest('idempotency', null)
+    // Any POST or PUT takes the header and may answer this, whatever the route itself refuses.
+    documentOnWrites(app, [422, 'idempotency_key_reused'], {
       'Idempotency-Key': {
         type: 'string',
         pattern: KEY.source,
         description:
-          'Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422, and 409 while the first is still in progress.',
+          'Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422. A retry sent while the first is still being processed waits for it and gets its answer.',
       },
     })
 
-    const claimIt = async (request: FastifyRequest, reply: FastifyReply) => {
+    const checkIt = async (request: FastifyRequest, reply: FastifyReply) => {
       const key = request.headers['idempotency-key']
       if (key === undefined) return
       if (typeof key !== 'string' || !KEY.test(key)) {
@@ -46,83 +57,72 @@ export const idempotency = fp<{ secrets: string[] }>(
           'The Idempotency-Key header must be 1 to 255 visible ASCII characters.',
         )
       }
-      const claim = { partnerId: request.partner.partnerId, key }
       const prints = keys.map((k) => fingerprint(k, request.method, request.url, request.body))
-      const nowMs = app.clock.now().getTime()
-      const outcome = await retryingTransaction(app.db, (trx) => claimKey(trx, claim, prints, nowMs))
-      if (outcome.kind === 'claimed') {
-        request.idempotencyClaim = claim
-        return
-      }
-      if (outcome.kind === 'in_flight')
-        throw new AppError(
-          'idempotency_key_in_flight',
-          'A request with this Idempotency-Key is still in progress.',
-        )
-      if (outcome.kind === 'mismatch') {
-        throw new ValidationError(
-          { 'Idempotency-Key': ['This Idempotency-Key was already used with another request.'] },
-          'idempotency_key_reused',
-        )
-      }
-      return reply
-        .code(outcome.status)
-        .header('idempotent-replayed', 'true')
-        .type('application/json; charset=utf-8')
-        .send(outcome.status >= 400 ? withRequestId(outcome.body, request.id) : outcome.body)
+      const pending = { partnerId: request.partner.partnerId, key, prints, settled: false }
+      const stored = await findAnswer(app.db, pending, app.clock.now().getTime())
+      if (stored) return replay(request, reply, pending, stored)
+      request.idempotency = pending
     }
 
-    const settleIt = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-      const claim = request.idempotencyClaim
-      if (!claim) return payload
-      request.idempotencyClaim = null
-      // A server fault is not an answer worth replaying, nor a conflict with another request in
-      // progress (a card charge holding the installment or plan): CONTRACT §12 keeps 409 for "the
-      // first request with this key is in flight", and a retry must be able to succeed. Free the key.
-      if (reply.statusCode >= 500 || reply.statusCode === 409 || typeof payload !== 'string')
-        await settle(request, () => retryingTransaction(app.db, (trx) => release(trx, claim)))
-      else {
-        const status = reply.statusCode
-        await settle(request, () =>
-          retryingTransaction(app.db, (trx) => complete(trx, claim, status, payload)),
+    const storeIt = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+      const pending = request.idempotency
+      if (!pending || pending.settled) return payload
+      pending.settled = true
+      // A server fault is not an answer worth replaying, nor a card charge in progress (409): a
+      // retry must be able to succeed.
+      if (reply.statusCode >= 500 || reply.statusCode === 409 || typeof payload !== 'string') return payload
+      const answer = { fingerprint: pending.prints[0] as string, status: reply.statusCode, body: payload }
+      const nowMs = app.clock.now().getTime()
+      let first: StoredAnswer | undefined
+      try {
+        first = await retryingTransaction(app.db, async (trx) =>
+          (await storeAnswer(trx, pending, answer, nowMs)) ? undefined : findAnswer(trx, pending, nowMs),
         )
+      } catch (error) {
+        if (!isDatabaseUnavailable(error)) throw error
+        // What is answered here changed nothing the unit of work stores: a retry may run again.
+        request.log.warn({ err: error }, 'idempotency answer not stored')
+        return payload
       }
-      return payload
+      // A concurrent request with the key answered first (this one was refused for what it did,
+      // a duplicate document, a paid installment): its answer is the key's.
+      if (!first || !pending.prints.includes(first.fingerprint)) return payload
+      reply.code(first.status).header('idempotent-replayed', 'true')
+      return first.status >= 400 ? withRequestId(first.body, request.id) : first.body
     }
 
     // Only writes take a key, so only their routes carry the two hooks: a GET runs neither
     // (two async hooks on every read otherwise, each returning at once).
     app.addHook('onRoute', (route) => {
       if (!isWrite(route.method)) return
-      route.preHandler = [...hookList(route.preHandler), claimIt]
-      route.onSend = [...hookList(route.onSend), settleIt]
+      route.preHandler = [...hookList(route.preHandler), checkIt]
+      route.onSend = [...hookList(route.onSend), storeIt]
     })
   },
   { name: 'idempotency', dependencies: ['authenticated'] },
 )
 
-/**
- * Stores the answer or frees the key; when the database cannot be reached just then (an outage),
- * again in the background until it can, while the answer goes out: a write that committed still
- * answers its 201, and a retry of the key gets it replayed (or runs again) instead of 409 until
- * the claim is abandoned, or a second run after that.
- */
-async function settle(request: FastifyRequest, work: () => Promise<void>): Promise<void> {
-  try {
-    await work()
-  } catch (error) {
-    if (!isDatabaseUnavailable(error)) throw error
-    request.log.warn({ err: error }, 'idempotency key not settled yet; retrying in the background')
-    // Well before anyone may take the claim over as abandoned.
-    const giveUpAt = Date.now() + ABANDONED_MS / 2
-    const retry = (delayMs: number) =>
-      setTimeout(() => {
-        work().catch(() => {
-          if (Date.now() < giveUpAt) retry(Math.min(delayMs * 2, 10_000))
-        })
-      }, delayMs).unref()
-    retry(250)
+/** Answers the kept answer again, or 422 when the key was used with another request. */
+function replay(request: FastifyRequest, reply: FastifyReply, pending: PendingKey, stored: StoredAnswer) {
+  if (!pending.prints.includes(stored.fingerprint)) {
+    throw new ValidationError(
+      { 'Idempotency-Key': ['This Idempotency-Key was already used with another request.'] },
+      'idempotency_key_reused',
+    )
   }
+  return reply
+    .code(stored.status)
+    .header('idempotent-replayed', 'true')
+    .type('application/json; charset=utf-8')
+    .send(stored.status >= 400 ? withRequestId(stored.body, request.id) : stored.body)
+}
+
+/** The answer another request with this key committed (the unit of work lost the race to it). */
+export async function replayStored(request: FastifyRequest, reply: FastifyReply, pending: PendingKey) {
+  const stored = await findAnswer(request.server.db, pending, request.server.clock.now().getTime())
+  if (!stored) throw new Error('an idempotency key was taken, yet holds no answer')
+  pending.settled = true
+  return replay(request, reply, pending, stored)
 }
 
 /**

@@ -36,6 +36,7 @@ import {
   startApi,
   startWorker,
   stopProc,
+  subscriptionBody,
   TIME_ZONE,
   tally,
   waitReady,
@@ -655,6 +656,54 @@ describe('3. crash safety on PostgreSQL', () => {
     const last = acknowledged.filter((a) => a.port === victim.port).at(-1) ?? acknowledged.at(-1)
     const again = await call(apiA.port, 'GET', `/subscriptions/${last?.id}`, { token: external.token })
     expect(again.status).toBe(200)
+  })
+})
+
+describe('3b. a crash between the commit and the answer', () => {
+  it('kill -9 after the commit: the retry with the key on the other process gets the original answer, one row', async () => {
+    // A third API process that dies (SIGKILL) right after a contract commits, before answering.
+    const doomed = await startApi('api-doomed', {
+      ...env,
+      AMPARO_FAULT_KILL_AFTER_COMMIT: '^POST /subscriptions$',
+    })
+    const key = `cluster-3b-${runStarted}`
+    const body = subscriptionBody(external, key)
+    const lost = await attempt(doomed.port, 'POST', '/subscriptions', {
+      token: external.token,
+      body,
+      headers: { 'idempotency-key': key },
+    })
+    const exit = await doomed.exited
+    const rows = await db.query(`select id from subscriptions where origin = '${key}'`)
+    const retry = await call(apiB.port, 'POST', '/subscriptions', {
+      token: external.token,
+      body,
+      headers: { 'idempotency-key': key },
+    })
+    const again = await call(apiA.port, 'POST', '/subscriptions', {
+      token: external.token,
+      body,
+      headers: { 'idempotency-key': key },
+    })
+    const shown = await call(apiA.port, 'GET', `/subscriptions/${rows[0]?.id}`, { token: external.token })
+    const after = await db.query(`select id from subscriptions where origin = '${key}'`)
+    log(
+      `3b crash after commit: first answer ${lost instanceof RequestFailure ? lost.code : lost.status}, ` +
+        `${doomed.name} ${exit.signal}; retry ${retry.status} replayed=${retry.headers['idempotent-replayed']}; rows=${after.length}`,
+    )
+    expect(lost).toBeInstanceOf(RequestFailure)
+    expect(exit.signal).toBe('SIGKILL')
+    expect(rows).toHaveLength(1)
+    expect(retry.status).toBe(201)
+    expect(retry.headers['idempotent-replayed']).toBe('true')
+    expect(retry.json.id).toBe(rows[0]?.id)
+    // The answer as the killed process committed it (its links name its own address), the
+    // subscription as it reads, and the same on every retry.
+    const linked = JSON.stringify(retry.json)
+    expect(linked).toContain(`:${doomed.port}/`)
+    expect(JSON.parse(linked.replaceAll(`:${doomed.port}/`, `:${apiA.port}/`))).toEqual(shown.json)
+    expect(again.json).toEqual(retry.json)
+    expect(after).toHaveLength(1)
   })
 })
 

@@ -237,3 +237,40 @@ describe('3. crash safety on SQLite', () => {
     expectStatus(write, 201)
   })
 })
+
+describe('3b. a crash between the commit and the answer on SQLite', () => {
+  it('kill -9 after the commit: the retry with the key on the other process gets the original answer, one row', async () => {
+    const doomed = await startApi('sqlite-api-doomed', {
+      ...env,
+      AMPARO_FAULT_KILL_AFTER_COMMIT: '^POST /subscriptions$',
+    })
+    const key = `sqlite-3b-${runStarted}`
+    const body = subscriptionBody(external, key)
+    const headers = { 'idempotency-key': key }
+    const lost = await attempt(doomed.port, 'POST', '/subscriptions', {
+      token: external.token,
+      body,
+      headers,
+    })
+    const exit = await doomed.exited
+    const retry = await call(api.port, 'POST', '/subscriptions', { token: external.token, body, headers })
+    const sqlite = new BetterSqlite3(file, { readonly: true })
+    let rows: unknown[]
+    try {
+      rows = sqlite.prepare(`select id from subscriptions where origin = ?`).all(key)
+    } finally {
+      sqlite.close()
+    }
+    log(
+      `3b crash after commit (sqlite): first answer ${lost instanceof RequestFailure ? lost.code : lost.status}, ` +
+        `${exit.signal}; retry ${retry.status} replayed=${retry.headers['idempotent-replayed']}; rows=${rows.length}`,
+    )
+    expect(lost).toBeInstanceOf(RequestFailure)
+    expect(exit.signal).toBe('SIGKILL')
+    expect(rows).toEqual([{ id: retry.json.id }])
+    expect(retry.status).toBe(201)
+    expect(retry.headers['idempotent-replayed']).toBe('true')
+    // The killed process's answer: its links name its own address.
+    expect(JSON.stringify(retry.json)).toContain(`:${doomed.port}/`)
+  })
+})

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { retryingTransaction } from '../../db/transaction.js'
 import { errorResponses, Id, Money, nullable, Timestamp } from '../../http/http-schemas.js'
 import { baseUrl } from '../../http/links.js'
+import { commit } from '../../plugins/unit-of-work.js'
 import { eventContext } from '../events/event.service.js'
 import { cancellationRequestResource } from './annual-plan.mapper.js'
 import { AnnualPlan, AnnualPlanParams } from './annual-plan.schemas.js'
@@ -66,7 +66,7 @@ on the last covered day → one day's share; 0 once the cover has ended. Days ar
 the service time zone. \`refund_due_date\` is the confirmation date + 15 calendar days.`
 
 export const annualPlanCancellationRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db, config } = app
+  const { config } = app
   const timeZone = config.timeZone
   const events = eventContext(config)
 
@@ -94,13 +94,21 @@ ${REFUND_RULE}`,
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const now = request.clock.now().toISOString()
       const reason = request.body.reason || null
-      const { plan, cancellation } = await retryingTransaction(db, (trx) =>
-        requestCancellation(trx, request.partner.partnerId, request.params.id, reason, now, events),
-      )
-      return cancellationRequestResource(plan, cancellation, now, timeZone)
+      return commit(reply, async (trx) => {
+        const { partnerId } = request.partner
+        const { plan, cancellation } = await requestCancellation(
+          trx,
+          partnerId,
+          request.params.id,
+          reason,
+          now,
+          events,
+        )
+        return cancellationRequestResource(plan, cancellation, now, timeZone)
+      })
     },
   )
 
@@ -123,15 +131,15 @@ ${REFUND_RULE}`,
         response: { 200: AnnualPlan, ...errorResponses(401, 404, 'payment_in_progress') },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const now = request.clock.now().toISOString()
       const { id } = request.params
+      const { partnerId } = request.partner
       const protocol = request.params.protocol.trim().toUpperCase()
-      await retryingTransaction(db, (trx) =>
-        confirmCancellation(trx, request.partner.partnerId, id, protocol, { now, timeZone }, events),
-      )
-      const view = { base: baseUrl(request), timeZone, now: request.clock.now().toISOString() }
-      return showAnnualPlan(db, request.partner.partnerId, id, view)
+      return commit(reply, async (trx) => {
+        await confirmCancellation(trx, partnerId, id, protocol, { now, timeZone }, events)
+        return showAnnualPlan(trx, partnerId, id, { base: baseUrl(request), timeZone, now })
+      })
     },
   )
 }

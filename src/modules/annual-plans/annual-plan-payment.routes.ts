@@ -2,8 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { errorResponses } from '../../http/http-schemas.js'
 import { baseUrl } from '../../http/links.js'
+import { commit, refusal, settlement } from '../../plugins/unit-of-work.js'
 import { eventContext } from '../events/event.service.js'
-import { refuseWrongGateway } from '../payments/payment-gateway.js'
+import { CardDeclinedError } from '../payments/card.js'
+import { type ChargeResult, refuseWrongGateway } from '../payments/payment-gateway.js'
 import { paymentNoticeResource } from './annual-plan.mapper.js'
 import { AnnualPlan, AnnualPlanParams } from './annual-plan.schemas.js'
 import { requireAnnualPlanRow, showAnnualPlan } from './annual-plan.service.js'
@@ -137,8 +139,15 @@ Declined → 402 \`{"message", "errors": {"creditCard": [...]}, "decline_code"}\
         )
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { partner, params, body } = request
+      const view = () => ({ base: baseUrl(request), timeZone, now: request.clock.now().toISOString() })
+      // The charge's settlement stores the answer with it: approved, the plan; declined, 402.
+      const answer = settlement(reply, async (trx, result: ChargeResult) =>
+        result.approved
+          ? { status: 200, body: await showAnnualPlan(trx, partner.partnerId, params.id, view()) }
+          : refusal(request, new CardDeclinedError(result.declineCode)),
+      )
       const card = {
         number: body.card_number,
         expiry: body.card_expiry,
@@ -151,9 +160,9 @@ Declined → 402 \`{"message", "errors": {"creditCard": [...]}, "decline_code"}\
         claimSeconds: config.paymentClaimSeconds,
         log: request.log,
         ...events,
+        settleIn: answer.transaction,
       })
-      const view = { base: baseUrl(request), timeZone, now: request.clock.now().toISOString() }
-      return showAnnualPlan(db, partner.partnerId, params.id, view)
+      return answer.sendStored() ?? showAnnualPlan(db, partner.partnerId, params.id, view())
     },
   )
 
@@ -177,10 +186,15 @@ after (the plan then shows \`canceled\` with its refund).`,
         response: { 200: PaymentNotice, ...errorResponses(401, 404, 422, 'invalid_state', 'wrong_gateway') },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const now = request.clock.now().toISOString()
-      const plan = await notifyAnnualPlanPayment(db, request.partner, request.params.id, { now, ...events })
-      return paymentNoticeResource(plan, now, timeZone)
+      return commit(reply, async (trx) =>
+        paymentNoticeResource(
+          await notifyAnnualPlanPayment(trx, request.partner, request.params.id, { now, ...events }),
+          now,
+          timeZone,
+        ),
+      )
     },
   )
 }

@@ -1,5 +1,5 @@
 import type { Db, Trx } from '../../db/database.js'
-import { retryingTransaction } from '../../db/transaction.js'
+import type { Transactor } from '../../db/transaction.js'
 import { GatewayModeError, StateError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
@@ -14,7 +14,7 @@ import {
   recordPayment,
 } from '../payments/payment.service.js'
 import type { PaymentOutcome, PaymentRoute } from '../payments/payment.table.js'
-import { cardGateway } from '../payments/payment-gateway.js'
+import { type ChargeResult, cardGateway } from '../payments/payment-gateway.js'
 import {
   type AnnualPlanRow,
   claimForCharge,
@@ -39,7 +39,7 @@ export async function payAnnualPlanByCard(
   id: number,
   creditCard: CardInput,
   installments: number,
-  context: CardPaymentContext & EventContext,
+  context: CardPaymentContext & EventContext & { settleIn?: Transactor<ChargeResult> | null },
 ): Promise<void> {
   const { clock, timeZone } = context
   const now = clock.now().toISOString()
@@ -92,6 +92,7 @@ export async function payAnnualPlanByCard(
       },
     },
     context,
+    { settleIn: context.settleIn },
   )
   if (!outcome) {
     const current = await findAnnualPlanRow(db, plan.partner_id, plan.id)
@@ -136,18 +137,18 @@ export async function recordNotifiedPayment(
  * (its refund covers this payment); answering 422 would tell the partner nothing was recorded.
  */
 export async function notifyAnnualPlanPayment(
-  db: Db,
+  trx: Trx,
   partner: PartnerContext,
   id: number,
   moment: { now: string } & EventContext,
 ): Promise<AnnualPlanRow> {
-  const plan = await requireAnnualPlanRow(db, partner.partnerId, id)
+  const plan = await requireAnnualPlanRow(trx, partner.partnerId, id)
   assertNotifiable(partner, plan, moment.now)
   if (plan.status === 'awaiting_payment') {
-    const recorded = await retryingTransaction(db, (trx) => recordNotifiedPayment(trx, plan, moment))
+    const recorded = await recordNotifiedPayment(trx, plan, moment)
     if (recorded) return recorded
   }
-  const paid = await requireAnnualPlanRow(db, partner.partnerId, plan.id)
+  const paid = await requireAnnualPlanRow(trx, partner.partnerId, plan.id)
   assertNotifiable(partner, paid, moment.now)
   return paid
 }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { retryingTransaction } from '../../db/transaction.js'
 import { errorResponses } from '../../http/http-schemas.js'
 import { baseUrl, pageFor } from '../../http/links.js'
+import { commit } from '../../plugins/unit-of-work.js'
 import { normalizeDocument } from '../../shared/documents.js'
 import { PageOf, pageOffset } from '../../shared/pagination.js'
 import { eventContext } from '../events/event.service.js'
@@ -67,14 +67,12 @@ the lookups' errors together once the body is well-formed. Fields that are not i
         now: request.clock.now().toISOString(),
       }
       const { partner } = request
-      // Read back before the commit: a committed plan never answers 503 (after which a retry
-      // with the same Idempotency-Key would contract it a second time).
-      const plan = await retryingTransaction(db, async (trx) => {
+      // Read back before the commit: a committed plan never answers 503.
+      return commit(reply.code(201), async (trx) => {
         const time = { now: view.now, realNow: clock.now().toISOString() }
         const id = await contractAnnualPlan(trx, partner, request.body, time, events)
         return showAnnualPlan(trx, partner.partnerId, id, view)
       })
-      return reply.code(201).send(plan)
     },
   )
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { retryingTransaction } from '../../db/transaction.js'
 import { errorResponses } from '../../http/http-schemas.js'
+import { commit } from '../../plugins/unit-of-work.js'
 import { nowIso } from '../../shared/clock.js'
 import { customerResource } from './customer.mapper.js'
 import { CnpjPathParams, Customer, CustomerBody, CustomerParams } from './customer.schemas.js'
@@ -30,10 +30,12 @@ when sent, all its fields but \`complement\` are required. Fields other than tho
     },
     async (request, reply) => {
       const { partnerId } = request.partner
-      const row = await retryingTransaction(app.db, (trx) =>
-        createCustomer(trx, partnerId, request.body, nowIso(request.clock)),
+      return commit(reply.code(201), async (trx) =>
+        customerResource(
+          await createCustomer(trx, partnerId, request.body, nowIso(request.clock)),
+          app.config.timeZone,
+        ),
       )
-      return reply.code(201).send(customerResource(row, app.config.timeZone))
     },
   )
 

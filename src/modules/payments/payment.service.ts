@@ -1,6 +1,6 @@
 import { type Insertable, type RawBuilder, type SqlBool, sql } from 'kysely'
 import type { Db, Trx } from '../../db/database.js'
-import { retryingTransaction } from '../../db/transaction.js'
+import { retryingTransaction, type Transactor } from '../../db/transaction.js'
 import type { Clock } from '../../shared/clock.js'
 import { AppError } from '../../shared/errors.js'
 import type { PaymentsTable } from './payment.table.js'
@@ -60,13 +60,15 @@ export interface CardPaymentContext {
   log: { error(details: object, message: string): void; warn(details: object, message: string): void }
 }
 
-export interface ChargeOptions {
+export interface ChargeOptions<T> {
   /**
    * On an unexpected error of the charge (not the gateway's unavailability, which always keeps the
    * claim): the API lets the caller try again at once (false); the recurrence keeps the claim as its
    * back-off (true). Either way the retry sends the same idempotency key.
    */
   holdOnGatewayError?: boolean
+  /** Opens the settling transaction: the API's request stores its answer in it (plugins/unit-of-work.ts). */
+  settleIn?: Transactor<T> | null
 }
 
 /**
@@ -79,7 +81,7 @@ export async function chargeOnce<C extends { result: ChargeResult }, T>(
   db: Db,
   flow: Charge<C, T>,
   { clock, claimSeconds, log }: CardPaymentContext,
-  { holdOnGatewayError = false }: ChargeOptions = {},
+  { holdOnGatewayError = false, settleIn }: ChargeOptions<T> = {},
 ): Promise<{ settled: T } | undefined> {
   const now = clock.now()
   const until = new Date(now.getTime() + claimSeconds * 1000).toISOString()
@@ -98,7 +100,7 @@ export async function chargeOnce<C extends { result: ChargeResult }, T>(
     throw error
   }
   try {
-    const settled = await retryingTransaction(db, async (trx) => {
+    const settled = await (settleIn ?? ((work) => retryingTransaction(db, work)))(async (trx) => {
       const outcome = await flow.settle(trx, charged, clock.now().toISOString())
       await flow.release(trx, until)
       return outcome

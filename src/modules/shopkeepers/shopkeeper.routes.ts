@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { retryingTransaction } from '../../db/transaction.js'
 import { errorResponses } from '../../http/http-schemas.js'
 import { baseUrl, listPage } from '../../http/links.js'
+import { commit } from '../../plugins/unit-of-work.js'
 import { nowIso } from '../../shared/clock.js'
 import { NotFoundError } from '../../shared/errors.js'
 import { PageOf, PageQuery } from '../../shared/pagination.js'
@@ -42,10 +42,12 @@ with \`GET /shopkeepers/{shopkeeperId}\` for the rest. Bank data is never return
     },
     async (request, reply) => {
       const { partnerId } = request.partner
-      const row = await retryingTransaction(app.db, (trx) =>
-        createShopkeeper(trx, partnerId, request.body, nowIso(request.clock)),
+      return commit(reply.code(201), async (trx) =>
+        createdShopkeeperResource(
+          await createShopkeeper(trx, partnerId, request.body, nowIso(request.clock)),
+          baseUrl(request),
+        ),
       )
-      return reply.code(201).send(createdShopkeeperResource(row, baseUrl(request)))
     },
   )
 

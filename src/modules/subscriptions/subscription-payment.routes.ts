@@ -1,15 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
-import { retryingTransaction } from '../../db/transaction.js'
 import { errorResponse, errorResponses } from '../../http/http-schemas.js'
+import { baseUrl } from '../../http/links.js'
+import { commit, refusal, settlement } from '../../plugins/unit-of-work.js'
 import { nowIso } from '../../shared/clock.js'
 import { formatTimestamp } from '../../shared/time.js'
 import { eventContext } from '../events/event.service.js'
-import { refuseWrongGateway } from '../payments/payment-gateway.js'
+import { CardDeclinedError } from '../payments/card.js'
+import { type ChargeResult, refuseWrongGateway } from '../payments/payment-gateway.js'
 import { STATUS_LABELS } from './schedule.js'
 import { subscriptionOf } from './subscription.routes.js'
 import { Subscription, SubscriptionParams } from './subscription.schemas.js'
-import { requireSubscriptionState } from './subscription.service.js'
+import { requireSubscriptionState, showSubscription } from './subscription.service.js'
 import { cancelByPartner } from './subscription-cancellation.service.js'
 import { updateSubscriptionCard } from './subscription-card.service.js'
 import {
@@ -22,12 +24,8 @@ import { notifyInstallmentPayment, payFirstInstallmentByCard } from './subscript
 
 const tags = ['Subscriptions']
 
-// The 409 of these calls has two causes; the shared description names only the idempotency one.
 const inProgress = (what: string) =>
-  errorResponse(409, `${what}, or a request with this Idempotency-Key is still in flight.`, [
-    'payment_in_progress',
-    'idempotency_key_in_flight',
-  ])
+  errorResponse(409, `${what}: try again once it has answered.`, ['payment_in_progress'])
 
 const SANDBOX_CARDS = `In the test environment the sandbox gateway answers by card number: \`4111111111111111\` and
 \`5555555555554444\` approve; \`4000000000000002\` declines (\`card_declined\`), \`4000000000009995\`
@@ -47,20 +45,13 @@ export const subscriptionPaymentRoutes: FastifyPluginAsyncTypebox = async (app) 
     )
   }
 
-  /** A card call's handler: `charge` with the body's card, then the subscription as it now is. */
-  const withCard =
-    (charge: typeof payFirstInstallmentByCard) =>
-    async (request: FastifyRequest<{ Params: SubscriptionParams; Body: CardPaymentBody }>) => {
-      const { subscriptionId } = request.params
-      await charge(db, request.partner, subscriptionId, request.body.creditCard, {
-        gateway: app.gateway,
-        clock: request.clock,
-        claimSeconds: config.paymentClaimSeconds,
-        log: request.log,
-        ...events,
-      })
-      return subscriptionOf(request, subscriptionId)
-    }
+  const cardContext = (request: FastifyRequest) => ({
+    gateway: app.gateway,
+    clock: request.clock,
+    claimSeconds: config.paymentClaimSeconds,
+    log: request.log,
+    ...events,
+  })
 
   app.post(
     '/subscriptions/:subscriptionId/installments/:installmentId/notify-payment',
@@ -85,23 +76,29 @@ if the worker has not run yet (the subscription may still read \`pending\` until
         params: InstallmentParams,
         response: {
           200: NotifiedInstallment,
-          ...errorResponses(401, 404, 409, 422, 'invalid_state', 'wrong_gateway'),
+          ...errorResponses(401, 404, 422, 'invalid_state', 'wrong_gateway'),
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { subscriptionId, installmentId } = request.params
       const moment = { now: request.clock.now(), ...events }
-      const row = await retryingTransaction(db, (trx) =>
-        notifyInstallmentPayment(trx, request.partner, subscriptionId, installmentId, moment),
-      )
-      return {
-        id: row.id,
-        number: row.number,
-        status: row.status,
-        status_label: STATUS_LABELS.paid,
-        paid_at: formatTimestamp(row.paid_at, config.timeZone),
-      }
+      return commit(reply, async (trx) => {
+        const row = await notifyInstallmentPayment(
+          trx,
+          request.partner,
+          subscriptionId,
+          installmentId,
+          moment,
+        )
+        return {
+          id: row.id,
+          number: row.number,
+          status: row.status,
+          status_label: STATUS_LABELS.paid,
+          paid_at: formatTimestamp(row.paid_at, config.timeZone),
+        }
+      })
     },
   )
 
@@ -140,7 +137,24 @@ ${SANDBOX_CARDS}`,
       },
       preValidation: gatewayFirst,
     },
-    withCard(payFirstInstallmentByCard),
+    async (request, reply) => {
+      const { subscriptionId } = request.params
+      const { partnerId } = request.partner
+      // The charge's settlement stores the answer with it: approved, the subscription; declined, 402.
+      const answer = settlement(reply, async (trx, result: ChargeResult) =>
+        result.approved
+          ? {
+              status: 200,
+              body: await showSubscription(trx, partnerId, subscriptionId, baseUrl(request), config.timeZone),
+            }
+          : refusal(request, new CardDeclinedError(result.declineCode)),
+      )
+      await payFirstInstallmentByCard(db, request.partner, subscriptionId, request.body.creditCard, {
+        ...cardContext(request),
+        settleIn: answer.transaction,
+      })
+      return answer.sendStored() ?? subscriptionOf(request, subscriptionId)
+    },
   )
 
   app.put(
@@ -176,7 +190,19 @@ ${SANDBOX_CARDS} Verification refuses the declining cards; \`4000000000000341\` 
       },
       preValidation: gatewayFirst,
     },
-    withCard(updateSubscriptionCard),
+    // Verification, the card, then each due charge commit one by one: the answer is stored after
+    // (a retry after a crash verifies again and finds the charges made).
+    async (request) => {
+      const { subscriptionId } = request.params
+      await updateSubscriptionCard(
+        db,
+        request.partner,
+        subscriptionId,
+        request.body.creditCard,
+        cardContext(request),
+      )
+      return subscriptionOf(request, subscriptionId)
+    },
   )
 
   app.post(
@@ -200,15 +226,16 @@ being charged → 409. Its serial numbers are then free to be protected again.`,
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { subscriptionId } = request.params
+      const { partnerId } = request.partner
       const now = nowIso(request.clock)
       // Fastify validates only a body that was sent: without one, `request.body` is undefined.
       const reason = request.body?.reason
-      await retryingTransaction(db, (trx) =>
-        cancelByPartner(trx, request.partner.partnerId, subscriptionId, reason, now, events),
-      )
-      return subscriptionOf(request, subscriptionId)
+      return commit(reply, async (trx) => {
+        await cancelByPartner(trx, partnerId, subscriptionId, reason, now, events)
+        return showSubscription(trx, partnerId, subscriptionId, baseUrl(request), config.timeZone)
+      })
     },
   )
 }

@@ -1,4 +1,5 @@
 import type { Db, Trx } from '../../db/database.js'
+import type { Transactor } from '../../db/transaction.js'
 import { GatewayModeError, NotFoundError, StateError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
@@ -11,7 +12,7 @@ import {
   nextChargeNumber,
   PaymentInProgressError,
 } from '../payments/payment.service.js'
-import { cardGateway } from '../payments/payment-gateway.js'
+import { type ChargeResult, cardGateway } from '../payments/payment-gateway.js'
 import { PENDING_EXPIRY_DAYS, pastPendingExpiry } from './schedule.js'
 import type { InstallmentRow } from './subscription.repository.js'
 import { requireSubscriptionState } from './subscription.service.js'
@@ -112,7 +113,7 @@ export async function payFirstInstallmentByCard(
   partner: PartnerContext,
   subscriptionId: number,
   creditCard: CardInput,
-  context: CardPaymentContext & EventContext,
+  context: CardPaymentContext & EventContext & { settleIn?: Transactor<ChargeResult> | null },
 ): Promise<void> {
   const { timeZone } = context
   const now = context.clock.now()
@@ -167,6 +168,7 @@ export async function payFirstInstallmentByCard(
       },
     },
     context,
+    { settleIn: context.settleIn },
   )
   if (!outcome) {
     const current = await findInstallment(db, first.id)

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
-import { retryingTransaction } from '../../db/transaction.js'
 import { errorResponses } from '../../http/http-schemas.js'
 import { baseUrl, pageFor } from '../../http/links.js'
+import { commit } from '../../plugins/unit-of-work.js'
 import { normalizeDocument } from '../../shared/documents.js'
 import { PageOf, pageOffset } from '../../shared/pagination.js'
 import { eventContext } from '../events/event.service.js'
@@ -70,12 +70,10 @@ ${ONE_PROTECTION}`,
         timeZone: config.timeZone,
       }
       // The answer comes from the contract itself, not from a read after the commit: a committed
-      // subscription never answers 503 (after which a retry with the same Idempotency-Key would
-      // contract it a second time).
-      const subscription = await retryingTransaction(db, (trx) =>
+      // subscription never answers 503.
+      return commit(reply.code(201), (trx) =>
         contractSubscription(trx, request.partner, request.body, moment, events, baseUrl(request)),
       )
-      return reply.code(201).send(subscription)
     },
   )
 
@@ -147,11 +145,11 @@ ${ONE_PROTECTION}`,
         response: { 200: Subscription, ...errorResponses(400, 401, 404, 413, 415, 422, 'invalid_state') },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { partnerId } = request.partner
       const id = request.params.subscriptionId
       const time = { now: request.clock.now().toISOString(), realNow: clock.now().toISOString() }
-      return retryingTransaction(db, async (trx) => {
+      return commit(reply, async (trx) => {
         await informSerials(trx, partnerId, id, request.body, time)
         return showSubscription(trx, partnerId, id, baseUrl(request), config.timeZone)
       })

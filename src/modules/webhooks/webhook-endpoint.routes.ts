@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { retryingTransaction } from '../../db/transaction.js'
 import { errorResponses } from '../../http/http-schemas.js'
 import { pageFor } from '../../http/links.js'
+import { commit } from '../../plugins/unit-of-work.js'
 import { nowIso } from '../../shared/clock.js'
 import { type FieldErrors, NotFoundError, ValidationError } from '../../shared/errors.js'
 import { PageOf, pageOffset } from '../../shared/pagination.js'
@@ -63,10 +63,10 @@ ${DELIVERY}`,
     },
     async (request, reply) => {
       await checkUrl(request.body.url, config.env)
-      const row = await retryingTransaction(db, (trx) =>
-        createEndpoint(trx, request.partner.partnerId, request.body, nowIso(app.clock)),
-      )
-      return reply.code(201).send({ ...endpointResource(row, tz), secret: row.secret })
+      return commit(reply.code(201), async (trx) => {
+        const row = await createEndpoint(trx, request.partner.partnerId, request.body, nowIso(app.clock))
+        return { ...endpointResource(row, tz), secret: row.secret }
+      })
     },
   )
 
@@ -125,12 +125,20 @@ name. The \`url\` follows the creation rules.`,
         if (Object.keys(errors).length > 0) throw new ValidationError(errors)
       },
     },
-    async (request) => {
+    async (request, reply) => {
       if (request.body.url !== undefined) await checkUrl(request.body.url, config.env)
-      const row = await retryingTransaction(db, (trx) =>
-        patchEndpoint(trx, request.partner.partnerId, request.params.id, request.body, nowIso(app.clock)),
+      return commit(reply, async (trx) =>
+        endpointResource(
+          await patchEndpoint(
+            trx,
+            request.partner.partnerId,
+            request.params.id,
+            request.body,
+            nowIso(app.clock),
+          ),
+          tz,
+        ),
       )
-      return endpointResource(row, tz)
     },
   )
 
@@ -147,11 +155,11 @@ name. The \`url\` follows the creation rules.`,
       },
     },
     async (request, reply) => {
-      const deleted = await retryingTransaction(db, (trx) =>
-        deleteEndpoint(trx, request.partner.partnerId, request.params.id),
-      )
-      if (!deleted) throw new NotFoundError('Webhook endpoint')
-      return reply.code(204).send(null)
+      return commit(reply.code(204), async (trx) => {
+        if (!(await deleteEndpoint(trx, request.partner.partnerId, request.params.id)))
+          throw new NotFoundError('Webhook endpoint')
+        return null
+      })
     },
   )
 
@@ -168,11 +176,10 @@ name. The \`url\` follows the creation rules.`,
         response: { 200: RotatedSecret, ...errorResponses(401, 404) },
       },
     },
-    async (request) => ({
-      secret: await retryingTransaction(db, (trx) =>
-        rotateSecret(trx, request.partner.partnerId, request.params.id, nowIso(app.clock)),
-      ),
-    }),
+    async (request, reply) =>
+      commit(reply, async (trx) => ({
+        secret: await rotateSecret(trx, request.partner.partnerId, request.params.id, nowIso(app.clock)),
+      })),
   )
 
   app.post(
@@ -189,10 +196,9 @@ name. The \`url\` follows the creation rules.`,
       },
     },
     async (request, reply) => {
-      const eventId = await retryingTransaction(db, (trx) =>
-        pingEndpoint(trx, request.partner.partnerId, request.params.id, nowIso(app.clock)),
-      )
-      return reply.code(202).send({ event_id: eventId })
+      return commit(reply.code(202), async (trx) => ({
+        event_id: await pingEndpoint(trx, request.partner.partnerId, request.params.id, nowIso(app.clock)),
+      }))
     },
   )
 
@@ -240,10 +246,15 @@ export const eventRedeliveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const deliveries = await retryingTransaction(db, (trx) =>
-        redeliverEvent(trx, request.partner.partnerId, request.params.id, nowIso(app.clock)),
-      )
-      return reply.code(202).send({ event_id: request.params.id, deliveries })
+      return commit(reply.code(202), async (trx) => ({
+        event_id: request.params.id,
+        deliveries: await redeliverEvent(
+          trx,
+          request.partner.partnerId,
+          request.params.id,
+          nowIso(app.clock),
+        ),
+      }))
     },
   )
 }
