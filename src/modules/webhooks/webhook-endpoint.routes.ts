@@ -231,7 +231,6 @@ name. The \`url\` follows the creation rules.`,
 
 /** `POST /events/{id}/redeliver`, in a scope of its own: app.ts puts its hourly limit per event there. */
 export const eventRedeliveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db } = app
   app.post(
     '/events/:id/redeliver',
     {
