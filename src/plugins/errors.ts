@@ -65,7 +65,7 @@ function sendAppError(error: AppError, request: FastifyRequest, reply: FastifyRe
   if (error.statusCode === 401) reply.header('www-authenticate', 'Bearer')
   // A request whose body stopped arriving is not read any further: its connection is closed.
   if (error.statusCode === 408) reply.header('connection', 'close')
-  if (error instanceof ServiceUnavailableError) reply.header('retry-after', error.retryAfterSeconds)
+  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', error.retryAfterSeconds)
   return reply.code(error.statusCode).send(errorBody(error, String(request.id)))
 }
 

@@ -149,6 +149,7 @@ Declined → 402 \`{"message", "errors": {"creditCard": [...]}, "decline_code"}\
         gateway: app.gateway,
         clock: request.clock,
         claimSeconds: config.paymentClaimSeconds,
+        cardDeclineLimits: config.cardDeclineLimits,
         log: request.log,
         ...events,
       })

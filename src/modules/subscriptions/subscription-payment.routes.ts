@@ -56,6 +56,7 @@ export const subscriptionPaymentRoutes: FastifyPluginAsyncTypebox = async (app) 
         gateway: app.gateway,
         clock: request.clock,
         claimSeconds: config.paymentClaimSeconds,
+        cardDeclineLimits: config.cardDeclineLimits,
         log: request.log,
         ...events,
       })
