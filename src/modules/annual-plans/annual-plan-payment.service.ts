@@ -61,7 +61,7 @@ export async function payAnnualPlanByCard(
     expiry: 'card_expiry',
     cvv: 'card_cvv',
   })
-  await refuseCardTesting(db, { annualPlanId: plan.id, partnerId: plan.partner_id }, context)
+  await refuseCardTesting(db, { annualPlanId: plan.id }, plan.partner_id, context)
   const customerId = await gatewayCustomerOf(
     db,
     gateway,

@@ -44,14 +44,15 @@ export type ContractRef = { subscriptionId: number } | { annualPlanId: number }
 /** Refuses a card attempt on `contract` once its or its partner's declines of the last day reach the limits. */
 export async function refuseCardTesting(
   db: Db,
-  contract: ContractRef & { partnerId: number },
+  contract: ContractRef,
+  partnerId: number,
   { clock, cardDeclineLimits }: CardTestingContext,
 ): Promise<void> {
   const now = clock.now().getTime()
   const since = new Date(now - DAY_MS).toISOString()
   const checks: [CardTestingLimitError['scope'], Scope, number][] = [
     ['contract', contract, cardDeclineLimits.perContract],
-    ['partner', { partnerId: contract.partnerId }, cardDeclineLimits.perPartner],
+    ['partner', { partnerId }, cardDeclineLimits.perPartner],
   ]
   for (const [scope, of, limit] of checks) {
     const oldest = await nthLatestDecline(db, of, since, limit)

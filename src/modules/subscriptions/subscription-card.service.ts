@@ -58,7 +58,7 @@ export async function updateSubscriptionCard(
     cvv: 'creditCard.cvv',
   })
   const partnerId = partner.partnerId
-  await refuseCardTesting(db, { subscriptionId, partnerId }, context)
+  await refuseCardTesting(db, { subscriptionId }, partnerId, context)
   const customerId = await gatewayCustomerOf(db, gateway, { customerId: subscription.customer_id, partnerId }, context)
   const replaced = await checkAndStoreCard(db, gateway, { subscriptionId, partnerId, customerId }, card, context)
   // The replaced card can no longer be charged; a failure only leaves it attached, never used again.

@@ -141,7 +141,7 @@ export async function payFirstInstallmentByCard(
     cvv: 'creditCard.cvv',
   })
 
-  await refuseCardTesting(db, { subscriptionId, partnerId: partner.partnerId }, context)
+  await refuseCardTesting(db, { subscriptionId }, partner.partnerId, context)
   const customerId = await gatewayCustomerOf(
     db,
     gateway,
