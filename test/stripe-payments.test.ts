@@ -184,11 +184,15 @@ describe('first payment of a subscription', () => {
       'card[exp_year]': '2030',
       'metadata[amparo_partner_id]': String(p.partner.id),
     })
-    expect(method?.idempotencyKey).toBe(`${namespace}-installment-${first?.id}-charge-1-payment-method-1111-122030`)
+    expect(method?.idempotencyKey).toBe(
+      `${namespace}-installment-${first?.id}-charge-1-payment-method-1111-122030`,
+    )
     const customerCalls = server.requests.filter((r) => r.path === '/v1/customers')
     const customerKey = customerCalls.at(-1)?.idempotencyKey
     expect(customerKey).toMatch(new RegExp(`^${namespace}-customer-\\d+$`))
-    expect(customerCalls.at(-1)?.params).toMatchObject({ 'metadata[amparo_partner_id]': String(p.partner.id) })
+    expect(customerCalls.at(-1)?.params).toMatchObject({
+      'metadata[amparo_partner_id]': String(p.partner.id),
+    })
 
     // A second subscription of the same customer: no second Stripe customer.
     await paidSubscription(p, MASTERCARD)
@@ -308,7 +312,11 @@ describe('PUT /subscriptions/{id}/card', () => {
 
     const before = server.requests.length
     const oldCard = (
-      await database.db.selectFrom('subscriptions').select('card_token').where('id', '=', s.id).executeTakeFirstOrThrow()
+      await database.db
+        .selectFrom('subscriptions')
+        .select('card_token')
+        .where('id', '=', s.id)
+        .executeTakeFirstOrThrow()
     ).card_token
     const updated = await updateCard(p, s.id, MASTERCARD)
     expect(updated.statusCode, updated.body).toBe(200)

@@ -90,7 +90,12 @@ async function subscription(d: Deployment, app = d.app): Promise<{ id: number; f
 }
 
 const pay = (d: Deployment, id: number, number: string, app = d.app) =>
-  app.inject({ method: 'POST', url: `/subscriptions/${id}/payment`, headers: bearer(d.token), payload: card(number) })
+  app.inject({
+    method: 'POST',
+    url: `/subscriptions/${id}/payment`,
+    headers: bearer(d.token),
+    payload: card(number),
+  })
 
 describe('Stripe’s call shapes', () => {
   it('the Stripe-compatible server refuses payment_method_data[type]=card, as Stripe’s document does', async () => {
@@ -156,7 +161,13 @@ describe('the card-testing limit', () => {
   it('refuses the 6th declined attempt of a day on one contract with 429 before Stripe is called', async () => {
     now = START
     const metrics = createMetrics(a.database.db)
-    const app = await buildCheckedApp({ config: a.database.config, db: a.database.db, clock, metrics, logger: false })
+    const app = await buildCheckedApp({
+      config: a.database.config,
+      db: a.database.db,
+      clock,
+      metrics,
+      logger: false,
+    })
     try {
       const s = await subscription(a, app)
       for (let i = 0; i < 5; i += 1) expect((await pay(a, s.id, DECLINED, app)).statusCode).toBe(402)
@@ -216,7 +227,9 @@ describe('a charge Stripe approved but the database could not record', () => {
     const ledgerFails: KyselyPlugin = {
       transformQuery: ({ node }) => {
         if (failing && InsertQueryNode.is(node) && node.into?.table.identifier.name === 'payments') {
-          throw Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })
+          throw Object.assign(new Error('terminating connection due to administrator command'), {
+            code: '57P01',
+          })
         }
         return node
       },

@@ -59,7 +59,10 @@ beforeAll(async () => {
   const { model } = await seedCatalog(database.db)
   modelId = model('Galaxy S25').id
   app = await buildCheckedApp({ config: database.config, db: database.db, clock, logger: false })
-  gateway = (await gatewayOf(database.config, database.db, { maxNetworkRetries: 0, timeoutMs: 2_000 })) as PaymentGateway
+  gateway = (await gatewayOf(database.config, database.db, {
+    maxNetworkRetries: 0,
+    timeoutMs: 2_000,
+  })) as PaymentGateway
   namespace = await loadKeyNamespace(database.db)
   ;({ partner, token } = await partnerWithToken(app, database.db, 'own'))
   await createCustomer(app, token)
@@ -125,7 +128,9 @@ const refundLedger = (planId: number) =>
     .execute()
 
 const refundCalls = (refundId: number) =>
-  server.requests.filter((r) => r.path === '/v1/refunds' && r.idempotencyKey === `${namespace}-refund-${refundId}`)
+  server.requests.filter(
+    (r) => r.path === '/v1/refunds' && r.idempotencyKey === `${namespace}-refund-${refundId}`,
+  )
 
 describe('refunds through Stripe', () => {
   it('refunds the plan’s PaymentIntent after two 500s, with one idempotency key, once', async () => {

@@ -231,10 +231,16 @@ export class StripeServer {
     const number = params['card[number]'] ?? ''
     const month = Number(params['card[exp_month]'])
     const year = Number(params['card[exp_year]'])
-    if (params.type !== 'card' || !/^\d{12,19}$/.test(number) || !(month >= 1 && month <= 12) || !(year >= 2000)) {
+    if (
+      params.type !== 'card' ||
+      !/^\d{12,19}$/.test(number) ||
+      !(month >= 1 && month <= 12) ||
+      !(year >= 2000)
+    ) {
       return invalid('Missing or wrong card parameters.')
     }
-    if (!params['card[cvc]']) return invalid('Missing required param: card[cvc].', 'parameter_missing', 'card[cvc]')
+    if (!params['card[cvc]'])
+      return invalid('Missing required param: card[cvc].', 'parameter_missing', 'card[cvc]')
     const id = this.id('pm')
     this.methods.set(id, { number, customer: null })
     this.createdMethods.push({ id, params: redacted(params) })
@@ -372,7 +378,7 @@ const PARAMS: [RegExp, RegExp][] = [
 
 function allowed(path: string, name: string): boolean {
   const entry = PARAMS.find(([route]) => route.test(path))
-  return entry !== undefined && entry[1].test(name)
+  return entry?.[1].test(name) ?? false
 }
 
 const ok = (body: unknown): Answer => ({ status: 200, body })

@@ -36,8 +36,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('card_last4', 'text', (c) => c.notNull())
     .addColumn('created_at', t.timestamp, (c) => c.notNull())
     .execute()
-  await db.schema.createIndex('card_attempts_installment_idx').on('card_attempts').column('installment_id').execute()
-  await db.schema.createIndex('card_attempts_annual_plan_idx').on('card_attempts').column('annual_plan_id').execute()
+  await db.schema
+    .createIndex('card_attempts_installment_idx')
+    .on('card_attempts')
+    .column('installment_id')
+    .execute()
+  await db.schema
+    .createIndex('card_attempts_annual_plan_idx')
+    .on('card_attempts')
+    .column('annual_plan_id')
+    .execute()
 
   await t
     .id(db.schema.createTable('card_checks'))

@@ -6,15 +6,6 @@ import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
 import type { EventContext } from '../events/event.service.js'
 import { CardDeclinedError, type CardInput, requireCard } from '../payments/card.js'
-import {
-  type CardPaymentContext,
-  chargeOnce,
-  gatewayCustomerOf,
-  nextChargeNumber,
-  PaymentInProgressError,
-  recordPayment,
-} from '../payments/payment.service.js'
-import type { PaymentOutcome, PaymentRoute } from '../payments/payment.table.js'
 import type { CardAttemptRow } from '../payments/card-attempt.repository.js'
 import { type CardTestingContext, refuseCardTesting } from '../payments/card-testing.service.js'
 import {
@@ -24,6 +15,15 @@ import {
   replayAttempt,
   UnpayableChargeError,
 } from '../payments/first-charge.service.js'
+import {
+  type CardPaymentContext,
+  chargeOnce,
+  gatewayCustomerOf,
+  nextChargeNumber,
+  PaymentInProgressError,
+  recordPayment,
+} from '../payments/payment.service.js'
+import type { PaymentOutcome, PaymentRoute } from '../payments/payment.table.js'
 import { type ChargeResult, cardGateway, type PaymentGateway } from '../payments/payment-gateway.js'
 import {
   type AnnualPlanRow,
@@ -127,11 +127,21 @@ async function recordCardCharge(
   const { card, installments } = charged
   const paidCard = card && { brand: card.brand, last4: card.last4, installments }
   // The claim kept other charges and the cancellation away, so the plan still awaits payment.
-  if (!(await markPaid(trx, plan.id, { ...paymentAt(plan.id, at, timeZone), ...(paidCard && { card: paidCard }) }))) {
+  if (
+    !(await markPaid(trx, plan.id, {
+      ...paymentAt(plan.id, at, timeZone),
+      ...(paidCard && { card: paidCard }),
+    }))
+  ) {
     throw new UnpayableChargeError(`annual plan ${plan.id}`, result.transactionId)
   }
   await recordAnnualPlanEvent(trx, 'annual_plan.paid', plan.id, at, { timeZone, base })
-  await recordInLedger(trx, plan, { route: 'card', outcome: 'approved', transactionId: result.transactionId }, at)
+  await recordInLedger(
+    trx,
+    plan,
+    { route: 'card', outcome: 'approved', transactionId: result.transactionId },
+    at,
+  )
   return result
 }
 
@@ -146,10 +156,15 @@ export async function reconcileAnnualPlanCharge(
   attempt: CardAttemptRow,
   { clock, ...events }: { clock: Clock } & EventContext,
 ): Promise<ChargeResult> {
-  const plan = attempt.annual_plan_id === null ? undefined : await findAnnualPlanRow(db, attempt.partner_id, attempt.annual_plan_id)
+  const plan =
+    attempt.annual_plan_id === null
+      ? undefined
+      : await findAnnualPlanRow(db, attempt.partner_id, attempt.annual_plan_id)
   if (!plan) throw new Error(`card attempt ${attempt.id} names no annual plan`)
   const charged = await replayAttempt(gateway, attempt)
-  return retryingTransaction(db, (trx) => recordCardCharge(trx, plan, charged, clock.now().toISOString(), events))
+  return retryingTransaction(db, (trx) =>
+    recordCardCharge(trx, plan, charged, clock.now().toISOString(), events),
+  )
 }
 
 /** The refusals of a notification: the wrong gateway mode, or a canceled plan. */

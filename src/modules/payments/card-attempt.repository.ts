@@ -9,9 +9,10 @@ export type CardAttemptOf = { installmentId: number } | { annualPlanId: number }
 /** The first charge of this installment or plan whose outcome is not recorded yet, if any. */
 export async function findOpenAttempt(db: Db, of: CardAttemptOf): Promise<CardAttemptRow | undefined> {
   const query = db.selectFrom('card_attempts').selectAll()
-  return ('installmentId' in of
-    ? query.where('installment_id', '=', of.installmentId)
-    : query.where('annual_plan_id', '=', of.annualPlanId)
+  return (
+    'installmentId' in of
+      ? query.where('installment_id', '=', of.installmentId)
+      : query.where('annual_plan_id', '=', of.annualPlanId)
   ).executeTakeFirst()
 }
 

@@ -91,8 +91,7 @@ async function nthLatestDecline(db: Db, of: Scope, since: string, n: number): Pr
     payments = payments.where('annual_plan_id', '=', of.annualPlanId)
   }
   const fromPayments = await payments.orderBy('created_at', 'desc').limit(n).execute()
-  const fromChecks =
-    'annualPlanId' in of ? [] : await checks.orderBy('created_at', 'desc').limit(n).execute()
+  const fromChecks = 'annualPlanId' in of ? [] : await checks.orderBy('created_at', 'desc').limit(n).execute()
   const rows = [...fromPayments, ...fromChecks]
     .map((r) => new Date(r.created_at).toISOString())
     .sort((a, b) => b.localeCompare(a))

@@ -8,13 +8,7 @@ import {
   findStaleAttempts,
   storeAttempt,
 } from './card-attempt.repository.js'
-import type {
-  CardData,
-  ChargeResult,
-  GatewayLabel,
-  PaymentGateway,
-  SavedCard,
-} from './payment-gateway.js'
+import type { CardData, ChargeResult, GatewayLabel, PaymentGateway, SavedCard } from './payment-gateway.js'
 
 // A first charge (installment 1, an annual plan) is two gateway calls: the card becomes a payment
 // method, then a PaymentIntent charges it. Between the two, the attempt is stored: the card itself
@@ -62,7 +56,12 @@ export async function chargeFirstCard(
   const mark = `${card.number.slice(-4)}-${String(card.expiryMonth).padStart(2, '0')}${card.expiryYear}`
   const saved = await gateway.saveCard(card, `${plan.idempotencyKey}-payment-method-${mark}`, plan)
   if (!saved.approved) {
-    return { result: { approved: false, declineCode: saved.declineCode, transactionId: null }, card: null, attemptId: null, installments: plan.installments }
+    return {
+      result: { approved: false, declineCode: saved.declineCode, transactionId: null },
+      card: null,
+      attemptId: null,
+      installments: plan.installments,
+    }
   }
   const attempt = await storeAttempt(db, {
     partner_id: plan.partnerId,
@@ -83,7 +82,10 @@ export async function chargeFirstCard(
 }
 
 /** The stored attempt's PaymentIntent call, exactly as first sent (its first sending included). */
-export async function replayAttempt(gateway: PaymentGateway, attempt: CardAttemptRow): Promise<FirstCardCharge> {
+export async function replayAttempt(
+  gateway: PaymentGateway,
+  attempt: CardAttemptRow,
+): Promise<FirstCardCharge> {
   const result = await gateway.chargeCard({
     partnerId: attempt.partner_id,
     reference: attempt.reference,

@@ -15,6 +15,10 @@ export async function loadKeyNamespace(db: Db): Promise<string> {
     .values({ name: NAME, value: made })
     .onConflict((oc) => oc.column('name').doNothing())
     .execute()
-  const row = await db.selectFrom('settings').select('value').where('name', '=', NAME).executeTakeFirstOrThrow()
+  const row = await db
+    .selectFrom('settings')
+    .select('value')
+    .where('name', '=', NAME)
+    .executeTakeFirstOrThrow()
   return row.value
 }

@@ -1,6 +1,6 @@
 import type { Config } from '../../config.js'
-import { AppError, GatewayModeError, ServiceUnavailableError } from '../../shared/errors.js'
 import type { Db } from '../../db/database.js'
+import { AppError, GatewayModeError, ServiceUnavailableError } from '../../shared/errors.js'
 import type { PartnerContext } from '../auth/partner-context.js'
 import { loadKeyNamespace } from './key-namespace.repository.js'
 import { SandboxGateway } from './sandbox-gateway.js'
@@ -85,7 +85,12 @@ export interface PaymentGateway {
    * Gives back `amountCents` of the charge `paymentReference` (a `transactionId` it approved) and
    * answers the gateway's refund id. Anything but a refund the gateway took throws.
    */
-  refund(paymentReference: string, amountCents: number, idempotencyKey: string, label: GatewayLabel): Promise<string>
+  refund(
+    paymentReference: string,
+    amountCents: number,
+    idempotencyKey: string,
+    label: GatewayLabel,
+  ): Promise<string>
 }
 
 /** The most a 503 asks the partner to wait: its retry goes to the gateway again at once. */

@@ -35,7 +35,11 @@ export class SandboxGateway implements PaymentGateway {
 
   async saveCard(card: CardData, _key: string, _label: GatewayLabel): Promise<SavedCardResult> {
     const declineCode = SANDBOX_DECLINES[card.number]
-    const behaviour = declineCode ? `refuses-${declineCode}` : card.number === APPROVES_ONCE ? 'declines' : 'approves'
+    const behaviour = declineCode
+      ? `refuses-${declineCode}`
+      : card.number === APPROVES_ONCE
+        ? 'declines'
+        : 'approves'
     const token = random(`tok_test_${behaviour}`, 12)
     return { approved: true, token, brand: cardBrand(card.number), last4: card.number.slice(-4) }
   }
@@ -57,7 +61,11 @@ export class SandboxGateway implements PaymentGateway {
       return { approved: false, declineCode: 'invalid_token', transactionId: null }
     return saved.token.startsWith('tok_test_approves_')
       ? { approved: true, transactionId: random('txn_test') }
-      : { approved: false, declineCode: refusalOf(saved.token) ?? 'card_declined', transactionId: random('txn_test') }
+      : {
+          approved: false,
+          declineCode: refusalOf(saved.token) ?? 'card_declined',
+          transactionId: random('txn_test'),
+        }
   }
 
   /** Declining cards are refused here too; the approve-once card passes (nothing is charged). */
@@ -69,7 +77,12 @@ export class SandboxGateway implements PaymentGateway {
   async detachCard(_token: string, _key: string): Promise<void> {}
 
   /** Refunds at once any charge it made. */
-  async refund(paymentReference: string, _amount: number, _key: string, _label: GatewayLabel): Promise<string> {
+  async refund(
+    paymentReference: string,
+    _amount: number,
+    _key: string,
+    _label: GatewayLabel,
+  ): Promise<string> {
     if (!paymentReference.startsWith('txn_test_'))
       throw new GatewayRefusedError('The sandbox made no such charge')
     return random('re_test')

@@ -77,7 +77,10 @@ function failureOf(error: unknown): Error {
       'An earlier attempt of this payment is still being answered by the gateway: retry it shortly.',
     )
   }
-  return new GatewayRefusedError(`Stripe refused the request (${error.type}, ${error.code ?? 'no code'})`, details)
+  return new GatewayRefusedError(
+    `Stripe refused the request (${error.type}, ${error.code ?? 'no code'})`,
+    details,
+  )
 }
 
 const metadataOf = ({ partnerId, reference }: GatewayLabel) => ({
@@ -115,7 +118,11 @@ export class StripeGateway implements PaymentGateway {
     return { idempotencyKey: `${this.keyNamespace}-${key}` }
   }
 
-  async createCustomer(amparoCustomerId: number, idempotencyKey: string, label: GatewayLabel): Promise<string> {
+  async createCustomer(
+    amparoCustomerId: number,
+    idempotencyKey: string,
+    label: GatewayLabel,
+  ): Promise<string> {
     try {
       const customer = await this.stripe.customers.create(
         { metadata: { ...metadataOf(label), amparo_customer_id: String(amparoCustomerId) } },
@@ -133,7 +140,12 @@ export class StripeGateway implements PaymentGateway {
       const method = await this.stripe.paymentMethods.create(
         {
           type: 'card',
-          card: { number: card.number, exp_month: card.expiryMonth, exp_year: card.expiryYear, cvc: card.cvv },
+          card: {
+            number: card.number,
+            exp_month: card.expiryMonth,
+            exp_year: card.expiryYear,
+            cvc: card.cvv,
+          },
           ...(card.holder && { billing_details: { name: card.holder } }),
           metadata: metadataOf(label),
         },
@@ -169,7 +181,11 @@ export class StripeGateway implements PaymentGateway {
             payment_method_options: {
               card: {
                 installments: {
-                  plan: { count: charge.installments, interval: 'month' as const, type: 'fixed_count' as const },
+                  plan: {
+                    count: charge.installments,
+                    interval: 'month' as const,
+                    type: 'fixed_count' as const,
+                  },
                 },
               },
             },
@@ -239,7 +255,8 @@ export class StripeGateway implements PaymentGateway {
       return { approved: false, declineCode: decline.declineCode }
     }
     // A SetupIntent waiting for 3-D Secure holds no money: it is left to expire (no call to cancel it).
-    if (intent.status === 'requires_action') return { approved: false, declineCode: 'authentication_required' }
+    if (intent.status === 'requires_action')
+      return { approved: false, declineCode: 'authentication_required' }
     if (intent.status !== 'succeeded') return { approved: false, declineCode: 'card_declined' }
     return { approved: true }
   }
@@ -296,7 +313,8 @@ export class StripeGateway implements PaymentGateway {
       return { approved: false as const, declineCode: 'authentication_required', transactionId: intent.id }
     }
     if (intent.status === 'requires_payment_method') {
-      const code = intent.last_payment_error?.decline_code || intent.last_payment_error?.code || 'card_declined'
+      const code =
+        intent.last_payment_error?.decline_code || intent.last_payment_error?.code || 'card_declined'
       return { approved: false as const, declineCode: code, transactionId: intent.id }
     }
     // processing, requires_capture…: not an answer a card charge should give; try again later.

@@ -5,14 +5,14 @@ import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
 import type { EventContext } from '../events/event.service.js'
 import { CardDeclinedError, type CardInput, requireCard } from '../payments/card.js'
+import { nextCardCheckNumber, recordCardCheck } from '../payments/card-check.repository.js'
+import { type CardTestingContext, refuseCardTesting } from '../payments/card-testing.service.js'
 import {
   atGateway,
   type CardPaymentContext,
   chargeOnce,
   gatewayCustomerOf,
 } from '../payments/payment.service.js'
-import { nextCardCheckNumber, recordCardCheck } from '../payments/card-check.repository.js'
-import { type CardTestingContext, refuseCardTesting } from '../payments/card-testing.service.js'
 import {
   type CardData,
   type ChargeResult,
@@ -59,8 +59,19 @@ export async function updateSubscriptionCard(
   })
   const partnerId = partner.partnerId
   await refuseCardTesting(db, { subscriptionId }, partnerId, context)
-  const customerId = await gatewayCustomerOf(db, gateway, { customerId: subscription.customer_id, partnerId }, context)
-  const replaced = await checkAndStoreCard(db, gateway, { subscriptionId, partnerId, customerId }, card, context)
+  const customerId = await gatewayCustomerOf(
+    db,
+    gateway,
+    { customerId: subscription.customer_id, partnerId },
+    context,
+  )
+  const replaced = await checkAndStoreCard(
+    db,
+    gateway,
+    { subscriptionId, partnerId, customerId },
+    card,
+    context,
+  )
   // The replaced card can no longer be charged; a failure only leaves it attached, never used again.
   const previous = subscription.card_token
   if (previous && previous !== replaced.card.token) {
@@ -75,13 +86,7 @@ export async function updateSubscriptionCard(
     subscriptionId,
     formatDate(now, context.timeZone),
   )) {
-    const result = await chargeDue(
-      db,
-      gateway,
-      saved,
-      { ...installment, partner_id: partnerId },
-      context,
-    )
+    const result = await chargeDue(db, gateway, saved, { ...installment, partner_id: partnerId }, context)
     if (result && !result.approved) throw new CardDeclinedError(result.declineCode)
   }
 }
@@ -130,7 +135,11 @@ async function chargeDue(
 async function checkAndStoreCard(
   db: Db,
   gateway: PaymentGateway,
-  { subscriptionId, partnerId, customerId }: { subscriptionId: number; partnerId: number; customerId: string },
+  {
+    subscriptionId,
+    partnerId,
+    customerId,
+  }: { subscriptionId: number; partnerId: number; customerId: string },
   card: CardData,
   { clock, log }: Pick<CardPaymentContext, 'clock' | 'log'>,
 ): Promise<{ card: SavedCard; operation: string }> {
@@ -138,7 +147,9 @@ async function checkAndStoreCard(
   const operation = `subscription-${subscriptionId}-card-check-${await nextCardCheckNumber(db, subscriptionId)}-${mark}`
   const label = { partnerId, reference: `subscription-${subscriptionId}` }
   const details = { subscription_id: subscriptionId }
-  const saved = await atGateway(log, details, () => gateway.saveCard(card, `${operation}-payment-method`, label))
+  const saved = await atGateway(log, details, () =>
+    gateway.saveCard(card, `${operation}-payment-method`, label),
+  )
   const verification = saved.approved
     ? await atGateway(log, details, () =>
         gateway.verifyCard({ customerId, token: saved.token }, `${operation}-setup-intent`, label),

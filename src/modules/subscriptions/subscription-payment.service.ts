@@ -6,13 +6,6 @@ import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
 import type { EventContext } from '../events/event.service.js'
 import { CardDeclinedError, type CardInput, requireCard } from '../payments/card.js'
-import {
-  type CardPaymentContext,
-  chargeOnce,
-  gatewayCustomerOf,
-  nextChargeNumber,
-  PaymentInProgressError,
-} from '../payments/payment.service.js'
 import type { CardAttemptRow } from '../payments/card-attempt.repository.js'
 import { type CardTestingContext, refuseCardTesting } from '../payments/card-testing.service.js'
 import {
@@ -22,6 +15,13 @@ import {
   replayAttempt,
   UnpayableChargeError,
 } from '../payments/first-charge.service.js'
+import {
+  type CardPaymentContext,
+  chargeOnce,
+  gatewayCustomerOf,
+  nextChargeNumber,
+  PaymentInProgressError,
+} from '../payments/payment.service.js'
 import { type ChargeResult, cardGateway, type PaymentGateway } from '../payments/payment-gateway.js'
 import { PENDING_EXPIRY_DAYS, pastPendingExpiry } from './schedule.js'
 import type { InstallmentRow } from './subscription.repository.js'
@@ -171,7 +171,8 @@ export async function payFirstInstallmentByCard(
           () => context.clock.now().toISOString(),
         ),
       details: { installment_id: first.id, subscription_id: subscriptionId },
-      settle: (trx, charged, at) => recordFirstCharge(trx, paymentOf(partner.partnerId, first), charged, at, context),
+      settle: (trx, charged, at) =>
+        recordFirstCharge(trx, paymentOf(partner.partnerId, first), charged, at, context),
     },
     context,
   )
@@ -224,10 +225,17 @@ export async function reconcileFirstInstallment(
   attempt: CardAttemptRow,
   { clock, ...events }: { clock: Clock } & EventContext,
 ): Promise<ChargeResult> {
-  const installment = attempt.installment_id === null ? undefined : await findInstallment(db, attempt.installment_id)
+  const installment =
+    attempt.installment_id === null ? undefined : await findInstallment(db, attempt.installment_id)
   if (!installment) throw new Error(`card attempt ${attempt.id} names no installment`)
   const charged = await replayAttempt(gateway, attempt)
   return retryingTransaction(db, (trx) =>
-    recordFirstCharge(trx, paymentOf(attempt.partner_id, installment), charged, clock.now().toISOString(), events),
+    recordFirstCharge(
+      trx,
+      paymentOf(attempt.partner_id, installment),
+      charged,
+      clock.now().toISOString(),
+      events,
+    ),
   )
 }
