@@ -16,7 +16,7 @@ import {
 /** The Stripe API version the adapter is written against, pinned so an account upgrade changes nothing. */
 export const STRIPE_API_VERSION = '2026-10-28.endive'
 
-/** Every gateway call settles within this (README, "Card payments"). */
+/** Every gateway call settles within this (README, "Going live: card payments through Stripe"). */
 const CALL_BUDGET_MS = 29_000
 
 /** Card payments only: no other method a PaymentIntent or SetupIntent could fall back to. */
@@ -89,8 +89,8 @@ const metadataOf = ({ partnerId, reference }: GatewayLabel) => ({
 })
 
 /**
- * The own gateway on Stripe, through its official library: exactly the calls the README's "Card
- * payments" section lists, each with an idempotency key derived from what it settles.
+ * The own gateway on Stripe, through its official library: exactly the calls the README's "Going
+ * live: card payments through Stripe" lists, each with an idempotency key derived from what it settles.
  */
 export class StripeGateway implements PaymentGateway {
   private readonly stripe: Stripe
