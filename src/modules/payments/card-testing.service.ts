@@ -2,10 +2,10 @@ import type { Db } from '../../db/database.js'
 import type { Clock } from '../../shared/clock.js'
 import { AppError } from '../../shared/errors.js'
 
-// Card testing (README, "Going live: card payments through Stripe"): a stolen-card tester tries number after number on one
-// contract, or across many. Declined attempts of the last day are counted from the database (the
-// ledger's declined card payments and the declined card checks of card updates), so the limit
-// holds across processes, and checked before the gateway is called.
+// Card testing (README, "Going live: card payments through Stripe"): a stolen-card tester tries
+// number after number on one contract, or across many. Declined attempts of the last day are
+// counted from the database (the ledger's declined card payments and the declined card checks of
+// card updates), so the limit holds across processes, and checked before the gateway is called.
 
 const DAY_MS = 86_400_000
 

@@ -124,7 +124,10 @@ export class UnpayableChargeError extends Error {
   }
 }
 
-/** First charges stored before `before` and never recorded: their calls are over (README, "Going live: card payments through Stripe"). */
+/**
+ * First charges stored before `before` and never recorded: their calls are over (README, "Going
+ * live: card payments through Stripe").
+ */
 export function findUnrecordedCharges(db: Db, before: string, limit: number): Promise<CardAttemptRow[]> {
   return findStaleAttempts(db, before, limit)
 }

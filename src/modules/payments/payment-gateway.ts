@@ -53,10 +53,10 @@ export interface FirstCharge extends GatewayLabel {
 }
 
 /**
- * The own payment gateway (README, "Going live: card payments through Stripe"). What an adapter must guarantee: each call
- * settles or fails within 30 s, and `idempotencyKey` (an operation's, made unique to this
- * deployment by the adapter) is sent as the gateway's, so a repeat of a call whose answer was lost
- * is answered from the first one, never made twice. A decline is an answer (`approved: false`); a
+ * The own payment gateway (README, "Going live: card payments through Stripe"). What an adapter
+ * must guarantee: each call settles or fails within 30 s, and `idempotencyKey` (an operation's,
+ * made unique to this deployment by the adapter) is sent as the gateway's, so a repeat of a call
+ * whose answer was lost is answered from the first one, never made twice. A decline is an answer (`approved: false`); a
  * gateway that could not answer throws GatewayUnavailableError, one that refused the request as
  * malformed GatewayRefusedError.
  */
