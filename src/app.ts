@@ -12,7 +12,7 @@ import { customerRoutes } from './modules/customers/customer.routes.js'
 import { eventRoutes } from './modules/events/event.routes.js'
 import { healthRoutes } from './modules/health/health.routes.js'
 import type { PaymentGateway } from './modules/payments/payment-gateway.js'
-import { createGateway } from './modules/payments/payment-gateway.js'
+import { gatewayOf } from './modules/payments/payment-gateway.js'
 import { planRoutes } from './modules/plans/plan.routes.js'
 import { sandboxClockRoutes } from './modules/sandbox/sandbox-clock.routes.js'
 import { shopkeeperRoutes } from './modules/shopkeepers/shopkeeper.routes.js'
@@ -103,7 +103,7 @@ export async function buildApp({
     db,
     clock,
     tokens,
-    gateway: gateway === undefined ? createGateway(config) : gateway,
+    gateway: gateway === undefined ? await gatewayOf(config, db) : gateway,
   })
   await app.register(errorsPlugin)
   await app.register(unitOfWork, { afterCommit })

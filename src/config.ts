@@ -32,6 +32,8 @@ export const EnvSchema = Type.Object({
   STRIPE_SECRET_KEY: Type.String({ default: '' }),
   STRIPE_API_URL: Type.String({ default: '' }),
   AMPARO_PAYMENT_CLAIM_SECONDS: Type.Integer({ minimum: 35, maximum: 3600, default: DEFAULT_CLAIM_SECONDS }),
+  AMPARO_CARD_DECLINES_PER_CONTRACT: Type.Integer({ minimum: 1, maximum: 1000, default: 5 }),
+  AMPARO_CARD_DECLINES_PER_PARTNER: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 200 }),
   AMPARO_RECURRENCE_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 200, default: DEFAULT_CONCURRENCY }),
   AMPARO_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1200 }),
   AMPARO_LOGIN_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 20 }),
@@ -105,6 +107,11 @@ export interface Config {
   paymentClaimSeconds: number
   /** Gateway calls a worker makes at once: recurrence charges, refunds. */
   recurrenceConcurrency: number
+  /**
+   * Card testing: declined card attempts (payments, card updates) allowed a day on one subscription
+   * or annual plan, and on one partner; past them, 429 before the gateway is called.
+   */
+  cardDeclineLimits: { perContract: number; perPartner: number }
   /** After SIGTERM: seconds of serving with `/ready` at 503 before the listener closes. */
   drainSeconds: number
   /** Test only: requests (`METHOD /path`) whose process dies (SIGKILL) right after their write commits. */
@@ -181,6 +188,10 @@ function toConfig(env: Env): Readonly<Config> {
     stripe,
     paymentClaimSeconds: env.AMPARO_PAYMENT_CLAIM_SECONDS,
     recurrenceConcurrency: env.AMPARO_RECURRENCE_CONCURRENCY,
+    cardDeclineLimits: {
+      perContract: env.AMPARO_CARD_DECLINES_PER_CONTRACT,
+      perPartner: env.AMPARO_CARD_DECLINES_PER_PARTNER,
+    },
     rateLimits: { perPartner: env.AMPARO_RATE_LIMIT, loginPerClient: env.AMPARO_LOGIN_RATE_LIMIT },
     trustProxy: parseTrustProxy(env.AMPARO_TRUST_PROXY),
     connections: {

@@ -185,10 +185,10 @@ describe('a canceled own-gateway plan paid by card', () => {
     const { id } = await canceledPlan(own)
     const keys: string[] = []
     const counting = sandboxWith({
-      async refund(reference, amount, key) {
+      async refund(reference, amount, key, label) {
         keys.push(key)
         await new Promise((resolve) => setTimeout(resolve, 50))
-        return new SandboxGateway().refund(reference, amount, key)
+        return new SandboxGateway().refund(reference, amount, key, label)
       },
     })
     const [a, b] = await Promise.all([refunds(counting), refunds(counting)])
@@ -240,9 +240,9 @@ describe('a canceled own-gateway plan paid by card', () => {
     const keys: string[] = []
     const sandbox = new SandboxGateway()
     const working = sandboxWith({
-      refund(reference, amount, key) {
+      refund(reference, amount, key, label) {
         keys.push(key)
-        return sandbox.refund(reference, amount, key)
+        return sandbox.refund(reference, amount, key, label)
       },
     })
     expect(await refunds(working)).toMatchObject({ refunded: 1 })

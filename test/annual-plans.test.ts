@@ -73,10 +73,10 @@ let pro: number
 /** The sandbox, counting charges and yielding before answering as a real gateway would. */
 const sandbox = new SandboxGateway()
 const gateway: PaymentGateway = sandboxWith({
-  async chargeCard(card, charge) {
+  async chargeCard(charge) {
     charges += 1
     await sleep(5)
-    return sandbox.chargeCard(card, charge)
+    return sandbox.chargeCard(charge)
   },
 })
 

@@ -2,10 +2,12 @@ import { connect, type Socket } from 'node:net'
 import type { InjectOptions } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
+import { GatewayRefusedError } from '../src/modules/payments/payment-gateway.js'
 import { clientErrors } from '../src/plugins/http.js'
 import { ERROR_CODES, type ErrorCode, statusOf } from '../src/shared/errors.js'
 import { requestIdOf } from './helpers/errors.js'
 import { bearer, createCustomer, partnerWithToken, seedCatalog } from './helpers/factories.js'
+import { sandboxWith } from './helpers/gateways.js'
 import { seedPlan, TOTAL_12X } from './helpers/plans.js'
 import { buildCheckedApp, createTestApp, type TestContext } from './helpers/test-app.js'
 
@@ -14,6 +16,8 @@ import { buildCheckedApp, createTestApp, type TestContext } from './helpers/test
 
 let ctx: TestContext
 let limited: App
+/** Its gateway refuses every first charge as malformed (a bug, a revoked key): 502. */
+let refusing: App
 let port: number
 const logLines: string[] = []
 const logStream = { write: (line: string) => void logLines.push(line) }
@@ -74,8 +78,15 @@ beforeAll(async () => {
   external = await partyOf('external')
   const config = { ...ctx.config, rateLimits: { ...ctx.config.rateLimits, perPartner: 1 } }
   limited = await buildCheckedApp({ config, db: ctx.db })
+  const gateway = sandboxWith({
+    chargeCard: async () => {
+      throw new GatewayRefusedError('refused as malformed', { stripe_request_id: 'req_test' })
+    },
+  })
+  refusing = await buildCheckedApp({ config: ctx.config, db: ctx.db, gateway, logger: false })
 })
 afterAll(async () => {
+  await refusing?.close()
   await limited?.close()
   await ctx?.close()
 })
@@ -236,6 +247,19 @@ const CASES: [ErrorCode, () => Promise<Answer> | Answer][] = [
   ],
   ['headers_too_large', () => raw(`GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)],
   ['server_error', () => inject({ method: 'GET', url: '/test/boom' })],
+  [
+    'gateway_error',
+    async () =>
+      inject(
+        {
+          method: 'POST',
+          url: `/subscriptions/${await subscribe(own)}/payment`,
+          headers: bearer(own.token),
+          payload: card('4111111111111111'),
+        },
+        refusing,
+      ),
+  ],
   [
     'service_unavailable',
     async () => {

@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { createDb, type Db } from '../src/db/database.js'
-import { createGateway, type PaymentGateway } from '../src/modules/payments/payment-gateway.js'
+import { loadKeyNamespace } from '../src/modules/payments/key-namespace.repository.js'
+import { gatewayOf, type PaymentGateway } from '../src/modules/payments/payment-gateway.js'
 import type { Clock } from '../src/shared/clock.js'
 import { runRecurrence } from '../src/worker/recurrence.job.js'
 import { runRefunds } from '../src/worker/refunds.job.js'
@@ -37,6 +38,7 @@ let database: TestDatabase
 let app: App
 /** No retry inside the library: each 500 is one failed attempt of the worker. */
 let gateway: PaymentGateway
+let namespace = ''
 let partner: TestPartner
 let token: string
 let modelId = 0
@@ -57,7 +59,11 @@ beforeAll(async () => {
   const { model } = await seedCatalog(database.db)
   modelId = model('Galaxy S25').id
   app = await buildCheckedApp({ config: database.config, db: database.db, clock, logger: false })
-  gateway = createGateway(database.config, { maxNetworkRetries: 0, timeoutMs: 2_000 }) as PaymentGateway
+  gateway = (await gatewayOf(database.config, database.db, {
+    maxNetworkRetries: 0,
+    timeoutMs: 2_000,
+  })) as PaymentGateway
+  namespace = await loadKeyNamespace(database.db)
   ;({ partner, token } = await partnerWithToken(app, database.db, 'own'))
   await createCustomer(app, token)
   annualPlanId = (await seedPlan(database.db, partner.id, ANNUAL, START.toISOString())).id
@@ -122,7 +128,9 @@ const refundLedger = (planId: number) =>
     .execute()
 
 const refundCalls = (refundId: number) =>
-  server.requests.filter((r) => r.path === '/v1/refunds' && r.idempotencyKey === `amparo-refund-${refundId}`)
+  server.requests.filter(
+    (r) => r.path === '/v1/refunds' && r.idempotencyKey === `${namespace}-refund-${refundId}`,
+  )
 
 describe('refunds through Stripe', () => {
   it('refunds the plan’s PaymentIntent after two 500s, with one idempotency key, once', async () => {
@@ -141,6 +149,9 @@ describe('refunds through Stripe', () => {
     expect(calls[2]?.params).toEqual({
       payment_intent: paymentIntent,
       amount: String(Math.round(plan.premium * 100)),
+      reason: 'requested_by_customer',
+      'metadata[amparo_partner_id]': String(partner.id),
+      'metadata[amparo_reference]': `annual-plan-${id}-refund-${refundId}`,
     })
     expect(server.refunds.filter((r) => r.payment_intent === paymentIntent)).toHaveLength(1)
     const [refund] = server.refunds.filter((r) => r.payment_intent === paymentIntent)

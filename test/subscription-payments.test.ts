@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { createDb, type Db, isPostgres } from '../src/db/database.js'
 import type { GatewayMode } from '../src/modules/partners/partner.table.js'
-import type { CardData, FirstCharge, PaymentGateway } from '../src/modules/payments/payment-gateway.js'
+import type { FirstCharge, PaymentGateway } from '../src/modules/payments/payment-gateway.js'
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
 import type { Clock } from '../src/shared/clock.js'
 import { expectedError } from './helpers/errors.js'
@@ -652,27 +652,18 @@ class GatedGateway implements PaymentGateway {
     this.started = resolve
   })
 
-  createCustomer(id: number, key: string) {
-    return this.sandbox.createCustomer(id, key)
-  }
+  createCustomer: PaymentGateway['createCustomer'] = (...args) => this.sandbox.createCustomer(...args)
+  saveCard: PaymentGateway['saveCard'] = (...args) => this.sandbox.saveCard(...args)
+  chargeSaved: PaymentGateway['chargeSaved'] = (...args) => this.sandbox.chargeSaved(...args)
+  verifyCard: PaymentGateway['verifyCard'] = (...args) => this.sandbox.verifyCard(...args)
+  detachCard: PaymentGateway['detachCard'] = (...args) => this.sandbox.detachCard(...args)
+  refund: PaymentGateway['refund'] = (...args) => this.sandbox.refund(...args)
 
-  async chargeCard(card: CardData, charge: FirstCharge) {
+  async chargeCard(charge: FirstCharge) {
     this.charges += 1
     this.started()
     await this.gate
-    return this.sandbox.chargeCard(card, charge)
-  }
-
-  chargeSaved(saved: { customerId: string; token: string }, amountCents: number, key: string) {
-    return this.sandbox.chargeSaved(saved, amountCents, key)
-  }
-
-  verifyCard(card: CardData, customerId: string, key: string) {
-    return this.sandbox.verifyCard(card, customerId, key)
-  }
-
-  refund(reference: string, amountCents: number, key: string) {
-    return this.sandbox.refund(reference, amountCents, key)
+    return this.sandbox.chargeCard(charge)
   }
 
   release() {
@@ -712,10 +703,10 @@ describe('concurrent card payments', () => {
     let charges = 0
     const sandbox = new SandboxGateway()
     const slow: PaymentGateway = sandboxWith({
-      async chargeCard(c, charge) {
+      async chargeCard(charge) {
         charges += 1
         await new Promise((resolve) => setTimeout(resolve, 20))
-        return sandbox.chargeCard(c, charge)
+        return sandbox.chargeCard(charge)
       },
     })
     const app = await appWith(slow)

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { run } from '../src/cli/program.js'
 import { createDb, type Db } from '../src/db/database.js'
-import type { PaymentGateway } from '../src/modules/payments/payment-gateway.js'
+import type { GatewayLabel, PaymentGateway } from '../src/modules/payments/payment-gateway.js'
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
 import type { Clock } from '../src/shared/clock.js'
 import { addDays, formatDate } from '../src/shared/time.js'
@@ -58,13 +58,20 @@ class RecordingGateway implements PaymentGateway {
     private readonly maxDelayMs = 0,
   ) {}
   createCustomer: PaymentGateway['createCustomer'] = (...args) => this.sandbox.createCustomer(...args)
+  saveCard: PaymentGateway['saveCard'] = (...args) => this.sandbox.saveCard(...args)
   chargeCard: PaymentGateway['chargeCard'] = (...args) => this.sandbox.chargeCard(...args)
+  detachCard: PaymentGateway['detachCard'] = (...args) => this.sandbox.detachCard(...args)
   verifyCard: PaymentGateway['verifyCard'] = (...args) => this.sandbox.verifyCard(...args)
   refund: PaymentGateway['refund'] = (...args) => this.sandbox.refund(...args)
-  async chargeSaved(saved: { customerId: string; token: string }, amount: number, reference: string) {
+  async chargeSaved(
+    saved: { customerId: string; token: string },
+    amount: number,
+    reference: string,
+    label: GatewayLabel,
+  ) {
     this.charges.push({ token: saved.token, reference, day: formatDate(this.clock.now(), TZ) })
     if (this.maxDelayMs) await sleep(Math.random() * this.maxDelayMs)
-    return this.sandbox.chargeSaved(saved, amount, reference)
+    return this.sandbox.chargeSaved(saved, amount, reference, label)
   }
 }
 
@@ -500,10 +507,10 @@ describe('a gateway that fails', () => {
     let failing = true
     const sandbox = new SandboxGateway()
     const gateway: PaymentGateway = sandboxWith({
-      async chargeSaved(saved, amount, reference) {
+      async chargeSaved(saved, amount, reference, label) {
         references.push(reference)
         if (failing) throw new Error('gateway timeout')
-        return sandbox.chargeSaved(saved, amount, reference)
+        return sandbox.chargeSaved(saved, amount, reference, label)
       },
     })
     const errors: string[] = []

@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import { pino } from 'pino'
-import { createGateway } from '../modules/payments/payment-gateway.js'
+import { gatewayOf } from '../modules/payments/payment-gateway.js'
 import { startBackground, workerDeps } from '../worker/background.js'
 import { deliverWebhooksOnce, type WebhookResult } from '../worker/webhooks.job.js'
 import { JobsFailedError, runJobsOnce, type WorkerRun } from '../worker/worker.js'
@@ -38,7 +38,7 @@ export function registerWorker(program: Command, io: Io) {
         async (db, config) => {
           // Logs go to stderr: stdout carries only the command's result.
           const log = pino({ level: config.logLevel, base: { name: 'amparo-worker' } }, { write: io.err })
-          const gateway = createGateway(config)
+          const gateway = await gatewayOf(config, db)
           if (!gateway) log.warn({}, 'no payment gateway (AMPARO_PAYMENT_GATEWAY=none): recurrence skipped')
           // prom-client is loaded only when metrics are served.
           const exporter = config.metrics.port && !options.once ? await import('../plugins/metrics.js') : null

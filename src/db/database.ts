@@ -13,7 +13,13 @@ import type { CustomersTable } from '../modules/customers/customer.table.js'
 import type { DeviceProtectionsTable } from '../modules/devices/device-protection.table.js'
 import type { EventsTable } from '../modules/events/event.table.js'
 import type { CredentialsTable, PartnersTable, PartnerUsersTable } from '../modules/partners/partner.table.js'
-import type { GatewayCustomersTable, PaymentsTable } from '../modules/payments/payment.table.js'
+import type {
+  CardAttemptsTable,
+  CardChecksTable,
+  GatewayCustomersTable,
+  PaymentsTable,
+  SettingsTable,
+} from '../modules/payments/payment.table.js'
 import type { PlansTable } from '../modules/plans/plan.table.js'
 import type { ShopkeepersTable } from '../modules/shopkeepers/shopkeeper.table.js'
 import type {
@@ -46,6 +52,9 @@ export interface Database {
   partner_subscription_counts: PartnerSubscriptionCountsTable
   payments: PaymentsTable
   gateway_customers: GatewayCustomersTable
+  card_attempts: CardAttemptsTable
+  card_checks: CardChecksTable
+  settings: SettingsTable
   annual_plans: AnnualPlansTable
   annual_plan_cancellations: AnnualPlanCancellationsTable
   annual_plan_refunds: AnnualPlanRefundsTable

@@ -20,6 +20,7 @@ import * as refunds from './migrations/0010-refunds.js'
 import * as events from './migrations/0011-events.js'
 import * as webhooks from './migrations/0012-webhooks.js'
 import * as sandboxClock from './migrations/0013-sandbox-clock.js'
+import * as cardAttempts from './migrations/0014-card-attempts.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
 const migrations: Record<string, Migration> = {
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '0011-events': events,
   '0012-webhooks': webhooks,
   '0013-sandbox-clock': sandboxClock,
+  '0014-card-attempts': cardAttempts,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -92,6 +92,7 @@ const descriptions: Record<ErrorStatus, string> = {
   429: 'Too many requests.',
   431: 'The request headers are too large.',
   500: 'Server fault; quote `request_id` to support.',
+  502: 'The card gateway refused our request as malformed (a bug or a misconfiguration, never the caller’s fault): nothing was charged; quote `request_id` to support.',
   503: 'The database is unreachable for a moment; retry after `Retry-After` seconds.',
 }
 

@@ -79,7 +79,7 @@ export function routeNotFound(request: FastifyRequest) {
 
 function sendAppError(error: AppError, request: FastifyRequest, reply: FastifyReply) {
   if (error.statusCode === 401) reply.header('www-authenticate', 'Bearer')
-  if (error instanceof ServiceUnavailableError) reply.header('retry-after', error.retryAfterSeconds)
+  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', error.retryAfterSeconds)
   return reply.code(error.statusCode).send(errorBody(error, String(request.id)))
 }
 

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http'
 import fp from 'fastify-plugin'
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import { type Db, poolUsage } from '../db/database.js'
+import { CardTestingLimitError } from '../modules/payments/card-testing.service.js'
 
 /** One process's Prometheus metrics. */
 export interface Metrics {
@@ -11,6 +12,8 @@ export interface Metrics {
   jobRuns: Counter<'job'>
   jobItems: Counter<'job' | 'outcome'>
   jobFailures: Counter<'job'>
+  /** Card attempts refused by the card-testing limit, by the limit that refused them. */
+  cardTestingRefusals: Counter<'scope'>
 }
 
 export function createMetrics(db: Db): Metrics {
@@ -63,6 +66,12 @@ export function createMetrics(db: Db): Metrics {
       labelNames: ['job'],
       registers: [registry],
     }),
+    cardTestingRefusals: new Counter({
+      name: 'amparo_card_testing_refusals_total',
+      help: 'Card attempts refused (429) by the declined-attempts limit, per contract or per partner',
+      labelNames: ['scope'],
+      registers: [registry],
+    }),
   }
 }
 
@@ -77,6 +86,9 @@ export const metricsPlugin = fp<{ metrics: Metrics }>(
       }
       metrics.httpRequests.inc(labels)
       metrics.httpDuration.observe(labels, reply.elapsedTime / 1000)
+    })
+    app.addHook('onError', async (_request, _reply, error) => {
+      if (error instanceof CardTestingLimitError) metrics.cardTestingRefusals.inc({ scope: error.scope })
     })
   },
   { name: 'metrics' },

@@ -38,6 +38,7 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
   rate_limited: 'Too many requests. Retry in 42 seconds.',
   headers_too_large: 'Request header fields too large (at most 16 KB, the URL included).',
   server_error: 'Server error.',
+  gateway_error: 'The payment gateway refused the request; nothing was charged. Quote request_id to support.',
   service_unavailable: 'Service temporarily unavailable. Retry shortly.',
 }
 

@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   429: ['rate_limited'],
   431: ['headers_too_large'],
   500: ['server_error'],
+  502: ['gateway_error'],
   503: ['service_unavailable'],
 } as const
 
@@ -42,6 +43,8 @@ export function statusOf(code: ErrorCode): ErrorStatus {
 /** Every error a partner can cause; the error handler renders them (CONTRACT §2 and §13). */
 export class AppError extends Error {
   readonly statusCode: ErrorStatus
+  /** Sent as `Retry-After`: when trying again can succeed (a 503, a 429, a payment in progress). */
+  readonly retryAfterSeconds?: number
 
   constructor(
     readonly code: ErrorCode,
@@ -68,7 +71,7 @@ export class UnauthenticatedError extends AppError {
 
 /** The service cannot answer for a moment (database unreachable); the client retries later. */
 export class ServiceUnavailableError extends AppError {
-  readonly retryAfterSeconds: number = 5
+  override readonly retryAfterSeconds: number = 5
 
   constructor(message = 'Service temporarily unavailable. Retry shortly.') {
     super('service_unavailable', message)

@@ -5,6 +5,7 @@ import type { PaymentGateway } from '../modules/payments/payment-gateway.js'
 import type { Metrics } from '../plugins/metrics.js'
 import { systemClock } from '../shared/clock.js'
 import type { JobLog } from './job.js'
+import { runReconcileLoop } from './reconcile.job.js'
 import { runWebhookLoop } from './webhooks.job.js'
 import { runWorker, type WorkerDeps } from './worker.js'
 
@@ -31,7 +32,8 @@ export function workerDeps(
 
 /**
  * Runs every background job: the jobs every `intervalMs`, and webhook delivery in its own loop,
- * which polls every half second so that the first attempt starts within 2 s of the commit.
+ * which polls every half second so that the first attempt starts within 2 s of the commit, and the
+ * reconciliation of unrecorded card charges in a loop of its own (every 5 s).
  * `stop` lets the work in progress finish (a job's batch, the attempts in flight) and resolves then.
  */
 export function startBackground(
@@ -43,6 +45,8 @@ export function startBackground(
   const done = Promise.all([
     runWorker(deps, { intervalMs, signal }),
     runWebhookLoop({ ...deps, env }, { signal }),
+    // Every few seconds: a card charge the database failed to record is recorded soon after it is back.
+    runReconcileLoop(deps, { signal }),
   ]).then(() => {})
   return {
     done,

@@ -5,11 +5,13 @@ import { SandboxGateway } from '../../src/modules/payments/sandbox-gateway.js'
 export function sandboxWith(overrides: Partial<PaymentGateway>): PaymentGateway {
   const sandbox = new SandboxGateway()
   return {
-    createCustomer: (id, key) => sandbox.createCustomer(id, key),
-    chargeCard: (card, charge) => sandbox.chargeCard(card, charge),
-    chargeSaved: (saved, amount, key) => sandbox.chargeSaved(saved, amount, key),
-    verifyCard: (card, customerId, key) => sandbox.verifyCard(card, customerId, key),
-    refund: (reference, amount, key) => sandbox.refund(reference, amount, key),
+    createCustomer: (...args) => sandbox.createCustomer(...args),
+    saveCard: (...args) => sandbox.saveCard(...args),
+    chargeCard: (charge) => sandbox.chargeCard(charge),
+    chargeSaved: (...args) => sandbox.chargeSaved(...args),
+    verifyCard: (...args) => sandbox.verifyCard(...args),
+    detachCard: (...args) => sandbox.detachCard(...args),
+    refund: (...args) => sandbox.refund(...args),
     ...overrides,
   }
 }

@@ -5,7 +5,11 @@ import type { AddressInfo } from 'node:net'
  * A local Stripe-compatible server: the few endpoints the adapter calls, in Stripe's wire format
  * (form-encoded bodies, `Idempotency-Key` replay of the first answer, Stripe's error objects with
  * `type: card_error` and `decline_code`, a `request-id` on every answer), driven by the real
- * `stripe` library. Cards behave as CONTRACT §12's sandbox cards; `THREE_D_SECURE` asks for
+ * `stripe` library. It takes only the parameters Stripe's published OpenAPI document allows on
+ * each endpoint (`PARAMS`): `payment_method_data[type]=card` is refused with 400
+ * `invalid_request_error`, as Stripe's own mock server refuses it; a card becomes a PaymentMethod
+ * (`POST /v1/payment_methods`), attached to the customer by a charge saved for later or a
+ * SetupIntent, charged off session only by that customer, and detached on request. Cards behave as CONTRACT §12's sandbox cards; `THREE_D_SECURE` asks for
  * authentication. `slowNext(ms)` answers the next request late (after processing it);
  * `loseNext()` processes it and drops the connection without answering; `failNext(status)` answers
  * an API error without processing it; `latencyMs` delays every answer (a real gateway's speed).
@@ -59,8 +63,10 @@ export class StripeServer {
   maxInFlight = 0
   private inFlight = 0
   private readonly answers = new Map<string, { params: string; answer: Answer }>()
-  /** Saved cards: payment method → the card number's behaviour. */
-  private readonly methods = new Map<string, string>()
+  /** Payment methods: the card number's behaviour and the customer it is attached to. */
+  private readonly methods = new Map<string, { number: string; customer: string | null }>()
+  /** `POST /v1/payment_methods` made, without the card number and code. */
+  readonly createdMethods: { id: string; params: Record<string, string> }[] = []
   private seq = 0
   private slowMs = 0
   private lose = false
@@ -133,7 +139,7 @@ export class StripeServer {
       method: req.method ?? '',
       path,
       idempotencyKey: key,
-      params,
+      params: redacted(params),
       processed: true,
     }
     this.requests.push(received)
@@ -192,10 +198,20 @@ export class StripeServer {
 
   private process(method: string, path: string, params: Record<string, string>): Answer {
     if (method !== 'POST') return notFound(path)
+    const unknown = Object.keys(params).find((name) => !allowed(path, name))
+    if (unknown) return invalid(`Received unknown parameter: ${unknown}`, 'parameter_unknown', unknown)
     if (path === '/v1/customers') {
       const id = this.id('cus')
       this.customers.push(id)
       return ok({ id, object: 'customer', metadata: metadataOf(params) })
+    }
+    if (path === '/v1/payment_methods') return this.paymentMethod(params)
+    const detach = /^\/v1\/payment_methods\/([^/]+)\/detach$/.exec(path)
+    if (detach) {
+      const method = this.methods.get(detach[1] ?? '')
+      if (!method?.customer) return invalid('The payment method is not attached to a customer.')
+      method.customer = null
+      return ok({ id: detach[1], object: 'payment_method', type: 'card', customer: null })
     }
     if (path === '/v1/payment_intents') return this.paymentIntent(params)
     const cancel = /^\/v1\/payment_intents\/([^/]+)\/cancel$/.exec(path)
@@ -208,6 +224,34 @@ export class StripeServer {
     if (path === '/v1/setup_intents') return this.setupIntent(params)
     if (path === '/v1/refunds') return this.refund(params)
     return notFound(path)
+  }
+
+  /** `POST /v1/payment_methods` with raw card data: the number's behaviour is kept on the method. */
+  private paymentMethod(params: Record<string, string>): Answer {
+    const number = params['card[number]'] ?? ''
+    const month = Number(params['card[exp_month]'])
+    const year = Number(params['card[exp_year]'])
+    if (
+      params.type !== 'card' ||
+      !/^\d{12,19}$/.test(number) ||
+      !(month >= 1 && month <= 12) ||
+      !(year >= 2000)
+    ) {
+      return invalid('Missing or wrong card parameters.')
+    }
+    if (!params['card[cvc]'])
+      return invalid('Missing required param: card[cvc].', 'parameter_missing', 'card[cvc]')
+    const id = this.id('pm')
+    this.methods.set(id, { number, customer: null })
+    this.createdMethods.push({ id, params: redacted(params) })
+    return ok({
+      id,
+      object: 'payment_method',
+      type: 'card',
+      customer: null,
+      card: { brand: number.startsWith('5') ? 'mastercard' : 'visa', last4: number.slice(-4) },
+      metadata: metadataOf(params),
+    })
   }
 
   private refund(params: Record<string, string>): Answer {
@@ -227,63 +271,114 @@ export class StripeServer {
 
   private paymentIntent(params: Record<string, string>): Answer {
     const offSession = params.off_session === 'true'
-    const number = params['payment_method_data[card][number]']
-    const saved = params.payment_method
-    const behaviour = number ?? (saved ? this.methods.get(saved) : undefined)
-    if (params.currency !== 'brl' || params.confirm !== 'true' || !params.customer || !behaviour) {
+    const method = params.payment_method ? this.methods.get(params.payment_method) : undefined
+    if (
+      params.currency !== 'brl' ||
+      params.confirm !== 'true' ||
+      !/^\d+$/.test(params.amount ?? '') ||
+      !params.customer ||
+      !this.customers.includes(params.customer) ||
+      !method
+    ) {
       return invalid('Missing or wrong parameters.')
     }
-    const paymentMethod = saved ?? this.id('pm')
+    // Stripe charges a customer's saved method off session only if it is attached to that customer.
+    if (method.customer !== null && method.customer !== params.customer) {
+      return invalid('The provided PaymentMethod belongs to another customer.')
+    }
+    if (offSession && method.customer !== params.customer) {
+      return invalid('The provided PaymentMethod is not attached to this customer.')
+    }
+    const behaviour = method.number
     const intent: PaymentIntent = {
       id: this.id('pi'),
       status: 'succeeded',
       amount: Number(params.amount),
       customer: params.customer,
-      payment_method: paymentMethod,
+      payment_method: params.payment_method ?? null,
       off_session: offSession,
       params: redacted(params),
     }
     this.paymentIntents.push(intent)
     const decline =
-      DECLINES[behaviour] ?? (saved && behaviour === APPROVES_ONCE ? 'card_declined' : undefined)
+      DECLINES[behaviour] ?? (offSession && behaviour === APPROVES_ONCE ? 'card_declined' : undefined)
     if (decline) {
       intent.status = 'requires_payment_method'
       return cardError(decline, { payment_intent: intentBody(intent) })
     }
     if (behaviour === THREE_D_SECURE) {
-      if (offSession) {
+      if (offSession || params.error_on_requires_action === 'true') {
         intent.status = 'requires_payment_method'
         return cardError('authentication_required', { payment_intent: intentBody(intent) })
       }
       intent.status = 'requires_action'
       return ok(intentBody(intent))
     }
-    if (number && params.setup_future_usage === 'off_session') this.methods.set(paymentMethod, number)
+    if (params.setup_future_usage === 'off_session') method.customer = params.customer
     return ok(intentBody(intent))
   }
 
   private setupIntent(params: Record<string, string>): Answer {
-    const number = params['payment_method_data[card][number]']
-    if (params.confirm !== 'true' || !params.customer || !number || params.usage !== 'off_session') {
+    const method = params.payment_method ? this.methods.get(params.payment_method) : undefined
+    if (
+      params.confirm !== 'true' ||
+      !params.customer ||
+      !this.customers.includes(params.customer) ||
+      !method ||
+      params.usage !== 'off_session'
+    ) {
       return invalid('Missing or wrong parameters.')
     }
     const id = this.id('seti')
-    const decline = DECLINES[number]
+    const decline = DECLINES[method.number]
     if (decline)
       return cardError(decline, {
         setup_intent: { id, object: 'setup_intent', status: 'requires_payment_method' },
       })
-    const paymentMethod = this.id('pm')
-    const status = number === THREE_D_SECURE ? 'requires_action' : 'succeeded'
-    if (status === 'succeeded') this.methods.set(paymentMethod, number)
+    const status = method.number === THREE_D_SECURE ? 'requires_action' : 'succeeded'
+    if (status === 'succeeded') method.customer = params.customer
     return ok({
       id,
       object: 'setup_intent',
       status,
       customer: params.customer,
-      payment_method: paymentMethod,
+      payment_method: params.payment_method,
     })
   }
+
+  /** Whether a saved method may still be charged by `customer` (attached, not detached). */
+  attachedTo(paymentMethod: string): string | null {
+    return this.methods.get(paymentMethod)?.customer ?? null
+  }
+}
+
+/**
+ * The parameters each endpoint takes, as Stripe's published OpenAPI document lists them (only
+ * those the adapter may send): anything else is refused as Stripe refuses it, `payment_method_data`
+ * with raw card fields included.
+ */
+const PARAMS: [RegExp, RegExp][] = [
+  [/^\/v1\/customers$/, /^metadata\[[a-z_]+\]$/],
+  [
+    /^\/v1\/payment_methods$/,
+    /^(type|card\[(number|exp_month|exp_year|cvc)\]|billing_details\[name\]|metadata\[[a-z_]+\])$/,
+  ],
+  [/^\/v1\/payment_methods\/[^/]+\/detach$/, /^$/],
+  [
+    /^\/v1\/payment_intents$/,
+    /^(amount|currency|customer|payment_method|allowed_payment_method_types\[\d+\]|confirm|error_on_requires_action|off_session|setup_future_usage|payment_method_options\[card\]\[installments\]\[plan\]\[(count|interval|type)\]|metadata\[[a-z_]+\])$/,
+  ],
+  [/^\/v1\/payment_intents\/[^/]+\/cancel$/, /^$/],
+  [
+    /^\/v1\/setup_intents$/,
+    /^(customer|payment_method|allowed_payment_method_types\[\d+\]|confirm|usage|metadata\[[a-z_]+\])$/,
+  ],
+  [/^\/v1\/refunds$/, /^(payment_intent|amount|reason|metadata\[[a-z_]+\])$/],
+]
+
+function allowed(path: string, name: string): boolean {
+  const entry = PARAMS.find(([route]) => route.test(path))
+  return entry?.[1].test(name) ?? false
 }
 
 const ok = (body: unknown): Answer => ({ status: 200, body })
@@ -291,14 +386,13 @@ const notFound = (path: string): Answer => ({
   status: 404,
   body: { error: { type: 'invalid_request_error', message: `Unrecognized request URL (POST: ${path}).` } },
 })
-const invalid = (message: string): Answer => ({
+const invalid = (message: string, code?: string, param?: string): Answer => ({
   status: 400,
-  body: { error: { type: 'invalid_request_error', message } },
+  body: { error: { type: 'invalid_request_error', message, ...(code && { code }), ...(param && { param }) } },
 })
 
 function apiError(status: number): Answer {
-  const type =
-    status === 429 ? 'invalid_request_error' : status === 401 ? 'invalid_request_error' : 'api_error'
+  const type = status < 500 ? 'invalid_request_error' : 'api_error'
   const code = status === 429 ? 'rate_limit' : undefined
   return { status, body: { error: { type, code, message: `Fake Stripe answered ${status}.` } } }
 }
@@ -345,6 +439,6 @@ function metadataOf(params: Record<string, string>) {
 
 /** What a test may look at of a request: never the card number or code, which a real server keeps. */
 function redacted(params: Record<string, string>) {
-  const { 'payment_method_data[card][number]': _n, 'payment_method_data[card][cvc]': _c, ...rest } = params
+  const { 'card[number]': _n, 'card[cvc]': _c, ...rest } = params
   return rest
 }

@@ -75,9 +75,9 @@ export async function createWorld(
   let charges = 0
   const sandbox = new SandboxGateway()
   const gateway: PaymentGateway = sandboxWith({
-    chargeCard: (card, charge) => {
+    chargeCard: (charge) => {
       charges += 1
-      return sandbox.chargeCard(card, charge)
+      return sandbox.chargeCard(charge)
     },
   })
   const app = await buildCheckedApp({ config: database.config, db, clock, gateway, logger: false })

@@ -227,6 +227,17 @@ export interface paths {
          *     `awaiting_payment` and may be paid with another card. Test cards: `4111111111111111` approves,
          *     `4000000000000002` declines (`card_declined`), `4000000000009995` (`insufficient_funds`),
          *     `4000000000000069` (`expired_card`).
+         *
+         *     Card testing: past 5 declined card attempts a day on one contract (payments and card
+         *     updates; `AMPARO_CARD_DECLINES_PER_CONTRACT`), or the partner's daily limit
+         *     (`AMPARO_CARD_DECLINES_PER_PARTNER`) → 429 `rate_limited` with `Retry-After`, before the gateway is
+         *     called. A gateway that does not answer (timeout, its own fault or rate limit) → 503 `service_unavailable`
+         *     with `Retry-After` of at most 5 s: retry then (with or without the same `Idempotency-Key`); the retry
+         *     goes to the gateway at once with the same gateway idempotency key, so it settles the same charge and
+         *     never makes a second one. While another call of the same payment is at the gateway → 409
+         *     `payment_in_progress` with `Retry-After`. The gateway refusing our request as malformed (a bug or a
+         *     misconfiguration on our side, never the caller's) → 502 `gateway_error`: nothing was charged; quote
+         *     `request_id` to support.
          */
         post: operations["payAnnualPlanByCard"];
         delete?: never;
@@ -886,9 +897,19 @@ export interface paths {
          *     without card payments → 422 `errors.gateway`, before the body is validated. A `canceled` subscription
          *     → 422 `errors.status`; so is a `pending` one: its installment 1 is paid with
          *     `POST /subscriptions/{id}/payment`, which keeps that card. The card as in the payment call (422 under
-         *     `creditCard.number`, `creditCard.expiry` or `creditCard.cvv`). A gateway that does not answer → 503 with
-         *     `Retry-After`; the retry settles any charge in flight once, never twice. While a charge of this
-         *     subscription is in progress → 409.
+         *     `creditCard.number`, `creditCard.expiry` or `creditCard.cvv`). While a charge of this subscription is
+         *     in progress → 409.
+         *
+         *     Card testing: past 5 declined card attempts a day on one contract (payments and card
+         *     updates; `AMPARO_CARD_DECLINES_PER_CONTRACT`), or the partner's daily limit
+         *     (`AMPARO_CARD_DECLINES_PER_PARTNER`) → 429 `rate_limited` with `Retry-After`, before the gateway is
+         *     called. A gateway that does not answer (timeout, its own fault or rate limit) → 503 `service_unavailable`
+         *     with `Retry-After` of at most 5 s: retry then (with or without the same `Idempotency-Key`); the retry
+         *     goes to the gateway at once with the same gateway idempotency key, so it settles the same charge and
+         *     never makes a second one. While another call of the same payment is at the gateway → 409
+         *     `payment_in_progress` with `Retry-After`. The gateway refusing our request as malformed (a bug or a
+         *     misconfiguration on our side, never the caller's) → 502 `gateway_error`: nothing was charged; quote
+         *     `request_id` to support.
          *
          *     In the test environment the sandbox gateway answers by card number: `4111111111111111` and
          *     `5555555555554444` approve; `4000000000000002` declines (`card_declined`), `4000000000009995`
@@ -982,6 +1003,17 @@ export interface paths {
          *     Declined → 402 with `decline_code` and `errors.creditCard`; installment 1 becomes `refused`, the
          *     subscription stays `pending` and a later approved try pays it. Every attempt is recorded. While
          *     another payment of the same subscription is being charged → 409; try again when it has answered.
+         *
+         *     Card testing: past 5 declined card attempts a day on one contract (payments and card
+         *     updates; `AMPARO_CARD_DECLINES_PER_CONTRACT`), or the partner's daily limit
+         *     (`AMPARO_CARD_DECLINES_PER_PARTNER`) → 429 `rate_limited` with `Retry-After`, before the gateway is
+         *     called. A gateway that does not answer (timeout, its own fault or rate limit) → 503 `service_unavailable`
+         *     with `Retry-After` of at most 5 s: retry then (with or without the same `Idempotency-Key`); the retry
+         *     goes to the gateway at once with the same gateway idempotency key, so it settles the same charge and
+         *     never makes a second one. While another call of the same payment is at the gateway → 409
+         *     `payment_in_progress` with `Retry-After`. The gateway refusing our request as malformed (a bug or a
+         *     misconfiguration on our side, never the caller's) → 502 `gateway_error`: nothing was charged; quote
+         *     `request_id` to support.
          *
          *     In the test environment the sandbox gateway answers by card number: `4111111111111111` and
          *     `5555555555554444` approve; `4000000000000002` declines (`card_declined`), `4000000000009995`
@@ -1133,7 +1165,7 @@ export interface components {
              * @description Stable, machine-readable: branch on it.
              * @enum {string}
              */
-            code: "invalid_json" | "bad_request" | "unauthenticated" | "card_declined" | "not_found" | "request_timeout" | "idempotency_key_in_flight" | "payment_in_progress" | "clock_advancing" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "validation_failed" | "invalid_state" | "wrong_gateway" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "server_error" | "service_unavailable";
+            code: "invalid_json" | "bad_request" | "unauthenticated" | "card_declined" | "not_found" | "request_timeout" | "idempotency_key_in_flight" | "payment_in_progress" | "clock_advancing" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "validation_failed" | "invalid_state" | "wrong_gateway" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "server_error" | "gateway_error" | "service_unavailable";
             message: string;
             /** @description The `X-Request-Id` of this response: quote it to support. */
             request_id: string;
@@ -4171,6 +4203,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
+                    };
+                };
+            };
+            /** @description The card gateway refused our request as malformed (a bug or a misconfiguration, never the caller’s fault): nothing was charged; quote `request_id` to support. */
+            502: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "gateway_error",
+                     *       "message": "The payment gateway refused the request; nothing was charged. Quote request_id to support.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "gateway_error";
                     };
                 };
             };
@@ -11569,6 +11622,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The card gateway refused our request as malformed (a bug or a misconfiguration, never the caller’s fault): nothing was charged; quote `request_id` to support. */
+            502: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "gateway_error",
+                     *       "message": "The payment gateway refused the request; nothing was charged. Quote request_id to support.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "gateway_error";
+                    };
+                };
+            };
             /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
             503: {
                 headers: {
@@ -12622,6 +12696,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
+                    };
+                };
+            };
+            /** @description The card gateway refused our request as malformed (a bug or a misconfiguration, never the caller’s fault): nothing was charged; quote `request_id` to support. */
+            502: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "gateway_error",
+                     *       "message": "The payment gateway refused the request; nothing was charged. Quote request_id to support.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "gateway_error";
                     };
                 };
             };

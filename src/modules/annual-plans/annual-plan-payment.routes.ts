@@ -4,7 +4,7 @@ import { errorResponses } from '../../http/http-schemas.js'
 import { baseUrl } from '../../http/links.js'
 import { commit, refusal, settlement } from '../../plugins/unit-of-work.js'
 import { eventContext } from '../events/event.service.js'
-import { CardDeclinedError } from '../payments/card.js'
+import { CARD_CALL_FAILURES, CardDeclinedError } from '../payments/card.js'
 import { type ChargeResult, refuseWrongGateway } from '../payments/payment-gateway.js'
 import { paymentNoticeResource } from './annual-plan.mapper.js'
 import { AnnualPlan, AnnualPlanParams } from './annual-plan.schemas.js'
@@ -111,7 +111,9 @@ Approved → 200 with the plan. ${PAYMENT_EFFECT} Only the card brand and last f
 Declined → 402 \`{"message", "errors": {"creditCard": [...]}, "decline_code"}\` (as for subscriptions); the plan stays
 \`awaiting_payment\` and may be paid with another card. Test cards: \`4111111111111111\` approves,
 \`4000000000000002\` declines (\`card_declined\`), \`4000000000009995\` (\`insufficient_funds\`),
-\`4000000000000069\` (\`expired_card\`).`,
+\`4000000000000069\` (\`expired_card\`).
+
+${CARD_CALL_FAILURES}`,
         params: AnnualPlanParams,
         body: AnnualPlanCardBody,
         response: {
@@ -127,6 +129,8 @@ Declined → 402 \`{"message", "errors": {"creditCard": [...]}, "decline_code"}\
             'invalid_state',
             'wrong_gateway',
             'payment_in_progress',
+            'rate_limited',
+            'gateway_error',
           ),
         },
       },
@@ -158,6 +162,7 @@ Declined → 402 \`{"message", "errors": {"creditCard": [...]}, "decline_code"}\
         gateway: app.gateway,
         clock: request.clock,
         claimSeconds: config.paymentClaimSeconds,
+        cardDeclineLimits: config.cardDeclineLimits,
         log: request.log,
         ...events,
         settleIn: answer.transaction,

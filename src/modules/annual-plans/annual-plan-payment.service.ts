@@ -1,10 +1,20 @@
 import type { Db, Trx } from '../../db/database.js'
-import type { Transactor } from '../../db/transaction.js'
+import { retryingTransaction, type Transactor } from '../../db/transaction.js'
+import type { Clock } from '../../shared/clock.js'
 import { GatewayModeError, StateError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
 import type { EventContext } from '../events/event.service.js'
 import { CardDeclinedError, type CardInput, requireCard } from '../payments/card.js'
+import type { CardAttemptRow } from '../payments/card-attempt.repository.js'
+import { type CardTestingContext, refuseCardTesting } from '../payments/card-testing.service.js'
+import {
+  chargeFirstCard,
+  claimRecording,
+  type FirstCardCharge,
+  replayAttempt,
+  UnpayableChargeError,
+} from '../payments/first-charge.service.js'
 import {
   type CardPaymentContext,
   chargeOnce,
@@ -14,7 +24,7 @@ import {
   recordPayment,
 } from '../payments/payment.service.js'
 import type { PaymentOutcome, PaymentRoute } from '../payments/payment.table.js'
-import { type ChargeResult, cardGateway } from '../payments/payment-gateway.js'
+import { type ChargeResult, cardGateway, type PaymentGateway } from '../payments/payment-gateway.js'
 import {
   type AnnualPlanRow,
   claimForCharge,
@@ -39,7 +49,9 @@ export async function payAnnualPlanByCard(
   id: number,
   creditCard: CardInput,
   installments: number,
-  context: CardPaymentContext & EventContext & { settleIn?: Transactor<ChargeResult> | null },
+  context: CardPaymentContext &
+    EventContext &
+    CardTestingContext & { settleIn?: Transactor<ChargeResult> | null },
 ): Promise<void> {
   const { clock, timeZone } = context
   const now = clock.now().toISOString()
@@ -51,45 +63,37 @@ export async function payAnnualPlanByCard(
     expiry: 'card_expiry',
     cvv: 'card_cvv',
   })
-  const customerId = await gatewayCustomerOf(db, gateway, plan.customer_id, context)
+  await refuseCardTesting(db, { annualPlanId: plan.id }, plan.partner_id, context)
+  const customerId = await gatewayCustomerOf(
+    db,
+    gateway,
+    { customerId: plan.customer_id, partnerId: plan.partner_id },
+    context,
+  )
   const outcome = await chargeOnce(
     db,
     {
       claim: (trx, at, until) => claimForCharge(trx, plan.id, at, until),
       release: (trx, until) => releaseClaim(trx, plan.id, until),
-      charge: async () => {
-        const charge = await nextChargeNumber(db, { annualPlanId: plan.id })
-        return gateway.chargeCard(card, {
-          amountCents: plan.premium,
-          customerId,
-          saveForLater: false,
-          installments,
-          reference: `annual-plan-${plan.id}`,
-          idempotencyKey: `annual-plan-${plan.id}-charge-${charge}`,
-        })
-      },
+      charge: async () =>
+        chargeFirstCard(
+          db,
+          gateway,
+          card,
+          {
+            purpose: 'annual_plan',
+            of: { annualPlanId: plan.id },
+            partnerId: plan.partner_id,
+            reference: `annual-plan-${plan.id}`,
+            idempotencyKey: `annual-plan-${plan.id}-charge-${await nextChargeNumber(db, { annualPlanId: plan.id })}`,
+            amountCents: plan.premium,
+            customerId,
+            installments,
+          },
+          () => context.clock.now().toISOString(),
+        ),
       details: { annual_plan_id: plan.id },
-      async settle(trx, charged, at) {
-        const { result } = charged
-        if (!result.approved) {
-          const entry = { route: 'card', outcome: 'declined', transactionId: result.transactionId } as const
-          await recordInLedger(trx, plan, { ...entry, declineCode: result.declineCode }, at)
-          return result
-        }
-        const paidCard = { brand: charged.brand, last4: charged.last4, installments }
-        // Our claim kept other charges and the cancellation away, so the plan still awaits payment.
-        if (!(await markPaid(trx, plan.id, { ...paymentAt(plan.id, at, timeZone), card: paidCard }))) {
-          throw new Error(`annual plan ${plan.id} changed during its charge ${result.transactionId}`)
-        }
-        await recordAnnualPlanEvent(trx, 'annual_plan.paid', plan.id, at, context)
-        await recordInLedger(
-          trx,
-          plan,
-          { route: 'card', outcome: 'approved', transactionId: result.transactionId },
-          at,
-        )
-        return result
-      },
+      settle: (trx, charged, at) => recordCardCharge(trx, plan, charged, at, context),
     },
     context,
     { settleIn: context.settleIn },
@@ -102,6 +106,68 @@ export async function payAnnualPlanByCard(
     throw new PaymentInProgressError()
   }
   if (!outcome.settled.approved) throw new CardDeclinedError(outcome.settled.declineCode)
+}
+
+/**
+ * Records the outcome of a card charge of the plan, once: approved, paid and covered from tomorrow
+ * (`annual_plan.paid`); declined, in the ledger. Answers the outcome, also when another caller (a
+ * retry, the worker) recorded this same attempt first.
+ */
+async function recordCardCharge(
+  trx: Trx,
+  plan: AnnualPlanRow,
+  charged: FirstCardCharge,
+  at: string,
+  { timeZone, base }: EventContext,
+): Promise<ChargeResult> {
+  const { result } = charged
+  if (!(await claimRecording(trx, charged))) return result
+  if (!result.approved) {
+    const entry = { route: 'card', outcome: 'declined', transactionId: result.transactionId } as const
+    await recordInLedger(trx, plan, { ...entry, declineCode: result.declineCode }, at)
+    return result
+  }
+  const { card, installments } = charged
+  const paidCard = card && { brand: card.brand, last4: card.last4, installments }
+  // The claim kept other charges and the cancellation away, so the plan still awaits payment.
+  if (
+    !(await markPaid(trx, plan.id, {
+      ...paymentAt(plan.id, at, timeZone),
+      ...(paidCard && { card: paidCard }),
+    }))
+  ) {
+    throw new UnpayableChargeError(`annual plan ${plan.id}`, result.transactionId)
+  }
+  await recordAnnualPlanEvent(trx, 'annual_plan.paid', plan.id, at, { timeZone, base })
+  await recordInLedger(
+    trx,
+    plan,
+    { route: 'card', outcome: 'approved', transactionId: result.transactionId },
+    at,
+  )
+  return result
+}
+
+/**
+ * The worker's reconciliation of a card charge of an annual plan whose outcome was never recorded
+ * (the database failed after the gateway answered): the stored attempt is sent again (the gateway
+ * answers it from the first call) and recorded, with its event.
+ */
+export async function reconcileAnnualPlanCharge(
+  db: Db,
+  gateway: PaymentGateway,
+  attempt: CardAttemptRow,
+  { clock, ...events }: { clock: Clock } & EventContext,
+): Promise<ChargeResult> {
+  const plan =
+    attempt.annual_plan_id === null
+      ? undefined
+      : await findAnnualPlanRow(db, attempt.partner_id, attempt.annual_plan_id)
+  if (!plan) throw new Error(`card attempt ${attempt.id} names no annual plan`)
+  const charged = await replayAttempt(gateway, attempt)
+  return retryingTransaction(db, (trx) =>
+    recordCardCharge(trx, plan, charged, clock.now().toISOString(), events),
+  )
 }
 
 /** The refusals of a notification: the wrong gateway mode, or a canceled plan. */

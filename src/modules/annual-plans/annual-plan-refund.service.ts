@@ -95,7 +95,10 @@ export async function payDueRefund(
   let refundId: string
   try {
     refundId = await atGateway(log, details, () =>
-      gateway.refund(refund.payment_reference, refund.amount, `refund-${refund.id}`),
+      gateway.refund(refund.payment_reference, refund.amount, `refund-${refund.id}`, {
+        partnerId: refund.partner_id,
+        reference: `annual-plan-${refund.annual_plan_id}-refund-${refund.id}`,
+      }),
     )
   } catch (error) {
     const reason = reasonOf(error)

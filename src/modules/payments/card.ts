@@ -97,3 +97,15 @@ export class CardDeclinedError extends AppError {
     super('card_declined', message, { creditCard: [message] }, { decline_code: declineCode })
   }
 }
+
+/** What every card-paying operation's OpenAPI description says about the gateway's failures. */
+export const CARD_CALL_FAILURES = `Card testing: past 5 declined card attempts a day on one contract (payments and card
+updates; \`AMPARO_CARD_DECLINES_PER_CONTRACT\`), or the partner's daily limit
+(\`AMPARO_CARD_DECLINES_PER_PARTNER\`) → 429 \`rate_limited\` with \`Retry-After\`, before the gateway is
+called. A gateway that does not answer (timeout, its own fault or rate limit) → 503 \`service_unavailable\`
+with \`Retry-After\` of at most 5 s: retry then (with or without the same \`Idempotency-Key\`); the retry
+goes to the gateway at once with the same gateway idempotency key, so it settles the same charge and
+never makes a second one. While another call of the same payment is at the gateway → 409
+\`payment_in_progress\` with \`Retry-After\`. The gateway refusing our request as malformed (a bug or a
+misconfiguration on our side, never the caller's) → 502 \`gateway_error\`: nothing was charged; quote
+\`request_id\` to support.`

@@ -1,6 +1,8 @@
 import type { Config } from '../../config.js'
-import { GatewayModeError, ServiceUnavailableError } from '../../shared/errors.js'
+import type { Db } from '../../db/database.js'
+import { AppError, GatewayModeError, ServiceUnavailableError } from '../../shared/errors.js'
 import type { PartnerContext } from '../auth/partner-context.js'
+import { loadKeyNamespace } from './key-namespace.repository.js'
 import { SandboxGateway } from './sandbox-gateway.js'
 import { STRIPE_DEFAULTS, StripeGateway, type StripeGatewayOptions } from './stripe-gateway.js'
 
@@ -25,88 +27,132 @@ export interface SavedCard {
   last4: string
 }
 
-export interface CardCharge extends SavedCard {
-  result: ChargeResult
+/** Card details made a payment method, or refused by the gateway as they are (a decline). */
+export type SavedCardResult = ({ approved: true } & SavedCard) | { approved: false; declineCode: string }
+
+export type CardVerification = { approved: true } | { approved: false; declineCode: string }
+
+/** What every object the gateway creates carries in its metadata: whose it is, what it settles. */
+export interface GatewayLabel {
+  partnerId: number
+  /** The subscription, installment, annual plan or refund (`metadata[amparo_reference]`). */
+  reference: string
 }
 
-export type CardVerification = ({ approved: true } & SavedCard) | { approved: false; declineCode: string }
-
-/** A first charge of a card the partner sent. */
-export interface FirstCharge {
+/** A first charge, by the payment method `saveCard` made of the partner's card. */
+export interface FirstCharge extends GatewayLabel {
   amountCents: number
   /** The gateway's customer (`createCustomer`). */
   customerId: string
+  paymentMethod: string
   /** Kept for off-session charges later (subscriptions), or charged once (annual plans). */
   saveForLater: boolean
-  /** An annual plan paid in 2–12 monthly installments by the card issuer; 1 or absent: at once. */
-  installments?: number
-  /** What the charge settles, shown in the gateway's dashboard (`metadata[amparo_reference]`). */
-  reference: string
+  /** An annual plan paid in 2–12 monthly installments by the card issuer; 1: at once. */
+  installments: number
   idempotencyKey: string
 }
 
 /**
- * The own payment gateway (CONTRACT §16). What an adapter must guarantee, because a charge holds
- * its installment or plan only for the claim length (`AMPARO_PAYMENT_CLAIM_SECONDS`) and a retry
- * after that charges again: each call settles or fails within 30 s, and `idempotencyKey` is sent as
- * the gateway's, so a repeat of a call whose answer was lost is not a second charge. A decline is an
- * answer (`approved: false`); a gateway that could not answer throws GatewayUnavailableError.
+ * The own payment gateway (README, "Going live: card payments through Stripe"). What an adapter
+ * must guarantee: each call settles or fails within 30 s, and `idempotencyKey` (an operation's,
+ * made unique to this deployment by the adapter) is sent as the gateway's, so a repeat of a call
+ * whose answer was lost is answered from the first one, never made twice. A decline is an answer (`approved: false`); a
+ * gateway that could not answer throws GatewayUnavailableError, one that refused the request as
+ * malformed GatewayRefusedError.
  */
 export interface PaymentGateway {
   /** The gateway's customer for an Amparo customer, created once (its id is kept by the caller). */
-  createCustomer(amparoCustomerId: number, idempotencyKey: string): Promise<string>
-  chargeCard(card: CardData, charge: FirstCharge): Promise<CardCharge>
+  createCustomer(amparoCustomerId: number, idempotencyKey: string, label: GatewayLabel): Promise<string>
+  /** Card details made a payment method of the gateway; never attached to anyone yet. */
+  saveCard(card: CardData, idempotencyKey: string, label: GatewayLabel): Promise<SavedCardResult>
+  chargeCard(charge: FirstCharge): Promise<ChargeResult>
   /** An off-session charge of a saved card (the recurrence, a card update). */
   chargeSaved(
     saved: { customerId: string; token: string },
     amountCents: number,
     idempotencyKey: string,
+    label: GatewayLabel,
   ): Promise<ChargeResult>
-  /** Checks a card and saves it for off-session charges, charging nothing. */
-  verifyCard(card: CardData, customerId: string, idempotencyKey: string): Promise<CardVerification>
+  /** Checks a saved card and keeps it on the customer for off-session charges, charging nothing. */
+  verifyCard(
+    saved: { customerId: string; token: string },
+    idempotencyKey: string,
+    label: GatewayLabel,
+  ): Promise<CardVerification>
+  /** Detaches a replaced card from its customer: it can no longer be charged. */
+  detachCard(token: string, idempotencyKey: string): Promise<void>
   /**
    * Gives back `amountCents` of the charge `paymentReference` (a `transactionId` it approved) and
    * answers the gateway's refund id. Anything but a refund the gateway took throws.
    */
-  refund(paymentReference: string, amountCents: number, idempotencyKey: string): Promise<string>
+  refund(
+    paymentReference: string,
+    amountCents: number,
+    idempotencyKey: string,
+    label: GatewayLabel,
+  ): Promise<string>
 }
 
+/** The most a 503 asks the partner to wait: its retry goes to the gateway again at once. */
+export const GATEWAY_RETRY_AFTER_SECONDS = 5
+
 /**
- * The gateway could not answer (timeout, connection lost, its own fault, a revoked key, its rate
- * limit): not a decline. Whether it charged is unknown, so the item stays claimed and the next try,
- * after `Retry-After`, sends the same idempotency key.
+ * The gateway could not answer (timeout, connection lost, its own fault, its rate limit): not a
+ * decline. Whether it charged is unknown, so the retry sends the same idempotency key, and the
+ * gateway answers it from the first call if there was one.
  */
 export class GatewayUnavailableError extends ServiceUnavailableError {
-  override readonly retryAfterSeconds: number
+  override readonly retryAfterSeconds = GATEWAY_RETRY_AFTER_SECONDS
 
   /** `gateway`: what the log needs to find the call at the gateway (Stripe's request id…). */
-  constructor(
-    retryAfterSeconds = 5,
-    readonly gateway: Record<string, unknown> = {},
-  ) {
+  constructor(readonly gateway: Record<string, unknown> = {}) {
     super('The payment gateway did not answer; nothing was recorded. Retry after Retry-After seconds.')
-    this.retryAfterSeconds = retryAfterSeconds
   }
 }
 
 /**
- * The gateway answered but refused the request as malformed (a bug, or an idempotency key reused
- * with other parameters), or left it in a state the call does not expect: not a decline.
+ * The gateway refused our request as malformed, or left it in a state the call does not expect: a
+ * bug or a misconfiguration, never the partner's fault nor a decline (502 `gateway_error`).
+ * `detail` and `gateway` (Stripe's request id…) are for the log; the partner reads only that
+ * nothing was charged.
  */
-export class GatewayRefusedError extends Error {
-  override name = 'GatewayRefusedError'
+export class GatewayRefusedError extends AppError {
+  constructor(
+    readonly detail: string,
+    readonly gateway: Record<string, unknown> = {},
+  ) {
+    super(
+      'gateway_error',
+      'The payment gateway refused the request; nothing was charged. Quote request_id to support.',
+    )
+    this.name = 'GatewayRefusedError'
+  }
 }
 
-/** The gateway the configuration names; null when card payments are off. `options`: tests' timeouts. */
+/**
+ * The gateway the configuration names; null when card payments are off. `keyNamespace`: the
+ * deployment's (`loadKeyNamespace`), which Stripe's idempotency keys start with; the rest: tests'
+ * timeouts.
+ */
 export function createGateway(
   config: Pick<Config, 'paymentGateway' | 'stripe'>,
-  options: Partial<StripeGatewayOptions> = {},
+  options: Pick<StripeGatewayOptions, 'keyNamespace'> & Partial<StripeGatewayOptions>,
 ): PaymentGateway | null {
   if (config.paymentGateway === 'sandbox') return new SandboxGateway()
   if (config.paymentGateway === 'stripe' && config.stripe) {
     return new StripeGateway({ ...STRIPE_DEFAULTS, ...config.stripe, ...options })
   }
   return null
+}
+
+/** The configured gateway of a process, with the deployment's key namespace read from (or made in) `db`. */
+export async function gatewayOf(
+  config: Pick<Config, 'paymentGateway' | 'stripe'>,
+  db: Db,
+  options: Partial<StripeGatewayOptions> = {},
+): Promise<PaymentGateway | null> {
+  const keyNamespace = config.paymentGateway === 'stripe' ? await loadKeyNamespace(db) : ''
+  return createGateway(config, { keyNamespace, ...options })
 }
 
 /**

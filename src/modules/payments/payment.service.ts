@@ -4,13 +4,23 @@ import { retryingTransaction, type Transactor } from '../../db/transaction.js'
 import type { Clock } from '../../shared/clock.js'
 import { AppError } from '../../shared/errors.js'
 import type { PaymentsTable } from './payment.table.js'
-import { type ChargeResult, GatewayUnavailableError, type PaymentGateway } from './payment-gateway.js'
+import {
+  type ChargeResult,
+  GatewayRefusedError,
+  GatewayUnavailableError,
+  type PaymentGateway,
+} from './payment-gateway.js'
 
 // The one card-charge flow: every charge of an installment or an annual plan, by the API or by
 // the recurrence, claims its row, calls the gateway outside any transaction, then settles.
 
-/** Another charge holds the installment or plan: 409, try again once it has answered. */
+/**
+ * Another charge holds the installment or plan: 409, try again once it has answered (a gateway call
+ * settles within 30 s; most within a second or two).
+ */
 export class PaymentInProgressError extends AppError {
+  override readonly retryAfterSeconds = 2
+
   constructor(message = 'A payment of this item is in progress: try again once it has answered.') {
     super('payment_in_progress', message)
   }
@@ -62,9 +72,10 @@ export interface CardPaymentContext {
 
 export interface ChargeOptions<T> {
   /**
-   * On an unexpected error of the charge (not the gateway's unavailability, which always keeps the
-   * claim): the API lets the caller try again at once (false); the recurrence keeps the claim as its
-   * back-off (true). Either way the retry sends the same idempotency key.
+   * When the charge fails (the gateway unavailable, or an error): the API releases the claim at once,
+   * so the partner's retry goes to the gateway again (false); the recurrence keeps it as its back-off
+   * (true). Either way the retry sends the same idempotency key, which the gateway answers from the
+   * first call if it made one.
    */
   holdOnGatewayError?: boolean
   /** Opens the settling transaction: the API's request stores its answer in it (plugins/unit-of-work.ts). */
@@ -73,9 +84,9 @@ export interface ChargeOptions<T> {
 
 /**
  * Claims, charges and settles once. Undefined when the claim was refused (paid, canceled or held
- * meanwhile: the caller says which). Charged but not recorded (the database failed after the
- * gateway approved): the claim is kept, so no retry charges the card again while it lasts, and the
- * log gets what reconciling it takes.
+ * meanwhile: the caller says which). The claim lasts while the gateway call is in flight. Charged
+ * but not recorded (the database failed after the gateway approved): the log gets what reconciling
+ * it takes, and a first charge's stored attempt lets a retry or the worker record it.
  */
 export async function chargeOnce<C extends { result: ChargeResult }, T>(
   db: Db,
@@ -90,12 +101,6 @@ export async function chargeOnce<C extends { result: ChargeResult }, T>(
   try {
     charged = await atGateway(log, flow.details, flow.charge)
   } catch (error) {
-    if (error instanceof GatewayUnavailableError) {
-      // Whether the gateway charged is unknown: the claim stays until it runs out, and the retry
-      // after that sends the same idempotency key (CONTRACT §16).
-      const left = Math.ceil((Date.parse(until) - clock.now().getTime()) / 1000)
-      throw new GatewayUnavailableError(Math.max(1, left), error.gateway)
-    }
     if (!holdOnGatewayError) await retryingTransaction(db, (trx) => flow.release(trx, until))
     throw error
   }
@@ -135,6 +140,9 @@ export async function atGateway<T>(
     if (error instanceof GatewayUnavailableError) {
       log.error({ ...details, ...error.gateway }, 'payment gateway unavailable')
     }
+    if (error instanceof GatewayRefusedError) {
+      log.error({ ...details, ...error.gateway, detail: error.detail }, 'payment gateway refused the request')
+    }
     throw error
   }
 }
@@ -146,13 +154,14 @@ export async function atGateway<T>(
 export async function gatewayCustomerOf(
   db: Db,
   gateway: PaymentGateway,
-  customerId: number,
+  { customerId, partnerId }: { customerId: number; partnerId: number },
   { clock, log }: Pick<CardPaymentContext, 'clock' | 'log'>,
 ): Promise<string> {
   const known = await findGatewayCustomer(db, customerId)
   if (known) return known
+  const reference = `customer-${customerId}`
   const created = await atGateway(log, { customer_id: customerId }, () =>
-    gateway.createCustomer(customerId, `customer-${customerId}`),
+    gateway.createCustomer(customerId, reference, { partnerId, reference }),
   )
   await db
     .insertInto('gateway_customers')

@@ -27,3 +27,44 @@ export interface GatewayCustomersTable {
   gateway_customer_id: string
   created_at: string
 }
+
+/**
+ * A first charge between its gateway call and the record of its outcome: what replaying the call
+ * takes (the same idempotency key and parameters, so the gateway answers the same PaymentIntent).
+ * Deleted in the transaction that records the outcome; one left behind is reconciled by the worker.
+ */
+export interface CardAttemptsTable {
+  id: Generated<number>
+  partner_id: number
+  purpose: 'first_installment' | 'annual_plan'
+  installment_id: number | null
+  annual_plan_id: number | null
+  /** The operation's key, without the deployment namespace the adapter adds. */
+  idempotency_key: string
+  reference: string
+  amount: number
+  /** The card issuer's installments of an annual plan; 1: at once. */
+  installments: number
+  gateway_customer_id: string
+  /** The gateway's payment method made from the card (Stripe's `pm_…`). */
+  payment_method: string
+  card_brand: string
+  card_last4: string
+  created_at: string
+}
+
+/** A card verification of a card update, approved or declined. */
+export interface CardChecksTable {
+  id: Generated<number>
+  partner_id: number
+  subscription_id: number
+  outcome: 'approved' | 'declined'
+  decline_code: string | null
+  created_at: string
+}
+
+/** Values the service makes once and keeps (the gateway key namespace). */
+export interface SettingsTable {
+  name: string
+  value: string
+}

@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto'
 import { cardBrand } from './card.js'
 import {
-  type CardCharge,
   type CardData,
   type CardVerification,
   type ChargeResult,
   type FirstCharge,
+  type GatewayLabel,
   GatewayRefusedError,
   type PaymentGateway,
+  type SavedCardResult,
 } from './payment-gateway.js'
 
 /** CONTRACT §12's test cards; any other Luhn-valid number approves. */
@@ -23,45 +24,72 @@ const random = (prefix: string, bytes = 8) => `${prefix}_${randomBytes(bytes).to
 
 /**
  * The test environment's gateway. Saved cards (tokens) carry the behaviour of their card, so several
- * worker processes agree without shared memory; a real gateway keeps that on its side.
+ * worker processes agree without shared memory; a real gateway keeps that on its side:
+ * `tok_test_approves_…`, `tok_test_declines_…` (approves its first charge only) and
+ * `tok_test_refuses-<decline code>_…` (declines every charge and verification).
  */
 export class SandboxGateway implements PaymentGateway {
-  async createCustomer(_amparoCustomerId: number, _idempotencyKey: string): Promise<string> {
+  async createCustomer(_id: number, _key: string, _label: GatewayLabel): Promise<string> {
     return random('cus_test')
   }
 
-  async chargeCard(card: CardData, _charge: FirstCharge): Promise<CardCharge> {
+  async saveCard(card: CardData, _key: string, _label: GatewayLabel): Promise<SavedCardResult> {
     const declineCode = SANDBOX_DECLINES[card.number]
-    const result: ChargeResult = declineCode
-      ? { approved: false, declineCode, transactionId: random('txn_test') }
-      : { approved: true, transactionId: random('txn_test') }
-    return { ...saved(card, card.number === APPROVES_ONCE || declineCode !== undefined), result }
+    const behaviour = declineCode
+      ? `refuses-${declineCode}`
+      : card.number === APPROVES_ONCE
+        ? 'declines'
+        : 'approves'
+    const token = random(`tok_test_${behaviour}`, 12)
+    return { approved: true, token, brand: cardBrand(card.number), last4: card.number.slice(-4) }
   }
 
-  async chargeSaved(saved: { token: string }, _amountCents: number, _key: string): Promise<ChargeResult> {
+  async chargeCard(charge: FirstCharge): Promise<ChargeResult> {
+    const declineCode = refusalOf(charge.paymentMethod)
+    return declineCode
+      ? { approved: false, declineCode, transactionId: random('txn_test') }
+      : { approved: true, transactionId: random('txn_test') }
+  }
+
+  async chargeSaved(
+    saved: { token: string },
+    _amountCents: number,
+    _key: string,
+    _label: GatewayLabel,
+  ): Promise<ChargeResult> {
     if (!saved.token.startsWith('tok_test_'))
       return { approved: false, declineCode: 'invalid_token', transactionId: null }
-    return saved.token.startsWith('tok_test_declines_')
-      ? { approved: false, declineCode: 'card_declined', transactionId: random('txn_test') }
-      : { approved: true, transactionId: random('txn_test') }
+    return saved.token.startsWith('tok_test_approves_')
+      ? { approved: true, transactionId: random('txn_test') }
+      : {
+          approved: false,
+          declineCode: refusalOf(saved.token) ?? 'card_declined',
+          transactionId: random('txn_test'),
+        }
   }
 
   /** Declining cards are refused here too; the approve-once card passes (nothing is charged). */
-  async verifyCard(card: CardData, _customerId: string, _key: string): Promise<CardVerification> {
-    const declineCode = SANDBOX_DECLINES[card.number]
-    if (declineCode) return { approved: false, declineCode }
-    return { approved: true, ...saved(card, card.number === APPROVES_ONCE) }
+  async verifyCard(saved: { token: string }, _key: string, _label: GatewayLabel): Promise<CardVerification> {
+    const declineCode = refusalOf(saved.token)
+    return declineCode ? { approved: false, declineCode } : { approved: true }
   }
 
+  async detachCard(_token: string, _key: string): Promise<void> {}
+
   /** Refunds at once any charge it made. */
-  async refund(paymentReference: string, _amountCents: number, _key: string): Promise<string> {
+  async refund(
+    paymentReference: string,
+    _amount: number,
+    _key: string,
+    _label: GatewayLabel,
+  ): Promise<string> {
     if (!paymentReference.startsWith('txn_test_'))
       throw new GatewayRefusedError('The sandbox made no such charge')
     return random('re_test')
   }
 }
 
-function saved(card: CardData, declinesLater: boolean) {
-  const token = random(`tok_test_${declinesLater ? 'declines' : 'approves'}`, 12)
-  return { token, brand: cardBrand(card.number), last4: card.number.slice(-4) }
+/** The decline code a sandbox token always answers, if its card is one of the declining ones. */
+function refusalOf(token: string): string | undefined {
+  return /^tok_test_refuses-([a-z_]+?)_[0-9a-f]+$/.exec(token)?.[1]
 }

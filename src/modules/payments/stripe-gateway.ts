@@ -2,21 +2,25 @@ import Stripe from 'stripe'
 import { cardBrand } from './card.js'
 import { PaymentInProgressError } from './payment.service.js'
 import {
-  type CardCharge,
   type CardData,
   type CardVerification,
   type ChargeResult,
   type FirstCharge,
+  type GatewayLabel,
   GatewayRefusedError,
   GatewayUnavailableError,
   type PaymentGateway,
+  type SavedCardResult,
 } from './payment-gateway.js'
 
 /** The Stripe API version the adapter is written against, pinned so an account upgrade changes nothing. */
 export const STRIPE_API_VERSION = '2026-10-28.endive'
 
-/** Every gateway call settles within this (CONTRACT §16); claims last longer (at least 35 s). */
+/** Every gateway call settles within this (README, "Going live: card payments through Stripe"). */
 const CALL_BUDGET_MS = 29_000
+
+/** Card payments only: no other method a PaymentIntent or SetupIntent could fall back to. */
+const CARD_ONLY = ['card' as const]
 
 export interface StripeGatewayOptions {
   secretKey: string
@@ -28,11 +32,14 @@ export interface StripeGatewayOptions {
    */
   timeoutMs: number
   maxNetworkRetries: number
-  /** Prefixes every idempotency key: one Stripe account serving two databases keeps them apart. */
-  keyPrefix: string
+  /**
+   * Starts every idempotency key: this deployment's (`loadKeyNamespace`), so one Stripe account
+   * serving several databases never gets one key for two operations.
+   */
+  keyNamespace: string
 }
 
-export const STRIPE_DEFAULTS = { timeoutMs: 12_000, maxNetworkRetries: 1, keyPrefix: 'amparo' }
+export const STRIPE_DEFAULTS = { timeoutMs: 12_000, maxNetworkRetries: 1 }
 
 /** A 402 `card_error` of Stripe: the decline to answer, and the object it left behind if any. */
 function declineOf(error: unknown): { declineCode: string; transactionId: string | null } | null {
@@ -45,12 +52,13 @@ function declineOf(error: unknown): { declineCode: string; transactionId: string
 }
 
 /**
- * Anything but a decline: Stripe could not answer (timeout, connection, 5xx, revoked key, rate
- * limit) → GatewayUnavailableError, with Stripe's request id for the log; an idempotency key reused
- * with other card data → 409; a request Stripe refused as malformed → a server fault. Never the
- * card: Stripe's messages do not repeat it, and only these fields are kept.
+ * Anything but a decline. Stripe could not answer (timeout, connection, 5xx, its rate limit) →
+ * GatewayUnavailableError (503, the retry resends the key); a call with this key still running at
+ * Stripe, or the key's first call made with other parameters → 409; anything else Stripe refused
+ * (a malformed request, a revoked key) → GatewayRefusedError (502). Stripe's request id goes with
+ * it for the log; never the card: Stripe's messages do not repeat it, and only these fields are kept.
  */
-function unavailable(error: unknown): Error {
+function failureOf(error: unknown): Error {
   if (!(error instanceof Stripe.errors.StripeError)) return error as Error
   const details = {
     stripe_type: error.type,
@@ -61,34 +69,37 @@ function unavailable(error: unknown): Error {
   const transient =
     error instanceof Stripe.errors.StripeConnectionError ||
     error instanceof Stripe.errors.StripeAPIError ||
-    error instanceof Stripe.errors.StripeAuthenticationError ||
-    error instanceof Stripe.errors.StripePermissionError ||
-    error instanceof Stripe.errors.StripeRateLimitError
-  if (transient) return new GatewayUnavailableError(5, details)
-  // The same charge attempt retried with other card data: the attempt whose answer was lost is
-  // only settled by the same request; the partner hears so, not a server fault.
+    error instanceof Stripe.errors.StripeRateLimitError ||
+    (error.statusCode ?? 0) >= 500
+  if (transient) return new GatewayUnavailableError(details)
   if (error instanceof Stripe.errors.StripeIdempotencyError) {
     return new PaymentInProgressError(
-      'An earlier attempt of this payment, with other card data, is unresolved: retry it with the same card.',
+      'An earlier attempt of this payment is still being answered by the gateway: retry it shortly.',
     )
   }
-  return Object.assign(
-    new GatewayRefusedError(`Stripe refused the request (${error.type}, ${error.code ?? 'no code'})`),
-    { gateway: details },
+  return new GatewayRefusedError(
+    `Stripe refused the request (${error.type}, ${error.code ?? 'no code'})`,
+    details,
   )
 }
 
+const metadataOf = ({ partnerId, reference }: GatewayLabel) => ({
+  amparo_partner_id: String(partnerId),
+  amparo_reference: reference,
+})
+
 /**
- * The own gateway on Stripe, through its official library: exactly the calls of CONTRACT §16,
- * each with an idempotency key derived from what it settles.
+ * The own gateway on Stripe, through its official library: exactly the calls the README's "Going
+ * live: card payments through Stripe" lists, each with an idempotency key derived from what it settles.
  */
 export class StripeGateway implements PaymentGateway {
   private readonly stripe: Stripe
-  private readonly keyPrefix: string
+  private readonly keyNamespace: string
 
-  constructor({ secretKey, apiUrl, timeoutMs, maxNetworkRetries, keyPrefix }: StripeGatewayOptions) {
+  constructor({ secretKey, apiUrl, timeoutMs, maxNetworkRetries, keyNamespace }: StripeGatewayOptions) {
     const url = apiUrl ? new URL(apiUrl) : null
-    this.keyPrefix = keyPrefix
+    if (!keyNamespace) throw new Error('StripeGateway needs the deployment key namespace')
+    this.keyNamespace = keyNamespace
     this.stripe = new Stripe(secretKey, {
       apiVersion: STRIPE_API_VERSION,
       timeout: timeoutMs,
@@ -104,59 +115,98 @@ export class StripeGateway implements PaymentGateway {
   }
 
   private key(key: string) {
-    return { idempotencyKey: `${this.keyPrefix}-${key}` }
+    return { idempotencyKey: `${this.keyNamespace}-${key}` }
   }
 
-  async createCustomer(amparoCustomerId: number, idempotencyKey: string): Promise<string> {
+  async createCustomer(
+    amparoCustomerId: number,
+    idempotencyKey: string,
+    label: GatewayLabel,
+  ): Promise<string> {
     try {
       const customer = await this.stripe.customers.create(
-        { metadata: { amparo_customer_id: String(amparoCustomerId) } },
+        { metadata: { ...metadataOf(label), amparo_customer_id: String(amparoCustomerId) } },
         this.key(idempotencyKey),
       )
       return customer.id
     } catch (error) {
-      throw unavailable(error)
+      throw failureOf(error)
     }
   }
 
-  async chargeCard(card: CardData, charge: FirstCharge): Promise<CardCharge> {
-    const started = Date.now()
-    const installments = charge.installments ?? 1
-    const saved = { token: '', brand: cardBrand(card.number), last4: card.number.slice(-4) }
-    let intent: Stripe.PaymentIntent
+  /** `POST /v1/payment_methods` from the card details (Stripe's raw card data route). */
+  async saveCard(card: CardData, idempotencyKey: string, label: GatewayLabel): Promise<SavedCardResult> {
     try {
-      intent = await this.stripe.paymentIntents.create(
+      const method = await this.stripe.paymentMethods.create(
+        {
+          type: 'card',
+          card: {
+            number: card.number,
+            exp_month: card.expiryMonth,
+            exp_year: card.expiryYear,
+            cvc: card.cvv,
+          },
+          ...(card.holder && { billing_details: { name: card.holder } }),
+          metadata: metadataOf(label),
+        },
+        this.key(idempotencyKey),
+      )
+      return {
+        approved: true,
+        token: method.id,
+        brand: method.card?.brand ?? cardBrand(card.number),
+        last4: method.card?.last4 ?? card.number.slice(-4),
+      }
+    } catch (error) {
+      const decline = declineOf(error)
+      if (!decline) throw failureOf(error)
+      return { approved: false, declineCode: decline.declineCode }
+    }
+  }
+
+  async chargeCard(charge: FirstCharge): Promise<ChargeResult> {
+    const started = Date.now()
+    try {
+      const intent = await this.stripe.paymentIntents.create(
         {
           amount: charge.amountCents,
           currency: 'brl',
           customer: charge.customerId,
+          payment_method: charge.paymentMethod,
+          allowed_payment_method_types: CARD_ONLY,
           confirm: true,
-          payment_method_data: cardMethod(card) as Stripe.PaymentIntentCreateParams.PaymentMethodData,
+          error_on_requires_action: true,
           ...(charge.saveForLater && { setup_future_usage: 'off_session' as const }),
-          ...(installments > 1 && {
+          ...(charge.installments > 1 && {
             payment_method_options: {
               card: {
-                installments: { plan: { count: installments, interval: 'month', type: 'fixed_count' } },
+                installments: {
+                  plan: {
+                    count: charge.installments,
+                    interval: 'month' as const,
+                    type: 'fixed_count' as const,
+                  },
+                },
               },
             },
           }),
-          metadata: { amparo_reference: charge.reference },
+          metadata: metadataOf(charge),
         },
         this.key(charge.idempotencyKey),
       )
+      return await this.outcome(intent, charge.idempotencyKey, started)
     } catch (error) {
       const decline = declineOf(error)
-      if (!decline) throw unavailable(error)
-      return { ...saved, result: { approved: false, ...decline } }
+      if (!decline) throw failureOf(error)
+      return { approved: false, ...decline }
     }
-    const result = await this.outcome(intent, charge.idempotencyKey, started)
-    return { ...saved, token: paymentMethodId(intent.payment_method), result }
   }
 
   async chargeSaved(
     saved: { customerId: string; token: string },
     amountCents: number,
     idempotencyKey: string,
+    label: GatewayLabel,
   ): Promise<ChargeResult> {
     const started = Date.now()
     try {
@@ -166,45 +216,56 @@ export class StripeGateway implements PaymentGateway {
           currency: 'brl',
           customer: saved.customerId,
           payment_method: saved.token,
+          allowed_payment_method_types: CARD_ONLY,
           off_session: true,
           confirm: true,
+          metadata: metadataOf(label),
         },
         this.key(idempotencyKey),
       )
       return await this.outcome(intent, idempotencyKey, started)
     } catch (error) {
       const decline = declineOf(error)
-      if (!decline) throw unavailable(error)
+      if (!decline) throw failureOf(error)
       return { approved: false, ...decline }
     }
   }
 
-  async verifyCard(card: CardData, customerId: string, idempotencyKey: string): Promise<CardVerification> {
+  async verifyCard(
+    saved: { customerId: string; token: string },
+    idempotencyKey: string,
+    label: GatewayLabel,
+  ): Promise<CardVerification> {
     let intent: Stripe.SetupIntent
     try {
       intent = await this.stripe.setupIntents.create(
         {
-          customer: customerId,
+          customer: saved.customerId,
+          payment_method: saved.token,
+          allowed_payment_method_types: CARD_ONLY,
           confirm: true,
           usage: 'off_session',
-          payment_method_data: cardMethod(card) as Stripe.SetupIntentCreateParams.PaymentMethodData,
+          metadata: metadataOf(label),
         },
         this.key(idempotencyKey),
       )
     } catch (error) {
       const decline = declineOf(error)
-      if (!decline) throw unavailable(error)
+      if (!decline) throw failureOf(error)
       return { approved: false, declineCode: decline.declineCode }
     }
     // A SetupIntent waiting for 3-D Secure holds no money: it is left to expire (no call to cancel it).
     if (intent.status === 'requires_action')
       return { approved: false, declineCode: 'authentication_required' }
     if (intent.status !== 'succeeded') return { approved: false, declineCode: 'card_declined' }
-    return {
-      approved: true,
-      token: paymentMethodId(intent.payment_method),
-      brand: cardBrand(card.number),
-      last4: card.number.slice(-4),
+    return { approved: true }
+  }
+
+  async detachCard(token: string, idempotencyKey: string): Promise<void> {
+    try {
+      await this.stripe.paymentMethods.detach(token, {}, this.key(idempotencyKey))
+    } catch (error) {
+      throw failureOf(error)
     }
   }
 
@@ -213,15 +274,25 @@ export class StripeGateway implements PaymentGateway {
    * it accepted and settles later (which it never reverses for cards on its own): both are paid as
    * far as Amparo can act. `failed`/`canceled`, or an error, throw: the worker tries again.
    */
-  async refund(paymentReference: string, amountCents: number, idempotencyKey: string): Promise<string> {
+  async refund(
+    paymentReference: string,
+    amountCents: number,
+    idempotencyKey: string,
+    label: GatewayLabel,
+  ): Promise<string> {
     let refund: Stripe.Refund
     try {
       refund = await this.stripe.refunds.create(
-        { payment_intent: paymentReference, amount: amountCents },
+        {
+          payment_intent: paymentReference,
+          amount: amountCents,
+          reason: 'requested_by_customer',
+          metadata: metadataOf(label),
+        },
         this.key(idempotencyKey),
       )
     } catch (error) {
-      throw unavailable(error)
+      throw failureOf(error)
     }
     if (refund.status === 'succeeded' || refund.status === 'pending') return refund.id
     throw new GatewayRefusedError(`Stripe left the refund ${refund.id} ${refund.status}`)
@@ -247,19 +318,6 @@ export class StripeGateway implements PaymentGateway {
       return { approved: false as const, declineCode: code, transactionId: intent.id }
     }
     // processing, requires_capture…: not an answer a card charge should give; try again later.
-    throw new GatewayUnavailableError()
-  }
-}
-
-function paymentMethodId(method: string | Stripe.PaymentMethod | null): string {
-  if (method === null) throw new GatewayRefusedError('Stripe answered without a payment method')
-  return typeof method === 'string' ? method : method.id
-}
-
-/** The card as Stripe's `payment_method_data` (its published types have no raw card fields: cast where used). */
-function cardMethod(card: CardData) {
-  return {
-    type: 'card',
-    card: { number: card.number, exp_month: card.expiryMonth, exp_year: card.expiryYear, cvc: card.cvv },
+    throw new GatewayUnavailableError({ stripe_payment_intent: intent.id, stripe_status: intent.status })
   }
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { Db } from '../../db/database.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import { StateError } from '../../shared/errors.js'
@@ -6,13 +5,21 @@ import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
 import type { EventContext } from '../events/event.service.js'
 import { CardDeclinedError, type CardInput, requireCard } from '../payments/card.js'
+import { nextCardCheckNumber, recordCardCheck } from '../payments/card-check.repository.js'
+import { type CardTestingContext, refuseCardTesting } from '../payments/card-testing.service.js'
 import {
   atGateway,
   type CardPaymentContext,
   chargeOnce,
   gatewayCustomerOf,
 } from '../payments/payment.service.js'
-import { type ChargeResult, cardGateway, type PaymentGateway } from '../payments/payment-gateway.js'
+import {
+  type CardData,
+  type ChargeResult,
+  cardGateway,
+  type PaymentGateway,
+  type SavedCard,
+} from '../payments/payment-gateway.js'
 import { requireSubscriptionState } from './subscription.service.js'
 import { payInstallment, recordInstallmentEvent } from './subscription-events.service.js'
 import { recordDecline, storeCard, unpaidDueInstallments } from './subscription-payment.repository.js'
@@ -34,7 +41,7 @@ export async function updateSubscriptionCard(
   partner: PartnerContext,
   subscriptionId: number,
   creditCard: CardInput,
-  context: CardPaymentContext & EventContext,
+  context: CardPaymentContext & EventContext & CardTestingContext,
 ): Promise<void> {
   const now = context.clock.now()
   const subscription = await requireSubscriptionState(db, partner.partnerId, subscriptionId)
@@ -50,29 +57,36 @@ export async function updateSubscriptionCard(
     expiry: 'creditCard.expiry',
     cvv: 'creditCard.cvv',
   })
-  const customerId = await gatewayCustomerOf(db, gateway, subscription.customer_id, context)
-  // A verification charges nothing, so each call may make its own: a repeat after a lost answer
-  // leaves at worst an unused card at the gateway. The library's own retry reuses this key.
-  const key = `subscription-${subscriptionId}-card-${randomUUID()}`
-  const verification = await atGateway(context.log, { subscription_id: subscriptionId }, () =>
-    gateway.verifyCard(card, customerId, key),
+  const partnerId = partner.partnerId
+  await refuseCardTesting(db, { subscriptionId }, partnerId, context)
+  const customerId = await gatewayCustomerOf(
+    db,
+    gateway,
+    { customerId: subscription.customer_id, partnerId },
+    context,
   )
-  if (!verification.approved) throw new CardDeclinedError(verification.declineCode)
-  await retryingTransaction(db, (trx) => storeCard(trx, subscriptionId, verification, now.toISOString()))
+  const replaced = await checkAndStoreCard(
+    db,
+    gateway,
+    { subscriptionId, partnerId, customerId },
+    card,
+    context,
+  )
+  // The replaced card can no longer be charged; a failure only leaves it attached, never used again.
+  const previous = subscription.card_token
+  if (previous && previous !== replaced.card.token) {
+    await atGateway(context.log, { subscription_id: subscriptionId }, () =>
+      gateway.detachCard(previous, `${replaced.operation}-detach`),
+    ).catch(() => {})
+  }
 
-  const saved = { customerId, token: verification.token }
+  const saved = { customerId, token: replaced.card.token }
   for (const installment of await unpaidDueInstallments(
     db,
     subscriptionId,
     formatDate(now, context.timeZone),
   )) {
-    const result = await chargeDue(
-      db,
-      gateway,
-      saved,
-      { ...installment, partner_id: partner.partnerId },
-      context,
-    )
+    const result = await chargeDue(db, gateway, saved, { ...installment, partner_id: partnerId }, context)
     if (result && !result.approved) throw new CardDeclinedError(result.declineCode)
   }
 }
@@ -110,4 +124,49 @@ async function chargeDue(
     context,
   )
   return outcome?.settled
+}
+
+/**
+ * The card made a payment method, checked by the gateway without a charge (a SetupIntent) and
+ * stored for the recurrence; declined → 402 and the old card stays. Each check is recorded (its
+ * declines count towards the card-testing limit). The operation key is the check's number and the
+ * card's visible part: a retry after a lost answer sends the same keys, another card its own.
+ */
+async function checkAndStoreCard(
+  db: Db,
+  gateway: PaymentGateway,
+  {
+    subscriptionId,
+    partnerId,
+    customerId,
+  }: { subscriptionId: number; partnerId: number; customerId: string },
+  card: CardData,
+  { clock, log }: Pick<CardPaymentContext, 'clock' | 'log'>,
+): Promise<{ card: SavedCard; operation: string }> {
+  const mark = `${card.number.slice(-4)}-${String(card.expiryMonth).padStart(2, '0')}${card.expiryYear}`
+  const operation = `subscription-${subscriptionId}-card-check-${await nextCardCheckNumber(db, subscriptionId)}-${mark}`
+  const label = { partnerId, reference: `subscription-${subscriptionId}` }
+  const details = { subscription_id: subscriptionId }
+  const saved = await atGateway(log, details, () =>
+    gateway.saveCard(card, `${operation}-payment-method`, label),
+  )
+  const verification = saved.approved
+    ? await atGateway(log, details, () =>
+        gateway.verifyCard({ customerId, token: saved.token }, `${operation}-setup-intent`, label),
+      )
+    : saved
+  const at = clock.now().toISOString()
+  const check = { partner_id: partnerId, subscription_id: subscriptionId, created_at: at }
+  if (!saved.approved || !verification.approved) {
+    const declineCode = verification.approved ? 'card_declined' : verification.declineCode
+    await retryingTransaction(db, (trx) =>
+      recordCardCheck(trx, { ...check, outcome: 'declined', decline_code: declineCode }),
+    )
+    throw new CardDeclinedError(declineCode)
+  }
+  await retryingTransaction(db, async (trx) => {
+    await recordCardCheck(trx, { ...check, outcome: 'approved', decline_code: null })
+    await storeCard(trx, subscriptionId, saved, at)
+  })
+  return { card: saved, operation }
 }

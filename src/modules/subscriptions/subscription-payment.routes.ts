@@ -6,7 +6,7 @@ import { commit, refusal, settlement } from '../../plugins/unit-of-work.js'
 import { nowIso } from '../../shared/clock.js'
 import { formatTimestamp } from '../../shared/time.js'
 import { eventContext } from '../events/event.service.js'
-import { CardDeclinedError } from '../payments/card.js'
+import { CARD_CALL_FAILURES, CardDeclinedError } from '../payments/card.js'
 import { type ChargeResult, refuseWrongGateway } from '../payments/payment-gateway.js'
 import { STATUS_LABELS } from './schedule.js'
 import { subscriptionOf } from './subscription.routes.js'
@@ -49,6 +49,7 @@ export const subscriptionPaymentRoutes: FastifyPluginAsyncTypebox = async (app) 
     gateway: app.gateway,
     clock: request.clock,
     claimSeconds: config.paymentClaimSeconds,
+    cardDeclineLimits: config.cardDeclineLimits,
     log: request.log,
     ...events,
   })
@@ -126,12 +127,26 @@ Declined → 402 with \`decline_code\` and \`errors.creditCard\`; installment 1 
 subscription stays \`pending\` and a later approved try pays it. Every attempt is recorded. While
 another payment of the same subscription is being charged → 409; try again when it has answered.
 
+${CARD_CALL_FAILURES}
+
 ${SANDBOX_CARDS}`,
         params: SubscriptionParams,
         body: CardPaymentBody,
         response: {
           200: Subscription,
-          ...errorResponses(400, 401, 402, 404, 413, 415, 422, 'invalid_state', 'wrong_gateway'),
+          ...errorResponses(
+            400,
+            401,
+            402,
+            404,
+            413,
+            415,
+            422,
+            'invalid_state',
+            'wrong_gateway',
+            'rate_limited',
+            'gateway_error',
+          ),
           409: inProgress('Another payment of this installment is being charged'),
         },
       },
@@ -175,16 +190,29 @@ Another partner's or an unknown subscription → 404. Then an external-gateway p
 without card payments → 422 \`errors.gateway\`, before the body is validated. A \`canceled\` subscription
 → 422 \`errors.status\`; so is a \`pending\` one: its installment 1 is paid with
 \`POST /subscriptions/{id}/payment\`, which keeps that card. The card as in the payment call (422 under
-\`creditCard.number\`, \`creditCard.expiry\` or \`creditCard.cvv\`). A gateway that does not answer → 503 with
-\`Retry-After\`; the retry settles any charge in flight once, never twice. While a charge of this
-subscription is in progress → 409.
+\`creditCard.number\`, \`creditCard.expiry\` or \`creditCard.cvv\`). While a charge of this subscription is
+in progress → 409.
+
+${CARD_CALL_FAILURES}
 
 ${SANDBOX_CARDS} Verification refuses the declining cards; \`4000000000000341\` passes it and declines later.`,
         params: SubscriptionParams,
         body: CardPaymentBody,
         response: {
           200: Subscription,
-          ...errorResponses(400, 401, 402, 404, 413, 415, 422, 'invalid_state', 'wrong_gateway'),
+          ...errorResponses(
+            400,
+            401,
+            402,
+            404,
+            413,
+            415,
+            422,
+            'invalid_state',
+            'wrong_gateway',
+            'rate_limited',
+            'gateway_error',
+          ),
           409: inProgress('A charge of this subscription is in progress'),
         },
       },

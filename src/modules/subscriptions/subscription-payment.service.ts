@@ -1,10 +1,20 @@
 import type { Db, Trx } from '../../db/database.js'
-import type { Transactor } from '../../db/transaction.js'
+import { retryingTransaction, type Transactor } from '../../db/transaction.js'
+import type { Clock } from '../../shared/clock.js'
 import { GatewayModeError, NotFoundError, StateError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
 import type { EventContext } from '../events/event.service.js'
 import { CardDeclinedError, type CardInput, requireCard } from '../payments/card.js'
+import type { CardAttemptRow } from '../payments/card-attempt.repository.js'
+import { type CardTestingContext, refuseCardTesting } from '../payments/card-testing.service.js'
+import {
+  chargeFirstCard,
+  claimRecording,
+  type FirstCardCharge,
+  replayAttempt,
+  UnpayableChargeError,
+} from '../payments/first-charge.service.js'
 import {
   type CardPaymentContext,
   chargeOnce,
@@ -12,7 +22,7 @@ import {
   nextChargeNumber,
   PaymentInProgressError,
 } from '../payments/payment.service.js'
-import { type ChargeResult, cardGateway } from '../payments/payment-gateway.js'
+import { type ChargeResult, cardGateway, type PaymentGateway } from '../payments/payment-gateway.js'
 import { PENDING_EXPIRY_DAYS, pastPendingExpiry } from './schedule.js'
 import type { InstallmentRow } from './subscription.repository.js'
 import { requireSubscriptionState } from './subscription.service.js'
@@ -113,7 +123,9 @@ export async function payFirstInstallmentByCard(
   partner: PartnerContext,
   subscriptionId: number,
   creditCard: CardInput,
-  context: CardPaymentContext & EventContext & { settleIn?: Transactor<ChargeResult> | null },
+  context: CardPaymentContext &
+    EventContext &
+    CardTestingContext & { settleIn?: Transactor<ChargeResult> | null },
 ): Promise<void> {
   const { timeZone } = context
   const now = context.clock.now()
@@ -131,41 +143,38 @@ export async function payFirstInstallmentByCard(
     cvv: 'creditCard.cvv',
   })
 
-  const payment = paymentOf(partner.partnerId, first)
-  const customerId = await gatewayCustomerOf(db, gateway, subscription.customer_id, context)
-  const reference = `subscription-${subscriptionId}-installment-${first.number}`
+  await refuseCardTesting(db, { subscriptionId }, partner.partnerId, context)
+  const customerId = await gatewayCustomerOf(
+    db,
+    gateway,
+    { customerId: subscription.customer_id, partnerId: partner.partnerId },
+    context,
+  )
   const outcome = await chargeOnce(
     db,
     {
       claim: (trx, at, until) => claimInstallment(trx, first.id, at, until),
       release: (trx, until) => releaseInstallment(trx, first.id, until),
-      charge: async () => {
-        const charge = await nextChargeNumber(db, { installmentId: first.id })
-        return gateway.chargeCard(card, {
-          amountCents: first.amount,
-          customerId,
-          saveForLater: true,
-          reference,
-          idempotencyKey: `installment-${first.id}-charge-${charge}`,
-        })
-      },
-      details: { installment_id: first.id, reference },
-      async settle(trx, charged, at) {
-        const { result } = charged
-        if (!result.approved) {
-          await recordDecline(trx, payment, 'card', result.declineCode, result.transactionId, at)
-          await refuseFirstInstallment(trx, first.id)
-          await recordInstallmentEvent(trx, 'installment.payment_failed', first.id, at, context)
-          return result
-        }
-        // The claim keeps every other payment path away, so this means money was taken twice: a
-        // server fault to investigate (and refund) with the gateway's reference, which the log keeps.
-        if (!(await payInstallment(trx, payment, 'card', result.transactionId, at, context))) {
-          throw new Error(`Charge ${result.transactionId} approved for installment ${first.id}, already paid`)
-        }
-        await storeCard(trx, subscriptionId, charged, at)
-        return result
-      },
+      charge: async () =>
+        chargeFirstCard(
+          db,
+          gateway,
+          card,
+          {
+            purpose: 'first_installment',
+            of: { installmentId: first.id },
+            partnerId: partner.partnerId,
+            reference: `subscription-${subscriptionId}-installment-${first.number}`,
+            idempotencyKey: `installment-${first.id}-charge-${await nextChargeNumber(db, { installmentId: first.id })}`,
+            amountCents: first.amount,
+            customerId,
+            installments: 1,
+          },
+          () => context.clock.now().toISOString(),
+        ),
+      details: { installment_id: first.id, subscription_id: subscriptionId },
+      settle: (trx, charged, at) =>
+        recordFirstCharge(trx, paymentOf(partner.partnerId, first), charged, at, context),
     },
     context,
     { settleIn: context.settleIn },
@@ -176,4 +185,60 @@ export async function payFirstInstallmentByCard(
     throw new PaymentInProgressError()
   }
   if (!outcome.settled.approved) throw new CardDeclinedError(outcome.settled.declineCode)
+}
+
+/**
+ * Records the outcome of a first charge of installment 1, once: approved, the installment is paid,
+ * the subscription active and the card kept; declined, installment 1 is `refused`. Answers the
+ * outcome, also when another caller (a retry, the worker) recorded this same attempt first.
+ */
+async function recordFirstCharge(
+  trx: Trx,
+  payment: InstallmentPayment,
+  charged: FirstCardCharge,
+  at: string,
+  events: EventContext,
+): Promise<ChargeResult> {
+  const { result } = charged
+  if (!(await claimRecording(trx, charged))) return result
+  if (!result.approved) {
+    await recordDecline(trx, payment, 'card', result.declineCode, result.transactionId, at)
+    await refuseFirstInstallment(trx, payment.installmentId)
+    await recordInstallmentEvent(trx, 'installment.payment_failed', payment.installmentId, at, events)
+    return result
+  }
+  // The claim keeps every other payment path away, so this means money was taken twice (or for a
+  // subscription canceled meanwhile): a server fault to investigate (and refund) with the gateway's
+  // reference, which the log keeps.
+  if (!(await payInstallment(trx, payment, 'card', result.transactionId, at, events))) {
+    throw new UnpayableChargeError(`installment ${payment.installmentId}`, result.transactionId)
+  }
+  if (charged.card) await storeCard(trx, payment.subscriptionId, charged.card, at)
+  return result
+}
+
+/**
+ * The worker's reconciliation of a first charge of installment 1 whose outcome was never recorded
+ * (the database failed after the gateway answered): the stored attempt is sent again (the gateway
+ * answers it from the first call) and recorded, with its event.
+ */
+export async function reconcileFirstInstallment(
+  db: Db,
+  gateway: PaymentGateway,
+  attempt: CardAttemptRow,
+  { clock, ...events }: { clock: Clock } & EventContext,
+): Promise<ChargeResult> {
+  const installment =
+    attempt.installment_id === null ? undefined : await findInstallment(db, attempt.installment_id)
+  if (!installment) throw new Error(`card attempt ${attempt.id} names no installment`)
+  const charged = await replayAttempt(gateway, attempt)
+  return retryingTransaction(db, (trx) =>
+    recordFirstCharge(
+      trx,
+      paymentOf(attempt.partner_id, installment),
+      charged,
+      clock.now().toISOString(),
+      events,
+    ),
+  )
 }

@@ -58,7 +58,11 @@ export function savedCardCharge(
     charge: async () => {
       const charge = await nextChargeNumber(db, { installmentId: installment.id })
       const key = `installment-${installment.id}-charge-${charge}`
-      return { result: await gateway.chargeSaved(saved, installment.amount, key) }
+      const label = {
+        partnerId: installment.partner_id,
+        reference: `subscription-${installment.subscription_id}-installment-${installment.number}`,
+      }
+      return { result: await gateway.chargeSaved(saved, installment.amount, key, label) }
     },
   }
 }

@@ -235,7 +235,7 @@ export async function listInstallments(db: Db, subscriptionId: number): Promise<
 export async function findSubscriptionState(db: Db, partnerId: number, id: number) {
   return db
     .selectFrom('subscriptions')
-    .select(['id', 'status', 'created_at', 'customer_id'])
+    .select(['id', 'status', 'created_at', 'customer_id', 'card_token'])
     .where('partner_id', '=', partnerId)
     .where('id', '=', id)
     .executeTakeFirst()

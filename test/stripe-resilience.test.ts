@@ -1,0 +1,296 @@
+import { InsertQueryNode, type KyselyPlugin } from 'kysely'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { App } from '../src/app.js'
+import { loadKeyNamespace } from '../src/modules/payments/key-namespace.repository.js'
+import { gatewayOf, type PaymentGateway } from '../src/modules/payments/payment-gateway.js'
+import { createMetrics } from '../src/plugins/metrics.js'
+import type { Clock } from '../src/shared/clock.js'
+import { runReconciliation } from '../src/worker/reconcile.job.js'
+import {
+  bearer,
+  createCustomer,
+  login,
+  partnerWithToken,
+  seedCatalog,
+  type TestPartner,
+} from './helpers/factories.js'
+import { seedPlan, TOTAL_12X } from './helpers/plans.js'
+import { StripeServer } from './helpers/stripe-server.js'
+import { buildCheckedApp } from './helpers/test-app.js'
+import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+
+// Against one local Stripe-compatible server: Stripe's own call shapes, two databases on one
+// account, the card-testing limit, and a charge the database failed to record, reconciled.
+
+const START = new Date('2026-11-21T15:00:00.000Z')
+let now = START
+const clock: Clock = { now: () => now }
+const VISA = '4111111111111111'
+const DECLINED = '4000000000000002'
+const card = (number: string) => ({ creditCard: { number, expiry: '1230', cvv: '123' } })
+
+const server = new StripeServer()
+const env = {
+  AMPARO_PAYMENT_GATEWAY: 'stripe',
+  STRIPE_SECRET_KEY: 'sk_test_amparo0fake0key',
+  AMPARO_PAYMENT_CLAIM_SECONDS: '60',
+}
+
+interface Deployment {
+  database: TestDatabase
+  app: App
+  partner: TestPartner
+  token: string
+  planId: number
+  modelId: number
+}
+
+async function deployment(extra: Record<string, string> = {}): Promise<Deployment> {
+  const database = await createTestDatabase({ env: { ...env, STRIPE_API_URL: server.url, ...extra } })
+  const { model } = await seedCatalog(database.db)
+  const app = await buildCheckedApp({ config: database.config, db: database.db, clock, logger: false })
+  const { partner, token } = await partnerWithToken(app, database.db, 'own')
+  await createCustomer(app, token)
+  const plan = await seedPlan(database.db, partner.id, TOTAL_12X, START.toISOString())
+  return { database, app, partner, token, planId: plan.id, modelId: model('Galaxy S25').id }
+}
+
+const deployments: Deployment[] = []
+let a: Deployment
+
+beforeAll(async () => {
+  await server.start()
+  a = await deployment()
+  deployments.push(a)
+})
+afterAll(async () => {
+  for (const d of deployments) {
+    await d.app.close()
+    await d.database.drop()
+  }
+  await server.stop()
+})
+
+async function subscription(d: Deployment, app = d.app): Promise<{ id: number; firstId: number }> {
+  const created = await app.inject({
+    method: 'POST',
+    url: '/subscriptions',
+    headers: bearer(d.token),
+    payload: { plan_id: d.planId, customer_document: '52998224725', model_id: d.modelId },
+  })
+  expect(created.statusCode, created.body).toBe(201)
+  const { id } = created.json()
+  const first = await d.database.db
+    .selectFrom('installments')
+    .select('id')
+    .where('subscription_id', '=', id)
+    .where('number', '=', 1)
+    .executeTakeFirstOrThrow()
+  return { id, firstId: first.id }
+}
+
+const pay = (d: Deployment, id: number, number: string, app = d.app) =>
+  app.inject({
+    method: 'POST',
+    url: `/subscriptions/${id}/payment`,
+    headers: bearer(d.token),
+    payload: card(number),
+  })
+
+describe('Stripe’s call shapes', () => {
+  it('the Stripe-compatible server refuses payment_method_data[type]=card, as Stripe’s document does', async () => {
+    const response = await fetch(`${server.url}/v1/payment_intents`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk_test_x', 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'amount=100&currency=brl&confirm=true&payment_method_data[type]=card&payment_method_data[card][number]=4242424242424242',
+    })
+    expect(response.status).toBe(400)
+    expect(await response.json()).toMatchObject({
+      error: { type: 'invalid_request_error', code: 'parameter_unknown', param: 'payment_method_data[type]' },
+    })
+  })
+})
+
+describe('two databases on one Stripe account', () => {
+  it('make distinct Stripe objects and never share an idempotency key', async () => {
+    const b = await deployment()
+    deployments.push(b)
+    const [nsA, nsB] = [await loadKeyNamespace(a.database.db), await loadKeyNamespace(b.database.db)]
+    expect(nsA).not.toBe(nsB)
+    // The namespace is made once: the same database answers it again.
+    expect(await loadKeyNamespace(a.database.db)).toBe(nsA)
+
+    const before = server.requests.length
+    const sa = await subscription(a)
+    const sb = await subscription(b)
+    // The same Amparo ids on both sides: what collided when keys were `amparo-<id>`.
+    expect(sa.firstId).toBe(sb.firstId)
+    expect((await pay(a, sa.id, VISA)).statusCode).toBe(200)
+    expect((await pay(b, sb.id, VISA)).statusCode).toBe(200)
+
+    const sent = server.requests.slice(before)
+    const keysA = sent.filter((r) => r.idempotencyKey?.startsWith(`${nsA}-`)).map((r) => r.idempotencyKey)
+    const keysB = sent.filter((r) => r.idempotencyKey?.startsWith(`${nsB}-`)).map((r) => r.idempotencyKey)
+    expect(keysA.length).toBeGreaterThanOrEqual(3)
+    expect(keysB).toHaveLength(keysA.length)
+    expect(keysA.filter((key) => keysB.includes(key))).toEqual([])
+    expect(sent.every((r) => r.processed)).toBe(true)
+
+    const charged = async (d: Deployment, id: number) =>
+      (
+        await d.database.db
+          .selectFrom('payments')
+          .select('transaction_id')
+          .where('subscription_id', '=', id)
+          .where('outcome', '=', 'approved')
+          .executeTakeFirstOrThrow()
+      ).transaction_id
+    const [piA, piB] = [await charged(a, sa.id), await charged(b, sb.id)]
+    expect(piA).not.toBe(piB)
+    expect(server.charges.map((pi) => pi.id)).toEqual(expect.arrayContaining([piA, piB]))
+    const customers = async (d: Deployment) =>
+      (await d.database.db.selectFrom('gateway_customers').select('gateway_customer_id').execute()).map(
+        (r) => r.gateway_customer_id,
+      )
+    const [ca, cb] = [await customers(a), await customers(b)]
+    expect(ca.filter((id) => cb.includes(id))).toEqual([])
+  })
+})
+
+describe('the card-testing limit', () => {
+  it('refuses the 6th declined attempt of a day on one contract with 429 before Stripe is called', async () => {
+    now = START
+    const metrics = createMetrics(a.database.db)
+    const app = await buildCheckedApp({
+      config: a.database.config,
+      db: a.database.db,
+      clock,
+      metrics,
+      logger: false,
+    })
+    try {
+      const s = await subscription(a, app)
+      for (let i = 0; i < 5; i += 1) expect((await pay(a, s.id, DECLINED, app)).statusCode).toBe(402)
+      const before = server.requests.length
+      const refused = await pay(a, s.id, VISA, app)
+      expect(refused.statusCode, refused.body).toBe(429)
+      expect(refused.json()).toMatchObject({ code: 'rate_limited' })
+      const retryAfter = Number(refused.headers['retry-after'])
+      expect(retryAfter).toBeGreaterThan(86_000)
+      expect(retryAfter).toBeLessThanOrEqual(86_400)
+      expect(server.requests.length).toBe(before)
+      expect(await metrics.registry.getSingleMetricAsString('amparo_card_testing_refusals_total')).toMatch(
+        /amparo_card_testing_refusals_total\{scope="contract"\} 1/,
+      )
+      // A day after the first decline, one attempt is allowed again.
+      now = new Date(START.getTime() + 86_400_000 + 1_000)
+      const tomorrow = { ...a, token: await login(app, a.partner) }
+      expect((await pay(tomorrow, s.id, VISA, app)).statusCode).toBe(200)
+    } finally {
+      now = START
+      await app.close()
+    }
+  })
+
+  it('refuses past the partner’s daily limit across its contracts, card updates included', async () => {
+    now = START
+    const d = await deployment({ AMPARO_CARD_DECLINES_PER_PARTNER: '3' })
+    deployments.push(d)
+    const [one, two, three] = [await subscription(d), await subscription(d), await subscription(d)]
+    expect((await pay(d, one.id, DECLINED)).statusCode).toBe(402)
+    expect((await pay(d, two.id, DECLINED)).statusCode).toBe(402)
+    // A card update's declined check counts too.
+    expect((await pay(d, three.id, VISA)).statusCode).toBe(200)
+    const update = await d.app.inject({
+      method: 'PUT',
+      url: `/subscriptions/${three.id}/card`,
+      headers: bearer(d.token),
+      payload: card(DECLINED),
+    })
+    expect(update.statusCode, update.body).toBe(402)
+    const before = server.requests.length
+    const fourth = await subscription(d)
+    const refused = await pay(d, fourth.id, VISA)
+    expect(refused.statusCode, refused.body).toBe(429)
+    expect(refused.headers['retry-after']).toBeDefined()
+    expect(refused.json().message).toContain('partner')
+    expect(server.requests.length).toBe(before)
+  })
+})
+
+describe('a charge Stripe approved but the database could not record', () => {
+  it('is recorded by the worker from the stored attempt: one charge, installment paid, its events', async () => {
+    now = START
+    // The ledger insert of the settling transaction fails, as when the database goes away after
+    // Stripe answered.
+    let failing = true
+    const ledgerFails: KyselyPlugin = {
+      transformQuery: ({ node }) => {
+        if (failing && InsertQueryNode.is(node) && node.into?.table.identifier.name === 'payments') {
+          throw Object.assign(new Error('terminating connection due to administrator command'), {
+            code: '57P01',
+          })
+        }
+        return node
+      },
+      transformResult: async ({ result }) => result,
+    }
+    const broken = await buildCheckedApp({
+      config: a.database.config,
+      db: a.database.db.withPlugin(ledgerFails),
+      clock,
+      logger: false,
+    })
+    try {
+      const s = await subscription(a)
+      const intentsBefore = server.paymentIntents.length
+      const failed = await pay(a, s.id, VISA, broken)
+      expect(failed.statusCode, failed.body).toBe(503)
+      const reference = `subscription-${s.id}-installment-1`
+      const charges = () =>
+        server.paymentIntents
+          .slice(intentsBefore)
+          .filter((pi) => pi.status === 'succeeded' && pi.params['metadata[amparo_reference]'] === reference)
+      expect(charges()).toHaveLength(1)
+      const status = async () =>
+        (
+          await a.database.db
+            .selectFrom('installments')
+            .select('status')
+            .where('id', '=', s.firstId)
+            .executeTakeFirstOrThrow()
+        ).status
+      expect(await status()).toBe('pending')
+
+      failing = false
+      const gateway = (await gatewayOf(a.database.config, a.database.db)) as PaymentGateway
+      const deps = { db: a.database.db, clock, timeZone: a.database.config.timeZone, gateway }
+      // While the call could still be in flight, the worker leaves the attempt alone.
+      expect(await runReconciliation(deps)).toEqual({ recorded: 0, errors: 0 })
+      now = new Date(START.getTime() + 40_000)
+      expect(await runReconciliation(deps)).toEqual({ recorded: 1, errors: 0 })
+      expect(await runReconciliation(deps)).toEqual({ recorded: 0, errors: 0 })
+
+      expect(charges()).toHaveLength(1)
+      expect(await status()).toBe('paid')
+      const ledger = await a.database.db
+        .selectFrom('payments')
+        .select(['outcome', 'transaction_id'])
+        .where('installment_id', '=', s.firstId)
+        .execute()
+      expect(ledger).toEqual([{ outcome: 'approved', transaction_id: charges()[0]?.id }])
+      const events = await a.database.db
+        .selectFrom('events')
+        .select('type')
+        .where('partner_id', '=', a.partner.id)
+        .where('data', 'like', `%"id":${s.id},%`)
+        .execute()
+      expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['subscription.activated']))
+      const shown = await a.app.inject({ url: `/subscriptions/${s.id}`, headers: bearer(a.token) })
+      expect(shown.json()).toMatchObject({ status: 'pago', card: { brand: 'visa', last4: '1111' } })
+    } finally {
+      now = START
+      await broken.close()
+    }
+  })
+})
