@@ -5,6 +5,8 @@ import type { Db } from './db/database.js'
 import { sharedSchemas } from './http/http-schemas.js'
 import { validatorCompiler } from './http/validation.js'
 import { annualPlanRoutes } from './modules/annual-plans/annual-plan.routes.js'
+import { annualPlanCancellationRoutes } from './modules/annual-plans/annual-plan-cancellation.routes.js'
+import { annualPlanPaymentRoutes } from './modules/annual-plans/annual-plan-payment.routes.js'
 import { authRoutes } from './modules/auth/auth.routes.js'
 import { loadSigningKeys, TokenService, tokenAudience } from './modules/auth/token.service.js'
 import { catalogRoutes } from './modules/catalog/catalog.routes.js'
@@ -122,6 +124,8 @@ export async function buildApp({
     await partnerScope.register(subscriptionRoutes)
     await partnerScope.register(subscriptionPaymentRoutes)
     await partnerScope.register(annualPlanRoutes)
+    await partnerScope.register(annualPlanPaymentRoutes)
+    await partnerScope.register(annualPlanCancellationRoutes)
     await partnerScope.register(eventRoutes)
     await partnerScope.register(webhookEndpointRoutes)
     // The sandbox test clock exists only in the test environment (CONTRACT §15).
