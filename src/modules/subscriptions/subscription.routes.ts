@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
 import { retryingTransaction } from '../../db/transaction.js'
 import { errorResponses } from '../../http/http-schemas.js'
 import { baseUrl, pageFor } from '../../http/links.js'
