@@ -12,6 +12,7 @@ import { loadSigningKeys, TokenService, tokenAudience } from './modules/auth/tok
 import { catalogRoutes } from './modules/catalog/catalog.routes.js'
 import { customerRoutes } from './modules/customers/customer.routes.js'
 import { eventRoutes } from './modules/events/event.routes.js'
+import { eventContext } from './modules/events/event.service.js'
 import { healthRoutes } from './modules/health/health.routes.js'
 import type { PaymentGateway } from './modules/payments/payment-gateway.js'
 import { createGateway } from './modules/payments/payment-gateway.js'
@@ -40,6 +41,7 @@ import { openapiPlugin } from './plugins/openapi.js'
 import { loginRateLimit, partnerRateLimit } from './plugins/rate-limits.js'
 import { connectRedis } from './plugins/redis.js'
 import { type Clock, systemClock } from './shared/clock.js'
+import { sandboxPartnerJobs } from './worker/worker.js'
 
 export const BODY_LIMIT = 1024 * 1024
 
@@ -129,7 +131,16 @@ export async function buildApp({
     await partnerScope.register(eventRoutes)
     await partnerScope.register(webhookEndpointRoutes)
     // The sandbox test clock exists only in the test environment (CONTRACT §15).
-    if (config.env === 'test') await partnerScope.register(sandboxClockRoutes)
+    if (config.env === 'test') {
+      const jobs = sandboxPartnerJobs({
+        gateway: app.gateway,
+        timeZone: config.timeZone,
+        claimSeconds: config.paymentClaimSeconds,
+        concurrency: config.recurrenceConcurrency,
+        base: eventContext(config).base,
+      })
+      await partnerScope.register(sandboxClockRoutes, { jobs })
+    }
   })
 
   return app
