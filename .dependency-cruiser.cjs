@@ -1,5 +1,10 @@
-// The layering rule (see src/db/README.md): routes → services → repositories →
-// db/. `npm run lint` and CI run it; a new violation or import cycle fails them.
+// The layering rule (src/db/README.md, "Layers"): routes → services → repositories → db/.
+// `npm run lint` and CI run it; a new violation or import cycle fails them.
+//  - A route calls its module's services (and schemas, mappers, http/); never a repository or a route.
+//  - A service calls repositories of its own module and other modules' services.
+//  - A repository imports db/, shared/, table types and other repositories (a join or a shared
+//    SQL fragment, like customer-view.repository.ts, is a data-layer concern); no service or rule.
+//  - The worker and the CLI reach state through services; nothing in modules/ imports worker/.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -33,16 +38,17 @@ module.exports = {
     {
       name: 'repositories-know-tables-only',
       comment:
-        'A repository reports facts from its tables: it imports db/, shared/ and table types, never a service or rule.',
+        'A repository reports facts from its tables: it imports db/, shared/, table types and other repositories (joins), never a service or rule.',
       severity: 'error',
       from: { path: '\\.repository\\.ts$' },
-      to: { path: '^src/(modules|plugins|http|worker|cli)/', pathNot: '\\.table\\.ts$' },
+      to: { path: '^src/(modules|plugins|http|worker|cli)/', pathNot: '\\.(table|repository)\\.ts$' },
     },
     {
       name: 'modules-talk-through-services',
-      comment: "Another module's repository is reached through that module's service.",
+      comment:
+        "Another module's repository is reached through that module's service; only a repository may join another's tables.",
       severity: 'error',
-      from: { path: '^src/modules/([^/]+)/' },
+      from: { path: '^src/modules/([^/]+)/', pathNot: '\\.repository\\.ts$' },
       to: { path: '^src/modules/[^/]+/[^/]+\\.repository\\.ts$', pathNot: '^src/modules/$1/' },
     },
     {

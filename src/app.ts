@@ -5,11 +5,14 @@ import type { Db } from './db/database.js'
 import { sharedSchemas } from './http/http-schemas.js'
 import { validatorCompiler } from './http/validation.js'
 import { annualPlanRoutes } from './modules/annual-plans/annual-plan.routes.js'
+import { annualPlanCancellationRoutes } from './modules/annual-plans/annual-plan-cancellation.routes.js'
+import { annualPlanPaymentRoutes } from './modules/annual-plans/annual-plan-payment.routes.js'
 import { authRoutes } from './modules/auth/auth.routes.js'
 import { loadSigningKeys, TokenService, tokenAudience } from './modules/auth/token.service.js'
 import { catalogRoutes } from './modules/catalog/catalog.routes.js'
 import { customerRoutes } from './modules/customers/customer.routes.js'
 import { eventRoutes } from './modules/events/event.routes.js'
+import { eventContext } from './modules/events/event.service.js'
 import { healthRoutes } from './modules/health/health.routes.js'
 import type { PaymentGateway } from './modules/payments/payment-gateway.js'
 import { gatewayOf } from './modules/payments/payment-gateway.js'
@@ -40,6 +43,7 @@ import { loginRateLimit, partnerRateLimit, redeliveryRateLimit } from './plugins
 import { connectRedis } from './plugins/redis.js'
 import { unitOfWork } from './plugins/unit-of-work.js'
 import { type Clock, systemClock } from './shared/clock.js'
+import { sandboxPartnerJobs } from './worker/worker.js'
 
 export const BODY_LIMIT = 1024 * 1024
 
@@ -129,6 +133,8 @@ export async function buildApp({
     await partnerScope.register(subscriptionRoutes)
     await partnerScope.register(subscriptionPaymentRoutes)
     await partnerScope.register(annualPlanRoutes)
+    await partnerScope.register(annualPlanPaymentRoutes)
+    await partnerScope.register(annualPlanCancellationRoutes)
     await partnerScope.register(eventRoutes)
     await partnerScope.register(webhookEndpointRoutes)
     await partnerScope.register(async (redeliveries) => {
@@ -136,7 +142,16 @@ export async function buildApp({
       await redeliveries.register(eventRedeliveryRoutes)
     })
     // The sandbox test clock exists only in the test environment (CONTRACT §15).
-    if (config.env === 'test') await partnerScope.register(sandboxClockRoutes)
+    if (config.env === 'test') {
+      const jobs = sandboxPartnerJobs({
+        gateway: app.gateway,
+        timeZone: config.timeZone,
+        claimSeconds: config.paymentClaimSeconds,
+        concurrency: config.recurrenceConcurrency,
+        base: eventContext(config).base,
+      })
+      await partnerScope.register(sandboxClockRoutes, { jobs })
+    }
   })
 
   return app

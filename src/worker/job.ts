@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.js'
+import type { PartnerScope } from '../db/partner-scope.js'
 import type { EventContext } from '../modules/events/event.service.js'
-import type { PartnerScope } from '../modules/partners/partner-scope.js'
 import type { Clock } from '../shared/clock.js'
 
 /** pino's `(details, message)` form, so the CLI's pino logger fits and tests can pass a spy. */

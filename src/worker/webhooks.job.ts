@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { ClaimedDelivery } from '../modules/webhooks/webhook-delivery.repository.js'
 import {
+  type ClaimedDelivery,
   claimDue,
   dispatchEvents,
   type Outcome,

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { purgeEvents } from '../modules/events/event.service.js'
-import { findShiftedPartners } from '../modules/sandbox/sandbox-clock.repository.js'
+import { type PartnerJobs, shiftedPartners } from '../modules/sandbox/sandbox-clock.service.js'
 import { purgeDeliveries } from '../modules/webhooks/webhook-delivery.service.js'
 import { purgeExpiredIdempotencyKeys } from '../plugins/idempotency.repository.js'
 import type { Metrics } from '../plugins/metrics.js'
@@ -54,6 +54,24 @@ export function attempter(metrics?: Metrics) {
 }
 
 /**
+ * The partner jobs as a sandbox clock advance runs them, one partner at one day's time: app.ts
+ * hands them to the sandbox routes. `deps` are the fixed ones (gateway, zone, claim, links).
+ */
+export function sandboxPartnerJobs(
+  deps: Omit<PartnerJobsDeps, 'db' | 'clock' | 'scope' | 'log'>,
+): PartnerJobs {
+  return {
+    async run(db, partnerId, clock, log) {
+      const { attempt, failures } = attempter(deps.metrics)
+      const run = await runPartnerJobs({ ...deps, db, clock, log, scope: { partnerId } }, attempt)
+      if (failures[0]) throw failures[0].error
+      return run
+    },
+    add: addRuns,
+  }
+}
+
+/**
  * Runs every job once, in order. A job that fails does not keep the later ones from running (a
  * recurrence stuck on one bad row must not stop the expiry, the coverage clock or the purge);
  * the round then throws a `JobsFailedError` with what the others did. The purges keep real time.
@@ -68,7 +86,7 @@ export async function runJobsOnce(deps: WorkerDeps): Promise<WorkerRun> {
   )
   if (sandboxClocks) {
     const shifted = await attempt('sandbox_clocks', async () => ({
-      list: await findShiftedPartners(db, clock.now().toISOString()),
+      list: await shiftedPartners(db, clock.now().toISOString()),
     }))
     for (const { partnerId, offsetSeconds } of shifted?.list ?? []) {
       const at = { scope: { partnerId }, clock: shiftedClock(clock, offsetSeconds) }

@@ -1,7 +1,7 @@
 import type { Db, Trx } from '../../db/database.js'
+import type { PartnerScope } from '../../db/partner-scope.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import { type EventContext, type EventType, recordEvent } from '../events/event.service.js'
-import type { PartnerScope } from '../partners/partner-scope.js'
 import { annualPlanResource } from './annual-plan.mapper.js'
 import {
   type CoverageLag,

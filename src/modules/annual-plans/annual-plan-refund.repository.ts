@@ -1,6 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely'
 import type { Db, Trx } from '../../db/database.js'
-import { inPartnerScope, type PartnerScope } from '../partners/partner-scope.js'
+import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
 import { notHeld } from '../payments/payment.service.js'
 import type { AnnualPlanRefundsTable } from './annual-plan.table.js'
 

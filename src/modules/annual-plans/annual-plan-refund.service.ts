@@ -1,8 +1,8 @@
 import type { Db, Trx } from '../../db/database.js'
+import type { PartnerScope } from '../../db/partner-scope.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import { NotFoundError, StateError } from '../../shared/errors.js'
 import type { EventContext } from '../events/event.service.js'
-import type { PartnerScope } from '../partners/partner-scope.js'
 import {
   approvedCardCharge,
   atGateway,

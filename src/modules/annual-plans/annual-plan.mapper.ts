@@ -1,8 +1,7 @@
 import { centsToAmount } from '../../shared/money.js'
 import { formatTimestamp } from '../../shared/time.js'
 import { modelResource } from '../catalog/catalog.mapper.js'
-import { customerResource } from '../customers/customer.mapper.js'
-import { customerFromView } from '../customers/customer-view.js'
+import { customerFromView, customerResource } from '../customers/customer.mapper.js'
 import type { AnnualPlanRow, AnnualPlanView, CancellationRow } from './annual-plan.repository.js'
 import { refundAt, statusAt } from './annual-plan.rules.js'
 

@@ -1,10 +1,14 @@
 import type { ExpressionBuilder, Insertable, Selectable } from 'kysely'
 import type { Database, Db, Trx } from '../../db/database.js'
-import { CUSTOMER_VIEW_COLUMNS, customerIdsWithDocument } from '../customers/customer-view.js'
-import { inPartnerScope, type PartnerScope } from '../partners/partner-scope.js'
+import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
+import { CUSTOMER_VIEW_COLUMNS, customerIdsWithDocument } from '../customers/customer-view.repository.js'
 import { notHeld } from '../payments/payment.service.js'
-import type { Payment } from './annual-plan.rules.js'
-import type { AnnualPlanCancellationsTable, AnnualPlanStatus, AnnualPlansTable } from './annual-plan.table.js'
+import type {
+  AnnualPlanCancellationsTable,
+  AnnualPlanStatus,
+  AnnualPlansTable,
+  Payment,
+} from './annual-plan.table.js'
 
 export type AnnualPlanRow = Selectable<AnnualPlansTable>
 

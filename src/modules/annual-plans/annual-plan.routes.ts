@@ -7,8 +7,6 @@ import { PageOf, pageOffset } from '../../shared/pagination.js'
 import { eventContext } from '../events/event.service.js'
 import { AnnualPlan, AnnualPlanBody, AnnualPlanListQuery, AnnualPlanParams } from './annual-plan.schemas.js'
 import { contractAnnualPlan, listAnnualPlans, readAnnualPlan, showAnnualPlan } from './annual-plan.service.js'
-import { annualPlanCancellationRoutes } from './annual-plan-cancellation.routes.js'
-import { annualPlanPaymentRoutes } from './annual-plan-payment.routes.js'
 
 const tags = ['Annual plans']
 
@@ -140,7 +138,4 @@ ${STATUS_RULE}`,
       return readAnnualPlan(db, request.partner.partnerId, request.params.id, view, events)
     },
   )
-
-  await app.register(annualPlanPaymentRoutes)
-  await app.register(annualPlanCancellationRoutes)
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { StateError } from '../../shared/errors.js'
 import { daysBetween, formatDate, startOfDayMonthsLater, startOfNextDay } from '../../shared/time.js'
-import type { AnnualPlanStatus } from './annual-plan.table.js'
+import type { AnnualPlanStatus, Payment } from './annual-plan.table.js'
 
 // The annual plan's pure rules (CONTRACT §10): the coverage clock, the policy number, the
 // cancellation protocol and the refund. Instants are UTC ISO strings, dates 'YYYY-MM-DD' in the
@@ -52,13 +52,6 @@ export function assertAwaitingPayment(plan: CoverageFields, now: string): void {
 }
 
 /** What a payment confirmed at `now` writes: cover from the next local midnight, and the policy number. */
-export interface Payment {
-  paidAt: string
-  startsAt: string
-  endsAt: string
-  policyNumber: string
-}
-
 export function paymentAt(planId: number, now: string, timeZone: string): Payment {
   const { startsAt, endsAt } = coverageWindow(now, timeZone)
   return { paidAt: now, startsAt, endsAt, policyNumber: policyNumber(planId, now, timeZone) }

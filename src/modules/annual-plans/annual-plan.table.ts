@@ -77,3 +77,11 @@ export interface AnnualPlanRefundsTable {
   refunded_at: string | null
   created_at: string
 }
+
+/** What a confirmed payment writes on its plan (annual-plan.rules.ts `paymentAt` decides it). */
+export interface Payment {
+  paidAt: string
+  startsAt: string
+  endsAt: string
+  policyNumber: string
+}

@@ -2,14 +2,18 @@ import type { Config } from '../../config.js'
 import type { Db } from '../../db/database.js'
 import { UnauthenticatedError } from '../../shared/errors.js'
 import type { LoginCredentials } from './login-credentials.js'
+import type { PartnerContext } from './partner-context.js'
 import {
-  findActivePrincipal,
+  findActiveClientPartner,
+  findActiveUserPartner,
   findCredentialByClientId,
   findUserByEmail,
-  type Principal,
 } from './principal.repository.js'
 import { passwordVersion, UNKNOWN_SECRET_HASH, verifySecret } from './secret-hash.js'
-import { InvalidTokenError, type IssuedToken, type TokenService } from './token.service.js'
+import { InvalidTokenError, type IssuedToken, type Subject, type TokenService } from './token.service.js'
+
+/** The partner a token speaks for, and how far its sandbox clock is ahead of real time. */
+export type Principal = PartnerContext & { clockOffsetSeconds: number }
 
 // `.amparo` is no public top-level domain: no real partner user can have an e-mail there.
 export const DEMO_EMAIL_DOMAIN = '@demo.amparo'
@@ -51,6 +55,19 @@ export async function login(
   }
   await verifySecret('', UNKNOWN_SECRET_HASH)
   throw new UnauthenticatedError()
+}
+
+/**
+ * The partner behind a token's subject, or undefined when the credential was revoked, or the user
+ * disabled or given a new password since the token: checked on every request, so each takes
+ * effect at once.
+ */
+async function findActivePrincipal(db: Db, subject: Subject): Promise<Principal | undefined> {
+  if (subject.kind === 'client') return findActiveClientPartner(db, subject.id)
+  const row = await findActiveUserPartner(db, subject.id)
+  if (!row || subject.passwordVersion !== passwordVersion(row.passwordHash)) return undefined
+  const { passwordHash: _, ...partner } = row
+  return partner
 }
 
 /**

@@ -1,11 +1,5 @@
 import type { Db } from '../../db/database.js'
 import { prepared } from '../../db/prepared.js'
-import type { PartnerContext } from './partner-context.js'
-import { passwordVersion } from './secret-hash.js'
-import type { Subject } from './token.service.js'
-
-/** The partner a token speaks for, and how far its sandbox clock is ahead of real time. */
-export type Principal = PartnerContext & { clockOffsetSeconds: number }
 
 const partnerColumns = [
   'partners.id as partnerId',
@@ -34,17 +28,14 @@ const activeUser = prepared((db: Db, userId: number) =>
     .where('partner_users.disabled', '=', false),
 )
 
-/**
- * The partner behind a token's subject, or undefined when the credential was revoked, or the user
- * disabled or given a new password since the token: checked on every request, so each takes
- * effect at once.
- */
-export async function findActivePrincipal(db: Db, subject: Subject): Promise<Principal | undefined> {
-  if (subject.kind === 'client') return (await activeClient(db, subject.id))[0]
-  const [row] = await activeUser(db, subject.id)
-  if (!row || subject.passwordVersion !== passwordVersion(row.passwordHash)) return undefined
-  const { passwordHash: _, ...partner } = row
-  return partner
+/** The partner of a credential that is not revoked, with its sandbox clock offset. */
+export async function findActiveClientPartner(db: Db, credentialId: number) {
+  return (await activeClient(db, credentialId))[0]
+}
+
+/** The partner of a user that is not disabled, with the user's password hash. */
+export async function findActiveUserPartner(db: Db, userId: number) {
+  return (await activeUser(db, userId))[0]
 }
 
 export async function findCredentialByClientId(db: Db, clientId: string) {

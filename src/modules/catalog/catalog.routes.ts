@@ -1,10 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponses } from '../../http/http-schemas.js'
 import { baseUrl, listPage } from '../../http/links.js'
-import { NotFoundError } from '../../shared/errors.js'
 import { PageOf, PageQuery } from '../../shared/pagination.js'
 import { brandResource, modelResource, modelSummary } from './catalog.mapper.js'
-import { countBrandModels, findBrand, listBrandModels, listBrands, listModels } from './catalog.repository.js'
 import {
   Brand,
   BrandParams,
@@ -14,7 +12,7 @@ import {
   ModelParams,
   ModelQuery,
 } from './catalog.schemas.js'
-import { availableModel } from './catalog.service.js'
+import { brandPage, modelPage, showBrand, showModel } from './catalog.service.js'
 
 const tags = ['Devices']
 
@@ -36,7 +34,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
       listPage(
         request,
         request.query,
-        (offset, limit) => listBrands(app.db, request.partner.partnerId, offset, limit),
+        (offset, limit) => brandPage(app.db, request.partner.partnerId, offset, limit),
         brandResource,
       ),
   )
@@ -56,19 +54,17 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { partnerId } = request.partner
-      const brand = await findBrand(app.db, partnerId, request.params.brandId)
-      if (!brand) throw new NotFoundError('Brand')
       const include = new Set(request.query.include?.split(','))
+      const { brand, modelCount, models } = await showBrand(
+        app.db,
+        request.partner.partnerId,
+        request.params.brandId,
+        { models: include.has('models'), modelCount: include.has('modelCount') },
+      )
       const base = baseUrl(request)
       const resource = brandResource(brand, base)
-      if (include.has('modelCount'))
-        resource.models_count = await countBrandModels(app.db, partnerId, brand.id)
-      if (include.has('models')) {
-        resource.models = (await listBrandModels(app.db, partnerId, brand.id)).map((m) =>
-          modelSummary(m, base),
-        )
-      }
+      if (modelCount !== undefined) resource.models_count = modelCount
+      if (models) resource.models = models.map((m) => modelSummary(m, base))
       return resource
     },
   )
@@ -92,7 +88,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return listPage(
         request,
         query,
-        (offset, limit) => listModels(app.db, request.partner.partnerId, filter, offset, limit),
+        (offset, limit) => modelPage(app.db, request.partner.partnerId, filter, offset, limit),
         modelResource,
       )
     },
@@ -112,8 +108,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const model = await availableModel(app.db, request.partner.partnerId, request.params.modelId)
-      if (!model) throw new NotFoundError('Model')
+      const model = await showModel(app.db, request.partner.partnerId, request.params.modelId)
       return modelResource(model, baseUrl(request))
     },
   )

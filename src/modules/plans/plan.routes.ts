@@ -4,7 +4,6 @@ import { usedDevice } from '../../http/contracting-fields.js'
 import { errorResponses } from '../../http/http-schemas.js'
 import { type FieldErrors, ValidationError } from '../../shared/errors.js'
 import { annualQuoteResource, planResource, subscriptionQuoteResource } from './plan.mapper.js'
-import { listSubscriptionPlans } from './plan.repository.js'
 import {
   AnnualQuote,
   AnnualQuoteQuery,
@@ -14,6 +13,7 @@ import {
   Quotation,
   QuotationQuery,
 } from './plan.schemas.js'
+import { subscriptionPlansOf } from './plan.service.js'
 import { quoteAnnualPlan, quoteSubscriptionPlan, quoteSubscriptionPlans } from './quotation.service.js'
 
 const tags = ['Plans']
@@ -67,7 +67,7 @@ not listed (they are quoted with \`GET /annual-plans/quote\`). \`coverages\` lis
       },
     },
     async (request) => {
-      const plans = await listSubscriptionPlans(app.db, request.partner.partnerId)
+      const plans = await subscriptionPlansOf(app.db, request.partner.partnerId)
       return plans.map(planResource)
     },
   )

@@ -1,7 +1,7 @@
 import type { Db, Trx } from '../../db/database.js'
 import { ValidationError } from '../../shared/errors.js'
 import { requirePartner } from '../partners/partner.service.js'
-import { findSubscriptionPlan } from './plan.repository.js'
+import { findSubscriptionPlan, listSubscriptionPlans, type SubscriptionPlanRow } from './plan.repository.js'
 import type { PlanKind } from './plan.table.js'
 
 export interface NewPlan {
@@ -104,4 +104,9 @@ export async function createPlan(trx: Trx, input: NewPlan, now: string) {
 /** The partner's subscription plan, for contracting; undefined when it is not theirs. */
 export async function subscriptionPlanOf(db: Db, partnerId: number, planId: number) {
   return findSubscriptionPlan(db, partnerId, planId)
+}
+
+/** The partner's active subscription plans, by id: what `GET /plans` lists. */
+export async function subscriptionPlansOf(db: Db, partnerId: number): Promise<SubscriptionPlanRow[]> {
+  return listSubscriptionPlans(db, partnerId)
 }

@@ -1,13 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponses } from '../../http/http-schemas.js'
-import { eventContext } from '../events/event.service.js'
 import { AdvanceBody, AdvancedClock, SandboxClock } from './sandbox-clock.schemas.js'
-import { advanceClock, showClock } from './sandbox-clock.service.js'
+import { advanceClock, type PartnerJobs, showClock } from './sandbox-clock.service.js'
 
 const tags = ['Sandbox']
 
-/** CONTRACT §15; registered only in `AMPARO_ENV=test` (production answers 404). */
-export const sandboxClockRoutes: FastifyPluginAsyncTypebox = async (app) => {
+/**
+ * CONTRACT §15; registered only in `AMPARO_ENV=test` (production answers 404). `jobs` are the
+ * worker's partner jobs, which an advance runs at each day crossed.
+ */
+export const sandboxClockRoutes: FastifyPluginAsyncTypebox<{ jobs: PartnerJobs }> = async (app, { jobs }) => {
   const { db, config, clock } = app
 
   app.get(
@@ -56,11 +58,8 @@ reads it too); advancing again carries on from there.`,
       advanceClock(request.partner.partnerId, request.body, {
         db,
         clock,
-        gateway: app.gateway,
         timeZone: config.timeZone,
-        claimSeconds: config.paymentClaimSeconds,
-        concurrency: config.recurrenceConcurrency,
-        base: eventContext(config).base,
+        jobs,
         log: request.log,
       }),
   )

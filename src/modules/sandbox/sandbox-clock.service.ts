@@ -3,13 +3,12 @@ import { type Clock, shiftedClock } from '../../shared/clock.js'
 import { AppError } from '../../shared/errors.js'
 import { formatTimestamp } from '../../shared/time.js'
 import {
-  addRuns,
-  type PartnerJobsDeps,
-  type PartnerJobsRun,
-  runPartnerJobs,
-} from '../../worker/partner-jobs.js'
-import { attempter } from '../../worker/worker.js'
-import { claimClock, findClockOffset, moveClaimedClock, releaseClock } from './sandbox-clock.repository.js'
+  claimClock,
+  findClockOffset,
+  findShiftedPartners,
+  moveClaimedClock,
+  releaseClock,
+} from './sandbox-clock.repository.js'
 import { advanceSeconds, clockSteps } from './sandbox-clock.rules.js'
 
 // The sandbox test clock (CONTRACT §15): each partner's own time in `test`, moved forward on
@@ -38,8 +37,41 @@ export async function showClock(
   return reading(real, await findClockOffset(db, partnerId), timeZone)
 }
 
-/** What an advance needs: the jobs' dependencies, `clock` being the real one. */
-export type AdvanceDeps = Omit<PartnerJobsDeps, 'scope'>
+/** Partners whose clock is ahead of real time and not being advanced: the worker runs each at its time. */
+export async function shiftedPartners(db: Db, now: string) {
+  return findShiftedPartners(db, now)
+}
+
+/** What each job did in a run, by job name; a job that did not run is absent. */
+export type JobCounts = Partial<Record<keyof typeof NO_JOBS, object>>
+
+/** pino's `(details, message)` form, as the jobs log. */
+interface Log {
+  debug(details: object, message: string): void
+  info(details: object, message: string): void
+  warn(details: object, message: string): void
+  error(details: object, message: string): void
+}
+
+/**
+ * The background jobs an advance runs at each day crossed. The worker provides them (app.ts passes
+ * them to the routes), so that this module never imports worker/.
+ */
+export interface PartnerJobs {
+  /** Runs the jobs on `partnerId`'s rows as at `clock`; throws the first job's failure. */
+  run(db: Db, partnerId: number, clock: Clock, log?: Log): Promise<JobCounts>
+  /** `total`'s counts plus `more`'s, job by job. */
+  add(total: JobCounts, more: JobCounts): JobCounts
+}
+
+/** What an advance needs: the real clock, and the jobs to run at each day crossed. */
+export interface AdvanceDeps {
+  db: Db
+  clock: Clock
+  timeZone: string
+  jobs: PartnerJobs
+  log?: Log
+}
 
 // The counts start at zero, so a job skipped for want of a gateway answers zeros, not `skipped`.
 const NO_JOBS = {
@@ -75,21 +107,18 @@ export async function advanceClock(
     )
   }
   let offset = start
-  let jobs: Partial<PartnerJobsRun> = NO_JOBS
+  let jobs: JobCounts = NO_JOBS
   let days = 0
   try {
     for (const next of clockSteps(start, advanceSeconds(body, start))) {
-      const { attempt, failures } = attempter(deps.metrics)
-      const at = { scope: { partnerId }, clock: shiftedClock(real, next) }
-      const run = await runPartnerJobs({ ...deps, db, ...at }, attempt)
-      if (failures[0]) throw failures[0].error
+      const run = await deps.jobs.run(db, partnerId, shiftedClock(real, next), log)
       const until = holdUntil()
       if (!(await moveClaimedClock(db, partnerId, { held, until }, next))) {
         throw new Error('the hold on the sandbox clock ran out and was taken over')
       }
       held = until
       offset = next
-      jobs = addRuns(jobs, run)
+      jobs = deps.jobs.add(jobs, run)
       days += 1
     }
   } catch (error) {

@@ -3,12 +3,10 @@ import { errorResponses } from '../../http/http-schemas.js'
 import { baseUrl, listPage } from '../../http/links.js'
 import { commit } from '../../plugins/unit-of-work.js'
 import { nowIso } from '../../shared/clock.js'
-import { NotFoundError } from '../../shared/errors.js'
 import { PageOf, PageQuery } from '../../shared/pagination.js'
 import { createdShopkeeperResource, shopkeeperResource } from './shopkeeper.mapper.js'
-import { findShopkeeper, listShopkeepers } from './shopkeeper.repository.js'
 import { CreatedShopkeeper, Shopkeeper, ShopkeeperBody, ShopkeeperParams } from './shopkeeper.schemas.js'
-import { createShopkeeper } from './shopkeeper.service.js'
+import { createShopkeeper, shopkeeperPage, showShopkeeper } from './shopkeeper.service.js'
 
 const tags = ['Shopkeepers']
 
@@ -70,7 +68,7 @@ ${READ_SHAPE}`,
       listPage(
         request,
         request.query,
-        (offset, limit) => listShopkeepers(app.db, request.partner.partnerId, offset, limit),
+        (offset, limit) => shopkeeperPage(app.db, request.partner.partnerId, offset, limit),
         (row, base) => shopkeeperResource(row, base, app.config.timeZone),
       ),
   )
@@ -91,8 +89,7 @@ ${READ_SHAPE}`,
       },
     },
     async (request) => {
-      const row = await findShopkeeper(app.db, request.partner.partnerId, request.params.shopkeeperId)
-      if (!row) throw new NotFoundError('Shopkeeper')
+      const row = await showShopkeeper(app.db, request.partner.partnerId, request.params.shopkeeperId)
       return shopkeeperResource(row, baseUrl(request), app.config.timeZone)
     },
   )

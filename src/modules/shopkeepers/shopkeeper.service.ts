@@ -8,11 +8,12 @@ import {
   normalizePhone,
   normalizeState,
 } from '../../shared/documents.js'
-import { type FieldErrors, ValidationError } from '../../shared/errors.js'
+import { type FieldErrors, NotFoundError, ValidationError } from '../../shared/errors.js'
 import {
   findShopkeeper,
   findTakenColumns,
   insertShopkeeper,
+  listShopkeepers,
   type NewShopkeeperRow,
   type ShopkeeperRow,
   UNIQUE_CONSTRAINTS,
@@ -20,6 +21,18 @@ import {
   type UniqueColumn,
 } from './shopkeeper.repository.js'
 import type { ShopkeeperBody } from './shopkeeper.schemas.js'
+
+/** The partner's stores, matrix first: one page of them and their total. */
+export function shopkeeperPage(db: Db, partnerId: number, offset: number, limit: number) {
+  return listShopkeepers(db, partnerId, offset, limit)
+}
+
+/** One of the partner's stores; 404 when it is not theirs. */
+export async function showShopkeeper(db: Db, partnerId: number, id: number): Promise<ShopkeeperRow> {
+  const row = await findShopkeeper(db, partnerId, id)
+  if (!row) throw new NotFoundError('Shopkeeper')
+  return row
+}
 
 /**
  * Registers a branch of the partner. The body has passed the schema (formats and lengths); this

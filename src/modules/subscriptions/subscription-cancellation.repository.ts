@@ -1,8 +1,7 @@
 import type { Db, Trx } from '../../db/database.js'
-import { inPartnerScope, type PartnerScope } from '../partners/partner-scope.js'
+import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
 import { notHeld } from '../payments/payment.service.js'
-import type { CancellationReason } from './subscription.schemas.js'
-import type { SubscriptionStatus } from './subscription.table.js'
+import type { SubscriptionStatus, SubscriptionsTable } from './subscription.table.js'
 import { UNPAID } from './subscription-payment.repository.js'
 
 // A subscription's cancellation and the 30-day expiry's queries.
@@ -56,7 +55,7 @@ export async function markSubscriptionCanceled(
   trx: Trx,
   subscriptionId: number,
   from: SubscriptionStatus,
-  { reason, comment }: { reason: CancellationReason; comment: string | null },
+  { reason, comment }: { reason: NonNullable<SubscriptionsTable['cancel_reason']>; comment: string | null },
   now: string,
 ): Promise<boolean> {
   const result = await trx

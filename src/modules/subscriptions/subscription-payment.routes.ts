@@ -9,7 +9,6 @@ import { eventContext } from '../events/event.service.js'
 import { CARD_CALL_FAILURES, CardDeclinedError } from '../payments/card.js'
 import { type ChargeResult, refuseWrongGateway } from '../payments/payment-gateway.js'
 import { STATUS_LABELS } from './schedule.js'
-import { subscriptionOf } from './subscription.routes.js'
 import { Subscription, SubscriptionParams } from './subscription.schemas.js'
 import { requireSubscriptionState, showSubscription } from './subscription.service.js'
 import { cancelByPartner } from './subscription-cancellation.service.js'
@@ -35,6 +34,9 @@ and declines every later one (the recurrence's failure path); any other Luhn-val
 export const subscriptionPaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config } = app
   const events = eventContext(config)
+  // Each call answers with the subscription as it now is.
+  const subscriptionOf = (request: FastifyRequest, id: number) =>
+    showSubscription(db, request.partner.partnerId, id, baseUrl(request), config.timeZone)
 
   // The card calls check ownership, then the mode, before the body: a partner that may only notify
   // payments is told so, not what its card lacks. A malformed id is left to validation's 404.

@@ -1,5 +1,5 @@
 import type { Db, Trx } from '../../db/database.js'
-import { inPartnerScope, type PartnerScope } from '../partners/partner-scope.js'
+import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
 import { notHeld } from '../payments/payment.service.js'
 
 // The recurrence's queries: the due installments, their claim, and a declined attempt.

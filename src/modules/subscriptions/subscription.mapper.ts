@@ -1,8 +1,7 @@
 import { centsToAmount } from '../../shared/money.js'
 import { formatTimestamp } from '../../shared/time.js'
 import { brandResource, modelResource } from '../catalog/catalog.mapper.js'
-import { customerResource } from '../customers/customer.mapper.js'
-import { customerFromView } from '../customers/customer-view.js'
+import { customerFromView, customerResource } from '../customers/customer.mapper.js'
 import { STATUS_LABELS } from './schedule.js'
 import type { InstallmentRow, SubscriptionView } from './subscription.repository.js'
 

@@ -3,7 +3,11 @@ import { type Database, type Db, isPostgres, type Trx } from '../../db/database.
 import { prepared } from '../../db/prepared.js'
 import type { ModelRow } from '../catalog/catalog.repository.js'
 import type { CustomerRow } from '../customers/customer.repository.js'
-import { CUSTOMER_VIEW_COLUMNS, customerIdsWithDocument, customerToView } from '../customers/customer-view.js'
+import {
+  CUSTOMER_VIEW_COLUMNS,
+  customerIdsWithDocument,
+  customerToView,
+} from '../customers/customer-view.repository.js'
 import type { SubscriptionPlanRow } from '../plans/plan.repository.js'
 import type { InstallmentsTable, SubscriptionStatus, SubscriptionsTable } from './subscription.table.js'
 import type { NewSubscription } from './subscription-contract.repository.js'

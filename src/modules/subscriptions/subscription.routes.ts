@@ -7,7 +7,6 @@ import { normalizeDocument } from '../../shared/documents.js'
 import { PageOf, pageOffset } from '../../shared/pagination.js'
 import { eventContext } from '../events/event.service.js'
 import { installmentResource, subscriptionResource } from './subscription.mapper.js'
-import { listSubscriptionViews } from './subscription.repository.js'
 import {
   InstallmentList,
   SerialsBody,
@@ -16,7 +15,12 @@ import {
   SubscriptionListQuery,
   SubscriptionParams,
 } from './subscription.schemas.js'
-import { contractSubscription, listInstallmentsOf, showSubscription } from './subscription.service.js'
+import {
+  contractSubscription,
+  listInstallmentsOf,
+  showSubscription,
+  subscriptionPage,
+} from './subscription.service.js'
 import { informSerials } from './subscription-serials.service.js'
 
 const tags = ['Subscriptions']
@@ -26,12 +30,6 @@ has one (a \`pending\` or \`pago\` subscription, or an annual plan \`awaiting_pa
 \`protected\`, of any partner, an IMEI included) → 422 under that field. Serials compare without case,
 spaces or punctuation (\`ABC-123 \` is \`abc123\`). To protect the device again, cancel its current
 protection first (\`POST /subscriptions/{id}/cancellation\`, or the annual plan's cancellation).`
-
-/** The subscription as the API shows it to this request, or 404 when it is not its partner's. */
-export const subscriptionOf = (request: FastifyRequest, id: number) => {
-  const { db, config } = request.server
-  return showSubscription(db, request.partner.partnerId, id, baseUrl(request), config.timeZone)
-}
 
 export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config, clock } = app
@@ -98,15 +96,14 @@ ${ONE_PROTECTION}`,
         status: query['filter[status]'],
         customerDocument: document === undefined ? undefined : normalizeDocument(document)?.value,
       }
-      const { rows, total } = await listSubscriptionViews(
+      const { data, total } = await subscriptionPage(
         db,
         request.partner.partnerId,
         filter,
-        pageOffset(page),
-        page.perPage,
+        { offset: pageOffset(page), limit: page.perPage },
+        baseUrl(request),
+        config.timeZone,
       )
-      const base = baseUrl(request)
-      const data = rows.map((row) => subscriptionResource(row, base, config.timeZone))
       return pageFor(request, data, total, page)
     },
   )
@@ -124,7 +121,14 @@ ${ONE_PROTECTION}`,
         response: { 200: Subscription, ...errorResponses(401, 404) },
       },
     },
-    async (request) => subscriptionOf(request, request.params.subscriptionId),
+    async (request) =>
+      showSubscription(
+        db,
+        request.partner.partnerId,
+        request.params.subscriptionId,
+        baseUrl(request),
+        config.timeZone,
+      ),
   )
 
   app.patch(

@@ -21,6 +21,9 @@ import {
   findSubscriptionState,
   findSubscriptionView,
   listInstallments,
+  listSubscriptionViews,
+  type SubscriptionFilter,
+  type SubscriptionView,
 } from './subscription.repository.js'
 import type { SubscriptionBody } from './subscription.schemas.js'
 import { insertSubscription, type NewSubscription } from './subscription-contract.repository.js'
@@ -154,6 +157,19 @@ export async function showSubscription(
   const row = await findSubscriptionView(db, partnerId, id)
   if (!row) throw new NotFoundError('Subscription')
   return subscriptionResource(row, base, timeZone)
+}
+
+/** One page of the partner's subscriptions matching `filter`, newest first, as the API shows them. */
+export async function subscriptionPage(
+  db: Db,
+  partnerId: number,
+  filter: SubscriptionFilter,
+  page: { offset: number; limit: number },
+  base: string,
+  timeZone: string,
+) {
+  const { rows, total } = await listSubscriptionViews(db, partnerId, filter, page.offset, page.limit)
+  return { data: rows.map((row) => subscriptionResource(row, base, timeZone)), total }
 }
 
 /** The partner's subscription's state; 404 when it is not theirs. */

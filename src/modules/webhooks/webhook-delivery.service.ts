@@ -19,6 +19,9 @@ import { pingTarget } from './webhook-endpoint.service.js'
 import { type AttemptResult, sendWebhook } from './webhook-sender.js'
 import { type Environment, refusedShape } from './webhook-url.js'
 
+/** A delivery the worker has claimed and now sends. */
+export type { ClaimedDelivery }
+
 const DISPATCH_WINDOW = 1000
 
 /**

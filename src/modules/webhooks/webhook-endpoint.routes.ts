@@ -4,10 +4,9 @@ import { errorResponses } from '../../http/http-schemas.js'
 import { pageFor } from '../../http/links.js'
 import { commit } from '../../plugins/unit-of-work.js'
 import { nowIso } from '../../shared/clock.js'
-import { type FieldErrors, NotFoundError, ValidationError } from '../../shared/errors.js'
+import { type FieldErrors, ValidationError } from '../../shared/errors.js'
 import { PageOf, pageOffset } from '../../shared/pagination.js'
 import { deliveryResource, endpointResource } from './webhook.mapper.js'
-import { deleteEndpoint, listDeliveries, listEndpoints } from './webhook-endpoint.repository.js'
 import {
   CreatedEndpoint,
   DeliveriesQuery,
@@ -26,9 +25,12 @@ import {
 import {
   checkUrl,
   createEndpoint,
+  deliveryPage,
+  endpointsOf,
   patchEndpoint,
   pingEndpoint,
   redeliverEvent,
+  removeEndpoint,
   rotateSecret,
   showEndpoint,
 } from './webhook-endpoint.service.js'
@@ -82,7 +84,7 @@ ${DELIVERY}`,
       },
     },
     async (request) =>
-      (await listEndpoints(db, request.partner.partnerId)).map((row) => endpointResource(row, tz)),
+      (await endpointsOf(db, request.partner.partnerId)).map((row) => endpointResource(row, tz)),
   )
 
   app.get(
@@ -156,8 +158,7 @@ name. The \`url\` follows the creation rules.`,
     },
     async (request, reply) => {
       return commit(reply.code(204), async (trx) => {
-        if (!(await deleteEndpoint(trx, request.partner.partnerId, request.params.id)))
-          throw new NotFoundError('Webhook endpoint')
+        await removeEndpoint(trx, request.partner.partnerId, request.params.id)
         return null
       })
     },
@@ -216,9 +217,15 @@ name. The \`url\` follows the creation rules.`,
       },
     },
     async (request) => {
-      const endpoint = await showEndpoint(db, request.partner.partnerId, request.params.id)
       const page = { page: request.query.page, perPage: request.query.per_page }
-      const { rows, total } = await listDeliveries(db, endpoint.id, pageOffset(page), page.perPage)
+      const { partnerId } = request.partner
+      const { rows, total } = await deliveryPage(
+        db,
+        partnerId,
+        request.params.id,
+        pageOffset(page),
+        page.perPage,
+      )
       return pageFor(
         request,
         rows.map((row) => deliveryResource(row, tz)),

@@ -10,11 +10,14 @@ import {
 } from './webhook.rules.js'
 import {
   countEndpoints,
+  deleteEndpoint,
   type EndpointRow,
   enabledEndpoints,
   findEndpoint,
   insertDeliveries,
   insertEndpoint,
+  listDeliveries,
+  listEndpoints,
   lockPartner,
   updateEndpoint,
 } from './webhook-endpoint.repository.js'
@@ -48,10 +51,26 @@ export async function createEndpoint(trx: Trx, partnerId: number, body: Endpoint
   })
 }
 
+/** The partner's endpoints, by id: what `GET /webhook-endpoints` lists. */
+export async function endpointsOf(db: Db, partnerId: number): Promise<EndpointRow[]> {
+  return listEndpoints(db, partnerId)
+}
+
 export async function showEndpoint(db: Db, partnerId: number, id: number): Promise<EndpointRow> {
   const row = await findEndpoint(db, partnerId, id)
   if (!row) throw new NotFoundError('Webhook endpoint')
   return row
+}
+
+/** Deletes one of the partner's endpoints; another partner's is 404, like an unknown id. */
+export async function removeEndpoint(trx: Trx, partnerId: number, id: number): Promise<void> {
+  if (!(await deleteEndpoint(trx, partnerId, id))) throw new NotFoundError('Webhook endpoint')
+}
+
+/** One page of an endpoint's deliveries, newest first, and their total; 404 when it is not the partner's. */
+export async function deliveryPage(db: Db, partnerId: number, id: number, offset: number, limit: number) {
+  const endpoint = await showEndpoint(db, partnerId, id)
+  return listDeliveries(db, endpoint.id, offset, limit)
 }
 
 /** Changes the fields sent; enabling again forgets the failures that disabled it. */

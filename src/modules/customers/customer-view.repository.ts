@@ -4,7 +4,7 @@ import type { CustomerRow } from './customer.repository.js'
 
 /**
  * A customer's columns selected next to the resource that embeds it (joined as `c`, prefixed
- * `customer_`), and the way back to a customer row for `customerResource`.
+ * `customer_`; customer.mapper.ts `customerFromView` turns them back into a customer row).
  */
 export const CUSTOMER_VIEW_COLUMNS = [
   'c.id as customer_id',
@@ -24,30 +24,11 @@ export const CUSTOMER_VIEW_COLUMNS = [
   'c.created_at as customer_created_at',
 ] as const
 
-type Prefixed = { [K in keyof CustomerRow as `customer_${K & string}`]: CustomerRow[K] }
+/** A customer's columns as a view that embeds it names them. */
+export type CustomerView = { [K in keyof CustomerRow as `customer_${K & string}`]: CustomerRow[K] }
 
-export function customerFromView(row: Prefixed): CustomerRow {
-  return {
-    id: row.customer_id,
-    partner_id: row.customer_partner_id,
-    name: row.customer_name,
-    document: row.customer_document,
-    document_kind: row.customer_document_kind,
-    email: row.customer_email,
-    phone: row.customer_phone,
-    street: row.customer_street,
-    number: row.customer_number,
-    complement: row.customer_complement,
-    zipcode: row.customer_zipcode,
-    neighborhood: row.customer_neighborhood,
-    city: row.customer_city,
-    state: row.customer_state,
-    created_at: row.customer_created_at,
-  }
-}
-
-/** The customer's columns as the embedding view names them (the inverse of customerFromView). */
-export function customerToView(row: CustomerRow): Prefixed {
+/** The customer's columns as the embedding view names them (the inverse of customer.mapper.ts `customerFromView`). */
+export function customerToView(row: CustomerRow): CustomerView {
   return {
     customer_id: row.id,
     customer_partner_id: row.partner_id,
