@@ -1,12 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
 import { errorResponses } from '../../http/http-schemas.js'
 import { baseUrl, pageFor } from '../../http/links.js'
 import { commit } from '../../plugins/unit-of-work.js'
 import { normalizeDocument } from '../../shared/documents.js'
 import { PageOf, pageOffset } from '../../shared/pagination.js'
 import { eventContext } from '../events/event.service.js'
-import { installmentResource, subscriptionResource } from './subscription.mapper.js'
+import { installmentResource } from './subscription.mapper.js'
 import {
   InstallmentList,
   SerialsBody,

@@ -23,7 +23,6 @@ import {
   listInstallments,
   listSubscriptionViews,
   type SubscriptionFilter,
-  type SubscriptionView,
 } from './subscription.repository.js'
 import type { SubscriptionBody } from './subscription.schemas.js'
 import { insertSubscription, type NewSubscription } from './subscription-contract.repository.js'
