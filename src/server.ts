@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify'
 import { pino } from 'pino'
 import { buildApp } from './app.js'
 import type { Config } from './config.js'
-import { createDb, type Db } from './db/database.js'
+import { createDb, type Db, sharingEventLoop } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
 import { whenReachable } from './db/reachable.js'
 import { type DemoPartner, isEmpty, loadDemoIfEmpty } from './demo/demo.js'
@@ -32,10 +32,12 @@ export async function startServer(
   })
 
   // `amparo serve` on SQLite: the background jobs run here, so that `npm start` is a complete
-  // service (webhooks delivered, renewals charged, the coverage clock moving).
+  // service (webhooks delivered, renewals charged, the coverage clock moving). SQLite answers
+  // synchronously, so the jobs yield to requests after each statement (a billing round of
+  // thousands of statements would otherwise hold every request of the process).
   const background = worker
     ? startBackground(
-        workerDeps(db, config, {
+        workerDeps(sharingEventLoop(db), config, {
           gateway: app.gateway,
           log: app.log.child({ name: 'amparo-worker' }),
         }),
