@@ -11,7 +11,7 @@ import {
 } from './annual-plan.repository.js'
 import { statusAt } from './annual-plan.rules.js'
 
-// The annual plan module's events (CONTRACT §14), each written in the transaction of its change,
+// The annual plan module's events (README, Events), each written in the transaction of its change,
 // with the plan as GET /annual-plans/{id} shows it at that instant.
 
 type AnnualPlanEventType = Extract<EventType, `annual_plan.${string}`>
@@ -81,7 +81,7 @@ export async function advanceCoverageClock(
 
 /**
  * A read is about to show these plans: those whose stored status lags the clock catch up first (the
- * events are due by the first read that shows the new status, CONTRACT §14). True when any did, so
+ * events are due by the first read that shows the new status: README, Events). True when any did, so
  * the caller reads them again.
  */
 export async function catchUpCoverageOf(

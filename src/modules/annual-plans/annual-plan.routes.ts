@@ -52,7 +52,7 @@ the lookups' errors together once the body is well-formed. Fields that are not i
         response: { 201: AnnualPlan, ...errorResponses(400, 401, 413, 415, 422) },
       },
       // Ignored means not validated either: an own-gateway partner's stray or malformed `payment`
-      // (CONTRACT §10) must not refuse the contract.
+      // (README, Annual plans) must not refuse the contract.
       preValidation: async (request) => {
         const body = request.body as Record<string, unknown> | null
         if (request.partner.gateway === 'own' && body && typeof body === 'object') delete body.payment

@@ -11,7 +11,7 @@ import {
   sequenceEvents,
 } from './event.repository.js'
 
-// CONTRACT §14: every state change writes its event in the same transaction (a transactional
+// Every state change writes its event in the same transaction (a transactional
 // outbox), through recordEvent alone; partners read them with GET /events (and, later, webhooks).
 
 export const EVENT_TYPES = [
@@ -33,7 +33,7 @@ export const EVENT_TYPES = [
 ] as const
 export type EventType = (typeof EVENT_TYPES)[number]
 
-/** Events are kept this long (CONTRACT §14), then the worker purges them. */
+/** Events are kept this long (README, Events), then the worker purges them. */
 export const EVENT_RETENTION_DAYS = 30
 
 /**

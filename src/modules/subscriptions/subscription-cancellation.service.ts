@@ -63,7 +63,7 @@ export async function cancelSubscription(
 }
 
 /**
- * The partner cancels its subscription (CONTRACT §9's extension), whatever its status but canceled;
+ * The partner cancels its subscription (the `cancelSubscription` operation), whatever its status but canceled;
  * read again when a payment changed it meanwhile.
  */
 export async function cancelByPartner(

@@ -5,7 +5,7 @@ import { installmentResource, subscriptionResource } from './subscription.mapper
 import { findInstallmentOwner, findSubscriptionViewById } from './subscription.repository.js'
 import { type InstallmentPayment, markInstallmentPaid } from './subscription-payment.repository.js'
 
-// The subscription module's events (CONTRACT §14), each written in the transaction of its change,
+// The subscription module's events (README, Events), each written in the transaction of its change,
 // with the resource as GET /subscriptions/{id} or /installments shows it once the change is made.
 
 /** Writes a `subscription.*` event of the subscription as it now is. */
