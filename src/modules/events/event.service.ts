@@ -62,7 +62,7 @@ export interface NewEvent {
 
 /** Writes an event in the caller's transaction: it commits, or rolls back, with the change. Answers its id. */
 export async function recordEvent(trx: Trx, event: NewEvent): Promise<string> {
-  // 122 random bits from Node's pooled UUIDs: randomBytes(16) cost 1–2 % of a contract's CPU.
+  // 122 random bits from Node's pooled UUIDs, cheaper than randomBytes(16): docs/benchmarks.md, Optimisations kept.
   const id = `evt_${randomUUID().replaceAll('-', '')}`
   await insertEvent(trx, {
     public_id: id,

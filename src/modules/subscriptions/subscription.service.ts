@@ -122,8 +122,8 @@ export async function contractSubscription(
   const id = await insertSubscription(
     trx,
     subscription,
-    // Each row written out, not spread: ≈ 0.8 µs a property added after a spread in Node 20's V8,
-    // ≈ 80 µs for a 24-installment contract.
+    // Each row written out, not spread: a property added after a spread is slow in V8
+    // (docs/benchmarks.md, Optimisations kept).
     schedule.map(({ number, amount, due_date }) => ({
       number,
       amount,
