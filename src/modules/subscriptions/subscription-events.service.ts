@@ -51,13 +51,13 @@ export async function payInstallment(
   route: PaymentRoute,
   transactionId: string | null,
   now: string,
-  events: EventContext,
+  rendering: EventContext,
 ): Promise<boolean> {
   const paid = await markInstallmentPaid(trx, payment, route, transactionId, now)
   if (!paid) return false
-  await recordInstallmentEvent(trx, 'installment.paid', payment.installmentId, now, events)
+  await recordInstallmentEvent(trx, 'installment.paid', payment.installmentId, now, rendering)
   if (paid === 'activated') {
-    await recordSubscriptionEvent(trx, 'subscription.activated', payment.subscriptionId, now, events)
+    await recordSubscriptionEvent(trx, 'subscription.activated', payment.subscriptionId, now, rendering)
   }
   return true
 }
