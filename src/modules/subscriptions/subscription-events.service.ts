@@ -48,12 +48,12 @@ export async function recordInstallmentEvent(
 export async function payInstallment(
   trx: Trx,
   payment: InstallmentPayment,
-  route: PaymentRoute,
+  channel: PaymentRoute,
   transactionId: string | null,
   now: string,
   rendering: EventContext,
 ): Promise<boolean> {
-  const paid = await markInstallmentPaid(trx, payment, route, transactionId, now)
+  const paid = await markInstallmentPaid(trx, payment, channel, transactionId, now)
   if (!paid) return false
   await recordInstallmentEvent(trx, 'installment.paid', payment.installmentId, now, rendering)
   if (paid === 'activated') {
