@@ -141,7 +141,7 @@ export async function buildApp({
       await redeliveryRateLimit(redeliveries, { redis })
       await redeliveries.register(eventRedeliveryRoutes)
     })
-    // The sandbox test clock exists only in the test environment (CONTRACT §15).
+    // The sandbox test clock exists only in the test environment (docs/decisions.md, Sandbox test clock).
     if (config.env === 'test') {
       const jobs = sandboxPartnerJobs({
         gateway: app.gateway,

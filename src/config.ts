@@ -77,7 +77,7 @@ export interface Config {
    */
   trustProxy: boolean | string[]
   /**
-   * Slow and idle clients (CONTRACT §18): seconds for a request's headers to arrive, then for its
+   * Slow and idle clients (README, Configuration): seconds for a request's headers to arrive, then for its
    * body (408 and closed past either), seconds an idle kept-alive connection stays open, and the
    * open connections one process accepts, in all and from one address (0: no cap; the trusted
    * proxies' addresses are not capped).
@@ -95,7 +95,7 @@ export interface Config {
   metrics: { host: string; port: number }
   /**
    * The own card gateway: the sandbox (test cards), test's default and refused in production;
-   * `stripe` (CONTRACT §16); `none` (card payments unavailable), production's default.
+   * `stripe` (README, Going live: card payments through Stripe); `none` (card payments unavailable), production's default.
    */
   paymentGateway: 'sandbox' | 'stripe' | 'none'
   /** With `stripe`: the secret (or restricted) key and an optional Stripe-compatible server (tests). */

@@ -22,7 +22,7 @@ import { ANNUAL, seedPlan } from './helpers/plans.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 
-// Refunds that are paid (CONTRACT §16), with the sandbox gateway: opened at the confirmation of an
+// Refunds that are paid (docs/decisions.md, Annual plans), with the sandbox gateway: opened at the confirmation of an
 // own-gateway plan's cancellation, paid by the worker, retried for 3 days, queued again by the CLI.
 // The clock starts at the real time: the CLI, which runs on the system clock, shares it.
 

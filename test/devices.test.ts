@@ -6,7 +6,7 @@ import { bearer, createCustomer, login, partnerWithToken, seedCatalog } from './
 import { ANNUAL, seedPlan, TOTAL_12X } from './helpers/plans.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
-// CONTRACT §17: one active protection per device across the service, and serials informed later.
+// Devices (docs/decisions.md, Devices): one active protection per device across the service, and serials informed later.
 
 const NOW = new Date('2026-11-21T15:00:00.000Z')
 

@@ -11,7 +11,7 @@ import { sandboxWith } from './helpers/gateways.js'
 import { seedPlan, TOTAL_12X } from './helpers/plans.js'
 import { buildCheckedApp, createTestApp, type TestContext } from './helpers/test-app.js'
 
-// CONTRACT §13: every error the service can answer, each with its code, and a request_id equal
+// Every error the service can answer, each with its code, and a request_id equal
 // to the X-Request-Id header. The codes §13 names, plus 417 (docs/decisions.md).
 
 let ctx: TestContext

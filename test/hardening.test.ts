@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { login, seedPartner, type TestPartner } from './helpers/factories.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
-// CONTRACT §18 on the wire: slow, idle and oversized clients against a listening server, with the
+// README's Safe retries and limits on the wire: slow, idle and oversized clients against a listening server, with the
 // timeouts shortened to a second so that the tests wait for them.
 
 let ctx: TestContext

@@ -14,7 +14,7 @@ import { seedPartner } from './helpers/factories.js'
 import { StripeServer } from './helpers/stripe-server.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 
-// CONTRACT §18's production refusals, on `amparo serve` started as a real process in production
+// The production refusals (README, Going live), on `amparo serve` started as a real process in production
 // on a database first set up in test mode (the demo loaded, `test_` credentials issued).
 
 const root = fileURLToPath(new URL('..', import.meta.url))

@@ -5,7 +5,7 @@ import { bearer } from './helpers/factories.js'
 import { answer, galaxyOf, type Seller, seller, subscribe } from './helpers/sellers.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
-// CONTRACT §15 on a listening server, as `npm start` serves it: a long advance of one partner's
+// The sandbox clock on a listening server, as `npm start` serves it: a long advance of one partner's
 // clock leaves the process to everyone else (on SQLite the driver answers synchronously), and a
 // second advance of the same clock meanwhile gets 409 from the claim held in the database.
 

@@ -13,7 +13,7 @@ import { answer, galaxyOf, type Seller, seller, subscribe } from './helpers/sell
 import { buildCheckedApp, type TestContext } from './helpers/test-app.js'
 import { createTestDatabase } from './helpers/test-db.js'
 
-// CONTRACT §15: an `amparo serve` killed (-9) in the middle of a clock advance leaves the clock
+// Sandbox clock: an `amparo serve` killed (-9) in the middle of a clock advance leaves the clock
 // where its last full day put it, held by a claim that runs out at most 30 s after its last
 // renewal (docs/decisions.md); then another advance carries on. A real kill, on either database.
 

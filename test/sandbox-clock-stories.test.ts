@@ -11,7 +11,7 @@ import {
 } from './helpers/sellers.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
-// CONTRACT §15 through HTTP: what a partner sees when it advances its sandbox clock. The clock
+// The sandbox clock through HTTP: what a partner sees when it advances its sandbox clock. The clock
 // runs at real time plus the partner's offset, so dates are read from the answers, not assumed.
 
 let ctx: TestContext

@@ -20,7 +20,7 @@ import {
 import { buildCheckedApp, createTestApp, type TestContext } from './helpers/test-app.js'
 import { interleaving } from './helpers/test-db.js'
 
-// CONTRACT §15's sandbox clock: its routes, bad input, one advance at a time, a failure midway,
+// The sandbox clock (docs/decisions.md, Sandbox test clock): its routes, bad input, one advance at a time, a failure midway,
 // one partner's time against another's, the regular worker, and production without any of it.
 
 let ctx: TestContext

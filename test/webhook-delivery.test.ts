@@ -10,7 +10,7 @@ import { bearer, login, partnerWithToken, type TestPartner } from './helpers/fac
 import { type Receiver, startReceiver } from './helpers/receiver.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 
-// Webhook delivery (CONTRACT §14) to a real receiver listening on 127.0.0.1, which verifies the
+// Webhook delivery (README, Webhooks) to a real receiver listening on 127.0.0.1, which verifies the
 // signatures with the `standardwebhooks` library; the schedule runs on an injected clock.
 
 let now = new Date('2026-11-21T15:00:00.000Z')

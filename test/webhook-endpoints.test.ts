@@ -8,7 +8,7 @@ import { bearer, login, partnerWithToken, seedPartner } from './helpers/factorie
 import { buildCheckedApp, createTestApp, type TestContext } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 
-// CONTRACT §14's webhook endpoints: create, list, get, patch, delete, rotate-secret, ping,
+// The webhook endpoints (README, Webhooks): create, list, get, patch, delete, rotate-secret, ping,
 // deliveries, redeliver; the bad inputs; the URL rules in test and in production.
 
 let ctx: TestContext

@@ -129,7 +129,7 @@ async function contract(world: World, seller: Seller): Promise<number> {
 }
 
 const APPROVES = '4111111111111111'
-/** Approves the first charge and declines every later one (CONTRACT §12): the recurrence's failure path. */
+/** Approves the first charge and declines every later one: the recurrence's failure path. */
 const DECLINES_LATER = '4000000000000341'
 const DECLINED = '4000000000000002'
 

@@ -28,7 +28,7 @@ const RequestId = Type.String({
   description: 'The `X-Request-Id` of this response: quote it to support.',
 })
 
-// The contract's error bodies (CONTRACT §2 and §13), registered once by $id and referenced by
+// The error bodies (README, Using the API: errors), registered once by $id and referenced by
 // every route; each route's entry narrows `code` to the codes that route can answer.
 export const ErrorSchema = Type.Object(
   {

@@ -9,7 +9,7 @@ declare module 'fastify' {
     /** The authenticated partner; set on every route registered under `authenticated`. */
     partner: PartnerContext
     /**
-     * The partner's time: what it does happens then (CONTRACT §15). In `test` its sandbox clock,
+     * The partner's time: what it does happens then (docs/decisions.md, Sandbox test clock). In `test` its sandbox clock,
      * moved by `POST /sandbox/clock/advance`; in production the app's clock. Tokens, rate limits
      * and idempotency keys keep `app.clock`.
      */

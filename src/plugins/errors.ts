@@ -12,7 +12,7 @@ import {
 } from '../shared/errors.js'
 import { censorSecrets } from './logging.js'
 
-/** The only place that builds error bodies (CONTRACT §2 and §13). */
+/** The only place that builds error bodies (README, Using the API: errors). */
 export const errorsPlugin = fp(
   async (app) => {
     app.setErrorHandler(async (error: FastifyError, request, reply) => {

@@ -16,7 +16,7 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 const LONG_DIGIT_RUN = /\d{13}|(?<![A-Za-z0-9])\d(?:[._: -]*\d){12,}(?![A-Za-z0-9])/
 
 /**
- * Echoes the caller's X-Request-Id when it is sane (CONTRACT §13), so both sides can trace one
+ * Echoes the caller's X-Request-Id when it is sane (README, Using the API: errors), so both sides can trace one
  * call; otherwise a new UUID.
  */
 export function requestId(req: IncomingMessage): string {
@@ -74,11 +74,11 @@ export const httpPlugin = fp(
 
     const timeoutMs = app.config.connections.bodyTimeoutSeconds * 1000
     // `__proto__` and `constructor.prototype` keys are dropped, not refused: the body is valid JSON
-    // and unknown fields are ignored (CONTRACT §1), while no prototype can be reached through it.
+    // and unknown fields are ignored (a partner on an older client keeps working), while no prototype can be reached through it.
     const parseJson = app.getDefaultJsonParser('remove', 'remove')
     app.removeAllContentTypeParsers()
     // Bodies are read here rather than by Fastify (see readBody): nothing is read for an unknown
-    // route (CONTRACT §18), whatever it holds; it answers 404.
+    // route (README, Safe retries and limits), whatever it holds; it answers 404.
     app.addContentTypeParser('application/json', (request, payload, done) => {
       if (request.is404) return done(null, undefined)
       const limit = request.routeOptions.bodyLimit
@@ -140,7 +140,7 @@ export const httpPlugin = fp(
 )
 
 /**
- * Fastify's server options for slow and idle clients (CONTRACT §18). Node's own deadline for a
+ * Fastify's server options for slow and idle clients (README, Safe retries and limits). Node's own deadline for a
  * whole request backs up readBody's: it also covers a body sent to a route that reads none. Node
  * checks its deadlines every second (30 s by default, which would double them).
  */

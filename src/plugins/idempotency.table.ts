@@ -1,5 +1,5 @@
 /**
- * Idempotency keys (CONTRACT §12): the first response to a POST/PUT with an `Idempotency-Key`,
+ * Idempotency keys (README, Safe retries and limits): the first response to a POST/PUT with an `Idempotency-Key`,
  * kept 24 h per partner and key. `response_status` null means the first request is in flight.
  */
 export interface IdempotencyKeysTable {

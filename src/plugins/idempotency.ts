@@ -147,7 +147,7 @@ export function fingerprint(key: Buffer, method: string, url: string, body: unkn
 
 /**
  * A kept error body as replayed: its `request_id` is this request's, like the X-Request-Id header
- * (CONTRACT §13); the logs tie the key to the first request.
+ * (README, Safe retries and limits); the logs tie the key to the first request.
  */
 function withRequestId(body: string, requestId: string): string {
   const parsed = JSON.parse(body) as Record<string, unknown>

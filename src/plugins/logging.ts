@@ -132,7 +132,7 @@ const LEVELS: readonly Level[] = ['fatal', 'error', 'warn', 'info', 'debug', 'tr
 /**
  * `request.log`: the request's child logger (its lines carry `reqId`), built on first use: pino
  * builds a child through the redaction pass, and most requests never log through it (their one line
- * has its own logger, above). Without it (a) took 9 % and (c) 7 % more CPU (`--against`, 2026-11-25).
+ * has its own logger, above). Kept for its cost: docs/benchmarks.md, Optimisations kept.
  */
 class RequestLogger implements FastifyBaseLogger {
   declare fatal: FastifyBaseLogger['fatal']

@@ -16,7 +16,7 @@ export interface Moment {
 
 /**
  * A partner's time beside real time: what the partner does happens at `now` (its sandbox clock in
- * `test`, CONTRACT §15); what another partner holds is judged at `realNow`, which no partner's
+ * `test`; docs/decisions.md, Sandbox test clock); what another partner holds is judged at `realNow`, which no partner's
  * clock moves.
  */
 export interface PartnerTime {
@@ -24,6 +24,6 @@ export interface PartnerTime {
   realNow: string
 }
 
-/** `base` moved `offsetSeconds` ahead: a sandbox partner's clock (CONTRACT §15). */
+/** `base` moved `offsetSeconds` ahead: a sandbox partner's clock (docs/decisions.md, Sandbox test clock). */
 export const shiftedClock = (base: Clock, offsetSeconds: number): Clock =>
   offsetSeconds === 0 ? base : { now: () => new Date(base.now().getTime() + offsetSeconds * 1000) }

@@ -2,7 +2,7 @@
 export type FieldErrors = Record<string, string[]>
 
 /**
- * The stable machine-readable error codes, by status (CONTRACT §13): partners script against them,
+ * The stable machine-readable error codes, by status (README, Using the API: errors): partners script against them,
  * so a code is never renamed nor moved to another status. The OpenAPI document's enums come from
  * here. 417 is not in the contract's table (the service answers it only to an `Expect` header it
  * does not support; docs/decisions.md).
@@ -40,7 +40,7 @@ export function statusOf(code: ErrorCode): ErrorStatus {
   return STATUS_OF.get(code) as ErrorStatus
 }
 
-/** Every error a partner can cause; the error handler renders them (CONTRACT §2 and §13). */
+/** Every error a partner can cause; the error handler renders them (README, Using the API: errors). */
 export class AppError extends Error {
   readonly statusCode: ErrorStatus
   /** Sent as `Retry-After`: when trying again can succeed (a 503, a 429, a payment in progress). */

@@ -91,8 +91,8 @@ export function isValidTimeZone(zone: string): boolean {
 
 // A zone's UTC offset changes at most once a day (tz database 1900–2100: the closest two transitions
 // of any zone are 95 hours apart, zdump over every zone Intl knows), so it is looked up with Intl
-// (≈ 5 µs) at both ends of a UTC day and cached when they agree; the wall clock is then plain
-// arithmetic (≈ 0.5 µs). On the day of a transition the ends disagree: that day is remembered as
+// (slow: docs/benchmarks.md, Optimisations kept) at both ends of a UTC day and cached when they
+// agree; the wall clock is then plain arithmetic. On the day of a transition the ends disagree: that day is remembered as
 // such and its instants go through Intl. Days, not smaller buckets, so that timestamps spread over
 // years (a list of old subscriptions) still hit the cache: 15-minute buckets missed on most calls.
 const BUCKET_MS = 24 * 3_600_000

@@ -23,7 +23,7 @@ export function workerDeps(
     claimSeconds: config.paymentClaimSeconds,
     concurrency: config.recurrenceConcurrency,
     base: eventContext(config).base,
-    // Partners whose sandbox clock is ahead are run at their own time (CONTRACT §15).
+    // Partners whose sandbox clock is ahead are run at their own time (docs/decisions.md, Sandbox test clock).
     sandboxClocks: config.env === 'test',
     log,
     metrics,

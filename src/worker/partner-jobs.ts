@@ -28,7 +28,7 @@ export const NO_GATEWAY = 'no payment gateway (AMPARO_PAYMENT_GATEWAY=none)'
 
 /**
  * The jobs that change partners' subscriptions and annual plans, at `deps.clock` and within
- * `deps.scope`, in the order a day goes by (CONTRACT §15): installments charged on their due
+ * `deps.scope`, in the order a day goes by (docs/decisions.md, Sandbox test clock): installments charged on their due
  * dates and retried (the last retry cancels), unpaid subscriptions expired, coverage started and
  * ended, refunds paid. A job that fails does not keep the later ones from running.
  */

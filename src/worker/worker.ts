@@ -10,7 +10,7 @@ import { addRuns, type PartnerJobsDeps, type PartnerJobsRun, runPartnerJobs } fr
 export interface WorkerDeps extends PartnerJobsDeps {
   /**
    * `AMPARO_ENV=test`: partners whose sandbox clock is ahead of real time are run one by one at
-   * their own time (CONTRACT §15), the others together at real time. Off in production, where no
+   * their own time (docs/decisions.md, Sandbox test clock), the others together at real time. Off in production, where no
    * partner clock is read.
    */
   sandboxClocks?: boolean

@@ -300,7 +300,7 @@ describe('1. concurrent flows through both API processes', () => {
         body: {
           model_id: partner.modelId,
           customer_id: partner.customerId,
-          // One device per plan: a device has one active protection (CONTRACT §17).
+          // One device per plan: a device has one active protection (docs/decisions.md, Devices).
           imei: imei(9_000_000 + (partner.gateway === 'external' ? 0 : 100) + i),
           ...(partner.gateway === 'external' && { payment: { method: 'pix' } }),
         },

@@ -1,6 +1,6 @@
 import type { components } from './schema.js'
 
-/** The codes the service documents (CONTRACT §13); branch on them, never on `message`. */
+/** The codes the service documents (each operation's error responses in the OpenAPI document); branch on them, never on `message`. */
 export type AmparoErrorCode =
   | components['schemas']['Error']['code']
   | components['schemas']['ValidationError']['code']

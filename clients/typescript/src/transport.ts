@@ -9,7 +9,7 @@ export interface TransportOptions {
   maxRetries: number
 }
 
-/** Methods whose retry the service makes safe with an `Idempotency-Key` (CONTRACT §12). */
+/** Methods whose retry the service makes safe with an `Idempotency-Key` (the service's README, Safe retries and limits). */
 const KEYED_METHODS = new Set(['POST', 'PUT', 'PATCH'])
 const RETRIED_STATUSES = new Set([429, 503])
 /** The wait when a 429 or 503 comes without a readable `Retry-After` (a proxy's). */

@@ -68,7 +68,7 @@ the service time zone. \`refund_due_date\` is the confirmation date + 15 calenda
 export const annualPlanCancellationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { config } = app
   const timeZone = config.timeZone
-  const events = eventContext(config)
+  const rendering = eventContext(config)
 
   app.put(
     '/annual-plans/:id/cancellation',
@@ -105,7 +105,7 @@ ${REFUND_RULE}`,
           request.params.id,
           reason,
           now,
-          events,
+          rendering,
         )
         return cancellationRequestResource(plan, cancellation, now, timeZone)
       })
@@ -137,7 +137,7 @@ ${REFUND_RULE}`,
       const { partnerId } = request.partner
       const protocol = request.params.protocol.trim().toUpperCase()
       return commit(reply, async (trx) => {
-        await confirmCancellation(trx, partnerId, id, protocol, { now, timeZone }, events)
+        await confirmCancellation(trx, partnerId, id, protocol, { now, timeZone }, rendering)
         return showAnnualPlan(trx, partnerId, id, { base: baseUrl(request), timeZone, now })
       })
     },

@@ -33,7 +33,7 @@ export async function requestCancellation(
   id: number,
   reason: string | null,
   now: string,
-  events: EventContext,
+  rendering: EventContext,
 ): Promise<{ plan: AnnualPlanRow; cancellation: CancellationRow }> {
   const plan = await requireAnnualPlanRow(trx, partnerId, id)
   for (let attempt = 0; attempt < PROTOCOL_ATTEMPTS; attempt++) {
@@ -53,7 +53,7 @@ export async function requestCancellation(
     }
     if (await insertCancellation(trx, values)) {
       await touchAnnualPlan(trx, plan.id, now)
-      await recordAnnualPlanEvent(trx, 'annual_plan.cancellation_requested', plan.id, now, events)
+      await recordAnnualPlanEvent(trx, 'annual_plan.cancellation_requested', plan.id, now, rendering)
     }
   }
   throw new Error(`could not open a cancellation of annual plan ${plan.id}`)
@@ -69,7 +69,7 @@ export async function confirmCancellation(
   id: number,
   protocol: string,
   { now, timeZone }: Moment,
-  events: EventContext,
+  rendering: EventContext,
 ): Promise<void> {
   const plan = await requireAnnualPlanRow(trx, partnerId, id)
   const cancellation = await findCancellation(trx, plan.id)
@@ -90,5 +90,5 @@ export async function confirmCancellation(
     refund_due_date: addDays(confirmedOn, REFUND_DUE_DAYS),
   })
   await openRefund(trx, canceled, refund, now)
-  await recordAnnualPlanEvent(trx, 'annual_plan.canceled', plan.id, now, events)
+  await recordAnnualPlanEvent(trx, 'annual_plan.canceled', plan.id, now, rendering)
 }

@@ -11,7 +11,7 @@ import {
 } from './annual-plan.repository.js'
 import { statusAt } from './annual-plan.rules.js'
 
-// The annual plan module's events (CONTRACT §14), each written in the transaction of its change,
+// The annual plan module's events (README, Events), each written in the transaction of its change,
 // with the plan as GET /annual-plans/{id} shows it at that instant.
 
 type AnnualPlanEventType = Extract<EventType, `annual_plan.${string}`>
@@ -36,13 +36,13 @@ export async function recordAnnualPlanEvent(
  * clock passed both unseen). The update is guarded by the status read, so of the worker and
  * readers racing, one writes the events, once. Answers what it changed.
  */
-async function catchUp(trx: Trx, plan: CoverageLag, now: string, events: EventContext) {
+async function catchUp(trx: Trx, plan: CoverageLag, now: string, rendering: EventContext) {
   const target = statusAt(plan, now)
   if (target === plan.status || (target !== 'protected' && target !== 'expired')) return NOTHING
   if (!(await persistCoverageStatus(trx, plan, target))) return NOTHING
   const started = plan.status === 'paid'
-  if (started) await recordAnnualPlanEvent(trx, 'annual_plan.protected', plan.id, now, events)
-  if (target === 'expired') await recordAnnualPlanEvent(trx, 'annual_plan.expired', plan.id, now, events)
+  if (started) await recordAnnualPlanEvent(trx, 'annual_plan.protected', plan.id, now, rendering)
+  if (target === 'expired') await recordAnnualPlanEvent(trx, 'annual_plan.expired', plan.id, now, rendering)
   return { protected: started ? 1 : 0, expired: target === 'expired' ? 1 : 0 }
 }
 
@@ -55,7 +55,7 @@ const NOTHING = { protected: 0, expired: 0 }
 export async function advanceCoverageClock(
   db: Db,
   now: string,
-  events: EventContext,
+  rendering: EventContext,
   { batchSize = 100, scope }: { batchSize?: number; scope?: PartnerScope } = {},
 ) {
   const total = { protected: 0, expired: 0 }
@@ -65,7 +65,7 @@ export async function advanceCoverageClock(
     const done = await retryingTransaction(db, async (trx) => {
       const batch = { ...NOTHING }
       for (const lag of lags) {
-        const plan = await catchUp(trx, lag, now, events)
+        const plan = await catchUp(trx, lag, now, rendering)
         batch.protected += plan.protected
         batch.expired += plan.expired
       }
@@ -81,19 +81,19 @@ export async function advanceCoverageClock(
 
 /**
  * A read is about to show these plans: those whose stored status lags the clock catch up first (the
- * events are due by the first read that shows the new status, CONTRACT §14). True when any did, so
+ * events are due by the first read that shows the new status: README, Events). True when any did, so
  * the caller reads them again.
  */
 export async function catchUpCoverageOf(
   db: Db,
   plans: CoverageLag[],
   now: string,
-  events: EventContext,
+  rendering: EventContext,
 ): Promise<boolean> {
   const lagging = plans.filter((plan) => lagsAt(plan, now))
   if (lagging.length === 0) return false
   await retryingTransaction(db, async (trx) => {
-    for (const plan of lagging) await catchUp(trx, plan, now, events)
+    for (const plan of lagging) await catchUp(trx, plan, now, rendering)
   })
   return true
 }

@@ -16,7 +16,7 @@ of cover, \`expired\` from \`ends_at\`, \`canceled\` once a cancellation is conf
 
 export const annualPlanRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config, clock } = app
-  const events = eventContext(config)
+  const rendering = eventContext(config)
 
   app.post(
     '/annual-plans',
@@ -52,7 +52,7 @@ the lookups' errors together once the body is well-formed. Fields that are not i
         response: { 201: AnnualPlan, ...errorResponses(400, 401, 413, 415, 422) },
       },
       // Ignored means not validated either: an own-gateway partner's stray or malformed `payment`
-      // (CONTRACT §10) must not refuse the contract.
+      // (README, Annual plans) must not refuse the contract.
       preValidation: async (request) => {
         const body = request.body as Record<string, unknown> | null
         if (request.partner.gateway === 'own' && body && typeof body === 'object') delete body.payment
@@ -68,7 +68,7 @@ the lookups' errors together once the body is well-formed. Fields that are not i
       // Read back before the commit: a committed plan never answers 503.
       return commit(reply.code(201), async (trx) => {
         const time = { now: view.now, realNow: clock.now().toISOString() }
-        const id = await contractAnnualPlan(trx, partner, request.body, time, events)
+        const id = await contractAnnualPlan(trx, partner, request.body, time, rendering)
         return showAnnualPlan(trx, partner.partnerId, id, view)
       })
     },
@@ -109,7 +109,7 @@ ${STATUS_RULE}`,
         filter,
         limits,
         view,
-        events,
+        rendering,
       )
       return pageFor(request, data, total, page)
     },
@@ -135,7 +135,7 @@ ${STATUS_RULE}`,
         timeZone: config.timeZone,
         now: request.clock.now().toISOString(),
       }
-      return readAnnualPlan(db, request.partner.partnerId, request.params.id, view, events)
+      return readAnnualPlan(db, request.partner.partnerId, request.params.id, view, rendering)
     },
   )
 }

@@ -3,7 +3,7 @@ import { StateError } from '../../shared/errors.js'
 import { daysBetween, formatDate, startOfDayMonthsLater, startOfNextDay } from '../../shared/time.js'
 import type { AnnualPlanStatus, Payment } from './annual-plan.table.js'
 
-// The annual plan's pure rules (CONTRACT §10): the coverage clock, the policy number, the
+// The annual plan's pure rules (README, Annual plans): the coverage clock, the policy number, the
 // cancellation protocol and the refund. Instants are UTC ISO strings, dates 'YYYY-MM-DD' in the
 // service zone.
 
@@ -141,7 +141,7 @@ export function refundAt(plan: RefundablePlan, confirmedAt: string, timeZone: st
 
 // — Paying the refund —
 
-/** A refund the gateway keeps failing is retried this long, then `failed` (CONTRACT §16). */
+/** A refund the gateway keeps failing is retried this long, then `failed` (docs/decisions.md, Annual plans). */
 export const REFUND_RETRY_HOURS = 72
 const FIRST_RETRY_MINUTES = 5
 const LONGEST_RETRY_MINUTES = 360

@@ -32,7 +32,7 @@ export async function contractAnnualPlan(
   partner: PartnerContext,
   body: AnnualPlanBody,
   time: PartnerTime,
-  events: EventContext,
+  rendering: EventContext,
 ): Promise<number> {
   const { partnerId } = partner
   const { now } = time
@@ -71,7 +71,7 @@ export async function contractAnnualPlan(
     { field: 'imei_2', label: 'imei 2', value: imei2 },
   ]
   await protectDevices(trx, { annualPlanId: id }, devices, { ...time, partnerId })
-  await recordAnnualPlanEvent(trx, 'annual_plan.created', id, now, events)
+  await recordAnnualPlanEvent(trx, 'annual_plan.created', id, now, rendering)
   return id
 }
 
@@ -133,11 +133,11 @@ export async function readAnnualPlan(
   partnerId: number,
   id: number,
   view: ViewContext,
-  events: EventContext,
+  rendering: EventContext,
 ) {
   const row = await findAnnualPlanView(db, partnerId, id)
   if (!row) throw new NotFoundError('Annual plan')
-  if (await catchUpCoverageOf(db, [row], view.now, events)) return showAnnualPlan(db, partnerId, id, view)
+  if (await catchUpCoverageOf(db, [row], view.now, rendering)) return showAnnualPlan(db, partnerId, id, view)
   return annualPlanResource(row, view)
 }
 
@@ -151,10 +151,10 @@ export async function listAnnualPlans(
   filter: AnnualPlanFilter,
   page: { offset: number; limit: number },
   view: ViewContext,
-  events: EventContext,
+  rendering: EventContext,
 ) {
   let { rows, total } = await listAnnualPlanViews(db, partnerId, filter, view.now, page)
-  if (await catchUpCoverageOf(db, rows, view.now, events)) {
+  if (await catchUpCoverageOf(db, rows, view.now, rendering)) {
     ;({ rows, total } = await listAnnualPlanViews(db, partnerId, filter, view.now, page))
   }
   return { data: rows.map((row) => annualPlanResource(row, view)), total }

@@ -5,7 +5,7 @@ import { LoginBody, LoginResult } from './auth.schemas.js'
 import { login } from './auth.service.js'
 import { readLoginCredentials } from './login-credentials.js'
 
-/** A login body holds four short strings: a larger one is refused (413) before it is read (CONTRACT §18). */
+/** A login body holds four short strings: a larger one is refused (413) before it is read (README, Safe retries and limits). */
 export const LOGIN_BODY_LIMIT = 16 * 1024
 
 export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -25,7 +25,7 @@ const isDemoUserEmail = (email: string) => email.toLowerCase().endsWith(DEMO_EMA
  * Checks the credentials and issues a token. An unknown id, a revoked credential and a wrong
  * secret all cost one hash verification and answer the same 401. In production, credentials a
  * test database may hold (`test_` client ids, the demo's users, whose secrets were printed) are
- * unknown ones (CONTRACT §18): a database first set up in test mode still serves.
+ * unknown ones (README, Going live): a database first set up in test mode still serves.
  */
 export async function login(
   db: Db,

@@ -6,7 +6,7 @@ const partnerColumns = [
   'partners.gateway as gateway',
   'partners.lmi_min_factor_bp as lmiMinFactorBp',
   'partners.lmi_max_factor_bp as lmiMaxFactorBp',
-  // The sandbox clock (CONTRACT §15) rides on this lookup: no query of its own per request.
+  // The sandbox clock (docs/decisions.md, Sandbox test clock) rides on this lookup: no query of its own per request.
   'partners.clock_offset_seconds as clockOffsetSeconds',
 ] as const
 

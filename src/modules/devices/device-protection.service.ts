@@ -13,7 +13,7 @@ export interface DeviceField {
 }
 
 /**
- * Gives `holder` the protection of each named device (CONTRACT §17), in the caller's transaction,
+ * Gives `holder` the protection of each named device (docs/decisions.md, Devices), in the caller's transaction,
  * or throws a 422 under every field whose device already has an active protection anywhere in the
  * service (another partner's by real time, whatever `time.now` says); the caller's transaction
  * then rolls back with whatever it wrote. Called after the holder's row is written, since the

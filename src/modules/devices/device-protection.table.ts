@@ -1,5 +1,5 @@
 /**
- * One row per device that has, or had, a protection (CONTRACT §17): the device key is the primary
+ * One row per device that has, or had, a protection (docs/decisions.md, Devices): the device key is the primary
  * key, so two active protections of one device cannot both be written, whatever the concurrency.
  * The row names its holder, a subscription or an annual plan (exactly one). It is not deleted when
  * the protection stops: whether it still holds is read from its holder (canceled, or its cover

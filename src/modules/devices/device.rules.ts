@@ -1,4 +1,4 @@
-// Devices (CONTRACT §17): one active protection per device, its serial numbers and IMEIs compared
+// Devices (docs/decisions.md, Devices): one active protection per device, its serial numbers and IMEIs compared
 // without case, spaces or punctuation.
 
 /**

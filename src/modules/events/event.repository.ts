@@ -21,8 +21,8 @@ export async function insertEvent(trx: Trx, row: Omit<Insertable<EventsTable>, '
 }
 
 /**
- * SQLite: the event numbered after the last one. Compiled once (prepared): built by Kysely on each
- * call it cost 8.8 % of a contract's CPU (`npm run bench -- --against`, (d), 4 pairs, 2026-11-25).
+ * SQLite: the event numbered after the last one. Compiled once (prepared), not built by Kysely on
+ * each call: see docs/benchmarks.md, Optimisations kept.
  */
 const insertNumberedEvent = prepared(
   (trx: Trx, public_id: string, partner_id: number, type: string, data: string, created_at: string) =>

@@ -11,7 +11,7 @@ import {
   sequenceEvents,
 } from './event.repository.js'
 
-// CONTRACT §14: every state change writes its event in the same transaction (a transactional
+// Every state change writes its event in the same transaction (a transactional
 // outbox), through recordEvent alone; partners read them with GET /events (and, later, webhooks).
 
 export const EVENT_TYPES = [
@@ -33,7 +33,7 @@ export const EVENT_TYPES = [
 ] as const
 export type EventType = (typeof EVENT_TYPES)[number]
 
-/** Events are kept this long (CONTRACT §14), then the worker purges them. */
+/** Events are kept this long (README, Events), then the worker purges them. */
 export const EVENT_RETENTION_DAYS = 30
 
 /**
@@ -62,7 +62,7 @@ export interface NewEvent {
 
 /** Writes an event in the caller's transaction: it commits, or rolls back, with the change. Answers its id. */
 export async function recordEvent(trx: Trx, event: NewEvent): Promise<string> {
-  // 122 random bits from Node's pooled UUIDs: randomBytes(16) cost 1–2 % of a contract's CPU.
+  // 122 random bits from Node's pooled UUIDs, cheaper than randomBytes(16): docs/benchmarks.md, Optimisations kept.
   const id = `evt_${randomUUID().replaceAll('-', '')}`
   await insertEvent(trx, {
     public_id: id,

@@ -10,7 +10,7 @@ export interface PartnersTable {
   /** Authorized LMI range, as factors of the model's default LMI, in basis points (5000 = 0.5). */
   lmi_min_factor_bp: number
   lmi_max_factor_bp: number
-  /** How far the partner's sandbox clock is ahead of real time (CONTRACT §15); 0 in production. */
+  /** How far the partner's sandbox clock is ahead of real time (docs/decisions.md, Sandbox test clock); 0 in production. */
   clock_offset_seconds: Generated<number>
   /** Real instant until which a clock advance in progress holds the partner; null when none. */
   clock_advancing_until: string | null

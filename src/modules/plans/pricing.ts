@@ -1,6 +1,6 @@
 import { amountToCents, applyRateBp } from '../../shared/money.js'
 
-// Pricing rules (CONTRACT §7), pure and in integer cents.
+// Pricing rules (README, Using the API: quotations), pure and in integer cents.
 
 export interface LmiRange {
   /** Factors of the model's default LMI, in basis points (5000 = 0.5). */

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js'
 import { retryingTransaction } from '../../db/transaction.js'
 
-// The partners' sandbox clocks (CONTRACT §15): an offset from real time, and the claim an advance
+// The partners' sandbox clocks (docs/decisions.md, Sandbox test clock): an offset from real time, and the claim an advance
 // holds so that two never run at once for one partner, whichever process serves them.
 
 /** How far the partner's clock is ahead of real time, in seconds. */

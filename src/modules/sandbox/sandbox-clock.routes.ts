@@ -6,7 +6,7 @@ import { advanceClock, type PartnerJobs, showClock } from './sandbox-clock.servi
 const tags = ['Sandbox']
 
 /**
- * CONTRACT §15; registered only in `AMPARO_ENV=test` (production answers 404). `jobs` are the
+ * See the README's "Try the recurrence in the sandbox"; registered only in `AMPARO_ENV=test` (production answers 404). `jobs` are the
  * worker's partner jobs, which an advance runs at each day crossed.
  */
 export const sandboxClockRoutes: FastifyPluginAsyncTypebox<{ jobs: PartnerJobs }> = async (app, { jobs }) => {

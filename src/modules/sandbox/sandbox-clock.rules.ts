@@ -1,6 +1,6 @@
 import { ValidationError } from '../../shared/errors.js'
 
-// The sandbox clock's pure rules (CONTRACT §15): how far one advance moves, and the days it crosses.
+// The sandbox clock's pure rules (docs/decisions.md, Sandbox test clock): how far one advance moves, and the days it crosses.
 
 export const DAY_SECONDS = 86_400
 export const MAX_DAYS = 400

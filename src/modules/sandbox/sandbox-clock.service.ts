@@ -11,7 +11,7 @@ import {
 } from './sandbox-clock.repository.js'
 import { advanceSeconds, clockSteps } from './sandbox-clock.rules.js'
 
-// The sandbox test clock (CONTRACT §15): each partner's own time in `test`, moved forward on
+// The sandbox test clock (docs/decisions.md, Sandbox test clock): each partner's own time in `test`, moved forward on
 // request, with the background jobs run for that partner as at each day crossed.
 
 /**

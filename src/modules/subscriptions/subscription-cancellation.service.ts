@@ -44,7 +44,7 @@ export class SubscriptionChanged extends Error {}
 export async function cancelSubscription(
   trx: Trx,
   cancellation: Cancellation,
-  events: EventContext,
+  rendering: EventContext,
 ): Promise<boolean> {
   const { subscriptionId, from, reason, comment, now, keepInstallmentId } = cancellation
   const current = await trx
@@ -58,12 +58,12 @@ export async function cancelSubscription(
   }
   if (!(await markSubscriptionCanceled(trx, subscriptionId, from, { reason, comment }, now)))
     throw new SubscriptionChanged()
-  await recordSubscriptionEvent(trx, 'subscription.canceled', subscriptionId, now, events)
+  await recordSubscriptionEvent(trx, 'subscription.canceled', subscriptionId, now, rendering)
   return true
 }
 
 /**
- * The partner cancels its subscription (CONTRACT §9's extension), whatever its status but canceled;
+ * The partner cancels its subscription (the `cancelSubscription` operation), whatever its status but canceled;
  * read again when a payment changed it meanwhile.
  */
 export async function cancelByPartner(
@@ -72,7 +72,7 @@ export async function cancelByPartner(
   subscriptionId: number,
   reason: string | undefined,
   now: string,
-  events: EventContext,
+  rendering: EventContext,
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     const { status } = await requireSubscriptionState(trx, partnerId, subscriptionId)
@@ -80,7 +80,7 @@ export async function cancelByPartner(
     const comment = reason?.trim() || null
     const cancellation = { subscriptionId, from: status, reason: 'partner_request' as const, comment, now }
     try {
-      if (await cancelSubscription(trx, cancellation, events)) return
+      if (await cancelSubscription(trx, cancellation, rendering)) return
     } catch (error) {
       if (!(error instanceof SubscriptionChanged)) throw error
     }
@@ -98,7 +98,7 @@ export async function expireUnpaidSubscription(
   db: Db,
   subscriptionId: number,
   now: string,
-  events: EventContext,
+  rendering: EventContext,
 ): Promise<boolean> {
   try {
     return await retryingTransaction(db, async (trx) => {
@@ -106,7 +106,7 @@ export async function expireUnpaidSubscription(
       const canceled = await cancelSubscription(
         trx,
         { subscriptionId, from: 'pending', reason: 'first_installment_unpaid', comment: null, now },
-        events,
+        rendering,
       )
       // Activated or canceled another way meanwhile: undo the installment's change with the transaction.
       if (!canceled) throw new SubscriptionChanged()

@@ -5,7 +5,7 @@ import { installmentResource, subscriptionResource } from './subscription.mapper
 import { findInstallmentOwner, findSubscriptionViewById } from './subscription.repository.js'
 import { type InstallmentPayment, markInstallmentPaid } from './subscription-payment.repository.js'
 
-// The subscription module's events (CONTRACT §14), each written in the transaction of its change,
+// The subscription module's events (README, Events), each written in the transaction of its change,
 // with the resource as GET /subscriptions/{id} or /installments shows it once the change is made.
 
 /** Writes a `subscription.*` event of the subscription as it now is. */
@@ -48,16 +48,16 @@ export async function recordInstallmentEvent(
 export async function payInstallment(
   trx: Trx,
   payment: InstallmentPayment,
-  route: PaymentRoute,
+  channel: PaymentRoute,
   transactionId: string | null,
   now: string,
-  events: EventContext,
+  rendering: EventContext,
 ): Promise<boolean> {
-  const paid = await markInstallmentPaid(trx, payment, route, transactionId, now)
+  const paid = await markInstallmentPaid(trx, payment, channel, transactionId, now)
   if (!paid) return false
-  await recordInstallmentEvent(trx, 'installment.paid', payment.installmentId, now, events)
+  await recordInstallmentEvent(trx, 'installment.paid', payment.installmentId, now, rendering)
   if (paid === 'activated') {
-    await recordSubscriptionEvent(trx, 'subscription.activated', payment.subscriptionId, now, events)
+    await recordSubscriptionEvent(trx, 'subscription.activated', payment.subscriptionId, now, rendering)
   }
   return true
 }

@@ -14,7 +14,7 @@ const OTHER: Record<SerialField, SerialField> = {
 }
 
 /**
- * Sets serials "informed later by the insured" (CONTRACT §17) in the caller's transaction: one
+ * Sets serials "informed later by the insured" (docs/decisions.md, Devices) in the caller's transaction: one
  * not set yet may be set; one that is set may be sent again (as the same device) but not changed.
  * The subscription must not be canceled, and each new serial must not have an active protection
  * elsewhere. Repeating a call that succeeded changes nothing and succeeds again. Read again when

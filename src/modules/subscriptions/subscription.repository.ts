@@ -247,8 +247,8 @@ export async function findSubscriptionState(db: Db, partnerId: number, id: numbe
 
 /**
  * The partner's active subscriptions with no card on file: contracted under the external gateway.
- * Under the own gateway nothing collects their later installments (notify-payment is refused,
- * CONTRACT §3, and the recurrence has no card to charge), so the operator is told on switching.
+ * Under the own gateway nothing collects their later installments (notify-payment is refused under it,
+ * and the recurrence has no card to charge), so the operator is told on switching.
  */
 export async function activeSubscriptionsWithoutCard(db: Db, partnerId: number): Promise<number> {
   const { count } = await db

@@ -32,7 +32,7 @@ protection first (\`POST /subscriptions/{id}/cancellation\`, or the annual plan'
 
 export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config, clock } = app
-  const events = eventContext(config)
+  const rendering = eventContext(config)
 
   app.post(
     '/subscriptions',
@@ -69,7 +69,7 @@ ${ONE_PROTECTION}`,
       // The answer comes from the contract itself, not from a read after the commit: a committed
       // subscription never answers 503.
       return commit(reply.code(201), (trx) =>
-        contractSubscription(trx, request.partner, request.body, moment, events, baseUrl(request)),
+        contractSubscription(trx, request.partner, request.body, moment, rendering, baseUrl(request)),
       )
     },
   )

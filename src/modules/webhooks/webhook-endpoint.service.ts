@@ -24,7 +24,7 @@ import {
 import type { EndpointBody, EndpointPatch } from './webhook-endpoint.schemas.js'
 import { type Environment, refusedUrl } from './webhook-url.js'
 
-/** 422 under `url` when the address breaks CONTRACT §14's rules (DNS resolved: call it outside a transaction). */
+/** 422 under `url` when the address breaks the webhook URL rules (webhook-url.ts) (DNS resolved: call it outside a transaction). */
 export async function checkUrl(url: string, env: Environment): Promise<void> {
   const refused = await refusedUrl(url, env)
   if (refused) throw ValidationError.field('url', refused)

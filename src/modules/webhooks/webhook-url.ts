@@ -3,7 +3,7 @@ import { isIP } from 'node:net'
 import ipaddr from 'ipaddr.js'
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent'
 
-// CONTRACT §14's URL rules. In production only public unicast addresses may be reached: never
+// Webhook URL rules (README, Webhooks). In production only public unicast addresses may be reached: never
 // loopback, private, link-local (cloud metadata), shared (CGNAT), unique-local, multicast,
 // unspecified or reserved ones. They are checked when the endpoint is registered (DNS resolved
 // here) and again when each connection is made (the agents below), since DNS can change.

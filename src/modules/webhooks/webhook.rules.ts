@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 
-// The pure rules of webhooks (CONTRACT §14): who receives an event, when a failed delivery is
+// The pure rules of webhooks (docs/decisions.md, Webhooks): who receives an event, when a failed delivery is
 // tried again, when an endpoint is given up on.
 
 /** Retries after a failed attempt, in seconds: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 24 h, 24 h. */
