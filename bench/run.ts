@@ -547,7 +547,8 @@ async function main() {
   if (revision && older) {
     await stop(server.child)
     const sides = [revision.cli, CLI]
-    const envs = [serviceEnv(older), env]
+    // One key for both sides: the sessions logged in at this checkout's API are used at both.
+    const envs = [{ ...serviceEnv(older), AMPARO_JWT_KEYS: env.AMPARO_JWT_KEYS }, env]
     const slices = Math.max(1, Math.round((duration as number) / 2))
     const verdicts: string[] = []
     for (const id of only) {
