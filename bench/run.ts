@@ -1,7 +1,15 @@
 // `npm run bench`: the API under load beside a bare Fastify server and the floor. docs/benchmarks.md.
 import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -11,7 +19,7 @@ import { sql } from 'kysely'
 import pg from 'pg'
 import { loadConfig } from '../src/config.js'
 import { createDb } from '../src/db/database.js'
-import { migrateToLatest } from '../src/db/migrate.js'
+import { migrateTo, migrateToLatest } from '../src/db/migrate.js'
 import { loadDemo } from '../src/demo/demo.js'
 import { clockBench } from './lib/clock.js'
 import { type Database, record, replay } from './lib/floor.js'
@@ -146,21 +154,44 @@ function run(command: string, words: string[], cwd = ROOT): string {
   return r.stdout.trim()
 }
 
-/** REV checked out in a detached git worktree and built there, with this checkout's node_modules. */
+/**
+ * REV checked out in a detached git worktree and built there, with this checkout's node_modules;
+ * `lastMigration` is its newest migration. Its migrations must be a prefix of this checkout's: the
+ * seed stops at its schema, and this checkout's side migrates its own copy at start, as `serve` does.
+ */
 function buildRevision(rev: string, dir: string) {
   const commit = run('git', ['rev-parse', '--short', `${rev}^{commit}`])
-  // Both sides serve the one seeded database: a revision with other migrations cannot open it.
-  const migrations = (r: string) => run('git', ['ls-tree', '--name-only', r, 'src/db/migrations/'])
-  if (migrations(commit) !== migrations('HEAD')) {
+  const migrations = (r: string) =>
+    run('git', ['ls-tree', '--name-only', r, 'src/db/migrations/'])
+      .split('\n')
+      .map((path) => /\/(\d{4}-[^/]+)\.ts$/.exec(path)?.[1])
+      .filter((name): name is string => name !== undefined)
+  const [before, after] = [migrations(commit), migrations('HEAD')]
+  if (before.length === 0 || before.some((name, i) => after[i] !== name)) {
     throw new Error(
-      `${rev} has other migrations than this checkout: --against needs a revision with the same schema`,
+      `${rev}'s migrations are not a prefix of this checkout's: --against cannot seed one database for both`,
     )
   }
   run('git', ['worktree', 'add', '--detach', dir, commit])
   undo.push(() => run('git', ['worktree', 'remove', '--force', dir]))
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
   run('npm', ['run', 'build'], dir)
-  return { commit, cli: join(dir, 'dist/amparo.mjs') }
+  return { commit, cli: join(dir, 'dist/amparo.mjs'), lastMigration: before.at(-1) as string }
+}
+
+/** A copy of the seeded `database` (closed: SQLite's WAL checkpointed) for the --against revision. */
+async function copyDatabase(database: Database): Promise<Database> {
+  if (database.kind === 'sqlite') {
+    const file = join(tmp, 'against.sqlite')
+    copyFileSync(database.file, file)
+    return { kind: 'sqlite', file }
+  }
+  const created = `amparo_bench_${randomBytes(4).toString('hex')}`
+  await admin(`create database ${created} template ${new URL(database.url).pathname.slice(1)}`)
+  undo.push(() => admin(`drop database if exists ${created} with (force)`))
+  const url = new URL(database.url)
+  url.pathname = `/${created}`
+  return { kind: 'postgres', url: url.toString() }
 }
 
 /** The service's environment, rebuilt: nothing of the caller's may redirect it. */
@@ -305,15 +336,16 @@ function table(rows: Row[], baseUs: number): string {
   return [head, `|${' --- |'.repeat(9)}`, ...lines].join('\n')
 }
 
+async function admin(statement: string) {
+  const client = new pg.Client({ connectionString: args['pg-url'] })
+  await client.connect()
+  await client.query(statement).finally(() => client.end())
+}
+
 /** A new empty database for the run (PostgreSQL: `amparo_bench_<random>`), removed at the end. */
 async function freshDatabase(name: string): Promise<Database> {
   if (kind === 'sqlite') return { kind, file: join(tmp, `${name}.sqlite`) }
   const created = `amparo_bench_${randomBytes(4).toString('hex')}`
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: args['pg-url'] })
-    await client.connect()
-    await client.query(statement).finally(() => client.end())
-  }
   await admin(`create database ${created}`)
   undo.push(() => admin(`drop database if exists ${created} with (force)`))
   const url = new URL(args['pg-url'] as string)
@@ -321,12 +353,15 @@ async function freshDatabase(name: string): Promise<Database> {
   return { kind, url: url.toString() }
 }
 
-/** The migrations, the demo and `counts[i]` subscriptions for the i-th partner, in-process. */
-async function setUpDatabase(env: NodeJS.ProcessEnv, counts: number[]) {
+/**
+ * The migrations (up to `lastMigration` if given), the demo and `counts[i]` subscriptions for the
+ * i-th partner, in-process.
+ */
+async function setUpDatabase(env: NodeJS.ProcessEnv, counts: number[], lastMigration?: string) {
   const config = loadConfig({ ...env, LOG_LEVEL: 'silent' })
   const db = createDb(config.database)
   try {
-    await migrateToLatest(db)
+    await (lastMigration ? migrateTo(db, lastMigration) : migrateToLatest(db))
     const demo = await loadDemo(db, config, new Date().toISOString())
     const partners = await seed(db, kind === 'postgres', counts)
     if (args.endpoint) {
@@ -336,6 +371,8 @@ async function setUpDatabase(env: NodeJS.ProcessEnv, counts: number[]) {
     }
     const version = kind === 'sqlite' ? sql`'SQLite ' || sqlite_version()` : sql`version()`
     const engine = await sql<{ v: string }>`select ${version} as v`.execute(db)
+    // The file alone is whole, to be copied (--against).
+    if (kind === 'sqlite') await sql`pragma wal_checkpoint(truncate)`.execute(db)
     return { demo: demo.partners, partners, engine: String(engine.rows[0]?.v).split(' on ')[0] }
   } finally {
     await db.destroy()
@@ -391,6 +428,11 @@ async function contractsAtScale(server: Server, sessions: Session[]) {
   )
 }
 
+function buildAgainst(rev: string) {
+  log(`Building ${rev} in a temporary worktree…`)
+  return buildRevision(rev, join(tmp, 'against'))
+}
+
 async function main() {
   log(
     `Amparo bench, ${kind}; ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}; load ${load()}`,
@@ -399,11 +441,6 @@ async function main() {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build`)
   tmp = mkdtempSync(join(tmpdir(), 'amparo-bench-'))
   const database = await freshDatabase('amparo')
-  if (database.kind === 'postgres') {
-    pgClient = new pg.Client({ connectionString: database.url })
-    await pgClient.connect()
-    undo.push(() => pgClient?.end())
-  }
   const env = serviceEnv(database)
   if (args.webhooks) {
     const config = loadConfig({ ...env, LOG_LEVEL: 'silent' })
@@ -460,12 +497,21 @@ async function main() {
     return log(`load ${load()}`)
   }
 
+  const revision = args.against ? buildAgainst(args.against) : undefined
   const large = args.scale ? subscriptions : Math.round(subscriptions * 0.6)
   const counts = args.scale ? [1000, large] : [large, subscriptions - large]
   log(`Migrating, loading the demo, seeding ${counts.map((n) => f(n)).join(' + ')} subscriptions…`)
   const seeding = performance.now()
-  const setUp = await setUpDatabase(env, counts)
+  const setUp = await setUpDatabase(env, counts, revision?.lastMigration)
   log(`  ${((performance.now() - seeding) / 1000).toFixed(1)} s; ${setUp.engine}`)
+  // Copied before this checkout's API migrates its database to its own schema.
+  const older = revision && (await copyDatabase(database))
+  if (database.kind === 'postgres') {
+    // Connected only now: `create database … template` needs the seeded database without sessions.
+    pgClient = new pg.Client({ connectionString: database.url })
+    await pgClient.connect()
+    undo.push(() => pgClient?.end())
+  }
 
   const startups: number[] = []
   let api: Server | null = null
@@ -498,11 +544,11 @@ async function main() {
   await sanityChecks(server.port, sessions)
   const make = makers(sessions)
 
-  if (args.against) {
+  if (revision && older) {
     await stop(server.child)
-    log(`Building ${args.against} in a temporary worktree…`)
-    const revision = buildRevision(args.against, join(tmp, 'against'))
     const sides = [revision.cli, CLI]
+    // One key for both sides: the sessions logged in at this checkout's API are used at both.
+    const envs = [{ ...serviceEnv(older), AMPARO_JWT_KEYS: env.AMPARO_JWT_KEYS }, env]
     const slices = Math.max(1, Math.round((duration as number) / 2))
     const verdicts: string[] = []
     for (const id of only) {
@@ -513,7 +559,12 @@ async function main() {
         // they run on), so every pair is new, and which side starts and runs first alternates.
         const order = pair % 2 ? [1, 0] : [0, 1]
         const servers: Server[] = []
-        for (const side of order) servers[side] = await startApi(sides[side] as string, env)
+        for (const side of order) {
+          const started = await startApi(sides[side] as string, envs[side] as NodeJS.ProcessEnv)
+          if (older.kind === 'postgres' && side === 0)
+            databaseOf.set(started, new URL(older.url).pathname.slice(1))
+          servers[side] = started
+        }
         for (const side of order)
           await runLoad({
             port: servers[side]?.port as number,
