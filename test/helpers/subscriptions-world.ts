@@ -5,6 +5,7 @@
  * calls `useSubscriptionsWorld()` once; the bindings below are filled in before its first test.
  */
 import { afterAll, beforeAll, expect } from 'vitest'
+import type { Installment, Subscription } from './api-types.js'
 import { ADDRESS, type ErrorBody, type PageBody } from './bodies.js'
 import { cpfOf, formatCpf } from './documents.js'
 import { expectedError } from './errors.js'
@@ -37,30 +38,8 @@ export interface CustomerBody {
   address: Record<string, string | number | null> | null
   created_at: string
 }
-export interface SubscriptionBody {
-  id: number
-  status: string
-  plan: { id: number; name: string; coverages: string[] }
-  customer: CustomerBody
-  device: ModelBody & { serial_number: string | null; second_serial_number: string | null; is_used: boolean }
-  model: ModelBody
-  valor: number
-  franchise: number
-  lmi: number
-  installments_count: number
-  store_id: number | null
-  metadata: { origin: string | null }
-  created_at: string
-}
-export interface InstallmentBody {
-  id: number
-  number: number
-  amount: number
-  due_date: string
-  status: string
-  status_label: string
-  paid_at: string | null
-}
+export type SubscriptionBody = Subscription
+export type InstallmentBody = Installment
 export interface QuoteItem {
   id: number
   name: string
