@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import { pino } from 'pino'
-import { gatewayOf } from '../modules/payments/payment-gateway.js'
+import { gatewayOf } from '../modules/payments/gateway-factory.js'
 import { startBackground, workerDeps } from '../worker/background.js'
 import { deliverWebhooksOnce, type WebhookResult } from '../worker/webhooks.job.js'
 import { JobsFailedError, runJobsOnce, type WorkerRun } from '../worker/worker.js'

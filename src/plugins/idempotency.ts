@@ -153,3 +153,6 @@ function withRequestId(body: string, requestId: string): string {
   const parsed = JSON.parse(body) as Record<string, unknown>
   return 'request_id' in parsed ? JSON.stringify({ ...parsed, request_id: requestId }) : body
 }
+
+/** The worker's purge of keys past their 24 h. */
+export { purgeExpiredIdempotencyKeys } from './idempotency.repository.js'

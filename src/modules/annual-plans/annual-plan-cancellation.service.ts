@@ -3,7 +3,7 @@ import type { Moment } from '../../shared/clock.js'
 import { NotFoundError, StateError } from '../../shared/errors.js'
 import { addDays, formatDate } from '../../shared/time.js'
 import type { EventContext } from '../events/event.service.js'
-import { PaymentInProgressError } from '../payments/payment.service.js'
+import { PaymentInProgressError } from '../payments/payment.errors.js'
 import {
   type AnnualPlanRow,
   type CancellationRow,

@@ -6,8 +6,8 @@ import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
 import type { EventContext } from '../events/event.service.js'
 import { CardDeclinedError, type CardInput, requireCard } from '../payments/card.js'
-import type { CardAttemptRow } from '../payments/card-attempt.repository.js'
 import { type CardTestingContext, refuseCardTesting } from '../payments/card-testing.service.js'
+import type { CardAttemptRow } from '../payments/first-charge.service.js'
 import {
   chargeFirstCard,
   claimRecording,
@@ -15,12 +15,12 @@ import {
   replayAttempt,
   UnpayableChargeError,
 } from '../payments/first-charge.service.js'
+import { PaymentInProgressError } from '../payments/payment.errors.js'
 import {
   type CardPaymentContext,
   chargeOnce,
   gatewayCustomerOf,
   nextChargeNumber,
-  PaymentInProgressError,
   recordPayment,
 } from '../payments/payment.service.js'
 import type { PaymentOutcome, PaymentRoute } from '../payments/payment.table.js'

@@ -1,7 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely'
 import type { Db, Trx } from '../../db/database.js'
+import { notHeld } from '../../db/lease.js'
 import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
-import { notHeld } from '../payments/payment.service.js'
 import type { AnnualPlanRefundsTable } from './annual-plan.table.js'
 
 export type RefundRow = Selectable<AnnualPlanRefundsTable>

@@ -3,17 +3,14 @@ import type { PartnerScope } from '../../db/partner-scope.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import { NotFoundError, StateError } from '../../shared/errors.js'
 import type { EventContext } from '../events/event.service.js'
+import { GatewayRefusedError, GatewayUnavailableError } from '../payments/payment.errors.js'
 import {
   approvedCardCharge,
   atGateway,
   type CardPaymentContext,
   recordPayment,
 } from '../payments/payment.service.js'
-import {
-  GatewayRefusedError,
-  GatewayUnavailableError,
-  type PaymentGateway,
-} from '../payments/payment-gateway.js'
+import type { PaymentGateway } from '../payments/payment-gateway.js'
 import type { AnnualPlanRow } from './annual-plan.repository.js'
 import { REFUND_RETRY_HOURS, refundRetryAt } from './annual-plan.rules.js'
 import { recordAnnualPlanEvent } from './annual-plan-events.service.js'
@@ -27,7 +24,7 @@ import {
   settleRefund,
 } from './annual-plan-refund.repository.js'
 
-// Refunds that are paid (CONTRACT §16): opened at the cancellation's confirmation, paid by the
+// Refunds that are paid (README, "Going live: card payments through Stripe"): opened at the cancellation's confirmation, paid by the
 // worker through the own gateway, one idempotency key per refund so no retry pays twice.
 
 export type { RefundRow }

@@ -1,8 +1,8 @@
 import type { ExpressionBuilder, Insertable, Selectable } from 'kysely'
 import type { Database, Db, Trx } from '../../db/database.js'
+import { notHeld } from '../../db/lease.js'
 import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
 import { CUSTOMER_VIEW_COLUMNS, customerIdsWithDocument } from '../customers/customer-view.repository.js'
-import { notHeld } from '../payments/payment.service.js'
 import type {
   AnnualPlanCancellationsTable,
   AnnualPlanStatus,

@@ -86,7 +86,7 @@ const DECLINE_MESSAGES: Record<string, string> = {
 }
 
 /**
- * The own gateway refused the card: 402 with `errors.creditCard` and `decline_code` (CONTRACT §2),
+ * The own gateway refused the card: 402 with `errors.creditCard` and `decline_code` (README, "Subscriptions"),
  * for subscriptions and annual plans alike, so that one handler of a partner reads both. (Annual
  * plans send the card as `card_number` …; their 422s name those fields, but a decline is not a
  * field's fault.)

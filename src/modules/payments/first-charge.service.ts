@@ -136,3 +136,6 @@ export function findUnrecordedCharges(db: Db, before: string, limit: number): Pr
 export async function abandonAttempt(db: Db, id: number): Promise<void> {
   await retryingTransaction(db, (trx) => closeAttempt(trx, id))
 }
+
+/** A stored first-charge attempt, as the services settling one read it. */
+export type { CardAttemptRow }

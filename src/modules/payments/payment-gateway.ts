@@ -1,10 +1,5 @@
-import type { Config } from '../../config.js'
-import type { Db } from '../../db/database.js'
-import { AppError, GatewayModeError, ServiceUnavailableError } from '../../shared/errors.js'
+import { GatewayModeError } from '../../shared/errors.js'
 import type { PartnerContext } from '../auth/partner-context.js'
-import { loadKeyNamespace } from './key-namespace.repository.js'
-import { SandboxGateway } from './sandbox-gateway.js'
-import { STRIPE_DEFAULTS, StripeGateway, type StripeGatewayOptions } from './stripe-gateway.js'
 
 /** A card as the partner sent it; lives only for the duration of one charge, never stored or logged. */
 export interface CardData {
@@ -93,72 +88,10 @@ export interface PaymentGateway {
   ): Promise<string>
 }
 
-/** The most a 503 asks the partner to wait: its retry goes to the gateway again at once. */
-export const GATEWAY_RETRY_AFTER_SECONDS = 5
-
-/**
- * The gateway could not answer (timeout, connection lost, its own fault, its rate limit): not a
- * decline. Whether it charged is unknown, so the retry sends the same idempotency key, and the
- * gateway answers it from the first call if there was one.
- */
-export class GatewayUnavailableError extends ServiceUnavailableError {
-  override readonly retryAfterSeconds = GATEWAY_RETRY_AFTER_SECONDS
-
-  /** `gateway`: what the log needs to find the call at the gateway (Stripe's request id…). */
-  constructor(readonly gateway: Record<string, unknown> = {}) {
-    super('The payment gateway did not answer; nothing was recorded. Retry after Retry-After seconds.')
-  }
-}
-
-/**
- * The gateway refused our request as malformed, or left it in a state the call does not expect: a
- * bug or a misconfiguration, never the partner's fault nor a decline (502 `gateway_error`).
- * `detail` and `gateway` (Stripe's request id…) are for the log; the partner reads only that
- * nothing was charged.
- */
-export class GatewayRefusedError extends AppError {
-  constructor(
-    readonly detail: string,
-    readonly gateway: Record<string, unknown> = {},
-  ) {
-    super(
-      'gateway_error',
-      'The payment gateway refused the request; nothing was charged. Quote request_id to support.',
-    )
-    this.name = 'GatewayRefusedError'
-  }
-}
-
-/**
- * The gateway the configuration names; null when card payments are off. `keyNamespace`: the
- * deployment's (`loadKeyNamespace`), which Stripe's idempotency keys start with; the rest: tests'
- * timeouts.
- */
-export function createGateway(
-  config: Pick<Config, 'paymentGateway' | 'stripe'>,
-  options: Pick<StripeGatewayOptions, 'keyNamespace'> & Partial<StripeGatewayOptions>,
-): PaymentGateway | null {
-  if (config.paymentGateway === 'sandbox') return new SandboxGateway()
-  if (config.paymentGateway === 'stripe' && config.stripe) {
-    return new StripeGateway({ ...STRIPE_DEFAULTS, ...config.stripe, ...options })
-  }
-  return null
-}
-
-/** The configured gateway of a process, with the deployment's key namespace read from (or made in) `db`. */
-export async function gatewayOf(
-  config: Pick<Config, 'paymentGateway' | 'stripe'>,
-  db: Db,
-  options: Partial<StripeGatewayOptions> = {},
-): Promise<PaymentGateway | null> {
-  const keyNamespace = config.paymentGateway === 'stripe' ? await loadKeyNamespace(db) : ''
-  return createGateway(config, { keyNamespace, ...options })
-}
-
 /**
  * The gateway a card payment of this partner goes to, for subscriptions and annual plans alike:
  * 422 `errors.gateway` for a partner that collects payments itself and may only notify them
- * (CONTRACT §3), and for an environment without a card gateway.
+ * (README, "Operator commands", `partner gateway`), and for an environment without a card gateway.
  */
 export function cardGateway(
   partner: Pick<PartnerContext, 'gateway'>,

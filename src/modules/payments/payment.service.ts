@@ -1,45 +1,11 @@
-import { type Insertable, type RawBuilder, type SqlBool, sql } from 'kysely'
 import type { Db, Trx } from '../../db/database.js'
 import { retryingTransaction, type Transactor } from '../../db/transaction.js'
 import type { Clock } from '../../shared/clock.js'
-import { AppError } from '../../shared/errors.js'
-import type { PaymentsTable } from './payment.table.js'
-import {
-  type ChargeResult,
-  GatewayRefusedError,
-  GatewayUnavailableError,
-  type PaymentGateway,
-} from './payment-gateway.js'
+import { GatewayRefusedError, GatewayUnavailableError } from './payment.errors.js'
+import type { ChargeResult, PaymentGateway } from './payment-gateway.js'
 
 // The one card-charge flow: every charge of an installment or an annual plan, by the API or by
 // the recurrence, claims its row, calls the gateway outside any transaction, then settles.
-
-/**
- * Another charge holds the installment or plan: 409, try again once it has answered (a gateway call
- * settles within 30 s; most within a second or two).
- */
-export class PaymentInProgressError extends AppError {
-  override readonly retryAfterSeconds = 2
-
-  constructor(message = 'A payment of this item is in progress: try again once it has answered.') {
-    super('payment_in_progress', message)
-  }
-}
-
-/**
- * The row (installment or annual plan) is not held by a charge in progress: never claimed, or its
- * claim has run out (the process that held it died mid-charge). The one condition every claim,
- * cancellation and expiry uses.
- */
-export function notHeld(now: string, column = 'locked_until'): RawBuilder<SqlBool> {
-  const lockedUntil = sql.ref(column)
-  return sql<SqlBool>`(${lockedUntil} is null or ${lockedUntil} < ${now})`
-}
-
-/** Appends to the ledger: one row per charge attempt or payment notification, never updated. */
-export async function recordPayment(trx: Trx, row: Insertable<PaymentsTable>): Promise<void> {
-  await trx.insertInto('payments').values(row).execute()
-}
 
 /** What the flow needs of the thing being charged. */
 export interface Charge<C extends { result: ChargeResult }, T> {
@@ -211,3 +177,8 @@ export async function approvedCardCharge(db: Db, annualPlanId: number): Promise<
     .executeTakeFirst()
   return row?.transaction_id ?? undefined
 }
+
+/** A card update's checks: numbered per subscription, recorded whatever the answer. */
+export { nextCardCheckNumber, recordCardCheck } from './card-check.repository.js'
+/** The ledger's append, for the services of other modules that settle a payment in their own transaction. */
+export { recordPayment } from './payment.repository.js'

@@ -1,17 +1,17 @@
 import { randomBytes } from 'node:crypto'
 import { cardBrand } from './card.js'
-import {
-  type CardData,
-  type CardVerification,
-  type ChargeResult,
-  type FirstCharge,
-  type GatewayLabel,
-  GatewayRefusedError,
-  type PaymentGateway,
-  type SavedCardResult,
+import { GatewayRefusedError } from './payment.errors.js'
+import type {
+  CardData,
+  CardVerification,
+  ChargeResult,
+  FirstCharge,
+  GatewayLabel,
+  PaymentGateway,
+  SavedCardResult,
 } from './payment-gateway.js'
 
-/** CONTRACT §12's test cards; any other Luhn-valid number approves. */
+/** The sandbox's test cards (README, "Subscriptions"); any other Luhn-valid number approves. */
 export const SANDBOX_DECLINES: Record<string, string> = {
   '4000000000000002': 'card_declined',
   '4000000000009995': 'insufficient_funds',

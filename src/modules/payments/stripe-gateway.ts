@@ -1,16 +1,14 @@
 import Stripe from 'stripe'
 import { cardBrand } from './card.js'
-import { PaymentInProgressError } from './payment.service.js'
-import {
-  type CardData,
-  type CardVerification,
-  type ChargeResult,
-  type FirstCharge,
-  type GatewayLabel,
-  GatewayRefusedError,
-  GatewayUnavailableError,
-  type PaymentGateway,
-  type SavedCardResult,
+import { GatewayRefusedError, GatewayUnavailableError, PaymentInProgressError } from './payment.errors.js'
+import type {
+  CardData,
+  CardVerification,
+  ChargeResult,
+  FirstCharge,
+  GatewayLabel,
+  PaymentGateway,
+  SavedCardResult,
 } from './payment-gateway.js'
 
 /** The Stripe API version the adapter is written against, pinned so an account upgrade changes nothing. */

@@ -1,6 +1,6 @@
 import type { Db, Trx } from '../../db/database.js'
+import { notHeld } from '../../db/lease.js'
 import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
-import { notHeld } from '../payments/payment.service.js'
 import type { SubscriptionStatus, SubscriptionsTable } from './subscription.table.js'
 import { UNPAID } from './subscription-payment.repository.js'
 

@@ -5,13 +5,14 @@ import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
 import type { EventContext } from '../events/event.service.js'
 import { CardDeclinedError, type CardInput, requireCard } from '../payments/card.js'
-import { nextCardCheckNumber, recordCardCheck } from '../payments/card-check.repository.js'
 import { type CardTestingContext, refuseCardTesting } from '../payments/card-testing.service.js'
 import {
   atGateway,
   type CardPaymentContext,
   chargeOnce,
   gatewayCustomerOf,
+  nextCardCheckNumber,
+  recordCardCheck,
 } from '../payments/payment.service.js'
 import {
   type CardData,
@@ -25,7 +26,7 @@ import { payInstallment, recordInstallmentEvent } from './subscription-events.se
 import { recordDecline, storeCard, unpaidDueInstallments } from './subscription-payment.repository.js'
 import { savedCardCharge } from './subscription-recurrence.service.js'
 
-// CONTRACT §16's card update: how a renewal refused by the bank is recovered while its retries run.
+// The card update (operation `updateSubscriptionCard`; README, "Going live: card payments through Stripe"): how a renewal refused by the bank is recovered while its retries run.
 
 /**
  * Replaces the card of an active own-gateway subscription, then charges at once every installment

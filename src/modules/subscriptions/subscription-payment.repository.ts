@@ -1,5 +1,6 @@
 import type { Db, Trx } from '../../db/database.js'
-import { notHeld, recordPayment } from '../payments/payment.service.js'
+import { notHeld } from '../../db/lease.js'
+import { recordPayment } from '../payments/payment.repository.js'
 import type { PaymentRoute } from '../payments/payment.table.js'
 import type { InstallmentRow } from './subscription.repository.js'
 

@@ -6,8 +6,8 @@ import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
 import type { EventContext } from '../events/event.service.js'
 import { CardDeclinedError, type CardInput, requireCard } from '../payments/card.js'
-import type { CardAttemptRow } from '../payments/card-attempt.repository.js'
 import { type CardTestingContext, refuseCardTesting } from '../payments/card-testing.service.js'
+import type { CardAttemptRow } from '../payments/first-charge.service.js'
 import {
   chargeFirstCard,
   claimRecording,
@@ -15,12 +15,12 @@ import {
   replayAttempt,
   UnpayableChargeError,
 } from '../payments/first-charge.service.js'
+import { PaymentInProgressError } from '../payments/payment.errors.js'
 import {
   type CardPaymentContext,
   chargeOnce,
   gatewayCustomerOf,
   nextChargeNumber,
-  PaymentInProgressError,
 } from '../payments/payment.service.js'
 import { type ChargeResult, cardGateway, type PaymentGateway } from '../payments/payment-gateway.js'
 import { PENDING_EXPIRY_DAYS, pastPendingExpiry } from './schedule.js'
@@ -47,7 +47,7 @@ const isPaid = (row: InstallmentRow | undefined): row is PaidInstallmentRow =>
   row?.status === 'paid' && row.paid_at !== null
 
 /**
- * Installment 1 of a subscription past its unpaid days (CONTRACT §9), which the worker cancels or
+ * Installment 1 of a subscription past its unpaid days (README, "Subscriptions"), which the worker cancels or
  * has yet to: refused, so that a late payment never activates it while the worker is behind.
  */
 export class ExpiredUnpaidError extends StateError {
