@@ -1,7 +1,7 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely'
 
 /**
- * Whose rows a background job takes (CONTRACT §15's sandbox clocks): every partner's (production,
+ * Whose rows a background job takes (the sandbox clocks: README, Try the recurrence in the sandbox): every partner's (production,
  * and the existing callers), one partner's (run at its own clock), or the partners whose clock is
  * real time (the regular round in `test`, which runs the others one by one at their time).
  */

@@ -29,7 +29,7 @@ export const next = () => {
 
 /**
  * An IMEI no other fixture of this process used: a device has one active protection across the
- * service (CONTRACT §17), so contracts that are not about that rule each name their own.
+ * service (docs/decisions.md, Devices), so contracts that are not about that rule each name their own.
  */
 export const uniqueImei = () => imei(1_000_000 + next())
 

@@ -4,7 +4,7 @@ interface Answered {
   headers: Record<string, unknown>
 }
 
-/** The response's X-Request-Id, which every error body repeats as `request_id` (CONTRACT §13). */
+/** The response's X-Request-Id, which every error body repeats as `request_id` (README, Using the API). */
 export function requestIdOf(response: Answered): string {
   const id = response.headers['x-request-id']
   if (typeof id !== 'string' || id === '') throw new Error('the response has no X-Request-Id header')

@@ -160,7 +160,7 @@ export function setupOf(operations: Entry[], entry: Entry): Entry[] {
   return order
 }
 
-/** The sandbox's approving test cards, and the one that declines (CONTRACT §12). */
+/** The sandbox's approving test cards, and the one that declines (the `payFirstInstallmentByCard` operation lists them). */
 const APPROVED = new Set(['4111111111111111', '5555555555554444'])
 const DECLINED = '4000000000000002'
 

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net'
  * each endpoint (`PARAMS`): `payment_method_data[type]=card` is refused with 400
  * `invalid_request_error`, as Stripe's own mock server refuses it; a card becomes a PaymentMethod
  * (`POST /v1/payment_methods`), attached to the customer by a charge saved for later or a
- * SetupIntent, charged off session only by that customer, and detached on request. Cards behave as CONTRACT §12's sandbox cards; `THREE_D_SECURE` asks for
+ * SetupIntent, charged off session only by that customer, and detached on request. Cards behave as the sandbox's test cards (README); `THREE_D_SECURE` asks for
  * authentication. `slowNext(ms)` answers the next request late (after processing it);
  * `loseNext()` processes it and drops the connection without answering; `failNext(status)` answers
  * an API error without processing it; `latencyMs` delays every answer (a real gateway's speed).

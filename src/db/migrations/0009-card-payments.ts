@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import { columnTypes } from './column-types.js'
 
 /**
- * Card payments through a real gateway (CONTRACT §16): the gateway's customer of each Amparo
+ * Card payments through a real gateway (README, Going live: card payments through Stripe): the gateway's customer of each Amparo
  * customer that paid by card. The saved card itself stays on the subscription: `card_token` holds
  * the gateway's payment-method id (Stripe's `pm_…`), with `card_brand` and `card_last4`; nothing
  * else of a card is stored.

@@ -3,7 +3,7 @@ import { isPostgres } from '../database.js'
 import { columnTypes } from './column-types.js'
 
 /**
- * Refunds that are paid (CONTRACT §16): one row per confirmed cancellation of an annual plan paid
+ * Refunds that are paid (README, Going live: card payments through Stripe): one row per confirmed cancellation of an annual plan paid
  * through the own gateway with a refund above 0, which the worker pays and retries. The ledger
  * gains the refund route and its outcomes, one row per attempt.
  *

@@ -3,7 +3,7 @@ import { isPostgres } from '../database.js'
 import { columnTypes } from './column-types.js'
 
 /**
- * Events (CONTRACT §14): the outbox every state change writes to in its own transaction, and what
+ * Events (README, Events): the outbox every state change writes to in its own transaction, and what
  * the resources gained for them: `updated_at` on subscriptions and annual plans, the subscription's
  * cancellation reason as a code (the partner's free text moves to `cancel_comment`), and the
  * installment's last decline code.

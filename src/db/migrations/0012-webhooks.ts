@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely'
 import { columnTypes } from './column-types.js'
 
 /**
- * Webhooks (CONTRACT §14): the partners' endpoints, one delivery row per event and endpoint, and
+ * Webhooks (README, Webhooks): the partners' endpoints, one delivery row per event and endpoint, and
  * the dispatcher's cursor (the last feed position it turned into deliveries).
  *
  * The endpoint's secret is kept as issued: the service signs with it. `previous_secret` signs too

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import { columnTypes } from './column-types.js'
 
 /**
- * The sandbox test clock (CONTRACT §15), on the partner's row so that the principal lookup every
+ * The sandbox test clock (README, Try the recurrence in the sandbox), on the partner's row so that the principal lookup every
  * authenticated request makes reads it at no extra cost: how far the partner's clock is ahead of
  * real time, and until when (real time) an advance in progress holds it.
  */

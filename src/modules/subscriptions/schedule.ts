@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon'
 import { addDays, addMonthsClamped, formatDate } from '../../shared/time.js'
 
-// The subscription's calendar (CONTRACT §9), pure: dates are 'YYYY-MM-DD' in the service time zone.
+// The subscription's calendar (README, Subscriptions), pure: dates are 'YYYY-MM-DD' in the service time zone.
 
 export interface ScheduledInstallment {
   number: number

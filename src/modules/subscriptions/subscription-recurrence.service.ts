@@ -19,7 +19,7 @@ import {
   recordFailedAttempt,
 } from './subscription-recurrence.repository.js'
 
-// The recurrence (CONTRACT §9): later installments charged with the stored card on their due dates.
+// The recurrence (README, Subscriptions): later installments charged with the stored card on their due dates.
 
 export type { DueInstallment }
 
