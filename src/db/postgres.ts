@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module'
-import { PostgresDialect } from 'kysely'
 import type pg from 'pg'
+import { SchemaScopedPostgresDialect } from './postgres-dialect.js'
 
 // Loaded on first use: a SQLite deployment never pays for pg (≈ 16 MB of memory and 44 ms of
 // start-up). pg is CommonJS, so require keeps createDb synchronous.
@@ -86,6 +86,6 @@ export function createPool({ url, poolMax }: PostgresOptions): pg.Pool {
   return pool
 }
 
-export function postgresDialect(pool: pg.Pool): PostgresDialect {
-  return new PostgresDialect({ pool })
+export function postgresDialect(pool: pg.Pool): SchemaScopedPostgresDialect {
+  return new SchemaScopedPostgresDialect({ pool })
 }
