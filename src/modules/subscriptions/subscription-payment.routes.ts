@@ -12,7 +12,7 @@ import { STATUS_LABELS } from './schedule.js'
 import { Subscription, SubscriptionParams } from './subscription.schemas.js'
 import { requireSubscriptionState, showSubscription } from './subscription.service.js'
 import { cancelByPartner } from './subscription-cancellation.service.js'
-import { updateSubscriptionCard } from './subscription-card.service.js'
+import { type CardUpdateStep, updateSubscriptionCard } from './subscription-card.service.js'
 import {
   CancellationBody,
   CardPaymentBody,
@@ -220,18 +220,30 @@ ${SANDBOX_CARDS} Verification refuses the declining cards; \`4000000000000341\` 
       },
       preValidation: gatewayFirst,
     },
-    // Verification, the card, then each due charge commit one by one: the answer is stored after
-    // (a retry after a crash verifies again and finds the charges made).
-    async (request) => {
+    async (request, reply) => {
       const { subscriptionId } = request.params
-      await updateSubscriptionCard(
-        db,
-        request.partner,
-        subscriptionId,
-        request.body.creditCard,
-        cardContext(request),
-      )
-      return subscriptionOf(request, subscriptionId)
+      const { partnerId } = request.partner
+      // The check, then each due charge, commit one by one; the one that ends the update stores the
+      // answer with it: the subscription, or 402. A retry after a crash before then goes on.
+      const answer = settlement(reply, async (trx, step: CardUpdateStep) => {
+        if (step === 'continues') return null
+        if (step === 'updated') {
+          const body = await showSubscription(
+            trx,
+            partnerId,
+            subscriptionId,
+            baseUrl(request),
+            config.timeZone,
+          )
+          return { status: 200, body }
+        }
+        return refusal(request, new CardDeclinedError(step.declined))
+      })
+      await updateSubscriptionCard(db, request.partner, subscriptionId, request.body.creditCard, {
+        ...cardContext(request),
+        settleIn: answer.transaction,
+      })
+      return answer.sendStored() ?? subscriptionOf(request, subscriptionId)
     },
   )
 
