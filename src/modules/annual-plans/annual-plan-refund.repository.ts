@@ -2,6 +2,7 @@ import type { Insertable, Selectable, Updateable } from 'kysely'
 import type { Db, Trx } from '../../db/database.js'
 import { claimLease, notHeld, releaseLease } from '../../db/lease.js'
 import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
+import { recordPayment } from '../payments/payment.repository.js'
 import type { AnnualPlanRefundsTable } from './annual-plan.table.js'
 
 export type RefundRow = Selectable<AnnualPlanRefundsTable>
@@ -84,4 +85,25 @@ export async function requeueRefund(
     .where('status', '=', 'failed')
     .executeTakeFirst()
   return Number(result.numUpdatedRows) === 1
+}
+
+/** Appends a refund attempt to the payments ledger. */
+export async function recordInLedger(
+  trx: Trx,
+  refund: RefundRow,
+  entry: { outcome: 'refunded' | 'failed'; transactionId: string | null; declineCode?: string },
+  now: string,
+): Promise<void> {
+  await recordPayment(trx, {
+    partner_id: refund.partner_id,
+    subscription_id: null,
+    installment_id: null,
+    annual_plan_id: refund.annual_plan_id,
+    amount: refund.amount,
+    route: 'refund',
+    outcome: entry.outcome,
+    decline_code: entry.declineCode ?? null,
+    transaction_id: entry.transactionId,
+    created_at: now,
+  })
 }

@@ -3,6 +3,8 @@ import type { Database, Db, Trx } from '../../db/database.js'
 import { claimLease, notHeld, releaseLease } from '../../db/lease.js'
 import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
 import { CUSTOMER_VIEW_COLUMNS, customerIdsWithDocument } from '../customers/customer-view.repository.js'
+import { recordPayment } from '../payments/payment.repository.js'
+import type { PaymentOutcome, PaymentRoute } from '../payments/payment.table.js'
 import type {
   AnnualPlanCancellationsTable,
   AnnualPlanStatus,
@@ -305,4 +307,25 @@ export async function persistCoverageStatus(
     .where('status', '=', plan.status)
     .executeTakeFirst()
   return Number(result.numUpdatedRows) === 1
+}
+
+/** Appends the plan's premium to the ledger: one row per charge attempt or notification. */
+export async function recordInLedger(
+  trx: Trx,
+  plan: AnnualPlanRow,
+  entry: { route: PaymentRoute; outcome: PaymentOutcome; transactionId: string | null; declineCode?: string },
+  now: string,
+): Promise<void> {
+  await recordPayment(trx, {
+    partner_id: plan.partner_id,
+    subscription_id: null,
+    installment_id: null,
+    annual_plan_id: plan.id,
+    amount: plan.premium,
+    route: entry.route,
+    outcome: entry.outcome,
+    decline_code: entry.declineCode ?? null,
+    transaction_id: entry.transactionId,
+    created_at: now,
+  })
 }

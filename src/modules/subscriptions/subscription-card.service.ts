@@ -11,8 +11,6 @@ import {
   type CardPaymentContext,
   chargeOnce,
   gatewayCustomerOf,
-  nextCardCheckNumber,
-  recordCardCheck,
 } from '../payments/payment.service.js'
 import {
   type CardData,
@@ -21,6 +19,7 @@ import {
   type SavedCard,
 } from '../payments/payment-gateway.js'
 import { requireSubscriptionState } from './subscription.service.js'
+import { nextCardCheckNumber, recordCardCheck } from './subscription-card-check.repository.js'
 import { payInstallment, recordInstallmentEvent } from './subscription-events.service.js'
 import { recordDecline, storeCard, unpaidDueInstallments } from './subscription-payment.repository.js'
 import { savedCardCharge } from './subscription-recurrence.service.js'
