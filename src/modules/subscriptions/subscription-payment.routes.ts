@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { errorResponse, errorResponses } from '../../http/http-schemas.js'
 import { baseUrl } from '../../http/links.js'
+import { cardCallContext } from '../../plugins/context.js'
 import { commit, refusal, settlement } from '../../plugins/unit-of-work.js'
 import { nowIso } from '../../shared/clock.js'
 import { formatTimestamp } from '../../shared/time.js'
@@ -46,15 +47,6 @@ export const subscriptionPaymentRoutes: FastifyPluginAsyncTypebox = async (app) 
       requireSubscriptionState(db, request.partner.partnerId, request.params.subscriptionId),
     )
   }
-
-  const cardContext = (request: FastifyRequest) => ({
-    gateway: app.gateway,
-    clock: request.clock,
-    claimSeconds: config.paymentClaimSeconds,
-    cardDeclineLimits: config.cardDeclineLimits,
-    log: request.log,
-    ...events,
-  })
 
   app.post(
     '/subscriptions/:subscriptionId/installments/:installmentId/notify-payment',
@@ -167,7 +159,8 @@ ${SANDBOX_CARDS}`,
           : refusal(request, new CardDeclinedError(result.declineCode)),
       )
       await payFirstInstallmentByCard(db, request.partner, subscriptionId, request.body.creditCard, {
-        ...cardContext(request),
+        ...cardCallContext(request),
+        ...events,
         settleIn: answer.transaction,
       })
       return answer.sendStored() ?? subscriptionOf(request, subscriptionId)
@@ -240,7 +233,8 @@ ${SANDBOX_CARDS} Verification refuses the declining cards; \`4000000000000341\` 
         return refusal(request, new CardDeclinedError(step.declined))
       })
       await updateSubscriptionCard(db, request.partner, subscriptionId, request.body.creditCard, {
-        ...cardContext(request),
+        ...cardCallContext(request),
+        ...events,
         settleIn: answer.transaction,
       })
       return answer.sendStored() ?? subscriptionOf(request, subscriptionId)
