@@ -20,6 +20,8 @@ const NOW = new Date('2026-11-21T15:00:00.000Z')
 const clock: Clock = { now: () => NOW }
 const APPROVED_CARD = { number: '4111111111111111', expiry: '1230', cvv: '123' }
 const DECLINED_CARD = { number: '4000000000000002', expiry: '1230', cvv: '123' }
+/** Passes the card update's check; its charges are declined. */
+const DECLINES_LATER_CARD = { number: '4000000000000341', expiry: '1230', cvv: '123' }
 
 const dir = mkdtempSync(join(tmpdir(), 'amparo-idem-crash-'))
 let database: TestDatabase
@@ -82,9 +84,16 @@ afterAll(async () => {
 let keys = 0
 const nextKey = () => `crash-key-${++keys}`
 
-function send(app: App, party: Party, url: string, key: string | undefined, payload?: object) {
+function send(
+  app: App,
+  party: Party,
+  url: string,
+  key: string | undefined,
+  payload?: object,
+  method: 'POST' | 'PUT' = 'POST',
+) {
   return app.inject({
-    method: 'POST',
+    method,
     url,
     headers: { ...bearer(party.token), ...(key && { 'idempotency-key': key }) },
     ...(payload && { payload }),
@@ -108,11 +117,21 @@ async function contracted(party: Party): Promise<number> {
   return created.json().id
 }
 
+async function cardChecksOf(subscriptionId: number) {
+  return database.db
+    .selectFrom('card_checks')
+    .select('outcome')
+    .where('subscription_id', '=', subscriptionId)
+    .orderBy('id')
+    .execute()
+}
+
 async function paymentsOf(subscriptionId: number) {
   return database.db
     .selectFrom('payments')
     .select(['outcome', 'decline_code'])
     .where('subscription_id', '=', subscriptionId)
+    .orderBy('id')
     .execute()
 }
 
@@ -168,6 +187,76 @@ describe('a crash between the commit and the answer', () => {
     expect(retry.headers['idempotent-replayed']).toBe('true')
     expect(retry.json()).toMatchObject({ code: 'card_declined', decline_code: 'card_declined' })
     expect(await paymentsOf(id)).toEqual([{ outcome: 'declined', decline_code: 'card_declined' }])
+  })
+
+  it('a card update whose due charge is declined: the retry gets the 402, the decline recorded once', async () => {
+    const id = await contracted(own)
+    expect(
+      (await send(healthy, own, `/subscriptions/${id}/payment`, undefined, { creditCard: APPROVED_CARD }))
+        .statusCode,
+    ).toBe(200)
+    // Installment 2 fell due: the new card passes the check and its charge is declined.
+    await database.db
+      .updateTable('installments')
+      .set({ due_date: '2026-11-20' })
+      .where('subscription_id', '=', id)
+      .where('number', '=', 2)
+      .execute()
+    const key = nextKey()
+    const url = `/subscriptions/${id}/card`
+    const body = { creditCard: DECLINES_LATER_CARD }
+    crashOn.add(url)
+    const lost = await send(crashing, own, url, key, body, 'PUT')
+    expect(lost.statusCode).toBe(500)
+    const declined = [
+      { outcome: 'approved', decline_code: null },
+      { outcome: 'declined', decline_code: 'card_declined' },
+    ]
+    expect(await paymentsOf(id)).toEqual(declined)
+
+    const retry = await send(healthy, own, url, key, body, 'PUT')
+    expect(retry.statusCode, retry.body).toBe(402)
+    expect(retry.headers['idempotent-replayed']).toBe('true')
+    expect(retry.json()).toMatchObject({ code: 'card_declined', decline_code: 'card_declined' })
+    expect(await paymentsOf(id)).toEqual(declined)
+    expect(await cardChecksOf(id)).toEqual([{ outcome: 'approved' }])
+  })
+
+  it('a card update whose card is declined: the retry gets the 402, the check recorded once', async () => {
+    const id = await contracted(own)
+    expect(
+      (await send(healthy, own, `/subscriptions/${id}/payment`, undefined, { creditCard: APPROVED_CARD }))
+        .statusCode,
+    ).toBe(200)
+    const key = nextKey()
+    const url = `/subscriptions/${id}/card`
+    crashOn.add(url)
+    const lost = await send(crashing, own, url, key, { creditCard: DECLINED_CARD }, 'PUT')
+    expect(lost.statusCode).toBe(500)
+
+    const retry = await send(healthy, own, url, key, { creditCard: DECLINED_CARD }, 'PUT')
+    expect(retry.statusCode, retry.body).toBe(402)
+    expect(retry.headers['idempotent-replayed']).toBe('true')
+    expect(await cardChecksOf(id)).toEqual([{ outcome: 'declined' }])
+  })
+
+  it('a card update with nothing due: the retry gets the subscription with the new card, checked once', async () => {
+    const id = await contracted(own)
+    expect(
+      (await send(healthy, own, `/subscriptions/${id}/payment`, undefined, { creditCard: APPROVED_CARD }))
+        .statusCode,
+    ).toBe(200)
+    const key = nextKey()
+    const url = `/subscriptions/${id}/card`
+    const body = { creditCard: { ...APPROVED_CARD, number: '5555555555554444' } }
+    crashOn.add(url)
+    expect((await send(crashing, own, url, key, body, 'PUT')).statusCode).toBe(500)
+
+    const retry = await send(healthy, own, url, key, body, 'PUT')
+    expect(retry.statusCode, retry.body).toBe(200)
+    expect(retry.headers['idempotent-replayed']).toBe('true')
+    expect(retry.json()).toMatchObject({ id, card: { last4: '4444' } })
+    expect(await cardChecksOf(id)).toEqual([{ outcome: 'approved' }])
   })
 
   it('without a key the commit stands and nothing is kept for a retry', async () => {

@@ -7,6 +7,7 @@ import type { PaymentGateway } from '../src/modules/payments/payment-gateway.js'
 import { createMetrics } from '../src/plugins/metrics.js'
 import type { Clock } from '../src/shared/clock.js'
 import { runReconciliation } from '../src/worker/reconcile.job.js'
+import { runJobsOnce } from '../src/worker/worker.js'
 import {
   bearer,
   createCustomer,
@@ -219,29 +220,34 @@ describe('the card-testing limit', () => {
   })
 })
 
+/**
+ * An app of `d` whose settling transactions fail at the ledger insert, as when the database goes
+ * away after Stripe answered.
+ */
+async function ledgerFailing(d: Deployment): Promise<App> {
+  const ledgerFails: KyselyPlugin = {
+    transformQuery: ({ node }) => {
+      if (InsertQueryNode.is(node) && node.into?.table.identifier.name === 'payments') {
+        throw Object.assign(new Error('terminating connection due to administrator command'), {
+          code: '57P01',
+        })
+      }
+      return node
+    },
+    transformResult: async ({ result }) => result,
+  }
+  return buildCheckedApp({
+    config: d.database.config,
+    db: d.database.db.withPlugin(ledgerFails),
+    clock,
+    logger: false,
+  })
+}
+
 describe('a charge Stripe approved but the database could not record', () => {
   it('is recorded by the worker from the stored attempt: one charge, installment paid, its events', async () => {
     now = START
-    // The ledger insert of the settling transaction fails, as when the database goes away after
-    // Stripe answered.
-    let failing = true
-    const ledgerFails: KyselyPlugin = {
-      transformQuery: ({ node }) => {
-        if (failing && InsertQueryNode.is(node) && node.into?.table.identifier.name === 'payments') {
-          throw Object.assign(new Error('terminating connection due to administrator command'), {
-            code: '57P01',
-          })
-        }
-        return node
-      },
-      transformResult: async ({ result }) => result,
-    }
-    const broken = await buildCheckedApp({
-      config: a.database.config,
-      db: a.database.db.withPlugin(ledgerFails),
-      clock,
-      logger: false,
-    })
+    const broken = await ledgerFailing(a)
     try {
       const s = await subscription(a)
       const intentsBefore = server.paymentIntents.length
@@ -263,7 +269,6 @@ describe('a charge Stripe approved but the database could not record', () => {
         ).status
       expect(await status()).toBe('pending')
 
-      failing = false
       const gateway = (await gatewayOf(a.database.config, a.database.db)) as PaymentGateway
       const deps = { db: a.database.db, clock, timeZone: a.database.config.timeZone, gateway }
       // While the call could still be in flight, the worker leaves the attempt alone.
@@ -293,5 +298,54 @@ describe('a charge Stripe approved but the database could not record', () => {
       now = START
       await broken.close()
     }
+  })
+
+  it('is not canceled by the 30-day expiry while unrecorded: the worker records it once Stripe answers', async () => {
+    now = START
+    const broken = await ledgerFailing(a)
+    const s = await subscription(a)
+    try {
+      expect((await pay(a, s.id, VISA, broken)).statusCode).toBe(503)
+    } finally {
+      await broken.close()
+    }
+    const reference = `subscription-${s.id}-installment-1`
+    const charges = () =>
+      server.paymentIntents.filter(
+        (pi) => pi.status === 'succeeded' && pi.params['metadata[amparo_reference]'] === reference,
+      )
+    expect(charges()).toHaveLength(1)
+    const status = async () =>
+      (
+        await a.database.db
+          .selectFrom('subscriptions')
+          .select('status')
+          .where('id', '=', s.id)
+          .executeTakeFirstOrThrow()
+      ).status
+
+    // Past the 30 days, with Stripe unavailable: the reconciliation fails, the expiry leaves it.
+    now = new Date(START.getTime() + 31 * 86_400_000)
+    const gateway = (await gatewayOf(a.database.config, a.database.db, {
+      maxNetworkRetries: 0,
+      timeoutMs: 2_000,
+    })) as PaymentGateway
+    const deps = { db: a.database.db, clock, timeZone: a.database.config.timeZone, gateway }
+    server.failNext(500, '/v1/payment_intents', 1_000)
+    try {
+      const down = await runJobsOnce(deps)
+      expect(down.reconciliation).toEqual({ recorded: 0, errors: 1 })
+      expect(down.expiry).toEqual({ canceled: 0 })
+    } finally {
+      server.failNext(0)
+    }
+    expect(await status()).toBe('pending')
+
+    const up = await runJobsOnce(deps)
+    expect(up.reconciliation).toEqual({ recorded: 1, errors: 0 })
+    expect(up.expiry).toEqual({ canceled: 0 })
+    expect(await status()).toBe('pago')
+    expect(charges()).toHaveLength(1)
+    now = START
   })
 })

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { sql } from 'kysely'
+import { InsertQueryNode, type KyselyPlugin, sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { run } from '../src/cli/program.js'
@@ -608,16 +608,17 @@ describe('two workers at once', () => {
   })
 })
 
+/** Runs the `amparo` command in-process: its exit code and the lines it printed. */
+async function amparo(env: Record<string, string>, ...argv: string[]) {
+  const out: string[] = []
+  const err: string[] = []
+  const code = await run(argv, { env, out: (t) => out.push(t), err: (t) => err.push(t) })
+  return { code, out, err }
+}
+
 describe('amparo worker', () => {
   let world: World
   const ids = { approving: 0, declining: 0, unpaid: 0 }
-
-  async function amparo(env: Record<string, string>, ...argv: string[]) {
-    const out: string[] = []
-    const err: string[] = []
-    const code = await run(argv, { env, out: (t) => out.push(t), err: (t) => err.push(t) })
-    return { code, out, err }
-  }
 
   beforeAll(async () => {
     // The command runs on the system clock: contract 40 days ago, so installment 2 is overdue
@@ -642,6 +643,7 @@ describe('amparo worker', () => {
     expect(result.code).toBe(0)
     expect(result.out).toHaveLength(1)
     expect(JSON.parse(result.out[0] as string)).toEqual({
+      reconciliation: { skipped: 'no payment gateway (AMPARO_PAYMENT_GATEWAY=none)' },
       recurrence: { skipped: 'no payment gateway (AMPARO_PAYMENT_GATEWAY=none)' },
       refunds: { skipped: 'no payment gateway (AMPARO_PAYMENT_GATEWAY=none)' },
       expiry: { canceled: 1 },
@@ -660,6 +662,7 @@ describe('amparo worker', () => {
     expect(result.code).toBe(0)
     expect(result.out).toHaveLength(1)
     expect(JSON.parse(result.out[0] as string)).toEqual({
+      reconciliation: { recorded: 0, errors: 0 },
       recurrence: { charged: 1, declined: 1, refused: 0, canceled: 0, errors: 0 },
       refunds: { refunded: 0, retried: 0, failed: 0, errors: 0 },
       expiry: { canceled: 0 },
@@ -681,6 +684,7 @@ describe('amparo worker', () => {
     expect(again.code).toBe(0)
     expect(again.out).toEqual([
       [
+        'Reconciliation: 0 unrecorded card charges recorded, 0 errors.',
         'Recurrence: 0 charged, 0 declined, 0 refused, 0 subscriptions canceled, 0 errors.',
         'Refunds: 0 paid, 0 to retry, 0 failed, 0 errors.',
         'Expiry: 0 unpaid pending subscriptions canceled.',
@@ -762,5 +766,72 @@ describe('amparo worker', () => {
     }
     const left = await world.db.selectFrom('idempotency_keys').select('key').execute()
     expect(left).toEqual([])
+  })
+})
+
+describe('amparo worker --once and a first charge the database could not record', () => {
+  let world: World
+  let id = 0
+
+  beforeAll(async () => {
+    world = await createWorld('unrecorded')
+    // The charge is made 40 s before the command runs (on the system clock): longer than any call takes.
+    await setClock(world, new Date(Date.now() - 40_000))
+    id = await contract(world, world.own)
+    // The settling transaction fails at the ledger, as when the database goes away after the
+    // gateway approved.
+    const ledgerFails: KyselyPlugin = {
+      transformQuery: ({ node }) => {
+        if (InsertQueryNode.is(node) && node.into?.table.identifier.name === 'payments') {
+          throw Object.assign(new Error('terminating connection due to administrator command'), {
+            code: '57P01',
+          })
+        }
+        return node
+      },
+      transformResult: async ({ result }) => result,
+    }
+    const broken = await buildCheckedApp({
+      config: world.config,
+      db: world.db.withPlugin(ledgerFails),
+      clock: world.clock,
+      logger: false,
+    })
+    try {
+      const response = await broken.inject({
+        method: 'POST',
+        url: `/subscriptions/${id}/payment`,
+        headers: bearer(world.own.token),
+        payload: { creditCard: { number: APPROVES, expiry: '1230', cvv: '123' } },
+      })
+      expect(response.statusCode, response.body).toBe(503)
+    } finally {
+      await broken.close()
+    }
+  })
+  afterAll(() => world?.close())
+
+  it('records it from the stored attempt: installment 1 paid once, the subscription active', async () => {
+    expect(await world.db.selectFrom('card_attempts').select('id').execute()).toHaveLength(1)
+    expect((await installments(world.db, id))[0]?.status).toBe('pending')
+
+    const result = await amparo(world.env, 'worker', '--once', '--json')
+    expect(result.code, result.err.join('\n')).toBe(0)
+    expect(JSON.parse(result.out[0] as string)).toMatchObject({
+      reconciliation: { recorded: 1, errors: 0 },
+      expiry: { canceled: 0 },
+    })
+    expect((await subscription(world.db, id)).status).toBe('pago')
+    expect((await installments(world.db, id))[0]?.status).toBe('paid')
+    const ledger = await world.db
+      .selectFrom('payments')
+      .select(['outcome', 'route'])
+      .where('subscription_id', '=', id)
+      .execute()
+    expect(ledger).toEqual([{ outcome: 'approved', route: 'card' }])
+    expect(await world.db.selectFrom('card_attempts').select('id').execute()).toEqual([])
+
+    const again = await amparo(world.env, 'worker', '--once', '--json')
+    expect(JSON.parse(again.out[0] as string)).toMatchObject({ reconciliation: { recorded: 0, errors: 0 } })
   })
 })

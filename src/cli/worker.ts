@@ -18,7 +18,7 @@ export function registerWorker(program: Command, io: Io) {
   program
     .command('worker')
     .description(
-      "Run the background jobs: webhook delivery (polled every half second), recurrence billing of own-gateway subscriptions (due date, then retries 1, 3 and 5 days later), the refunds of canceled annual plans paid by card, cancellation of pending subscriptions unpaid after 30 days, the annual plans' coverage clock, and the purges (expired idempotency keys, events and webhook deliveries after 30 days). Loops until SIGTERM/SIGINT; several workers may run at once.",
+      "Run the background jobs: webhook delivery (polled every half second), the recording of first card charges the database failed to record, recurrence billing of own-gateway subscriptions (due date, then retries 1, 3 and 5 days later), the refunds of canceled annual plans paid by card, cancellation of pending subscriptions unpaid after 30 days, the annual plans' coverage clock, and the purges (expired idempotency keys, events and webhook deliveries after 30 days). Loops until SIGTERM/SIGINT; several workers may run at once.",
     )
     .option('--once', 'run every job once and exit')
     .option('--interval <seconds>', `seconds between rounds, 1 to ${MAX_INTERVAL_SECONDS}`, '60')
@@ -87,7 +87,7 @@ export function registerWorker(program: Command, io: Io) {
 }
 
 function describeRun(
-  { recurrence, refunds, expiry, coverage, idempotency, events, deliveries }: WorkerRun,
+  { reconciliation, recurrence, refunds, expiry, coverage, idempotency, events, deliveries }: WorkerRun,
   webhooks: WebhookResult,
 ): string {
   const billing =
@@ -98,7 +98,12 @@ function describeRun(
     'skipped' in refunds
       ? `Refunds skipped: ${refunds.skipped}.`
       : `Refunds: ${refunds.refunded} paid, ${refunds.retried} to retry, ${refunds.failed} failed, ${refunds.errors} errors.`
+  const reconciling =
+    'skipped' in reconciliation
+      ? `Reconciliation skipped: ${reconciliation.skipped}.`
+      : `Reconciliation: ${reconciliation.recorded} unrecorded card charges recorded, ${reconciliation.errors} errors.`
   return [
+    reconciling,
     billing,
     refunding,
     `Expiry: ${expiry.canceled} unpaid pending subscriptions canceled.`,

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Config } from '../config.js'
 import type { Db } from '../db/database.js'
@@ -33,3 +34,18 @@ export const contextPlugin = fp<AppContext>(
   },
   { name: 'context' },
 )
+
+/**
+ * What a card call (a payment, a card update) takes from its request: the gateway, the request's
+ * clock and log, the claim time and the card-testing limits.
+ */
+export function cardCallContext(request: FastifyRequest) {
+  const { gateway, config } = request.server
+  return {
+    gateway,
+    clock: request.clock,
+    claimSeconds: config.paymentClaimSeconds,
+    cardDeclineLimits: config.cardDeclineLimits,
+    log: request.log,
+  }
+}

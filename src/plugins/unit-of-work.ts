@@ -78,15 +78,17 @@ export function refusal(request: FastifyRequest, error: AppError): Answer {
 }
 
 /**
- * For a flow that commits in several transactions (a card charge: claim, gateway call, settle):
- * `transaction` opens the one that settles it and, with an Idempotency-Key, stores in it the answer
- * `answerOf` gives for the outcome (null without a key: the flow opens its own). `sendStored` sends
- * that answer as it was kept, once committed (null if none was). The flow's own claim answers
- * concurrent requests (409 `payment_in_progress`) until then.
+ * For a flow that commits in several transactions (a card charge: claim, gateway call, settle; a
+ * card update: the check, then each due charge): `transaction` opens the ones it writes in and,
+ * with an Idempotency-Key, stores in the one that ends it the answer `answerOf` gives for its
+ * outcome (null from `answerOf`: the flow goes on, nothing is stored yet; `transaction` null
+ * without a key: the flow opens its own). `sendStored` sends that answer as it was kept, once
+ * committed (null if none was). The flow's own claim answers concurrent requests (409
+ * `payment_in_progress`) until then.
  */
 export function settlement<T>(
   reply: FastifyReply,
-  answerOf: (trx: Trx, outcome: T) => Promise<Answer>,
+  answerOf: (trx: Trx, outcome: T) => Promise<Answer | null>,
 ): { transaction: Transactor<T> | null; sendStored: () => FastifyReply | null } {
   const { request } = reply
   const pending = request.idempotency
@@ -94,10 +96,14 @@ export function settlement<T>(
   if (!pending) return { transaction: null, sendStored: () => null }
   const { db, clock } = request.server
   const transaction: Transactor<T> = async (work) => {
+    let ends = false
     const outcome = await retryingTransaction(db, async (trx) => {
       stored = null
       const outcome = await work(trx)
-      const { status, body } = await answerOf(trx, outcome)
+      const ending = await answerOf(trx, outcome)
+      ends = ending !== null
+      if (!ending) return outcome
+      const { status, body } = ending
       const answer = {
         fingerprint: pending.prints[0] as string,
         status,
@@ -107,6 +113,7 @@ export function settlement<T>(
       if (await storeAnswer(trx, pending, answer, clock.now().getTime())) stored = answer
       return outcome
     })
+    if (!ends) return outcome
     pending.settled = stored !== null
     request.server.afterCommit?.(request)
     return outcome

@@ -4,6 +4,7 @@ import type { JobLog } from './job.js'
 import { runWorker, type WorkerDeps, type WorkerRun } from './worker.js'
 
 const idle: WorkerRun = {
+  reconciliation: { recorded: 0, errors: 0 },
   recurrence: { charged: 0, declined: 0, refused: 0, canceled: 0, errors: 0 },
   refunds: { refunded: 0, retried: 0, failed: 0, errors: 0 },
   expiry: { canceled: 0 },

@@ -5,7 +5,14 @@ import { purgeDeliveries } from '../modules/webhooks/webhook-delivery.service.js
 import { purgeExpiredIdempotencyKeys } from '../plugins/idempotency.js'
 import type { Metrics } from '../plugins/metrics.js'
 import { shiftedClock } from '../shared/clock.js'
-import { addRuns, type PartnerJobsDeps, type PartnerJobsRun, runPartnerJobs } from './partner-jobs.js'
+import {
+  addRuns,
+  NO_GATEWAY,
+  type PartnerJobsDeps,
+  type PartnerJobsRun,
+  runPartnerJobs,
+} from './partner-jobs.js'
+import { type ReconcileResult, runReconciliation } from './reconcile.job.js'
 
 export interface WorkerDeps extends PartnerJobsDeps {
   /**
@@ -17,6 +24,8 @@ export interface WorkerDeps extends PartnerJobsDeps {
 }
 
 export interface WorkerRun extends PartnerJobsRun {
+  /** First charges the gateway answered but the database never recorded, recorded now. */
+  reconciliation: ReconcileResult | { skipped: string }
   idempotency: { purged: number }
   events: { purged: number }
   deliveries: { purged: number }
@@ -74,12 +83,17 @@ export function sandboxPartnerJobs(
 /**
  * Runs every job once, in order. A job that fails does not keep the later ones from running (a
  * recurrence stuck on one bad row must not stop the expiry, the coverage clock or the purge);
- * the round then throws a `JobsFailedError` with what the others did. The purges keep real time.
+ * the round then throws a `JobsFailedError` with what the others did. The reconciliation of
+ * unrecorded first charges runs first, so the expiry finds them paid; it and the purges keep real
+ * time.
  */
 export async function runJobsOnce(deps: WorkerDeps): Promise<WorkerRun> {
   const { sandboxClocks, ...partnerDeps } = deps
-  const { db, clock } = partnerDeps
+  const { db, clock, gateway } = partnerDeps
   const { attempt, failures } = attempter(deps.metrics)
+  const reconciliation = gateway
+    ? await attempt('reconciliation', () => runReconciliation({ ...partnerDeps, gateway }))
+    : { skipped: NO_GATEWAY }
   let partners = await runPartnerJobs(
     sandboxClocks ? { ...partnerDeps, scope: 'real_time' } : partnerDeps,
     attempt,
@@ -104,6 +118,7 @@ export async function runJobsOnce(deps: WorkerDeps): Promise<WorkerRun> {
   }))
   const { recurrence, refunds, expiry, coverage } = partners
   if (
+    reconciliation &&
     recurrence &&
     refunds &&
     expiry &&
@@ -113,9 +128,9 @@ export async function runJobsOnce(deps: WorkerDeps): Promise<WorkerRun> {
     deliveries &&
     failures.length === 0
   ) {
-    return { recurrence, refunds, expiry, coverage, idempotency, events, deliveries }
+    return { reconciliation, recurrence, refunds, expiry, coverage, idempotency, events, deliveries }
   }
-  throw new JobsFailedError(failures, { ...partners, idempotency, events, deliveries })
+  throw new JobsFailedError(failures, { reconciliation, ...partners, idempotency, events, deliveries })
 }
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
@@ -170,6 +185,7 @@ export async function runWorker(deps: WorkerDeps, options: LoopOptions): Promise
 
 function didSomething(run: WorkerRun): boolean {
   const counts = [
+    run.reconciliation,
     run.recurrence,
     run.refunds,
     run.expiry,

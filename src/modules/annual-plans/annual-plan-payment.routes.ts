@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { errorResponses } from '../../http/http-schemas.js'
 import { baseUrl } from '../../http/links.js'
+import { cardCallContext } from '../../plugins/context.js'
 import { commit, refusal, settlement } from '../../plugins/unit-of-work.js'
 import { eventContext } from '../events/event.service.js'
 import { CARD_CALL_FAILURES, CardDeclinedError } from '../payments/card.js'
@@ -159,11 +160,7 @@ ${CARD_CALL_FAILURES}`,
         holder: body.card_holder,
       }
       await payAnnualPlanByCard(db, partner, params.id, card, body.installments ?? 1, {
-        gateway: app.gateway,
-        clock: request.clock,
-        claimSeconds: config.paymentClaimSeconds,
-        cardDeclineLimits: config.cardDeclineLimits,
-        log: request.log,
+        ...cardCallContext(request),
         ...events,
         settleIn: answer.transaction,
       })

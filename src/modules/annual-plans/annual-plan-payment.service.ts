@@ -21,9 +21,7 @@ import {
   chargeOnce,
   gatewayCustomerOf,
   nextChargeNumber,
-  recordPayment,
 } from '../payments/payment.service.js'
-import type { PaymentOutcome, PaymentRoute } from '../payments/payment.table.js'
 import { type ChargeResult, cardGateway, type PaymentGateway } from '../payments/payment-gateway.js'
 import {
   type AnnualPlanRow,
@@ -31,6 +29,7 @@ import {
   findAnnualPlanRow,
   markPaid,
   paidColumns,
+  recordInLedger,
   releaseClaim,
 } from './annual-plan.repository.js'
 import { assertAwaitingPayment, paymentAt, statusAt } from './annual-plan.rules.js'
@@ -217,25 +216,4 @@ export async function notifyAnnualPlanPayment(
   const paid = await requireAnnualPlanRow(trx, partner.partnerId, plan.id)
   assertNotifiable(partner, paid, moment.now)
   return paid
-}
-
-/** Appends the plan's premium to the ledger: one row per charge attempt or notification. */
-async function recordInLedger(
-  trx: Trx,
-  plan: AnnualPlanRow,
-  entry: { route: PaymentRoute; outcome: PaymentOutcome; transactionId: string | null; declineCode?: string },
-  now: string,
-): Promise<void> {
-  await recordPayment(trx, {
-    partner_id: plan.partner_id,
-    subscription_id: null,
-    installment_id: null,
-    annual_plan_id: plan.id,
-    amount: plan.premium,
-    route: entry.route,
-    outcome: entry.outcome,
-    decline_code: entry.declineCode ?? null,
-    transaction_id: entry.transactionId,
-    created_at: now,
-  })
 }

@@ -1,7 +1,8 @@
 import type { Insertable, Selectable, Updateable } from 'kysely'
 import type { Db, Trx } from '../../db/database.js'
-import { notHeld } from '../../db/lease.js'
+import { claimLease, notHeld, releaseLease } from '../../db/lease.js'
 import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
+import { recordPayment } from '../payments/payment.repository.js'
 import type { AnnualPlanRefundsTable } from './annual-plan.table.js'
 
 export type RefundRow = Selectable<AnnualPlanRefundsTable>
@@ -51,15 +52,11 @@ export async function claimRefund(
   now: string,
   until: string,
 ): Promise<RefundRow | undefined> {
-  return trx
-    .updateTable('annual_plan_refunds')
-    .set({ locked_until: until })
-    .where('id', '=', id)
-    .where('status', '=', 'pending')
-    .where('next_attempt_at', '<=', now)
-    .where(notHeld(now))
-    .returningAll()
-    .executeTakeFirst()
+  const claimed = await claimLease(trx, 'annual_plan_refunds', id, { now, until }, (claim) =>
+    claim.where('status', '=', 'pending').where('next_attempt_at', '<=', now),
+  )
+  if (!claimed) return undefined
+  return trx.selectFrom('annual_plan_refunds').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
 /** Writes an attempt's outcome and ends the claim, if the claim `until` is still this attempt's. */
@@ -69,13 +66,10 @@ export async function settleRefund(
   until: string,
   changes: Updateable<AnnualPlanRefundsTable>,
 ): Promise<boolean> {
-  const result = await trx
-    .updateTable('annual_plan_refunds')
-    .set((eb) => ({ ...changes, attempts: eb('attempts', '+', 1), locked_until: null }))
-    .where('id', '=', id)
-    .where('locked_until', '=', until)
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows) === 1
+  return releaseLease(trx, 'annual_plan_refunds', id, until, (eb) => ({
+    ...changes,
+    attempts: eb('attempts', '+', 1),
+  }))
 }
 
 /** A `failed` refund, pending again; false when the plan's refund is not failed. */
@@ -91,4 +85,25 @@ export async function requeueRefund(
     .where('status', '=', 'failed')
     .executeTakeFirst()
   return Number(result.numUpdatedRows) === 1
+}
+
+/** Appends a refund attempt to the payments ledger. */
+export async function recordInLedger(
+  trx: Trx,
+  refund: RefundRow,
+  entry: { outcome: 'refunded' | 'failed'; transactionId: string | null; declineCode?: string },
+  now: string,
+): Promise<void> {
+  await recordPayment(trx, {
+    partner_id: refund.partner_id,
+    subscription_id: null,
+    installment_id: null,
+    annual_plan_id: refund.annual_plan_id,
+    amount: refund.amount,
+    route: 'refund',
+    outcome: entry.outcome,
+    decline_code: entry.declineCode ?? null,
+    transaction_id: entry.transactionId,
+    created_at: now,
+  })
 }

@@ -4,12 +4,7 @@ import { retryingTransaction } from '../../db/transaction.js'
 import { NotFoundError, StateError } from '../../shared/errors.js'
 import type { EventContext } from '../events/event.service.js'
 import { GatewayRefusedError, GatewayUnavailableError } from '../payments/payment.errors.js'
-import {
-  approvedCardCharge,
-  atGateway,
-  type CardPaymentContext,
-  recordPayment,
-} from '../payments/payment.service.js'
+import { approvedCardCharge, atGateway, type CardPaymentContext } from '../payments/payment.service.js'
 import type { PaymentGateway } from '../payments/payment-gateway.js'
 import type { AnnualPlanRow } from './annual-plan.repository.js'
 import { REFUND_RETRY_HOURS, refundRetryAt } from './annual-plan.rules.js'
@@ -20,6 +15,7 @@ import {
   findRefundOfPlan,
   insertRefund,
   type RefundRow,
+  recordInLedger,
   requeueRefund,
   settleRefund,
 } from './annual-plan-refund.repository.js'
@@ -151,26 +147,6 @@ function reasonOf(error: unknown): string {
   if (error instanceof GatewayUnavailableError) return 'gateway_unavailable'
   if (error instanceof GatewayRefusedError) return 'gateway_refused'
   return 'unexpected error'
-}
-
-async function recordInLedger(
-  trx: Trx,
-  refund: RefundRow,
-  entry: { outcome: 'refunded' | 'failed'; transactionId: string | null; declineCode?: string },
-  now: string,
-): Promise<void> {
-  await recordPayment(trx, {
-    partner_id: refund.partner_id,
-    subscription_id: null,
-    installment_id: null,
-    annual_plan_id: refund.annual_plan_id,
-    amount: refund.amount,
-    route: 'refund',
-    outcome: entry.outcome,
-    decline_code: entry.declineCode ?? null,
-    transaction_id: entry.transactionId,
-    created_at: now,
-  })
 }
 
 /**

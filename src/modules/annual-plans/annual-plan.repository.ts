@@ -1,8 +1,10 @@
 import type { ExpressionBuilder, Insertable, Selectable } from 'kysely'
 import type { Database, Db, Trx } from '../../db/database.js'
-import { notHeld } from '../../db/lease.js'
+import { claimLease, notHeld, releaseLease } from '../../db/lease.js'
 import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
 import { CUSTOMER_VIEW_COLUMNS, customerIdsWithDocument } from '../customers/customer-view.repository.js'
+import { recordPayment } from '../payments/payment.repository.js'
+import type { PaymentOutcome, PaymentRoute } from '../payments/payment.table.js'
 import type {
   AnnualPlanCancellationsTable,
   AnnualPlanStatus,
@@ -146,25 +148,15 @@ export async function listAnnualPlanViews(
  * charged twice. A claim older than `now` was abandoned (its process died mid-charge) and may be
  * taken over.
  */
-export async function claimForCharge(trx: Trx, id: number, now: string, until: string): Promise<boolean> {
-  const result = await trx
-    .updateTable('annual_plans')
-    .set({ locked_until: until })
-    .where('id', '=', id)
-    .where('status', '=', 'awaiting_payment')
-    .where(notHeld(now))
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows) === 1
+export function claimForCharge(trx: Trx, id: number, now: string, until: string): Promise<boolean> {
+  return claimLease(trx, 'annual_plans', id, { now, until }, (claim) =>
+    claim.where('status', '=', 'awaiting_payment'),
+  )
 }
 
 /** Ends our claim, and only ours: one that expired and was taken over stays with its new holder. */
 export async function releaseClaim(trx: Trx, id: number, until: string): Promise<void> {
-  await trx
-    .updateTable('annual_plans')
-    .set({ locked_until: null })
-    .where('id', '=', id)
-    .where('locked_until', '=', until)
-    .execute()
+  await releaseLease(trx, 'annual_plans', id, until)
 }
 
 /** What a payment writes on its plan, the card's columns aside. */
@@ -315,4 +307,25 @@ export async function persistCoverageStatus(
     .where('status', '=', plan.status)
     .executeTakeFirst()
   return Number(result.numUpdatedRows) === 1
+}
+
+/** Appends the plan's premium to the ledger: one row per charge attempt or notification. */
+export async function recordInLedger(
+  trx: Trx,
+  plan: AnnualPlanRow,
+  entry: { route: PaymentRoute; outcome: PaymentOutcome; transactionId: string | null; declineCode?: string },
+  now: string,
+): Promise<void> {
+  await recordPayment(trx, {
+    partner_id: plan.partner_id,
+    subscription_id: null,
+    installment_id: null,
+    annual_plan_id: plan.id,
+    amount: plan.premium,
+    route: entry.route,
+    outcome: entry.outcome,
+    decline_code: entry.declineCode ?? null,
+    transaction_id: entry.transactionId,
+    created_at: now,
+  })
 }

@@ -177,8 +177,3 @@ export async function approvedCardCharge(db: Db, annualPlanId: number): Promise<
     .executeTakeFirst()
   return row?.transaction_id ?? undefined
 }
-
-/** A card update's checks: numbered per subscription, recorded whatever the answer. */
-export { nextCardCheckNumber, recordCardCheck } from './card-check.repository.js'
-/** The ledger's append, for the services of other modules that settle a payment in their own transaction. */
-export { recordPayment } from './payment.repository.js'

@@ -33,7 +33,11 @@ export async function cancelUnpaidInstallments(
   return Number((await held.executeTakeFirstOrThrow()).held)
 }
 
-/** Installment 1 of an expired pending subscription, unless a charge holds it; false when none was. */
+/**
+ * Installment 1 of an expired pending subscription, unless a charge holds it or a first charge of it
+ * is still unrecorded (the gateway may have approved it: the worker's reconciliation records it
+ * first); false when none was.
+ */
 export async function cancelFirstInstallment(
   trx: Trx,
   subscriptionId: number,
@@ -46,6 +50,15 @@ export async function cancelFirstInstallment(
     .where('number', '=', 1)
     .where('status', 'in', UNPAID)
     .where(notHeld(now))
+    .where(({ exists, not, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('card_attempts')
+            .select('card_attempts.id')
+            .whereRef('card_attempts.installment_id', '=', 'installments.id'),
+        ),
+      ),
+    )
     .executeTakeFirst()
   return Number(result.numUpdatedRows) === 1
 }

@@ -91,8 +91,8 @@ export async function cancelByPartner(
 /**
  * Cancels a `pending` subscription whose installment 1 stayed unpaid past its days: installment 1
  * first, and only when no card payment holds it (a charge in progress must be able to record its
- * outcome; a payment that comes later finds it canceled). False when it was paid, canceled or held
- * meanwhile.
+ * outcome; a payment that comes later finds it canceled), nor while a first charge of it is unrecorded
+ * (see cancelFirstInstallment). False when it was paid, canceled, held or unrecorded meanwhile.
  */
 export async function expireUnpaidSubscription(
   db: Db,

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js'
-import { retryingTransaction } from '../../db/transaction.js'
+import { retryingTransaction, type Transactor } from '../../db/transaction.js'
 import { StateError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
@@ -11,22 +11,27 @@ import {
   type CardPaymentContext,
   chargeOnce,
   gatewayCustomerOf,
-  nextCardCheckNumber,
-  recordCardCheck,
 } from '../payments/payment.service.js'
 import {
   type CardData,
-  type ChargeResult,
   cardGateway,
   type PaymentGateway,
   type SavedCard,
 } from '../payments/payment-gateway.js'
 import { requireSubscriptionState } from './subscription.service.js'
+import { nextCardCheckNumber, recordCardCheck } from './subscription-card-check.repository.js'
 import { payInstallment, recordInstallmentEvent } from './subscription-events.service.js'
 import { recordDecline, storeCard, unpaidDueInstallments } from './subscription-payment.repository.js'
 import { savedCardCharge } from './subscription-recurrence.service.js'
 
 // The card update (operation `updateSubscriptionCard`; README, "Going live: card payments through Stripe"): how a renewal refused by the bank is recovered while its retries run.
+
+/**
+ * Where a card update stands after one of its transactions: it goes on (`continues`), or it ended
+ * with the card stored and every due charge approved (`updated`), or declined (the check or a
+ * charge). The route stores its answer in the transaction that ends it.
+ */
+export type CardUpdateStep = 'continues' | 'updated' | { declined: string }
 
 /**
  * Replaces the card of an active own-gateway subscription, then charges at once every installment
@@ -35,14 +40,18 @@ import { savedCardCharge } from './subscription-recurrence.service.js'
  * `errors.status`: canceled, or pending — installment 1 is paid with POST /payment, which keeps the
  * card), then the card. The gateway verifies the card without charging; declined → 402 and the old
  * card stays. A charge declined afterwards → 402 too, with the new card kept and the installment
- * left on its retry schedule (the decline is in the ledger, not counted as a retry).
+ * left on its retry schedule (the decline is in the ledger, not counted as a retry). Each step
+ * commits in its own transaction, opened by `settleIn` when given (the request's, which stores the
+ * answer with the step that ends the update).
  */
 export async function updateSubscriptionCard(
   db: Db,
   partner: PartnerContext,
   subscriptionId: number,
   creditCard: CardInput,
-  context: CardPaymentContext & EventContext & CardTestingContext,
+  context: CardPaymentContext &
+    EventContext &
+    CardTestingContext & { settleIn?: Transactor<CardUpdateStep> | null },
 ): Promise<void> {
   const now = context.clock.now()
   const subscription = await requireSubscriptionState(db, partner.partnerId, subscriptionId)
@@ -66,13 +75,13 @@ export async function updateSubscriptionCard(
     { customerId: subscription.customer_id, partnerId },
     context,
   )
-  const replaced = await checkAndStoreCard(
-    db,
-    gateway,
-    { subscriptionId, partnerId, customerId },
-    card,
-    context,
-  )
+  const settleIn: Transactor<CardUpdateStep> = context.settleIn ?? ((work) => retryingTransaction(db, work))
+  const due = await unpaidDueInstallments(db, subscriptionId, formatDate(now, context.timeZone))
+  const replaced = await checkAndStoreCard(db, gateway, { subscriptionId, partnerId, customerId }, card, {
+    ...context,
+    settleIn,
+    last: due.length === 0,
+  })
   // The replaced card can no longer be charged; a failure only leaves it attached, never used again.
   const previous = subscription.card_token
   if (previous && previous !== replaced.card.token) {
@@ -82,17 +91,29 @@ export async function updateSubscriptionCard(
   }
 
   const saved = { customerId, token: replaced.card.token }
-  for (const installment of await unpaidDueInstallments(
-    db,
-    subscriptionId,
-    formatDate(now, context.timeZone),
-  )) {
-    const result = await chargeDue(db, gateway, saved, { ...installment, partner_id: partnerId }, context)
-    if (result && !result.approved) throw new CardDeclinedError(result.declineCode)
+  for (const [i, installment] of due.entries()) {
+    const step = await chargeDue(
+      db,
+      gateway,
+      saved,
+      { ...installment, partner_id: partnerId },
+      {
+        ...context,
+        settleIn,
+        last: i === due.length - 1,
+      },
+    )
+    if (typeof step === 'object') throw new CardDeclinedError(step.declined)
   }
 }
 
 type DueNow = Awaited<ReturnType<typeof unpaidDueInstallments>>[number] & { partner_id: number }
+
+/** How a step of the card update commits: in `settleIn`, the update's `last` step or not. */
+interface StepOptions {
+  settleIn: Transactor<CardUpdateStep>
+  last: boolean
+}
 
 /** One due installment charged to the new card; undefined when a charge in progress holds it. */
 async function chargeDue(
@@ -100,29 +121,30 @@ async function chargeDue(
   gateway: PaymentGateway,
   saved: { customerId: string; token: string },
   installment: DueNow,
-  context: CardPaymentContext & EventContext,
-): Promise<ChargeResult | undefined> {
+  context: CardPaymentContext & EventContext & StepOptions,
+): Promise<CardUpdateStep | undefined> {
   const { payment, ...steps } = savedCardCharge(db, gateway, installment, saved)
   const outcome = await chargeOnce(
     db,
     {
       ...steps,
       details: { installment_id: installment.id, subscription_id: installment.subscription_id },
-      async settle(trx, { result }, at) {
+      async settle(trx, { result }, at): Promise<CardUpdateStep> {
         if (!result.approved) {
           await recordDecline(trx, payment, 'card', result.declineCode, result.transactionId, at)
           await recordInstallmentEvent(trx, 'installment.payment_failed', installment.id, at, context)
-          return result
+          return { declined: result.declineCode }
         }
         if (!(await payInstallment(trx, payment, 'card', result.transactionId, at, context))) {
           throw new Error(
             `Charge ${result.transactionId} approved for installment ${installment.id}, already paid`,
           )
         }
-        return result
+        return context.last ? 'updated' : 'continues'
       },
     },
     context,
+    { settleIn: context.settleIn },
   )
   return outcome?.settled
 }
@@ -142,7 +164,7 @@ async function checkAndStoreCard(
     customerId,
   }: { subscriptionId: number; partnerId: number; customerId: string },
   card: CardData,
-  { clock, log }: Pick<CardPaymentContext, 'clock' | 'log'>,
+  { clock, log, settleIn, last }: Pick<CardPaymentContext, 'clock' | 'log'> & StepOptions,
 ): Promise<{ card: SavedCard; operation: string }> {
   const mark = `${card.number.slice(-4)}-${String(card.expiryMonth).padStart(2, '0')}${card.expiryYear}`
   const operation = `subscription-${subscriptionId}-card-check-${await nextCardCheckNumber(db, subscriptionId)}-${mark}`
@@ -160,14 +182,16 @@ async function checkAndStoreCard(
   const check = { partner_id: partnerId, subscription_id: subscriptionId, created_at: at }
   if (!saved.approved || !verification.approved) {
     const declineCode = verification.approved ? 'card_declined' : verification.declineCode
-    await retryingTransaction(db, (trx) =>
-      recordCardCheck(trx, { ...check, outcome: 'declined', decline_code: declineCode }),
-    )
+    await settleIn(async (trx) => {
+      await recordCardCheck(trx, { ...check, outcome: 'declined', decline_code: declineCode })
+      return { declined: declineCode }
+    })
     throw new CardDeclinedError(declineCode)
   }
-  await retryingTransaction(db, async (trx) => {
+  await settleIn(async (trx) => {
     await recordCardCheck(trx, { ...check, outcome: 'approved', decline_code: null })
     await storeCard(trx, subscriptionId, saved, at)
+    return last ? 'updated' : 'continues'
   })
   return { card: saved, operation }
 }

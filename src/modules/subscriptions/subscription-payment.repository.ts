@@ -1,5 +1,5 @@
 import type { Db, Trx } from '../../db/database.js'
-import { notHeld } from '../../db/lease.js'
+import { claimLease, releaseLease } from '../../db/lease.js'
 import { recordPayment } from '../payments/payment.repository.js'
 import type { PaymentRoute } from '../payments/payment.table.js'
 import type { InstallmentRow } from './subscription.repository.js'
@@ -52,25 +52,13 @@ export async function findInstallmentByNumber(
 }
 
 /** Claims an unpaid installment for one charge until `until` (see chargeOnce). */
-export async function claimInstallment(trx: Trx, id: number, now: string, until: string): Promise<boolean> {
-  const result = await trx
-    .updateTable('installments')
-    .set({ locked_until: until })
-    .where('id', '=', id)
-    .where('status', 'in', UNPAID)
-    .where(notHeld(now))
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows) === 1
+export function claimInstallment(trx: Trx, id: number, now: string, until: string): Promise<boolean> {
+  return claimLease(trx, 'installments', id, { now, until }, (claim) => claim.where('status', 'in', UNPAID))
 }
 
 /** Ends our claim, and only ours: a claim that expired and was taken over stays with its new holder. */
 export async function releaseInstallment(trx: Trx, id: number, until: string): Promise<void> {
-  await trx
-    .updateTable('installments')
-    .set({ locked_until: null })
-    .where('id', '=', id)
-    .where('locked_until', '=', until)
-    .execute()
+  await releaseLease(trx, 'installments', id, until)
 }
 
 /**

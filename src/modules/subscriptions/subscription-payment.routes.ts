@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { errorResponse, errorResponses } from '../../http/http-schemas.js'
 import { baseUrl } from '../../http/links.js'
+import { cardCallContext } from '../../plugins/context.js'
 import { commit, refusal, settlement } from '../../plugins/unit-of-work.js'
 import { nowIso } from '../../shared/clock.js'
 import { formatTimestamp } from '../../shared/time.js'
@@ -12,7 +13,7 @@ import { STATUS_LABELS } from './schedule.js'
 import { Subscription, SubscriptionParams } from './subscription.schemas.js'
 import { requireSubscriptionState, showSubscription } from './subscription.service.js'
 import { cancelByPartner } from './subscription-cancellation.service.js'
-import { updateSubscriptionCard } from './subscription-card.service.js'
+import { type CardUpdateStep, updateSubscriptionCard } from './subscription-card.service.js'
 import {
   CancellationBody,
   CardPaymentBody,
@@ -46,15 +47,6 @@ export const subscriptionPaymentRoutes: FastifyPluginAsyncTypebox = async (app) 
       requireSubscriptionState(db, request.partner.partnerId, request.params.subscriptionId),
     )
   }
-
-  const cardContext = (request: FastifyRequest) => ({
-    gateway: app.gateway,
-    clock: request.clock,
-    claimSeconds: config.paymentClaimSeconds,
-    cardDeclineLimits: config.cardDeclineLimits,
-    log: request.log,
-    ...events,
-  })
 
   app.post(
     '/subscriptions/:subscriptionId/installments/:installmentId/notify-payment',
@@ -167,7 +159,8 @@ ${SANDBOX_CARDS}`,
           : refusal(request, new CardDeclinedError(result.declineCode)),
       )
       await payFirstInstallmentByCard(db, request.partner, subscriptionId, request.body.creditCard, {
-        ...cardContext(request),
+        ...cardCallContext(request),
+        ...events,
         settleIn: answer.transaction,
       })
       return answer.sendStored() ?? subscriptionOf(request, subscriptionId)
@@ -220,18 +213,31 @@ ${SANDBOX_CARDS} Verification refuses the declining cards; \`4000000000000341\` 
       },
       preValidation: gatewayFirst,
     },
-    // Verification, the card, then each due charge commit one by one: the answer is stored after
-    // (a retry after a crash verifies again and finds the charges made).
-    async (request) => {
+    async (request, reply) => {
       const { subscriptionId } = request.params
-      await updateSubscriptionCard(
-        db,
-        request.partner,
-        subscriptionId,
-        request.body.creditCard,
-        cardContext(request),
-      )
-      return subscriptionOf(request, subscriptionId)
+      const { partnerId } = request.partner
+      // The check, then each due charge, commit one by one; the one that ends the update stores the
+      // answer with it: the subscription, or 402. A retry after a crash before then goes on.
+      const answer = settlement(reply, async (trx, step: CardUpdateStep) => {
+        if (step === 'continues') return null
+        if (step === 'updated') {
+          const body = await showSubscription(
+            trx,
+            partnerId,
+            subscriptionId,
+            baseUrl(request),
+            config.timeZone,
+          )
+          return { status: 200, body }
+        }
+        return refusal(request, new CardDeclinedError(step.declined))
+      })
+      await updateSubscriptionCard(db, request.partner, subscriptionId, request.body.creditCard, {
+        ...cardCallContext(request),
+        ...events,
+        settleIn: answer.transaction,
+      })
+      return answer.sendStored() ?? subscriptionOf(request, subscriptionId)
     },
   )
 

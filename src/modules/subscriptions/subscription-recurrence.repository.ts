@@ -1,5 +1,5 @@
 import type { Db, Trx } from '../../db/database.js'
-import { notHeld } from '../../db/lease.js'
+import { claimLease, notHeld } from '../../db/lease.js'
 import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
 
 // The recurrence's queries: the due installments, their claim, and a declined attempt.
@@ -8,28 +8,24 @@ import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
  * Claims a due installment for the recurrence: still pending, still at the attempt the caller saw
  * (a decline is never counted twice), of a subscription still active.
  */
-export async function claimDueInstallment(
+export function claimDueInstallment(
   trx: Trx,
   due: Pick<DueInstallment, 'id' | 'failed_attempts' | 'subscription_id'>,
   now: string,
   until: string,
 ): Promise<boolean> {
-  const result = await trx
-    .updateTable('installments')
-    .set({ locked_until: until })
-    .where('id', '=', due.id)
-    .where('status', '=', 'pending')
-    .where('failed_attempts', '=', due.failed_attempts)
-    .where(notHeld(now))
-    .where('subscription_id', 'in', (eb) =>
-      eb
-        .selectFrom('subscriptions')
-        .select('id')
-        .where('id', '=', due.subscription_id)
-        .where('status', '=', 'pago'),
-    )
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows) === 1
+  return claimLease(trx, 'installments', due.id, { now, until }, (claim) =>
+    claim
+      .where('status', '=', 'pending')
+      .where('failed_attempts', '=', due.failed_attempts)
+      .where('subscription_id', 'in', (eb) =>
+        eb
+          .selectFrom('subscriptions')
+          .select('id')
+          .where('id', '=', due.subscription_id)
+          .where('status', '=', 'pago'),
+      ),
+  )
 }
 
 /** An installment the recurrence charges, with what charging it needs. */
