@@ -1,16 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { uniqueImei, annualCard as VISA } from './helpers/bodies.js'
 import { expectedError } from './helpers/errors.js'
+import { createTestApp, type TestContext } from './helpers/test-app.js'
 import {
+  ANNUAL,
   bearer,
   createCustomer,
   login,
   partnerWithToken,
   seedCatalog,
+  seedPlan,
   type TestPartner,
-} from './helpers/factories.js'
-import { ANNUAL, seedPlan } from './helpers/plans.js'
-import { createTestApp, type TestContext } from './helpers/test-app.js'
+} from './helpers/world.js'
 
 // The premium is 98989 cents (iPhone 16 Pro, LMI 899900 × 1100 bp). Times are UTC; São Paulo is
 // UTC−3 all year, so 15:00Z is 12:00 there and 03:00Z is local midnight.

@@ -10,18 +10,19 @@ import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
 import type { Clock } from '../src/shared/clock.js'
 import { runRefunds } from '../src/worker/refunds.job.js'
 import { uniqueImei, annualCard as VISA } from './helpers/bodies.js'
+import { sandboxWith } from './helpers/gateways.js'
+import { buildCheckedApp } from './helpers/test-app.js'
+import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 import {
+  ANNUAL,
   bearer,
   createCustomer,
   login,
   partnerWithToken,
   seedCatalog,
+  seedPlan,
   type TestPartner,
-} from './helpers/factories.js'
-import { sandboxWith } from './helpers/gateways.js'
-import { ANNUAL, seedPlan } from './helpers/plans.js'
-import { buildCheckedApp } from './helpers/test-app.js'
-import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+} from './helpers/world.js'
 
 // Refunds that are paid (docs/decisions.md, Annual plans), with the sandbox gateway: opened at the confirmation of an
 // own-gateway plan's cancellation, paid by the worker, retried for 3 days, queued again by the CLI.

@@ -10,18 +10,20 @@ import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
 import { type ErrorBody, type PageBody, uniqueImei, annualCard as VISA } from './helpers/bodies.js'
 import { imei } from './helpers/documents.js'
 import { expectedError } from './helpers/errors.js'
+import { sandboxWith } from './helpers/gateways.js'
+import { buildCheckedApp } from './helpers/test-app.js'
+import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 import {
   bearer,
   createCustomer,
   login,
+  type PlanTemplate,
   partnerWithToken,
+  ANNUAL as SHARED_ANNUAL,
   seedCatalog,
+  seedPlans,
   type TestPartner,
-} from './helpers/factories.js'
-import { sandboxWith } from './helpers/gateways.js'
-import { type PlanTemplate, ANNUAL as SHARED_ANNUAL, seedPlans } from './helpers/plans.js'
-import { buildCheckedApp } from './helpers/test-app.js'
-import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+} from './helpers/world.js'
 
 // Expected amounts are worked out by hand in cents: LMI (cents) × rate (bp) ÷ 10000, half-up.
 // Times: São Paulo is UTC−3 all year (no daylight saving since 2019).

@@ -3,8 +3,8 @@ import type { Db } from '../src/db/database.js'
 import { importCatalog } from '../src/modules/catalog/catalog-import.js'
 import type { PageBody } from './helpers/bodies.js'
 import { expectedError } from './helpers/errors.js'
-import { bearer, partnerWithToken, seedCatalog } from './helpers/factories.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { bearer, partnerWithToken, seedCatalog } from './helpers/world.js'
 
 interface Link {
   link: string

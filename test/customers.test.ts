@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ErrorBody } from './helpers/bodies.js'
 import { bare, cpfOf, formatCpf } from './helpers/documents.js'
 import { expectedError, requestIdOf } from './helpers/errors.js'
-import { bearer, partnerWithToken, seedCatalog } from './helpers/factories.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { bearer, partnerWithToken, seedCatalog } from './helpers/world.js'
 
 interface Address {
   street: string

@@ -2,9 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ErrorBody } from './helpers/bodies.js'
 import { customerBody } from './helpers/bodies.js'
 import { imei } from './helpers/documents.js'
-import { bearer, createCustomer, login, partnerWithToken, seedCatalog } from './helpers/factories.js'
-import { ANNUAL, seedPlan, TOTAL_12X } from './helpers/plans.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
+import {
+  ANNUAL,
+  bearer,
+  createCustomer,
+  login,
+  partnerWithToken,
+  seedCatalog,
+  seedPlan,
+  TOTAL_12X,
+} from './helpers/world.js'
 
 // Devices (docs/decisions.md, Devices): one active protection per device across the service, and serials informed later.
 

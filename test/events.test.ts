@@ -7,17 +7,19 @@ import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
 import { expirePendingSubscriptions } from '../src/worker/pending-expiry.job.js'
 import { runRecurrence } from '../src/worker/recurrence.job.js'
 import { uniqueImei } from './helpers/bodies.js'
+import { buildCheckedApp } from './helpers/test-app.js'
+import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 import {
+  ANNUAL,
   bearer,
   createCustomer,
   login,
   seedCatalog,
   seedPartner,
+  seedPlan,
   type TestPartner,
-} from './helpers/factories.js'
-import { ANNUAL, seedPlan, TOTAL_12X } from './helpers/plans.js'
-import { buildCheckedApp } from './helpers/test-app.js'
-import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+  TOTAL_12X,
+} from './helpers/world.js'
 
 // Every event type through the API and the worker, the feed's cursor, and the outbox gap, on the
 // database the run points at (SQLite in memory, or a PostgreSQL schema with DATABASE_URL).

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { importCatalog } from '../src/modules/catalog/catalog-import.js'
-import { bearer, createCustomer, partnerWithToken } from './helpers/factories.js'
-import { ANNUAL, seedPlans, TOTAL_12X } from './helpers/plans.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { ANNUAL, bearer, createCustomer, partnerWithToken, seedPlans, TOTAL_12X } from './helpers/world.js'
 
 // Amounts past a 32-bit integer of cents (R$ 21,474,836.47) are stored and answered exactly on
 // both databases: PostgreSQL's money columns were 32-bit and answered 500 there (migration 0007).

@@ -8,17 +8,17 @@ import { systemClock } from '../src/shared/clock.js'
 import { formatDate } from '../src/shared/time.js'
 import { runJobsOnce } from '../src/worker/worker.js'
 import { expectedError } from './helpers/errors.js'
-import { bearer } from './helpers/factories.js'
+import { buildCheckedApp, createTestApp, type TestContext } from './helpers/test-app.js'
+import { interleaving } from './helpers/test-db.js'
 import {
   answer,
+  bearer,
   galaxyOf,
   seller as newSeller,
   type Seller,
   send as sendAs,
   subscribe as subscribeAt,
-} from './helpers/sellers.js'
-import { buildCheckedApp, createTestApp, type TestContext } from './helpers/test-app.js'
-import { interleaving } from './helpers/test-db.js'
+} from './helpers/world.js'
 
 // The sandbox clock (docs/decisions.md, Sandbox test clock): its routes, bad input, one advance at a time, a failure midway,
 // one partner's time against another's, the regular worker, and production without any of it.

@@ -6,8 +6,8 @@ import type { PageBody } from './helpers/bodies.js'
 import { BANK, type Json, next, shopkeeperBody, withField } from './helpers/bodies.js'
 import { cnpj, cpf, formatCnpj, formatCpf } from './helpers/documents.js'
 import { expectedError } from './helpers/errors.js'
-import { bearer, partnerWithToken, seedPartner } from './helpers/factories.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { bearer, partnerWithToken, seedPartner } from './helpers/world.js'
 
 interface Link {
   link: string

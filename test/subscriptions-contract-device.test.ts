@@ -13,7 +13,7 @@ import {
   type SubscriptionBody,
   total,
   useSubscriptionsWorld,
-} from './helpers/subscriptions-world.js'
+} from './helpers/world/subscriptions.js'
 
 // Contracting a subscription: the device (serials, used flag), metadata.origin and maxima.
 

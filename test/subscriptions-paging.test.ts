@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { PageBody } from './helpers/bodies.js'
 import { bare } from './helpers/documents.js'
-import { TOTAL_12X } from './helpers/plans.js'
 import {
   a,
   addCustomer,
@@ -17,7 +16,8 @@ import {
   type SubscriptionBody,
   seller,
   useSubscriptionsWorld,
-} from './helpers/subscriptions-world.js'
+} from './helpers/world/subscriptions.js'
+import { TOTAL_12X } from './helpers/world.js'
 
 // GET /subscriptions paged by each partner's own sequence, under interleaved contracts.
 

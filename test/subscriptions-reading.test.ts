@@ -2,7 +2,6 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import type { ErrorBody, PageBody } from './helpers/bodies.js'
 import { bare } from './helpers/documents.js'
 import { expectedError } from './helpers/errors.js'
-import { TOTAL_12X } from './helpers/plans.js'
 import {
   ALNUM_LOWER,
   a,
@@ -30,7 +29,8 @@ import {
   subscriptionOfB,
   subscriptionsOfB,
   useSubscriptionsWorld,
-} from './helpers/subscriptions-world.js'
+} from './helpers/world/subscriptions.js'
+import { TOTAL_12X } from './helpers/world.js'
 
 // Reading subscriptions back: GET one, GET the list and its filters.
 

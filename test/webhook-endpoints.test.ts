@@ -4,9 +4,9 @@ import type { App } from '../src/app.js'
 import { issueCredentials } from '../src/modules/partners/partner.service.js'
 import { deliverWebhooksOnce } from '../src/worker/webhooks.job.js'
 import { expectedError } from './helpers/errors.js'
-import { bearer, login, partnerWithToken, seedPartner } from './helpers/factories.js'
 import { buildCheckedApp, createTestApp, type TestContext } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+import { bearer, login, partnerWithToken, seedPartner } from './helpers/world.js'
 
 // The webhook endpoints (README, Webhooks): create, list, get, patch, delete, rotate-secret, ping,
 // deliveries, redeliver; the bad inputs; the URL rules in test and in production.

@@ -5,13 +5,23 @@
  * calls `useSubscriptionsWorld()` once; the bindings below are filled in before its first test.
  */
 import { afterAll, beforeAll, expect } from 'vitest'
-import type { Installment, Subscription } from './api-types.js'
-import { ADDRESS, type ErrorBody, type PageBody } from './bodies.js'
-import { cpfOf, formatCpf } from './documents.js'
-import { expectedError } from './errors.js'
-import { bearer, login, partnerWithToken, seedCatalog, type TestPartner } from './factories.js'
-import { ANNUAL, ESSENCIAL_24X, type PlanTemplate, seedPlans, TOTAL_12X } from './plans.js'
-import { createTestApp, type TestContext } from './test-app.js'
+import type { Installment, Subscription } from '../api-types.js'
+import { ADDRESS, type ErrorBody, type PageBody } from '../bodies.js'
+import { cpfOf, formatCpf } from '../documents.js'
+import { expectedError } from '../errors.js'
+import { createTestApp, type TestContext } from '../test-app.js'
+import {
+  ANNUAL,
+  bearer,
+  ESSENCIAL_24X,
+  login,
+  type PlanTemplate,
+  partnerWithToken,
+  seedCatalog,
+  seedPlans,
+  type TestPartner,
+  TOTAL_12X,
+} from '../world.js'
 
 // Expected amounts are worked out by hand in cents: LMI (cents) × rate (bp) ÷ 10000, half-up.
 

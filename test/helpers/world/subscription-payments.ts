@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, expect } from 'vitest'
-import type { App } from '../../src/app.js'
-import type { Db } from '../../src/db/database.js'
-import type { GatewayMode } from '../../src/modules/partners/partner.table.js'
-import type { PaymentGateway } from '../../src/modules/payments/payment-gateway.js'
-import type { Clock } from '../../src/shared/clock.js'
-import { bearer, createCustomer, partnerWithToken, seedCatalog } from './factories.js'
-import { seedPlan, TOTAL_12X } from './plans.js'
-import { buildCheckedApp, createTestApp, type TestContext } from './test-app.js'
+import type { App } from '../../../src/app.js'
+import type { Db } from '../../../src/db/database.js'
+import type { GatewayMode } from '../../../src/modules/partners/partner.table.js'
+import type { PaymentGateway } from '../../../src/modules/payments/payment-gateway.js'
+import type { Clock } from '../../../src/shared/clock.js'
+import { buildCheckedApp, createTestApp, type TestContext } from '../test-app.js'
+import { bearer, createCustomer, partnerWithToken, seedCatalog, seedPlan, TOTAL_12X } from '../world.js'
 
 // 15:00 UTC is 12:00 in São Paulo; the card expiry rule compares with November 2026.
 export const NOW = new Date('2026-11-21T15:00:00.000Z')
