@@ -4,9 +4,8 @@ import { importCatalog } from '../src/modules/catalog/catalog-import.js'
 import type { Brand, Model } from './helpers/api-types.js'
 import type { PageBody } from './helpers/bodies.js'
 import { expectedError } from './helpers/errors.js'
-import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { createTestApp, type TestContext, useTestApp } from './helpers/test-app.js'
 import { bearer, partnerWithToken, seedCatalog } from './helpers/world.js'
-
 
 type Catalog = Awaited<ReturnType<typeof seedCatalog>>
 
@@ -34,7 +33,6 @@ async function setUnavailable(db: Db, partnerId: number, modelId: number) {
 }
 
 describe('catalog', () => {
-  let ctx: TestContext
   let catalog: Catalog
   let token: string
   /** The address the app answers on, as it reports it (inject sends `Host: localhost:80`). */
@@ -43,9 +41,8 @@ describe('catalog', () => {
   let samsung: number
   let nokia: number
 
+  const ctx = useTestApp()
   beforeAll(async () => {
-    ctx = await createTestApp()
-    await ctx.app.ready()
     catalog = await seedCatalog(ctx.db)
     ;({ token } = await partnerWithToken(ctx.app, ctx.db))
     apple = catalog.model('iPhone 15').brand_id
@@ -54,7 +51,6 @@ describe('catalog', () => {
     const page = await okJson<PageBody<Brand>>(ctx, token, '/brands')
     base = page.meta.path.replace(/\/brands$/, '')
   })
-  afterAll(() => ctx?.close())
 
   const brandLink = (id: number) => `${base}/brands/${id}`
   const modelLink = (id: number) => `${base}/models/${id}`
@@ -341,11 +337,7 @@ describe('catalog', () => {
     })
 
     it('combines filters', async () => {
-      const page = await okJson<PageBody<Model>>(
-        ctx,
-        token,
-        `/models?filter[name]=16&filter[brand]=${apple}`,
-      )
+      const page = await okJson<PageBody<Model>>(ctx, token, `/models?filter[name]=16&filter[brand]=${apple}`)
       expect(names(page)).toEqual(['iPhone 16 Pro'])
       const crossed = await okJson<PageBody<Model>>(
         ctx,
@@ -446,11 +438,7 @@ describe('catalog', () => {
     })
 
     it('accepts include=brand', async () => {
-      const found = await okJson<Model>(
-        ctx,
-        token,
-        `/models/${catalog.model('iPhone 15').id}?include=brand`,
-      )
+      const found = await okJson<Model>(ctx, token, `/models/${catalog.model('iPhone 15').id}?include=brand`)
       expect(found).toEqual(model('iPhone 15'))
     })
 
@@ -705,11 +693,7 @@ describe('catalog ordering and literal names', () => {
     ['édge', ['Édge']],
     ['ÚNO', ['Úno']],
   ])('filter[name]=%s matches the literal text', async (name, expected) => {
-    const page = await okJson<PageBody<Model>>(
-      ctx,
-      token,
-      `/models?filter[name]=${encodeURIComponent(name)}`,
-    )
+    const page = await okJson<PageBody<Model>>(ctx, token, `/models?filter[name]=${encodeURIComponent(name)}`)
     expect(names(page)).toEqual(expected)
   })
 })

@@ -25,6 +25,8 @@ export type StoreCreated = Body<'registerStore', 201>
 export type AnnualPlan = Body<'getAnnualPlan'>
 export type AnnualPlanCancellation = Body<'requestAnnualPlanCancellation'>
 export type SubscriptionQuote = Body<'quoteSubscriptionPlan'>
+/** Every plan's quote for one model (`GET /quotation`). */
+export type SubscriptionQuotes = Body<'quoteSubscriptionPlans'>
 export type AnnualQuote = Body<'quoteAnnualPlan'>
 export type Event = Body<'getEvent'>
 export type WebhookEndpoint = Body<'getWebhookEndpoint'>
