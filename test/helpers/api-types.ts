@@ -35,3 +35,5 @@ export type WebhookEndpoint = Body<'getWebhookEndpoint'>
 export type ErrorBody = components['schemas']['Error']
 /** 422 (validation, business rule, state) and 402 (card declined). */
 export type ValidationErrorBody = components['schemas']['ValidationError']
+/** Whichever error answered: `errors` and `decline_code` are there when the status gives them. */
+export type AnyErrorBody = ErrorBody & Partial<Pick<ValidationErrorBody, 'errors' | 'decline_code'>>
