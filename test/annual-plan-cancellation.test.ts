@@ -1,55 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { AnnualPlan, AnnualPlanCancellation } from './helpers/api-types.js'
 import { uniqueImei, annualCard as VISA } from './helpers/bodies.js'
 import { expectedError } from './helpers/errors.js'
-import {
-  bearer,
-  createCustomer,
-  login,
-  partnerWithToken,
-  seedCatalog,
-  type TestPartner,
-} from './helpers/factories.js'
-import { ANNUAL, seedPlan } from './helpers/plans.js'
-import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { useTestApp } from './helpers/test-app.js'
+import { ANNUAL, bearer, login, type Seller, seedCatalog, seller } from './helpers/world.js'
 
 // The premium is 98989 cents (iPhone 16 Pro, LMI 899900 × 1100 bp). Times are UTC; São Paulo is
 // UTC−3 all year, so 15:00Z is 12:00 there and 03:00Z is local midnight.
 
 type Json = Record<string, unknown>
-interface Cancellation {
-  protocol: string
-  status: string
-  reason: string | null
-  requested_at: string
-  confirmed_at: string | null
-  refund_amount: number
-  refund_due_date: string | null
-  refund_status: string | null
-  refunded_at: string | null
-}
-interface PlanBody {
-  id: number
-  status: string
-  premium: number
-  policy_number: string | null
-  cancellation: Cancellation | null
-}
-
 const NOW = new Date('2026-03-01T15:00:00.000Z')
 /** 2026-03-10 12:00 in São Paulo: cover 2026-03-11 → 2027-03-11, 365 days. */
 const PAID = '2026-03-10T15:00:00.000Z'
 const PROTOCOL = /^CAN-[A-Z2-7]{10}$/
 
-let ctx: TestContext
 let now = NOW
 let pro: number
-
-interface Seller {
-  partner: TestPartner
-  /** Issued at NOW. */
-  token: string
-  customer: number
-}
 
 function call(method: 'GET' | 'POST' | 'PUT', url: string, token: string | null, payload?: unknown) {
   return ctx.app.inject({
@@ -82,17 +48,13 @@ async function okAt<T = Json>(
   return response.json() as T
 }
 
-async function seller(gateway: 'external' | 'own'): Promise<Seller> {
-  const { partner, token } = await partnerWithToken(ctx.app, ctx.db, gateway)
-  await seedPlan(ctx.db, partner.id, ANNUAL, NOW.toISOString())
-  const customer = await createCustomer(ctx.app, token)
-  return { partner, token, customer: customer.id }
-}
+const sellerOf = (gateway: 'external' | 'own') =>
+  seller(ctx, { partner: gateway, plans: [ANNUAL], plansAt: NOW.toISOString() })
 
 async function contract(s: Seller): Promise<number> {
   const response = await call('POST', '/annual-plans', s.token, {
     model_id: pro,
-    customer_id: s.customer,
+    customer_id: s.customerId,
     imei: uniqueImei(),
     payment: { method: 'pix' },
   })
@@ -108,9 +70,9 @@ async function paidPlan(s: Seller, paidAt = PAID): Promise<number> {
 }
 
 const request = (s: Seller, id: number, iso: string, payload: unknown = {}) =>
-  okAt<Cancellation>(iso, s, 'PUT', `/annual-plans/${id}/cancellation`, payload)
+  okAt<AnnualPlanCancellation>(iso, s, 'PUT', `/annual-plans/${id}/cancellation`, payload)
 const confirm = (s: Seller, id: number, protocol: string, iso: string) =>
-  okAt<PlanBody>(iso, s, 'POST', `/annual-plans/${id}/cancellation/${protocol}`)
+  okAt<AnnualPlan>(iso, s, 'POST', `/annual-plans/${id}/cancellation/${protocol}`)
 
 /** Requests at `requestedAt` and confirms at `confirmedAt`; the confirmed plan. */
 async function cancel(s: Seller, id: number, requestedAt: string, confirmedAt: string) {
@@ -118,13 +80,11 @@ async function cancel(s: Seller, id: number, requestedAt: string, confirmedAt: s
   return confirm(s, id, protocol, confirmedAt)
 }
 
+// Every clock jump logs in again, far more often than the login limit allows a client.
+const ctx = useTestApp({ clock: { now: () => now }, env: { AMPARO_LOGIN_RATE_LIMIT: '100000' } })
 beforeAll(async () => {
-  // Every clock jump logs in again, far more often than the login limit allows a client.
-  ctx = await createTestApp({ clock: { now: () => now }, env: { AMPARO_LOGIN_RATE_LIMIT: '100000' } })
-  await ctx.app.ready()
   pro = (await seedCatalog(ctx.db)).model('iPhone 16 Pro').id
 })
-afterAll(() => ctx?.close())
 
 describe('annual plan cancellation', () => {
   let ext: Seller
@@ -132,9 +92,9 @@ describe('annual plan cancellation', () => {
   let other: Seller
 
   beforeAll(async () => {
-    ext = await seller('external')
-    own = await seller('own')
-    other = await seller('external')
+    ext = await sellerOf('external')
+    own = await sellerOf('own')
+    other = await sellerOf('external')
   })
 
   describe('PUT /annual-plans/{id}/cancellation', () => {
@@ -149,7 +109,7 @@ describe('annual plan cancellation', () => {
         refund_amount: 989.89,
         requested_at: '2026-03-12 10:00:00',
       })
-      const plan = await okAt<PlanBody>('2026-03-12T13:00:00.000Z', ext, 'GET', `/annual-plans/${id}`)
+      const plan = await okAt<AnnualPlan>('2026-03-12T13:00:00.000Z', ext, 'GET', `/annual-plans/${id}`)
       expect(plan.status).toBe('protected')
       expect(plan.cancellation).toEqual({
         protocol: opened.protocol,
@@ -335,7 +295,7 @@ describe('annual plan cancellation', () => {
         expect(response.statusCode, protocol).toBe(404)
         expect(response.json()).toEqual(expectedError(response, 'not_found', { message: expect.any(String) }))
       }
-      const plan = await okAt<PlanBody>(PAID, ext, 'GET', `/annual-plans/${id}`)
+      const plan = await okAt<AnnualPlan>(PAID, ext, 'GET', `/annual-plans/${id}`)
       expect(plan).toMatchObject({ status: 'paid', cancellation: { protocol: mine, status: 'requested' } })
     })
 
@@ -347,7 +307,7 @@ describe('annual plan cancellation', () => {
       await hold('2026-03-01T15:01:00.000Z')
       const held = await at(NOW.toISOString(), own, 'POST', `/annual-plans/${id}/cancellation/${protocol}`)
       expect(held.statusCode).toBe(409)
-      expect((await okAt<PlanBody>(NOW.toISOString(), own, 'GET', `/annual-plans/${id}`)).status).toBe(
+      expect((await okAt<AnnualPlan>(NOW.toISOString(), own, 'GET', `/annual-plans/${id}`)).status).toBe(
         'awaiting_payment',
       )
       await hold(null)
@@ -399,13 +359,13 @@ describe('annual plan cancellation', () => {
         for (let round = 0; round < 10; round++) {
           const created = await call('POST', '/annual-plans', token, {
             model_id: pro,
-            customer_id: ext.customer,
+            customer_id: ext.customerId,
             imei: uniqueImei(),
             payment: { method: 'pix' },
           })
           const id = created.json().id as number
           const opened = await call('PUT', `/annual-plans/${id}/cancellation`, token, {})
-          const { protocol } = opened.json() as Cancellation
+          const { protocol } = opened.json() as AnnualPlanCancellation
           const [notified] = await Promise.all([
             call('POST', `/annual-plans/${id}/notify-payment`, token),
             call('POST', `/annual-plans/${id}/cancellation/${protocol}`, token),
@@ -440,7 +400,7 @@ describe('annual plan cancellation', () => {
         expect((await at(PAID, other, method, url, method === 'PUT' ? {} : undefined)).statusCode).toBe(404)
         expect((await call(method, url, null, method === 'PUT' ? {} : undefined)).statusCode).toBe(401)
       }
-      const plan = await okAt<PlanBody>(PAID, ext, 'GET', `/annual-plans/${id}`)
+      const plan = await okAt<AnnualPlan>(PAID, ext, 'GET', `/annual-plans/${id}`)
       expect(plan.cancellation?.status).toBe('requested')
     })
   })

@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { App } from '../src/app.js'
 import { run } from '../src/cli/program.js'
 import { GatewayUnavailableError } from '../src/modules/payments/payment.errors.js'
 import type { PaymentGateway } from '../src/modules/payments/payment-gateway.js'
@@ -10,18 +9,9 @@ import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
 import type { Clock } from '../src/shared/clock.js'
 import { runRefunds } from '../src/worker/refunds.job.js'
 import { uniqueImei, annualCard as VISA } from './helpers/bodies.js'
-import {
-  bearer,
-  createCustomer,
-  login,
-  partnerWithToken,
-  seedCatalog,
-  type TestPartner,
-} from './helpers/factories.js'
 import { sandboxWith } from './helpers/gateways.js'
-import { ANNUAL, seedPlan } from './helpers/plans.js'
-import { buildCheckedApp } from './helpers/test-app.js'
-import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+import { useTestApp } from './helpers/test-app.js'
+import { ANNUAL, bearer, seedCatalog, seller, type Seller as WorldSeller } from './helpers/world.js'
 
 // Refunds that are paid (docs/decisions.md, Annual plans), with the sandbox gateway: opened at the confirmation of an
 // own-gateway plan's cancellation, paid by the worker, retried for 3 days, queued again by the CLI.
@@ -32,48 +22,40 @@ let now = new Date()
 const clock: Clock = { now: () => now }
 const MINUTE = 60_000
 
-let database: TestDatabase
-let app: App
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+// In a file: the CLI opens its own connection to the ctx.
+const ctx = useTestApp({ clock, sqliteFile: join(dir, 'refunds.sqlite') })
 let modelId = 0
 
-interface Seller {
-  partner: TestPartner
-  customer: number
-  token?: { value: string; at: number }
-}
+/** The world's seller, with the token last issued and when (on the test clock). */
+type Seller = WorldSeller & { issuedAt: number }
 
 /** A token valid at the clock's instant; logs in again only when the clock has moved far (the login limit). */
 async function tokenOf(s: Seller): Promise<string> {
-  if (!s.token || Math.abs(now.getTime() - s.token.at) > 30 * 60_000) {
-    s.token = { value: await login(app, s.partner), at: now.getTime() }
+  if (Math.abs(now.getTime() - s.issuedAt) > 30 * 60_000) {
+    s.token = await s.login()
+    s.issuedAt = now.getTime()
   }
-  return s.token.value
+  return s.token
 }
 let own: Seller
 let external: Seller
 
 beforeAll(async () => {
-  database = await createTestDatabase({ sqliteFile: join(dir, 'refunds.sqlite') })
-  app = await buildCheckedApp({ config: database.config, db: database.db, clock, logger: false })
-  const { model } = await seedCatalog(database.db)
+  const { model } = await seedCatalog(ctx.db)
   modelId = model('iPhone 16 Pro').id
-  own = await seller('own')
-  external = await seller('external')
-})
-afterAll(async () => {
-  await app?.close()
-  await database?.drop()
-  rmSync(dir, { recursive: true, force: true })
+  own = await sellerOf('own')
+  external = await sellerOf('external')
 })
 
-async function seller(gateway: 'own' | 'external'): Promise<Seller> {
-  const { partner, token } = await partnerWithToken(app, database.db, gateway)
-  await seedPlan(database.db, partner.id, ANNUAL, new Date(Date.now() - 86_400_000).toISOString())
-  return { partner, customer: (await createCustomer(app, token)).id }
+async function sellerOf(gateway: 'own' | 'external'): Promise<Seller> {
+  const plansAt = new Date(Date.now() - 86_400_000).toISOString()
+  const s = await seller(ctx, { partner: gateway, plans: [ANNUAL], plansAt })
+  return { ...s, issuedAt: now.getTime() }
 }
 
 async function call(s: Seller, method: 'GET' | 'POST' | 'PUT', url: string, payload?: object) {
-  const response = await app.inject({
+  const response = await ctx.app.inject({
     method,
     url,
     headers: bearer(await tokenOf(s)),
@@ -84,13 +66,13 @@ async function call(s: Seller, method: 'GET' | 'POST' | 'PUT', url: string, payl
 }
 
 async function contract(s: Seller): Promise<number> {
-  const response = await app.inject({
+  const response = await ctx.app.inject({
     method: 'POST',
     url: '/annual-plans',
     headers: bearer(await tokenOf(s)),
     payload: {
       model_id: modelId,
-      customer_id: s.customer,
+      customer_id: s.customerId,
       imei: uniqueImei(),
       ...(s === external && { payment: { method: 'pix' } }),
     },
@@ -110,10 +92,10 @@ async function canceledPlan(s: Seller, { pay = true } = {}) {
 }
 
 const refunds = (gateway: PaymentGateway) =>
-  runRefunds({ db: database.db, gateway, clock, timeZone: database.config.timeZone, claimSeconds: 60 })
+  runRefunds({ db: ctx.db, gateway, clock, timeZone: ctx.config.timeZone, claimSeconds: 60 })
 
 const ledger = (planId: number) =>
-  database.db
+  ctx.db
     .selectFrom('payments')
     .select(['route', 'outcome', 'amount', 'decline_code', 'transaction_id'])
     .where('annual_plan_id', '=', planId)
@@ -121,7 +103,7 @@ const ledger = (planId: number) =>
     .execute()
 
 const refundRow = (planId: number) =>
-  database.db
+  ctx.db
     .selectFrom('annual_plan_refunds')
     .selectAll()
     .where('annual_plan_id', '=', planId)
@@ -130,7 +112,7 @@ const refundRow = (planId: number) =>
 async function amparo(...argv: string[]) {
   const out: string[] = []
   const err: string[] = []
-  const code = await run(argv, { env: database.env, out: (t) => out.push(t), err: (t) => err.push(t) })
+  const code = await run(argv, { env: ctx.env, out: (t) => out.push(t), err: (t) => err.push(t) })
   return { code, out, err }
 }
 

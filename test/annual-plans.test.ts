@@ -7,47 +7,25 @@ import { recordNotifiedPayment } from '../src/modules/annual-plans/annual-plan-p
 import { eventContext } from '../src/modules/events/event.service.js'
 import type { PaymentGateway } from '../src/modules/payments/payment-gateway.js'
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
+import type { AnnualPlan } from './helpers/api-types.js'
 import { type ErrorBody, type PageBody, uniqueImei, annualCard as VISA } from './helpers/bodies.js'
 import { imei } from './helpers/documents.js'
 import { expectedError } from './helpers/errors.js'
+import { sandboxWith } from './helpers/gateways.js'
+import { buildCheckedApp, useTestApp } from './helpers/test-app.js'
 import {
   bearer,
-  createCustomer,
-  login,
-  partnerWithToken,
+  type PlanTemplate,
+  ANNUAL as SHARED_ANNUAL,
   seedCatalog,
-  type TestPartner,
-} from './helpers/factories.js'
-import { sandboxWith } from './helpers/gateways.js'
-import { type PlanTemplate, ANNUAL as SHARED_ANNUAL, seedPlans } from './helpers/plans.js'
-import { buildCheckedApp } from './helpers/test-app.js'
-import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+  seller,
+  type Seller as WorldSeller,
+} from './helpers/world.js'
 
 // Expected amounts are worked out by hand in cents: LMI (cents) × rate (bp) ÷ 10000, half-up.
 // Times: São Paulo is UTC−3 all year (no daylight saving since 2019).
 
 type Json = Record<string, unknown>
-interface PlanBody {
-  id: number
-  status: string
-  lmi: number
-  premium: number
-  policy_number: string | null
-  plan: { id: number; name: string; coverages: string[] }
-  customer: Json
-  model: Json
-  imei: string
-  imei_2: string | null
-  is_used: boolean
-  store_id: number | null
-  payment: Json | null
-  paid_at: string | null
-  starts_at: string | null
-  ends_at: string | null
-  cancellation: Json | null
-  created_at: string
-}
-
 // 15:04:05 UTC is 12:04:05 in São Paulo.
 const NOW = new Date('2026-11-21T15:04:05.000Z')
 const COVERAGES = ['Roubo e furto qualificado', 'Quebra acidental']
@@ -62,11 +40,10 @@ const MARIA = '529.982.247-25'
 
 const IMEI = '490154203237518'
 
-let database: TestDatabase
-let app: App
 /** The same service on the same database, deployed without card payments. */
 let noGatewayApp: App
 let now = NOW
+const clock = { now: () => now }
 let charges = 0
 let pro: number
 
@@ -85,7 +62,7 @@ function call(
   url: string,
   token: string | null,
   payload?: unknown,
-  on = app,
+  on = ctx.app,
 ) {
   return on.inject({
     method,
@@ -110,41 +87,28 @@ async function refused(method: 'POST', url: string, token: string, payload?: unk
   return body
 }
 
-interface Seller {
-  partner: TestPartner
-  token: string
-  plans: number[]
-  matrix: number
-  customer: number
-}
+/** The world's seller, with its matrix store's id. */
+type Seller = WorldSeller & { matrix: number }
 
-async function seller(kind: 'external' | 'own', plans = [ANNUAL, PREMIUM]): Promise<Seller> {
-  const { partner, token } = await partnerWithToken(app, database.db, kind)
-  const ids = (await seedPlans(database.db, partner.id, plans, NOW.toISOString())).map((plan) => plan.id)
-  const stores = await ok<PageBody<{ id: number; matrix: boolean }>>('GET', '/shopkeepers', token)
-  const customer = await createCustomer(app, token)
-  return {
-    partner,
-    token,
-    plans: ids,
-    matrix: stores.data.find((s) => s.matrix)?.id ?? 0,
-    customer: customer.id,
-  }
+async function sellerOf(kind: 'external' | 'own', plans = [ANNUAL, PREMIUM]): Promise<Seller> {
+  const s = await seller(ctx, { partner: kind, plans, plansAt: NOW.toISOString() })
+  const stores = await ok<PageBody<{ id: number; matrix: boolean }>>('GET', '/shopkeepers', s.token)
+  return { ...s, matrix: stores.data.find((store) => store.matrix)?.id ?? 0 }
 }
 
 const body = (s: Seller, extra: Json = {}): Json => ({
   model_id: pro,
-  customer_id: s.customer,
+  customer_id: s.customerId,
   imei: uniqueImei(),
   // Required of external partners, ignored for own ones.
   payment: { method: 'pix' },
   ...extra,
 })
 
-async function contract(s: Seller, extra: Json = {}): Promise<PlanBody> {
+async function contract(s: Seller, extra: Json = {}): Promise<AnnualPlan> {
   const response = await call('POST', '/annual-plans', s.token, body(s, extra))
   expect(response.statusCode, response.body).toBe(201)
-  return response.json() as PlanBody
+  return response.json() as AnnualPlan
 }
 
 const pay = (s: Seller, id: number, card: Json = VISA) =>
@@ -152,7 +116,7 @@ const pay = (s: Seller, id: number, card: Json = VISA) =>
 const notify = (s: Seller, id: number) => call('POST', `/annual-plans/${id}/notify-payment`, s.token)
 
 async function ledger(planId: number) {
-  return database.db
+  return ctx.db
     .selectFrom('payments')
     .select([
       'partner_id',
@@ -173,30 +137,26 @@ async function ledger(planId: number) {
 async function at<T>(iso: string, s: Seller, fn: (token: string) => Promise<T>): Promise<T> {
   now = new Date(iso)
   try {
-    return await fn(await login(app, s.partner))
+    return await fn(await s.login())
   } finally {
     now = NOW
   }
 }
 
+// Every clock jump logs in again, far more often than the login limit allows a client.
+const ctx = useTestApp({ clock, gateway, env: { AMPARO_LOGIN_RATE_LIMIT: '100000' } })
 beforeAll(async () => {
-  // Every clock jump logs in again, far more often than the login limit allows a client.
-  database = await createTestDatabase({ env: { AMPARO_LOGIN_RATE_LIMIT: '100000' } })
-  const clock = { now: () => now }
-  app = await buildCheckedApp({ config: database.config, db: database.db, clock, gateway, logger: false })
   noGatewayApp = await buildCheckedApp({
-    config: database.config,
-    db: database.db,
+    config: ctx.config,
+    db: ctx.db,
     clock,
     gateway: null,
     logger: false,
   })
-  pro = (await seedCatalog(database.db)).model('iPhone 16 Pro').id
+  pro = (await seedCatalog(ctx.db)).model('iPhone 16 Pro').id
 })
 afterAll(async () => {
-  await app?.close()
   await noGatewayApp?.close()
-  await database?.drop()
 })
 
 describe('annual plans', () => {
@@ -206,9 +166,9 @@ describe('annual plans', () => {
   let base: string
 
   beforeAll(async () => {
-    ext = await seller('external')
-    own = await seller('own')
-    other = await seller('external')
+    ext = await sellerOf('external')
+    own = await sellerOf('own')
+    other = await sellerOf('external')
     const stores = await ok<PageBody<unknown>>('GET', '/shopkeepers', ext.token)
     base = stores.meta.path.replace(/\/shopkeepers$/, '')
   })
@@ -224,7 +184,7 @@ describe('annual plans', () => {
       expect(quote).toEqual({
         model: { id: pro, name: 'iPhone 16 Pro' },
         // The plan a contract without plan_id gets: what a client sends as plan_id.
-        plan: { id: ext.plans[0], name: 'Proteção Anual', coverages: COVERAGES },
+        plan: { id: ext.annualPlanId, name: 'Proteção Anual', coverages: COVERAGES },
         premium: 827.72,
         lmi: 6543.21,
       })
@@ -245,7 +205,7 @@ describe('annual plans', () => {
         lmi: quote.lmi,
         premium: quote.premium,
         policy_number: null,
-        plan: { id: ext.plans[0], name: 'Proteção Anual', coverages: COVERAGES },
+        plan: { id: ext.annualPlanId, name: 'Proteção Anual', coverages: COVERAGES },
         customer,
         model: {
           id: pro,
@@ -273,7 +233,7 @@ describe('annual plans', () => {
     })
 
     it('uses the default annual plan without plan_id, and the named one with it, each as quoted', async () => {
-      const [anual, premium] = ext.plans as [number, number]
+      const [anual, premium] = ext.plans.map((plan) => plan.id) as [number, number]
       // 899900 × 1100 bp = 98989; × 1500 bp = 134985
       const byDefault = await contract(ext)
       expect(byDefault).toMatchObject({ plan: { id: anual }, premium: 989.89, lmi: 8999, is_used: false })
@@ -364,7 +324,7 @@ describe('annual plans', () => {
     })
 
     it('reports every invalid reference at once and writes nothing', async () => {
-      const before = await database.db
+      const before = await ctx.db
         .selectFrom('annual_plans')
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .executeTakeFirstOrThrow()
@@ -374,8 +334,8 @@ describe('annual plans', () => {
         ext.token,
         body(ext, {
           model_id: 999_999,
-          plan_id: other.plans[0],
-          customer_id: other.customer,
+          plan_id: other.annualPlanId,
+          customer_id: other.customerId,
           store_id: other.matrix,
           imei: IMEI,
           imei_2: IMEI,
@@ -388,7 +348,7 @@ describe('annual plans', () => {
         'plan_id',
         'store_id',
       ])
-      const after = await database.db
+      const after = await ctx.db
         .selectFrom('annual_plans')
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .executeTakeFirstOrThrow()
@@ -414,7 +374,7 @@ describe('annual plans', () => {
 
     it('refuses a customer_document that is not the customer_id’s customer', async () => {
       expect(await contract(ext, { customer_document: MARIA })).toMatchObject({
-        customer: { id: ext.customer },
+        customer: { id: ext.customerId },
       })
       const { errors } = await refused(
         'POST',
@@ -456,7 +416,7 @@ describe('annual plans', () => {
         paid_at: null,
       })
       expect(created.id).not.toBe(424242)
-      const row = await database.db
+      const row = await ctx.db
         .selectFrom('annual_plans')
         .selectAll()
         .where('id', '=', created.id)
@@ -474,7 +434,7 @@ describe('annual plans', () => {
     it('lists only the partner’s plans, newest first, paged', async () => {
       const mine = await contract(other)
       const second = await contract(other)
-      const page = await ok<PageBody<PlanBody>>('GET', '/annual-plans?per_page=1', other.token)
+      const page = await ok<PageBody<AnnualPlan>>('GET', '/annual-plans?per_page=1', other.token)
       expect(page.data.map((p) => p.id)).toEqual([second.id])
       expect(page.meta).toMatchObject({
         total: 2,
@@ -483,7 +443,7 @@ describe('annual plans', () => {
         path: `${base}/annual-plans`,
       })
       expect(page.links.next).toBe(`${base}/annual-plans?per_page=1&page=2`)
-      const all = await ok<PageBody<PlanBody>>('GET', '/annual-plans', other.token)
+      const all = await ok<PageBody<AnnualPlan>>('GET', '/annual-plans', other.token)
       expect(all.data).toEqual([second, mine])
     })
 
@@ -527,7 +487,7 @@ describe('annual plans', () => {
   describe('POST /annual-plans/{id}/payment (own gateway)', () => {
     it('pays with an approved card: paid, policy number, cover window, card kept, one ledger row', async () => {
       const plan = await contract(own)
-      const paid = await ok<PlanBody>('POST', `/annual-plans/${plan.id}/payment`, own.token, {
+      const paid = await ok<AnnualPlan>('POST', `/annual-plans/${plan.id}/payment`, own.token, {
         ...VISA,
         installments: 3,
       })
@@ -553,7 +513,7 @@ describe('annual plans', () => {
           transaction_id: expect.stringMatching(/^txn_test_/),
         },
       ])
-      const row = await database.db
+      const row = await ctx.db
         .selectFrom('annual_plans')
         .selectAll()
         .where('id', '=', plan.id)
@@ -564,7 +524,7 @@ describe('annual plans', () => {
 
     it('defaults to one installment and accepts MMYY', async () => {
       const plan = await contract(own)
-      const paid = await ok<PlanBody>('POST', `/annual-plans/${plan.id}/payment`, own.token, {
+      const paid = await ok<AnnualPlan>('POST', `/annual-plans/${plan.id}/payment`, own.token, {
         ...VISA,
         card_number: '5555 5555 5555 4444',
         card_expiry: '1130',
@@ -607,7 +567,7 @@ describe('annual plans', () => {
         expect.objectContaining({ route: 'card', outcome: 'declined', decline_code: code, amount: 98_989 }),
       ])
       // Another card may pay it afterwards.
-      expect((await ok<PlanBody>('POST', `/annual-plans/${plan.id}/payment`, own.token, VISA)).status).toBe(
+      expect((await ok<AnnualPlan>('POST', `/annual-plans/${plan.id}/payment`, own.token, VISA)).status).toBe(
         'paid',
       )
       expect((await ledger(plan.id)).map((r) => r.outcome)).toEqual(['declined', 'approved'])
@@ -691,7 +651,7 @@ describe('annual plans', () => {
       ]
       for (const payload of bodies) {
         for (const [s, id, on] of [
-          [ext, plan.id, app],
+          [ext, plan.id, ctx.app],
           [own, ownPlan.id, noGatewayApp],
         ] as const) {
           const response = await call('POST', `/annual-plans/${id}/payment`, s.token, payload, on)
@@ -723,11 +683,7 @@ describe('annual plans', () => {
     it('answers 409 while another charge holds the plan, and takes over a hold that expired', async () => {
       const plan = await contract(own)
       const hold = (until: string) =>
-        database.db
-          .updateTable('annual_plans')
-          .set({ locked_until: until })
-          .where('id', '=', plan.id)
-          .execute()
+        ctx.db.updateTable('annual_plans').set({ locked_until: until }).where('id', '=', plan.id).execute()
       await hold('2026-11-21T15:05:00.000Z')
       const before = charges
       expect((await pay(own, plan.id)).statusCode).toBe(409)
@@ -739,7 +695,7 @@ describe('annual plans', () => {
     it('gives 20 plans paid at once 20 distinct policy numbers', async () => {
       const plans = await Promise.all(Array.from({ length: 20 }, () => contract(own)))
       const paid = await Promise.all(
-        plans.map((p) => ok<PlanBody>('POST', `/annual-plans/${p.id}/payment`, own.token, VISA)),
+        plans.map((p) => ok<AnnualPlan>('POST', `/annual-plans/${p.id}/payment`, own.token, VISA)),
       )
       const numbers = paid.map((p) => p.policy_number)
       expect(new Set(numbers).size).toBe(20)
@@ -773,7 +729,7 @@ describe('annual plans', () => {
           transaction_id: null,
         }),
       ])
-      expect(await ok<PlanBody>('GET', `/annual-plans/${plan.id}`, ext.token)).toMatchObject({
+      expect(await ok<AnnualPlan>('GET', `/annual-plans/${plan.id}`, ext.token)).toMatchObject({
         status: 'paid',
         policy_number: first.policy_number,
         payment: { method: 'pix', installments: 1 },
@@ -791,11 +747,11 @@ describe('annual plans', () => {
     it('writes nothing for a notification that read the plan before another one paid it', async () => {
       const plan = await contract(ext)
       // Two requests that both read the plan while it awaited payment, as racing ones do.
-      const stale = await findAnnualPlanRow(database.db, ext.partner.id, plan.id)
+      const stale = await findAnnualPlanRow(ctx.db, ext.partner.id, plan.id)
       if (!stale) throw new Error('no plan')
-      const moment = { now: NOW.toISOString(), ...eventContext(database.config) }
+      const moment = { now: NOW.toISOString(), ...eventContext(ctx.config) }
       for (const _ of [1, 2]) {
-        await database.db.transaction().execute((trx) => recordNotifiedPayment(trx, stale, moment))
+        await ctx.db.transaction().execute((trx) => recordNotifiedPayment(trx, stale, moment))
       }
       expect(await ledger(plan.id)).toHaveLength(1)
     })
@@ -829,11 +785,11 @@ describe('annual plans', () => {
   describe('the clock', () => {
     const statusAt = (s: Seller, id: number, iso: string) =>
       at(iso, s, async (token) => {
-        const plan = await ok<PlanBody>('GET', `/annual-plans/${id}`, token)
+        const plan = await ok<AnnualPlan>('GET', `/annual-plans/${id}`, token)
         // The list filter agrees with the resource at every instant: listed under its status only.
         const listedUnder = []
         for (const status of ['awaiting_payment', 'paid', 'protected', 'expired', 'canceled']) {
-          const page = await ok<PageBody<PlanBody>>(
+          const page = await ok<PageBody<AnnualPlan>>(
             'GET',
             `/annual-plans?filter[status]=${status}&per_page=100`,
             token,
@@ -881,7 +837,7 @@ describe('annual plans', () => {
     it('a cover starting on 29 February 2028 ends on 28 February 2029', async () => {
       const plan = await contract(own)
       const paid = await at('2028-02-28T15:00:00.000Z', own, (token) =>
-        ok<PlanBody>('POST', `/annual-plans/${plan.id}/payment`, token, VISA),
+        ok<AnnualPlan>('POST', `/annual-plans/${plan.id}/payment`, token, VISA),
       )
       expect(paid).toMatchObject({
         status: 'paid',
@@ -929,9 +885,9 @@ describe('annual plans', () => {
     let flaky: App
 
     beforeAll(async () => {
-      const db = database.db.withPlugin(lostAfterInsert)
+      const db = ctx.db.withPlugin(lostAfterInsert)
       flaky = await buildCheckedApp({
-        config: database.config,
+        config: ctx.config,
         db,
         clock: { now: () => now },
         gateway,
@@ -942,7 +898,7 @@ describe('annual plans', () => {
 
     it('answers 503 with nothing written, and the retry with the same Idempotency-Key contracts once', async () => {
       const plans = () =>
-        database.db.selectFrom('annual_plans').select('id').where('partner_id', '=', ext.partner.id).execute()
+        ctx.db.selectFrom('annual_plans').select('id').where('partner_id', '=', ext.partner.id).execute()
       const before = (await plans()).length
       const payload = body(ext)
       const post = () =>

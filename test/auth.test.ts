@@ -4,9 +4,9 @@ import { decodeJwt, decodeProtectedHeader, type JWTPayload, SignJWT } from 'jose
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { revokeCredentials } from '../src/modules/partners/partner.service.js'
 import { expectedError, unauthenticatedText } from './helpers/errors.js'
-import { bearer, login, seedCatalog, seedPartner, seedUser, type TestPartner } from './helpers/factories.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 import { TEST_JWT_KEYS } from './helpers/test-db.js'
+import { bearer, login, seedCatalog, seedPartner, seedUser, type TestPartner } from './helpers/world.js'
 
 // A fixed clock: tokens are issued and checked at this instant unless a test moves it.
 const START = new Date('2026-11-21T15:00:00Z')

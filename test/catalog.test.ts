@@ -1,27 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Db } from '../src/db/database.js'
 import { importCatalog } from '../src/modules/catalog/catalog-import.js'
+import type { Brand, Model } from './helpers/api-types.js'
 import type { PageBody } from './helpers/bodies.js'
 import { expectedError } from './helpers/errors.js'
-import { bearer, partnerWithToken, seedCatalog } from './helpers/factories.js'
-import { createTestApp, type TestContext } from './helpers/test-app.js'
-
-interface Link {
-  link: string
-}
-interface BrandBody {
-  id: number
-  name: string
-  meta: Link
-  models_count?: number
-  models?: { id: number; name: string; meta: Link }[]
-}
-interface ModelBody {
-  id: number
-  name: string
-  brand: { id: number; name: string; meta: Link }
-  meta: Link
-}
+import { createTestApp, type TestContext, useTestApp } from './helpers/test-app.js'
+import { bearer, partnerWithToken, seedCatalog } from './helpers/world.js'
 
 type Catalog = Awaited<ReturnType<typeof seedCatalog>>
 
@@ -49,7 +33,6 @@ async function setUnavailable(db: Db, partnerId: number, modelId: number) {
 }
 
 describe('catalog', () => {
-  let ctx: TestContext
   let catalog: Catalog
   let token: string
   /** The address the app answers on, as it reports it (inject sends `Host: localhost:80`). */
@@ -58,22 +41,20 @@ describe('catalog', () => {
   let samsung: number
   let nokia: number
 
+  const ctx = useTestApp()
   beforeAll(async () => {
-    ctx = await createTestApp()
-    await ctx.app.ready()
     catalog = await seedCatalog(ctx.db)
     ;({ token } = await partnerWithToken(ctx.app, ctx.db))
     apple = catalog.model('iPhone 15').brand_id
     samsung = catalog.model('Galaxy S25').brand_id
     nokia = catalog.model('3310').brand_id
-    const page = await okJson<PageBody<BrandBody>>(ctx, token, '/brands')
+    const page = await okJson<PageBody<Brand>>(ctx, token, '/brands')
     base = page.meta.path.replace(/\/brands$/, '')
   })
-  afterAll(() => ctx?.close())
 
   const brandLink = (id: number) => `${base}/brands/${id}`
   const modelLink = (id: number) => `${base}/models/${id}`
-  const model = (name: string): ModelBody => {
+  const model = (name: string): Model => {
     const row = catalog.model(name)
     return {
       id: row.id,
@@ -85,7 +66,7 @@ describe('catalog', () => {
 
   describe('GET /brands', () => {
     it('lists only the brands with a model the partner may sell, by name', async () => {
-      const page = await okJson<PageBody<BrandBody>>(ctx, token, '/brands')
+      const page = await okJson<PageBody<Brand>>(ctx, token, '/brands')
       expect(page.data).toEqual([
         { id: apple, name: 'Apple', meta: { link: brandLink(apple) } },
         { id: samsung, name: 'Samsung', meta: { link: brandLink(samsung) } },
@@ -95,7 +76,7 @@ describe('catalog', () => {
     })
 
     it('gives each brand an absolute meta.link ending in /brands/{id}', async () => {
-      const page = await okJson<PageBody<BrandBody>>(ctx, token, '/brands')
+      const page = await okJson<PageBody<Brand>>(ctx, token, '/brands')
       expect(base).toMatch(ABSOLUTE)
       for (const brand of page.data) {
         expect(brand.meta.link).toMatch(ABSOLUTE)
@@ -133,7 +114,7 @@ describe('catalog', () => {
     it('answers with the exact Laravel envelope, per_page=1 page 2 of 2', async () => {
       const response = await get(ctx, token, '/brands?per_page=1&page=2')
       expect(response.statusCode).toBe(200)
-      const page = response.json() as PageBody<BrandBody>
+      const page = response.json() as PageBody<Brand>
       expect(Object.keys(page)).toEqual(['data', 'links', 'meta'])
       expect(Object.keys(page.links)).toEqual(['first', 'last', 'prev', 'next'])
       expect(Object.keys(page.meta)).toEqual([
@@ -170,7 +151,7 @@ describe('catalog', () => {
     })
 
     it('marks page 1 active and links forward on the first page', async () => {
-      const page = await okJson<PageBody<BrandBody>>(ctx, token, '/brands?per_page=1')
+      const page = await okJson<PageBody<Brand>>(ctx, token, '/brands?per_page=1')
       expect(names(page)).toEqual(['Apple'])
       expect(page.links.prev).toBeNull()
       expect(page.links.next).toMatch(/\?per_page=1&page=2$/)
@@ -186,7 +167,7 @@ describe('catalog', () => {
     })
 
     it('uses 15 per page by default', async () => {
-      const page = await okJson<PageBody<BrandBody>>(ctx, token, '/brands')
+      const page = await okJson<PageBody<Brand>>(ctx, token, '/brands')
       expect(page.meta).toMatchObject({
         current_page: 1,
         per_page: 15,
@@ -205,7 +186,7 @@ describe('catalog', () => {
     it('answers a page past the end with no data and null from/to', async () => {
       const response = await get(ctx, token, '/brands?per_page=1&page=5')
       expect(response.statusCode).toBe(200)
-      const page = response.json() as PageBody<BrandBody>
+      const page = response.json() as PageBody<Brand>
       expect(page.data).toEqual([])
       expect(page.meta).toMatchObject({ current_page: 5, from: null, to: null, last_page: 2, total: 2 })
       expect(page.links.last).toBe(`${base}/brands?per_page=1&page=2`)
@@ -213,7 +194,7 @@ describe('catalog', () => {
     })
 
     it('reports meta.path as the absolute list address without the query', async () => {
-      const page = await okJson<PageBody<BrandBody>>(ctx, token, '/brands?per_page=1&page=2')
+      const page = await okJson<PageBody<Brand>>(ctx, token, '/brands?per_page=1&page=2')
       expect(page.meta.path).toMatch(ABSOLUTE)
       expect(page.meta.path.endsWith('/brands')).toBe(true)
       expect(page.meta.path).not.toContain('?')
@@ -240,7 +221,7 @@ describe('catalog', () => {
     })
 
     it('reads blank page and per_page as absent (the first page of 15), as Laravel does', async () => {
-      const page = await okJson<PageBody<BrandBody>>(ctx, token, '/brands?page=&per_page=')
+      const page = await okJson<PageBody<Brand>>(ctx, token, '/brands?page=&per_page=')
       expect([page.meta.current_page, page.meta.per_page]).toEqual([1, 15])
     })
 
@@ -255,12 +236,12 @@ describe('catalog', () => {
 
   describe('GET /brands/{id}', () => {
     it('returns the plain brand', async () => {
-      const brand = await okJson<BrandBody>(ctx, token, `/brands/${apple}`)
+      const brand = await okJson<Brand>(ctx, token, `/brands/${apple}`)
       expect(brand).toEqual({ id: apple, name: 'Apple', meta: { link: brandLink(apple) } })
     })
 
     it('include=models attaches only the models the partner may sell', async () => {
-      const brand = await okJson<BrandBody>(ctx, token, `/brands/${apple}?include=models`)
+      const brand = await okJson<Brand>(ctx, token, `/brands/${apple}?include=models`)
       const summary = (name: string) => ({
         id: catalog.model(name).id,
         name,
@@ -276,12 +257,12 @@ describe('catalog', () => {
     })
 
     it('include=modelCount attaches models_count', async () => {
-      const brand = await okJson<BrandBody>(ctx, token, `/brands/${apple}?include=modelCount`)
+      const brand = await okJson<Brand>(ctx, token, `/brands/${apple}?include=modelCount`)
       expect(brand).toEqual({ id: apple, name: 'Apple', meta: { link: brandLink(apple) }, models_count: 2 })
     })
 
     it.each(['models,modelCount', 'modelCount,models'])('include=%s attaches both', async (include) => {
-      const brand = await okJson<BrandBody>(ctx, token, `/brands/${samsung}?include=${include}`)
+      const brand = await okJson<Brand>(ctx, token, `/brands/${samsung}?include=${include}`)
       expect(brand.models_count).toBe(2)
       expect(brand.models?.map((m) => m.name)).toEqual(['Galaxy A15', 'Galaxy S25'])
     })
@@ -315,7 +296,7 @@ describe('catalog', () => {
 
   describe('GET /models', () => {
     it('lists the sellable models by brand and name, brand embedded', async () => {
-      const page = await okJson<PageBody<ModelBody>>(ctx, token, '/models')
+      const page = await okJson<PageBody<Model>>(ctx, token, '/models')
       expect(page.data).toEqual([
         model('iPhone 15'),
         model('iPhone 16 Pro'),
@@ -333,7 +314,7 @@ describe('catalog', () => {
     it.each(['GALAXY', 'galaxy', 'laxy', 'GaLaXy S'])(
       'filter[name]=%s matches case-insensitively',
       async (name) => {
-        const page = await okJson<PageBody<ModelBody>>(
+        const page = await okJson<PageBody<Model>>(
           ctx,
           token,
           `/models?filter[name]=${encodeURIComponent(name)}`,
@@ -346,23 +327,19 @@ describe('catalog', () => {
     )
 
     it('filter[brand] and its alias brand_id restrict to one brand', async () => {
-      const byFilter = await okJson<PageBody<ModelBody>>(ctx, token, `/models?filter[brand]=${apple}`)
+      const byFilter = await okJson<PageBody<Model>>(ctx, token, `/models?filter[brand]=${apple}`)
       expect(names(byFilter)).toEqual(['iPhone 15', 'iPhone 16 Pro'])
-      const byAlias = await okJson<PageBody<ModelBody>>(ctx, token, `/models?brand_id=${samsung}`)
+      const byAlias = await okJson<PageBody<Model>>(ctx, token, `/models?brand_id=${samsung}`)
       expect(names(byAlias)).toEqual(['Galaxy A15', 'Galaxy S25'])
-      const none = await okJson<PageBody<ModelBody>>(ctx, token, `/models?brand_id=${nokia}`)
+      const none = await okJson<PageBody<Model>>(ctx, token, `/models?brand_id=${nokia}`)
       expect(none.data).toEqual([])
       expect(none.meta).toMatchObject({ total: 0, from: null, to: null, last_page: 1 })
     })
 
     it('combines filters', async () => {
-      const page = await okJson<PageBody<ModelBody>>(
-        ctx,
-        token,
-        `/models?filter[name]=16&filter[brand]=${apple}`,
-      )
+      const page = await okJson<PageBody<Model>>(ctx, token, `/models?filter[name]=16&filter[brand]=${apple}`)
       expect(names(page)).toEqual(['iPhone 16 Pro'])
-      const crossed = await okJson<PageBody<ModelBody>>(
+      const crossed = await okJson<PageBody<Model>>(
         ctx,
         token,
         `/models?filter[name]=galaxy&brand_id=${apple}`,
@@ -371,18 +348,18 @@ describe('catalog', () => {
     })
 
     it('accepts include=brand, repeated too, as include=models,models is on brands', async () => {
-      const page = await okJson<PageBody<ModelBody>>(ctx, token, '/models?include=brand,brand&per_page=1')
+      const page = await okJson<PageBody<Model>>(ctx, token, '/models?include=brand,brand&per_page=1')
       expect(page.data[0]?.brand).toBeDefined()
     })
 
     it('accepts include=brand and always embeds the brand', async () => {
-      const page = await okJson<PageBody<ModelBody>>(ctx, token, '/models?include=brand&per_page=100')
+      const page = await okJson<PageBody<Model>>(ctx, token, '/models?include=brand&per_page=100')
       expect(page.data).toHaveLength(4)
       expect(page.data[0]).toEqual(model('iPhone 15'))
     })
 
     it('keeps the filter parameters in every page link', async () => {
-      const page = await okJson<PageBody<ModelBody>>(
+      const page = await okJson<PageBody<Model>>(
         ctx,
         token,
         `/models?filter[name]=galaxy&brand_id=${samsung}&include=brand&per_page=1`,
@@ -403,7 +380,7 @@ describe('catalog', () => {
       expect(new URL(page.links.next as string).searchParams.get('page')).toBe('2')
 
       const next = new URL(page.links.next as string)
-      const second = await okJson<PageBody<ModelBody>>(ctx, token, `${next.pathname}${next.search}`)
+      const second = await okJson<PageBody<Model>>(ctx, token, `${next.pathname}${next.search}`)
       expect(names(second)).toEqual(['Galaxy S25'])
     })
 
@@ -425,7 +402,7 @@ describe('catalog', () => {
     ])('treats filter[name]=%s literally', async (name) => {
       const response = await get(ctx, token, `/models?filter[name]=${encodeURIComponent(name)}`)
       expect(response.statusCode).toBe(200)
-      const page = response.json() as PageBody<ModelBody>
+      const page = response.json() as PageBody<Model>
       expect(page.data).toEqual([])
       expect(page.meta.total).toBe(0)
     })
@@ -454,18 +431,14 @@ describe('catalog', () => {
 
   describe('GET /models/{id}', () => {
     it('returns the model with its brand', async () => {
-      const galaxy = await okJson<ModelBody>(ctx, token, `/models/${catalog.model('Galaxy S25').id}`)
+      const galaxy = await okJson<Model>(ctx, token, `/models/${catalog.model('Galaxy S25').id}`)
       expect(galaxy).toEqual(model('Galaxy S25'))
       expect(galaxy.meta.link).toMatch(ABSOLUTE)
       expect(galaxy.meta.link.endsWith(`/models/${galaxy.id}`)).toBe(true)
     })
 
     it('accepts include=brand', async () => {
-      const found = await okJson<ModelBody>(
-        ctx,
-        token,
-        `/models/${catalog.model('iPhone 15').id}?include=brand`,
-      )
+      const found = await okJson<Model>(ctx, token, `/models/${catalog.model('iPhone 15').id}?include=brand`)
       expect(found).toEqual(model('iPhone 15'))
     })
 
@@ -492,20 +465,20 @@ describe('catalog', () => {
       const s25 = catalog.model('Galaxy S25').id
       await setUnavailable(ctx.db, a.partner.id, s25)
 
-      const listA = await okJson<PageBody<ModelBody>>(ctx, a.token, '/models')
+      const listA = await okJson<PageBody<Model>>(ctx, a.token, '/models')
       expect(names(listA)).toEqual(['iPhone 15', 'iPhone 16 Pro', 'Galaxy A15'])
       expect(listA.meta.total).toBe(3)
-      const filteredA = await okJson<PageBody<ModelBody>>(ctx, a.token, '/models?filter[name]=s25')
+      const filteredA = await okJson<PageBody<Model>>(ctx, a.token, '/models?filter[name]=s25')
       expect(filteredA.data).toEqual([])
       expect((await get(ctx, a.token, `/models/${s25}`)).statusCode).toBe(404)
-      const brandA = await okJson<BrandBody>(ctx, a.token, `/brands/${samsung}?include=models,modelCount`)
+      const brandA = await okJson<Brand>(ctx, a.token, `/brands/${samsung}?include=models,modelCount`)
       expect(brandA.models_count).toBe(1)
       expect(brandA.models?.map((m) => m.name)).toEqual(['Galaxy A15'])
 
-      const listB = await okJson<PageBody<ModelBody>>(ctx, b.token, '/models')
+      const listB = await okJson<PageBody<Model>>(ctx, b.token, '/models')
       expect(listB.meta.total).toBe(4)
-      expect(await okJson<ModelBody>(ctx, b.token, `/models/${s25}`)).toEqual(model('Galaxy S25'))
-      const brandB = await okJson<BrandBody>(ctx, b.token, `/brands/${samsung}?include=modelCount`)
+      expect(await okJson<Model>(ctx, b.token, `/models/${s25}`)).toEqual(model('Galaxy S25'))
+      const brandB = await okJson<Brand>(ctx, b.token, `/brands/${samsung}?include=modelCount`)
       expect(brandB.models_count).toBe(2)
     })
 
@@ -515,14 +488,14 @@ describe('catalog', () => {
       await setUnavailable(ctx.db, a.partner.id, catalog.model('Galaxy S25').id)
       await setUnavailable(ctx.db, a.partner.id, catalog.model('Galaxy A15').id)
 
-      const brandsA = await okJson<PageBody<BrandBody>>(ctx, a.token, '/brands')
+      const brandsA = await okJson<PageBody<Brand>>(ctx, a.token, '/brands')
       expect(names(brandsA)).toEqual(['Apple'])
       expect(brandsA.meta.total).toBe(1)
       expect((await get(ctx, a.token, `/brands/${samsung}`)).statusCode).toBe(404)
-      const modelsA = await okJson<PageBody<ModelBody>>(ctx, a.token, `/models?brand_id=${samsung}`)
+      const modelsA = await okJson<PageBody<Model>>(ctx, a.token, `/models?brand_id=${samsung}`)
       expect(modelsA.data).toEqual([])
 
-      const brandsB = await okJson<PageBody<BrandBody>>(ctx, b.token, '/brands')
+      const brandsB = await okJson<PageBody<Brand>>(ctx, b.token, '/brands')
       expect(names(brandsB)).toEqual(['Apple', 'Samsung'])
       expect((await get(ctx, b.token, `/brands/${samsung}`)).statusCode).toBe(200)
     })
@@ -540,20 +513,20 @@ describe('catalog', () => {
       const response = await get(ctx, a.token, `/models/${pro}`)
       expect(response.statusCode).toBe(404)
       expect(response.json()).toEqual(expectedError(response, 'not_found', { message: 'Model not found.' }))
-      const listA = await okJson<PageBody<ModelBody>>(ctx, a.token, `/models?brand_id=${apple}`)
+      const listA = await okJson<PageBody<Model>>(ctx, a.token, `/models?brand_id=${apple}`)
       expect(names(listA)).toEqual(['iPhone 15'])
-      const brandA = await okJson<BrandBody>(ctx, a.token, `/brands/${apple}?include=models,modelCount`)
+      const brandA = await okJson<Brand>(ctx, a.token, `/brands/${apple}?include=models,modelCount`)
       expect(brandA.models_count).toBe(1)
       expect(brandA.models?.map((m) => m.name)).toEqual(['iPhone 15'])
 
-      expect(await okJson<ModelBody>(ctx, b.token, `/models/${pro}`)).toEqual(model('iPhone 16 Pro'))
+      expect(await okJson<Model>(ctx, b.token, `/models/${pro}`)).toEqual(model('iPhone 16 Pro'))
     })
 
     it('answers 404 for an inactive model to every partner', async () => {
       const a = await partnerWithToken(ctx.app, ctx.db)
       const iphone12 = catalog.model('iPhone 12').id
       expect((await get(ctx, a.token, `/models/${iphone12}`)).statusCode).toBe(404)
-      const list = await okJson<PageBody<ModelBody>>(ctx, a.token, '/models?filter[name]=iphone 12')
+      const list = await okJson<PageBody<Model>>(ctx, a.token, '/models?filter[name]=iphone 12')
       expect(list.data).toEqual([])
     })
   })
@@ -590,10 +563,10 @@ describe('catalog', () => {
 
   describe('links', () => {
     it("follow the request's host when no public URL is configured", async () => {
-      const page = await okJson<PageBody<BrandBody>>(ctx, token, '/brands')
+      const page = await okJson<PageBody<Brand>>(ctx, token, '/brands')
       const response = await get(ctx, token, '/brands?per_page=1', { host: 'partner-api.test:8443' })
       expect(response.statusCode).toBe(200)
-      const hosted = response.json() as PageBody<BrandBody>
+      const hosted = response.json() as PageBody<Brand>
       expect(hosted.meta.path).toBe('http://partner-api.test:8443/brands')
       expect(hosted.data[0]?.meta.link).toBe(`http://partner-api.test:8443/brands/${apple}`)
       expect(page.meta.path).not.toContain('partner-api.test')
@@ -619,7 +592,7 @@ describe('catalog with AMPARO_PUBLIC_URL', () => {
   it('builds every list address from it, whatever the request host', async () => {
     const response = await get(ctx, token, '/brands?per_page=1', { host: 'internal-node:3000' })
     expect(response.statusCode).toBe(200)
-    const page = response.json() as PageBody<BrandBody>
+    const page = response.json() as PageBody<Brand>
     const apple = catalog.model('iPhone 15').brand_id
     expect(page.meta.path).toBe(`${PUBLIC}/brands`)
     expect(page.links).toEqual({
@@ -634,10 +607,10 @@ describe('catalog with AMPARO_PUBLIC_URL', () => {
 
   it('builds model and brand links from it', async () => {
     const galaxy = catalog.model('Galaxy S25')
-    const found = await okJson<ModelBody>(ctx, token, `/models/${galaxy.id}`)
+    const found = await okJson<Model>(ctx, token, `/models/${galaxy.id}`)
     expect(found.meta.link).toBe(`${PUBLIC}/models/${galaxy.id}`)
     expect(found.brand.meta.link).toBe(`${PUBLIC}/brands/${galaxy.brand_id}`)
-    const brand = await okJson<BrandBody>(ctx, token, `/brands/${galaxy.brand_id}?include=models`)
+    const brand = await okJson<Brand>(ctx, token, `/brands/${galaxy.brand_id}?include=models`)
     expect(brand.models?.map((m) => m.meta.link)).toContain(`${PUBLIC}/models/${galaxy.id}`)
   })
 })
@@ -680,13 +653,13 @@ describe('catalog ordering and literal names', () => {
   afterAll(() => ctx?.close())
 
   it('orders brands by name regardless of case, accented capitals too, on every database', async () => {
-    const page = await okJson<PageBody<BrandBody>>(ctx, token, '/brands')
+    const page = await okJson<PageBody<Brand>>(ctx, token, '/brands')
     // Code point order of the lowered names: `á` (U+00E1) before `ó` (U+00F3), both after `x`.
     expect(names(page)).toEqual(['Apple', 'realme', 'vivo', 'Xiaomi', 'ábaco', 'Ótimo'])
   })
 
   it('orders models by brand and name regardless of case', async () => {
-    const page = await okJson<PageBody<ModelBody>>(ctx, token, '/models?per_page=100')
+    const page = await okJson<PageBody<Model>>(ctx, token, '/models?per_page=100')
     expect(names(page)).toEqual([
       '100% Pro_Max',
       'alpha',
@@ -720,11 +693,7 @@ describe('catalog ordering and literal names', () => {
     ['édge', ['Édge']],
     ['ÚNO', ['Úno']],
   ])('filter[name]=%s matches the literal text', async (name, expected) => {
-    const page = await okJson<PageBody<ModelBody>>(
-      ctx,
-      token,
-      `/models?filter[name]=${encodeURIComponent(name)}`,
-    )
+    const page = await okJson<PageBody<Model>>(ctx, token, `/models?filter[name]=${encodeURIComponent(name)}`)
     expect(names(page)).toEqual(expected)
   })
 })

@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import demoCatalog from '../src/demo/demo-catalog.json' with { type: 'json' }
 import { amparoOn, count, json, keys, sqliteFile, useCliWorld, writeJsonFile } from './helpers/cli.js'
-import { demoLogins } from './helpers/factories.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+import { demoLogins } from './helpers/world.js'
 
 // amparo demo: the demo catalog and partners, idempotent, never in production.
 

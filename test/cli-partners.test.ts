@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { verifySecret } from '../src/modules/auth/secret-hash.js'
 import { amparo, app, count, createPartner, json, keys, login, main, useCliWorld } from './helpers/cli.js'
-import { bearer, createCustomer, partnerWithToken } from './helpers/factories.js'
-import { seedPlan, TOTAL_12X } from './helpers/plans.js'
+import { bearer, createCustomer, partnerWithToken, seedPlan, TOTAL_12X } from './helpers/world.js'
 
 // amparo partner, partner gateway, credentials and user create: the operator's partner commands.
 

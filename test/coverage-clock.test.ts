@@ -5,17 +5,18 @@ import { eventContext } from '../src/modules/events/event.service.js'
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
 import { createMetrics } from '../src/plugins/metrics.js'
 import { JobsFailedError, runJobsOnce } from '../src/worker/worker.js'
+import { buildCheckedApp } from './helpers/test-app.js'
+import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 import {
+  ANNUAL,
   bearer,
   createCustomer,
   login,
   partnerWithToken,
   seedCatalog,
+  seedPlan,
   type TestPartner,
-} from './helpers/factories.js'
-import { ANNUAL, seedPlan } from './helpers/plans.js'
-import { buildCheckedApp } from './helpers/test-app.js'
-import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+} from './helpers/world.js'
 
 // Paid 2026-11-21 12:00 São Paulo: cover from 2026-11-22 00:00 (03:00Z) to 2027-11-22 00:00.
 let now = new Date('2026-11-21T15:00:00.000Z')

@@ -1,28 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { Customer } from './helpers/api-types.js'
 import type { ErrorBody } from './helpers/bodies.js'
 import { bare, cpfOf, formatCpf } from './helpers/documents.js'
 import { expectedError, requestIdOf } from './helpers/errors.js'
-import { bearer, partnerWithToken, seedCatalog } from './helpers/factories.js'
-import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { useTestApp } from './helpers/test-app.js'
+import { bearer, partnerWithToken, seedCatalog } from './helpers/world.js'
 
-interface Address {
-  street: string
-  number: number
-  complement: string | null
-  zipcode: string
-  neighborhood: string
-  city: string
-  state: string
-}
-interface CustomerBody {
-  id: number
-  name: string
-  document: string
-  email: string
-  phone: string
-  address: Address | null
-  created_at: string
-}
 // 15:04:05 UTC is 12:04:05 in São Paulo (UTC−3 all year since 2019).
 const NOW = new Date('2026-11-21T15:04:05.000Z')
 const CREATED_AT = '2026-11-21 12:04:05'
@@ -45,14 +28,10 @@ const body = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 })
 
-let ctx: TestContext
-
+const ctx = useTestApp({ clock: { now: () => NOW } })
 beforeAll(async () => {
-  ctx = await createTestApp({ clock: { now: () => NOW } })
-  await ctx.app.ready()
   await seedCatalog(ctx.db)
 })
-afterAll(() => ctx?.close())
 
 /** A partner of its own, so that the documents one test registers never collide with another's. */
 const newPartner = () => partnerWithToken(ctx.app, ctx.db)
@@ -74,10 +53,10 @@ function get(token: string | null, document: string) {
   })
 }
 
-async function created(token: string, payload: unknown): Promise<CustomerBody> {
+async function created(token: string, payload: unknown): Promise<Customer> {
   const response = await post(token, payload)
   expect(response.statusCode, response.body).toBe(201)
-  return response.json() as CustomerBody
+  return response.json() as Customer
 }
 
 async function refused(token: string, payload: unknown): Promise<Record<string, string[]>> {
@@ -334,8 +313,8 @@ describe('duplicate documents', () => {
 
 describe('GET /customers/{document}', () => {
   let token: string
-  let maria: CustomerBody
-  let company: CustomerBody
+  let maria: Customer
+  let company: Customer
 
   beforeAll(async () => {
     ;({ token } = await newPartner())

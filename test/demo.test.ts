@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { createDb, type Db } from '../src/db/database.js'
 import { loadDemoIfEmpty } from '../src/demo/demo.js'
-import { demoLogins } from './helpers/factories.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+import { demoLogins } from './helpers/world.js'
 
 // Two API processes starting together on an empty database: two connections to one file (or
 // one PostgreSQL schema), each loading the demo if it finds no partner.

@@ -4,9 +4,8 @@ import { migrateTo, migrateToLatest } from '../src/db/migrate.js'
 import type { AnnualPlansTable } from '../src/modules/annual-plans/annual-plan.table.js'
 import { insertCustomer } from '../src/modules/customers/customer.repository.js'
 import type { SubscriptionsTable } from '../src/modules/subscriptions/subscription.table.js'
-import { seedCatalog, seedPartner } from './helpers/factories.js'
-import { ANNUAL, seedPlan, TOTAL_12X } from './helpers/plans.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+import { ANNUAL, seedCatalog, seedPartner, seedPlan, TOTAL_12X } from './helpers/world.js'
 
 // Migration 0008 records the active protections a database already has, oldest first: where two
 // already name one device, the oldest keeps it.

@@ -1,16 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { ErrorBody } from './helpers/bodies.js'
 import { customerBody } from './helpers/bodies.js'
 import { imei } from './helpers/documents.js'
-import { bearer, createCustomer, login, partnerWithToken, seedCatalog } from './helpers/factories.js'
-import { ANNUAL, seedPlan, TOTAL_12X } from './helpers/plans.js'
-import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { useTestApp } from './helpers/test-app.js'
+import {
+  ANNUAL,
+  bearer,
+  createCustomer,
+  login,
+  partnerWithToken,
+  seedCatalog,
+  seedPlan,
+  TOTAL_12X,
+} from './helpers/world.js'
 
 // Devices (docs/decisions.md, Devices): one active protection per device across the service, and serials informed later.
 
 const NOW = new Date('2026-11-21T15:00:00.000Z')
 
-let ctx: TestContext
 let now = NOW
 let modelId: number
 /** IMEIs no other test of this file uses. */
@@ -82,13 +89,11 @@ function refusal(response: Awaited<ReturnType<typeof call>>): Record<string, str
 
 const HELD = /already has an active protection/
 
+const ctx = useTestApp({ clock: { now: () => now }, env: { AMPARO_LOGIN_RATE_LIMIT: '100000' } })
 beforeAll(async () => {
-  ctx = await createTestApp({ clock: { now: () => now }, env: { AMPARO_LOGIN_RATE_LIMIT: '100000' } })
-  await ctx.app.ready()
   modelId = (await seedCatalog(ctx.db)).model('iPhone 16 Pro').id
   for (let i = 0; i < 3; i++) sellers.push(await newSeller())
 })
-afterAll(() => ctx?.close())
 
 describe('one active protection per device', () => {
   it('10 concurrent annual plans for one IMEI, from three partners: exactly one is contracted', async () => {

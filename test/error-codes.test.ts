@@ -6,10 +6,16 @@ import { GatewayRefusedError } from '../src/modules/payments/payment.errors.js'
 import { clientErrors } from '../src/plugins/http.js'
 import { ERROR_CODES, type ErrorCode, statusOf } from '../src/shared/errors.js'
 import { requestIdOf } from './helpers/errors.js'
-import { bearer, createCustomer, partnerWithToken, seedCatalog } from './helpers/factories.js'
 import { sandboxWith } from './helpers/gateways.js'
-import { seedPlan, TOTAL_12X } from './helpers/plans.js'
 import { buildCheckedApp, createTestApp, type TestContext } from './helpers/test-app.js'
+import {
+  bearer,
+  createCustomer,
+  partnerWithToken,
+  seedCatalog,
+  seedPlan,
+  TOTAL_12X,
+} from './helpers/world.js'
 
 // Every error the service can answer, each with its code, and a request_id equal
 // to the X-Request-Id header. The codes §13 names, plus 417 (docs/decisions.md).

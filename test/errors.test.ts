@@ -2,8 +2,8 @@ import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BODY_LIMIT } from '../src/app.js'
 import { expectedError } from './helpers/errors.js'
-import { bearer, partnerWithToken, seedCatalog, type TestPartner } from './helpers/factories.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { bearer, partnerWithToken, seedCatalog, type TestPartner } from './helpers/world.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 const LEAK = 'SELECT secret FROM x'

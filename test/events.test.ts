@@ -6,18 +6,21 @@ import { eventContext, purgeEvents, recordEvent } from '../src/modules/events/ev
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
 import { expirePendingSubscriptions } from '../src/worker/pending-expiry.job.js'
 import { runRecurrence } from '../src/worker/recurrence.job.js'
+import type { Event } from './helpers/api-types.js'
 import { uniqueImei } from './helpers/bodies.js'
+import { buildCheckedApp } from './helpers/test-app.js'
+import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 import {
+  ANNUAL,
   bearer,
   createCustomer,
   login,
   seedCatalog,
   seedPartner,
+  seedPlan,
   type TestPartner,
-} from './helpers/factories.js'
-import { ANNUAL, seedPlan, TOTAL_12X } from './helpers/plans.js'
-import { buildCheckedApp } from './helpers/test-app.js'
-import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+  TOTAL_12X,
+} from './helpers/world.js'
 
 // Every event type through the API and the worker, the feed's cursor, and the outbox gap, on the
 // database the run points at (SQLite in memory, or a PostgreSQL schema with DATABASE_URL).
@@ -38,13 +41,6 @@ interface Seller {
   token: string
   planId: number
   customerId: number
-}
-
-interface EventBody {
-  id: string
-  type: string
-  created_at: string
-  data: { object: Record<string, unknown> & { id: number } }
 }
 
 let database: TestDatabase
@@ -80,8 +76,8 @@ async function ok(s: Seller, method: 'GET' | 'POST' | 'PUT', url: string, payloa
 }
 
 /** Every event of the seller after `after`, walking the feed 7 at a time. */
-async function feed(s: Seller, after?: string): Promise<EventBody[]> {
-  const events: EventBody[] = []
+async function feed(s: Seller, after?: string): Promise<Event[]> {
+  const events: Event[] = []
   let cursor = after
   for (;;) {
     const page = await ok(s, 'GET', `/events?limit=7${cursor ? `&after=${cursor}` : ''}`)
@@ -93,7 +89,7 @@ async function feed(s: Seller, after?: string): Promise<EventBody[]> {
 
 /** The events written since the last call, per seller: what a partner polling with `after` receives. */
 const cursors = new Map<Seller, string | undefined>()
-async function newEvents(s: Seller): Promise<EventBody[]> {
+async function newEvents(s: Seller): Promise<Event[]> {
   const events = await feed(s, cursors.get(s))
   if (events.length > 0) cursors.set(s, events.at(-1)?.id)
   return events

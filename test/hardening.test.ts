@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { login, seedPartner, type TestPartner } from './helpers/factories.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { login, seedPartner, type TestPartner } from './helpers/world.js'
 
 // README's Safe retries and limits on the wire: slow, idle and oversized clients against a listening server, with the
 // timeouts shortened to a second so that the tests wait for them.

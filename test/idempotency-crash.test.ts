@@ -6,10 +6,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { createDb, type Db } from '../src/db/database.js'
 import type { Clock } from '../src/shared/clock.js'
-import { bearer, createCustomer, partnerWithToken, seedCatalog } from './helpers/factories.js'
-import { seedPlan, TOTAL_12X } from './helpers/plans.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+import {
+  bearer,
+  createCustomer,
+  partnerWithToken,
+  seedCatalog,
+  seedPlan,
+  TOTAL_12X,
+} from './helpers/world.js'
 
 // A process that dies between the commit of a write and its answer (kill -9, a crash): the client's
 // retry with the same Idempotency-Key gets the answer the write would have sent, marked replayed,

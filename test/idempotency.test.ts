@@ -9,9 +9,9 @@ import { fingerprint, fingerprintKeys } from '../src/plugins/idempotency.js'
 import { purgeExpiredIdempotencyKeys } from '../src/plugins/idempotency.repository.js'
 import { cpf } from './helpers/documents.js'
 import { requestIdOf } from './helpers/errors.js'
-import { bearer, login, partnerWithToken, seedCatalog, type TestPartner } from './helpers/factories.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+import { bearer, login, partnerWithToken, seedCatalog, type TestPartner } from './helpers/world.js'
 
 // A clock the tests move: keys live 24 h.
 let now = new Date('2026-11-21T12:00:00.000Z')

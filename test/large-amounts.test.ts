@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { importCatalog } from '../src/modules/catalog/catalog-import.js'
-import { bearer, createCustomer, partnerWithToken } from './helpers/factories.js'
-import { ANNUAL, seedPlans, TOTAL_12X } from './helpers/plans.js'
-import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { useTestApp } from './helpers/test-app.js'
+import { ANNUAL, bearer, createCustomer, partnerWithToken, seedPlans, TOTAL_12X } from './helpers/world.js'
 
 // Amounts past a 32-bit integer of cents (R$ 21,474,836.47) are stored and answered exactly on
 // both databases: PostgreSQL's money columns were 32-bit and answered 500 there (migration 0007).
@@ -10,13 +9,12 @@ import { createTestApp, type TestContext } from './helpers/test-app.js'
 const NOW = '2026-11-21T12:00:00.000Z'
 const LMI = 50_000_000 // R$ 50 million: 5,000,000,000 cents
 
-let ctx: TestContext
 let token: string
 let modelId: number
 const plans = { subscription: 0, annual: 0 }
 
+const ctx = useTestApp()
 beforeAll(async () => {
-  ctx = await createTestApp()
   await ctx.db
     .transaction()
     .execute((trx) =>
@@ -34,7 +32,6 @@ beforeAll(async () => {
   token = seeded.token
   await createCustomer(ctx.app, token)
 })
-afterAll(() => ctx?.close())
 
 const post = async (url: string, payload: object) => {
   const response = await ctx.app.inject({ method: 'POST', url, headers: bearer(token), payload })

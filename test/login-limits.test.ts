@@ -4,8 +4,8 @@ import type { App } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { issueCredentials } from '../src/modules/partners/partner.service.js'
 import { expectedError } from './helpers/errors.js'
-import { seedPartner, seedUser, type TestPartner } from './helpers/factories.js'
 import { buildCheckedApp, createTestApp, type TestContext } from './helpers/test-app.js'
+import { seedPartner, seedUser, type TestPartner } from './helpers/world.js'
 
 // Failed logins are limited per account (client id or e-mail) and address, and per account
 // whatever the address at a much higher count (README, Rate limits): an outsider cannot keep a

@@ -1,5 +1,4 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { World, WrongGateway } from './helpers/example-world.js'
 import { freshDemo } from './helpers/fresh-demo.js'
 import {
   type Call,
@@ -12,6 +11,7 @@ import {
   setupOf,
 } from './helpers/openapi-examples.js'
 import { createTestApp } from './helpers/test-app.js'
+import { World, WrongGateway } from './helpers/world/demo.js'
 
 // Every example of the served document runs against the demo, as `amparo demo` loads it on an
 // empty database: each operation's request examples (body and parameters) answer its documented

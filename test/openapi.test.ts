@@ -1,7 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bearer, partnerWithToken, seedCatalog } from './helpers/factories.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { bearer, partnerWithToken, seedCatalog } from './helpers/world.js'
 
 let ctx: TestContext
 

@@ -4,9 +4,9 @@ import { loadConfig } from '../src/config.js'
 import { createDb, type Db } from '../src/db/database.js'
 import { TokenService, tokenAudience } from '../src/modules/auth/token.service.js'
 import { expectedError } from './helpers/errors.js'
-import { bearer } from './helpers/factories.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { TEST_JWT_KEYS } from './helpers/test-db.js'
+import { bearer } from './helpers/world.js'
 
 // PostgreSQL that is not there: nothing listens on port 1, so every connection is refused.
 const config = loadConfig({

@@ -10,9 +10,8 @@ import {
 } from '../src/modules/subscriptions/subscription.repository.js'
 import { contractSubscription } from '../src/modules/subscriptions/subscription.service.js'
 import type { SubscriptionsTable } from '../src/modules/subscriptions/subscription.table.js'
-import { seedCatalog, seedPartner } from './helpers/factories.js'
-import { seedPlan, TOTAL_12X } from './helpers/plans.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+import { seedCatalog, seedPartner, seedPlan, TOTAL_12X } from './helpers/world.js'
 
 // Migration 0006 numbers the subscriptions a database already has: a database at 0005 gets rows,
 // then migrates, and must list and contract exactly as if every row had been contracted since.

@@ -10,9 +10,9 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type DemoPartner, loadDemo } from '../src/demo/demo.js'
 import { issueCredentials, upsertUser } from '../src/modules/partners/partner.service.js'
-import { seedPartner } from './helpers/factories.js'
 import { StripeServer } from './helpers/stripe-server.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+import { seedPartner } from './helpers/world.js'
 
 // The production refusals (README, Going live), on `amparo serve` started as a real process in production
 // on a database first set up in test mode (the demo loaded, `test_` credentials issued).

@@ -1,9 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { Db } from '../src/db/database.js'
+import type { AnnualQuote, SubscriptionQuote, SubscriptionQuotes } from './helpers/api-types.js'
 import { expectedError } from './helpers/errors.js'
-import { bearer, partnerWithToken, seedCatalog } from './helpers/factories.js'
-import { ANNUAL, COVERAGES, ESSENCIAL_24X, type PlanTemplate, seedPlans, TOTAL_12X } from './helpers/plans.js'
-import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { type TestContext, useTestApp } from './helpers/test-app.js'
+import {
+  ANNUAL,
+  bearer,
+  COVERAGES,
+  ESSENCIAL_24X,
+  type PlanTemplate,
+  partnerWithToken,
+  seedCatalog,
+  seedPlans,
+  TOTAL_12X,
+} from './helpers/world.js'
 
 // Expected amounts are worked out by hand in cents: LMI (cents) × rate (bp) ÷ 10000, half-up.
 
@@ -67,26 +77,11 @@ async function expect404(ctx: TestContext, token: string, url: string) {
   expect(response.json()).toEqual(expectedError(response, 'not_found', { message: expect.any(String) }))
 }
 
-interface QuoteItem {
-  id: number
-  name: string
-  monthly_premium: number
-  lmi: number
-  installments: number
-}
-interface AnnualQuoteBody {
-  model: { id: number; name: string }
-  plan: { id: number; name: string; coverages: string[] }
-  premium: number
-  lmi: number
-}
-
 const MODEL_INVALID = 'The selected model id is invalid.'
 const MAXIMA_DECIMALS = 'The maxima field must have at most 2 decimal places.'
 const MAXIMA_NAN = 'The maxima field must be a number.'
 
 describe('plans and quotations', () => {
-  let ctx: TestContext
   let catalog: Catalog
   /** iPhone 16 Pro: default LMI R$ 8,999.00 = 899900 cents; range 0.5–1.0 → [449950, 899900]. */
   let pro: number
@@ -102,9 +97,8 @@ describe('plans and quotations', () => {
   let otherSubscription: number
   let otherAnnual: number
 
+  const ctx = useTestApp()
   beforeAll(async () => {
-    ctx = await createTestApp()
-    await ctx.app.ready()
     catalog = await seedCatalog(ctx.db)
     pro = catalog.model('iPhone 16 Pro').id
     iphone15 = catalog.model('iPhone 15').id
@@ -125,7 +119,6 @@ describe('plans and quotations', () => {
     ])
     ;[otherSubscription, otherAnnual] = ids(b.plans, 2) as [number, number]
   })
-  afterAll(() => ctx?.close())
 
   describe('GET /plans', () => {
     it("lists the partner's active subscription plans by id, with coverages", async () => {
@@ -171,7 +164,7 @@ describe('plans and quotations', () => {
     })
 
     it('applies a maxima inside the range and rounds each premium to the cent', async () => {
-      const quote = await okJson<{ plans: QuoteItem[] }>(
+      const quote = await okJson<SubscriptionQuotes>(
         ctx,
         a.token,
         `/quotation?model_id=${pro}&maxima=6543.21`,
@@ -191,7 +184,7 @@ describe('plans and quotations', () => {
     })
 
     it('rounds half a cent up', async () => {
-      const quote = await okJson<{ plans: QuoteItem[] }>(
+      const quote = await okJson<SubscriptionQuotes>(
         ctx,
         a.token,
         `/quotation?model_id=${iphone15}&maxima=2500.5`,
@@ -219,7 +212,7 @@ describe('plans and quotations', () => {
       ['empty', '', 8999, 107.99],
     ])('maxima %s (%s) → LMI %s, premium %s', async (_label, maxima, lmi, premium) => {
       const url = `/quotation?model_id=${pro}&maxima=${encodeURIComponent(maxima)}`
-      const quote = await okJson<{ plans: QuoteItem[] }>(ctx, a.token, url)
+      const quote = await okJson<SubscriptionQuotes>(ctx, a.token, url)
       expect(quote.plans[0]).toEqual({
         id: total,
         name: 'Proteção Total 12x',
@@ -292,11 +285,11 @@ describe('plans and quotations', () => {
           model_id: [MODEL_INVALID],
         })
         // Other partners still sell them.
-        const quote = await okJson<{ plans: QuoteItem[] }>(ctx, a.token, `/quotation?model_id=${model}`)
+        const quote = await okJson<SubscriptionQuotes>(ctx, a.token, `/quotation?model_id=${model}`)
         expect(quote.plans).toHaveLength(2)
       }
       // 649900 × 120 bp = 7798.8 → 7799
-      const s25Quote = await okJson<{ plans: QuoteItem[] }>(ctx, a.token, `/quotation?model_id=${s25}`)
+      const s25Quote = await okJson<SubscriptionQuotes>(ctx, a.token, `/quotation?model_id=${s25}`)
       expect(s25Quote.plans[0]).toMatchObject({ lmi: 6499, monthly_premium: 77.99 })
     })
 
@@ -359,7 +352,7 @@ describe('plans and quotations', () => {
       ['zero', '0'],
       ['negative', '-5'],
     ])('falls back to the default LMI for a maxima %s', async (_label, maxima) => {
-      const quote = await okJson<QuoteItem>(
+      const quote = await okJson<SubscriptionQuote>(
         ctx,
         a.token,
         `/plans/${essencial}/quotation?model_id=${pro}&maxima=${maxima}`,
@@ -389,7 +382,7 @@ describe('plans and quotations', () => {
     it("answers 404 for another partner's plan, both ways", async () => {
       await expect404(ctx, a.token, `/plans/${otherSubscription}/quotation?model_id=${pro}`)
       await expect404(ctx, b.token, `/plans/${total}/quotation?model_id=${pro}`)
-      const own = await okJson<QuoteItem>(
+      const own = await okJson<SubscriptionQuote>(
         ctx,
         b.token,
         `/plans/${otherSubscription}/quotation?model_id=${pro}`,
@@ -438,11 +431,7 @@ describe('plans and quotations', () => {
       ['used=0&is_used=false', 989.89],
       ['used=&is_used=true', 1138.37],
     ])('%s → premium %s', async (query, premium) => {
-      const quote = await okJson<AnnualQuoteBody>(
-        ctx,
-        a.token,
-        `/annual-plans/quote?model_id=${pro}&${query}`,
-      )
+      const quote = await okJson<AnnualQuote>(ctx, a.token, `/annual-plans/quote?model_id=${pro}&${query}`)
       expect(quote).toEqual({
         model: { id: pro, name: 'iPhone 16 Pro' },
         plan: defaultPlan(),
@@ -469,12 +458,12 @@ describe('plans and quotations', () => {
     it('applies a maxima inside the range, with and without the used-device factor', async () => {
       const url = `/annual-plans/quote?model_id=${pro}&maxima=6543.21`
       // 654321 × 1100 bp = 71975.31 → 71975
-      expect(await okJson<AnnualQuoteBody>(ctx, a.token, url)).toMatchObject({
+      expect(await okJson<AnnualQuote>(ctx, a.token, url)).toMatchObject({
         premium: 719.75,
         lmi: 6543.21,
       })
       // 654321 × 1100 × 11500 / 10^8 = 82771.6065 → 82772
-      expect(await okJson<AnnualQuoteBody>(ctx, a.token, `${url}&used=true`)).toMatchObject({
+      expect(await okJson<AnnualQuote>(ctx, a.token, `${url}&used=true`)).toMatchObject({
         premium: 827.72,
         lmi: 6543.21,
       })
@@ -482,7 +471,7 @@ describe('plans and quotations', () => {
 
     it('rounds half a cent up', async () => {
       // 450150 × 1100 bp = 49516.5 → 49517 (half-even would give 49516)
-      const quote = await okJson<AnnualQuoteBody>(
+      const quote = await okJson<AnnualQuote>(
         ctx,
         a.token,
         `/annual-plans/quote?model_id=${pro}&maxima=4501.5`,
@@ -498,7 +487,7 @@ describe('plans and quotations', () => {
       ['zero', '0', 8999, 989.89],
       ['negative', '-4499.5', 8999, 989.89],
     ])('maxima %s (%s) → LMI %s, premium %s', async (_label, maxima, lmi, premium) => {
-      const quote = await okJson<AnnualQuoteBody>(
+      const quote = await okJson<AnnualQuote>(
         ctx,
         a.token,
         `/annual-plans/quote?model_id=${pro}&maxima=${maxima}`,
@@ -530,13 +519,13 @@ describe('plans and quotations', () => {
     it('quotes the annual plan named by plan_id', async () => {
       const url = `/annual-plans/quote?model_id=${pro}&plan_id=${annualPremium}`
       // 899900 × 2000 bp = 179980
-      expect(await okJson<AnnualQuoteBody>(ctx, a.token, url)).toMatchObject({
+      expect(await okJson<AnnualQuote>(ctx, a.token, url)).toMatchObject({
         plan: { id: annualPremium, name: ANNUAL_PREMIUM.name },
         premium: 1799.8,
         lmi: 8999,
       })
       // 899900 × 2000 × 13000 / 10^8 = 233974
-      expect(await okJson<AnnualQuoteBody>(ctx, a.token, `${url}&used=1`)).toMatchObject({ premium: 2339.74 })
+      expect(await okJson<AnnualQuote>(ctx, a.token, `${url}&used=1`)).toMatchObject({ premium: 2339.74 })
     })
 
     it.each([
@@ -551,9 +540,7 @@ describe('plans and quotations', () => {
 
     it("uses each partner's own default plan", async () => {
       // 899900 × 900 bp = 80991
-      expect(
-        await okJson<AnnualQuoteBody>(ctx, b.token, `/annual-plans/quote?model_id=${pro}`),
-      ).toMatchObject({
+      expect(await okJson<AnnualQuote>(ctx, b.token, `/annual-plans/quote?model_id=${pro}`)).toMatchObject({
         premium: 809.91,
       })
     })
@@ -564,15 +551,15 @@ describe('plans and quotations', () => {
       const own = await partnerWithPlans(ctx, [TOTAL_12X, first, second])
       const url = `/annual-plans/quote?model_id=${pro}`
       // 899900 × 1000 bp = 89990
-      expect(await okJson<AnnualQuoteBody>(ctx, own.token, url)).toMatchObject({ premium: 899.9 })
+      expect(await okJson<AnnualQuote>(ctx, own.token, url)).toMatchObject({ premium: 899.9 })
 
       const [, , secondId] = ids(own.plans, 3) as [number, number, number]
       await ctx.db.updateTable('plans').set({ is_default: true }).where('id', '=', secondId).execute()
       // 899900 × 3000 bp = 269970
-      expect(await okJson<AnnualQuoteBody>(ctx, own.token, url)).toMatchObject({ premium: 2699.7 })
+      expect(await okJson<AnnualQuote>(ctx, own.token, url)).toMatchObject({ premium: 2699.7 })
 
       await deactivatePlan(ctx.db, secondId)
-      expect(await okJson<AnnualQuoteBody>(ctx, own.token, url)).toMatchObject({ premium: 899.9 })
+      expect(await okJson<AnnualQuote>(ctx, own.token, url)).toMatchObject({ premium: 899.9 })
     })
 
     it('refuses with 422 errors.plan_id when the partner has no active annual plan', async () => {
@@ -614,18 +601,21 @@ describe('plans and quotations', () => {
       ['a cent above the maximum', '5799.89', 4999.9, 60],
     ])('maxima %s (%s) → LMI %s, premium %s', async (_label, maxima, lmi, premium) => {
       const url = `/plans/${own.plans[0]?.id}/quotation?model_id=${iphone15}&maxima=${maxima}`
-      expect(await okJson<QuoteItem>(ctx, own.token, url)).toMatchObject({ lmi, monthly_premium: premium })
+      expect(await okJson<SubscriptionQuote>(ctx, own.token, url)).toMatchObject({
+        lmi,
+        monthly_premium: premium,
+      })
     })
 
     it('bounds the annual quote too', async () => {
       const url = `/annual-plans/quote?model_id=${iphone15}`
       // 579988 × 1000 bp = 57998.8 → 57999
-      expect(await okJson<AnnualQuoteBody>(ctx, own.token, `${url}&maxima=5799.88`)).toMatchObject({
+      expect(await okJson<AnnualQuote>(ctx, own.token, `${url}&maxima=5799.88`)).toMatchObject({
         lmi: 5799.88,
         premium: 579.99,
       })
       // 499990 × 1000 bp = 49999
-      expect(await okJson<AnnualQuoteBody>(ctx, own.token, `${url}&maxima=5799.89`)).toMatchObject({
+      expect(await okJson<AnnualQuote>(ctx, own.token, `${url}&maxima=5799.89`)).toMatchObject({
         lmi: 4999.9,
         premium: 499.99,
       })
@@ -634,9 +624,9 @@ describe('plans and quotations', () => {
     it('follows a change of the factors at once', async () => {
       const other = await partnerWithPlans(ctx, [TOTAL_12X])
       const url = `/quotation?model_id=${iphone15}&maxima=5500`
-      expect((await okJson<{ plans: QuoteItem[] }>(ctx, other.token, url)).plans[0]?.lmi).toBe(4999.9)
+      expect((await okJson<SubscriptionQuotes>(ctx, other.token, url)).plans[0]?.lmi).toBe(4999.9)
       await setLmiFactors(ctx.db, other.partner.id, 5000, 12_000)
-      expect((await okJson<{ plans: QuoteItem[] }>(ctx, other.token, url)).plans[0]?.lmi).toBe(5500)
+      expect((await okJson<SubscriptionQuotes>(ctx, other.token, url)).plans[0]?.lmi).toBe(5500)
     })
   })
 

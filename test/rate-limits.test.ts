@@ -4,8 +4,8 @@ import type { App } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { LOGIN_ADDRESS_FACTOR } from '../src/plugins/rate-limits.js'
 import { expectedError } from './helpers/errors.js'
-import { bearer, partnerWithToken, seedCatalog, type TestPartner } from './helpers/factories.js'
 import { buildCheckedApp, createTestApp, type TestContext } from './helpers/test-app.js'
+import { bearer, partnerWithToken, seedCatalog, type TestPartner } from './helpers/world.js'
 
 const REDIS_URL = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379'
 

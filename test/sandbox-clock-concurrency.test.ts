@@ -1,9 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { subscriptionCard } from './helpers/bodies.js'
-import { bearer } from './helpers/factories.js'
-import { answer, galaxyOf, type Seller, seller, subscribe } from './helpers/sellers.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { answer, bearer, galaxyOf, type Seller, seller, subscribe } from './helpers/world.js'
 
 // The sandbox clock on a listening server, as `npm start` serves it: a long advance of one partner's
 // clock leaves the process to everyone else (on SQLite the driver answers synchronously), and a

@@ -8,10 +8,9 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Clock } from '../src/shared/clock.js'
 import { subscriptionCard } from './helpers/bodies.js'
-import { bearer } from './helpers/factories.js'
-import { answer, galaxyOf, type Seller, seller, subscribe } from './helpers/sellers.js'
 import { buildCheckedApp, type TestContext } from './helpers/test-app.js'
 import { createTestDatabase } from './helpers/test-db.js'
+import { answer, bearer, galaxyOf, type Seller, seller, subscribe } from './helpers/world.js'
 
 // Sandbox clock: an `amparo serve` killed (-9) in the middle of a clock advance leaves the clock
 // where its last full day put it, held by a claim that runs out at most 30 s after its last

@@ -1,28 +1,26 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { APPROVES_ONCE } from '../src/modules/payments/sandbox-gateway.js'
 import { formatDate } from '../src/shared/time.js'
 import { annualCard, subscriptionCard, uniqueImei } from './helpers/bodies.js'
+import { useTestApp } from './helpers/test-app.js'
 import {
   answer,
   galaxyOf,
   seller as newSeller,
   type Seller,
   subscribe as subscribeAt,
-} from './helpers/sellers.js'
-import { createTestApp, type TestContext } from './helpers/test-app.js'
+} from './helpers/world.js'
 
 // The sandbox clock through HTTP: what a partner sees when it advances its sandbox clock. The clock
 // runs at real time plus the partner's offset, so dates are read from the answers, not assumed.
 
-let ctx: TestContext
 let modelId = 0
 const DAY = 86_400
 
+const ctx = useTestApp()
 beforeAll(async () => {
-  ctx = await createTestApp()
   modelId = await galaxyOf(ctx)
 })
-afterAll(() => ctx?.close())
 
 const seller = (gateway: 'own' | 'external' = 'own') => newSeller(ctx, gateway)
 const call = (s: Seller, method: 'GET' | 'POST' | 'PUT', url: string, payload?: object, status = 200) =>

@@ -8,31 +8,29 @@ import { systemClock } from '../src/shared/clock.js'
 import { formatDate } from '../src/shared/time.js'
 import { runJobsOnce } from '../src/worker/worker.js'
 import { expectedError } from './helpers/errors.js'
-import { bearer } from './helpers/factories.js'
+import { buildCheckedApp, createTestApp, type TestContext, useTestApp } from './helpers/test-app.js'
+import { interleaving } from './helpers/test-db.js'
 import {
   answer,
+  bearer,
   galaxyOf,
   seller as newSeller,
   type Seller,
   send as sendAs,
   subscribe as subscribeAt,
-} from './helpers/sellers.js'
-import { buildCheckedApp, createTestApp, type TestContext } from './helpers/test-app.js'
-import { interleaving } from './helpers/test-db.js'
+} from './helpers/world.js'
 
 // The sandbox clock (docs/decisions.md, Sandbox test clock): its routes, bad input, one advance at a time, a failure midway,
 // one partner's time against another's, the regular worker, and production without any of it.
 
-let ctx: TestContext
 let modelId = 0
 const TZ = 'America/Sao_Paulo'
 const DAY = 86_400
 
+const ctx = useTestApp()
 beforeAll(async () => {
-  ctx = await createTestApp()
   modelId = await galaxyOf(ctx)
 })
-afterAll(() => ctx?.close())
 
 const seller = () => newSeller(ctx, 'external')
 const send = (s: Seller, method: 'GET' | 'POST', url: string, payload?: object) =>

@@ -1,44 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { NewShopkeeperRow } from '../src/modules/shopkeepers/shopkeeper.repository.js'
 import { saveShopkeeper } from '../src/modules/shopkeepers/shopkeeper.service.js'
 import { ValidationError } from '../src/shared/errors.js'
+import type { Store, StoreCreated } from './helpers/api-types.js'
 import type { PageBody } from './helpers/bodies.js'
 import { BANK, type Json, next, shopkeeperBody, withField } from './helpers/bodies.js'
 import { cnpj, cpf, formatCnpj, formatCpf } from './helpers/documents.js'
 import { expectedError } from './helpers/errors.js'
-import { bearer, partnerWithToken, seedPartner } from './helpers/factories.js'
-import { createTestApp, type TestContext } from './helpers/test-app.js'
-
-interface Link {
-  link: string
-}
-interface CreatedBody {
-  id: number
-  trading_name: string
-  registration_number: string
-  matrix: boolean
-  responsible: null
-  meta: Link
-}
-interface ShopkeeperBody {
-  id: number
-  trading_name: string
-  registration_number: string | null
-  matrix: boolean
-  phone: string | null
-  website: string | null
-  address: Record<string, string | null> | null
-  responsible: Record<string, string | null> | null
-  created_at: string
-  meta: Link
-}
+import { useTestApp } from './helpers/test-app.js'
+import { bearer, partnerWithToken, seedPartner } from './helpers/world.js'
 
 const BANK_VALUES = Object.values(BANK)
 
 const words = (key: string) => key.replace(/_/g, ' ')
 
 describe('shopkeepers', () => {
-  let ctx: TestContext
   let token: string
   let partnerId: number
   let otherToken: string
@@ -54,10 +30,10 @@ describe('shopkeepers', () => {
   const get = (url: string, auth: string | null = token) =>
     ctx.app.inject({ method: 'GET', url, headers: auth ? bearer(auth) : {} })
 
-  async function create(body: Json, auth = token): Promise<CreatedBody> {
+  async function create(body: Json, auth = token): Promise<StoreCreated> {
     const response = await post(body, auth)
     expect(response.statusCode, response.body).toBe(201)
-    return response.json() as CreatedBody
+    return response.json() as StoreCreated
   }
 
   async function expect422(body: unknown, errors: Record<string, string[]>) {
@@ -69,17 +45,15 @@ describe('shopkeepers', () => {
 
   const newPartner = () => partnerWithToken(ctx.app, ctx.db)
 
+  const ctx = useTestApp()
   beforeAll(async () => {
-    ctx = await createTestApp()
-    await ctx.app.ready()
     const mine = await newPartner()
     token = mine.token
     partnerId = mine.partner.id
     otherToken = (await newPartner()).token
-    const page = (await get('/shopkeepers')).json() as PageBody<ShopkeeperBody>
+    const page = (await get('/shopkeepers')).json() as PageBody<Store>
     base = page.meta.path.replace(/\/shopkeepers$/, '')
   })
-  afterAll(() => ctx?.close())
 
   describe('POST /shopkeepers', () => {
     it('registers a branch from formatted inputs and answers the seed creation shape', async () => {
@@ -106,7 +80,7 @@ describe('shopkeepers', () => {
       delete body.website
       const response = await post(body)
       expect(response.statusCode, response.body).toBe(201)
-      const created = response.json() as CreatedBody
+      const created = response.json() as StoreCreated
       expect(created).toEqual({
         id: created.id,
         trading_name: 'Loja Paulista',
@@ -124,7 +98,7 @@ describe('shopkeepers', () => {
         'meta',
       ])
 
-      const read = (await get(`/shopkeepers/${created.id}`)).json() as ShopkeeperBody
+      const read = (await get(`/shopkeepers/${created.id}`)).json() as Store
       expect(read).toEqual({
         id: created.id,
         trading_name: 'Loja Paulista',
@@ -157,7 +131,7 @@ describe('shopkeepers', () => {
     it('stores bare inputs as they are, and the bank data', async () => {
       const body = shopkeeperBody()
       const created = await create(body)
-      const read = (await get(`/shopkeepers/${created.id}`)).json() as ShopkeeperBody
+      const read = (await get(`/shopkeepers/${created.id}`)).json() as Store
       expect(read.registration_number).toBe(body.registration_number)
       expect(read.responsible?.registration_number).toBe((body.responsible as Json).registration_number)
       expect(read.address?.zip_code).toBe('01310100')
@@ -190,7 +164,7 @@ describe('shopkeepers', () => {
       body = withField(body, 'responsible.role', null)
       body = withField(body, 'responsible.rg', '')
       const created = await create(body)
-      const read = (await get(`/shopkeepers/${created.id}`)).json() as ShopkeeperBody
+      const read = (await get(`/shopkeepers/${created.id}`)).json() as Store
       expect(read.website).toBeNull()
       expect(read.address?.complement).toBeNull()
       expect(read.responsible).toMatchObject({ role: null, rg: null })
@@ -307,7 +281,7 @@ describe('shopkeepers', () => {
         [key]: [`The ${words(key)} field must not be greater than 20 characters.`],
       })
       const created = await create(withField(shopkeeperBody(), key, paddedPhone(20)))
-      const read = (await get(`/shopkeepers/${created.id}`)).json() as ShopkeeperBody
+      const read = (await get(`/shopkeepers/${created.id}`)).json() as Store
       const stored = key === 'phone' ? read.phone : read.responsible?.phone
       expect(stored).toBe('11987654321')
     })
@@ -528,7 +502,7 @@ describe('shopkeepers', () => {
         .execute()
       expect(rows).toHaveLength(1)
       const winner = responses.find((r) => r.statusCode === 201)
-      expect(rows[0]?.id).toBe((winner?.json() as CreatedBody | undefined)?.id)
+      expect(rows[0]?.id).toBe((winner?.json() as StoreCreated | undefined)?.id)
     })
   })
 
@@ -551,7 +525,7 @@ describe('shopkeepers', () => {
 
       const response = await get('/shopkeepers', own.token)
       expect(response.statusCode).toBe(200)
-      const page = response.json() as PageBody<ShopkeeperBody>
+      const page = response.json() as PageBody<Store>
       expect(page.data.map((s) => [s.id, s.matrix])).toEqual([
         [matrixId, true],
         [first.id, false],
@@ -572,14 +546,12 @@ describe('shopkeepers', () => {
       })
       expect(page.data[1]).toEqual((await get(`/shopkeepers/${first.id}`, own.token)).json())
 
-      const paged = (
-        await get('/shopkeepers?per_page=1&page=2', own.token)
-      ).json() as PageBody<ShopkeeperBody>
+      const paged = (await get('/shopkeepers?per_page=1&page=2', own.token)).json() as PageBody<Store>
       expect(paged.data.map((s) => s.id)).toEqual([first.id])
       expect(paged.meta).toMatchObject({ current_page: 2, from: 2, to: 2, total: 3 })
       expect(paged.links.next).toBe(`${base}/shopkeepers?per_page=1&page=3`)
 
-      const others = (await get('/shopkeepers', other.token)).json() as PageBody<ShopkeeperBody>
+      const others = (await get('/shopkeepers', other.token)).json() as PageBody<Store>
       expect(others.data.map((s) => s.id)).not.toContain(first.id)
       expect(others.data.filter((s) => !s.matrix).map((s) => s.id)).toEqual([foreign.id])
     })
@@ -591,7 +563,7 @@ describe('shopkeepers', () => {
         gateway: 'own',
         document,
       })
-      const page = (await get('/shopkeepers', partnerToken)).json() as PageBody<ShopkeeperBody>
+      const page = (await get('/shopkeepers', partnerToken)).json() as PageBody<Store>
       expect(page.data).toHaveLength(1)
       expect(page.data[0]).toMatchObject({
         trading_name: 'Matriz SA',
@@ -609,8 +581,8 @@ describe('shopkeepers', () => {
 
   describe('GET /shopkeepers/{id}', () => {
     it("returns the partner's own matrix store", async () => {
-      const page = (await get('/shopkeepers?per_page=1')).json() as PageBody<ShopkeeperBody>
-      const matrix = page.data[0] as ShopkeeperBody
+      const page = (await get('/shopkeepers?per_page=1')).json() as PageBody<Store>
+      const matrix = page.data[0] as Store
       expect(matrix.matrix).toBe(true)
       const response = await get(`/shopkeepers/${matrix.id}`)
       expect(response.statusCode).toBe(200)
@@ -619,8 +591,8 @@ describe('shopkeepers', () => {
 
     it("answers 404 for another partner's branch or matrix, as for an unknown id", async () => {
       const foreign = await create(shopkeeperBody(), otherToken)
-      const foreignPage = (await get('/shopkeepers', otherToken)).json() as PageBody<ShopkeeperBody>
-      const foreignMatrix = foreignPage.data.find((s) => s.matrix) as ShopkeeperBody
+      const foreignPage = (await get('/shopkeepers', otherToken)).json() as PageBody<Store>
+      const foreignMatrix = foreignPage.data.find((s) => s.matrix) as Store
       expect((await get(`/shopkeepers/${foreign.id}`, otherToken)).statusCode).toBe(200)
       for (const id of [foreign.id, foreignMatrix.id, 987_654, 'abc', '99999999999']) {
         const response = await get(`/shopkeepers/${id}`)
@@ -638,7 +610,7 @@ describe('shopkeepers', () => {
     it('appears in no response: creation, retrieval or list', async () => {
       const created = await post(shopkeeperBody())
       expect(created.statusCode).toBe(201)
-      const id = (created.json() as CreatedBody).id
+      const id = (created.json() as StoreCreated).id
       const bodies = [
         created.body,
         (await get(`/shopkeepers/${id}`)).body,

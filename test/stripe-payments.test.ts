@@ -10,18 +10,20 @@ import { loadKeyNamespace } from '../src/modules/payments/key-namespace.reposito
 import type { PaymentGateway } from '../src/modules/payments/payment-gateway.js'
 import type { Clock } from '../src/shared/clock.js'
 import { runRecurrence } from '../src/worker/recurrence.job.js'
+import { APPROVES_ONCE, StripeServer, THREE_D_SECURE } from './helpers/stripe-server.js'
+import { buildCheckedApp } from './helpers/test-app.js'
+import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 import {
+  ANNUAL,
   bearer,
   createCustomer,
   login,
   partnerWithToken,
   seedCatalog,
+  seedPlan,
   type TestPartner,
-} from './helpers/factories.js'
-import { ANNUAL, seedPlan, TOTAL_12X } from './helpers/plans.js'
-import { APPROVES_ONCE, StripeServer, THREE_D_SECURE } from './helpers/stripe-server.js'
-import { buildCheckedApp } from './helpers/test-app.js'
-import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+  TOTAL_12X,
+} from './helpers/world.js'
 
 // The Stripe adapter through the real `stripe` library, against a local Stripe-compatible server,
 // with the app configured as an operator would: AMPARO_PAYMENT_GATEWAY=stripe and STRIPE_*.

@@ -8,18 +8,19 @@ import { createMetrics } from '../src/plugins/metrics.js'
 import type { Clock } from '../src/shared/clock.js'
 import { runReconciliation } from '../src/worker/reconcile.job.js'
 import { runJobsOnce } from '../src/worker/worker.js'
+import { StripeServer } from './helpers/stripe-server.js'
+import { buildCheckedApp } from './helpers/test-app.js'
+import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 import {
   bearer,
   createCustomer,
   login,
   partnerWithToken,
   seedCatalog,
+  seedPlan,
   type TestPartner,
-} from './helpers/factories.js'
-import { seedPlan, TOTAL_12X } from './helpers/plans.js'
-import { StripeServer } from './helpers/stripe-server.js'
-import { buildCheckedApp } from './helpers/test-app.js'
-import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+  TOTAL_12X,
+} from './helpers/world.js'
 
 // Against one local Stripe-compatible server: Stripe's own call shapes, two databases on one
 // account, the card-testing limit, and a charge the database failed to record, reconciled.

@@ -11,17 +11,19 @@ import type { Clock } from '../src/shared/clock.js'
 import { runRecurrence } from '../src/worker/recurrence.job.js'
 import { runRefunds } from '../src/worker/refunds.job.js'
 import { uniqueImei } from './helpers/bodies.js'
+import { StripeServer } from './helpers/stripe-server.js'
+import { buildCheckedApp } from './helpers/test-app.js'
+import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 import {
+  ANNUAL,
   bearer,
   createCustomer,
   partnerWithToken,
   seedCatalog,
+  seedPlan,
   type TestPartner,
-} from './helpers/factories.js'
-import { ANNUAL, seedPlan, TOTAL_12X } from './helpers/plans.js'
-import { StripeServer } from './helpers/stripe-server.js'
-import { buildCheckedApp } from './helpers/test-app.js'
-import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+  TOTAL_12X,
+} from './helpers/world.js'
 
 // The worker against a local Stripe-compatible server, through the real `stripe` library: refunds
 // paid with an idempotency key of their own, and the recurrence at a gateway's real speed.

@@ -18,7 +18,7 @@ import {
   statusOf,
   subscriptionRow,
   useSubscriptionPaymentsWorld,
-} from './helpers/subscription-payments-world.js'
+} from './helpers/world/subscription-payments.js'
 
 // Canceling a subscription: its installments, its reason, and what cannot be canceled.
 

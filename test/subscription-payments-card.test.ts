@@ -2,7 +2,6 @@ import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { isPostgres } from '../src/db/database.js'
 import { expectedError } from './helpers/errors.js'
-import { bearer } from './helpers/factories.js'
 import {
   appWith,
   CARDS,
@@ -31,7 +30,8 @@ import {
   statusOf,
   subscriptionRow,
   useSubscriptionPaymentsWorld,
-} from './helpers/subscription-payments-world.js'
+} from './helpers/world/subscription-payments.js'
+import { bearer } from './helpers/world.js'
 
 // An own-gateway partner has Amparo charge a card; no card data is kept or logged.
 

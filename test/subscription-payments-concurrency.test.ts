@@ -9,8 +9,9 @@ import type { FirstCharge, PaymentGateway } from '../src/modules/payments/paymen
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
 import type { Clock } from '../src/shared/clock.js'
 import { expectedError } from './helpers/errors.js'
-import { seedCatalog } from './helpers/factories.js'
 import { sandboxWith } from './helpers/gateways.js'
+import { buildCheckedApp } from './helpers/test-app.js'
+import { createTestDatabase, interleaving, type TestDatabase } from './helpers/test-db.js'
 import {
   appWith,
   CARDS,
@@ -34,9 +35,8 @@ import {
   statusOf,
   subscriptionRow,
   useSubscriptionPaymentsWorld,
-} from './helpers/subscription-payments-world.js'
-import { buildCheckedApp } from './helpers/test-app.js'
-import { createTestDatabase, interleaving, type TestDatabase } from './helpers/test-db.js'
+} from './helpers/world/subscription-payments.js'
+import { seedCatalog } from './helpers/world.js'
 
 // Simultaneous payments and notifications: one charge, one ledger row, a held claim after a failure.
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { expectedError } from './helpers/errors.js'
-import { bearer } from './helpers/factories.js'
+import { buildCheckedApp } from './helpers/test-app.js'
 import {
   cancel,
   contract,
@@ -24,8 +24,8 @@ import {
   partyOf,
   statusOf,
   useSubscriptionPaymentsWorld,
-} from './helpers/subscription-payments-world.js'
-import { buildCheckedApp } from './helpers/test-app.js'
+} from './helpers/world/subscription-payments.js'
+import { bearer } from './helpers/world.js'
 
 // An external-gateway partner tells Amparo an installment was paid.
 

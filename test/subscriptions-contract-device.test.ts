@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import type { Subscription } from './helpers/api-types.js'
 import { uniqueImei } from './helpers/bodies.js'
 import {
   a,
@@ -10,10 +11,9 @@ import {
   quote,
   refused,
   SERIALS_EQUAL,
-  type SubscriptionBody,
   total,
   useSubscriptionsWorld,
-} from './helpers/subscriptions-world.js'
+} from './helpers/world/subscriptions.js'
 
 // Contracting a subscription: the device (serials, used flag), metadata.origin and maxima.
 
@@ -66,7 +66,7 @@ describe('subscriptions', () => {
       ])('%s → device.is_used %s', async (_label, expected, extra) => {
         const created = await contract(a.token, minimal(extra))
         expect(created.device.is_used).toBe(expected)
-        expect((await okJson<SubscriptionBody>(a.token, `/subscriptions/${created.id}`)).device.is_used).toBe(
+        expect((await okJson<Subscription>(a.token, `/subscriptions/${created.id}`)).device.is_used).toBe(
           expected,
         )
       })

@@ -32,7 +32,7 @@ import {
   STORE_INVALID,
   subscriptionsOfB,
   useSubscriptionsWorld,
-} from './helpers/subscriptions-world.js'
+} from './helpers/world/subscriptions.js'
 
 // Contracting a subscription: who it is for (customer), what (plan, model), nulls, and the store.
 

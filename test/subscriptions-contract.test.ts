@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
 import { ADDRESS } from './helpers/bodies.js'
-import { COVERAGES } from './helpers/plans.js'
 import {
   a,
   alnum,
@@ -24,7 +23,8 @@ import {
   quote,
   total,
   useSubscriptionsWorld,
-} from './helpers/subscriptions-world.js'
+} from './helpers/world/subscriptions.js'
+import { COVERAGES } from './helpers/world.js'
 
 // Contracting a subscription: the answer, its prices, and inputs that cannot take effect.
 // Expected amounts are worked out by hand in cents: LMI (cents) × rate (bp) ÷ 10000, half-up.

@@ -19,7 +19,7 @@ import {
   pro,
   total,
   useSubscriptionsWorld,
-} from './helpers/subscriptions-world.js'
+} from './helpers/world/subscriptions.js'
 
 // The installments a contract creates: amounts, due dates, and atomicity of the contract.
 

@@ -1,11 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { Customer, Subscription } from './helpers/api-types.js'
 import type { PageBody } from './helpers/bodies.js'
 import { bare } from './helpers/documents.js'
-import { TOTAL_12X } from './helpers/plans.js'
 import {
   a,
   addCustomer,
-  type CustomerBody,
   contract,
   ctx,
   JOAO,
@@ -14,10 +13,10 @@ import {
   okJson,
   pro,
   type Seller,
-  type SubscriptionBody,
   seller,
   useSubscriptionsWorld,
-} from './helpers/subscriptions-world.js'
+} from './helpers/world/subscriptions.js'
+import { TOTAL_12X } from './helpers/world.js'
 
 // GET /subscriptions paged by each partner's own sequence, under interleaved contracts.
 
@@ -31,9 +30,9 @@ describe('subscriptions', () => {
     /** Each partner's subscription ids, oldest first. */
     const own = new Map<Seller, number[]>()
     /** Two customers per partner: the first contracts even positions, the second odd ones. */
-    const customersOf = new Map<Seller, [CustomerBody, CustomerBody]>()
+    const customersOf = new Map<Seller, [Customer, Customer]>()
 
-    const idsOf = (page: PageBody<SubscriptionBody>) => page.data.map((s) => s.id)
+    const idsOf = (page: PageBody<Subscription>) => page.data.map((s) => s.id)
     const newestFirst = (ids: number[]) => [...ids].sort((x, y) => y - x)
 
     /**
@@ -43,11 +42,11 @@ describe('subscriptions', () => {
     async function walk(who: Seller, perPage: number, query = ''): Promise<number[]> {
       const seen: number[] = []
       const url = (page: number) => `/subscriptions?per_page=${perPage}&page=${page}${query}`
-      const first = await okJson<PageBody<SubscriptionBody>>(who.token, url(1))
+      const first = await okJson<PageBody<Subscription>>(who.token, url(1))
       const { total, last_page: lastPage } = first.meta
       expect(lastPage).toBe(Math.max(1, Math.ceil(total / perPage)))
       for (let page = 1; page <= lastPage; page++) {
-        const body = page === 1 ? first : await okJson<PageBody<SubscriptionBody>>(who.token, url(page))
+        const body = page === 1 ? first : await okJson<PageBody<Subscription>>(who.token, url(page))
         const expected = Math.max(0, Math.min(perPage, total - (page - 1) * perPage))
         expect(body.data).toHaveLength(expected)
         expect(body.meta).toMatchObject({
@@ -60,7 +59,7 @@ describe('subscriptions', () => {
         })
         seen.push(...idsOf(body))
       }
-      const beyond = await okJson<PageBody<SubscriptionBody>>(who.token, url(lastPage + 1))
+      const beyond = await okJson<PageBody<Subscription>>(who.token, url(lastPage + 1))
       expect(beyond.data).toEqual([])
       expect(beyond.meta).toMatchObject({
         current_page: lastPage + 1,
@@ -92,9 +91,7 @@ describe('subscriptions', () => {
         }
         const who = letter === 'D' ? d : e
         const ids = own.get(who) as number[]
-        const customer = (customersOf.get(who) as [CustomerBody, CustomerBody])[
-          ids.length % 2
-        ] as CustomerBody
+        const customer = (customersOf.get(who) as [Customer, Customer])[ids.length % 2] as Customer
         const created = await contract(who.token, {
           plan_id: who.plans[0]?.id,
           customer_id: customer.id,
@@ -113,10 +110,7 @@ describe('subscriptions', () => {
         for (const who of [d, e]) {
           const ids = own.get(who) as number[]
           expect(await walk(who, perPage)).toEqual(newestFirst(ids))
-          const first = await okJson<PageBody<SubscriptionBody>>(
-            who.token,
-            `/subscriptions?per_page=${perPage}`,
-          )
+          const first = await okJson<PageBody<Subscription>>(who.token, `/subscriptions?per_page=${perPage}`)
           expect(first.meta.total).toBe(ids.length)
         }
         expect(own.get(d)).toHaveLength(9)
@@ -155,12 +149,12 @@ describe('subscriptions', () => {
     it('answers an empty list, total 0, for a partner that never contracted', async () => {
       const fresh = await seller([TOTAL_12X])
       expect(await walk(fresh, 15)).toEqual([])
-      const page = await okJson<PageBody<SubscriptionBody>>(fresh.token, '/subscriptions')
+      const page = await okJson<PageBody<Subscription>>(fresh.token, '/subscriptions')
       expect(page.meta).toMatchObject({ total: 0, last_page: 1, from: null, to: null })
     })
 
     it('answers an empty page far beyond the end', async () => {
-      const page = await okJson<PageBody<SubscriptionBody>>(
+      const page = await okJson<PageBody<Subscription>>(
         d.token,
         '/subscriptions?page=2147483647&per_page=100',
       )
@@ -177,13 +171,13 @@ describe('subscriptions', () => {
       const ids = created.map((s) => s.id)
       expect(new Set(ids).size).toBe(20)
 
-      const page = await okJson<PageBody<SubscriptionBody>>(busy.token, '/subscriptions?per_page=100')
+      const page = await okJson<PageBody<Subscription>>(busy.token, '/subscriptions?per_page=100')
       expect(page.meta.total).toBe(20)
       expect(idsOf(page)).toEqual(newestFirst(ids))
       expect(await walk(busy, 7)).toEqual(newestFirst(ids))
 
       const later = await contract(busy.token, body)
-      const after = await okJson<PageBody<SubscriptionBody>>(busy.token, '/subscriptions?per_page=1')
+      const after = await okJson<PageBody<Subscription>>(busy.token, '/subscriptions?per_page=1')
       expect(idsOf(after)).toEqual([later.id])
       expect(after.meta.total).toBe(21)
     })

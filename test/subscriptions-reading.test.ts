@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { Customer, Subscription } from './helpers/api-types.js'
 import type { ErrorBody, PageBody } from './helpers/bodies.js'
 import { bare } from './helpers/documents.js'
 import { expectedError } from './helpers/errors.js'
-import { TOTAL_12X } from './helpers/plans.js'
 import {
   ALNUM_LOWER,
   a,
@@ -12,7 +12,6 @@ import {
   b,
   base,
   CARLA,
-  type CustomerBody,
   call,
   contract,
   ctx,
@@ -25,12 +24,12 @@ import {
   okJson,
   pro,
   type Seller,
-  type SubscriptionBody,
   seller,
   subscriptionOfB,
   subscriptionsOfB,
   useSubscriptionsWorld,
-} from './helpers/subscriptions-world.js'
+} from './helpers/world/subscriptions.js'
+import { TOTAL_12X } from './helpers/world.js'
 
 // Reading subscriptions back: GET one, GET the list and its filters.
 
@@ -45,12 +44,12 @@ describe('subscriptions', () => {
   describe('reading', () => {
     /** Partner C, on its own so that its list is exactly what these tests made. */
     let c: Seller
-    let cMaria: CustomerBody
-    let cJoao: CustomerBody
+    let cMaria: Customer
+    let cJoao: Customer
     /** Oldest first: pending (Maria), pago (João), canceled (Maria), pending (João). */
-    let made: SubscriptionBody[]
+    let made: Subscription[]
 
-    const ids = (page: PageBody<SubscriptionBody>) => page.data.map((s) => s.id)
+    const ids = (page: PageBody<Subscription>) => page.data.map((s) => s.id)
     const idsOf = (...indexes: number[]) => indexes.map((i) => made[i]?.id)
 
     beforeAll(async () => {
@@ -83,7 +82,7 @@ describe('subscriptions', () => {
 
     describe('GET /subscriptions', () => {
       it("lists only the partner's subscriptions, newest first, in the paged envelope", async () => {
-        const page = await okJson<PageBody<SubscriptionBody>>(c.token, '/subscriptions')
+        const page = await okJson<PageBody<Subscription>>(c.token, '/subscriptions')
         expect(ids(page)).toEqual(idsOf(3, 2, 1, 0))
         expect(page.data.map((s) => s.created_at)).toEqual([
           '2026-11-20 10:00:00',
@@ -110,7 +109,7 @@ describe('subscriptions', () => {
       })
 
       it('shows each item exactly as GET /subscriptions/{id} does', async () => {
-        const page = await okJson<PageBody<SubscriptionBody>>(c.token, '/subscriptions')
+        const page = await okJson<PageBody<Subscription>>(c.token, '/subscriptions')
         for (const item of page.data) {
           expect(await okJson(c.token, `/subscriptions/${item.id}`)).toEqual(item)
         }
@@ -118,7 +117,7 @@ describe('subscriptions', () => {
       })
 
       it('pages with per_page, keeping the other parameters in the links', async () => {
-        const first = await okJson<PageBody<SubscriptionBody>>(c.token, '/subscriptions?per_page=3')
+        const first = await okJson<PageBody<Subscription>>(c.token, '/subscriptions?per_page=3')
         expect(ids(first)).toEqual(idsOf(3, 2, 1))
         expect(first.meta).toMatchObject({
           current_page: 1,
@@ -133,15 +132,15 @@ describe('subscriptions', () => {
         expect(next.searchParams.get('page')).toBe('2')
         expect(next.searchParams.get('per_page')).toBe('3')
 
-        const second = await okJson<PageBody<SubscriptionBody>>(c.token, '/subscriptions?per_page=3&page=2')
+        const second = await okJson<PageBody<Subscription>>(c.token, '/subscriptions?per_page=3&page=2')
         expect(ids(second)).toEqual(idsOf(0))
         expect(second.meta).toMatchObject({ current_page: 2, from: 4, to: 4 })
 
-        const past = await okJson<PageBody<SubscriptionBody>>(c.token, '/subscriptions?per_page=3&page=3')
+        const past = await okJson<PageBody<Subscription>>(c.token, '/subscriptions?per_page=3&page=3')
         expect(past.data).toEqual([])
         expect(past.meta).toMatchObject({ from: null, to: null, total: 4 })
 
-        const filtered = await okJson<PageBody<SubscriptionBody>>(
+        const filtered = await okJson<PageBody<Subscription>>(
           c.token,
           '/subscriptions?per_page=1&filter[status]=pending',
         )
@@ -161,10 +160,7 @@ describe('subscriptions', () => {
         ['pago', [1]],
         ['canceled', [2]],
       ])('filter[status]=%s', async (status, indexes) => {
-        const page = await okJson<PageBody<SubscriptionBody>>(
-          c.token,
-          `/subscriptions?filter[status]=${status}`,
-        )
+        const page = await okJson<PageBody<Subscription>>(c.token, `/subscriptions?filter[status]=${status}`)
         expect(ids(page)).toEqual(idsOf(...indexes))
         expect(page.meta.total).toBe(indexes.length)
         expect(page.data.every((s) => s.status === status)).toBe(true)
@@ -177,8 +173,8 @@ describe('subscriptions', () => {
       })
 
       it('reads a blank filter as none, like any blank query parameter', async () => {
-        const all = await okJson<PageBody<SubscriptionBody>>(c.token, '/subscriptions')
-        const blank = await okJson<PageBody<SubscriptionBody>>(
+        const all = await okJson<PageBody<Subscription>>(c.token, '/subscriptions')
+        const blank = await okJson<PageBody<Subscription>>(
           c.token,
           '/subscriptions?filter[status]=&filter[customer_document]=',
         )
@@ -191,7 +187,7 @@ describe('subscriptions', () => {
       ])(
         "filter[customer_document] %s → only that customer's, of this partner only",
         async (_label, document) => {
-          const page = await okJson<PageBody<SubscriptionBody>>(
+          const page = await okJson<PageBody<Subscription>>(
             c.token,
             `/subscriptions?filter[customer_document]=${encodeURIComponent(document)}`,
           )
@@ -203,7 +199,7 @@ describe('subscriptions', () => {
 
       it('filter[customer_document] finds an alphanumeric CNPJ sent in lowercase', async () => {
         const created = await contract(a.token, minimal({ customer_id: alnum.id }))
-        const page = await okJson<PageBody<SubscriptionBody>>(
+        const page = await okJson<PageBody<Subscription>>(
           a.token,
           `/subscriptions?filter[customer_document]=${ALNUM_LOWER}`,
         )
@@ -212,7 +208,7 @@ describe('subscriptions', () => {
       })
 
       it('combines the filters', async () => {
-        const page = await okJson<PageBody<SubscriptionBody>>(
+        const page = await okJson<PageBody<Subscription>>(
           c.token,
           `/subscriptions?filter[customer_document]=${bare(JOAO)}&filter[status]=pending`,
         )
@@ -221,7 +217,7 @@ describe('subscriptions', () => {
 
       it('answers an empty page for a valid document no customer of the partner has', async () => {
         for (const document of [CARLA, EMPRESA]) {
-          const page = await okJson<PageBody<SubscriptionBody>>(
+          const page = await okJson<PageBody<Subscription>>(
             c.token,
             `/subscriptions?filter[customer_document]=${encodeURIComponent(document)}`,
           )
@@ -245,9 +241,9 @@ describe('subscriptions', () => {
       })
 
       it("never shows another partner's subscriptions", async () => {
-        const ofB = await okJson<PageBody<SubscriptionBody>>(b.token, '/subscriptions?per_page=100')
+        const ofB = await okJson<PageBody<Subscription>>(b.token, '/subscriptions?per_page=100')
         expect(ids(ofB)).toEqual([...subscriptionsOfB].reverse())
-        const ofA = await okJson<PageBody<SubscriptionBody>>(a.token, '/subscriptions?per_page=100')
+        const ofA = await okJson<PageBody<Subscription>>(a.token, '/subscriptions?per_page=100')
         expect(ofA.meta.total).toBeGreaterThan(10)
         for (const id of subscriptionsOfB) expect(ids(ofA)).not.toContain(id)
         for (const id of idsOf(0, 1, 2, 3)) expect(ids(ofA)).not.toContain(id)
@@ -264,9 +260,9 @@ describe('subscriptions', () => {
 
     describe('GET /subscriptions/{id}', () => {
       it('answers the union resource with the current status', async () => {
-        const paid = await okJson<SubscriptionBody>(c.token, `/subscriptions/${made[1]?.id}`)
+        const paid = await okJson<Subscription>(c.token, `/subscriptions/${made[1]?.id}`)
         expect(paid).toEqual({ ...made[1], status: 'pago' })
-        const canceled = await okJson<SubscriptionBody>(c.token, `/subscriptions/${made[2]?.id}`)
+        const canceled = await okJson<Subscription>(c.token, `/subscriptions/${made[2]?.id}`)
         expect(canceled.status).toBe('canceled')
       })
 
@@ -276,7 +272,7 @@ describe('subscriptions', () => {
         for (const id of [987_654, 0, -1, 'abc', '1.5', 99_999_999_999]) {
           await expect404(c.token, `/subscriptions/${id}`)
         }
-        expect((await okJson<SubscriptionBody>(b.token, `/subscriptions/${subscriptionOfB.id}`)).id).toBe(
+        expect((await okJson<Subscription>(b.token, `/subscriptions/${subscriptionOfB.id}`)).id).toBe(
           subscriptionOfB.id,
         )
       })

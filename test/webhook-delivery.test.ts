@@ -6,9 +6,9 @@ import { recordEvent } from '../src/modules/events/event.service.js'
 import { RETRY_DELAYS } from '../src/modules/webhooks/webhook.rules.js'
 import { claimDue, purgeDeliveries } from '../src/modules/webhooks/webhook-delivery.service.js'
 import { deliverWebhooksOnce, runWebhookLoop, type WebhookDeps } from '../src/worker/webhooks.job.js'
-import { bearer, login, partnerWithToken, type TestPartner } from './helpers/factories.js'
 import { type Receiver, startReceiver } from './helpers/receiver.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { bearer, login, partnerWithToken, type TestPartner } from './helpers/world.js'
 
 // Webhook delivery (README, Webhooks) to a real receiver listening on 127.0.0.1, which verifies the
 // signatures with the `standardwebhooks` library; the schedule runs on an injected clock.

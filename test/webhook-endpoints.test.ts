@@ -4,14 +4,13 @@ import type { App } from '../src/app.js'
 import { issueCredentials } from '../src/modules/partners/partner.service.js'
 import { deliverWebhooksOnce } from '../src/worker/webhooks.job.js'
 import { expectedError } from './helpers/errors.js'
-import { bearer, login, partnerWithToken, seedPartner } from './helpers/factories.js'
-import { buildCheckedApp, createTestApp, type TestContext } from './helpers/test-app.js'
+import { buildCheckedApp, createTestApp, useTestApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+import { bearer, login, partnerWithToken, seedPartner } from './helpers/world.js'
 
 // The webhook endpoints (README, Webhooks): create, list, get, patch, delete, rotate-secret, ping,
 // deliveries, redeliver; the bad inputs; the URL rules in test and in production.
 
-let ctx: TestContext
 let app: App
 let token: string
 let otherToken: string
@@ -19,13 +18,12 @@ let otherToken: string
 const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object, as = token) =>
   app.inject({ method, url, headers: bearer(as), ...(payload && { payload }) })
 
+const ctx = useTestApp()
 beforeAll(async () => {
-  ctx = await createTestApp()
   app = ctx.app
   token = (await partnerWithToken(app, ctx.db)).token
   otherToken = (await partnerWithToken(app, ctx.db)).token
 })
-afterAll(() => ctx?.close())
 
 describe('webhook endpoints', () => {
   it('creates with the secret once, lists and gets without it, patches and deletes', async () => {

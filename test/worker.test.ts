@@ -13,18 +13,19 @@ import type { Clock } from '../src/shared/clock.js'
 import { addDays, formatDate } from '../src/shared/time.js'
 import { expirePendingSubscriptions } from '../src/worker/pending-expiry.job.js'
 import { type RecurrenceResult, runRecurrence } from '../src/worker/recurrence.job.js'
+import { sandboxWith } from './helpers/gateways.js'
+import { buildCheckedApp } from './helpers/test-app.js'
+import { createTestDatabase } from './helpers/test-db.js'
 import {
   bearer,
   createCustomer,
+  ESSENCIAL_24X,
   login,
   partnerWithToken,
   seedCatalog,
+  seedPlan,
   type TestPartner,
-} from './helpers/factories.js'
-import { sandboxWith } from './helpers/gateways.js'
-import { ESSENCIAL_24X, seedPlan } from './helpers/plans.js'
-import { buildCheckedApp } from './helpers/test-app.js'
-import { createTestDatabase } from './helpers/test-db.js'
+} from './helpers/world.js'
 
 // Every describe has its own database: SQLite in a file (the CLI and the second worker open their
 // own connections to it), or a fresh PostgreSQL schema when DATABASE_URL is set.

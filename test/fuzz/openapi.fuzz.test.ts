@@ -1,11 +1,20 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { expectedError } from '../helpers/errors.js'
-import { bearer, partnerWithToken, seedCatalog, seedUser, type TestPartner } from '../helpers/factories.js'
 import { type OpenApiDocument, ResponseChecker } from '../helpers/openapi-responses.js'
-import { ANNUAL, ESSENCIAL_24X, seedPlans, TOTAL_12X } from '../helpers/plans.js'
 import { runs } from '../helpers/runs.js'
 import { createTestApp, type TestContext } from '../helpers/test-app.js'
+import {
+  ANNUAL,
+  bearer,
+  ESSENCIAL_24X,
+  partnerWithToken,
+  seedCatalog,
+  seedPlans,
+  seedUser,
+  type TestPartner,
+  TOTAL_12X,
+} from '../helpers/world.js'
 import {
   type Caller,
   cardExpiry,

@@ -7,13 +7,8 @@ import { cnpj, cpf, imei } from './documents.js'
 /** A page of one of the API's lists, typed by the same schema that serialises it. */
 export type PageBody<T> = Omit<Static<ReturnType<typeof PageOf<TSchema>>>, 'data'> & { data: T[] }
 
-/** The contract's error body: `errors` on 422, `decline_code` on a declined card. */
-export interface ErrorBody {
-  message: string
-  errors?: Record<string, string[]>
-  decline_code?: string
-  request_id?: string
-}
+/** Any error's body: `errors` on 422, `decline_code` on a declined card (the client schema's). */
+export type { AnyErrorBody as ErrorBody } from './api-types.js'
 
 // ---------------------------------------------------------------------------------------------
 // Request bodies. `next()` numbers them so that documents, e-mails and IMEIs stay unique.

@@ -5,9 +5,9 @@ import { afterAll, beforeAll, expect } from 'vitest'
 import type { App } from '../../src/app.js'
 import { run } from '../../src/cli/program.js'
 import type { Db } from '../../src/db/database.js'
-import { seedCatalog } from './factories.js'
 import { buildCheckedApp } from './test-app.js'
 import { createTestDatabase, type TestDatabase } from './test-db.js'
+import { seedCatalog } from './world.js'
 
 // Every command opens its own connection, so SQLite runs on a file (`:memory:` would give each
 // command its own empty database); with DATABASE_URL set, the same schema is shared instead.

@@ -1,4 +1,6 @@
+import { afterAll, beforeAll } from 'vitest'
 import { type App, buildApp } from '../../src/app.js'
+import type { PaymentGateway } from '../../src/modules/payments/payment-gateway.js'
 import type { Clock } from '../../src/shared/clock.js'
 import { checkInjected } from './openapi-responses.js'
 import { createTestDatabase, type TestDatabase } from './test-db.js'
@@ -8,25 +10,49 @@ export interface TestContext extends TestDatabase {
   close(): Promise<void>
 }
 
+export interface TestAppOptions {
+  clock?: Clock
+  logger?: object
+  logStream?: { write(line: string): void }
+  /** Settings added to the test database's (`AMPARO_LOGIN_RATE_LIMIT`, `AMPARO_PUBLIC_URL`, …). */
+  env?: Record<string, string>
+  /** A SQLite file instead of memory, for tests whose CLI or second worker opens its own connection. */
+  sqliteFile?: string
+  /** The card gateway (`null` for none); the configured one unless told. */
+  gateway?: PaymentGateway | null
+}
+
+/**
+ * The set-up fixture of a test file: `const ctx = useTestApp({ clock })` at the top level builds
+ * the app on a fresh database before the file's first test (ready to inject) and closes both after
+ * its last. `ctx` is filled in place, so it is read inside tests and later `beforeAll` hooks,
+ * which run after this one: that is where a file seeds its world (see world.ts).
+ */
+export function useTestApp(options: TestAppOptions = {}): TestContext {
+  const ctx = {} as TestContext
+  beforeAll(async () => {
+    Object.assign(ctx, await createTestApp(options))
+    await ctx.app.ready()
+  })
+  afterAll(async () => {
+    await ctx.close?.()
+  })
+  return ctx
+}
+
 /**
  * The app on a fresh database, called in-process with `app.inject`. `logStream` captures the
  * production logger's output (level from `env.LOG_LEVEL`, redaction included); without it or
  * `logger`, nothing is logged. Every injected response is checked against the app's OpenAPI
  * document (status documented, body matching its schema): a mismatch fails the calling test.
  */
-export async function createTestApp(
-  options: {
-    clock?: Clock
-    logger?: object
-    logStream?: { write(line: string): void }
-    env?: Record<string, string>
-  } = {},
-): Promise<TestContext> {
-  const database = await createTestDatabase({ env: options.env })
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestContext> {
+  const database = await createTestDatabase({ env: options.env, sqliteFile: options.sqliteFile })
   const app = await buildApp({
     config: database.config,
     db: database.db,
     clock: options.clock,
+    ...(options.gateway !== undefined && { gateway: options.gateway }),
     logger: options.logger ?? (options.logStream ? undefined : false),
     logStream: options.logStream,
   })

@@ -7,8 +7,8 @@ import {
   upsertUser,
 } from '../../src/modules/partners/partner.service.js'
 import { unauthenticatedText } from '../helpers/errors.js'
-import { login } from '../helpers/factories.js'
 import { TEST_JWT_KEYS } from '../helpers/test-db.js'
+import { login } from '../helpers/world.js'
 import {
   annualBody,
   annualCard,

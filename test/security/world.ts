@@ -6,11 +6,18 @@ import { importCatalog } from '../../src/modules/catalog/catalog-import.js'
 import type { GatewayMode } from '../../src/modules/partners/partner.table.js'
 import type { PaymentGateway } from '../../src/modules/payments/payment-gateway.js'
 import { SandboxGateway } from '../../src/modules/payments/sandbox-gateway.js'
-import { bearer, partnerWithToken, seedCatalog, type TestPartner } from '../helpers/factories.js'
 import { sandboxWith } from '../helpers/gateways.js'
-import { ANNUAL, seedPlans, TOTAL_12X } from '../helpers/plans.js'
 import { buildCheckedApp } from '../helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js'
+import {
+  ANNUAL,
+  bearer,
+  partnerWithToken,
+  seedCatalog,
+  seedPlans,
+  type TestPartner,
+  TOTAL_12X,
+} from '../helpers/world.js'
 import {
   annualBody,
   clock,

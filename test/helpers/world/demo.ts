@@ -1,9 +1,9 @@
 // One demo world of test/openapi-examples.test.ts: sends the calls built from the examples as a
 // demo partner, keeps the answers, and fills the parameters the examples leave to `links`.
 
-import type { App } from '../../src/app.js'
-import type { DemoPartner } from '../../src/demo/demo.js'
-import type { Call, Entry, OpenApi } from './openapi-examples.js'
+import type { App } from '../../../src/app.js'
+import type { DemoPartner } from '../../../src/demo/demo.js'
+import type { Call, Entry, OpenApi } from '../openapi-examples.js'
 
 /** A partner of the other gateway mode must run this operation. */
 export class WrongGateway extends Error {}

@@ -1,5 +1,5 @@
-import type { Db } from '../../src/db/database.js'
-import { createPlan, type NewPlan } from '../../src/modules/plans/plan.service.js'
+import type { Db } from '../../../src/db/database.js'
+import { createPlan, type NewPlan } from '../../../src/modules/plans/plan.service.js'
 
 // The plans the suites sell, with rates their expected amounts are worked out from by hand.
 

@@ -4,50 +4,28 @@
  * an alphanumeric CNPJ) and partner B (a 12x plan, two customers, one subscription). Each file
  * calls `useSubscriptionsWorld()` once; the bindings below are filled in before its first test.
  */
-import { afterAll, beforeAll, expect } from 'vitest'
-import type { Installment, Subscription } from './api-types.js'
-import { ADDRESS, type ErrorBody, type PageBody } from './bodies.js'
-import { cpfOf, formatCpf } from './documents.js'
-import { expectedError } from './errors.js'
-import { bearer, login, partnerWithToken, seedCatalog, type TestPartner } from './factories.js'
-import { ANNUAL, ESSENCIAL_24X, type PlanTemplate, seedPlans, TOTAL_12X } from './plans.js'
-import { createTestApp, type TestContext } from './test-app.js'
+import { beforeAll, expect } from 'vitest'
+import type { Brand, Customer, Installment, Model, Subscription, SubscriptionQuote } from '../api-types.js'
+import { ADDRESS, type ErrorBody, type Json, type PageBody } from '../bodies.js'
+import { cpfOf, formatCpf } from '../documents.js'
+import { expectedError } from '../errors.js'
+import { type TestContext, useTestApp } from '../test-app.js'
+import {
+  ANNUAL,
+  bearer,
+  ESSENCIAL_24X,
+  login,
+  type PlanTemplate,
+  seedCatalog,
+  type TestPartner,
+  TOTAL_12X,
+  type Seller as WorldSeller,
+  seller as worldSeller,
+} from '../world.js'
 
 // Expected amounts are worked out by hand in cents: LMI (cents) × rate (bp) ÷ 10000, half-up.
 
-export interface Link {
-  link: string
-}
-export interface BrandBody {
-  id: number
-  name: string
-  meta: Link
-}
-export interface ModelBody {
-  id: number
-  name: string
-  brand: BrandBody
-  meta: Link
-}
-export interface CustomerBody {
-  id: number
-  name: string
-  document: string
-  email: string
-  phone: string
-  address: Record<string, string | number | null> | null
-  created_at: string
-}
-export type SubscriptionBody = Subscription
-export type InstallmentBody = Installment
-export interface QuoteItem {
-  id: number
-  name: string
-  monthly_premium: number
-  lmi: number
-  installments: number
-}
-export type Json = Record<string, unknown>
+export type { Json }
 
 // 15:04:05 UTC is 12:04:05 in São Paulo (UTC−3 all year since 2019).
 export const NOW = new Date('2026-11-21T15:04:05.000Z')
@@ -94,10 +72,10 @@ export async function okJson<T>(token: string, url: string): Promise<T> {
   return response.json() as T
 }
 
-export async function contract(token: string, payload: Json): Promise<SubscriptionBody> {
+export async function contract(token: string, payload: Json): Promise<Subscription> {
   const response = await call('POST', '/subscriptions', token, payload)
   expect(response.statusCode, response.body).toBe(201)
-  return response.json() as SubscriptionBody
+  return response.json() as Subscription
 }
 
 /** The 422's `errors`, after checking the Laravel message is the first error's text. */
@@ -117,16 +95,16 @@ export async function expect404(token: string, url: string) {
   expect(response.json()).toEqual(expectedError(response, 'not_found', { message: expect.any(String) }))
 }
 
-export async function installmentsOf(token: string, id: number): Promise<InstallmentBody[]> {
-  return okJson<InstallmentBody[]>(token, `/subscriptions/${id}/installments`)
+export async function installmentsOf(token: string, id: number): Promise<Installment[]> {
+  return okJson<Installment[]>(token, `/subscriptions/${id}/installments`)
 }
 
 export async function quote(token: string, planId: number, modelId: number, maxima?: number | string) {
   const query = maxima === undefined ? '' : `&maxima=${maxima}`
-  return okJson<QuoteItem>(token, `/plans/${planId}/quotation?model_id=${modelId}${query}`)
+  return okJson<SubscriptionQuote>(token, `/plans/${planId}/quotation?model_id=${modelId}${query}`)
 }
 
-export async function addCustomer(token: string, document: string, extra: Json = {}): Promise<CustomerBody> {
+export async function addCustomer(token: string, document: string, extra: Json = {}): Promise<Customer> {
   const response = await call('POST', '/customers', token, {
     name: 'Cliente Teste',
     document,
@@ -135,24 +113,21 @@ export async function addCustomer(token: string, document: string, extra: Json =
     ...extra,
   })
   expect(response.statusCode, response.body).toBe(201)
-  return response.json() as CustomerBody
+  return response.json() as Customer
 }
 
-export interface Seller {
-  partner: TestPartner
-  token: string
-  plans: { id: number }[]
+/** A seller of the world builder, with its matrix store's id (from `GET /shopkeepers`). */
+export interface Seller extends WorldSeller {
   matrix: number
 }
 
-/** A partner of its own with the given plans and its matrix store's id (from `GET /shopkeepers`). */
+/** A partner of its own with the given plans, no customer yet, and its matrix store. */
 export async function seller(plans: PlanTemplate[]): Promise<Seller> {
-  const { partner, token } = await partnerWithToken(ctx.app, ctx.db)
-  const rows = await seedPlans(ctx.db, partner.id, plans, NOW.toISOString())
-  const stores = await okJson<PageBody<{ id: number; matrix: boolean }>>(token, '/shopkeepers')
+  const built = await worldSeller(ctx, { plans, plansAt: NOW.toISOString(), customer: null })
+  const stores = await okJson<PageBody<{ id: number; matrix: boolean }>>(built.token, '/shopkeepers')
   const matrix = stores.data.find((store) => store.matrix)
   expect(matrix).toBeDefined()
-  return { partner, token, plans: rows, matrix: matrix?.id ?? 0 }
+  return { ...built, matrix: matrix?.id ?? 0 }
 }
 
 /** Runs `fn` with the clock at `iso` and a token issued then; puts the clock back afterwards. */
@@ -186,22 +161,22 @@ export let essencial: number
 export let annual: number
 export let inactive: number
 export let otherPlan: number
-export let maria: CustomerBody
-export let joao: CustomerBody
-export let empresa: CustomerBody
-export let alnum: CustomerBody
+export let maria: Customer
+export let joao: Customer
+export let empresa: Customer
+export let alnum: Customer
 /** B's customers: the same CPF as A's Maria, and one A does not have. */
-export let mariaOfB: CustomerBody
-export let carlaOfB: CustomerBody
-export let subscriptionOfB: SubscriptionBody
+export let mariaOfB: Customer
+export let carlaOfB: Customer
+export let subscriptionOfB: Subscription
 /** Every subscription of B, oldest first. */
 export const subscriptionsOfB: number[] = []
 
-export const brandOf = (modelName: string): BrandBody => {
+export const brandOf = (modelName: string): Brand => {
   const row = catalog.model(modelName)
   return { id: row.brand_id, name: row.brand, meta: { link: `${base}/brands/${row.brand_id}` } }
 }
-export const modelOf = (modelName: string): ModelBody => {
+export const modelOf = (modelName: string): Model => {
   const row = catalog.model(modelName)
   return {
     id: row.id,
@@ -218,13 +193,11 @@ export const minimal = (extra: Json = {}): Json => ({
 })
 
 export function useSubscriptionsWorld(): void {
+  ctx = useTestApp({ clock: { now: () => now } })
   beforeAll(async () => {
-    ctx = await createTestApp({ clock: { now: () => now } })
-    await ctx.app.ready()
     catalog = await seedCatalog(ctx.db)
     pro = catalog.model('iPhone 16 Pro').id
   })
-  afterAll(() => ctx?.close())
   beforeAll(async () => {
     a = await seller([TOTAL_12X, ESSENCIAL_24X, ANNUAL, { ...TOTAL_12X, name: 'Antigo 12x' }])
     ;[total, essencial, annual, inactive] = a.plans.map((plan) => plan.id) as [number, number, number, number]

@@ -1,47 +1,12 @@
-import type { App } from '../../src/app.js'
-import type { Db } from '../../src/db/database.js'
-import { importCatalog } from '../../src/modules/catalog/catalog-import.js'
-import { createPartner, issueCredentials, upsertUser } from '../../src/modules/partners/partner.service.js'
-import type { GatewayMode } from '../../src/modules/partners/partner.table.js'
-import { MARIA } from './bodies.js'
+import type { App } from '../../../src/app.js'
+import type { Db } from '../../../src/db/database.js'
+import { createPartner, issueCredentials, upsertUser } from '../../../src/modules/partners/partner.service.js'
+import type { GatewayMode } from '../../../src/modules/partners/partner.table.js'
+import { MARIA } from '../bodies.js'
+
+// A partner with credentials, the token it logs in for, and the customers it registers over HTTP.
 
 const NOW = '2026-11-21T12:00:00.000Z'
-
-export const TEST_CATALOG = {
-  brands: [
-    {
-      name: 'Apple',
-      models: [
-        { name: 'iPhone 16 Pro', default_lmi: 8999 },
-        { name: 'iPhone 15', default_lmi: 4999.9 },
-        { name: 'iPhone 12', default_lmi: 2500, active: false },
-      ],
-    },
-    {
-      name: 'Samsung',
-      models: [
-        { name: 'Galaxy S25', default_lmi: 6499 },
-        { name: 'Galaxy A15', default_lmi: 1199 },
-      ],
-    },
-    { name: 'Nokia', models: [{ name: '3310', default_lmi: 299, active: false }] },
-  ],
-}
-
-export async function seedCatalog(db: Db) {
-  await db.transaction().execute((trx) => importCatalog(trx, TEST_CATALOG, NOW))
-  const models = await db
-    .selectFrom('models')
-    .innerJoin('brands', 'brands.id', 'models.brand_id')
-    .select(['models.id', 'models.name', 'brands.name as brand', 'brands.id as brand_id'])
-    .execute()
-  const model = (name: string) => {
-    const found = models.find((m) => m.name === name)
-    if (!found) throw new Error(`no model ${name}`)
-    return found
-  }
-  return { model }
-}
 
 let partnerCount = 0
 

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, expect } from 'vitest'
-import type { App } from '../../src/app.js'
-import type { Db } from '../../src/db/database.js'
-import type { GatewayMode } from '../../src/modules/partners/partner.table.js'
-import type { PaymentGateway } from '../../src/modules/payments/payment-gateway.js'
-import type { Clock } from '../../src/shared/clock.js'
-import { bearer, createCustomer, partnerWithToken, seedCatalog } from './factories.js'
-import { seedPlan, TOTAL_12X } from './plans.js'
-import { buildCheckedApp, createTestApp, type TestContext } from './test-app.js'
+import type { App } from '../../../src/app.js'
+import type { Db } from '../../../src/db/database.js'
+import type { GatewayMode } from '../../../src/modules/partners/partner.table.js'
+import type { PaymentGateway } from '../../../src/modules/payments/payment-gateway.js'
+import type { Clock } from '../../../src/shared/clock.js'
+import type { Installment } from '../api-types.js'
+import { buildCheckedApp, type TestContext, useTestApp } from '../test-app.js'
+import { bearer, seedCatalog, seller, TOTAL_12X } from '../world.js'
 
 // 15:00 UTC is 12:00 in São Paulo; the card expiry rule compares with November 2026.
 export const NOW = new Date('2026-11-21T15:00:00.000Z')
@@ -30,15 +30,6 @@ export const card = (number: string, extra: Record<string, string> = {}) => ({
   creditCard: { number, expiry: '1230', cvv: CVV, ...extra },
 })
 
-export interface Installment {
-  id: number
-  number: number
-  amount: number
-  due_date: string
-  status: string
-  status_label: string
-  paid_at: string | null
-}
 export interface Party {
   partnerId: number
   token: string
@@ -67,15 +58,14 @@ export async function partyOf(
   app: App,
   gateway: GatewayMode,
 ): Promise<Party & { planId: number; modelId: number }> {
-  const { partner, token } = await partnerWithToken(app, db, gateway)
-  const plan = await seedPlan(db, partner.id, { ...TOTAL_12X, installments: INSTALLMENTS }, NOW.toISOString())
-  await createCustomer(app, token)
+  const plans = [{ ...TOTAL_12X, installments: INSTALLMENTS }]
+  const s = await seller({ app, db }, { partner: gateway, plans, plansAt: NOW.toISOString() })
   const model = await db
     .selectFrom('models')
     .select('id')
     .where('name', '=', 'Galaxy S25')
     .executeTakeFirstOrThrow()
-  return { partnerId: partner.id, token, planId: plan.id, modelId: model.id }
+  return { partnerId: s.partnerId, token: s.token, planId: s.planId, modelId: model.id }
 }
 
 export const parties = new Map<GatewayMode, Promise<Awaited<ReturnType<typeof partyOf>>>>()
@@ -194,12 +184,12 @@ export const nth = (c: Contracted, n: number) => c.installments[n - 1] as Instal
 
 /** Opens the app before a file's first test; closes it and every extra app after its last. */
 export function useSubscriptionPaymentsWorld(): void {
+  ctx = useTestApp({ clock, env: { LOG_LEVEL: 'trace' }, logStream })
   beforeAll(async () => {
-    ctx = await createTestApp({ clock, env: { LOG_LEVEL: 'trace' }, logStream })
     await seedCatalog(ctx.db)
   })
+  // After hooks run last-registered first: the extra apps close before the database goes.
   afterAll(async () => {
     for (const app of extraApps) await app.close()
-    await ctx?.close()
   })
 }
