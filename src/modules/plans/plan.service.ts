@@ -2,6 +2,7 @@ import type { Db, Trx } from '../../db/database.js'
 import { ValidationError } from '../../shared/errors.js'
 import { requirePartner } from '../partners/partner.service.js'
 import { findSubscriptionPlan, listSubscriptionPlans, type SubscriptionPlanRow } from './plan.repository.js'
+import { type CoverageType, coverageTypesNamedBy, orderedCoverageTypes } from './plan.rules.js'
 import type { PlanKind } from './plan.table.js'
 
 export interface NewPlan {
@@ -9,6 +10,10 @@ export interface NewPlan {
   kind: PlanKind
   name: string
   coverages: string[]
+  /** Default: the types the `coverages` words name (coverageTypesNamedBy). */
+  coverageTypes?: CoverageType[]
+  claimNoticeDays?: number
+  maxClaimsPerYear?: number
   /** Subscription plans. */
   installments?: number
   monthlyRateBp?: number
@@ -70,6 +75,7 @@ export async function createPlan(trx: Trx, input: NewPlan, now: string) {
   if (!Number.isInteger(installments) || installments < 1 || installments > 60) {
     throw ValidationError.field('installments', 'The installments field must be between 1 and 60.')
   }
+  const coverages = input.coverages.map((c) => c.trim()).filter(Boolean)
   const values = {
     partner_id: input.partnerId,
     kind: input.kind,
@@ -85,7 +91,10 @@ export async function createPlan(trx: Trx, input: NewPlan, now: string) {
       ? null
       : bounded(required(input.annualRateBp, 'annual_rate'), 'annual_rate', FULL),
     used_factor_bp: subscription ? null : bounded(input.usedFactorBp ?? FULL, 'used_factor', 10 * FULL),
-    coverages: JSON.stringify(input.coverages.map((c) => c.trim()).filter(Boolean)),
+    coverages: JSON.stringify(coverages),
+    coverage_types: JSON.stringify(
+      input.coverageTypes ? orderedCoverageTypes(input.coverageTypes) : coverageTypesNamedBy(coverages),
+    ),
     is_default: !subscription && (input.isDefault ?? false),
     active: true,
     created_at: now,
