@@ -4,6 +4,7 @@ import {
   call,
   ctx,
   daysAfter,
+  expectRefusal,
   local,
   NOW,
   ok,
@@ -16,7 +17,6 @@ import {
   theft,
   useClaimsWorld,
 } from './helpers/claims-world.js'
-import { expectedError } from './helpers/errors.js'
 
 useClaimsWorld()
 
@@ -130,7 +130,7 @@ describe('POST /claims', () => {
       code = 'validation_failed' as const,
     ) => {
       const response = await call(s, 'POST', '/claims', body)
-      expectedError(response, code, { errors })
+      expectRefusal(response, code, { errors })
     }
 
     it('names exactly one contract of the partner', async () => {
@@ -170,7 +170,7 @@ describe('POST /claims', () => {
         '/claims',
         theft(old, { occurred_at: local(daysAfter(-31)) }),
       )
-      expectedError(response, 'validation_failed', {
+      expectRefusal(response, 'validation_failed', {
         errors: { occurred_at: ['The claim must be opened within 30 days of the loss.'] },
       })
     })
@@ -235,7 +235,7 @@ describe('POST /claims', () => {
       const open = await paidSubscription(s)
       const first = await openClaim(s, theft(open))
       const again = await call(s, 'POST', '/claims', theft(open))
-      expectedError(again, 'invalid_state', {
+      expectRefusal(again, 'invalid_state', {
         errors: {
           status: [
             'The contract has another claim open: withdraw it or wait for its decision and settlement.',
@@ -247,7 +247,7 @@ describe('POST /claims', () => {
       const second = await openClaim(s, theft(open, { type: 'accidental_damage', police_report: null }))
       await approvedEarlier(second.id, daysAfter(-1))
       const third = await call(s, 'POST', '/claims', theft(open))
-      expectedError(third, 'invalid_state', {
+      expectRefusal(third, 'invalid_state', {
         errors: { status: ['The contract has reached its limit of 2 approved claims in 365 days.'] },
       })
     })

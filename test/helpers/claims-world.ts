@@ -3,7 +3,7 @@
  * sellers (a partner with the 12x plan covering every peril, the 24x one without liquid damage, an
  * annual plan with a 10 % franchise rate, and a customer) whose contracts are paid at chosen times.
  */
-import { afterAll, beforeAll, expect } from 'vitest'
+import { afterAll, beforeAll, expect, vi } from 'vitest'
 import { formatTimestamp } from '../../src/shared/time.js'
 import { customerBody, type Json, uniqueImei } from './bodies.js'
 import {
@@ -56,6 +56,8 @@ export interface ClaimBody {
 }
 
 export function useClaimsWorld() {
+  // Each test contracts and pays through the API at several clock times: slow on a loaded machine.
+  vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 })
   beforeAll(async () => {
     ctx = await createTestApp({
       clock: { now: () => now },
@@ -203,4 +205,14 @@ export async function approvedEarlier(claimId: number, decidedAt: string) {
     })
     .where('id', '=', claimId)
     .execute()
+}
+
+/** Asserts an error answer: its status, `code`, and the given part of its body (`errors`). */
+export function expectRefusal(
+  response: { statusCode: number; body: string; json(): unknown },
+  code: 'validation_failed' | 'invalid_state' | 'not_found',
+  body: object,
+) {
+  expect(response.statusCode, response.body).toBe(code === 'not_found' ? 404 : 422)
+  expect(response.json()).toMatchObject({ code, ...body })
 }
