@@ -1,5 +1,6 @@
 import { type Command, Option } from 'commander'
 import { retryingTransaction } from '../db/transaction.js'
+import { COVERAGE_TYPE_LABELS, COVERAGE_TYPES, type CoverageType } from '../modules/plans/plan.rules.js'
 import { createPlan } from '../modules/plans/plan.service.js'
 import { rateToBp } from '../shared/money.js'
 import { type Io, positiveInt, report, UsageError, withDatabase } from './context.js'
@@ -14,6 +15,9 @@ interface Options {
   annualRate?: string
   usedFactor?: string
   coverage: string[]
+  coverageType: string[]
+  claimNoticeDays?: string
+  maxClaimsPerYear?: string
   default?: boolean
   json?: boolean
 }
@@ -29,7 +33,10 @@ export function registerPlanCreate(plan: Command, io: Io) {
     .requiredOption('--name <name>', 'plan name shown to partners')
     .option('--installments <n>', 'subscription: number of monthly installments (1-60)')
     .option('--monthly-rate <rate>', 'subscription: monthly premium = LMI × rate')
-    .option('--franchise-rate <rate>', 'subscription: franchise (deductible) = LMI × rate')
+    .option(
+      '--franchise-rate <rate>',
+      'franchise (deductible) = LMI × rate (annual plans: optional, default none)',
+    )
     .option('--annual-rate <rate>', 'annual: premium = LMI × rate')
     .option('--used-factor <factor>', 'annual: premium multiplier for used devices (default 1)')
     .option(
@@ -38,10 +45,23 @@ export function registerPlanCreate(plan: Command, io: Io) {
       (v: string, all: string[]) => [...all, v],
       [],
     )
+    .addOption(
+      new Option('--coverage-type <type>', 'a peril a claim may name (repeat for several)')
+        .choices([...COVERAGE_TYPES])
+        .argParser((v: string, all: string[] = []) => {
+          if (!(COVERAGE_TYPES as readonly string[]).includes(v)) {
+            throw new UsageError(`--coverage-type must be one of ${COVERAGE_TYPES.join(', ')}, got '${v}'`)
+          }
+          return [...all, v]
+        })
+        .default([]),
+    )
+    .option('--claim-notice-days <n>', 'days after a loss within which a claim may be opened (default 30)')
+    .option('--max-claims-per-year <n>', 'claims of one contract approved in 365 days, at most (default 2)')
     .option('--default', "annual: make it the partner's default annual plan")
     .addHelpText(
       'after',
-      '\nRates are above 0 and at most 1 (the franchise rate may be 0); the used-device factor at most 10.\nFlags of the other kind of plan are refused.',
+      '\nRates are above 0 and at most 1 (the franchise rate may be 0); the used-device factor at most 10.\nFlags of the other kind of plan are refused. Without --coverage-type, the types are those the\n--coverage words name (roubo, furto, quebra, líquido); without --coverage, the types are labelled in Portuguese.',
     )
     .option('--json', 'print one JSON object')
     .action(async (o: Options) => {
@@ -54,7 +74,20 @@ export function registerPlanCreate(plan: Command, io: Io) {
               partnerId,
               kind: o.kind,
               name: o.name,
-              coverages: o.coverage,
+              // Without --coverage the types are labelled in Portuguese; with it, its words name them.
+              coverages:
+                o.coverage.length > 0
+                  ? o.coverage
+                  : o.coverageType.map((t) => COVERAGE_TYPE_LABELS[t as CoverageType]),
+              coverageTypes: o.coverageType.length > 0 ? (o.coverageType as CoverageType[]) : undefined,
+              claimNoticeDays:
+                o.claimNoticeDays === undefined
+                  ? undefined
+                  : positiveInt(o.claimNoticeDays, '--claim-notice-days'),
+              maxClaimsPerYear:
+                o.maxClaimsPerYear === undefined
+                  ? undefined
+                  : positiveInt(o.maxClaimsPerYear, '--max-claims-per-year'),
               installments:
                 o.installments === undefined ? undefined : positiveInt(o.installments, '--installments'),
               monthlyRateBp: rate(o.monthlyRate, '--monthly-rate'),
@@ -78,6 +111,9 @@ export function registerPlanCreate(plan: Command, io: Io) {
         annual_rate: fraction(created.annual_rate_bp),
         used_factor: fraction(created.used_factor_bp),
         coverages: JSON.parse(created.coverages) as string[],
+        coverage_types: JSON.parse(created.coverage_types) as CoverageType[],
+        claim_notice_days: created.claim_notice_days,
+        max_claims_per_year: created.max_claims_per_year,
         is_default: Boolean(created.is_default),
       }
       report(io, o.json, result, `Created ${result.kind} plan #${result.id} ${result.name}.`)

@@ -9,6 +9,12 @@ import type {
 } from '../modules/annual-plans/annual-plan.table.js'
 import type { SigningKeysTable } from '../modules/auth/signing-key.table.js'
 import type { BrandsTable, ModelsTable, PartnerModelsTable } from '../modules/catalog/catalog.table.js'
+import type {
+  ClaimDocumentContentsTable,
+  ClaimDocumentsTable,
+  ClaimNumbersTable,
+  ClaimsTable,
+} from '../modules/claims/claim.table.js'
 import type { CustomersTable } from '../modules/customers/customer.table.js'
 import type { DeviceProtectionsTable } from '../modules/devices/device-protection.table.js'
 import type { EventsTable } from '../modules/events/event.table.js'
@@ -64,6 +70,10 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable
   webhook_deliveries: WebhookDeliveriesTable
   webhook_dispatch: WebhookDispatchTable
+  claims: ClaimsTable
+  claim_numbers: ClaimNumbersTable
+  claim_documents: ClaimDocumentsTable
+  claim_document_contents: ClaimDocumentContentsTable
 }
 
 export type Db = Kysely<Database>

@@ -20,6 +20,8 @@ export interface AnnualPlansTable {
   /** Cents. */
   lmi: number
   premium: number
+  /** Cents: the plan's franchise rate × LMI, fixed at contracting. */
+  franchise: Generated<number>
   status: AnnualPlanStatus
   /** External partners say how the customer paid them; null for own-gateway plans. */
   payment_method: PaymentMethod | null

@@ -28,6 +28,12 @@ export const EVENT_TYPES = [
   'annual_plan.canceled',
   // Written by the refunds' module when `cancellation.refund_status` changes.
   'annual_plan.refund_updated',
+  'claim.opened',
+  'claim.under_review',
+  'claim.approved',
+  'claim.denied',
+  'claim.settled',
+  'claim.withdrawn',
   // Written by POST /webhook-endpoints/{id}/ping, for that endpoint alone.
   'ping',
 ] as const

@@ -20,6 +20,12 @@ export interface PlansTable {
   used_factor_bp: number | null
   /** JSON array of strings. */
   coverages: string
+  /** JSON array of CoverageType (plan.rules.ts): the perils a claim may name. */
+  coverage_types: Generated<string>
+  /** A claim must be opened within this many days of the loss. */
+  claim_notice_days: Generated<number>
+  /** Claims approved in the 365 days before a loss, at most, per contract. */
+  max_claims_per_year: Generated<number>
   /** The partner's default annual plan, used when `plan_id` is absent. */
   is_default: SqlBool
   active: SqlBool

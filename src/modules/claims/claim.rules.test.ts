@@ -1,0 +1,214 @@
+import { describe, expect, it } from 'vitest'
+import { coverageTypesNamedBy } from '../plans/plan.rules.js'
+import {
+  annualPlanInForce,
+  claimNumber,
+  fraudSignals,
+  missingDocumentKinds,
+  noticeRefusal,
+  perilCovered,
+  policeReportMissing,
+  subscriptionInForce,
+  yearlyLimitReached,
+  yearlyLimitSince,
+} from './claim.rules.js'
+
+const PAID = '2026-10-01T15:00:00.000Z'
+const subscription = (over: Partial<Parameters<typeof subscriptionInForce>[0]> = {}) => ({
+  status: 'pago',
+  firstPaidAt: PAID,
+  endsAt: '2027-10-01T03:00:00.000Z',
+  installments: [
+    { dueDate: '2026-10-01', paid: true },
+    { dueDate: '2026-11-01', paid: false },
+  ],
+  ...over,
+})
+
+describe('subscriptionInForce', () => {
+  it.each([
+    ['pago, after payment, nothing overdue', subscription(), '2026-10-20T12:00:00.000Z', '2026-10-20', true],
+    ['before installment 1 was paid', subscription(), '2026-10-01T14:00:00.000Z', '2026-10-01', false],
+    [
+      'installment 2 due exactly 10 days before',
+      subscription(),
+      '2026-11-11T12:00:00.000Z',
+      '2026-11-11',
+      true,
+    ],
+    [
+      'installment 2 due 11 days before, unpaid',
+      subscription(),
+      '2026-11-12T12:00:00.000Z',
+      '2026-11-12',
+      false,
+    ],
+    [
+      'installment 2 paid since',
+      subscription({
+        installments: [
+          { dueDate: '2026-10-01', paid: true },
+          { dueDate: '2026-11-01', paid: true },
+        ],
+      }),
+      '2026-11-20T12:00:00.000Z',
+      '2026-11-20',
+      true,
+    ],
+    [
+      'pending',
+      subscription({ status: 'pending', firstPaidAt: null }),
+      '2026-10-20T12:00:00.000Z',
+      '2026-10-20',
+      false,
+    ],
+    ['canceled', subscription({ status: 'canceled' }), '2026-10-20T12:00:00.000Z', '2026-10-20', false],
+    [
+      'expired, loss before its end',
+      subscription({ status: 'expired' }),
+      '2026-10-20T12:00:00.000Z',
+      '2026-10-20',
+      true,
+    ],
+    [
+      'loss after the last month',
+      subscription({ installments: [{ dueDate: '2026-10-01', paid: true }] }),
+      '2027-10-02T12:00:00.000Z',
+      '2027-10-02',
+      false,
+    ],
+  ])('%s', (_, s, at, on, expected) => {
+    expect(subscriptionInForce(s, at, on)).toBe(expected)
+  })
+})
+
+describe('annualPlanInForce', () => {
+  const plan = { startsAt: '2026-10-02T03:00:00.000Z', endsAt: '2027-10-02T03:00:00.000Z', canceledAt: null }
+  it.each([
+    ['within the window', plan, '2026-12-01T00:00:00.000Z', true],
+    ['at starts_at', plan, plan.startsAt, true],
+    ['before starts_at', plan, '2026-10-02T02:59:59.000Z', false],
+    ['at ends_at', plan, plan.endsAt, false],
+    ['unpaid', { startsAt: null, endsAt: null, canceledAt: null }, '2026-12-01T00:00:00.000Z', false],
+    [
+      'canceled before the loss',
+      { ...plan, canceledAt: '2026-11-01T00:00:00.000Z' },
+      '2026-12-01T00:00:00.000Z',
+      false,
+    ],
+    [
+      'canceled after the loss',
+      { ...plan, canceledAt: '2026-12-02T00:00:00.000Z' },
+      '2026-12-01T00:00:00.000Z',
+      true,
+    ],
+  ])('%s', (_, p, at, expected) => {
+    expect(annualPlanInForce(p, at)).toBe(expected)
+  })
+})
+
+describe('noticeRefusal', () => {
+  const now = '2026-11-21T15:00:00.000Z'
+  it.each([
+    ['a minute ago', '2026-11-21T14:59:00.000Z', 30, null],
+    ['exactly 30 days ago', '2026-10-22T15:00:00.000Z', 30, null],
+    [
+      '30 days and a second ago',
+      '2026-10-22T14:59:59.000Z',
+      30,
+      'The claim must be opened within 30 days of the loss.',
+    ],
+    ['in the future', '2026-11-21T15:00:01.000Z', 30, 'The occurred at must not be in the future.'],
+    [
+      '7 days ago on a 5-day plan',
+      '2026-11-14T15:00:00.000Z',
+      5,
+      'The claim must be opened within 5 days of the loss.',
+    ],
+  ])('%s', (_, occurred, days, expected) => {
+    expect(noticeRefusal(occurred, now, days)).toBe(expected)
+  })
+})
+
+describe('yearly limit', () => {
+  it.each([
+    [0, 2, false],
+    [1, 2, false],
+    [2, 2, true],
+    [1, 1, true],
+  ])('%i approved of %i allowed → reached %s', (count, max, expected) => {
+    expect(yearlyLimitReached(count, max)).toBe(expected)
+  })
+  it('counts from 365 days before the loss', () => {
+    expect(yearlyLimitSince('2026-11-21T15:00:00.000Z')).toBe('2025-11-21T15:00:00.000Z')
+  })
+})
+
+describe('perils, police report, documents', () => {
+  it.each([
+    ['robbery', ['robbery'], true],
+    ['liquid_damage', ['robbery', 'accidental_damage'], false],
+  ] as const)('%s covered by %j → %s', (type, types, expected) => {
+    expect(perilCovered(type, types)).toBe(expected)
+  })
+  it.each([
+    ['robbery', undefined, true],
+    ['qualified_theft', '  ', true],
+    ['robbery', 'BO-1', false],
+    ['accidental_damage', undefined, false],
+  ] as const)('%s with report %j → missing %s', (type, number, expected) => {
+    expect(policeReportMissing(type, number)).toBe(expected)
+  })
+  it.each([
+    ['robbery', [], ['police_report', 'imei_block', 'invoice']],
+    ['qualified_theft', ['invoice', 'photo'], ['police_report', 'imei_block']],
+    ['accidental_damage', [], ['photo', 'invoice']],
+    ['liquid_damage', ['photo', 'invoice'], []],
+  ] as const)('%s with %j misses %j', (type, uploaded, missing) => {
+    expect(missingDocumentKinds(type, uploaded)).toEqual(missing)
+  })
+  it.each([
+    [
+      ['Roubo e furto qualificado', 'Quebra acidental', 'Danos por líquidos'],
+      ['robbery', 'qualified_theft', 'accidental_damage', 'liquid_damage'],
+    ],
+    [['Quebra acidental'], ['accidental_damage']],
+    [
+      ['LÍQUIDO', 'roubo'],
+      ['robbery', 'liquid_damage'],
+    ],
+    [['Assistência técnica'], []],
+  ])('coverages %j name %j', (coverages, types) => {
+    expect(coverageTypesNamedBy(coverages)).toEqual(types)
+  })
+})
+
+describe('fraudSignals', () => {
+  const base = {
+    occurredAt: '2026-11-21T15:00:00.000Z',
+    coverageStartedAt: '2026-01-01T00:00:00.000Z',
+    sameDeviceClaims: 0,
+    sameCustomerClaims: 0,
+    lastCardChangeAt: null,
+  }
+  it.each([
+    ['none', base, []],
+    ['early claim', { ...base, coverageStartedAt: '2026-11-01T00:00:00.000Z' }, ['early_claim']],
+    ['repeat device', { ...base, sameDeviceClaims: 1 }, ['repeat_device']],
+    ['one other claim of the customer', { ...base, sameCustomerClaims: 1 }, []],
+    ['two other claims of the customer', { ...base, sameCustomerClaims: 2 }, ['repeat_customer']],
+    [
+      'card replaced 3 days before',
+      { ...base, lastCardChangeAt: '2026-11-18T15:00:00.000Z' },
+      ['recent_card_change'],
+    ],
+    ['card replaced 8 days before', { ...base, lastCardChangeAt: '2026-11-13T15:00:00.000Z' }, []],
+  ] as const)('%s', (_, facts, expected) => {
+    expect(fraudSignals(facts)).toEqual(expected)
+  })
+})
+
+it('numbers claims SIN-<year>-<6 digits>', () => {
+  expect(claimNumber(2026, 1)).toBe('SIN-2026-000001')
+  expect(claimNumber(2027, 1234567)).toBe('SIN-2027-1234567')
+})

@@ -1,0 +1,191 @@
+import { COVERAGE_TYPE_LABELS, COVERAGE_TYPES, type CoverageType } from '../plans/plan.rules.js'
+import type { ClaimStatus, DocumentKind, FraudSignal } from './claim.table.js'
+
+// A claim's pure rules (README, Claims): perils, labels, statuses, required documents, the opening
+// rules (coverage in force, notice period, peril covered, police report, yearly limit) and the fraud
+// signals. Instants are UTC ISO strings (comparable as text), dates 'YYYY-MM-DD' in the service zone.
+
+export { COVERAGE_TYPES as CLAIM_TYPES, type CoverageType as ClaimType }
+
+export const CLAIM_STATUSES = [
+  'documents_pending',
+  'under_review',
+  'approved',
+  'denied',
+  'settled',
+  'withdrawn',
+] as const satisfies readonly ClaimStatus[]
+
+export const CLAIM_STATUS_LABELS: Record<ClaimStatus, string> = {
+  documents_pending: 'Aguardando documentos',
+  under_review: 'Em análise',
+  approved: 'Aprovado',
+  denied: 'Negado',
+  settled: 'Concluído',
+  withdrawn: 'Desistência',
+}
+
+export const claimTypeLabel = (type: CoverageType): string => COVERAGE_TYPE_LABELS[type]
+export const claimStatusLabel = (status: ClaimStatus): string => CLAIM_STATUS_LABELS[status]
+
+/** Statuses in which a claim is still open (an `approved` one until it is settled). */
+export const OPEN_STATUSES = [
+  'documents_pending',
+  'under_review',
+  'approved',
+] as const satisfies readonly ClaimStatus[]
+/** The partner may withdraw a claim from these. */
+export const WITHDRAWABLE_STATUSES = [
+  'documents_pending',
+  'under_review',
+] as const satisfies readonly ClaimStatus[]
+
+export const isOpen = (status: ClaimStatus) => (OPEN_STATUSES as readonly ClaimStatus[]).includes(status)
+export const canWithdraw = (status: ClaimStatus) =>
+  (WITHDRAWABLE_STATUSES as readonly ClaimStatus[]).includes(status)
+
+// — Documents —
+
+export const DOCUMENT_KINDS = [
+  'police_report',
+  'imei_block',
+  'invoice',
+  'photo',
+  'repair_quote',
+  'id_document',
+  'other',
+] as const satisfies readonly DocumentKind[]
+
+const THEFT_DOCUMENTS: DocumentKind[] = ['police_report', 'imei_block', 'invoice']
+const DAMAGE_DOCUMENTS: DocumentKind[] = ['photo', 'invoice']
+
+/** Theft needs the police report (Boletim de Ocorrência); damage is shown by photos. */
+export const isTheft = (type: CoverageType) => type === 'robbery' || type === 'qualified_theft'
+
+/** The kinds a claim of this type needs before it is reviewed. */
+export function requiredDocumentKinds(type: CoverageType): DocumentKind[] {
+  return isTheft(type) ? [...THEFT_DOCUMENTS] : [...DAMAGE_DOCUMENTS]
+}
+
+/** The required kinds not among `uploadedKinds`, in the order requiredDocumentKinds gives them. */
+export function missingDocumentKinds(
+  type: CoverageType,
+  uploadedKinds: readonly DocumentKind[],
+): DocumentKind[] {
+  return requiredDocumentKinds(type).filter((kind) => !uploadedKinds.includes(kind))
+}
+
+// — Opening —
+
+const DAY_MS = 86_400_000
+const instantMinusDays = (instant: string, days: number) =>
+  new Date(Date.parse(instant) - days * DAY_MS).toISOString()
+
+/** Installments due more than this many days before the loss must have been paid. */
+export const GRACE_DAYS = 10
+
+export interface SubscriptionCoverage {
+  status: string
+  /** Installment 1's payment; null while unpaid. */
+  firstPaidAt: string | null
+  /** The end of the last installment's month; null while unknown (never paid). */
+  endsAt: string | null
+  installments: { dueDate: string; paid: boolean }[]
+}
+
+/**
+ * Whether a subscription covered a loss at `occurredAt` (`occurredOn`: its date in the service
+ * zone): `pago` (or `expired` since, for a loss before its end), the loss at or after installment
+ * 1 was paid, and every installment due more than 10 days before the loss paid (by now).
+ */
+export function subscriptionInForce(
+  s: SubscriptionCoverage,
+  occurredAt: string,
+  occurredOn: string,
+): boolean {
+  if (s.status !== 'pago' && s.status !== 'expired') return false
+  if (s.firstPaidAt === null || occurredAt < s.firstPaidAt) return false
+  if (s.endsAt !== null && occurredAt >= s.endsAt) return false
+  return s.installments.every((i) => i.paid || addDaysTo(i.dueDate, GRACE_DAYS) >= occurredOn)
+}
+
+const addDaysTo = (date: string, days: number) => {
+  const d = new Date(`${date}T00:00:00Z`)
+  d.setUTCDate(d.getUTCDate() + days)
+  return d.toISOString().slice(0, 10)
+}
+
+export interface AnnualCoverage {
+  startsAt: string | null
+  endsAt: string | null
+  /** When a confirmed cancellation ended it; null otherwise. */
+  canceledAt: string | null
+}
+
+/** Whether an annual plan covered a loss at `occurredAt`: within its window and not canceled before. */
+export function annualPlanInForce(p: AnnualCoverage, occurredAt: string): boolean {
+  if (p.startsAt === null || p.endsAt === null) return false
+  if (occurredAt < p.startsAt || occurredAt >= p.endsAt) return false
+  return p.canceledAt === null || p.canceledAt > occurredAt
+}
+
+/** Why `occurredAt` is refused by the notice period at `now`, or null: not future, not too old. */
+export function noticeRefusal(occurredAt: string, now: string, noticeDays: number): string | null {
+  if (occurredAt > now) return 'The occurred at must not be in the future.'
+  if (occurredAt < instantMinusDays(now, noticeDays)) {
+    return `The claim must be opened within ${noticeDays} days of the loss.`
+  }
+  return null
+}
+
+export const perilCovered = (type: CoverageType, coverageTypes: readonly CoverageType[]) =>
+  coverageTypes.includes(type)
+
+/** A theft claim needs the police report's number. */
+export const policeReportMissing = (type: CoverageType, number: string | null | undefined) =>
+  isTheft(type) && !number?.trim()
+
+/** The window the yearly limit counts approvals in: the 365 days before the loss (and since). */
+export const yearlyLimitSince = (occurredAt: string) => instantMinusDays(occurredAt, 365)
+
+/** Whether `approvedCount` claims approved since yearlyLimitSince reach the plan's limit. */
+export const yearlyLimitReached = (approvedCount: number, maxClaimsPerYear: number) =>
+  approvedCount >= maxClaimsPerYear
+
+// — Fraud signals (operators only) —
+
+export interface FraudFacts {
+  occurredAt: string
+  /** When the contract's coverage started (installment 1's payment, the annual plan's starts_at). */
+  coverageStartedAt: string | null
+  /** Other claims of the same device in the last 24 months, any partner. */
+  sameDeviceClaims: number
+  /** Other claims of the same customer document in the last 12 months, any partner. */
+  sameCustomerClaims: number
+  /** The latest card replacement before the loss, if any. */
+  lastCardChangeAt: string | null
+}
+
+export const FRAUD_WINDOWS = { earlyClaimDays: 30, deviceMonths: 24, customerMonths: 12, cardChangeDays: 7 }
+
+export function fraudSignals(f: FraudFacts): FraudSignal[] {
+  const signals: FraudSignal[] = []
+  const start = f.coverageStartedAt
+  if (start !== null && f.occurredAt < new Date(Date.parse(start) + 30 * DAY_MS).toISOString()) {
+    signals.push('early_claim')
+  }
+  if (f.sameDeviceClaims > 0) signals.push('repeat_device')
+  if (f.sameCustomerClaims >= 2) signals.push('repeat_customer')
+  const card = f.lastCardChangeAt
+  if (card !== null && card <= f.occurredAt && card >= instantMinusDays(f.occurredAt, 7)) {
+    signals.push('recent_card_change')
+  }
+  return signals
+}
+
+// — Number —
+
+/** `SIN-<year>-<sequence, at least 6 digits>`: the year is the claim's created_at year. */
+export function claimNumber(year: number, sequence: number): string {
+  return `SIN-${year}-${String(sequence).padStart(6, '0')}`
+}

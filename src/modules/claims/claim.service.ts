@@ -1,0 +1,93 @@
+import type { Db, Trx } from '../../db/database.js'
+import { NotFoundError, StateError } from '../../shared/errors.js'
+import { type EventType, recordEvent } from '../events/event.service.js'
+import { claimResource } from './claim.mapper.js'
+import {
+  type ClaimFilter,
+  type ClaimView,
+  findClaimView,
+  findClaimViewById,
+  listClaimViews,
+  listDocumentsOf,
+  transitionClaim,
+} from './claim.repository.js'
+import { canWithdraw, WITHDRAWABLE_STATUSES } from './claim.rules.js'
+
+// Reading claims and writing their events: what every claim flow (opening, documents, decision,
+// withdrawal) shares.
+
+export type ClaimEventType = Extract<EventType, `claim.${string}`>
+
+/** The partner's claim; 404 when it does not exist or is another partner's. */
+export async function findClaimForPartner(db: Db, partnerId: number, id: number): Promise<ClaimView> {
+  const view = await findClaimView(db, partnerId, id)
+  if (!view) throw new NotFoundError('Claim')
+  return view
+}
+
+/** The claim's resource with its documents, as GET /claims/{id} shows it. */
+export async function claimResourceOf(db: Db, view: ClaimView, timeZone: string) {
+  return claimResource(view, await listDocumentsOf(db, [view.id]), timeZone)
+}
+
+/** GET /claims/{id}: the partner's claim as a resource; 404 when it is not theirs. */
+export async function showClaim(db: Db, partnerId: number, id: number, timeZone: string) {
+  return claimResourceOf(db, await findClaimForPartner(db, partnerId, id), timeZone)
+}
+
+/** Writes a `claim.*` event of the claim as it now is, in the caller's transaction. */
+export async function recordClaimEvent(
+  trx: Trx,
+  type: ClaimEventType,
+  id: number,
+  now: string,
+  timeZone: string,
+): Promise<void> {
+  const view = await findClaimViewById(trx, id)
+  if (!view) throw new Error(`claim ${id} not found for its event`)
+  const object = await claimResourceOf(trx, view, timeZone)
+  await recordEvent(trx, { partnerId: view.partner_id, type, object, now })
+}
+
+/** A page of the partner's claims matching `filter`, newest first, with their documents, and the total. */
+export async function listClaims(
+  db: Db,
+  partnerId: number,
+  filter: ClaimFilter,
+  page: { offset: number; limit: number },
+  timeZone: string,
+) {
+  const { rows, total } = await listClaimViews(db, partnerId, filter, page)
+  const documents = await listDocumentsOf(
+    db,
+    rows.map((row) => row.id),
+  )
+  const data = rows.map((row) =>
+    claimResource(
+      row,
+      documents.filter((d) => d.claim_id === row.id),
+      timeZone,
+    ),
+  )
+  return { data, total }
+}
+
+/**
+ * POST /claims/{id}/withdraw: `withdrawn` from `documents_pending` or `under_review`, with
+ * `claim.withdrawn`; any other status → 422 invalid_state. Guarded by the status, so a decision
+ * committed meanwhile wins and this answers 422.
+ */
+export async function withdrawClaim(trx: Trx, partnerId: number, id: number, now: string, timeZone: string) {
+  const view = await findClaimForPartner(trx, partnerId, id)
+  if (
+    !canWithdraw(view.status) ||
+    !(await transitionClaim(trx, id, WITHDRAWABLE_STATUSES, 'withdrawn', { updated_at: now }))
+  ) {
+    const current = (await findClaimForPartner(trx, partnerId, id)).status
+    throw new StateError(
+      `The claim is ${current.replace('_', ' ')}: only a claim awaiting documents or under review can be withdrawn.`,
+    )
+  }
+  await recordClaimEvent(trx, 'claim.withdrawn', id, now, timeZone)
+  return showClaim(trx, partnerId, id, timeZone)
+}

@@ -1,0 +1,102 @@
+import type { Generated } from 'kysely'
+import type { CoverageType } from '../plans/plan.rules.js'
+
+export type ClaimStatus =
+  | 'documents_pending'
+  | 'under_review'
+  | 'approved'
+  | 'denied'
+  | 'settled'
+  | 'withdrawn'
+export type ClaimOutcome = 'approved' | 'denied'
+export type SettlementMethod = 'repair' | 'replacement' | 'indemnity'
+export type DenialReason =
+  | 'not_covered'
+  | 'outside_coverage'
+  | 'late_notice'
+  | 'documents_invalid'
+  | 'fraud_suspected'
+  | 'other'
+export type DocumentKind =
+  | 'police_report'
+  | 'imei_block'
+  | 'invoice'
+  | 'photo'
+  | 'repair_quote'
+  | 'id_document'
+  | 'other'
+export type FraudSignal = 'early_claim' | 'repeat_device' | 'repeat_customer' | 'recent_card_change'
+
+export interface ClaimsTable {
+  id: Generated<number>
+  /** `SIN-<year of created_at>-<6+ digits>`, unique service-wide (claim_numbers). */
+  number: string
+  partner_id: number
+  /** Exactly one of the two contracts. */
+  subscription_id: number | null
+  annual_plan_id: number | null
+  /** The contract's plan (product): its coverage types and claim terms. */
+  plan_id: number
+  customer_id: number
+  /** Bare digits, copied from the customer: the fraud signals look across partners by it. */
+  customer_document: string
+  model_id: number
+  /** The contract's serial number or IMEI at opening, as the claim shows it. */
+  serial_number: string | null
+  /** `deviceKey` of the contract's serials / IMEIs at opening (repeat_device). */
+  device_key: string | null
+  second_device_key: string | null
+  type: CoverageType
+  status: ClaimStatus
+  /** UTC ISO instant. */
+  occurred_at: string
+  description: string
+  police_report_number: string | null
+  /** 'YYYY-MM-DD'. */
+  police_report_issued_on: string | null
+  /** Cents, copied from the contract at opening. */
+  lmi: number
+  franchise: number
+  outcome: ClaimOutcome | null
+  settlement_method: SettlementMethod | null
+  /** Cents. */
+  approved_amount: number | null
+  payable_amount: number | null
+  reason_code: DenialReason | null
+  /** The operator's note the partner sees. */
+  note: string | null
+  decided_at: string | null
+  settlement_reference: string | null
+  settled_at: string | null
+  /** JSON array of FraudSignal, computed at opening; operators only, never in the partner API. */
+  fraud_signals: Generated<string>
+  created_at: string
+  updated_at: string
+}
+
+/** The last claim number given in a year. */
+export interface ClaimNumbersTable {
+  year: number
+  last: number
+}
+
+export interface ClaimDocumentsTable {
+  id: Generated<number>
+  claim_id: number
+  kind: DocumentKind
+  /** A sanitised label only, never a path. */
+  filename: string
+  /** As recognised from the bytes. */
+  content_type: string
+  /** Bytes. */
+  size: number
+  /** Hex. */
+  sha256: string
+  uploaded_at: string
+}
+
+/** A document's bytes, apart from its metadata and the claim's row. */
+export interface ClaimDocumentContentsTable {
+  document_id: number
+  bytes: Buffer
+}
