@@ -5,7 +5,7 @@ import { insertClaim, nextClaimSequence } from '../../src/modules/claims/claim.r
 import { claimNumber } from '../../src/modules/claims/claim.rules.js'
 import type { ClaimStatus } from '../../src/modules/claims/claim.table.js'
 import { deviceKey } from '../../src/modules/devices/device.rules.js'
-import { uniqueImei } from './bodies.js'
+import { subscriptionCard, uniqueImei } from './bodies.js'
 import { bearer, createCustomer, partnerWithToken, type TestPartner } from './factories.js'
 import { ANNUAL, seedPlans, TOTAL_12X } from './plans.js'
 
@@ -22,8 +22,13 @@ export interface ClaimParty {
   modelId: number
 }
 
-export async function claimParty(app: App, db: Db, modelId: number): Promise<ClaimParty> {
-  const { partner, token } = await partnerWithToken(app, db, 'external')
+export async function claimParty(
+  app: App,
+  db: Db,
+  modelId: number,
+  gateway: 'external' | 'own' = 'external',
+): Promise<ClaimParty> {
+  const { partner, token } = await partnerWithToken(app, db, gateway)
   const [subscriptionPlan, annualPlan] = await seedPlans(db, partner.id, [TOTAL_12X, ANNUAL])
   const customer = await createCustomer(app, token)
   return {
@@ -42,14 +47,23 @@ async function ok(app: App, token: string, method: 'GET' | 'POST', url: string, 
   return response.json()
 }
 
-/** A subscription of `serial` with installment 1 paid (`pago`). */
-export async function paidSubscription(app: App, p: ClaimParty, serial = uniqueImei()): Promise<number> {
+/** A subscription of `serial` with installment 1 paid (`pago`): notified, or by card (own gateway). */
+export async function paidSubscription(
+  app: App,
+  p: ClaimParty,
+  serial = uniqueImei(),
+  by: 'notify' | 'card' = 'notify',
+): Promise<number> {
   const { id } = await ok(app, p.token, 'POST', '/subscriptions', {
     plan_id: p.subscriptionPlanId,
     customer_id: p.customerId,
     model_id: p.modelId,
     serial_number: serial,
   })
+  if (by === 'card') {
+    await ok(app, p.token, 'POST', `/subscriptions/${id}/payment`, subscriptionCard)
+    return id
+  }
   const [first] = await ok(app, p.token, 'GET', `/subscriptions/${id}/installments`)
   await ok(app, p.token, 'POST', `/subscriptions/${id}/installments/${first.id}/notify-payment`)
   return id
@@ -150,3 +164,11 @@ export async function eventsOf(db: Db, type: string, objectId: number) {
     .execute()
   return rows.filter((row) => (JSON.parse(row.data) as { id: number }).id === objectId)
 }
+
+/** The partner's sandbox decision of its claim. */
+export const decide = (app: App, token: string, id: number, payload: object) =>
+  app.inject({ method: 'POST', url: `/sandbox/claims/${id}/decision`, headers: bearer(token), payload })
+
+/** The partner's sandbox settlement of its claim. */
+export const settle = (app: App, token: string, id: number, payload: object = {}) =>
+  app.inject({ method: 'POST', url: `/sandbox/claims/${id}/settle`, headers: bearer(token), payload })

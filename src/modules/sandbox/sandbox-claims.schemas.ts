@@ -28,7 +28,7 @@ export const DecisionBody = Type.Object(
   },
   {
     examples: [
-      { outcome: 'approved', settlement_method: 'indemnity', approved_amount: 5000 },
+      { outcome: 'approved', settlement_method: 'indemnity', approved_amount: 1200 },
       { outcome: 'denied', reason_code: 'documents_invalid', note: 'A nota fiscal enviada está ilegível.' },
     ],
   },
