@@ -91,7 +91,7 @@ export async function cancelByPartner(
 /**
  * A claim settled by replacement or indemnity ends the subscription (README, Claims): canceled
  * with the reason `claim_settled`, its unpaid installments with it, so nothing more is charged,
- * and its device freed. One canceled already has nothing left to end.
+ * and its device freed. One canceled or expired already has nothing left to end.
  */
 export async function endByClaimSettlement(
   trx: Trx,
@@ -105,7 +105,8 @@ export async function endByClaimSettlement(
       .select('status')
       .where('id', '=', subscriptionId)
       .executeTakeFirstOrThrow()
-    if (current.status === 'canceled') return
+    // An expired subscription (its last month over) has ended already.
+    if (['canceled', 'expired'].includes(current.status)) return
     const cancellation = {
       subscriptionId,
       from: current.status,
