@@ -130,6 +130,27 @@ describe('amparo claim approve', () => {
   })
 })
 
+describe('two operators at once', () => {
+  it('one decision wins, each command on its own connection; the other exits 2 with invalid state', async () => {
+    const id = await claimOf(main.db, { subscriptionId: await paidSubscription(app, p) })
+    const [approve, deny] = await Promise.all([
+      amparo('claim', 'approve', String(id), '--method', 'replacement', '--amount', '3000'),
+      amparo('claim', 'deny', String(id), '--reason', 'other', '--note', 'Negado.'),
+    ])
+    expect([approve.code, deny.code].sort(), [...approve.err, ...deny.err].join('\n')).toEqual([0, 2])
+    const loser = approve.code === 2 ? approve : deny
+    expect(loser.err).toHaveLength(1)
+    expect(loser.err[0]).toMatch(/The claim (was decided meanwhile|is (approved|denied))/)
+    const status = (await claimRow(id)).status
+    expect(status).toBe(approve.code === 0 ? 'approved' : 'denied')
+    const events = [
+      ...(await eventsOf(main.db, 'claim.approved', id)),
+      ...(await eventsOf(main.db, 'claim.denied', id)),
+    ]
+    expect(events.map((e) => e.type)).toEqual([`claim.${status}`])
+  })
+})
+
 describe('amparo claim deny', () => {
   it('denies a claim awaiting documents with a reason and note; a second decision is refused', async () => {
     const id = await claimOf(main.db, { subscriptionId: await paidSubscription(app, p) }, 'documents_pending')
