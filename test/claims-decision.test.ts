@@ -6,7 +6,7 @@ import {
   decide,
   eventsOf,
   paidSubscription,
-} from './helpers/claims-world.js'
+} from './helpers/claim-decisions-world.js'
 import { expectedError } from './helpers/errors.js'
 import { seedCatalog } from './helpers/factories.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'

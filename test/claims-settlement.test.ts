@@ -9,7 +9,7 @@ import {
   paidAnnualPlan,
   paidSubscription,
   settle,
-} from './helpers/claims-world.js'
+} from './helpers/claim-decisions-world.js'
 import { bearer, seedCatalog } from './helpers/factories.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 

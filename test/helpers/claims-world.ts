@@ -1,174 +1,206 @@
-import { expect } from 'vitest'
-import type { App } from '../../src/app.js'
-import type { Db } from '../../src/db/database.js'
-import { insertClaim, nextClaimSequence } from '../../src/modules/claims/claim.repository.js'
-import { claimNumber } from '../../src/modules/claims/claim.rules.js'
-import type { ClaimStatus } from '../../src/modules/claims/claim.table.js'
-import { deviceKey } from '../../src/modules/devices/device.rules.js'
-import { subscriptionCard, uniqueImei } from './bodies.js'
-import { bearer, createCustomer, partnerWithToken, type TestPartner } from './factories.js'
-import { ANNUAL, seedPlans, TOTAL_12X } from './plans.js'
+/**
+ * The world the claims-*.test.ts files share: one app on an injected clock, the seeded catalog, and
+ * sellers (a partner with the 12x plan covering every peril, the 24x one without liquid damage, an
+ * annual plan with a 10 % franchise rate, and a customer) whose contracts are paid at chosen times.
+ */
+import { afterAll, beforeAll, expect } from 'vitest'
+import { formatTimestamp } from '../../src/shared/time.js'
+import { customerBody, type Json, uniqueImei } from './bodies.js'
+import {
+  bearer,
+  createCustomer,
+  login,
+  partnerWithToken,
+  seedCatalog,
+  type TestPartner,
+} from './factories.js'
+import { ANNUAL, ESSENCIAL_24X, seedPlans, TOTAL_12X } from './plans.js'
+import { createTestApp, type TestContext } from './test-app.js'
 
-// Claims to decide: a partner with a subscription plan and an annual plan, contracts paid through
-// notify-payment, and claims written through the repository in the status a test needs (opening and
-// documents are other suites' concern).
+// 15:00 UTC is 12:00 in São Paulo (UTC−3 all year).
+export const NOW = new Date('2026-11-21T15:00:00.000Z')
+export const DAY = 86_400_000
 
-export interface ClaimParty {
+export let ctx: TestContext
+export let now = NOW
+export let pro: number
+
+export interface Seller {
   partner: TestPartner
-  token: string
-  subscriptionPlanId: number
-  annualPlanId: number
-  customerId: number
-  modelId: number
+  plans: { total: number; essencial: number; annual: number }
+  customer: { id: number; document: string }
 }
 
-export async function claimParty(
-  app: App,
-  db: Db,
-  modelId: number,
-  gateway: 'external' | 'own' = 'external',
-): Promise<ClaimParty> {
-  const { partner, token } = await partnerWithToken(app, db, gateway)
-  const [subscriptionPlan, annualPlan] = await seedPlans(db, partner.id, [TOTAL_12X, ANNUAL])
-  const customer = await createCustomer(app, token)
-  return {
-    partner,
-    token,
-    subscriptionPlanId: subscriptionPlan.id,
-    annualPlanId: annualPlan.id,
-    customerId: customer.id,
-    modelId,
-  }
+export interface ClaimBody {
+  id: number
+  number: string
+  status: string
+  status_label: string
+  type: string
+  type_label: string
+  subscription_id: number | null
+  annual_plan_id: number | null
+  customer: { id: number; name: string; document: string }
+  device: { model: { id: number; name: string }; serial_number: string | null }
+  occurred_at: string
+  description: string
+  police_report: { number: string | null; issued_on: string | null } | null
+  lmi: number
+  franchise: number
+  required_documents: string[]
+  documents: unknown[]
+  decision: unknown
+  settlement: unknown
+  created_at: string
+  updated_at: string
 }
 
-async function ok(app: App, token: string, method: 'GET' | 'POST', url: string, payload?: object) {
-  const response = await app.inject({ method, url, headers: bearer(token), ...(payload && { payload }) })
-  expect(response.statusCode, `${method} ${url}: ${response.body}`).toBeLessThan(300)
-  return response.json()
-}
-
-/** A subscription of `serial` with installment 1 paid (`pago`): notified, or by card (own gateway). */
-export async function paidSubscription(
-  app: App,
-  p: ClaimParty,
-  serial = uniqueImei(),
-  by: 'notify' | 'card' = 'notify',
-): Promise<number> {
-  const { id } = await ok(app, p.token, 'POST', '/subscriptions', {
-    plan_id: p.subscriptionPlanId,
-    customer_id: p.customerId,
-    model_id: p.modelId,
-    serial_number: serial,
-  })
-  if (by === 'card') {
-    await ok(app, p.token, 'POST', `/subscriptions/${id}/payment`, subscriptionCard)
-    return id
-  }
-  const [first] = await ok(app, p.token, 'GET', `/subscriptions/${id}/installments`)
-  await ok(app, p.token, 'POST', `/subscriptions/${id}/installments/${first.id}/notify-payment`)
-  return id
-}
-
-/** An annual plan of `imei` paid by pix (notify-payment). */
-export async function paidAnnualPlan(app: App, p: ClaimParty, imei = uniqueImei()): Promise<number> {
-  const { id } = await ok(app, p.token, 'POST', '/annual-plans', {
-    model_id: p.modelId,
-    customer_id: p.customerId,
-    imei,
-    payment: { method: 'pix' },
-  })
-  await ok(app, p.token, 'POST', `/annual-plans/${id}/notify-payment`)
-  return id
-}
-
-export type Contract = { subscriptionId: number } | { annualPlanId: number }
-
-/** A claim of the contract in `status`, a day-old accidental damage, written through the repository. */
-export async function claimOf(
-  db: Db,
-  contract: Contract,
-  status: ClaimStatus = 'under_review',
-): Promise<number> {
-  const now = new Date().toISOString()
-  const occurredAt = new Date(Date.now() - 86_400_000).toISOString()
-  const source =
-    'subscriptionId' in contract
-      ? await db
-          .selectFrom('subscriptions')
-          .select(['partner_id', 'plan_id', 'customer_id', 'model_id', 'serial_number', 'lmi', 'franchise'])
-          .where('id', '=', contract.subscriptionId)
-          .executeTakeFirstOrThrow()
-      : await db
-          .selectFrom('annual_plans')
-          .select([
-            'partner_id',
-            'plan_id',
-            'customer_id',
-            'model_id',
-            'imei as serial_number',
-            'lmi',
-            'franchise',
-          ])
-          .where('id', '=', contract.annualPlanId)
-          .executeTakeFirstOrThrow()
-  const customer = await db
-    .selectFrom('customers')
-    .select('document')
-    .where('id', '=', source.customer_id)
-    .executeTakeFirstOrThrow()
-  return db.transaction().execute(async (trx) => {
-    const year = Number(now.slice(0, 4))
-    return insertClaim(trx, {
-      number: claimNumber(year, await nextClaimSequence(trx, year)),
-      partner_id: source.partner_id,
-      subscription_id: 'subscriptionId' in contract ? contract.subscriptionId : null,
-      annual_plan_id: 'annualPlanId' in contract ? contract.annualPlanId : null,
-      plan_id: source.plan_id,
-      customer_id: source.customer_id,
-      customer_document: customer.document,
-      model_id: source.model_id,
-      serial_number: source.serial_number,
-      device_key: source.serial_number ? deviceKey(source.serial_number) : null,
-      second_device_key: null,
-      type: 'accidental_damage',
-      status,
-      occurred_at: occurredAt,
-      description: 'Caiu no chão e a tela quebrou.',
-      police_report_number: null,
-      police_report_issued_on: null,
-      lmi: source.lmi,
-      franchise: source.franchise,
-      outcome: null,
-      settlement_method: null,
-      approved_amount: null,
-      payable_amount: null,
-      reason_code: null,
-      note: null,
-      decided_at: null,
-      settlement_reference: null,
-      settled_at: null,
-      fraud_signals: JSON.stringify(['early_claim']),
-      created_at: now,
-      updated_at: now,
+export function useClaimsWorld() {
+  beforeAll(async () => {
+    ctx = await createTestApp({
+      clock: { now: () => now },
+      env: { AMPARO_LOGIN_RATE_LIMIT: '100000', AMPARO_RATE_LIMIT: '100000' },
     })
+    await ctx.app.ready()
+    pro = (await seedCatalog(ctx.db)).model('iPhone 16 Pro').id
+  })
+  afterAll(() => ctx?.close())
+}
+
+export const iso = (ms: number) => new Date(ms).toISOString()
+export const daysAfter = (days: number, from = NOW) => iso(from.getTime() + days * DAY)
+/** The instant as the API writes it (service zone). */
+export const local = (instant: string) => formatTimestamp(instant, 'America/Sao_Paulo')
+
+const tokens = new Map<string, string>()
+
+/** Runs `work` with the clock at `instant`, then puts it back to NOW. */
+export async function at<T>(instant: string, work: () => Promise<T>): Promise<T> {
+  now = new Date(instant)
+  try {
+    return await work()
+  } finally {
+    now = NOW
+  }
+}
+
+/** A call by the seller at the clock's current time (a token issued then). */
+export async function call(
+  s: Seller | TestPartner,
+  method: 'GET' | 'POST',
+  url: string,
+  payload?: unknown,
+  headers: Record<string, string> = {},
+) {
+  const partner = 'partner' in s ? s.partner : s
+  const key = `${partner.clientId}@${now.getTime()}`
+  let token = tokens.get(key)
+  if (!token) {
+    token = await login(ctx.app, partner)
+    tokens.set(key, token)
+  }
+  return ctx.app.inject({
+    method,
+    url,
+    headers: { ...bearer(token), ...headers },
+    ...(payload === undefined ? {} : { payload: payload as object }),
   })
 }
 
-/** The events of a type about one claim, subscription or annual plan, oldest first. */
-export async function eventsOf(db: Db, type: string, objectId: number) {
-  const rows = await db
-    .selectFrom('events')
-    .select(['type', 'data'])
-    .where('type', '=', type)
-    .orderBy('id')
-    .execute()
-  return rows.filter((row) => (JSON.parse(row.data) as { id: number }).id === objectId)
+export async function ok<T = Json>(
+  s: Seller,
+  method: 'GET' | 'POST',
+  url: string,
+  payload?: unknown,
+  status = 200,
+) {
+  const response = await call(s, method, url, payload)
+  expect(response.statusCode, `${method} ${url}: ${response.body}`).toBe(status)
+  return response.json() as T
 }
 
-/** The partner's sandbox decision of its claim. */
-export const decide = (app: App, token: string, id: number, payload: object) =>
-  app.inject({ method: 'POST', url: `/sandbox/claims/${id}/decision`, headers: bearer(token), payload })
+export async function seller(): Promise<Seller> {
+  const { partner, token } = await partnerWithToken(ctx.app, ctx.db, 'external')
+  const [total, essencial, annual] = await seedPlans(ctx.db, partner.id, [
+    TOTAL_12X,
+    ESSENCIAL_24X,
+    { ...ANNUAL, franchiseRateBp: 1000 },
+  ])
+  const customer = await createCustomer(ctx.app, token, customerBody())
+  return { partner, plans: { total: total.id, essencial: essencial.id, annual: annual.id }, customer }
+}
 
-/** The partner's sandbox settlement of its claim. */
-export const settle = (app: App, token: string, id: number, payload: object = {}) =>
-  app.inject({ method: 'POST', url: `/sandbox/claims/${id}/settle`, headers: bearer(token), payload })
+let serials = 0
+
+/** A subscription contracted and its installment 1 notified at `paidAt` (default 5 days before NOW). */
+export async function paidSubscription(
+  s: Seller,
+  { paidAt = daysAfter(-5), plan = s.plans.total }: { paidAt?: string; plan?: number } = {},
+): Promise<number> {
+  return at(paidAt, async () => {
+    serials += 1
+    const sub = await ok<{ id: number }>(
+      s,
+      'POST',
+      '/subscriptions',
+      {
+        plan_id: plan,
+        customer_id: s.customer.id,
+        model_id: pro,
+        serial_number: `SN-CLAIM-${process.pid}-${serials}`,
+      },
+      201,
+    )
+    const [first] = await ok<{ id: number }[]>(s, 'GET', `/subscriptions/${sub.id}/installments`)
+    await ok(s, 'POST', `/subscriptions/${sub.id}/installments/${first?.id}/notify-payment`)
+    return sub.id
+  })
+}
+
+/** An annual plan contracted and notified paid at `paidAt` (default 40 days before NOW: cover from the next day). */
+export async function paidAnnualPlan(s: Seller, paidAt = daysAfter(-40)): Promise<number> {
+  return at(paidAt, async () => {
+    const plan = await ok<{ id: number }>(
+      s,
+      'POST',
+      '/annual-plans',
+      { model_id: pro, customer_id: s.customer.id, imei: uniqueImei(), payment: { method: 'pix' } },
+      201,
+    )
+    await ok(s, 'POST', `/annual-plans/${plan.id}/notify-payment`)
+    return plan.id
+  })
+}
+
+/** A robbery claim body on the subscription, the loss a day before NOW. */
+export const theft = (subscriptionId: number, extra: Json = {}): Json => ({
+  subscription_id: subscriptionId,
+  type: 'robbery',
+  occurred_at: local(daysAfter(-1)),
+  description: 'Celular roubado na saída do metrô.',
+  police_report: { number: 'BO-2026-0001', issued_on: '2026-11-20' },
+  ...extra,
+})
+
+export async function openClaim(s: Seller, body: Json): Promise<ClaimBody> {
+  return ok<ClaimBody>(s, 'POST', '/claims', body, 201)
+}
+
+/** Marks a claim decided as approved (and settled by repair) at `decidedAt`, as an operator would. */
+export async function approvedEarlier(claimId: number, decidedAt: string) {
+  await ctx.db
+    .updateTable('claims')
+    .set({
+      status: 'settled',
+      outcome: 'approved',
+      settlement_method: 'repair',
+      approved_amount: 100_000,
+      payable_amount: 0,
+      decided_at: decidedAt,
+      settled_at: decidedAt,
+      settlement_reference: 'OS-1',
+      updated_at: decidedAt,
+    })
+    .where('id', '=', claimId)
+    .execute()
+}
