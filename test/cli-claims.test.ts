@@ -1,5 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { type ClaimParty, claimOf, claimParty, eventsOf, paidSubscription } from './helpers/claim-decisions-world.js'
+import {
+  type ClaimParty,
+  claimOf,
+  claimParty,
+  eventsOf,
+  paidSubscription,
+} from './helpers/claim-decisions-world.js'
 import { amparo, app, json, main, useCliWorld } from './helpers/cli.js'
 import { bearer } from './helpers/factories.js'
 
