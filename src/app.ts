@@ -18,6 +18,7 @@ import { healthRoutes } from './modules/health/health.routes.js'
 import { gatewayOf } from './modules/payments/gateway-factory.js'
 import type { PaymentGateway } from './modules/payments/payment-gateway.js'
 import { planRoutes } from './modules/plans/plan.routes.js'
+import { sandboxClaimRoutes } from './modules/sandbox/sandbox-claims.routes.js'
 import { sandboxClockRoutes } from './modules/sandbox/sandbox-clock.routes.js'
 import { shopkeeperRoutes } from './modules/shopkeepers/shopkeeper.routes.js'
 import { subscriptionRoutes } from './modules/subscriptions/subscription.routes.js'
@@ -153,6 +154,7 @@ export async function buildApp({
         base: eventContext(config).base,
       })
       await partnerScope.register(sandboxClockRoutes, { jobs })
+      await partnerScope.register(sandboxClaimRoutes)
     }
   })
 

@@ -278,6 +278,8 @@ describe('production', () => {
     for (const [method, url] of [
       ['GET', '/sandbox/clock'],
       ['POST', '/sandbox/clock/advance'],
+      ['POST', '/sandbox/claims/1/decision'],
+      ['POST', '/sandbox/claims/1/settle'],
     ] as const) {
       const response = await prod.app.inject({
         method,
@@ -294,6 +296,8 @@ describe('production', () => {
     expect(Object.keys(test.paths).filter((path) => path.startsWith('/sandbox'))).toEqual([
       '/sandbox/clock',
       '/sandbox/clock/advance',
+      '/sandbox/claims/{id}/decision',
+      '/sandbox/claims/{id}/settle',
     ])
   })
 

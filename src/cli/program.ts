@@ -2,6 +2,9 @@ import { Command, CommanderError } from 'commander'
 import { ConfigError } from '../config-values.js'
 import { AppError } from '../shared/errors.js'
 import { registerCatalogImport } from './catalog-import.js'
+import { registerClaimDecisions } from './claim-decide.js'
+import { registerClaimList } from './claim-list.js'
+import { registerClaimShow } from './claim-show.js'
 import { type Io, UsageError } from './context.js'
 import { registerCredentialsIssue } from './credentials-issue.js'
 import { registerCredentialsRevoke } from './credentials-revoke.js'
@@ -40,6 +43,10 @@ export function buildProgram(io: Io): Command {
   registerPlanCreate(plan, io)
   const refund = program.command('refund').description('Refunds of canceled annual plans.')
   registerRefundRetry(refund, io)
+  const claim = program.command('claim').description('Claims: list, show, approve, deny, settle.')
+  registerClaimList(claim, io)
+  registerClaimShow(claim, io)
+  registerClaimDecisions(claim, io)
   return program
 }
 

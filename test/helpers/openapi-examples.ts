@@ -119,6 +119,8 @@ export function requestsOf(entry: Entry): Call[] {
 const AFTER: Record<string, string[]> = {
   // The card on file is replaced once installment 1 is paid (by the payment, which keeps the card).
   updateSubscriptionCard: ['payFirstInstallmentByCard'],
+  // A claim is settled once approved (the decision's first example approves it).
+  settleSandboxClaim: ['decideSandboxClaim'],
 }
 
 /**

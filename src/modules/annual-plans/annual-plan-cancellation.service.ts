@@ -8,6 +8,7 @@ import {
   type AnnualPlanRow,
   type CancellationRow,
   cancelPlan,
+  confirmClaimSettledCancellation,
   findAnnualPlanRow,
   findCancellation,
   insertCancellation,
@@ -91,4 +92,24 @@ export async function confirmCancellation(
   })
   await openRefund(trx, canceled, refund, now)
   await recordAnnualPlanEvent(trx, 'annual_plan.canceled', plan.id, now, rendering)
+}
+
+/**
+ * A claim settled by replacement or indemnity ends the plan (README, Claims): canceled with the
+ * reason `claim_settled` and no refund, which frees its IMEIs. A plan canceled or expired already
+ * has nothing left to end. While a card charge holds it, 409 (the caller's transaction rolls back).
+ */
+export async function endByClaimSettlement(
+  trx: Trx,
+  partnerId: number,
+  planId: number,
+  now: string,
+  rendering: EventContext,
+): Promise<void> {
+  const plan = await requireAnnualPlanRow(trx, partnerId, planId)
+  const status = statusAt(plan, now)
+  if (status === 'canceled' || status === 'expired') return
+  if (!(await cancelPlan(trx, planId, now))) throw new PaymentInProgressError()
+  await confirmClaimSettledCancellation(trx, planId, newProtocol(), now)
+  await recordAnnualPlanEvent(trx, 'annual_plan.canceled', planId, now, rendering)
 }

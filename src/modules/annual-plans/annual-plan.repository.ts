@@ -263,6 +263,36 @@ export async function markConfirmed(
     .execute()
 }
 
+/**
+ * Confirms the plan's cancellation as ended by a settled claim, without a refund: the open request,
+ * if any, is confirmed with that reason, otherwise a confirmed one is written with `protocol`.
+ */
+export async function confirmClaimSettledCancellation(
+  trx: Trx,
+  planId: number,
+  protocol: string,
+  now: string,
+): Promise<void> {
+  const confirmation = {
+    status: 'confirmed' as const,
+    reason: 'claim_settled',
+    confirmed_at: now,
+    refund_amount: 0,
+    refund_due_date: null,
+  }
+  const updated = await trx
+    .updateTable('annual_plan_cancellations')
+    .set(confirmation)
+    .where('annual_plan_id', '=', planId)
+    .where('status', '=', 'requested')
+    .executeTakeFirst()
+  if (Number(updated.numUpdatedRows) === 1) return
+  await trx
+    .insertInto('annual_plan_cancellations')
+    .values({ annual_plan_id: planId, protocol, requested_at: now, ...confirmation })
+    .execute()
+}
+
 /** What the coverage clock reads of a plan. */
 export type CoverageLag = Pick<AnnualPlanRow, 'id' | 'status' | 'starts_at' | 'ends_at'>
 

@@ -1,5 +1,5 @@
 import { COVERAGE_TYPE_LABELS, COVERAGE_TYPES, type CoverageType } from '../plans/plan.rules.js'
-import type { ClaimStatus, DocumentKind, FraudSignal } from './claim.table.js'
+import type { ClaimStatus, DenialReason, DocumentKind, FraudSignal, SettlementMethod } from './claim.table.js'
 
 // A claim's pure rules (README, Claims): perils, labels, statuses, required documents, the opening
 // rules (coverage in force, notice period, peril covered, police report, yearly limit) and the fraud
@@ -189,3 +189,100 @@ export function fraudSignals(f: FraudFacts): FraudSignal[] {
 export function claimNumber(year: number, sequence: number): string {
   return `SIN-${year}-${String(sequence).padStart(6, '0')}`
 }
+
+// — Decision and settlement (the operator's; README, Claims: decision and settlement) —
+
+export const SETTLEMENT_METHODS = [
+  'repair',
+  'replacement',
+  'indemnity',
+] as const satisfies readonly SettlementMethod[]
+export const DENIAL_REASONS = [
+  'not_covered',
+  'outside_coverage',
+  'late_notice',
+  'documents_invalid',
+  'fraud_suspected',
+  'other',
+] as const satisfies readonly DenialReason[]
+
+/** The statuses each decision starts from. */
+export const APPROVABLE_STATUSES = ['under_review'] as const satisfies readonly ClaimStatus[]
+export const DENIABLE_STATUSES = [
+  'documents_pending',
+  'under_review',
+] as const satisfies readonly ClaimStatus[]
+export const SETTLEABLE_STATUSES = ['approved'] as const satisfies readonly ClaimStatus[]
+
+export const DENIAL_NOTE_MAX = 2000
+export const SETTLEMENT_REFERENCE_MAX = 100
+
+export const canApprove = (status: ClaimStatus) =>
+  (APPROVABLE_STATUSES as readonly ClaimStatus[]).includes(status)
+export const canDeny = (status: ClaimStatus) => (DENIABLE_STATUSES as readonly ClaimStatus[]).includes(status)
+export const canSettle = (status: ClaimStatus) =>
+  (SETTLEABLE_STATUSES as readonly ClaimStatus[]).includes(status)
+
+/**
+ * What is paid on an approved claim: approved − franchise, never below 0. Both are integer cents,
+ * so the difference is exact: the half-up rounding to the cent happened where a fraction arises,
+ * when the franchise was fixed at contracting (rate × LMI, `applyRateBp`) and when the approved
+ * amount was read from reais (at most two decimals, else refused).
+ */
+export function payableAmount(approvedCents: number, franchiseCents: number): number {
+  return Math.max(0, approvedCents - franchiseCents)
+}
+
+export interface Approval {
+  settlementMethod: string
+  /** Cents; null when the amount given was not a non-negative amount with at most two decimals. */
+  approvedAmount: number | null
+}
+
+/** The approval's field errors against the contract's LMI (cents); empty when it may be decided. */
+export function approvalErrors(
+  { settlementMethod, approvedAmount }: Approval,
+  lmi: number,
+): Record<string, string[]> {
+  const errors: Record<string, string[]> = {}
+  if (!(SETTLEMENT_METHODS as readonly string[]).includes(settlementMethod)) {
+    errors.settlement_method = [`The settlement method must be one of ${SETTLEMENT_METHODS.join(', ')}.`]
+  }
+  if (approvedAmount === null || approvedAmount <= 0) {
+    errors.approved_amount = ['The approved amount must be greater than 0, with at most two decimals.']
+  } else if (approvedAmount > lmi) {
+    errors.approved_amount = [
+      `The approved amount must not exceed the contract's LMI (${(lmi / 100).toFixed(2)}).`,
+    ]
+  }
+  return errors
+}
+
+/** The denial's field errors: a known reason and a note the partner sees. */
+export function denialErrors({
+  reasonCode,
+  note,
+}: {
+  reasonCode: string
+  note: string
+}): Record<string, string[]> {
+  const errors: Record<string, string[]> = {}
+  if (!(DENIAL_REASONS as readonly string[]).includes(reasonCode)) {
+    errors.reason_code = [`The reason code must be one of ${DENIAL_REASONS.join(', ')}.`]
+  }
+  const length = note.trim().length
+  if (length === 0) errors.note = ['The note is required: the partner sees it.']
+  else if (length > DENIAL_NOTE_MAX) errors.note = [`The note must not exceed ${DENIAL_NOTE_MAX} characters.`]
+  return errors
+}
+
+/** The settlement's field errors: the reference (repair order or transfer id) is at most 100 characters. */
+export function settlementErrors(reference: string | null): Record<string, string[]> {
+  if (reference !== null && reference.length > SETTLEMENT_REFERENCE_MAX) {
+    return { reference: [`The reference must not exceed ${SETTLEMENT_REFERENCE_MAX} characters.`] }
+  }
+  return {}
+}
+
+/** A replacement or an indemnity pays the device's loss and ends the contract; a repair keeps it. */
+export const settlementEndsContract = (method: SettlementMethod) => method !== 'repair'

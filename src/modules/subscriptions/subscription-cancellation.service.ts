@@ -89,6 +89,41 @@ export async function cancelByPartner(
 }
 
 /**
+ * A claim settled by replacement or indemnity ends the subscription (README, Claims): canceled
+ * with the reason `claim_settled`, its unpaid installments with it, so nothing more is charged,
+ * and its device freed. One canceled or expired already has nothing left to end.
+ */
+export async function endByClaimSettlement(
+  trx: Trx,
+  subscriptionId: number,
+  now: string,
+  rendering: EventContext,
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const current = await trx
+      .selectFrom('subscriptions')
+      .select('status')
+      .where('id', '=', subscriptionId)
+      .executeTakeFirstOrThrow()
+    // An expired subscription (its last month over) has ended already.
+    if (['canceled', 'expired'].includes(current.status)) return
+    const cancellation = {
+      subscriptionId,
+      from: current.status,
+      reason: 'claim_settled' as const,
+      comment: null,
+      now,
+    }
+    try {
+      if (await cancelSubscription(trx, cancellation, rendering)) return
+    } catch (error) {
+      if (!(error instanceof SubscriptionChanged)) throw error
+    }
+    if (attempt >= 3) throw new StateError('The subscription changed while being ended: try again.')
+  }
+}
+
+/**
  * Cancels a `pending` subscription whose installment 1 stayed unpaid past its days: installment 1
  * first, and only when no card payment holds it (a charge in progress must be able to record its
  * outcome; a payment that comes later finds it canceled), nor while a first charge of it is unrecorded

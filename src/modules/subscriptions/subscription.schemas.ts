@@ -71,12 +71,13 @@ export const CANCELLATION_REASONS = [
   'partner_request',
   'first_installment_unpaid',
   'recurrence_failed',
+  'claim_settled',
 ] as const
 export type CancellationReason = (typeof CANCELLATION_REASONS)[number]
 
 const CancellationReason = Type.Enum([...CANCELLATION_REASONS], {
   description:
-    '`partner_request` (`POST /subscriptions/{id}/cancellation`), `first_installment_unpaid` (installment 1 unpaid 30 days after contracting), `recurrence_failed` (an installment still declined after its last retry).',
+    '`partner_request` (`POST /subscriptions/{id}/cancellation`), `first_installment_unpaid` (installment 1 unpaid 30 days after contracting), `recurrence_failed` (an installment still declined after its last retry), `claim_settled` (a claim settled by replacement or indemnity ended it).',
 })
 
 const link = (path: string) => ({ link: `https://api.amparo.example${path}` })

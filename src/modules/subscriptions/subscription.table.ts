@@ -31,7 +31,7 @@ export interface SubscriptionsTable {
   card_brand: string | null
   card_last4: string | null
   canceled_at: string | null
-  /** Why it was canceled: partner_request, first_installment_unpaid or recurrence_failed. */
+  /** Why it was canceled: partner_request, first_installment_unpaid, recurrence_failed or claim_settled. */
   cancel_reason: CancellationReason | null
   /** The partner's own words when it canceled. */
   cancel_comment: string | null

@@ -1,0 +1,151 @@
+import type { Db, Trx } from '../../db/database.js'
+import { NotFoundError, StateError, ValidationError } from '../../shared/errors.js'
+import { endByClaimSettlement as endAnnualPlan } from '../annual-plans/annual-plan-cancellation.service.js'
+import type { EventContext } from '../events/event.service.js'
+import { endByClaimSettlement as endSubscription } from '../subscriptions/subscription-cancellation.service.js'
+import { type ClaimView, findClaimView, findClaimViewById, transitionClaim } from './claim.repository.js'
+import {
+  APPROVABLE_STATUSES,
+  approvalErrors,
+  canApprove,
+  canDeny,
+  canSettle,
+  claimStatusLabel,
+  DENIABLE_STATUSES,
+  denialErrors,
+  payableAmount,
+  SETTLEABLE_STATUSES,
+  settlementEndsContract,
+  settlementErrors,
+} from './claim.rules.js'
+import { claimResourceOf, recordClaimEvent } from './claim.service.js'
+import type { DenialReason, SettlementMethod } from './claim.table.js'
+
+// The operator's decision and settlement of a claim (README, Claims: decision and settlement), for
+// `amparo claim approve|deny|settle` and the sandbox's decision and settle endpoints alike. Each
+// runs in the caller's transaction; the status-guarded transition makes it race-free: of two
+// concurrent decisions one moves the claim, the other finds it moved and answers 422 invalid_state.
+
+/** Who decides: the operator (any partner's claim), or a sandbox partner (its own claims only). */
+export type Decider = { operator: true } | { partnerId: number }
+
+export interface Moment {
+  /** UTC ISO instant. */
+  now: string
+  rendering: EventContext
+}
+
+export interface Approval {
+  settlementMethod: string
+  /** Cents; null when the amount given was not representable (refused as approved_amount). */
+  approvedAmount: number | null
+}
+
+export interface Denial {
+  reasonCode: string
+  note: string
+}
+
+/** The claim `decider` may decide; 404 when it does not exist or is another partner's. */
+export async function findClaimToDecide(db: Db, decider: Decider, id: number): Promise<ClaimView> {
+  const view =
+    'operator' in decider ? await findClaimViewById(db, id) : await findClaimView(db, decider.partnerId, id)
+  if (!view) throw new NotFoundError('Claim')
+  return view
+}
+
+const refusedFrom = (view: ClaimView, action: string, allowed: string) =>
+  new StateError(
+    `The claim is ${view.status} (${claimStatusLabel(view.status)}): only a claim ${allowed} can be ${action}.`,
+  )
+
+/** A concurrent decision moved the claim between this one's read and its update. */
+const decidedMeanwhile = () => new StateError('The claim was decided meanwhile by another operator.')
+
+function assertNoErrors(errors: Record<string, string[]>) {
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors)
+}
+
+/** Approves a claim under review: the method, the approved amount (≤ LMI) and what is payable. */
+export async function approveClaim(
+  trx: Trx,
+  decider: Decider,
+  id: number,
+  approval: Approval,
+  moment: Moment,
+) {
+  const view = await findClaimToDecide(trx, decider, id)
+  assertNoErrors(approvalErrors(approval, view.lmi))
+  if (!canApprove(view.status)) throw refusedFrom(view, 'approved', 'under review')
+  const approved = approval.approvedAmount as number
+  const moved = await transitionClaim(trx, view.id, APPROVABLE_STATUSES, 'approved', {
+    outcome: 'approved',
+    settlement_method: approval.settlementMethod as SettlementMethod,
+    approved_amount: approved,
+    payable_amount: payableAmount(approved, view.franchise),
+    decided_at: moment.now,
+    updated_at: moment.now,
+  })
+  if (!moved) throw decidedMeanwhile()
+  return recordedClaim(trx, view.id, 'claim.approved', moment)
+}
+
+/** Denies a claim awaiting documents or under review, with a reason and a note the partner sees. */
+export async function denyClaim(trx: Trx, decider: Decider, id: number, denial: Denial, moment: Moment) {
+  const view = await findClaimToDecide(trx, decider, id)
+  assertNoErrors(denialErrors(denial))
+  if (!canDeny(view.status)) throw refusedFrom(view, 'denied', 'awaiting documents or under review')
+  const moved = await transitionClaim(trx, view.id, DENIABLE_STATUSES, 'denied', {
+    outcome: 'denied',
+    reason_code: denial.reasonCode as DenialReason,
+    note: denial.note.trim(),
+    decided_at: moment.now,
+    updated_at: moment.now,
+  })
+  if (!moved) throw decidedMeanwhile()
+  return recordedClaim(trx, view.id, 'claim.denied', moment)
+}
+
+/**
+ * Settles an approved claim with its reference (the repair order or transfer id). A replacement or
+ * an indemnity ends the contract in the same transaction (its own cancellation event follows the
+ * claim's); a repair leaves it in force.
+ */
+export async function settleClaim(
+  trx: Trx,
+  decider: Decider,
+  id: number,
+  reference: string | null,
+  moment: Moment,
+) {
+  const view = await findClaimToDecide(trx, decider, id)
+  const trimmed = reference?.trim() || null
+  assertNoErrors(settlementErrors(trimmed))
+  if (!canSettle(view.status)) throw refusedFrom(view, 'settled', 'approved')
+  const moved = await transitionClaim(trx, view.id, SETTLEABLE_STATUSES, 'settled', {
+    settlement_reference: trimmed,
+    settled_at: moment.now,
+    updated_at: moment.now,
+  })
+  if (!moved) throw new StateError('The claim was settled meanwhile by another operator.')
+  const claim = await recordedClaim(trx, view.id, 'claim.settled', moment)
+  if (view.settlement_method !== null && settlementEndsContract(view.settlement_method)) {
+    if (view.subscription_id !== null)
+      await endSubscription(trx, view.subscription_id, moment.now, moment.rendering)
+    if (view.annual_plan_id !== null) {
+      await endAnnualPlan(trx, view.partner_id, view.annual_plan_id, moment.now, moment.rendering)
+    }
+  }
+  return claim
+}
+
+/** Records the claim's event and answers the claim as it now is. */
+async function recordedClaim(
+  trx: Trx,
+  id: number,
+  type: 'claim.approved' | 'claim.denied' | 'claim.settled',
+  { now, rendering }: Moment,
+) {
+  await recordClaimEvent(trx, type, id, now, rendering.timeZone)
+  return claimResourceOf(trx, await findClaimToDecide(trx, { operator: true }, id), rendering.timeZone)
+}
