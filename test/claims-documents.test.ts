@@ -454,3 +454,38 @@ describe('logs', () => {
     expect(logged).not.toContain(token)
   })
 })
+
+describe('the OpenAPI document', () => {
+  type Media = {
+    schema?: { required?: string[]; properties?: Record<string, { format?: string }>; format?: string }
+  }
+  type Operation = {
+    requestBody?: { content: Record<string, Media> }
+    responses: Record<string, { content?: Record<string, Media>; headers?: Record<string, unknown> }>
+  }
+
+  it('describes the multipart upload, its answers, and the binary download', () => {
+    const paths = (ctx.app.swagger() as unknown as { paths: Record<string, Record<string, Operation>> }).paths
+    const upload = paths['/claims/{id}/documents']?.post
+    const body = upload?.requestBody?.content['multipart/form-data']?.schema
+    expect(body?.required).toEqual(['kind', 'file'])
+    expect(body?.properties?.file?.format).toBe('binary')
+    expect(JSON.stringify(upload)).not.toContain('x-documented-only')
+    expect(Object.keys(upload?.responses ?? {})).toEqual(
+      expect.arrayContaining(['201', '400', '401', '404', '413', '415', '422', '500']),
+    )
+    const file = paths['/claims/{id}/documents/{documentId}']?.get?.responses['200']
+    expect(Object.keys(file?.content ?? {})).toEqual(
+      expect.arrayContaining(['application/pdf', 'image/jpeg']),
+    )
+    expect(file?.content?.['image/png']?.schema?.format).toBe('binary')
+    expect(Object.keys(file?.headers ?? {})).toEqual(
+      expect.arrayContaining([
+        'Content-Disposition',
+        'X-Content-Type-Options',
+        'Cache-Control',
+        'X-Request-Id',
+      ]),
+    )
+  })
+})

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { attachmentDisposition } from '../../http/content-disposition.js'
-import { errorResponses } from '../../http/http-schemas.js'
+import { errorResponse, errorResponses } from '../../http/http-schemas.js'
 import { commit } from '../../plugins/unit-of-work.js'
 import { acceptForms, readForm, uploadBodyLimit } from '../../plugins/upload.js'
 import { MAX_DOCUMENT_BYTES } from './claim-document.rules.js'
@@ -51,7 +51,12 @@ kind or other bytes under the key → 422 \`idempotency_key_reused\`.`,
         body: { content: { 'multipart/form-data': { schema: ClaimDocumentForm } } },
         response: {
           201: ClaimDocument,
-          ...errorResponses(400, 401, 404, 413, 415, 422, 'invalid_state'),
+          ...errorResponses(400, 401, 404, 422, 'invalid_state'),
+          413: errorResponse(413, 'The file is larger than 10 MiB: refused as soon as it goes past.'),
+          415: errorResponse(
+            415,
+            'The file is not a JPEG, PNG, WebP, HEIC or PDF as recognised from its bytes, or the body is not multipart/form-data.',
+          ),
         },
       },
     },
