@@ -244,6 +244,8 @@ describe('annual plans', () => {
         status: 'awaiting_payment',
         lmi: quote.lmi,
         premium: quote.premium,
+        // The plan has no franchise rate.
+        franchise: 0,
         policy_number: null,
         plan: { id: ext.plans[0], name: 'Proteção Anual', coverages: COVERAGES },
         customer,

@@ -130,19 +130,39 @@ describe('plans and quotations', () => {
   describe('GET /plans', () => {
     it("lists the partner's active subscription plans by id, with coverages", async () => {
       expect(await okJson(ctx, a.token, '/plans')).toEqual([
-        { id: total, name: 'Proteção Total 12x', installments: 12, coverages: COVERAGES },
+        {
+          id: total,
+          name: 'Proteção Total 12x',
+          installments: 12,
+          coverages: COVERAGES,
+          coverage_types: ['robbery', 'qualified_theft', 'accidental_damage', 'liquid_damage'],
+          claim_notice_days: 30,
+          max_claims_per_year: 2,
+        },
         {
           id: essencial,
           name: 'Proteção Essencial 24x',
           installments: 24,
           coverages: COVERAGES.slice(0, 2),
+          // The types the coverages' words name (README, Claims).
+          coverage_types: ['robbery', 'qualified_theft', 'accidental_damage'],
+          claim_notice_days: 30,
+          max_claims_per_year: 2,
         },
       ])
     })
 
     it("lists only the partner's own plans", async () => {
       expect(await okJson(ctx, b.token, '/plans')).toEqual([
-        { id: otherSubscription, name: 'Plano B 10x', installments: 10, coverages: COVERAGES },
+        {
+          id: otherSubscription,
+          name: 'Plano B 10x',
+          installments: 10,
+          coverages: COVERAGES,
+          coverage_types: ['robbery', 'qualified_theft', 'accidental_damage', 'liquid_damage'],
+          claim_notice_days: 30,
+          max_claims_per_year: 2,
+        },
       ])
     })
 

@@ -182,3 +182,20 @@ export function addDays(date: string, days: number): string {
   d.setUTCDate(d.getUTCDate() + days)
   return d.toISOString().slice(0, 10)
 }
+
+const LOCAL_TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
+
+/**
+ * `'YYYY-MM-DD HH:MM:SS'` wall-clock time in `zone` → UTC ISO instant; null when it is no such time
+ * (a 30 February, a 25th hour). A time a DST change skips is moved forward, as the clock was.
+ */
+export function parseLocalTimestamp(text: string, zone: string): string | null {
+  if (!LOCAL_TIMESTAMP.test(text)) return null
+  const local = DateTime.fromFormat(text, 'yyyy-MM-dd HH:mm:ss', { zone })
+  return local.isValid ? (local.toUTC().toISO() as string) : null
+}
+
+/** UTC ISO instant of 00:00 (its first instant) of the local date in `zone`. */
+export function startOfLocalDay(date: string, zone: string): string {
+  return DateTime.fromISO(date, { zone }).startOf('day').toUTC().toISO() as string
+}

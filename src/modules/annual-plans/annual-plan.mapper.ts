@@ -21,6 +21,7 @@ export function annualPlanResource(row: AnnualPlanView, { base, timeZone, now }:
     status: statusAt(row, now),
     lmi: centsToAmount(row.lmi),
     premium: centsToAmount(row.premium),
+    franchise: centsToAmount(row.franchise),
     policy_number: row.policy_number,
     plan: { id: row.plan_id, name: row.plan_name, coverages: JSON.parse(row.plan_coverages) as string[] },
     customer: customerResource(customerFromView(row), timeZone),

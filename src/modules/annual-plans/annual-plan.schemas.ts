@@ -141,6 +141,9 @@ export const AnnualPlan = Type.Object(
     status: AnnualPlanStatus,
     lmi: Money('Maximum indemnity limit applied.'),
     premium: Money('Single payment for the 12 months: the annual quotation for the same inputs.'),
+    franchise: Money(
+      'Franchise (deductible) taken from an approved claim: the plan’s franchise rate × LMI, fixed at contracting (0 when the plan has none).',
+    ),
     policy_number: Type.Union([Type.String(), Type.Null()], {
       description: '`AMP-<year of payment>-<id, 6 digits>`; null until paid.',
     }),
@@ -175,6 +178,7 @@ export const AnnualPlan = Type.Object(
         status: 'protected',
         lmi: 8999,
         premium: 989.89,
+        franchise: 0,
         policy_number: 'AMP-2026-002001',
         plan: { id: 4, name: 'Proteção Anual', coverages: ['Roubo e furto qualificado', 'Quebra acidental'] },
         customer: CUSTOMER_EXAMPLE,

@@ -3,6 +3,7 @@ import { usedDevice } from '../../http/contracting-fields.js'
 import type { PartnerTime } from '../../shared/clock.js'
 import { normalizeImei } from '../../shared/documents.js'
 import { type FieldErrors, NotFoundError, ValidationError } from '../../shared/errors.js'
+import { applyRateBp } from '../../shared/money.js'
 import type { PartnerContext } from '../auth/partner-context.js'
 import { resolveCustomer } from '../customers/customer-reference.js'
 import { protectDevices } from '../devices/device-protection.service.js'
@@ -59,6 +60,7 @@ export async function contractAnnualPlan(
     is_used: used,
     lmi: quote.lmi,
     premium: quote.premium,
+    franchise: applyRateBp(quote.lmi, quote.plan.franchise_rate_bp ?? 0),
     status: 'awaiting_payment',
     payment_method: payment?.method ?? null,
     payment_installments: payment?.installments ?? null,

@@ -3,7 +3,7 @@ import { formatTimestamp } from '../../shared/time.js'
 import type { ClaimDocumentRow, ClaimView } from './claim.repository.js'
 import { claimStatusLabel, claimTypeLabel, missingDocumentKinds } from './claim.rules.js'
 
-const timestamp = (instant: string | null, timeZone: string) =>
+const _timestamp = (instant: string | null, timeZone: string) =>
   instant === null ? null : formatTimestamp(instant, timeZone)
 const amount = (cents: number | null) => (cents === null ? null : centsToAmount(cents))
 
@@ -24,7 +24,6 @@ export function claimDocumentResource(row: ClaimDocumentRow, timeZone: string) {
  * The fraud signals are the operator's and never appear here.
  */
 export function claimResource(row: ClaimView, documents: ClaimDocumentRow[], timeZone: string) {
-  const decided = row.outcome !== null && row.decided_at !== null
   return {
     id: row.id,
     number: row.number,
@@ -49,17 +48,7 @@ export function claimResource(row: ClaimView, documents: ClaimDocumentRow[], tim
       documents.map((d) => d.kind),
     ),
     documents: documents.map((d) => claimDocumentResource(d, timeZone)),
-    decision: decided
-      ? {
-          outcome: row.outcome,
-          settlement_method: row.settlement_method,
-          approved_amount: amount(row.approved_amount),
-          payable_amount: amount(row.payable_amount),
-          reason_code: row.reason_code,
-          note: row.note,
-          decided_at: timestamp(row.decided_at, timeZone),
-        }
-      : null,
+    decision: decisionOf(row, timeZone),
     settlement:
       row.settled_at === null
         ? null
@@ -70,3 +59,17 @@ export function claimResource(row: ClaimView, documents: ClaimDocumentRow[], tim
 }
 
 export type ClaimResource = ReturnType<typeof claimResource>
+
+function decisionOf(row: ClaimView, timeZone: string) {
+  const { outcome, decided_at } = row
+  if (outcome === null || decided_at === null) return null
+  return {
+    outcome,
+    settlement_method: row.settlement_method,
+    approved_amount: amount(row.approved_amount),
+    payable_amount: amount(row.payable_amount),
+    reason_code: row.reason_code,
+    note: row.note,
+    decided_at: formatTimestamp(decided_at, timeZone),
+  }
+}

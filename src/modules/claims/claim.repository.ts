@@ -88,3 +88,48 @@ export async function transitionClaim(
     .executeTakeFirst()
   return Number(result.numUpdatedRows) === 1
 }
+
+export interface ClaimFilter {
+  status?: ClaimStatus
+  subscriptionId?: number
+  annualPlanId?: number
+  /** Normalised. */
+  customerDocument?: string
+}
+
+function matching(db: Db, partnerId: number, filter: ClaimFilter) {
+  let query = db.selectFrom('claims as cl').where('cl.partner_id', '=', partnerId)
+  if (filter.status) query = query.where('cl.status', '=', filter.status)
+  if (filter.subscriptionId !== undefined)
+    query = query.where('cl.subscription_id', '=', filter.subscriptionId)
+  if (filter.annualPlanId !== undefined) query = query.where('cl.annual_plan_id', '=', filter.annualPlanId)
+  if (filter.customerDocument !== undefined) {
+    query = query.where('cl.customer_document', '=', filter.customerDocument)
+  }
+  return query
+}
+
+/** The partner's claims matching the filter, newest first: a page of ids, then only its rows joined. */
+export async function listClaimViews(
+  db: Db,
+  partnerId: number,
+  filter: ClaimFilter,
+  page: { offset: number; limit: number },
+) {
+  const pageIds = matching(db, partnerId, filter)
+    .select('cl.id')
+    .orderBy('cl.id', 'desc')
+    .offset(page.offset)
+    .limit(page.limit)
+  const [rows, count] = await Promise.all([
+    views(db)
+      .where('cl.partner_id', '=', partnerId)
+      .where('cl.id', 'in', pageIds)
+      .orderBy('cl.id', 'desc')
+      .execute(),
+    matching(db, partnerId, filter)
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .executeTakeFirstOrThrow(),
+  ])
+  return { rows, total: Number(count.total) }
+}

@@ -1,8 +1,17 @@
 import type { Db, Trx } from '../../db/database.js'
-import { NotFoundError } from '../../shared/errors.js'
+import { NotFoundError, StateError } from '../../shared/errors.js'
 import { type EventType, recordEvent } from '../events/event.service.js'
 import { claimResource } from './claim.mapper.js'
-import { type ClaimView, findClaimView, findClaimViewById, listDocumentsOf } from './claim.repository.js'
+import {
+  type ClaimFilter,
+  type ClaimView,
+  findClaimView,
+  findClaimViewById,
+  listClaimViews,
+  listDocumentsOf,
+  transitionClaim,
+} from './claim.repository.js'
+import { canWithdraw, WITHDRAWABLE_STATUSES } from './claim.rules.js'
 
 // Reading claims and writing their events: what every claim flow (opening, documents, decision,
 // withdrawal) shares.
@@ -38,4 +47,47 @@ export async function recordClaimEvent(
   if (!view) throw new Error(`claim ${id} not found for its event`)
   const object = await claimResourceOf(trx, view, timeZone)
   await recordEvent(trx, { partnerId: view.partner_id, type, object, now })
+}
+
+/** A page of the partner's claims matching `filter`, newest first, with their documents, and the total. */
+export async function listClaims(
+  db: Db,
+  partnerId: number,
+  filter: ClaimFilter,
+  page: { offset: number; limit: number },
+  timeZone: string,
+) {
+  const { rows, total } = await listClaimViews(db, partnerId, filter, page)
+  const documents = await listDocumentsOf(
+    db,
+    rows.map((row) => row.id),
+  )
+  const data = rows.map((row) =>
+    claimResource(
+      row,
+      documents.filter((d) => d.claim_id === row.id),
+      timeZone,
+    ),
+  )
+  return { data, total }
+}
+
+/**
+ * POST /claims/{id}/withdraw: `withdrawn` from `documents_pending` or `under_review`, with
+ * `claim.withdrawn`; any other status → 422 invalid_state. Guarded by the status, so a decision
+ * committed meanwhile wins and this answers 422.
+ */
+export async function withdrawClaim(trx: Trx, partnerId: number, id: number, now: string, timeZone: string) {
+  const view = await findClaimForPartner(trx, partnerId, id)
+  if (
+    !canWithdraw(view.status) ||
+    !(await transitionClaim(trx, id, WITHDRAWABLE_STATUSES, 'withdrawn', { updated_at: now }))
+  ) {
+    const current = (await findClaimForPartner(trx, partnerId, id)).status
+    throw new StateError(
+      `The claim is ${current.replace('_', ' ')}: only a claim awaiting documents or under review can be withdrawn.`,
+    )
+  }
+  await recordClaimEvent(trx, 'claim.withdrawn', id, now, timeZone)
+  return showClaim(trx, partnerId, id, timeZone)
 }

@@ -1,5 +1,6 @@
 import { centsToAmount } from '../../shared/money.js'
 import type { SubscriptionPlanRow } from './plan.repository.js'
+import type { CoverageType } from './plan.rules.js'
 import type { AnnualQuote, SubscriptionQuote } from './quotation.service.js'
 
 export function planResource(plan: SubscriptionPlanRow) {
@@ -8,6 +9,9 @@ export function planResource(plan: SubscriptionPlanRow) {
     name: plan.name,
     installments: plan.installments,
     coverages: JSON.parse(plan.coverages) as string[],
+    coverage_types: JSON.parse(plan.coverage_types) as CoverageType[],
+    claim_notice_days: plan.claim_notice_days,
+    max_claims_per_year: plan.max_claims_per_year,
   }
 }
 

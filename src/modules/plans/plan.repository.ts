@@ -11,6 +11,10 @@ export interface SubscriptionPlanRow {
   coverages: string
   monthly_rate_bp: number
   franchise_rate_bp: number
+  /** JSON array of CoverageType. */
+  coverage_types: string
+  claim_notice_days: number
+  max_claims_per_year: number
 }
 
 /** An annual plan as a product the partner sells (its rates), not one contracted (`AnnualPlanRow`). */
@@ -20,6 +24,8 @@ export interface AnnualProductRow {
   coverages: string
   annual_rate_bp: number
   used_factor_bp: number
+  /** Franchise (deductible) = LMI × rate, fixed at contracting; null → none. */
+  franchise_rate_bp: number | null
 }
 
 /** Plans the partner sells now: inactive ones stay for the contracts made with them. */
@@ -34,13 +40,23 @@ function activePlans(db: Db, partnerId: number, kind: PlanKind) {
 // `createPlan` requires the rates of the plan's kind, so they are never null on these rows.
 function subscriptionPlans(db: Db, partnerId: number) {
   return activePlans(db, partnerId, 'subscription')
-    .select(['id', 'name', 'installments', 'coverages', 'monthly_rate_bp', 'franchise_rate_bp'])
+    .select([
+      'id',
+      'name',
+      'installments',
+      'coverages',
+      'monthly_rate_bp',
+      'franchise_rate_bp',
+      'coverage_types',
+      'claim_notice_days',
+      'max_claims_per_year',
+    ])
     .$narrowType<{ monthly_rate_bp: NotNull; franchise_rate_bp: NotNull }>()
 }
 
 function annualPlans(db: Db, partnerId: number) {
   return activePlans(db, partnerId, 'annual')
-    .select(['id', 'name', 'coverages', 'annual_rate_bp', 'used_factor_bp'])
+    .select(['id', 'name', 'coverages', 'annual_rate_bp', 'used_factor_bp', 'franchise_rate_bp'])
     .$narrowType<{ annual_rate_bp: NotNull; used_factor_bp: NotNull }>()
 }
 

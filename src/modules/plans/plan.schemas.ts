@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { Id, Money } from '../../http/http-schemas.js'
+import { COVERAGE_TYPES } from './plan.rules.js'
 
 const COVERAGES = ['Roubo e furto qualificado', 'Quebra acidental', 'Danos por líquidos']
 
@@ -9,6 +10,16 @@ export const Plan = Type.Object(
     name: Type.String(),
     installments: Type.Integer({ description: 'Number of monthly installments of a subscription.' }),
     coverages: Type.Array(Type.String(), { description: 'What the plan covers, in Portuguese.' }),
+    coverage_types: Type.Array(Type.Enum([...COVERAGE_TYPES]), {
+      description:
+        'The perils a claim may name: `robbery` (Roubo), `qualified_theft` (Furto qualificado), `accidental_damage` (Quebra acidental), `liquid_damage` (Danos por líquido).',
+    }),
+    claim_notice_days: Type.Integer({
+      description: 'A claim must be opened within this many days of the loss.',
+    }),
+    max_claims_per_year: Type.Integer({
+      description: 'At most this many claims of one contract approved in the 365 days before a loss.',
+    }),
   },
   { description: 'A subscription plan of the partner.' },
 )
@@ -16,8 +27,24 @@ export const Plan = Type.Object(
 export const PlanList = Type.Array(Plan, {
   examples: [
     [
-      { id: 1, name: 'Proteção Essencial 12x', installments: 12, coverages: COVERAGES.slice(0, 2) },
-      { id: 2, name: 'Proteção Total 12x', installments: 12, coverages: COVERAGES },
+      {
+        id: 1,
+        name: 'Proteção Essencial 12x',
+        installments: 12,
+        coverages: COVERAGES.slice(0, 2),
+        coverage_types: ['robbery', 'qualified_theft', 'accidental_damage'],
+        claim_notice_days: 30,
+        max_claims_per_year: 2,
+      },
+      {
+        id: 2,
+        name: 'Proteção Total 12x',
+        installments: 12,
+        coverages: COVERAGES,
+        coverage_types: [...COVERAGE_TYPES],
+        claim_notice_days: 30,
+        max_claims_per_year: 2,
+      },
     ],
   ],
 })

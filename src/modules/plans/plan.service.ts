@@ -2,7 +2,13 @@ import type { Db, Trx } from '../../db/database.js'
 import { ValidationError } from '../../shared/errors.js'
 import { requirePartner } from '../partners/partner.service.js'
 import { findSubscriptionPlan, listSubscriptionPlans, type SubscriptionPlanRow } from './plan.repository.js'
-import { type CoverageType, coverageTypesNamedBy, orderedCoverageTypes } from './plan.rules.js'
+import {
+  type CoverageType,
+  coverageTypesNamedBy,
+  DEFAULT_CLAIM_NOTICE_DAYS,
+  DEFAULT_MAX_CLAIMS_PER_YEAR,
+  orderedCoverageTypes,
+} from './plan.rules.js'
 import type { PlanKind } from './plan.table.js'
 
 export interface NewPlan {
@@ -47,12 +53,16 @@ function bounded(bp: number, key: string, max: number, zero = false): number {
   return bp
 }
 
-// The fields of one kind of plan, by the name errors give them.
-const SUBSCRIPTION_ONLY = {
-  installments: 'installments',
-  monthlyRateBp: 'monthly_rate',
-  franchiseRateBp: 'franchise_rate',
+/** A positive whole number of at most `max` (days of notice, claims a year). */
+function dayCount(value: number, key: string, max: number): number {
+  if (!Number.isInteger(value) || value < 1 || value > max) {
+    throw ValidationError.field(key, `The ${key.replace(/_/g, ' ')} must be a whole number from 1 to ${max}.`)
+  }
+  return value
 }
+
+// The fields of one kind of plan, by the name errors give them.
+const SUBSCRIPTION_ONLY = { installments: 'installments', monthlyRateBp: 'monthly_rate' }
 const ANNUAL_ONLY = { annualRateBp: 'annual_rate', usedFactorBp: 'used_factor', isDefault: 'default' }
 
 /** Fields of the other kind of plan are refused rather than dropped without a word. */
@@ -84,9 +94,12 @@ export async function createPlan(trx: Trx, input: NewPlan, now: string) {
     monthly_rate_bp: subscription
       ? bounded(required(input.monthlyRateBp, 'monthly_rate'), 'monthly_rate', FULL)
       : null,
+    // Optional for annual plans (README, Claims): without it their franchise is 0.
     franchise_rate_bp: subscription
       ? bounded(required(input.franchiseRateBp, 'franchise_rate'), 'franchise_rate', FULL, true)
-      : null,
+      : input.franchiseRateBp === undefined
+        ? null
+        : bounded(input.franchiseRateBp, 'franchise_rate', FULL, true),
     annual_rate_bp: subscription
       ? null
       : bounded(required(input.annualRateBp, 'annual_rate'), 'annual_rate', FULL),
@@ -94,6 +107,16 @@ export async function createPlan(trx: Trx, input: NewPlan, now: string) {
     coverages: JSON.stringify(coverages),
     coverage_types: JSON.stringify(
       input.coverageTypes ? orderedCoverageTypes(input.coverageTypes) : coverageTypesNamedBy(coverages),
+    ),
+    claim_notice_days: dayCount(
+      input.claimNoticeDays ?? DEFAULT_CLAIM_NOTICE_DAYS,
+      'claim_notice_days',
+      3650,
+    ),
+    max_claims_per_year: dayCount(
+      input.maxClaimsPerYear ?? DEFAULT_MAX_CLAIMS_PER_YEAR,
+      'max_claims_per_year',
+      100,
     ),
     is_default: !subscription && (input.isDefault ?? false),
     active: true,

@@ -1,0 +1,232 @@
+import type { Trx } from '../../db/database.js'
+import { type FieldErrors, StateError, ValidationError } from '../../shared/errors.js'
+import { addMonthsClamped, formatDate, parseLocalTimestamp, startOfLocalDay } from '../../shared/time.js'
+import { deviceKey } from '../devices/device.rules.js'
+import type { CoverageType } from '../plans/plan.rules.js'
+import { insertClaim, nextClaimSequence } from './claim.repository.js'
+import {
+  annualPlanInForce,
+  claimNumber,
+  FRAUD_WINDOWS,
+  fraudSignals,
+  noticeRefusal,
+  perilCovered,
+  policeReportMissing,
+  subscriptionInForce,
+  yearlyLimitReached,
+  yearlyLimitSince,
+} from './claim.rules.js'
+import type { ClaimBody } from './claim.schemas.js'
+import { recordClaimEvent } from './claim.service.js'
+import {
+  countApprovedSince,
+  countCustomerClaimsSince,
+  countDeviceClaimsSince,
+  findAnnualPlanContract,
+  findInstallmentFacts,
+  findLastCardChange,
+  findSubscriptionContract,
+  hasOpenClaim,
+} from './claim-contract.repository.js'
+
+// POST /claims (README, Claims): the opening rules, in the order the answer reports them (the
+// request's fields, then the contract's facts, then its state), the fraud signals, the number.
+
+/** What the opening rules read of a contract, whichever kind it is. */
+interface ClaimContract {
+  ref: { subscriptionId: number } | { annualPlanId: number }
+  planId: number
+  customerId: number
+  customerDocument: string
+  modelId: number
+  serials: (string | null)[]
+  lmi: number
+  franchise: number
+  coverageTypes: CoverageType[]
+  noticeDays: number
+  maxClaimsPerYear: number
+  coverageStartedAt: string | null
+  inForceAt: (occurredAt: string) => boolean
+  lastCardChangeBefore: (occurredAt: string) => Promise<string | null>
+}
+
+async function subscriptionContract(trx: Trx, partnerId: number, id: number, timeZone: string) {
+  const s = await findSubscriptionContract(trx, partnerId, id)
+  if (!s) return undefined
+  const installments = await findInstallmentFacts(trx, id)
+  const first = installments.find((i) => i.number === 1)
+  const last = installments.at(-1)
+  const coverage = {
+    status: s.status,
+    firstPaidAt: first?.status === 'paid' ? first.paid_at : null,
+    // Installment k covers the month from its due date: the last one's month ends the cover.
+    endsAt: last ? startOfLocalDay(addMonthsClamped(last.due_date, 1), timeZone) : null,
+    installments: installments.map((i) => ({ dueDate: i.due_date, paid: i.status === 'paid' })),
+  }
+  return {
+    ref: { subscriptionId: id },
+    planId: s.plan_id,
+    customerId: s.customer_id,
+    customerDocument: s.customer_document,
+    modelId: s.model_id,
+    serials: [s.serial_number, s.second_serial_number],
+    lmi: s.lmi,
+    franchise: s.franchise,
+    coverageTypes: JSON.parse(s.coverage_types) as CoverageType[],
+    noticeDays: s.claim_notice_days,
+    maxClaimsPerYear: s.max_claims_per_year,
+    coverageStartedAt: coverage.firstPaidAt,
+    inForceAt: (at) => subscriptionInForce(coverage, at, formatDate(at, timeZone)),
+    lastCardChangeBefore: (at) => findLastCardChange(trx, id, at),
+  } satisfies ClaimContract
+}
+
+async function annualPlanContract(trx: Trx, partnerId: number, id: number) {
+  const p = await findAnnualPlanContract(trx, partnerId, id)
+  if (!p) return undefined
+  // A plan canceled without a confirmed cancellation (a claim settled it) ended when it changed.
+  const canceledAt = p.status === 'canceled' ? (p.canceled_at ?? p.updated_at) : null
+  const coverage = { startsAt: p.starts_at, endsAt: p.ends_at, canceledAt }
+  return {
+    ref: { annualPlanId: id },
+    planId: p.plan_id,
+    customerId: p.customer_id,
+    customerDocument: p.customer_document,
+    modelId: p.model_id,
+    serials: [p.imei, p.imei_2],
+    lmi: p.lmi,
+    franchise: p.franchise,
+    coverageTypes: JSON.parse(p.coverage_types) as CoverageType[],
+    noticeDays: p.claim_notice_days,
+    maxClaimsPerYear: p.max_claims_per_year,
+    coverageStartedAt: p.starts_at,
+    inForceAt: (at) => annualPlanInForce(coverage, at),
+    lastCardChangeBefore: async () => null,
+  } satisfies ClaimContract
+}
+
+/** The contract the body names, or its field's error. */
+async function contractOf(
+  trx: Trx,
+  partnerId: number,
+  body: ClaimBody,
+  timeZone: string,
+  errors: FieldErrors,
+): Promise<ClaimContract | undefined> {
+  const subscriptionId = body.subscription_id ?? null
+  const annualPlanId = body.annual_plan_id ?? null
+  if (subscriptionId === null && annualPlanId === null) {
+    errors.subscription_id = ['The subscription id field is required when annual plan id is not present.']
+    return undefined
+  }
+  if (subscriptionId !== null && annualPlanId !== null) {
+    errors.subscription_id = ['The subscription id field prohibits annual plan id from being present.']
+    return undefined
+  }
+  if (subscriptionId !== null) {
+    const contract = await subscriptionContract(trx, partnerId, subscriptionId, timeZone)
+    if (!contract) errors.subscription_id = ['The selected subscription id is invalid.']
+    return contract
+  }
+  const contract = await annualPlanContract(trx, partnerId, annualPlanId as number)
+  if (!contract) errors.annual_plan_id = ['The selected annual plan id is invalid.']
+  return contract
+}
+
+const monthsBefore = (instant: string, months: number) => {
+  const d = new Date(instant)
+  d.setUTCMonth(d.getUTCMonth() - months)
+  return d.toISOString()
+}
+
+/**
+ * Opens a claim `documents_pending` at `now` (the partner's clock) and writes `claim.opened`;
+ * answers its id. 422 `validation_failed` under the field at fault, `invalid_state` (errors.status)
+ * for another open claim or the yearly limit.
+ */
+export async function openClaim(
+  trx: Trx,
+  partnerId: number,
+  body: ClaimBody,
+  now: string,
+  timeZone: string,
+): Promise<number> {
+  const errors: FieldErrors = {}
+  const occurredAt = parseLocalTimestamp(body.occurred_at, timeZone)
+  if (occurredAt === null) {
+    errors.occurred_at = [
+      'The occurred at field must be a valid date and time in the format YYYY-MM-DD HH:MM:SS.',
+    ]
+  }
+  const contract = await contractOf(trx, partnerId, body, timeZone, errors)
+  if (contract && occurredAt !== null) {
+    const notice = noticeRefusal(occurredAt, now, contract.noticeDays)
+    if (notice) errors.occurred_at = [notice]
+    else if (!contract.inForceAt(occurredAt)) {
+      errors.occurred_at = ['The contract was not in force when the loss occurred.']
+    }
+    if (!perilCovered(body.type, contract.coverageTypes)) {
+      errors.type = ['The selected type is not covered by the plan.']
+    }
+  }
+  const policeReport = body.police_report ?? null
+  if (policeReportMissing(body.type, policeReport?.number)) {
+    errors['police_report.number'] = [
+      'The police report number field is required for robbery and qualified theft.',
+    ]
+  }
+  if (!contract || occurredAt === null || Object.keys(errors).length > 0) throw new ValidationError(errors)
+
+  if (await hasOpenClaim(trx, contract.ref)) {
+    throw new StateError(
+      'The contract has another claim open: withdraw it or wait for its decision and settlement.',
+    )
+  }
+  const approved = await countApprovedSince(trx, contract.ref, yearlyLimitSince(occurredAt))
+  if (yearlyLimitReached(approved, contract.maxClaimsPerYear)) {
+    throw new StateError(
+      `The contract has reached its limit of ${contract.maxClaimsPerYear} approved claims in 365 days.`,
+    )
+  }
+
+  const keys = contract.serials.filter((s): s is string => !!s).map(deviceKey)
+  const signals = fraudSignals({
+    occurredAt,
+    coverageStartedAt: contract.coverageStartedAt,
+    sameDeviceClaims: await countDeviceClaimsSince(trx, keys, monthsBefore(now, FRAUD_WINDOWS.deviceMonths)),
+    sameCustomerClaims: await countCustomerClaimsSince(
+      trx,
+      contract.customerDocument,
+      monthsBefore(now, FRAUD_WINDOWS.customerMonths),
+    ),
+    lastCardChangeAt: await contract.lastCardChangeBefore(occurredAt),
+  })
+
+  const year = Number(formatDate(now, timeZone).slice(0, 4))
+  const id = await insertClaim(trx, {
+    number: claimNumber(year, await nextClaimSequence(trx, year)),
+    partner_id: partnerId,
+    subscription_id: 'subscriptionId' in contract.ref ? contract.ref.subscriptionId : null,
+    annual_plan_id: 'annualPlanId' in contract.ref ? contract.ref.annualPlanId : null,
+    plan_id: contract.planId,
+    customer_id: contract.customerId,
+    customer_document: contract.customerDocument,
+    model_id: contract.modelId,
+    serial_number: contract.serials[0] ?? null,
+    device_key: keys[0] ?? null,
+    second_device_key: keys[1] ?? null,
+    type: body.type,
+    status: 'documents_pending',
+    occurred_at: occurredAt,
+    description: body.description,
+    police_report_number: policeReport?.number?.trim() || null,
+    police_report_issued_on: policeReport?.issued_on ?? null,
+    lmi: contract.lmi,
+    franchise: contract.franchise,
+    fraud_signals: JSON.stringify(signals),
+    created_at: now,
+    updated_at: now,
+  })
+  await recordClaimEvent(trx, 'claim.opened', id, now, timeZone)
+  return id
+}
