@@ -339,6 +339,13 @@ describe('the automatic review', () => {
     const id = await claim('accidental_damage')
     expect((await upload(id, documentForm('photo', png()))).statusCode).toBe(201)
     expect(await statusOf(id)).toBe('documents_pending')
+    const shown = await ctx.app.inject({ method: 'GET', url: `/claims/${id}`, headers: bearer(token) })
+    expect(shown.statusCode, shown.body).toBe(200)
+    expect(shown.json()).toMatchObject({
+      status: 'documents_pending',
+      required_documents: ['invoice'],
+      documents: [expect.objectContaining({ kind: 'photo', content_type: 'image/png' })],
+    })
     expect((await upload(id, documentForm('other', jpeg()))).statusCode).toBe(201)
     expect(await statusOf(id)).toBe('documents_pending')
     expect((await upload(id, documentForm('invoice', pdf()))).statusCode).toBe(201)
