@@ -11,6 +11,7 @@ import { authRoutes } from './modules/auth/auth.routes.js'
 import { loadSigningKeys, TokenService, tokenAudience } from './modules/auth/token.service.js'
 import { catalogRoutes } from './modules/catalog/catalog.routes.js'
 import { claimRoutes } from './modules/claims/claim.routes.js'
+import { claimDocumentRoutes } from './modules/claims/claim-document.routes.js'
 import { customerRoutes } from './modules/customers/customer.routes.js'
 import { eventRoutes } from './modules/events/event.routes.js'
 import { eventContext } from './modules/events/event.service.js'
@@ -138,6 +139,7 @@ export async function buildApp({
     await partnerScope.register(annualPlanPaymentRoutes)
     await partnerScope.register(annualPlanCancellationRoutes)
     await partnerScope.register(claimRoutes)
+    await partnerScope.register(claimDocumentRoutes)
     await partnerScope.register(eventRoutes)
     await partnerScope.register(webhookEndpointRoutes)
     await partnerScope.register(async (redeliveries) => {

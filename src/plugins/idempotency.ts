@@ -21,6 +21,19 @@ declare module 'fastify' {
     /** Set when this request carries an Idempotency-Key whose answer is still to be stored. */
     idempotency: PendingKey | null
   }
+  interface FastifyInstance {
+    /**
+     * For a route that reads its body itself (`config.idempotencyAfterBody`, a streamed upload):
+     * checks the request's Idempotency-Key once the body is read, fingerprinted by `body`, what
+     * identifies the request (a file's hash, not the bytes or the form's boundaries). True when the
+     * kept answer was replayed: the handler has nothing left to do.
+     */
+    checkIdempotencyKey(request: FastifyRequest, reply: FastifyReply, body: unknown): Promise<boolean>
+  }
+  interface FastifyContextConfig {
+    /** The handler calls `checkIdempotencyKey` itself once it has read the body. */
+    idempotencyAfterBody?: boolean
+  }
 }
 
 const KEY = /^[\x21-\x7E]{1,255}$/
@@ -48,21 +61,29 @@ export const idempotency = fp<{ secrets: string[] }>(
       },
     })
 
-    const checkIt = async (request: FastifyRequest, reply: FastifyReply) => {
+    const checkIt = async (request: FastifyRequest, reply: FastifyReply, body: unknown): Promise<boolean> => {
       const key = request.headers['idempotency-key']
-      if (key === undefined) return
+      if (key === undefined) return false
       if (typeof key !== 'string' || !KEY.test(key)) {
         throw ValidationError.field(
           'Idempotency-Key',
           'The Idempotency-Key header must be 1 to 255 visible ASCII characters.',
         )
       }
-      const prints = keys.map((k) => fingerprint(k, request.method, request.url, request.body))
+      const prints = keys.map((k) => fingerprint(k, request.method, request.url, body))
       const pending = { partnerId: request.partner.partnerId, key, prints, settled: false }
       const stored = await findAnswer(app.db, pending, app.clock.now().getTime())
-      if (stored) return replay(request, reply, pending, stored)
+      if (stored) {
+        replay(request, reply, pending, stored)
+        return true
+      }
       request.idempotency = pending
+      return false
     }
+    const checkBody = async (request: FastifyRequest, reply: FastifyReply) => {
+      if (await checkIt(request, reply, request.body)) return reply
+    }
+    app.decorate('checkIdempotencyKey', checkIt)
 
     const storeIt = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
       const pending = request.idempotency
@@ -95,7 +116,7 @@ export const idempotency = fp<{ secrets: string[] }>(
     // (two async hooks on every read otherwise, each returning at once).
     app.addHook('onRoute', (route) => {
       if (!isWrite(route.method)) return
-      route.preHandler = [...hookList(route.preHandler), checkIt]
+      if (!route.config?.idempotencyAfterBody) route.preHandler = [...hookList(route.preHandler), checkBody]
       route.onSend = [...hookList(route.onSend), storeIt]
     })
   },

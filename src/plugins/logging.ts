@@ -24,6 +24,10 @@ const REDACT = [
   'req.headers.authorization',
   'req.headers["x-credentials"]',
   'req.headers.cookie',
+  // @fastify/multipart logs the request's headers at trace level.
+  'busboyOptions.headers.authorization',
+  'busboyOptions.headers["x-credentials"]',
+  'busboyOptions.headers.cookie',
   ...SECRET_FIELDS,
   ...SECRET_FIELDS.map((field) => `*.${field}`),
 ]

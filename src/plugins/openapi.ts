@@ -43,9 +43,19 @@ type QuerySchema = { required?: string[]; properties?: Record<string, PropertySc
 type PropertySchema = { default?: unknown; description?: string; examples?: unknown[] }
 type ResponseEntry = {
   description?: string
+  /** Headers the route itself sends (a download's), besides those the hooks add. */
+  headers?: Record<string, Header>
   allOf?: [unknown, { properties?: { code?: { enum?: ErrorCode[] } } }]
 }
 type Header = { type: 'string' | 'integer'; description: string; enum?: string[] }
+type BodySchema = Record<string, unknown> & { content?: Record<string, { schema: Record<string, unknown> }> }
+
+/** A schema with its documentation-only keywords merged in (DOCUMENTED_ONLY). */
+function withDocumentedOnly(schema: Record<string, unknown>): Record<string, unknown> {
+  if (!schema[DOCUMENTED_ONLY]) return schema
+  const { [DOCUMENTED_ONLY]: keywords, ...rest } = schema
+  return { ...rest, ...(keywords as object) }
+}
 
 const HEADERS = {
   requestId: {
@@ -111,11 +121,15 @@ const documented: SwaggerTransform = ({ schema, url, route }) => {
     ])
     result.querystring = { ...query, required, properties: Object.fromEntries(properties) }
   }
-  const body = schema.body as Record<string, unknown> | undefined
-  if (body?.[DOCUMENTED_ONLY]) {
-    const { [DOCUMENTED_ONLY]: keywords, ...rest } = body
-    result.body = { ...rest, ...(keywords as object) }
-  }
+  const body = schema.body as BodySchema | undefined
+  // A body per media type (a multipart upload) has its keywords in each.
+  if (body?.content) {
+    const content = Object.entries(body.content).map(([type, media]) => [
+      type,
+      { ...media, schema: withDocumentedOnly(media.schema) },
+    ])
+    result.body = { ...body, content: Object.fromEntries(content) }
+  } else if (body) result.body = withDocumentedOnly(body)
   const headers = route.config?.documentedHeaders
   if (headers) result.headers = { type: 'object', properties: headers }
   const response = schema.response as Record<string, ResponseEntry> | undefined
@@ -136,7 +150,7 @@ const documented: SwaggerTransform = ({ schema, url, route }) => {
           {
             ...entry,
             description: entry.description ?? STATUS_CODES[status],
-            headers: responseHeaders(Number(status), route.config),
+            headers: { ...entry.headers, ...responseHeaders(Number(status), route.config) },
             ...(example && { examples: [example] }),
           },
         ]

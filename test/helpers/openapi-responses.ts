@@ -153,6 +153,18 @@ export class ResponseChecker {
     const documented = operation?.responses?.[String(status)]
     // A 204 has no body to check (DELETE /webhook-endpoints/{id}).
     if (documented && status === 204 && !documented.content) return
+    if (documented && !documented.content?.['application/json']) {
+      // A download: its content type must be one documented, as bytes (`format: binary`).
+      const media = documented.content?.[String(contentType).split(';')[0]?.trim() ?? '']
+      if (!media) {
+        const listed = Object.keys(documented.content ?? {}).join(', ')
+        throw new Error(`${where}: content-type ${JSON.stringify(contentType)} is not documented (${listed})`)
+      }
+      if ((media.schema as { format?: string } | undefined)?.format !== 'binary') {
+        throw new Error(`${where}: ${contentType} is documented, but not as bytes (format: binary)`)
+      }
+      return
+    }
     if (documented) {
       const media = documented.content?.['application/json']
       if (!media?.schema) throw new Error(`${where}: the document gives no application/json schema for it`)

@@ -359,6 +359,141 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List claims
+         * @description The partner's claims, newest first, paginated (15 per page). Filters:
+         *     `filter[status]`, `filter[subscription_id]`, `filter[annual_plan_id]`, `filter[customer_document]`.
+         */
+        get: operations["listClaims"];
+        put?: never;
+        /**
+         * Open a claim
+         * @description Opens a claim (sinistro) on one of the partner's contracts: 201 with the claim,
+         *     `status: documents_pending`, a `number` `SIN-<year>-<6 digits>` and the kinds of document still
+         *     missing in `required_documents` (upload them with `POST /claims/{id}/documents`). Writes `claim.opened`.
+         *
+         *     Exactly one of `subscription_id` and `annual_plan_id` names the contract (unknown or
+         *     another partner's → 422 under that field). Refused with 422:
+         *
+         *     | rule | code | key |
+         *     |---|---|---|
+         *     | `occurred_at` not `YYYY-MM-DD HH:MM:SS`, in the future, or more than the plan's `claim_notice_days` ago | `validation_failed` | `occurred_at` |
+         *     | the contract was not in force at `occurred_at`: a subscription `pago` (or `expired` since), the loss at or after installment 1 was paid, every installment due more than 10 days before the loss paid (by now); an annual plan with `starts_at ≤ occurred_at < ends_at`, not canceled before it | `validation_failed` | `occurred_at` |
+         *     | `type` not among the plan's `coverage_types` | `validation_failed` | `type` |
+         *     | `robbery` or `qualified_theft` without `police_report.number` (Boletim de Ocorrência) | `validation_failed` | `police_report.number` |
+         *     | another claim of the contract still open (`documents_pending`, `under_review`, or `approved` and not settled) | `invalid_state` | `status` |
+         *     | the plan's `max_claims_per_year` claims of the contract approved in the 365 days before `occurred_at` (or since) | `invalid_state` | `status` |
+         */
+        post: operations["openClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/claims/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a claim
+         * @description One claim of the partner, with its documents and decision; another partner's answers 404.
+         */
+        get: operations["getClaim"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/claims/{id}/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a document of a claim
+         * @description Sends one document of a claim as `multipart/form-data`: a `kind` field and one `file`
+         *     (`curl -F kind=photo -F file=@tela.jpg`). The file is at most 10 MiB (413 as soon as it goes past) and
+         *     must be JPEG, PNG, WebP, HEIC or PDF **as recognised from its bytes**, whatever its declared type or
+         *     name (415 otherwise: a script named `photo.png` is refused). Its filename is kept only as a sanitised
+         *     label. A claim holds at most 30 documents (the 31st → 422 under `file`).
+         *
+         *     Required kinds: `robbery` and `qualified_theft` need `police_report`, `imei_block` and `invoice`;
+         *     `accidental_damage` and `liquid_damage` need `photo` and `invoice`. When none is missing any more,
+         *     the claim moves from `documents_pending` to `under_review` by itself (event `claim.under_review`).
+         *     Once the claim is decided or withdrawn → 422 `invalid_state`. Another partner's claim → 404.
+         *
+         *     With an `Idempotency-Key`, the same `kind` and the same bytes replay the first answer; another
+         *     kind or other bytes under the key → 422 `idempotency_key_reused`.
+         */
+        post: operations["uploadClaimDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/claims/{id}/documents/{documentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a document of a claim
+         * @description Answers the document's bytes with the type recognised at upload as `Content-Type`,
+         *     `Content-Disposition: attachment` (its label as the filename), `X-Content-Type-Options: nosniff` and
+         *     `Cache-Control: private, no-store`. Another partner's claim or document → 404.
+         */
+        get: operations["downloadClaimDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/claims/{id}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw a claim
+         * @description The insured gives up the claim: `withdrawn` (Desistência) from `documents_pending` or
+         *     `under_review`, 200 with the claim and `claim.withdrawn`. Any other status (decided, settled, already
+         *     withdrawn) → 422 `invalid_state`. Another partner's claim → 404.
+         */
+        post: operations["withdrawClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/customers": {
         parameters: {
             query?: never;
@@ -1419,6 +1554,8 @@ export interface operations {
                             };
                             /** @description End of cover: 12 months after `starts_at`. `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid. */
                             ends_at: string | null;
+                            /** @description Franchise (deductible) taken from an approved claim: the plan’s franchise rate × LMI, fixed at contracting (0 when the plan has none). In reais (BRL), at most two decimals. */
+                            franchise: number;
                             /** @description Names the plan in the payment and cancellation calls. */
                             id: number;
                             /** @description IMEI of the insured device, 15 bare digits. */
@@ -1768,6 +1905,7 @@ export interface operations {
                      *       "status": "protected",
                      *       "lmi": 8999,
                      *       "premium": 989.89,
+                     *       "franchise": 0,
                      *       "policy_number": "AMP-2026-002001",
                      *       "plan": {
                      *         "id": 4,
@@ -1896,6 +2034,8 @@ export interface operations {
                         };
                         /** @description End of cover: 12 months after `starts_at`. `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid. */
                         ends_at: string | null;
+                        /** @description Franchise (deductible) taken from an approved claim: the plan’s franchise rate × LMI, fixed at contracting (0 when the plan has none). In reais (BRL), at most two decimals. */
+                        franchise: number;
                         /** @description Names the plan in the payment and cancellation calls. */
                         id: number;
                         /** @description IMEI of the insured device, 15 bare digits. */
@@ -2230,6 +2370,7 @@ export interface operations {
                      *       "status": "protected",
                      *       "lmi": 8999,
                      *       "premium": 989.89,
+                     *       "franchise": 0,
                      *       "policy_number": "AMP-2026-002001",
                      *       "plan": {
                      *         "id": 4,
@@ -2358,6 +2499,8 @@ export interface operations {
                         };
                         /** @description End of cover: 12 months after `starts_at`. `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid. */
                         ends_at: string | null;
+                        /** @description Franchise (deductible) taken from an approved claim: the plan’s franchise rate × LMI, fixed at contracting (0 when the plan has none). In reais (BRL), at most two decimals. */
+                        franchise: number;
                         /** @description Names the plan in the payment and cancellation calls. */
                         id: number;
                         /** @description IMEI of the insured device, 15 bare digits. */
@@ -2908,6 +3051,7 @@ export interface operations {
                      *       "status": "protected",
                      *       "lmi": 8999,
                      *       "premium": 989.89,
+                     *       "franchise": 0,
                      *       "policy_number": "AMP-2026-002001",
                      *       "plan": {
                      *         "id": 4,
@@ -3036,6 +3180,8 @@ export interface operations {
                         };
                         /** @description End of cover: 12 months after `starts_at`. `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid. */
                         ends_at: string | null;
+                        /** @description Franchise (deductible) taken from an approved claim: the plan’s franchise rate × LMI, fixed at contracting (0 when the plan has none). In reais (BRL), at most two decimals. */
+                        franchise: number;
                         /** @description Names the plan in the payment and cancellation calls. */
                         id: number;
                         /** @description IMEI of the insured device, 15 bare digits. */
@@ -3735,6 +3881,7 @@ export interface operations {
                      *       "status": "protected",
                      *       "lmi": 8999,
                      *       "premium": 989.89,
+                     *       "franchise": 0,
                      *       "policy_number": "AMP-2026-002001",
                      *       "plan": {
                      *         "id": 4,
@@ -3863,6 +4010,8 @@ export interface operations {
                         };
                         /** @description End of cover: 12 months after `starts_at`. `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid. */
                         ends_at: string | null;
+                        /** @description Franchise (deductible) taken from an approved claim: the plan’s franchise rate × LMI, fixed at contracting (0 when the plan has none). In reais (BRL), at most two decimals. */
+                        franchise: number;
                         /** @description Names the plan in the payment and cancellation calls. */
                         id: number;
                         /** @description IMEI of the insured device, 15 bare digits. */
@@ -5180,6 +5329,1881 @@ export interface operations {
             };
         };
     };
+    listClaims: {
+        parameters: {
+            query?: {
+                /** @description Only this annual plan’s claims. */
+                "filter[annual_plan_id]"?: number | "";
+                /** @description Only this customer’s (CPF or CNPJ, bare or formatted). */
+                "filter[customer_document]"?: string | "";
+                /** @description Only claims with this status. */
+                "filter[status]"?: ("documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn") | "";
+                /** @description Only this subscription’s claims. */
+                "filter[subscription_id]"?: number | "";
+                /** @description Page number, starting at 1. */
+                page?: number | "";
+                /** @description Items per page (at most 100). */
+                per_page?: number | "";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Items of this page. */
+                        data: {
+                            annual_plan_id: number | null;
+                            /** @description When it was opened. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                            created_at: string;
+                            customer: {
+                                document: string;
+                                id: number;
+                                name: string;
+                            };
+                            /** @description The decision; null until decided. */
+                            decision: {
+                                /** @description Approved amount. In reais; null when denied. */
+                                approved_amount: number | null;
+                                /** @description When it was decided. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                                decided_at: string;
+                                /** @description The adjuster’s note to the partner. */
+                                note: string | null;
+                                /** @enum {unknown} */
+                                outcome: "approved" | "denied";
+                                /** @description Approved amount − franchise, never below 0. In reais; null when denied. */
+                                payable_amount: number | null;
+                                /** @description Why it was denied: `not_covered`, `outside_coverage`, `late_notice`, `documents_invalid`, `fraud_suspected`, `other`. */
+                                reason_code: string | null;
+                                settlement_method: ("repair" | "replacement" | "indemnity") | null;
+                            } | null;
+                            description: string;
+                            device: {
+                                model: {
+                                    id: number;
+                                    name: string;
+                                };
+                                /** @description The contract’s serial number or IMEI when the claim was opened. */
+                                serial_number: string | null;
+                            };
+                            /** @description Uploaded documents, oldest first. */
+                            documents: {
+                                /** @description As recognised from the bytes. */
+                                content_type: string;
+                                /** @description The uploaded file’s name, sanitised; a label only. */
+                                filename: string;
+                                id: number;
+                                /** @enum {unknown} */
+                                kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
+                                /** @description SHA-256 of the bytes, hex. */
+                                sha256: string;
+                                /** @description Bytes. */
+                                size: number;
+                                /** @description When it was uploaded. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                                uploaded_at: string;
+                            }[];
+                            /** @description The contract’s franchise (deductible), taken from an approved amount. In reais (BRL), at most two decimals. */
+                            franchise: number;
+                            id: number;
+                            /** @description The contract’s maximum indemnity limit. In reais (BRL), at most two decimals. */
+                            lmi: number;
+                            /** @description `SIN-<year of created_at>-<6 digits>`, unique across the service. */
+                            number: string;
+                            /** @description When the loss occurred. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                            occurred_at: string;
+                            /** @description The police report; null when none was given. */
+                            police_report: {
+                                /** @description `YYYY-MM-DD`. */
+                                issued_on: string | null;
+                                /** @description The Boletim de Ocorrência number. */
+                                number: string | null;
+                            } | null;
+                            /** @description Kinds still missing: `robbery` and `qualified_theft` need `police_report`, `imei_block` and `invoice`; `accidental_damage` and `liquid_damage` need `photo` and `invoice`. */
+                            required_documents: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
+                            /** @description The settlement; null until settled. */
+                            settlement: {
+                                /** @description Repair order or transfer id. */
+                                reference: string | null;
+                                /** @description When. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                                settled_at: string;
+                            } | null;
+                            /**
+                             * @description `documents_pending` (Aguardando documentos) → `under_review` (Em análise) once no required document is missing → `approved` (Aprovado) or `denied` (Negado); `approved` → `settled` (Concluído). `withdrawn` (Desistência): the partner gave up before a decision.
+                             * @enum {unknown}
+                             */
+                            status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";
+                            /** @description The status in Portuguese. */
+                            status_label: string;
+                            subscription_id: number | null;
+                            /**
+                             * @description The peril: `robbery` (Roubo), `qualified_theft` (Furto qualificado), `accidental_damage` (Quebra acidental), `liquid_damage` (Danos por líquido).
+                             * @enum {unknown}
+                             */
+                            type: "robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage";
+                            /** @description The peril in Portuguese. */
+                            type_label: string;
+                            /** @description When it last changed. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                            updated_at: string;
+                        }[];
+                        /** @description Absolute navigation addresses. */
+                        links: {
+                            /** @description Address of the first page. */
+                            first: string;
+                            /** @description Address of the last page. */
+                            last: string;
+                            /** @description Address of the next page; null on the last page. */
+                            next: string | null;
+                            /** @description Address of the previous page; null on the first page. */
+                            prev: string | null;
+                        };
+                        /** @description Pagination details. */
+                        meta: {
+                            /** @description Requested page number. */
+                            current_page: number;
+                            /** @description 1-based position of the first item of this page; null when it is empty. */
+                            from: number | null;
+                            /** @description Number of the last page (at least 1). */
+                            last_page: number;
+                            /** @description Navigation entries, Laravel style. */
+                            links: {
+                                /** @description Whether this is the current page. */
+                                active: boolean;
+                                /** @description Page number, "...", "&laquo; Previous" or "Next &raquo;". */
+                                label: string;
+                                /** @description Address of the page; null for a separator or a missing previous/next page. */
+                                url: string | null;
+                            }[];
+                            /** @description Address of the list without query string. */
+                            path: string;
+                            /** @description Items per page. */
+                            per_page: number;
+                            /** @description 1-based position of the last item of this page; null when it is empty. */
+                            to: number | null;
+                            /** @description Number of items across all pages. */
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The page field must be an integer.",
+                     *       "errors": {
+                     *         "page": [
+                     *           "The page field must be an integer."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"] & {
+                        /** @enum {string} */
+                        code: "validation_failed";
+                    };
+                };
+            };
+            /** @description Too many requests. */
+            429: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    openClaim: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422. A retry sent while the first is still being processed waits for it and gets its answer. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "subscription_id": 1,
+                 *       "type": "robbery",
+                 *       "occurred_at": "2026-11-20 21:30:00",
+                 *       "description": "Celular roubado na saída do metrô, levaram também a carteira.",
+                 *       "police_report": {
+                 *         "number": "BO-2026-112233",
+                 *         "issued_on": "2026-11-21"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The annual plan the loss falls under; exactly one of this and `subscription_id`. */
+                    annual_plan_id?: number | null;
+                    /** @description What happened, 10 to 2,000 characters. */
+                    description: string;
+                    /** @description When the loss occurred, `YYYY-MM-DD HH:MM:SS` in the service time zone: not in the future, at most the plan’s `claim_notice_days` ago, within the contract’s cover. */
+                    occurred_at: string;
+                    /** @description The police report (Boletim de Ocorrência); its `number` is required for `robbery` and `qualified_theft`. */
+                    police_report?: {
+                        /**
+                         * Format: date
+                         * @description When it was issued, `YYYY-MM-DD`.
+                         */
+                        issued_on?: string | null;
+                        /** @description The Boletim de Ocorrência number, at most 50 characters. */
+                        number?: string | null;
+                    } | null;
+                    /** @description The subscription the loss falls under; exactly one of this and `annual_plan_id`. */
+                    subscription_id?: number | null;
+                    /**
+                     * @description The peril: `robbery` (Roubo), `qualified_theft` (Furto qualificado), `accidental_damage` (Quebra acidental), `liquid_damage` (Danos por líquido).
+                     * @enum {unknown}
+                     */
+                    type: "robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage";
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key` (a kept 4xx is replayed the same way). */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "number": "SIN-2026-000001",
+                     *       "status": "documents_pending",
+                     *       "status_label": "Aguardando documentos",
+                     *       "type": "robbery",
+                     *       "type_label": "Roubo",
+                     *       "subscription_id": 1,
+                     *       "annual_plan_id": null,
+                     *       "customer": {
+                     *         "id": 1,
+                     *         "name": "Maria da Silva",
+                     *         "document": "52998224725"
+                     *       },
+                     *       "device": {
+                     *         "model": {
+                     *           "id": 2,
+                     *           "name": "iPhone 16 Pro"
+                     *         },
+                     *         "serial_number": "F2LXK0ABC123"
+                     *       },
+                     *       "occurred_at": "2026-11-20 21:30:00",
+                     *       "description": "Celular roubado na saída do metrô, levaram também a carteira.",
+                     *       "police_report": {
+                     *         "number": "BO-2026-112233",
+                     *         "issued_on": "2026-11-21"
+                     *       },
+                     *       "lmi": 8999,
+                     *       "franchise": 1349.85,
+                     *       "required_documents": [
+                     *         "police_report",
+                     *         "imei_block",
+                     *         "invoice"
+                     *       ],
+                     *       "documents": [],
+                     *       "decision": null,
+                     *       "settlement": null,
+                     *       "created_at": "2026-11-21 10:00:00",
+                     *       "updated_at": "2026-11-21 10:00:00"
+                     *     }
+                     */
+                    "application/json": {
+                        annual_plan_id: number | null;
+                        /** @description When it was opened. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                        created_at: string;
+                        customer: {
+                            document: string;
+                            id: number;
+                            name: string;
+                        };
+                        /** @description The decision; null until decided. */
+                        decision: {
+                            /** @description Approved amount. In reais; null when denied. */
+                            approved_amount: number | null;
+                            /** @description When it was decided. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                            decided_at: string;
+                            /** @description The adjuster’s note to the partner. */
+                            note: string | null;
+                            /** @enum {unknown} */
+                            outcome: "approved" | "denied";
+                            /** @description Approved amount − franchise, never below 0. In reais; null when denied. */
+                            payable_amount: number | null;
+                            /** @description Why it was denied: `not_covered`, `outside_coverage`, `late_notice`, `documents_invalid`, `fraud_suspected`, `other`. */
+                            reason_code: string | null;
+                            settlement_method: ("repair" | "replacement" | "indemnity") | null;
+                        } | null;
+                        description: string;
+                        device: {
+                            model: {
+                                id: number;
+                                name: string;
+                            };
+                            /** @description The contract’s serial number or IMEI when the claim was opened. */
+                            serial_number: string | null;
+                        };
+                        /** @description Uploaded documents, oldest first. */
+                        documents: {
+                            /** @description As recognised from the bytes. */
+                            content_type: string;
+                            /** @description The uploaded file’s name, sanitised; a label only. */
+                            filename: string;
+                            id: number;
+                            /** @enum {unknown} */
+                            kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
+                            /** @description SHA-256 of the bytes, hex. */
+                            sha256: string;
+                            /** @description Bytes. */
+                            size: number;
+                            /** @description When it was uploaded. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                            uploaded_at: string;
+                        }[];
+                        /** @description The contract’s franchise (deductible), taken from an approved amount. In reais (BRL), at most two decimals. */
+                        franchise: number;
+                        id: number;
+                        /** @description The contract’s maximum indemnity limit. In reais (BRL), at most two decimals. */
+                        lmi: number;
+                        /** @description `SIN-<year of created_at>-<6 digits>`, unique across the service. */
+                        number: string;
+                        /** @description When the loss occurred. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                        occurred_at: string;
+                        /** @description The police report; null when none was given. */
+                        police_report: {
+                            /** @description `YYYY-MM-DD`. */
+                            issued_on: string | null;
+                            /** @description The Boletim de Ocorrência number. */
+                            number: string | null;
+                        } | null;
+                        /** @description Kinds still missing: `robbery` and `qualified_theft` need `police_report`, `imei_block` and `invoice`; `accidental_damage` and `liquid_damage` need `photo` and `invoice`. */
+                        required_documents: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
+                        /** @description The settlement; null until settled. */
+                        settlement: {
+                            /** @description Repair order or transfer id. */
+                            reference: string | null;
+                            /** @description When. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                            settled_at: string;
+                        } | null;
+                        /**
+                         * @description `documents_pending` (Aguardando documentos) → `under_review` (Em análise) once no required document is missing → `approved` (Aprovado) or `denied` (Negado); `approved` → `settled` (Concluído). `withdrawn` (Desistência): the partner gave up before a decision.
+                         * @enum {unknown}
+                         */
+                        status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";
+                        /** @description The status in Portuguese. */
+                        status_label: string;
+                        subscription_id: number | null;
+                        /**
+                         * @description The peril: `robbery` (Roubo), `qualified_theft` (Furto qualificado), `accidental_damage` (Quebra acidental), `liquid_damage` (Danos por líquido).
+                         * @enum {unknown}
+                         */
+                        type: "robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage";
+                        /** @description The peril in Portuguese. */
+                        type_label: string;
+                        /** @description When it last changed. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_json",
+                     *       "message": "The request body is not valid JSON.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request body did not arrive within 30 s.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body must not be larger than 1 MiB.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as application/json.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The type field is required.",
+                     *       "errors": {
+                     *         "type": [
+                     *           "The type field is required."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"] & {
+                        /** @enum {string} */
+                        code: "validation_failed" | "invalid_state" | "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Too many requests. */
+            429: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getClaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Claim id, as returned when opened.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "number": "SIN-2026-000001",
+                     *       "status": "documents_pending",
+                     *       "status_label": "Aguardando documentos",
+                     *       "type": "robbery",
+                     *       "type_label": "Roubo",
+                     *       "subscription_id": 1,
+                     *       "annual_plan_id": null,
+                     *       "customer": {
+                     *         "id": 1,
+                     *         "name": "Maria da Silva",
+                     *         "document": "52998224725"
+                     *       },
+                     *       "device": {
+                     *         "model": {
+                     *           "id": 2,
+                     *           "name": "iPhone 16 Pro"
+                     *         },
+                     *         "serial_number": "F2LXK0ABC123"
+                     *       },
+                     *       "occurred_at": "2026-11-20 21:30:00",
+                     *       "description": "Celular roubado na saída do metrô, levaram também a carteira.",
+                     *       "police_report": {
+                     *         "number": "BO-2026-112233",
+                     *         "issued_on": "2026-11-21"
+                     *       },
+                     *       "lmi": 8999,
+                     *       "franchise": 1349.85,
+                     *       "required_documents": [
+                     *         "police_report",
+                     *         "imei_block",
+                     *         "invoice"
+                     *       ],
+                     *       "documents": [],
+                     *       "decision": null,
+                     *       "settlement": null,
+                     *       "created_at": "2026-11-21 10:00:00",
+                     *       "updated_at": "2026-11-21 10:00:00"
+                     *     }
+                     */
+                    "application/json": {
+                        annual_plan_id: number | null;
+                        /** @description When it was opened. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                        created_at: string;
+                        customer: {
+                            document: string;
+                            id: number;
+                            name: string;
+                        };
+                        /** @description The decision; null until decided. */
+                        decision: {
+                            /** @description Approved amount. In reais; null when denied. */
+                            approved_amount: number | null;
+                            /** @description When it was decided. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                            decided_at: string;
+                            /** @description The adjuster’s note to the partner. */
+                            note: string | null;
+                            /** @enum {unknown} */
+                            outcome: "approved" | "denied";
+                            /** @description Approved amount − franchise, never below 0. In reais; null when denied. */
+                            payable_amount: number | null;
+                            /** @description Why it was denied: `not_covered`, `outside_coverage`, `late_notice`, `documents_invalid`, `fraud_suspected`, `other`. */
+                            reason_code: string | null;
+                            settlement_method: ("repair" | "replacement" | "indemnity") | null;
+                        } | null;
+                        description: string;
+                        device: {
+                            model: {
+                                id: number;
+                                name: string;
+                            };
+                            /** @description The contract’s serial number or IMEI when the claim was opened. */
+                            serial_number: string | null;
+                        };
+                        /** @description Uploaded documents, oldest first. */
+                        documents: {
+                            /** @description As recognised from the bytes. */
+                            content_type: string;
+                            /** @description The uploaded file’s name, sanitised; a label only. */
+                            filename: string;
+                            id: number;
+                            /** @enum {unknown} */
+                            kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
+                            /** @description SHA-256 of the bytes, hex. */
+                            sha256: string;
+                            /** @description Bytes. */
+                            size: number;
+                            /** @description When it was uploaded. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                            uploaded_at: string;
+                        }[];
+                        /** @description The contract’s franchise (deductible), taken from an approved amount. In reais (BRL), at most two decimals. */
+                        franchise: number;
+                        id: number;
+                        /** @description The contract’s maximum indemnity limit. In reais (BRL), at most two decimals. */
+                        lmi: number;
+                        /** @description `SIN-<year of created_at>-<6 digits>`, unique across the service. */
+                        number: string;
+                        /** @description When the loss occurred. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                        occurred_at: string;
+                        /** @description The police report; null when none was given. */
+                        police_report: {
+                            /** @description `YYYY-MM-DD`. */
+                            issued_on: string | null;
+                            /** @description The Boletim de Ocorrência number. */
+                            number: string | null;
+                        } | null;
+                        /** @description Kinds still missing: `robbery` and `qualified_theft` need `police_report`, `imei_block` and `invoice`; `accidental_damage` and `liquid_damage` need `photo` and `invoice`. */
+                        required_documents: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
+                        /** @description The settlement; null until settled. */
+                        settlement: {
+                            /** @description Repair order or transfer id. */
+                            reference: string | null;
+                            /** @description When. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                            settled_at: string;
+                        } | null;
+                        /**
+                         * @description `documents_pending` (Aguardando documentos) → `under_review` (Em análise) once no required document is missing → `approved` (Aprovado) or `denied` (Negado); `approved` → `settled` (Concluído). `withdrawn` (Desistência): the partner gave up before a decision.
+                         * @enum {unknown}
+                         */
+                        status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";
+                        /** @description The status in Portuguese. */
+                        status_label: string;
+                        subscription_id: number | null;
+                        /**
+                         * @description The peril: `robbery` (Roubo), `qualified_theft` (Furto qualificado), `accidental_damage` (Quebra acidental), `liquid_damage` (Danos por líquido).
+                         * @enum {unknown}
+                         */
+                        type: "robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage";
+                        /** @description The peril in Portuguese. */
+                        type_label: string;
+                        /** @description When it last changed. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Claim not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description Too many requests. */
+            429: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    uploadClaimDocument: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422. A retry sent while the first is still being processed waits for it and gets its answer. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Claim id, as returned when opening it.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "photo",
+                 *       "file": "(the bytes of tela-quebrada.jpg)"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description One file of at most 10 MiB: `image/jpeg`, `image/png`, `image/webp`, `image/heic`, `image/heif`, `application/pdf` as recognised from its bytes, whatever its declared type or name (else 415). Its filename is kept as a label.
+                     */
+                    file: string;
+                    /**
+                     * @description `police_report` (Boletim de Ocorrência), `imei_block` (the carrier’s IMEI-blocking protocol), `invoice` (nota fiscal), `photo`, `repair_quote`, `id_document` or `other`.
+                     * @enum {unknown}
+                     */
+                    kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key` (a kept 4xx is replayed the same way). */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "kind": "photo",
+                     *       "filename": "tela-quebrada.jpg",
+                     *       "content_type": "image/jpeg",
+                     *       "size": 182044,
+                     *       "sha256": "9f2c7c3b1e0a6d4f8b5a2e7c1d3f6a9b0c4e8d2f7a1b5c9e3d6f0a4b8c2e7d1f",
+                     *       "uploaded_at": "2026-11-21 12:04:05"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description As recognised from the bytes: `image/jpeg`, `image/png`, `image/webp`, `image/heic`, `image/heif`, `application/pdf`. */
+                        content_type: string;
+                        /** @description The sent filename as a label only: sanitised, never a path. */
+                        filename: string;
+                        id: number;
+                        /**
+                         * @description `police_report` (Boletim de Ocorrência), `imei_block` (the carrier’s IMEI-blocking protocol), `invoice` (nota fiscal), `photo`, `repair_quote`, `id_document` or `other`.
+                         * @enum {unknown}
+                         */
+                        kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
+                        /** @description SHA-256 of the bytes, in hex. */
+                        sha256: string;
+                        /** @description Bytes. */
+                        size: number;
+                        /** @description When it was received. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                        uploaded_at: string;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_json",
+                     *       "message": "The request body is not valid JSON.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Claim not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request body did not arrive within 30 s.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description The file is larger than 10 MiB: refused as soon as it goes past. */
+            413: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body must not be larger than 10304 KiB.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The file is not a JPEG, PNG, WebP, HEIC or PDF as recognised from its bytes, or the body is not multipart/form-data. */
+            415: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as application/json.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The Idempotency-Key header must be 1 to 255 visible ASCII characters.",
+                     *       "errors": {
+                     *         "Idempotency-Key": [
+                     *           "The Idempotency-Key header must be 1 to 255 visible ASCII characters."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"] & {
+                        /** @enum {string} */
+                        code: "validation_failed" | "invalid_state" | "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Too many requests. */
+            429: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    downloadClaimDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Document id, as returned by the upload.
+                 * @example 1
+                 */
+                documentId: number;
+                /**
+                 * @description Claim id, as returned when opening it.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document’s bytes. */
+            200: {
+                headers: {
+                    /** @description `private, no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description `attachment`, with the document’s label as `filename` (ASCII) and `filename*` (UTF-8, RFC 8187). */
+                    "Content-Disposition"?: string;
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `nosniff`. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                    "image/heic": string;
+                    "image/heif": string;
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/webp": string;
+                };
+            };
+            /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Document not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description Too many requests. */
+            429: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    withdrawClaim: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422. A retry sent while the first is still being processed waits for it and gets its answer. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Claim id, as returned when opened.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key` (a kept 4xx is replayed the same way). */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "number": "SIN-2026-000001",
+                     *       "status": "documents_pending",
+                     *       "status_label": "Aguardando documentos",
+                     *       "type": "robbery",
+                     *       "type_label": "Roubo",
+                     *       "subscription_id": 1,
+                     *       "annual_plan_id": null,
+                     *       "customer": {
+                     *         "id": 1,
+                     *         "name": "Maria da Silva",
+                     *         "document": "52998224725"
+                     *       },
+                     *       "device": {
+                     *         "model": {
+                     *           "id": 2,
+                     *           "name": "iPhone 16 Pro"
+                     *         },
+                     *         "serial_number": "F2LXK0ABC123"
+                     *       },
+                     *       "occurred_at": "2026-11-20 21:30:00",
+                     *       "description": "Celular roubado na saída do metrô, levaram também a carteira.",
+                     *       "police_report": {
+                     *         "number": "BO-2026-112233",
+                     *         "issued_on": "2026-11-21"
+                     *       },
+                     *       "lmi": 8999,
+                     *       "franchise": 1349.85,
+                     *       "required_documents": [
+                     *         "police_report",
+                     *         "imei_block",
+                     *         "invoice"
+                     *       ],
+                     *       "documents": [],
+                     *       "decision": null,
+                     *       "settlement": null,
+                     *       "created_at": "2026-11-21 10:00:00",
+                     *       "updated_at": "2026-11-21 10:00:00"
+                     *     }
+                     */
+                    "application/json": {
+                        annual_plan_id: number | null;
+                        /** @description When it was opened. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                        created_at: string;
+                        customer: {
+                            document: string;
+                            id: number;
+                            name: string;
+                        };
+                        /** @description The decision; null until decided. */
+                        decision: {
+                            /** @description Approved amount. In reais; null when denied. */
+                            approved_amount: number | null;
+                            /** @description When it was decided. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                            decided_at: string;
+                            /** @description The adjuster’s note to the partner. */
+                            note: string | null;
+                            /** @enum {unknown} */
+                            outcome: "approved" | "denied";
+                            /** @description Approved amount − franchise, never below 0. In reais; null when denied. */
+                            payable_amount: number | null;
+                            /** @description Why it was denied: `not_covered`, `outside_coverage`, `late_notice`, `documents_invalid`, `fraud_suspected`, `other`. */
+                            reason_code: string | null;
+                            settlement_method: ("repair" | "replacement" | "indemnity") | null;
+                        } | null;
+                        description: string;
+                        device: {
+                            model: {
+                                id: number;
+                                name: string;
+                            };
+                            /** @description The contract’s serial number or IMEI when the claim was opened. */
+                            serial_number: string | null;
+                        };
+                        /** @description Uploaded documents, oldest first. */
+                        documents: {
+                            /** @description As recognised from the bytes. */
+                            content_type: string;
+                            /** @description The uploaded file’s name, sanitised; a label only. */
+                            filename: string;
+                            id: number;
+                            /** @enum {unknown} */
+                            kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
+                            /** @description SHA-256 of the bytes, hex. */
+                            sha256: string;
+                            /** @description Bytes. */
+                            size: number;
+                            /** @description When it was uploaded. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                            uploaded_at: string;
+                        }[];
+                        /** @description The contract’s franchise (deductible), taken from an approved amount. In reais (BRL), at most two decimals. */
+                        franchise: number;
+                        id: number;
+                        /** @description The contract’s maximum indemnity limit. In reais (BRL), at most two decimals. */
+                        lmi: number;
+                        /** @description `SIN-<year of created_at>-<6 digits>`, unique across the service. */
+                        number: string;
+                        /** @description When the loss occurred. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                        occurred_at: string;
+                        /** @description The police report; null when none was given. */
+                        police_report: {
+                            /** @description `YYYY-MM-DD`. */
+                            issued_on: string | null;
+                            /** @description The Boletim de Ocorrência number. */
+                            number: string | null;
+                        } | null;
+                        /** @description Kinds still missing: `robbery` and `qualified_theft` need `police_report`, `imei_block` and `invoice`; `accidental_damage` and `liquid_damage` need `photo` and `invoice`. */
+                        required_documents: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
+                        /** @description The settlement; null until settled. */
+                        settlement: {
+                            /** @description Repair order or transfer id. */
+                            reference: string | null;
+                            /** @description When. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                            settled_at: string;
+                        } | null;
+                        /**
+                         * @description `documents_pending` (Aguardando documentos) → `under_review` (Em análise) once no required document is missing → `approved` (Aprovado) or `denied` (Negado); `approved` → `settled` (Concluído). `withdrawn` (Desistência): the partner gave up before a decision.
+                         * @enum {unknown}
+                         */
+                        status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";
+                        /** @description The status in Portuguese. */
+                        status_label: string;
+                        subscription_id: number | null;
+                        /**
+                         * @description The peril: `robbery` (Roubo), `qualified_theft` (Furto qualificado), `accidental_damage` (Quebra acidental), `liquid_damage` (Danos por líquido).
+                         * @enum {unknown}
+                         */
+                        type: "robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage";
+                        /** @description The peril in Portuguese. */
+                        type_label: string;
+                        /** @description When it last changed. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_json",
+                     *       "message": "The request body is not valid JSON.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Claim not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request body did not arrive within 30 s.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body must not be larger than 1 MiB.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as application/json.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The Idempotency-Key header must be 1 to 255 visible ASCII characters.",
+                     *       "errors": {
+                     *         "Idempotency-Key": [
+                     *           "The Idempotency-Key header must be 1 to 255 visible ASCII characters."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"] & {
+                        /** @enum {string} */
+                        code: "invalid_state" | "validation_failed" | "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Too many requests. */
+            429: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
     registerCustomer: {
         parameters: {
             query?: never;
@@ -5728,7 +7752,7 @@ export interface operations {
                  * @description What changed. `data.object` is a subscription (`subscription.*`), an installment with its
                  *     `subscription_id` (`installment.*`) or an annual plan (`annual_plan.*`).
                  */
-                type?: ("subscription.created" | "subscription.activated" | "subscription.canceled" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "ping") | "";
+                type?: ("subscription.created" | "subscription.activated" | "subscription.canceled" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "claim.opened" | "claim.under_review" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn" | "ping") | "";
             };
             header?: never;
             path?: never;
@@ -5768,7 +7792,7 @@ export interface operations {
                              *     `subscription_id` (`installment.*`) or an annual plan (`annual_plan.*`).
                              * @enum {unknown}
                              */
-                            type: "subscription.created" | "subscription.activated" | "subscription.canceled" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "ping";
+                            type: "subscription.created" | "subscription.activated" | "subscription.canceled" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "claim.opened" | "claim.under_review" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn" | "ping";
                         }[];
                         /** @description More events follow: ask again with `after` = the last id of `data`. */
                         has_more: boolean;
@@ -5963,7 +7987,7 @@ export interface operations {
                          *     `subscription_id` (`installment.*`) or an annual plan (`annual_plan.*`).
                          * @enum {unknown}
                          */
-                        type: "subscription.created" | "subscription.activated" | "subscription.canceled" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "ping";
+                        type: "subscription.created" | "subscription.activated" | "subscription.canceled" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "claim.opened" | "claim.under_review" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn" | "ping";
                     };
                 };
             };
@@ -6909,7 +8933,14 @@ export interface operations {
                      *         "coverages": [
                      *           "Roubo e furto qualificado",
                      *           "Quebra acidental"
-                     *         ]
+                     *         ],
+                     *         "coverage_types": [
+                     *           "robbery",
+                     *           "qualified_theft",
+                     *           "accidental_damage"
+                     *         ],
+                     *         "claim_notice_days": 30,
+                     *         "max_claims_per_year": 2
                      *       },
                      *       {
                      *         "id": 2,
@@ -6919,17 +8950,31 @@ export interface operations {
                      *           "Roubo e furto qualificado",
                      *           "Quebra acidental",
                      *           "Danos por líquidos"
-                     *         ]
+                     *         ],
+                     *         "coverage_types": [
+                     *           "robbery",
+                     *           "qualified_theft",
+                     *           "accidental_damage",
+                     *           "liquid_damage"
+                     *         ],
+                     *         "claim_notice_days": 30,
+                     *         "max_claims_per_year": 2
                      *       }
                      *     ]
                      */
                     "application/json": {
+                        /** @description A claim must be opened within this many days of the loss. */
+                        claim_notice_days: number;
+                        /** @description The perils a claim may name: `robbery` (Roubo), `qualified_theft` (Furto qualificado), `accidental_damage` (Quebra acidental), `liquid_damage` (Danos por líquido). */
+                        coverage_types: ("robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage")[];
                         /** @description What the plan covers, in Portuguese. */
                         coverages: string[];
                         /** @description The `plan_id` of `POST /subscriptions`. */
                         id: number;
                         /** @description Number of monthly installments of a subscription. */
                         installments: number;
+                        /** @description At most this many claims of one contract approved in the 365 days before a loss. */
+                        max_claims_per_year: number;
                         name: string;
                     }[];
                 };
@@ -12920,7 +14965,7 @@ export interface operations {
                     /** @description Your note about the endpoint, at most 255 characters. */
                     description?: string | null;
                     /** @description Event types sent to this endpoint, or `["*"]` for all of them. `ping` always reaches the endpoint it was sent to. */
-                    events?: ("*" | "subscription.created" | "subscription.activated" | "subscription.canceled" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated")[];
+                    events?: ("*" | "subscription.created" | "subscription.activated" | "subscription.canceled" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "claim.opened" | "claim.under_review" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn")[];
                     /** @description Absolute address events are POSTed to, at most 2048 characters, without credentials. In production `https` only, and its host must resolve to public addresses (no loopback, private, link-local, shared, unique-local, multicast or unspecified ones); the test environment also allows `http` and loopback. Redirects are not followed. */
                     url: string;
                 };
@@ -13612,7 +15657,7 @@ export interface operations {
                     /** @description Your note about the endpoint, at most 255 characters. */
                     description?: string | null;
                     /** @description Event types sent to this endpoint, or `["*"]` for all of them. `ping` always reaches the endpoint it was sent to. */
-                    events?: ("*" | "subscription.created" | "subscription.activated" | "subscription.canceled" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated")[];
+                    events?: ("*" | "subscription.created" | "subscription.activated" | "subscription.canceled" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "claim.opened" | "claim.under_review" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn")[];
                     /**
                      * @description `enabled` starts delivering again (also after the service disabled it); `disabled` pauses.
                      * @enum {unknown}
