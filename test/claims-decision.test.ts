@@ -8,8 +8,8 @@ import {
   paidSubscription,
 } from './helpers/claim-decisions-world.js'
 import { expectedError } from './helpers/errors.js'
-import { seedCatalog } from './helpers/factories.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { seedCatalog } from './helpers/world.js'
 
 // The decision of a claim through the sandbox (POST /sandbox/claims/{id}/decision), under the
 // operator's rules (README, Claims: decision and settlement). Galaxy S25: LMI R$ 6,499.00, franchise

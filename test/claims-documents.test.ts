@@ -11,9 +11,16 @@ import {
   sha256,
 } from './helpers/claim-documents.js'
 import { expectedError } from './helpers/errors.js'
-import { bearer, createCustomer, partnerWithToken, seedCatalog } from './helpers/factories.js'
-import { ANNUAL, seedPlan, TOTAL_12X } from './helpers/plans.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
+import {
+  ANNUAL,
+  bearer,
+  createCustomer,
+  partnerWithToken,
+  seedCatalog,
+  seedPlan,
+  TOTAL_12X,
+} from './helpers/world.js'
 
 // POST /claims/{id}/documents and GET /claims/{id}/documents/{documentId} (README, Claims).
 

@@ -10,8 +10,8 @@ import {
   paidSubscription,
   settle,
 } from './helpers/claim-decisions-world.js'
-import { bearer, seedCatalog } from './helpers/factories.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { bearer, seedCatalog } from './helpers/world.js'
 
 // The settlement of a claim through the sandbox (POST /sandbox/claims/{id}/settle) and what it does
 // to the contract (README, Claims: decision and settlement): a replacement or an indemnity ends it

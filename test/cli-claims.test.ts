@@ -7,7 +7,7 @@ import {
   paidSubscription,
 } from './helpers/claim-decisions-world.js'
 import { amparo, app, json, main, useCliWorld } from './helpers/cli.js'
-import { bearer } from './helpers/factories.js'
+import { bearer } from './helpers/world.js'
 
 // amparo claim list|show|approve|deny|settle: the operator's commands (README, Claims).
 

@@ -6,8 +6,15 @@ import { claimNumber } from '../../src/modules/claims/claim.rules.js'
 import type { ClaimStatus } from '../../src/modules/claims/claim.table.js'
 import { deviceKey } from '../../src/modules/devices/device.rules.js'
 import { subscriptionCard, uniqueImei } from './bodies.js'
-import { bearer, createCustomer, partnerWithToken, type TestPartner } from './factories.js'
-import { ANNUAL, seedPlans, TOTAL_12X } from './plans.js'
+import {
+  ANNUAL,
+  bearer,
+  createCustomer,
+  partnerWithToken,
+  seedPlans,
+  type TestPartner,
+  TOTAL_12X,
+} from './world.js'
 
 // Claims to decide (the claims-decision, claims-settlement and cli-claims tests): a partner with a subscription plan and an annual plan, contracts paid through
 // notify-payment, and claims written through the repository in the status a test needs (opening and

@@ -6,16 +6,19 @@
 import { afterAll, beforeAll, expect, vi } from 'vitest'
 import { formatTimestamp } from '../../src/shared/time.js'
 import { customerBody, type Json, uniqueImei } from './bodies.js'
+import { createTestApp, type TestContext } from './test-app.js'
 import {
+  ANNUAL,
   bearer,
   createCustomer,
+  ESSENCIAL_24X,
   login,
   partnerWithToken,
   seedCatalog,
+  seedPlans,
   type TestPartner,
-} from './factories.js'
-import { ANNUAL, ESSENCIAL_24X, seedPlans, TOTAL_12X } from './plans.js'
-import { createTestApp, type TestContext } from './test-app.js'
+  TOTAL_12X,
+} from './world.js'
 
 // 15:00 UTC is 12:00 in São Paulo (UTC−3 all year).
 export const NOW = new Date('2026-11-21T15:00:00.000Z')
