@@ -1,6 +1,5 @@
 import type { Db } from '../../db/database.js'
 import { retryingTransaction } from '../../db/transaction.js'
-import { StateError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
 import type { EventContext } from '../events/event.service.js'
@@ -21,6 +20,7 @@ import {
   type PaymentGateway,
   type SavedCard,
 } from '../payments/payment-gateway.js'
+import { assertCardReplaceable } from './subscription.rules.js'
 import { requireSubscriptionState } from './subscription.service.js'
 import { payInstallment, recordInstallmentEvent } from './subscription-events.service.js'
 import { recordDecline, storeCard, unpaidDueInstallments } from './subscription-payment.repository.js'
@@ -47,12 +47,7 @@ export async function updateSubscriptionCard(
   const now = context.clock.now()
   const subscription = await requireSubscriptionState(db, partner.partnerId, subscriptionId)
   const gateway = cardGateway(partner, context.gateway)
-  if (subscription.status === 'canceled') throw new StateError('The subscription is canceled.')
-  if (subscription.status === 'pending') {
-    throw new StateError(
-      'Installment 1 is unpaid: pay it with POST /subscriptions/{id}/payment, which keeps the card.',
-    )
-  }
+  assertCardReplaceable(subscription.status)
   const card = requireCard(creditCard, formatDate(now, context.timeZone), 'MMYY', {
     number: 'creditCard.number',
     expiry: 'creditCard.expiry',

@@ -3,7 +3,12 @@ import { type EventContext, recordEvent } from '../events/event.service.js'
 import type { PaymentRoute } from '../payments/payment.table.js'
 import { installmentResource, subscriptionResource } from './subscription.mapper.js'
 import { findInstallmentOwner, findSubscriptionViewById } from './subscription.repository.js'
-import { type InstallmentPayment, markInstallmentPaid } from './subscription-payment.repository.js'
+import { activationBy } from './subscription.rules.js'
+import {
+  type InstallmentPayment,
+  markInstallmentPaid,
+  moveSubscription,
+} from './subscription-payment.repository.js'
 
 // The subscription module's events (README, Events), each written in the transaction of its change,
 // with the resource as GET /subscriptions/{id} or /installments shows it once the change is made.
@@ -41,9 +46,9 @@ export async function recordInstallmentEvent(
 }
 
 /**
- * Pays an installment once (markInstallmentPaid) with its events: `installment.paid`, then
- * `subscription.activated` when it was installment 1. False, and nothing written, for the loser of
- * a race.
+ * Pays an installment once (markInstallmentPaid) with its events: `installment.paid`, then, when
+ * it activates a pending subscription (activationBy), `subscription.activated`. False, and nothing
+ * written, for the loser of a race.
  */
 export async function payInstallment(
   trx: Trx,
@@ -53,10 +58,10 @@ export async function payInstallment(
   now: string,
   rendering: EventContext,
 ): Promise<boolean> {
-  const paid = await markInstallmentPaid(trx, payment, channel, transactionId, now)
-  if (!paid) return false
+  if (!(await markInstallmentPaid(trx, payment, channel, transactionId, now))) return false
   await recordInstallmentEvent(trx, 'installment.paid', payment.installmentId, now, rendering)
-  if (paid === 'activated') {
+  const activation = activationBy(payment.number)
+  if (activation && (await moveSubscription(trx, payment.subscriptionId, activation, now))) {
     await recordSubscriptionEvent(trx, 'subscription.activated', payment.subscriptionId, now, rendering)
   }
   return true

@@ -8,7 +8,7 @@ import { formatTimestamp } from '../../shared/time.js'
 import { eventContext } from '../events/event.service.js'
 import { CARD_CALL_FAILURES, CardDeclinedError } from '../payments/card.js'
 import { type ChargeResult, refuseWrongGateway } from '../payments/payment-gateway.js'
-import { STATUS_LABELS } from './schedule.js'
+import { INSTALLMENT_STATUS_LABELS } from './subscription.rules.js'
 import { Subscription, SubscriptionParams } from './subscription.schemas.js'
 import { requireSubscriptionState, showSubscription } from './subscription.service.js'
 import { cancelByPartner } from './subscription-cancellation.service.js'
@@ -98,7 +98,7 @@ if the worker has not run yet (the subscription may still read \`pending\` until
           id: row.id,
           number: row.number,
           status: row.status,
-          status_label: STATUS_LABELS.paid,
+          status_label: INSTALLMENT_STATUS_LABELS.paid,
           paid_at: formatTimestamp(row.paid_at, config.timeZone),
         }
       })

@@ -2,8 +2,8 @@ import { centsToAmount } from '../../shared/money.js'
 import { formatTimestamp } from '../../shared/time.js'
 import { brandResource, modelResource } from '../catalog/catalog.mapper.js'
 import { customerFromView, customerResource } from '../customers/customer.mapper.js'
-import { STATUS_LABELS } from './schedule.js'
 import type { InstallmentRow, SubscriptionView } from './subscription.repository.js'
+import { INSTALLMENT_STATUS_LABELS } from './subscription.rules.js'
 
 export function subscriptionResource(row: SubscriptionView, base: string, timeZone: string) {
   const model = modelResource(
@@ -54,7 +54,7 @@ export function installmentResource(row: InstallmentRow, timeZone: string) {
     amount: centsToAmount(row.amount),
     due_date: row.due_date,
     status: row.status,
-    status_label: STATUS_LABELS[row.status],
+    status_label: INSTALLMENT_STATUS_LABELS[row.status],
     paid_at: row.paid_at === null ? null : formatTimestamp(row.paid_at, timeZone),
     subscription_id: row.subscription_id,
     attempts: row.failed_attempts,

@@ -3,6 +3,8 @@ import type { CancellationReason } from './subscription.schemas.js'
 
 export type SubscriptionStatus = 'pending' | 'pago' | 'canceled'
 export type InstallmentStatus = 'pending' | 'paid' | 'refused' | 'canceled'
+/** An installment that can still be paid (subscription.rules.ts `isUnpaid`; the queries' condition). */
+export const UNPAID_STATUSES = ['pending', 'refused'] as const satisfies InstallmentStatus[]
 
 export interface SubscriptionsTable {
   id: Generated<number>
