@@ -21,6 +21,7 @@ import * as events from './migrations/0011-events.js'
 import * as webhooks from './migrations/0012-webhooks.js'
 import * as sandboxClock from './migrations/0013-sandbox-clock.js'
 import * as cardAttempts from './migrations/0014-card-attempts.js'
+import * as subscriptionExpiry from './migrations/0016-subscription-expiry.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
 const migrations: Record<string, Migration> = {
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '0012-webhooks': webhooks,
   '0013-sandbox-clock': sandboxClock,
   '0014-card-attempts': cardAttempts,
+  '0016-subscription-expiry': subscriptionExpiry,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -102,18 +102,19 @@ export async function runJobsOnce(deps: WorkerDeps): Promise<WorkerRun> {
   const deliveries = await attempt('webhook_deliveries_purge', async () => ({
     purged: await purgeDeliveries(db, clock.now()),
   }))
-  const { recurrence, refunds, expiry, coverage } = partners
+  const { recurrence, refunds, expiry, subscription_end, coverage } = partners
   if (
     recurrence &&
     refunds &&
     expiry &&
+    subscription_end &&
     coverage &&
     idempotency &&
     events &&
     deliveries &&
     failures.length === 0
   ) {
-    return { recurrence, refunds, expiry, coverage, idempotency, events, deliveries }
+    return { recurrence, refunds, expiry, subscription_end, coverage, idempotency, events, deliveries }
   }
   throw new JobsFailedError(failures, { ...partners, idempotency, events, deliveries })
 }
@@ -173,6 +174,7 @@ function didSomething(run: WorkerRun): boolean {
     run.recurrence,
     run.refunds,
     run.expiry,
+    run.subscription_end,
     run.coverage,
     run.idempotency,
     run.events,

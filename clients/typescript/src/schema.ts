@@ -807,7 +807,7 @@ export interface paths {
          *     partner's plan, customer, model or store → 422 under that field.
          *
          *     A device has one active protection across the whole service: a serial number that already
-         *     has one (a `pending` or `pago` subscription, or an annual plan `awaiting_payment`, `paid` or
+         *     has one (a `pending` or `pago` subscription not past its end, or an annual plan `awaiting_payment`, `paid` or
          *     `protected`, of any partner, an IMEI included) → 422 under that field. Serials compare without case,
          *     spaces or punctuation (`ABC-123 ` is `abc123`). To protect the device again, cancel its current
          *     protection first (`POST /subscriptions/{id}/cancellation`, or the annual plan's cancellation).
@@ -828,7 +828,7 @@ export interface paths {
         };
         /**
          * Get a subscription
-         * @description One subscription of the partner. Use it to see it become `pago` once installment 1 is paid.
+         * @description One subscription of the partner. Use it to see it become `pago` once installment 1 is paid, and `expired` once the month of its last installment has passed (the first read to show it writes `subscription.expired` if the worker has not yet).
          */
         get: operations["getSubscription"];
         put?: never;
@@ -844,7 +844,7 @@ export interface paths {
          *     `errors.status`. A repeat of a call that succeeded answers the same. Answers the subscription.
          *
          *     A device has one active protection across the whole service: a serial number that already
-         *     has one (a `pending` or `pago` subscription, or an annual plan `awaiting_payment`, `paid` or
+         *     has one (a `pending` or `pago` subscription not past its end, or an annual plan `awaiting_payment`, `paid` or
          *     `protected`, of any partner, an IMEI included) → 422 under that field. Serials compare without case,
          *     spaces or punctuation (`ABC-123 ` is `abc123`). To protect the device again, cancel its current
          *     protection first (`POST /subscriptions/{id}/cancellation`, or the annual plan's cancellation).
@@ -5728,7 +5728,7 @@ export interface operations {
                  * @description What changed. `data.object` is a subscription (`subscription.*`), an installment with its
                  *     `subscription_id` (`installment.*`) or an annual plan (`annual_plan.*`).
                  */
-                type?: ("subscription.created" | "subscription.activated" | "subscription.canceled" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "ping") | "";
+                type?: ("subscription.created" | "subscription.activated" | "subscription.canceled" | "subscription.expired" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "ping") | "";
             };
             header?: never;
             path?: never;
@@ -5768,7 +5768,7 @@ export interface operations {
                              *     `subscription_id` (`installment.*`) or an annual plan (`annual_plan.*`).
                              * @enum {unknown}
                              */
-                            type: "subscription.created" | "subscription.activated" | "subscription.canceled" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "ping";
+                            type: "subscription.created" | "subscription.activated" | "subscription.canceled" | "subscription.expired" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "ping";
                         }[];
                         /** @description More events follow: ask again with `after` = the last id of `data`. */
                         has_more: boolean;
@@ -5963,7 +5963,7 @@ export interface operations {
                          *     `subscription_id` (`installment.*`) or an annual plan (`annual_plan.*`).
                          * @enum {unknown}
                          */
-                        type: "subscription.created" | "subscription.activated" | "subscription.canceled" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "ping";
+                        type: "subscription.created" | "subscription.activated" | "subscription.canceled" | "subscription.expired" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "ping";
                     };
                 };
             };
@@ -7702,6 +7702,9 @@ export interface operations {
                      *         "expiry": {
                      *           "canceled": 0
                      *         },
+                     *         "subscription_end": {
+                     *           "expired": 0
+                     *         },
                      *         "coverage": {
                      *           "protected": 1,
                      *           "expired": 0
@@ -7745,6 +7748,10 @@ export interface operations {
                                 failed: number;
                                 refunded: number;
                                 retried: number;
+                            };
+                            /** @description Active subscriptions that expired once the month of their last installment had passed. */
+                            subscription_end: {
+                                expired: number;
                             };
                         };
                         /** @description The partner’s clock: what it does happens at this time (service time zone). `YYYY-MM-DD HH:MM:SS` in the service time zone. */
@@ -8828,7 +8835,7 @@ export interface operations {
                 /** @description Only this customer’s (CPF or CNPJ, bare or formatted). */
                 "filter[customer_document]"?: string | "";
                 /** @description Only this status. */
-                "filter[status]"?: ("pending" | "pago" | "canceled") | "";
+                "filter[status]"?: ("pending" | "pago" | "canceled" | "expired") | "";
                 /** @description Page number, starting at 1. */
                 page?: number | "";
                 /** @description Items per page (at most 100). */
@@ -9002,10 +9009,15 @@ export interface operations {
                                 name: string;
                             };
                             /**
-                             * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid.
+                             * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid; `expired` once the month of its last installment has passed (installment k covers the month from its due date to the next one’s).
                              * @enum {unknown}
                              */
-                            status: "pending" | "pago" | "canceled";
+                            status: "pending" | "pago" | "canceled" | "expired";
+                            /**
+                             * @description The status in pt-BR.
+                             * @enum {unknown}
+                             */
+                            status_label: "Pendente" | "Pago" | "Cancelado" | "Expirado";
                             /** @description The store that made the sale. */
                             store_id: number | null;
                             /** @description When the subscription last changed (status, card, serials, cancellation). `YYYY-MM-DD HH:MM:SS` in the service time zone. */
@@ -9260,6 +9272,7 @@ export interface operations {
                      * @example {
                      *       "id": 1001,
                      *       "status": "pending",
+                     *       "status_label": "Pendente",
                      *       "plan": {
                      *         "id": 2,
                      *         "name": "Proteção Total 12x",
@@ -9468,10 +9481,15 @@ export interface operations {
                             name: string;
                         };
                         /**
-                         * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid.
+                         * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid; `expired` once the month of its last installment has passed (installment k covers the month from its due date to the next one’s).
                          * @enum {unknown}
                          */
-                        status: "pending" | "pago" | "canceled";
+                        status: "pending" | "pago" | "canceled" | "expired";
+                        /**
+                         * @description The status in pt-BR.
+                         * @enum {unknown}
+                         */
+                        status_label: "Pendente" | "Pago" | "Cancelado" | "Expirado";
                         /** @description The store that made the sale. */
                         store_id: number | null;
                         /** @description When the subscription last changed (status, card, serials, cancellation). `YYYY-MM-DD HH:MM:SS` in the service time zone. */
@@ -9722,6 +9740,7 @@ export interface operations {
                      * @example {
                      *       "id": 1001,
                      *       "status": "pending",
+                     *       "status_label": "Pendente",
                      *       "plan": {
                      *         "id": 2,
                      *         "name": "Proteção Total 12x",
@@ -9930,10 +9949,15 @@ export interface operations {
                             name: string;
                         };
                         /**
-                         * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid.
+                         * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid; `expired` once the month of its last installment has passed (installment k covers the month from its due date to the next one’s).
                          * @enum {unknown}
                          */
-                        status: "pending" | "pago" | "canceled";
+                        status: "pending" | "pago" | "canceled" | "expired";
+                        /**
+                         * @description The status in pt-BR.
+                         * @enum {unknown}
+                         */
+                        status_label: "Pendente" | "Pago" | "Cancelado" | "Expirado";
                         /** @description The store that made the sale. */
                         store_id: number | null;
                         /** @description When the subscription last changed (status, card, serials, cancellation). `YYYY-MM-DD HH:MM:SS` in the service time zone. */
@@ -10114,6 +10138,7 @@ export interface operations {
                      * @example {
                      *       "id": 1001,
                      *       "status": "pending",
+                     *       "status_label": "Pendente",
                      *       "plan": {
                      *         "id": 2,
                      *         "name": "Proteção Total 12x",
@@ -10322,10 +10347,15 @@ export interface operations {
                             name: string;
                         };
                         /**
-                         * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid.
+                         * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid; `expired` once the month of its last installment has passed (installment k covers the month from its due date to the next one’s).
                          * @enum {unknown}
                          */
-                        status: "pending" | "pago" | "canceled";
+                        status: "pending" | "pago" | "canceled" | "expired";
+                        /**
+                         * @description The status in pt-BR.
+                         * @enum {unknown}
+                         */
+                        status_label: "Pendente" | "Pago" | "Cancelado" | "Expirado";
                         /** @description The store that made the sale. */
                         store_id: number | null;
                         /** @description When the subscription last changed (status, card, serials, cancellation). `YYYY-MM-DD HH:MM:SS` in the service time zone. */
@@ -10614,6 +10644,7 @@ export interface operations {
                      * @example {
                      *       "id": 1001,
                      *       "status": "pending",
+                     *       "status_label": "Pendente",
                      *       "plan": {
                      *         "id": 2,
                      *         "name": "Proteção Total 12x",
@@ -10822,10 +10853,15 @@ export interface operations {
                             name: string;
                         };
                         /**
-                         * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid.
+                         * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid; `expired` once the month of its last installment has passed (installment k covers the month from its due date to the next one’s).
                          * @enum {unknown}
                          */
-                        status: "pending" | "pago" | "canceled";
+                        status: "pending" | "pago" | "canceled" | "expired";
+                        /**
+                         * @description The status in pt-BR.
+                         * @enum {unknown}
+                         */
+                        status_label: "Pendente" | "Pago" | "Cancelado" | "Expirado";
                         /** @description The store that made the sale. */
                         store_id: number | null;
                         /** @description When the subscription last changed (status, card, serials, cancellation). `YYYY-MM-DD HH:MM:SS` in the service time zone. */
@@ -11149,6 +11185,7 @@ export interface operations {
                      * @example {
                      *       "id": 1001,
                      *       "status": "pending",
+                     *       "status_label": "Pendente",
                      *       "plan": {
                      *         "id": 2,
                      *         "name": "Proteção Total 12x",
@@ -11357,10 +11394,15 @@ export interface operations {
                             name: string;
                         };
                         /**
-                         * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid.
+                         * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid; `expired` once the month of its last installment has passed (installment k covers the month from its due date to the next one’s).
                          * @enum {unknown}
                          */
-                        status: "pending" | "pago" | "canceled";
+                        status: "pending" | "pago" | "canceled" | "expired";
+                        /**
+                         * @description The status in pt-BR.
+                         * @enum {unknown}
+                         */
+                        status_label: "Pendente" | "Pago" | "Cancelado" | "Expirado";
                         /** @description The store that made the sale. */
                         store_id: number | null;
                         /** @description When the subscription last changed (status, card, serials, cancellation). `YYYY-MM-DD HH:MM:SS` in the service time zone. */
@@ -12226,6 +12268,7 @@ export interface operations {
                      * @example {
                      *       "id": 1001,
                      *       "status": "pending",
+                     *       "status_label": "Pendente",
                      *       "plan": {
                      *         "id": 2,
                      *         "name": "Proteção Total 12x",
@@ -12434,10 +12477,15 @@ export interface operations {
                             name: string;
                         };
                         /**
-                         * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid.
+                         * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid; `expired` once the month of its last installment has passed (installment k covers the month from its due date to the next one’s).
                          * @enum {unknown}
                          */
-                        status: "pending" | "pago" | "canceled";
+                        status: "pending" | "pago" | "canceled" | "expired";
+                        /**
+                         * @description The status in pt-BR.
+                         * @enum {unknown}
+                         */
+                        status_label: "Pendente" | "Pago" | "Cancelado" | "Expirado";
                         /** @description The store that made the sale. */
                         store_id: number | null;
                         /** @description When the subscription last changed (status, card, serials, cancellation). `YYYY-MM-DD HH:MM:SS` in the service time zone. */
@@ -12920,7 +12968,7 @@ export interface operations {
                     /** @description Your note about the endpoint, at most 255 characters. */
                     description?: string | null;
                     /** @description Event types sent to this endpoint, or `["*"]` for all of them. `ping` always reaches the endpoint it was sent to. */
-                    events?: ("*" | "subscription.created" | "subscription.activated" | "subscription.canceled" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated")[];
+                    events?: ("*" | "subscription.created" | "subscription.activated" | "subscription.canceled" | "subscription.expired" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated")[];
                     /** @description Absolute address events are POSTed to, at most 2048 characters, without credentials. In production `https` only, and its host must resolve to public addresses (no loopback, private, link-local, shared, unique-local, multicast or unspecified ones); the test environment also allows `http` and loopback. Redirects are not followed. */
                     url: string;
                 };
@@ -13612,7 +13660,7 @@ export interface operations {
                     /** @description Your note about the endpoint, at most 255 characters. */
                     description?: string | null;
                     /** @description Event types sent to this endpoint, or `["*"]` for all of them. `ping` always reaches the endpoint it was sent to. */
-                    events?: ("*" | "subscription.created" | "subscription.activated" | "subscription.canceled" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated")[];
+                    events?: ("*" | "subscription.created" | "subscription.activated" | "subscription.canceled" | "subscription.expired" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated")[];
                     /**
                      * @description `enabled` starts delivering again (also after the service disabled it); `disabled` pauses.
                      * @enum {unknown}

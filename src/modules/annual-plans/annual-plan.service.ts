@@ -70,7 +70,11 @@ export async function contractAnnualPlan(
     { field: 'imei', label: 'imei', value: imei },
     { field: 'imei_2', label: 'imei 2', value: imei2 },
   ]
-  await protectDevices(trx, { annualPlanId: id }, devices, { ...time, partnerId })
+  await protectDevices(trx, { annualPlanId: id }, devices, {
+    ...time,
+    partnerId,
+    timeZone: rendering.timeZone,
+  })
   await recordAnnualPlanEvent(trx, 'annual_plan.created', id, now, rendering)
   return id
 }

@@ -18,6 +18,8 @@ export const EVENT_TYPES = [
   'subscription.created',
   'subscription.activated',
   'subscription.canceled',
+  // Written by the worker or the first read once the last installment's month has passed.
+  'subscription.expired',
   'installment.paid',
   'installment.payment_failed',
   'annual_plan.created',

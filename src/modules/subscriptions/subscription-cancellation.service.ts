@@ -5,7 +5,7 @@ import { StateError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
 import type { EventContext } from '../events/event.service.js'
 import { PaymentInProgressError } from '../payments/payment.errors.js'
-import { cancellationOf, expiryCutoff, UNPAID_CANCELLATION } from './subscription.rules.js'
+import { cancellationOf, expiryCutoff, statusAt, UNPAID_CANCELLATION } from './subscription.rules.js'
 import type { CancellationReason } from './subscription.schemas.js'
 import { requireSubscriptionState } from './subscription.service.js'
 import type { SubscriptionStatus } from './subscription.table.js'
@@ -99,8 +99,8 @@ export async function cancelForReason(
   rendering: EventContext,
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
-    const { status } = await requireSubscriptionState(trx, partnerId, subscriptionId)
-    const { from } = cancellationOf(status, reason)
+    const subscription = await requireSubscriptionState(trx, partnerId, subscriptionId)
+    const { from } = cancellationOf(statusAt(subscription, now, rendering.timeZone), reason)
     const cancellation = { subscriptionId, from, reason, comment, now }
     try {
       if (await cancelSubscription(trx, cancellation, rendering)) return

@@ -20,7 +20,7 @@ import {
   type PaymentGateway,
   type SavedCard,
 } from '../payments/payment-gateway.js'
-import { assertCardReplaceable } from './subscription.rules.js'
+import { assertCardReplaceable, statusAt } from './subscription.rules.js'
 import { requireSubscriptionState } from './subscription.service.js'
 import { payInstallment, recordInstallmentEvent } from './subscription-events.service.js'
 import { recordDecline, storeCard, unpaidDueInstallments } from './subscription-payment.repository.js'
@@ -47,7 +47,7 @@ export async function updateSubscriptionCard(
   const now = context.clock.now()
   const subscription = await requireSubscriptionState(db, partner.partnerId, subscriptionId)
   const gateway = cardGateway(partner, context.gateway)
-  assertCardReplaceable(subscription.status)
+  assertCardReplaceable(statusAt(subscription, now, context.timeZone))
   const card = requireCard(creditCard, formatDate(now, context.timeZone), 'MMYY', {
     number: 'creditCard.number',
     expiry: 'creditCard.expiry',

@@ -16,7 +16,7 @@ import {
 /** Writes a `subscription.*` event of the subscription as it now is. */
 export async function recordSubscriptionEvent(
   trx: Trx,
-  type: 'subscription.activated' | 'subscription.canceled',
+  type: 'subscription.activated' | 'subscription.canceled' | 'subscription.expired',
   subscriptionId: number,
   now: string,
   { base, timeZone }: EventContext,

@@ -3,16 +3,18 @@ import { formatTimestamp } from '../../shared/time.js'
 import { brandResource, modelResource } from '../catalog/catalog.mapper.js'
 import { customerFromView, customerResource } from '../customers/customer.mapper.js'
 import type { InstallmentRow, SubscriptionView } from './subscription.repository.js'
-import { INSTALLMENT_STATUS_LABELS } from './subscription.rules.js'
+import { INSTALLMENT_STATUS_LABELS, SUBSCRIPTION_STATUS_LABELS, shownStatus } from './subscription.rules.js'
 
 export function subscriptionResource(row: SubscriptionView, base: string, timeZone: string) {
   const model = modelResource(
     { id: row.model_id, name: row.model_name, brand_id: row.brand_id, brand_name: row.brand_name },
     base,
   )
+  const status = shownStatus(row)
   return {
     id: row.id,
-    status: row.status,
+    status,
+    status_label: SUBSCRIPTION_STATUS_LABELS[status],
     plan: { id: row.plan_id, name: row.plan_name, coverages: JSON.parse(row.plan_coverages) as string[] },
     customer: customerResource(customerFromView(row), timeZone),
     device: {

@@ -80,6 +80,17 @@ export function statusAt(subscription: EndFields, now: string | Date, timeZone: 
   return expiredAt(subscription, now, timeZone) ? 'expired' : subscription.status
 }
 
+/**
+ * The status a resource shows of its row: `expired` once its expiry is recorded. Reads record an
+ * expiry the clock reached before they show the row (catchUpEndOf), so it is `statusAt`'s.
+ */
+export function shownStatus(row: {
+  status: SubscriptionStatus
+  expired_at: string | null
+}): SubscriptionState {
+  return row.status === 'pago' && row.expired_at !== null ? 'expired' : row.status
+}
+
 // — The 30-day expiry of an unpaid subscription —
 
 /** A `pending` subscription whose first installment is unpaid this many days after contracting is canceled. */

@@ -37,6 +37,13 @@ export interface SubscriptionsTable {
   cancel_reason: CancellationReason | null
   /** The partner's own words when it canceled. */
   cancel_comment: string | null
+  /**
+   * The day after the last installment's month ('YYYY-MM-DD', service zone): from its 00:00 an
+   * active subscription is `expired` (subscription.rules.ts `expiredAt`).
+   */
+  ends_on: string
+  /** When the expiry was recorded, with its event (the end's instant); null until then. */
+  expired_at: string | null
   created_at: string
   /** Every update of the row sets it (the resource's `updated_at`). */
   updated_at: string
