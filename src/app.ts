@@ -12,7 +12,7 @@ import { loadSigningKeys, TokenService, tokenAudience } from './modules/auth/tok
 import { catalogRoutes } from './modules/catalog/catalog.routes.js'
 import { customerRoutes } from './modules/customers/customer.routes.js'
 import { eventRoutes } from './modules/events/event.routes.js'
-import { eventContext } from './modules/events/event.service.js'
+import { renderingContext } from './modules/events/event.service.js'
 import { healthRoutes } from './modules/health/health.routes.js'
 import { gatewayOf } from './modules/payments/gateway-factory.js'
 import type { PaymentGateway } from './modules/payments/payment-gateway.js'
@@ -148,7 +148,7 @@ export async function buildApp({
         timeZone: config.timeZone,
         claimSeconds: config.paymentClaimSeconds,
         concurrency: config.recurrenceConcurrency,
-        base: eventContext(config).base,
+        base: renderingContext(config).base,
       })
       await partnerScope.register(sandboxClockRoutes, { jobs })
     }

@@ -81,7 +81,7 @@ export async function runJobsOnce(deps: WorkerDeps): Promise<WorkerRun> {
   const { db, clock } = partnerDeps
   const { attempt, failures } = attempter(deps.metrics)
   let partners = await runPartnerJobs(
-    sandboxClocks ? { ...partnerDeps, scope: 'real_time' } : partnerDeps,
+    sandboxClocks ? { ...partnerDeps, scope: 'unshifted_clocks' } : partnerDeps,
     attempt,
   )
   if (sandboxClocks) {

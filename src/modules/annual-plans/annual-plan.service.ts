@@ -6,7 +6,7 @@ import { type FieldErrors, NotFoundError, ValidationError } from '../../shared/e
 import type { PartnerContext } from '../auth/partner-context.js'
 import { resolveCustomer } from '../customers/customer-reference.js'
 import { protectDevices } from '../devices/device-protection.service.js'
-import type { EventContext } from '../events/event.service.js'
+import type { RenderingContext } from '../events/event.service.js'
 import { type AnnualQuote, quoteAnnualPlan } from '../plans/quotation.service.js'
 import { checkSellingStore } from '../shopkeepers/shopkeeper.service.js'
 import { annualPlanResource, type ViewContext } from './annual-plan.mapper.js'
@@ -32,7 +32,7 @@ export async function contractAnnualPlan(
   partner: PartnerContext,
   body: AnnualPlanBody,
   time: PartnerTime,
-  rendering: EventContext,
+  rendering: RenderingContext,
 ): Promise<number> {
   const { partnerId } = partner
   const { now } = time
@@ -137,7 +137,7 @@ export async function readAnnualPlan(
   partnerId: number,
   id: number,
   view: ViewContext,
-  rendering: EventContext,
+  rendering: RenderingContext,
 ) {
   const row = await findAnnualPlanView(db, partnerId, id)
   if (!row) throw new NotFoundError('Annual plan')
@@ -155,7 +155,7 @@ export async function listAnnualPlans(
   filter: AnnualPlanFilter,
   page: { offset: number; limit: number },
   view: ViewContext,
-  rendering: EventContext,
+  rendering: RenderingContext,
 ) {
   let { rows, total } = await listAnnualPlanViews(db, partnerId, filter, view.now, page)
   if (await catchUpCoverageOf(db, rows, view.now, rendering)) {

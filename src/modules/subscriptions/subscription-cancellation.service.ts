@@ -3,7 +3,7 @@ import type { PartnerScope } from '../../db/partner-scope.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import { StateError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
-import type { EventContext } from '../events/event.service.js'
+import type { RenderingContext } from '../events/event.service.js'
 import { PaymentInProgressError } from '../payments/payment.errors.js'
 import { cancellationOf, expiryCutoff, statusAt, UNPAID_CANCELLATION } from './subscription.rules.js'
 import type { CancellationReason } from './subscription.schemas.js'
@@ -44,7 +44,7 @@ export class SubscriptionChanged extends Error {}
 export async function cancelSubscription(
   trx: Trx,
   cancellation: Cancellation,
-  rendering: EventContext,
+  rendering: RenderingContext,
 ): Promise<boolean> {
   const { subscriptionId, from, reason, comment, now, keepInstallmentId } = cancellation
   const current = await trx
@@ -72,7 +72,7 @@ export async function cancelByPartner(
   subscriptionId: number,
   reason: string | undefined,
   now: string,
-  rendering: EventContext,
+  rendering: RenderingContext,
 ): Promise<void> {
   const comment = reason?.trim() || null
   await cancelForReason(
@@ -96,7 +96,7 @@ export async function cancelForReason(
   subscriptionId: number,
   { reason, comment }: { reason: CancellationReason; comment: string | null },
   now: string,
-  rendering: EventContext,
+  rendering: RenderingContext,
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     const subscription = await requireSubscriptionState(trx, partnerId, subscriptionId)
@@ -121,7 +121,7 @@ export async function expireUnpaidSubscription(
   db: Db,
   subscriptionId: number,
   now: string,
-  rendering: EventContext,
+  rendering: RenderingContext,
 ): Promise<boolean> {
   try {
     return await retryingTransaction(db, async (trx) => {

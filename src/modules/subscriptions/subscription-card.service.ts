@@ -2,7 +2,7 @@ import type { Db } from '../../db/database.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
-import type { EventContext } from '../events/event.service.js'
+import type { RenderingContext } from '../events/event.service.js'
 import { CardDeclinedError, type CardInput, requireCard } from '../payments/card.js'
 import { type CardTestingContext, refuseCardTesting } from '../payments/card-testing.service.js'
 import {
@@ -42,7 +42,7 @@ export async function updateSubscriptionCard(
   partner: PartnerContext,
   subscriptionId: number,
   creditCard: CardInput,
-  context: CardPaymentContext & EventContext & CardTestingContext,
+  context: CardPaymentContext & RenderingContext & CardTestingContext,
 ): Promise<void> {
   const now = context.clock.now()
   const subscription = await requireSubscriptionState(db, partner.partnerId, subscriptionId)
@@ -95,7 +95,7 @@ async function chargeDue(
   gateway: PaymentGateway,
   saved: { customerId: string; token: string },
   installment: DueNow,
-  context: CardPaymentContext & EventContext,
+  context: CardPaymentContext & RenderingContext,
 ): Promise<ChargeResult | undefined> {
   const { payment, ...steps } = savedCardCharge(db, gateway, installment, saved)
   const outcome = await chargeOnce(

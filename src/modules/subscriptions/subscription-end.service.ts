@@ -2,7 +2,7 @@ import type { Db, Trx } from '../../db/database.js'
 import type { PartnerScope } from '../../db/partner-scope.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import { formatDate } from '../../shared/time.js'
-import type { EventContext } from '../events/event.service.js'
+import type { RenderingContext } from '../events/event.service.js'
 import { coverageEndsAt, expiredAt } from './subscription.rules.js'
 import {
   type EndingSubscription,
@@ -22,7 +22,7 @@ async function recordExpiry(
   trx: Trx,
   subscription: EndingSubscription,
   now: string,
-  rendering: EventContext,
+  rendering: RenderingContext,
 ): Promise<boolean> {
   if (subscription.expired_at !== null || !expiredAt(subscription, now, rendering.timeZone)) return false
   const endedAt = coverageEndsAt(subscription.ends_on, rendering.timeZone)
@@ -38,7 +38,7 @@ async function recordExpiry(
 export async function expireEndedSubscriptions(
   db: Db,
   now: string,
-  rendering: EventContext,
+  rendering: RenderingContext,
   { batchSize = 100, scope, signal }: { batchSize?: number; scope?: PartnerScope; signal?: AbortSignal } = {},
 ): Promise<{ expired: number }> {
   const today = formatDate(now, rendering.timeZone)
@@ -67,7 +67,7 @@ export async function catchUpEndOf(
   db: Db,
   subscriptions: EndingSubscription[],
   now: string,
-  rendering: EventContext,
+  rendering: RenderingContext,
 ): Promise<boolean> {
   const ended = subscriptions.filter((s) => s.expired_at === null && expiredAt(s, now, rendering.timeZone))
   if (ended.length === 0) return false

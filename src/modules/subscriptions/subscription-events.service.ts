@@ -1,6 +1,6 @@
 import type { Trx } from '../../db/database.js'
-import { type EventContext, recordEvent } from '../events/event.service.js'
-import type { PaymentRoute } from '../payments/payment.table.js'
+import { type RenderingContext, recordEvent } from '../events/event.service.js'
+import type { PaymentChannel } from '../payments/payment.table.js'
 import { installmentResource, subscriptionResource } from './subscription.mapper.js'
 import { findInstallmentOwner, findSubscriptionViewById } from './subscription.repository.js'
 import { activationBy } from './subscription.rules.js'
@@ -19,7 +19,7 @@ export async function recordSubscriptionEvent(
   type: 'subscription.activated' | 'subscription.canceled' | 'subscription.expired',
   subscriptionId: number,
   now: string,
-  { base, timeZone }: EventContext,
+  { base, timeZone }: RenderingContext,
 ): Promise<void> {
   const view = await findSubscriptionViewById(trx, subscriptionId)
   if (!view) throw new Error(`subscription ${subscriptionId} not found for its event`)
@@ -37,7 +37,7 @@ export async function recordInstallmentEvent(
   type: 'installment.paid' | 'installment.payment_failed',
   installmentId: number,
   now: string,
-  { timeZone }: Pick<EventContext, 'timeZone'>,
+  { timeZone }: Pick<RenderingContext, 'timeZone'>,
 ): Promise<void> {
   const row = await findInstallmentOwner(trx, installmentId)
   if (!row) throw new Error(`installment ${installmentId} not found for its event`)
@@ -53,10 +53,10 @@ export async function recordInstallmentEvent(
 export async function payInstallment(
   trx: Trx,
   payment: InstallmentPayment,
-  channel: PaymentRoute,
+  channel: PaymentChannel,
   transactionId: string | null,
   now: string,
-  rendering: EventContext,
+  rendering: RenderingContext,
 ): Promise<boolean> {
   if (!(await markInstallmentPaid(trx, payment, channel, transactionId, now))) return false
   await recordInstallmentEvent(trx, 'installment.paid', payment.installmentId, now, rendering)

@@ -1,7 +1,7 @@
 import type { Db, Trx } from '../../db/database.js'
 import { notHeld } from '../../db/lease.js'
 import { recordPayment } from '../payments/payment.repository.js'
-import type { PaymentRoute } from '../payments/payment.table.js'
+import type { PaymentChannel } from '../payments/payment.table.js'
 import type { InstallmentRow } from './subscription.repository.js'
 import { type SubscriptionStatus, UNPAID_STATUSES } from './subscription.table.js'
 
@@ -80,7 +80,7 @@ export async function releaseInstallment(trx: Trx, id: number, until: string): P
 export async function markInstallmentPaid(
   trx: Trx,
   payment: InstallmentPayment,
-  route: PaymentRoute,
+  channel: PaymentChannel,
   transactionId: string | null,
   now: string,
 ): Promise<boolean> {
@@ -92,8 +92,8 @@ export async function markInstallmentPaid(
     .executeTakeFirst()
   if (Number(result.numUpdatedRows) === 0) return false
   await recordPayment(trx, {
-    ...ledgerRow(payment, route, now),
-    outcome: route === 'notification' ? 'recorded' : 'approved',
+    ...ledgerRow(payment, channel, now),
+    outcome: channel === 'notification' ? 'recorded' : 'approved',
     transaction_id: transactionId,
   })
   return true
@@ -119,13 +119,13 @@ export async function moveSubscription(
 export async function recordDecline(
   trx: Trx,
   payment: InstallmentPayment,
-  route: PaymentRoute,
+  channel: PaymentChannel,
   declineCode: string,
   transactionId: string | null,
   now: string,
 ): Promise<void> {
   await recordPayment(trx, {
-    ...ledgerRow(payment, route, now),
+    ...ledgerRow(payment, channel, now),
     outcome: 'declined',
     decline_code: declineCode,
     transaction_id: transactionId,
@@ -137,14 +137,14 @@ export async function recordDecline(
     .execute()
 }
 
-function ledgerRow(payment: InstallmentPayment, route: PaymentRoute, now: string) {
+function ledgerRow(payment: InstallmentPayment, channel: PaymentChannel, now: string) {
   return {
     partner_id: payment.partnerId,
     subscription_id: payment.subscriptionId,
     installment_id: payment.installmentId,
     annual_plan_id: null,
     amount: payment.amount,
-    route,
+    route: channel,
     decline_code: null,
     created_at: now,
   }

@@ -5,7 +5,7 @@ import { baseUrl } from '../../http/links.js'
 import { commit, refusal, settlement } from '../../plugins/unit-of-work.js'
 import { nowIso } from '../../shared/clock.js'
 import { formatTimestamp } from '../../shared/time.js'
-import { eventContext } from '../events/event.service.js'
+import { renderingContext } from '../events/event.service.js'
 import { CARD_CALL_FAILURES, CardDeclinedError } from '../payments/card.js'
 import { type ChargeResult, refuseWrongGateway } from '../payments/payment-gateway.js'
 import { INSTALLMENT_STATUS_LABELS } from './subscription.rules.js'
@@ -33,7 +33,7 @@ and declines every later one (the recurrence's failure path); any other Luhn-val
 
 export const subscriptionPaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config } = app
-  const events = eventContext(config)
+  const events = renderingContext(config)
   // Each call answers with the subscription as it now is.
   const subscriptionOf = (request: FastifyRequest, id: number) =>
     showSubscription(db, request.partner.partnerId, id, baseUrl(request), config.timeZone)

@@ -4,7 +4,7 @@ import type { Clock } from '../../shared/clock.js'
 import { GatewayModeError, NotFoundError, StateError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
-import type { EventContext } from '../events/event.service.js'
+import type { RenderingContext } from '../events/event.service.js'
 import { CardDeclinedError, type CardInput, requireCard } from '../payments/card.js'
 import { type CardTestingContext, refuseCardTesting } from '../payments/card-testing.service.js'
 import type { CardAttemptRow } from '../payments/first-charge.service.js'
@@ -61,7 +61,7 @@ export async function notifyInstallmentPayment(
   partner: PartnerContext,
   subscriptionId: number,
   installmentId: number,
-  { now, timeZone, base }: { now: Date } & EventContext,
+  { now, timeZone, base }: { now: Date } & RenderingContext,
 ): Promise<PaidInstallmentRow> {
   const installment = await findPartnerInstallment(trx, partner.partnerId, subscriptionId, installmentId)
   if (!installment) throw new NotFoundError('Installment')
@@ -104,7 +104,7 @@ export async function payFirstInstallmentByCard(
   subscriptionId: number,
   creditCard: CardInput,
   context: CardPaymentContext &
-    EventContext &
+    RenderingContext &
     CardTestingContext & { settleIn?: Transactor<ChargeResult> | null },
 ): Promise<void> {
   const { timeZone } = context
@@ -174,20 +174,20 @@ async function recordFirstCharge(
   payment: InstallmentPayment,
   charged: FirstCardCharge,
   at: string,
-  events: EventContext,
+  rendering: RenderingContext,
 ): Promise<ChargeResult> {
   const { result } = charged
   if (!(await claimRecording(trx, charged))) return result
   if (!result.approved) {
     await recordDecline(trx, payment, 'card', result.declineCode, result.transactionId, at)
     await refuseFirstInstallment(trx, payment.installmentId)
-    await recordInstallmentEvent(trx, 'installment.payment_failed', payment.installmentId, at, events)
+    await recordInstallmentEvent(trx, 'installment.payment_failed', payment.installmentId, at, rendering)
     return result
   }
   // The claim keeps every other payment path away, so this means money was taken twice (or for a
   // subscription canceled meanwhile): a server fault to investigate (and refund) with the gateway's
   // reference, which the log keeps.
-  if (!(await payInstallment(trx, payment, 'card', result.transactionId, at, events))) {
+  if (!(await payInstallment(trx, payment, 'card', result.transactionId, at, rendering))) {
     throw new UnpayableChargeError(`installment ${payment.installmentId}`, result.transactionId)
   }
   if (charged.card) await storeCard(trx, payment.subscriptionId, charged.card, at)
@@ -203,7 +203,7 @@ export async function reconcileFirstInstallment(
   db: Db,
   gateway: PaymentGateway,
   attempt: CardAttemptRow,
-  { clock, ...events }: { clock: Clock } & EventContext,
+  { clock, ...rendering }: { clock: Clock } & RenderingContext,
 ): Promise<ChargeResult> {
   const installment =
     attempt.installment_id === null ? undefined : await findInstallment(db, attempt.installment_id)
@@ -215,7 +215,7 @@ export async function reconcileFirstInstallment(
       paymentOf(attempt.partner_id, installment),
       charged,
       clock.now().toISOString(),
-      events,
+      rendering,
     ),
   )
 }

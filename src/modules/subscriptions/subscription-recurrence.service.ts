@@ -1,7 +1,7 @@
 import type { Db, Trx } from '../../db/database.js'
 import type { PartnerScope } from '../../db/partner-scope.js'
 import { formatDate } from '../../shared/time.js'
-import type { EventContext } from '../events/event.service.js'
+import type { RenderingContext } from '../events/event.service.js'
 import { type CardPaymentContext, chargeOnce, nextChargeNumber } from '../payments/payment.service.js'
 import type { PaymentGateway } from '../payments/payment-gateway.js'
 import { retryOn } from './schedule.js'
@@ -84,7 +84,7 @@ export async function chargeDueInstallment(
   db: Db,
   gateway: PaymentGateway,
   installment: DueInstallment,
-  context: CardPaymentContext & EventContext,
+  context: CardPaymentContext & RenderingContext,
 ): Promise<RecurrenceCharge> {
   const { timeZone, log } = context
   const attempt = installment.failed_attempts + 1

@@ -4,7 +4,7 @@ import { baseUrl, pageFor } from '../../http/links.js'
 import { commit } from '../../plugins/unit-of-work.js'
 import { normalizeDocument } from '../../shared/documents.js'
 import { PageOf, pageOffset } from '../../shared/pagination.js'
-import { eventContext } from '../events/event.service.js'
+import { renderingContext } from '../events/event.service.js'
 import { installmentResource } from './subscription.mapper.js'
 import {
   InstallmentList,
@@ -33,7 +33,7 @@ protection first (\`POST /subscriptions/{id}/cancellation\`, or the annual plan'
 
 export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config, clock } = app
-  const rendering = eventContext(config)
+  const rendering = renderingContext(config)
 
   app.post(
     '/subscriptions',

@@ -8,7 +8,7 @@ import type { PartnerContext } from '../auth/partner-context.js'
 import { resolveCustomer } from '../customers/customer-reference.js'
 import { deviceKey, sameDevice } from '../devices/device.rules.js'
 import { protectDevices } from '../devices/device-protection.service.js'
-import { type EventContext, recordEvent } from '../events/event.service.js'
+import { type RenderingContext, recordEvent } from '../events/event.service.js'
 import { subscriptionPlanOf } from '../plans/plan.service.js'
 import { subscriptionPrice } from '../plans/pricing.js'
 import { priceModel } from '../plans/quotation.service.js'
@@ -69,7 +69,7 @@ export async function contractSubscription(
   partner: PartnerContext,
   body: SubscriptionBody,
   { now, realNow, timeZone }: Moment & PartnerTime,
-  rendering: EventContext,
+  rendering: RenderingContext,
   base: string,
 ): Promise<SubscriptionResource> {
   const { partnerId } = partner
@@ -177,7 +177,7 @@ export async function readSubscription(
   partnerId: number,
   id: number,
   { base, now }: { base: string; now: string },
-  rendering: EventContext,
+  rendering: RenderingContext,
 ) {
   const row = await findSubscriptionView(db, partnerId, id)
   if (!row) throw new NotFoundError('Subscription')
@@ -198,7 +198,7 @@ export async function subscriptionPage(
   filter: Omit<SubscriptionFilter, 'today'>,
   page: { offset: number; limit: number },
   { base, now }: { base: string; now: string },
-  rendering: EventContext,
+  rendering: RenderingContext,
 ) {
   const { timeZone } = rendering
   const matching = { ...filter, today: formatDate(now, timeZone) }
