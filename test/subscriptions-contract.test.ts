@@ -77,6 +77,7 @@ describe('subscriptions', () => {
       expect(Object.keys(created)).toEqual([
         'id',
         'status',
+        'status_label',
         'plan',
         'customer',
         'device',
