@@ -14,7 +14,7 @@ import { claimRoutes } from './modules/claims/claim.routes.js'
 import { claimDocumentRoutes } from './modules/claims/claim-document.routes.js'
 import { customerRoutes } from './modules/customers/customer.routes.js'
 import { eventRoutes } from './modules/events/event.routes.js'
-import { eventContext } from './modules/events/event.service.js'
+import { renderingContext } from './modules/events/event.service.js'
 import { healthRoutes } from './modules/health/health.routes.js'
 import { gatewayOf } from './modules/payments/gateway-factory.js'
 import type { PaymentGateway } from './modules/payments/payment-gateway.js'
@@ -153,7 +153,7 @@ export async function buildApp({
         timeZone: config.timeZone,
         claimSeconds: config.paymentClaimSeconds,
         concurrency: config.recurrenceConcurrency,
-        base: eventContext(config).base,
+        base: renderingContext(config).base,
       })
       await partnerScope.register(sandboxClockRoutes, { jobs })
       await partnerScope.register(sandboxClaimRoutes)

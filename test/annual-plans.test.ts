@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { findAnnualPlanRow } from '../src/modules/annual-plans/annual-plan.repository.js'
 import { recordNotifiedPayment } from '../src/modules/annual-plans/annual-plan-payment.service.js'
-import { eventContext } from '../src/modules/events/event.service.js'
+import { renderingContext } from '../src/modules/events/event.service.js'
 import type { PaymentGateway } from '../src/modules/payments/payment-gateway.js'
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
 import type { AnnualPlan } from './helpers/api-types.js'
@@ -751,7 +751,7 @@ describe('annual plans', () => {
       // Two requests that both read the plan while it awaited payment, as racing ones do.
       const stale = await findAnnualPlanRow(ctx.db, ext.partner.id, plan.id)
       if (!stale) throw new Error('no plan')
-      const moment = { now: NOW.toISOString(), ...eventContext(ctx.config) }
+      const moment = { now: NOW.toISOString(), ...renderingContext(ctx.config) }
       for (const _ of [1, 2]) {
         await ctx.db.transaction().execute((trx) => recordNotifiedPayment(trx, stale, moment))
       }

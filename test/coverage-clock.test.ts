@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { advanceCoverageClock } from '../src/modules/annual-plans/annual-plan-events.service.js'
-import { eventContext } from '../src/modules/events/event.service.js'
+import { renderingContext } from '../src/modules/events/event.service.js'
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
 import { createMetrics } from '../src/plugins/metrics.js'
 import { JobsFailedError, runJobsOnce } from '../src/worker/worker.js'
@@ -73,7 +73,7 @@ describe('the worker persists the coverage clock', () => {
   it('leaves a plan paid before its cover starts', async () => {
     now = new Date('2026-11-22T02:59:59.000Z')
     expect(
-      await advanceCoverageClock(database.db, clock.now().toISOString(), eventContext(database.config)),
+      await advanceCoverageClock(database.db, clock.now().toISOString(), renderingContext(database.config)),
     ).toEqual({
       protected: 0,
       expired: 0,
@@ -84,14 +84,14 @@ describe('the worker persists the coverage clock', () => {
   it('stores protected from 00:00 local of the next day', async () => {
     now = new Date('2026-11-22T03:00:00.000Z')
     expect(
-      await advanceCoverageClock(database.db, clock.now().toISOString(), eventContext(database.config)),
+      await advanceCoverageClock(database.db, clock.now().toISOString(), renderingContext(database.config)),
     ).toEqual({
       protected: 1,
       expired: 0,
     })
     expect(await stored()).toBe('protected')
     expect(
-      await advanceCoverageClock(database.db, clock.now().toISOString(), eventContext(database.config)),
+      await advanceCoverageClock(database.db, clock.now().toISOString(), renderingContext(database.config)),
     ).toEqual({
       protected: 0,
       expired: 0,

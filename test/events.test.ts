@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { isPostgres } from '../src/db/database.js'
 import { advanceCoverageClock } from '../src/modules/annual-plans/annual-plan-events.service.js'
-import { eventContext, purgeEvents, recordEvent } from '../src/modules/events/event.service.js'
+import { purgeEvents, recordEvent, renderingContext } from '../src/modules/events/event.service.js'
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
 import { expirePendingSubscriptions } from '../src/worker/pending-expiry.job.js'
 import { runRecurrence } from '../src/worker/recurrence.job.js'
@@ -255,13 +255,13 @@ describe('annual plan events', () => {
     const shown = await ok(external, 'GET', `/annual-plans/${plan.id}`)
     expect(shown).toMatchObject({ status: 'protected', updated_at: '2027-02-02 00:00:00' })
     await ok(external, 'GET', `/annual-plans?filter[status]=protected`)
-    await advanceCoverageClock(database.db, now.toISOString(), eventContext(database.config))
+    await advanceCoverageClock(database.db, now.toISOString(), renderingContext(database.config))
     expect((await newEvents(external)).map((e) => [e.type, e.data.object])).toEqual([
       ['annual_plan.protected', shown],
     ])
 
     await setClock(at('2028-02-02', '00:01'))
-    await advanceCoverageClock(database.db, now.toISOString(), eventContext(database.config))
+    await advanceCoverageClock(database.db, now.toISOString(), renderingContext(database.config))
     await ok(external, 'GET', `/annual-plans/${plan.id}`)
     const expired = await newEvents(external)
     expect(expired.map((e) => [e.type, e.data.object.id, e.data.object.status])).toEqual([

@@ -50,6 +50,7 @@ describe('subscriptions', () => {
       expect(created).toEqual({
         id: expect.any(Number),
         status: 'pending',
+        status_label: 'Pendente',
         card: null,
         plan: { id: total, name: 'Proteção Total 12x', coverages: COVERAGES },
         customer: maria,
@@ -76,6 +77,7 @@ describe('subscriptions', () => {
       expect(Object.keys(created)).toEqual([
         'id',
         'status',
+        'status_label',
         'plan',
         'customer',
         'device',

@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import type { PartnerContext } from '../src/modules/auth/partner-context.js'
-import { eventContext } from '../src/modules/events/event.service.js'
+import { renderingContext } from '../src/modules/events/event.service.js'
 import { contractSubscription } from '../src/modules/subscriptions/subscription.service.js'
 import { expectedError } from './helpers/errors.js'
 import {
@@ -160,8 +160,8 @@ describe('subscriptions', () => {
               partner,
               { plan_id: total, customer_id: maria.id, model_id: pro },
               { now: NOW.toISOString(), realNow: NOW.toISOString(), timeZone: ctx.config.timeZone },
-              eventContext(ctx.config),
-              eventContext(ctx.config).base,
+              renderingContext(ctx.config),
+              renderingContext(ctx.config).base,
             )
             const row = await trx
               .selectFrom('installments')

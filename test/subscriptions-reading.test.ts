@@ -261,7 +261,7 @@ describe('subscriptions', () => {
     describe('GET /subscriptions/{id}', () => {
       it('answers the union resource with the current status', async () => {
         const paid = await okJson<Subscription>(c.token, `/subscriptions/${made[1]?.id}`)
-        expect(paid).toEqual({ ...made[1], status: 'pago' })
+        expect(paid).toEqual({ ...made[1], status: 'pago', status_label: 'Pago' })
         const canceled = await okJson<Subscription>(c.token, `/subscriptions/${made[2]?.id}`)
         expect(canceled.status).toBe('canceled')
       })

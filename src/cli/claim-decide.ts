@@ -9,7 +9,7 @@ import {
   settleClaim,
 } from '../modules/claims/claim-decision.service.js'
 import { claimIdOf } from '../modules/claims/claim-operator.service.js'
-import { eventContext } from '../modules/events/event.service.js'
+import { renderingContext } from '../modules/events/event.service.js'
 import { amountToCents } from '../shared/money.js'
 import { type Io, report, withDatabase } from './context.js'
 
@@ -29,7 +29,7 @@ type Decide = (db: Db, id: number, moment: Moment) => Promise<Awaited<ReturnType
 async function decide(io: Io, idOrNumber: string, json: boolean | undefined, work: Decide, done: string) {
   const claim = await withDatabase(io, async (db, config) => {
     const id = await claimIdOf(db, idOrNumber)
-    return work(db, id, { now: new Date().toISOString(), rendering: eventContext(config) })
+    return work(db, id, { now: new Date().toISOString(), rendering: renderingContext(config) })
   })
   report(
     io,

@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import { retryFailedRefund } from '../modules/annual-plans/annual-plan-refund.service.js'
-import { eventContext } from '../modules/events/event.service.js'
+import { renderingContext } from '../modules/events/event.service.js'
 import { centsToAmount } from '../shared/money.js'
 import { type Io, positiveInt, report, withDatabase } from './context.js'
 
@@ -15,7 +15,7 @@ export function registerRefundRetry(refund: Command, io: Io) {
     .action(async (id: string, options: { json?: boolean }) => {
       const planId = positiveInt(id, 'annual plan id')
       const refund = await withDatabase(io, (db, config) =>
-        retryFailedRefund(db, planId, new Date().toISOString(), eventContext(config)),
+        retryFailedRefund(db, planId, new Date().toISOString(), renderingContext(config)),
       )
       const result = {
         annual_plan_id: refund.annual_plan_id,

@@ -22,6 +22,7 @@ import * as webhooks from './migrations/0012-webhooks.js'
 import * as sandboxClock from './migrations/0013-sandbox-clock.js'
 import * as cardAttempts from './migrations/0014-card-attempts.js'
 import * as claims from './migrations/0015-claims.js'
+import * as subscriptionExpiry from './migrations/0016-subscription-expiry.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
 const migrations: Record<string, Migration> = {
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   '0013-sandbox-clock': sandboxClock,
   '0014-card-attempts': cardAttempts,
   '0015-claims': claims,
+  '0016-subscription-expiry': subscriptionExpiry,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

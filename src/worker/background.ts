@@ -1,6 +1,6 @@
 import type { Config } from '../config.js'
 import type { Db } from '../db/database.js'
-import { eventContext } from '../modules/events/event.service.js'
+import { renderingContext } from '../modules/events/event.service.js'
 import type { PaymentGateway } from '../modules/payments/payment-gateway.js'
 import type { Metrics } from '../plugins/metrics.js'
 import { systemClock } from '../shared/clock.js'
@@ -22,7 +22,7 @@ export function workerDeps(
     timeZone: config.timeZone,
     claimSeconds: config.paymentClaimSeconds,
     concurrency: config.recurrenceConcurrency,
-    base: eventContext(config).base,
+    base: renderingContext(config).base,
     // Partners whose sandbox clock is ahead are run at their own time (docs/decisions.md, Sandbox test clock).
     sandboxClocks: config.env === 'test',
     log,

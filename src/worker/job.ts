@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.js'
 import type { PartnerScope } from '../db/partner-scope.js'
-import type { EventContext } from '../modules/events/event.service.js'
+import type { RenderingContext } from '../modules/events/event.service.js'
 import type { Clock } from '../shared/clock.js'
 
 /** pino's `(details, message)` form, so the CLI's pino logger fits and tests can pass a spy. */
@@ -26,14 +26,14 @@ export interface JobDeps {
   claimSeconds?: number
   /** Gateway calls in flight at once (`AMPARO_RECURRENCE_CONCURRENCY`). */
   concurrency?: number
-  /** Base of the links in the events' resources (eventContext: AMPARO_PUBLIC_URL or the local default). */
+  /** Base of the links in the events' resources (renderingContext: AMPARO_PUBLIC_URL or the local default). */
   base?: string
   /** Whose rows the jobs take: every partner's when absent (see PartnerScope). */
   scope?: PartnerScope
 }
 
 /** How the jobs render their events' resources; without `base`, the default port's local address. */
-export const jobEvents = ({ base, timeZone }: JobDeps): EventContext => ({
+export const jobEvents = ({ base, timeZone }: JobDeps): RenderingContext => ({
   base: base ?? 'http://localhost:3000',
   timeZone,
 })

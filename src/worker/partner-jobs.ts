@@ -5,6 +5,7 @@ import { type JobDeps, jobEvents } from './job.js'
 import { type ExpiryResult, expirePendingSubscriptions } from './pending-expiry.job.js'
 import { type RecurrenceResult, runRecurrence } from './recurrence.job.js'
 import { type RefundsResult, runRefunds } from './refunds.job.js'
+import { endSubscriptions, type SubscriptionEndResult } from './subscription-end.job.js'
 
 export interface PartnerJobsDeps extends JobDeps {
   /** The own card gateway; null (AMPARO_PAYMENT_GATEWAY=none) skips the recurrence and the refunds. */
@@ -17,6 +18,7 @@ export interface PartnerJobsDeps extends JobDeps {
 export interface PartnerJobsRun {
   recurrence: RecurrenceResult | { skipped: string }
   expiry: ExpiryResult
+  subscription_end: SubscriptionEndResult
   coverage: { protected: number; expired: number }
   refunds: RefundsResult | { skipped: string }
 }
@@ -29,8 +31,8 @@ export const NO_GATEWAY = 'no payment gateway (AMPARO_PAYMENT_GATEWAY=none)'
 /**
  * The jobs that change partners' subscriptions and annual plans, at `deps.clock` and within
  * `deps.scope`, in the order a day goes by (docs/decisions.md, Sandbox test clock): installments charged on their due
- * dates and retried (the last retry cancels), unpaid subscriptions expired, coverage started and
- * ended, refunds paid. A job that fails does not keep the later ones from running.
+ * dates and retried (the last retry cancels), unpaid subscriptions expired, subscriptions past their
+ * last month ended, coverage started and ended, refunds paid. A job that fails does not keep the later ones from running.
  */
 export async function runPartnerJobs(
   deps: PartnerJobsDeps,
@@ -41,6 +43,7 @@ export async function runPartnerJobs(
     ? await attempt('recurrence', () => runRecurrence({ ...jobDeps, gateway }))
     : { skipped: NO_GATEWAY }
   const expiry = await attempt('pending_expiry', () => expirePendingSubscriptions(jobDeps))
+  const subscription_end = await attempt('subscription_end', () => endSubscriptions(jobDeps))
   const coverage = await attempt('coverage_clock', () =>
     advanceCoverageClock(jobDeps.db, jobDeps.clock.now().toISOString(), jobEvents(jobDeps), {
       scope: jobDeps.scope,
@@ -49,7 +52,7 @@ export async function runPartnerJobs(
   const refunds = gateway
     ? await attempt('refunds', () => runRefunds({ ...jobDeps, gateway }))
     : { skipped: NO_GATEWAY }
-  return { recurrence, expiry, coverage, refunds }
+  return { recurrence, expiry, subscription_end, coverage, refunds }
 }
 
 /** Adds `more`'s counts to `total`'s, job by job (a job that did not run adds nothing). */
@@ -58,7 +61,7 @@ export function addRuns(
   more: Partial<PartnerJobsRun>,
 ): Partial<PartnerJobsRun> {
   const sum = { ...total }
-  for (const job of ['recurrence', 'expiry', 'coverage', 'refunds'] as const) {
+  for (const job of ['recurrence', 'expiry', 'subscription_end', 'coverage', 'refunds'] as const) {
     const [a, b] = [total[job], more[job]]
     if (!a || !b || 'skipped' in a || 'skipped' in b) continue
     const added: Record<string, number> = { ...(a as unknown as Record<string, number>) }

@@ -19,7 +19,7 @@ export async function runRefunds(deps: JobDeps & { gateway: PaymentGateway }): P
   const { db, clock, gateway, signal, scope, batchSize = DEFAULT_BATCH_SIZE } = deps
   const log = deps.log ?? silentLog
   const claimSeconds = deps.claimSeconds ?? DEFAULT_CLAIM_SECONDS
-  const context = { clock, log, claimSeconds, events: jobEvents(deps) }
+  const context = { clock, log, claimSeconds, rendering: jobEvents(deps) }
   const result: RefundsResult = { refunded: 0, retried: 0, failed: 0, errors: 0 }
   // Walks ids upwards, so a refund retried later in this run's clock is not tried twice in it.
   let after = 0

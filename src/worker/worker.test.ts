@@ -8,6 +8,7 @@ const idle: WorkerRun = {
   recurrence: { charged: 0, declined: 0, refused: 0, canceled: 0, errors: 0 },
   refunds: { refunded: 0, retried: 0, failed: 0, errors: 0 },
   expiry: { canceled: 0 },
+  subscription_end: { expired: 0 },
   coverage: { protected: 0, expired: 0 },
   idempotency: { purged: 0 },
   events: { purged: 0 },

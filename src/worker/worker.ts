@@ -95,7 +95,7 @@ export async function runJobsOnce(deps: WorkerDeps): Promise<WorkerRun> {
     ? await attempt('reconciliation', () => runReconciliation({ ...partnerDeps, gateway }))
     : { skipped: NO_GATEWAY }
   let partners = await runPartnerJobs(
-    sandboxClocks ? { ...partnerDeps, scope: 'real_time' } : partnerDeps,
+    sandboxClocks ? { ...partnerDeps, scope: 'unshifted_clocks' } : partnerDeps,
     attempt,
   )
   if (sandboxClocks) {
@@ -116,19 +116,30 @@ export async function runJobsOnce(deps: WorkerDeps): Promise<WorkerRun> {
   const deliveries = await attempt('webhook_deliveries_purge', async () => ({
     purged: await purgeDeliveries(db, clock.now()),
   }))
-  const { recurrence, refunds, expiry, coverage } = partners
+  const { recurrence, refunds, expiry, subscription_end, coverage } = partners
   if (
     reconciliation &&
     recurrence &&
     refunds &&
     expiry &&
+    subscription_end &&
     coverage &&
     idempotency &&
     events &&
     deliveries &&
     failures.length === 0
   ) {
-    return { reconciliation, recurrence, refunds, expiry, coverage, idempotency, events, deliveries }
+    return {
+      reconciliation,
+      recurrence,
+      refunds,
+      expiry,
+      subscription_end,
+      coverage,
+      idempotency,
+      events,
+      deliveries,
+    }
   }
   throw new JobsFailedError(failures, { reconciliation, ...partners, idempotency, events, deliveries })
 }
@@ -189,6 +200,7 @@ function didSomething(run: WorkerRun): boolean {
     run.recurrence,
     run.refunds,
     run.expiry,
+    run.subscription_end,
     run.coverage,
     run.idempotency,
     run.events,

@@ -794,6 +794,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/claims/{id}/decision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decide a claim in the sandbox
+         * @description Test environment only. Decides the partner's claim as an operator would.
+         *     `approved` (from `under_review`) needs `settlement_method` (`repair`, `replacement`, `indemnity`)
+         *     and `approved_amount` (> 0, ≤ the contract's LMI; `payable_amount` = approved − franchise, never
+         *     below 0); `denied` (from `documents_pending` or `under_review`) needs `reason_code` and a
+         *     `note` the partner sees; a missing or wrong field answers 422 under it. Emits `claim.approved` or
+         *     `claim.denied`. Under the operator's rules (README, Claims: decision and settlement): of two decisions at
+         *     once one wins, the other answers 422 `invalid_state`; a claim in another status answers 422
+         *     `invalid_state` under `status`; another partner's claim answers 404.
+         */
+        post: operations["decideSandboxClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/claims/{id}/settle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Settle a claim in the sandbox
+         * @description Test environment only. Settles the partner's approved claim, with an optional
+         *     `reference` (the repair order or transfer id, ≤ 100 characters), and emits `claim.settled`. A
+         *     `replacement` or `indemnity` ends the contract in the same step: a subscription becomes
+         *     `canceled` with `cancellation.reason` `claim_settled` (its unpaid installments canceled, nothing
+         *     more charged; `subscription.canceled`), an annual plan `canceled` with `cancellation.reason`
+         *     `claim_settled`, `refund_amount` 0 and `refund_status` `none` (`annual_plan.canceled`); its
+         *     device may then be protected again. A `repair` leaves the contract in force. While a card charge of
+         *     the contract is in progress, 409. Under the operator's rules (README, Claims: decision and settlement): of two decisions at
+         *     once one wins, the other answers 422 `invalid_state`; a claim in another status answers 422
+         *     `invalid_state` under `status`; another partner's claim answers 404.
+         */
+        post: operations["settleSandboxClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandbox/clock": {
         parameters: {
             query?: never;
@@ -942,7 +998,7 @@ export interface paths {
          *     partner's plan, customer, model or store → 422 under that field.
          *
          *     A device has one active protection across the whole service: a serial number that already
-         *     has one (a `pending` or `pago` subscription, or an annual plan `awaiting_payment`, `paid` or
+         *     has one (a `pending` or `pago` subscription not past its end, or an annual plan `awaiting_payment`, `paid` or
          *     `protected`, of any partner, an IMEI included) → 422 under that field. Serials compare without case,
          *     spaces or punctuation (`ABC-123 ` is `abc123`). To protect the device again, cancel its current
          *     protection first (`POST /subscriptions/{id}/cancellation`, or the annual plan's cancellation).
@@ -963,7 +1019,7 @@ export interface paths {
         };
         /**
          * Get a subscription
-         * @description One subscription of the partner. Use it to see it become `pago` once installment 1 is paid.
+         * @description One subscription of the partner. Use it to see it become `pago` once installment 1 is paid, and `expired` once the month of its last installment has passed (the first read to show it writes `subscription.expired` if the worker has not yet).
          */
         get: operations["getSubscription"];
         put?: never;
@@ -979,7 +1035,7 @@ export interface paths {
          *     `errors.status`. A repeat of a call that succeeded answers the same. Answers the subscription.
          *
          *     A device has one active protection across the whole service: a serial number that already
-         *     has one (a `pending` or `pago` subscription, or an annual plan `awaiting_payment`, `paid` or
+         *     has one (a `pending` or `pago` subscription not past its end, or an annual plan `awaiting_payment`, `paid` or
          *     `protected`, of any partner, an IMEI included) → 422 under that field. Serials compare without case,
          *     spaces or punctuation (`ABC-123 ` is `abc123`). To protect the device again, cancel its current
          *     protection first (`POST /subscriptions/{id}/cancellation`, or the annual plan's cancellation).
@@ -7752,7 +7808,7 @@ export interface operations {
                  * @description What changed. `data.object` is a subscription (`subscription.*`), an installment with its
                  *     `subscription_id` (`installment.*`) or an annual plan (`annual_plan.*`).
                  */
-                type?: ("subscription.created" | "subscription.activated" | "subscription.canceled" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "claim.opened" | "claim.under_review" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn" | "ping") | "";
+                type?: ("subscription.created" | "subscription.activated" | "subscription.canceled" | "subscription.expired" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "claim.opened" | "claim.under_review" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn" | "ping") | "";
             };
             header?: never;
             path?: never;
@@ -7792,7 +7848,7 @@ export interface operations {
                              *     `subscription_id` (`installment.*`) or an annual plan (`annual_plan.*`).
                              * @enum {unknown}
                              */
-                            type: "subscription.created" | "subscription.activated" | "subscription.canceled" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "claim.opened" | "claim.under_review" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn" | "ping";
+                            type: "subscription.created" | "subscription.activated" | "subscription.canceled" | "subscription.expired" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "claim.opened" | "claim.under_review" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn" | "ping";
                         }[];
                         /** @description More events follow: ask again with `after` = the last id of `data`. */
                         has_more: boolean;
@@ -7987,7 +8043,7 @@ export interface operations {
                          *     `subscription_id` (`installment.*`) or an annual plan (`annual_plan.*`).
                          * @enum {unknown}
                          */
-                        type: "subscription.created" | "subscription.activated" | "subscription.canceled" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "claim.opened" | "claim.under_review" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn" | "ping";
+                        type: "subscription.created" | "subscription.activated" | "subscription.canceled" | "subscription.expired" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "claim.opened" | "claim.under_review" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn" | "ping";
                     };
                 };
             };
@@ -9554,6 +9610,863 @@ export interface operations {
             };
         };
     };
+    decideSandboxClaim: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422. A retry sent while the first is still being processed waits for it and gets its answer. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Claim id, as returned when opened.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Approval: in reais, at most two decimals, > 0 and ≤ the contract's LMI. `payable_amount` = approved − franchise, never below 0. */
+                    approved_amount?: number;
+                    /** @description Denial: the note the partner sees, 1–2,000 characters. */
+                    note?: string;
+                    /**
+                     * @description `approved` (from `under_review`) or `denied` (from `documents_pending` or `under_review`).
+                     * @enum {unknown}
+                     */
+                    outcome: "approved" | "denied";
+                    /**
+                     * @description Denial: why the claim is denied.
+                     * @enum {unknown}
+                     */
+                    reason_code?: "not_covered" | "outside_coverage" | "late_notice" | "documents_invalid" | "fraud_suspected" | "other";
+                    /**
+                     * @description Approval: `repair` keeps the contract in force; `replacement` and `indemnity` end it when settled.
+                     * @enum {unknown}
+                     */
+                    settlement_method?: "repair" | "replacement" | "indemnity";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key` (a kept 4xx is replayed the same way). */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "number": "SIN-2026-000001",
+                     *       "status": "documents_pending",
+                     *       "status_label": "Aguardando documentos",
+                     *       "type": "robbery",
+                     *       "type_label": "Roubo",
+                     *       "subscription_id": 1,
+                     *       "annual_plan_id": null,
+                     *       "customer": {
+                     *         "id": 1,
+                     *         "name": "Maria da Silva",
+                     *         "document": "52998224725"
+                     *       },
+                     *       "device": {
+                     *         "model": {
+                     *           "id": 2,
+                     *           "name": "iPhone 16 Pro"
+                     *         },
+                     *         "serial_number": "F2LXK0ABC123"
+                     *       },
+                     *       "occurred_at": "2026-11-20 21:30:00",
+                     *       "description": "Celular roubado na saída do metrô, levaram também a carteira.",
+                     *       "police_report": {
+                     *         "number": "BO-2026-112233",
+                     *         "issued_on": "2026-11-21"
+                     *       },
+                     *       "lmi": 8999,
+                     *       "franchise": 1349.85,
+                     *       "required_documents": [
+                     *         "police_report",
+                     *         "imei_block",
+                     *         "invoice"
+                     *       ],
+                     *       "documents": [],
+                     *       "decision": null,
+                     *       "settlement": null,
+                     *       "created_at": "2026-11-21 10:00:00",
+                     *       "updated_at": "2026-11-21 10:00:00"
+                     *     }
+                     */
+                    "application/json": {
+                        annual_plan_id: number | null;
+                        /** @description When it was opened. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                        created_at: string;
+                        customer: {
+                            document: string;
+                            id: number;
+                            name: string;
+                        };
+                        /** @description The decision; null until decided. */
+                        decision: {
+                            /** @description Approved amount. In reais; null when denied. */
+                            approved_amount: number | null;
+                            /** @description When it was decided. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                            decided_at: string;
+                            /** @description The adjuster’s note to the partner. */
+                            note: string | null;
+                            /** @enum {unknown} */
+                            outcome: "approved" | "denied";
+                            /** @description Approved amount − franchise, never below 0. In reais; null when denied. */
+                            payable_amount: number | null;
+                            /** @description Why it was denied: `not_covered`, `outside_coverage`, `late_notice`, `documents_invalid`, `fraud_suspected`, `other`. */
+                            reason_code: string | null;
+                            settlement_method: ("repair" | "replacement" | "indemnity") | null;
+                        } | null;
+                        description: string;
+                        device: {
+                            model: {
+                                id: number;
+                                name: string;
+                            };
+                            /** @description The contract’s serial number or IMEI when the claim was opened. */
+                            serial_number: string | null;
+                        };
+                        /** @description Uploaded documents, oldest first. */
+                        documents: {
+                            /** @description As recognised from the bytes. */
+                            content_type: string;
+                            /** @description The uploaded file’s name, sanitised; a label only. */
+                            filename: string;
+                            id: number;
+                            /** @enum {unknown} */
+                            kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
+                            /** @description SHA-256 of the bytes, hex. */
+                            sha256: string;
+                            /** @description Bytes. */
+                            size: number;
+                            /** @description When it was uploaded. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                            uploaded_at: string;
+                        }[];
+                        /** @description The contract’s franchise (deductible), taken from an approved amount. In reais (BRL), at most two decimals. */
+                        franchise: number;
+                        id: number;
+                        /** @description The contract’s maximum indemnity limit. In reais (BRL), at most two decimals. */
+                        lmi: number;
+                        /** @description `SIN-<year of created_at>-<6 digits>`, unique across the service. */
+                        number: string;
+                        /** @description When the loss occurred. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                        occurred_at: string;
+                        /** @description The police report; null when none was given. */
+                        police_report: {
+                            /** @description `YYYY-MM-DD`. */
+                            issued_on: string | null;
+                            /** @description The Boletim de Ocorrência number. */
+                            number: string | null;
+                        } | null;
+                        /** @description Kinds still missing: `robbery` and `qualified_theft` need `police_report`, `imei_block` and `invoice`; `accidental_damage` and `liquid_damage` need `photo` and `invoice`. */
+                        required_documents: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
+                        /** @description The settlement; null until settled. */
+                        settlement: {
+                            /** @description Repair order or transfer id. */
+                            reference: string | null;
+                            /** @description When. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                            settled_at: string;
+                        } | null;
+                        /**
+                         * @description `documents_pending` (Aguardando documentos) → `under_review` (Em análise) once no required document is missing → `approved` (Aprovado) or `denied` (Negado); `approved` → `settled` (Concluído). `withdrawn` (Desistência): the partner gave up before a decision.
+                         * @enum {unknown}
+                         */
+                        status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";
+                        /** @description The status in Portuguese. */
+                        status_label: string;
+                        subscription_id: number | null;
+                        /**
+                         * @description The peril: `robbery` (Roubo), `qualified_theft` (Furto qualificado), `accidental_damage` (Quebra acidental), `liquid_damage` (Danos por líquido).
+                         * @enum {unknown}
+                         */
+                        type: "robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage";
+                        /** @description The peril in Portuguese. */
+                        type_label: string;
+                        /** @description When it last changed. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_json",
+                     *       "message": "The request body is not valid JSON.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Claim not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request body did not arrive within 30 s.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body must not be larger than 1 MiB.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as application/json.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The outcome field is required.",
+                     *       "errors": {
+                     *         "outcome": [
+                     *           "The outcome field is required."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"] & {
+                        /** @enum {string} */
+                        code: "validation_failed" | "invalid_state" | "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Too many requests. */
+            429: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    settleSandboxClaim: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422. A retry sent while the first is still being processed waits for it and gets its answer. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Claim id, as returned when opened.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reference": "PIX-E2E-20261121-0001"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The repair order or transfer id, at most 100 characters. */
+                    reference?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key` (a kept 4xx is replayed the same way). */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "number": "SIN-2026-000001",
+                     *       "status": "documents_pending",
+                     *       "status_label": "Aguardando documentos",
+                     *       "type": "robbery",
+                     *       "type_label": "Roubo",
+                     *       "subscription_id": 1,
+                     *       "annual_plan_id": null,
+                     *       "customer": {
+                     *         "id": 1,
+                     *         "name": "Maria da Silva",
+                     *         "document": "52998224725"
+                     *       },
+                     *       "device": {
+                     *         "model": {
+                     *           "id": 2,
+                     *           "name": "iPhone 16 Pro"
+                     *         },
+                     *         "serial_number": "F2LXK0ABC123"
+                     *       },
+                     *       "occurred_at": "2026-11-20 21:30:00",
+                     *       "description": "Celular roubado na saída do metrô, levaram também a carteira.",
+                     *       "police_report": {
+                     *         "number": "BO-2026-112233",
+                     *         "issued_on": "2026-11-21"
+                     *       },
+                     *       "lmi": 8999,
+                     *       "franchise": 1349.85,
+                     *       "required_documents": [
+                     *         "police_report",
+                     *         "imei_block",
+                     *         "invoice"
+                     *       ],
+                     *       "documents": [],
+                     *       "decision": null,
+                     *       "settlement": null,
+                     *       "created_at": "2026-11-21 10:00:00",
+                     *       "updated_at": "2026-11-21 10:00:00"
+                     *     }
+                     */
+                    "application/json": {
+                        annual_plan_id: number | null;
+                        /** @description When it was opened. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                        created_at: string;
+                        customer: {
+                            document: string;
+                            id: number;
+                            name: string;
+                        };
+                        /** @description The decision; null until decided. */
+                        decision: {
+                            /** @description Approved amount. In reais; null when denied. */
+                            approved_amount: number | null;
+                            /** @description When it was decided. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                            decided_at: string;
+                            /** @description The adjuster’s note to the partner. */
+                            note: string | null;
+                            /** @enum {unknown} */
+                            outcome: "approved" | "denied";
+                            /** @description Approved amount − franchise, never below 0. In reais; null when denied. */
+                            payable_amount: number | null;
+                            /** @description Why it was denied: `not_covered`, `outside_coverage`, `late_notice`, `documents_invalid`, `fraud_suspected`, `other`. */
+                            reason_code: string | null;
+                            settlement_method: ("repair" | "replacement" | "indemnity") | null;
+                        } | null;
+                        description: string;
+                        device: {
+                            model: {
+                                id: number;
+                                name: string;
+                            };
+                            /** @description The contract’s serial number or IMEI when the claim was opened. */
+                            serial_number: string | null;
+                        };
+                        /** @description Uploaded documents, oldest first. */
+                        documents: {
+                            /** @description As recognised from the bytes. */
+                            content_type: string;
+                            /** @description The uploaded file’s name, sanitised; a label only. */
+                            filename: string;
+                            id: number;
+                            /** @enum {unknown} */
+                            kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
+                            /** @description SHA-256 of the bytes, hex. */
+                            sha256: string;
+                            /** @description Bytes. */
+                            size: number;
+                            /** @description When it was uploaded. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                            uploaded_at: string;
+                        }[];
+                        /** @description The contract’s franchise (deductible), taken from an approved amount. In reais (BRL), at most two decimals. */
+                        franchise: number;
+                        id: number;
+                        /** @description The contract’s maximum indemnity limit. In reais (BRL), at most two decimals. */
+                        lmi: number;
+                        /** @description `SIN-<year of created_at>-<6 digits>`, unique across the service. */
+                        number: string;
+                        /** @description When the loss occurred. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                        occurred_at: string;
+                        /** @description The police report; null when none was given. */
+                        police_report: {
+                            /** @description `YYYY-MM-DD`. */
+                            issued_on: string | null;
+                            /** @description The Boletim de Ocorrência number. */
+                            number: string | null;
+                        } | null;
+                        /** @description Kinds still missing: `robbery` and `qualified_theft` need `police_report`, `imei_block` and `invoice`; `accidental_damage` and `liquid_damage` need `photo` and `invoice`. */
+                        required_documents: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
+                        /** @description The settlement; null until settled. */
+                        settlement: {
+                            /** @description Repair order or transfer id. */
+                            reference: string | null;
+                            /** @description When. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                            settled_at: string;
+                        } | null;
+                        /**
+                         * @description `documents_pending` (Aguardando documentos) → `under_review` (Em análise) once no required document is missing → `approved` (Aprovado) or `denied` (Negado); `approved` → `settled` (Concluído). `withdrawn` (Desistência): the partner gave up before a decision.
+                         * @enum {unknown}
+                         */
+                        status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";
+                        /** @description The status in Portuguese. */
+                        status_label: string;
+                        subscription_id: number | null;
+                        /**
+                         * @description The peril: `robbery` (Roubo), `qualified_theft` (Furto qualificado), `accidental_damage` (Quebra acidental), `liquid_damage` (Danos por líquido).
+                         * @enum {unknown}
+                         */
+                        type: "robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage";
+                        /** @description The peril in Portuguese. */
+                        type_label: string;
+                        /** @description When it last changed. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_json",
+                     *       "message": "The request body is not valid JSON.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Claim not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request body did not arrive within 30 s.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in flight. */
+            409: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payment_in_progress",
+                     *       "message": "A payment of this item is in progress: try again once it has answered.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payment_in_progress";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body must not be larger than 1 MiB.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as application/json.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The Idempotency-Key header must be 1 to 255 visible ASCII characters.",
+                     *       "errors": {
+                     *         "Idempotency-Key": [
+                     *           "The Idempotency-Key header must be 1 to 255 visible ASCII characters."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"] & {
+                        /** @enum {string} */
+                        code: "validation_failed" | "invalid_state" | "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Too many requests. */
+            429: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
     getSandboxClock: {
         parameters: {
             query?: never;
@@ -9747,6 +10660,9 @@ export interface operations {
                      *         "expiry": {
                      *           "canceled": 0
                      *         },
+                     *         "subscription_end": {
+                     *           "expired": 0
+                     *         },
                      *         "coverage": {
                      *           "protected": 1,
                      *           "expired": 0
@@ -9790,6 +10706,10 @@ export interface operations {
                                 failed: number;
                                 refunded: number;
                                 retried: number;
+                            };
+                            /** @description Active subscriptions that expired once the month of their last installment had passed. */
+                            subscription_end: {
+                                expired: number;
                             };
                         };
                         /** @description The partner’s clock: what it does happens at this time (service time zone). `YYYY-MM-DD HH:MM:SS` in the service time zone. */
@@ -10873,7 +11793,7 @@ export interface operations {
                 /** @description Only this customer’s (CPF or CNPJ, bare or formatted). */
                 "filter[customer_document]"?: string | "";
                 /** @description Only this status. */
-                "filter[status]"?: ("pending" | "pago" | "canceled") | "";
+                "filter[status]"?: ("pending" | "pago" | "canceled" | "expired") | "";
                 /** @description Page number, starting at 1. */
                 page?: number | "";
                 /** @description Items per page (at most 100). */
@@ -10909,10 +11829,10 @@ export interface operations {
                                 /** @description The partner’s own words (`reason` of `POST /subscriptions/{id}/cancellation`); null otherwise. */
                                 comment: string | null;
                                 /**
-                                 * @description `partner_request` (`POST /subscriptions/{id}/cancellation`), `first_installment_unpaid` (installment 1 unpaid 30 days after contracting), `recurrence_failed` (an installment still declined after its last retry).
+                                 * @description `partner_request` (`POST /subscriptions/{id}/cancellation`), `first_installment_unpaid` (installment 1 unpaid 30 days after contracting), `recurrence_failed` (an installment still declined after its last retry), `claim_settled` (a claim settled by replacement or indemnity ended it).
                                  * @enum {unknown}
                                  */
-                                reason: "partner_request" | "first_installment_unpaid" | "recurrence_failed";
+                                reason: "partner_request" | "first_installment_unpaid" | "recurrence_failed" | "claim_settled";
                             } | null;
                             /** @description Own gateway: the card the recurrence charges (set by the payment, replaced by `PUT /subscriptions/{id}/card`); null when none. */
                             card: {
@@ -11047,10 +11967,15 @@ export interface operations {
                                 name: string;
                             };
                             /**
-                             * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid.
+                             * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid; `expired` once the month of its last installment has passed (installment k covers the month from its due date to the next one’s).
                              * @enum {unknown}
                              */
-                            status: "pending" | "pago" | "canceled";
+                            status: "pending" | "pago" | "canceled" | "expired";
+                            /**
+                             * @description The status in pt-BR.
+                             * @enum {unknown}
+                             */
+                            status_label: "Pendente" | "Pago" | "Cancelado" | "Expirado";
                             /** @description The store that made the sale. */
                             store_id: number | null;
                             /** @description When the subscription last changed (status, card, serials, cancellation). `YYYY-MM-DD HH:MM:SS` in the service time zone. */
@@ -11305,6 +12230,7 @@ export interface operations {
                      * @example {
                      *       "id": 1001,
                      *       "status": "pending",
+                     *       "status_label": "Pendente",
                      *       "plan": {
                      *         "id": 2,
                      *         "name": "Proteção Total 12x",
@@ -11375,10 +12301,10 @@ export interface operations {
                             /** @description The partner’s own words (`reason` of `POST /subscriptions/{id}/cancellation`); null otherwise. */
                             comment: string | null;
                             /**
-                             * @description `partner_request` (`POST /subscriptions/{id}/cancellation`), `first_installment_unpaid` (installment 1 unpaid 30 days after contracting), `recurrence_failed` (an installment still declined after its last retry).
+                             * @description `partner_request` (`POST /subscriptions/{id}/cancellation`), `first_installment_unpaid` (installment 1 unpaid 30 days after contracting), `recurrence_failed` (an installment still declined after its last retry), `claim_settled` (a claim settled by replacement or indemnity ended it).
                              * @enum {unknown}
                              */
-                            reason: "partner_request" | "first_installment_unpaid" | "recurrence_failed";
+                            reason: "partner_request" | "first_installment_unpaid" | "recurrence_failed" | "claim_settled";
                         } | null;
                         /** @description Own gateway: the card the recurrence charges (set by the payment, replaced by `PUT /subscriptions/{id}/card`); null when none. */
                         card: {
@@ -11513,10 +12439,15 @@ export interface operations {
                             name: string;
                         };
                         /**
-                         * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid.
+                         * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid; `expired` once the month of its last installment has passed (installment k covers the month from its due date to the next one’s).
                          * @enum {unknown}
                          */
-                        status: "pending" | "pago" | "canceled";
+                        status: "pending" | "pago" | "canceled" | "expired";
+                        /**
+                         * @description The status in pt-BR.
+                         * @enum {unknown}
+                         */
+                        status_label: "Pendente" | "Pago" | "Cancelado" | "Expirado";
                         /** @description The store that made the sale. */
                         store_id: number | null;
                         /** @description When the subscription last changed (status, card, serials, cancellation). `YYYY-MM-DD HH:MM:SS` in the service time zone. */
@@ -11767,6 +12698,7 @@ export interface operations {
                      * @example {
                      *       "id": 1001,
                      *       "status": "pending",
+                     *       "status_label": "Pendente",
                      *       "plan": {
                      *         "id": 2,
                      *         "name": "Proteção Total 12x",
@@ -11837,10 +12769,10 @@ export interface operations {
                             /** @description The partner’s own words (`reason` of `POST /subscriptions/{id}/cancellation`); null otherwise. */
                             comment: string | null;
                             /**
-                             * @description `partner_request` (`POST /subscriptions/{id}/cancellation`), `first_installment_unpaid` (installment 1 unpaid 30 days after contracting), `recurrence_failed` (an installment still declined after its last retry).
+                             * @description `partner_request` (`POST /subscriptions/{id}/cancellation`), `first_installment_unpaid` (installment 1 unpaid 30 days after contracting), `recurrence_failed` (an installment still declined after its last retry), `claim_settled` (a claim settled by replacement or indemnity ended it).
                              * @enum {unknown}
                              */
-                            reason: "partner_request" | "first_installment_unpaid" | "recurrence_failed";
+                            reason: "partner_request" | "first_installment_unpaid" | "recurrence_failed" | "claim_settled";
                         } | null;
                         /** @description Own gateway: the card the recurrence charges (set by the payment, replaced by `PUT /subscriptions/{id}/card`); null when none. */
                         card: {
@@ -11975,10 +12907,15 @@ export interface operations {
                             name: string;
                         };
                         /**
-                         * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid.
+                         * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid; `expired` once the month of its last installment has passed (installment k covers the month from its due date to the next one’s).
                          * @enum {unknown}
                          */
-                        status: "pending" | "pago" | "canceled";
+                        status: "pending" | "pago" | "canceled" | "expired";
+                        /**
+                         * @description The status in pt-BR.
+                         * @enum {unknown}
+                         */
+                        status_label: "Pendente" | "Pago" | "Cancelado" | "Expirado";
                         /** @description The store that made the sale. */
                         store_id: number | null;
                         /** @description When the subscription last changed (status, card, serials, cancellation). `YYYY-MM-DD HH:MM:SS` in the service time zone. */
@@ -12159,6 +13096,7 @@ export interface operations {
                      * @example {
                      *       "id": 1001,
                      *       "status": "pending",
+                     *       "status_label": "Pendente",
                      *       "plan": {
                      *         "id": 2,
                      *         "name": "Proteção Total 12x",
@@ -12229,10 +13167,10 @@ export interface operations {
                             /** @description The partner’s own words (`reason` of `POST /subscriptions/{id}/cancellation`); null otherwise. */
                             comment: string | null;
                             /**
-                             * @description `partner_request` (`POST /subscriptions/{id}/cancellation`), `first_installment_unpaid` (installment 1 unpaid 30 days after contracting), `recurrence_failed` (an installment still declined after its last retry).
+                             * @description `partner_request` (`POST /subscriptions/{id}/cancellation`), `first_installment_unpaid` (installment 1 unpaid 30 days after contracting), `recurrence_failed` (an installment still declined after its last retry), `claim_settled` (a claim settled by replacement or indemnity ended it).
                              * @enum {unknown}
                              */
-                            reason: "partner_request" | "first_installment_unpaid" | "recurrence_failed";
+                            reason: "partner_request" | "first_installment_unpaid" | "recurrence_failed" | "claim_settled";
                         } | null;
                         /** @description Own gateway: the card the recurrence charges (set by the payment, replaced by `PUT /subscriptions/{id}/card`); null when none. */
                         card: {
@@ -12367,10 +13305,15 @@ export interface operations {
                             name: string;
                         };
                         /**
-                         * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid.
+                         * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid; `expired` once the month of its last installment has passed (installment k covers the month from its due date to the next one’s).
                          * @enum {unknown}
                          */
-                        status: "pending" | "pago" | "canceled";
+                        status: "pending" | "pago" | "canceled" | "expired";
+                        /**
+                         * @description The status in pt-BR.
+                         * @enum {unknown}
+                         */
+                        status_label: "Pendente" | "Pago" | "Cancelado" | "Expirado";
                         /** @description The store that made the sale. */
                         store_id: number | null;
                         /** @description When the subscription last changed (status, card, serials, cancellation). `YYYY-MM-DD HH:MM:SS` in the service time zone. */
@@ -12659,6 +13602,7 @@ export interface operations {
                      * @example {
                      *       "id": 1001,
                      *       "status": "pending",
+                     *       "status_label": "Pendente",
                      *       "plan": {
                      *         "id": 2,
                      *         "name": "Proteção Total 12x",
@@ -12729,10 +13673,10 @@ export interface operations {
                             /** @description The partner’s own words (`reason` of `POST /subscriptions/{id}/cancellation`); null otherwise. */
                             comment: string | null;
                             /**
-                             * @description `partner_request` (`POST /subscriptions/{id}/cancellation`), `first_installment_unpaid` (installment 1 unpaid 30 days after contracting), `recurrence_failed` (an installment still declined after its last retry).
+                             * @description `partner_request` (`POST /subscriptions/{id}/cancellation`), `first_installment_unpaid` (installment 1 unpaid 30 days after contracting), `recurrence_failed` (an installment still declined after its last retry), `claim_settled` (a claim settled by replacement or indemnity ended it).
                              * @enum {unknown}
                              */
-                            reason: "partner_request" | "first_installment_unpaid" | "recurrence_failed";
+                            reason: "partner_request" | "first_installment_unpaid" | "recurrence_failed" | "claim_settled";
                         } | null;
                         /** @description Own gateway: the card the recurrence charges (set by the payment, replaced by `PUT /subscriptions/{id}/card`); null when none. */
                         card: {
@@ -12867,10 +13811,15 @@ export interface operations {
                             name: string;
                         };
                         /**
-                         * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid.
+                         * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid; `expired` once the month of its last installment has passed (installment k covers the month from its due date to the next one’s).
                          * @enum {unknown}
                          */
-                        status: "pending" | "pago" | "canceled";
+                        status: "pending" | "pago" | "canceled" | "expired";
+                        /**
+                         * @description The status in pt-BR.
+                         * @enum {unknown}
+                         */
+                        status_label: "Pendente" | "Pago" | "Cancelado" | "Expirado";
                         /** @description The store that made the sale. */
                         store_id: number | null;
                         /** @description When the subscription last changed (status, card, serials, cancellation). `YYYY-MM-DD HH:MM:SS` in the service time zone. */
@@ -13194,6 +14143,7 @@ export interface operations {
                      * @example {
                      *       "id": 1001,
                      *       "status": "pending",
+                     *       "status_label": "Pendente",
                      *       "plan": {
                      *         "id": 2,
                      *         "name": "Proteção Total 12x",
@@ -13264,10 +14214,10 @@ export interface operations {
                             /** @description The partner’s own words (`reason` of `POST /subscriptions/{id}/cancellation`); null otherwise. */
                             comment: string | null;
                             /**
-                             * @description `partner_request` (`POST /subscriptions/{id}/cancellation`), `first_installment_unpaid` (installment 1 unpaid 30 days after contracting), `recurrence_failed` (an installment still declined after its last retry).
+                             * @description `partner_request` (`POST /subscriptions/{id}/cancellation`), `first_installment_unpaid` (installment 1 unpaid 30 days after contracting), `recurrence_failed` (an installment still declined after its last retry), `claim_settled` (a claim settled by replacement or indemnity ended it).
                              * @enum {unknown}
                              */
-                            reason: "partner_request" | "first_installment_unpaid" | "recurrence_failed";
+                            reason: "partner_request" | "first_installment_unpaid" | "recurrence_failed" | "claim_settled";
                         } | null;
                         /** @description Own gateway: the card the recurrence charges (set by the payment, replaced by `PUT /subscriptions/{id}/card`); null when none. */
                         card: {
@@ -13402,10 +14352,15 @@ export interface operations {
                             name: string;
                         };
                         /**
-                         * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid.
+                         * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid; `expired` once the month of its last installment has passed (installment k covers the month from its due date to the next one’s).
                          * @enum {unknown}
                          */
-                        status: "pending" | "pago" | "canceled";
+                        status: "pending" | "pago" | "canceled" | "expired";
+                        /**
+                         * @description The status in pt-BR.
+                         * @enum {unknown}
+                         */
+                        status_label: "Pendente" | "Pago" | "Cancelado" | "Expirado";
                         /** @description The store that made the sale. */
                         store_id: number | null;
                         /** @description When the subscription last changed (status, card, serials, cancellation). `YYYY-MM-DD HH:MM:SS` in the service time zone. */
@@ -14271,6 +15226,7 @@ export interface operations {
                      * @example {
                      *       "id": 1001,
                      *       "status": "pending",
+                     *       "status_label": "Pendente",
                      *       "plan": {
                      *         "id": 2,
                      *         "name": "Proteção Total 12x",
@@ -14341,10 +15297,10 @@ export interface operations {
                             /** @description The partner’s own words (`reason` of `POST /subscriptions/{id}/cancellation`); null otherwise. */
                             comment: string | null;
                             /**
-                             * @description `partner_request` (`POST /subscriptions/{id}/cancellation`), `first_installment_unpaid` (installment 1 unpaid 30 days after contracting), `recurrence_failed` (an installment still declined after its last retry).
+                             * @description `partner_request` (`POST /subscriptions/{id}/cancellation`), `first_installment_unpaid` (installment 1 unpaid 30 days after contracting), `recurrence_failed` (an installment still declined after its last retry), `claim_settled` (a claim settled by replacement or indemnity ended it).
                              * @enum {unknown}
                              */
-                            reason: "partner_request" | "first_installment_unpaid" | "recurrence_failed";
+                            reason: "partner_request" | "first_installment_unpaid" | "recurrence_failed" | "claim_settled";
                         } | null;
                         /** @description Own gateway: the card the recurrence charges (set by the payment, replaced by `PUT /subscriptions/{id}/card`); null when none. */
                         card: {
@@ -14479,10 +15435,15 @@ export interface operations {
                             name: string;
                         };
                         /**
-                         * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid.
+                         * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid; `expired` once the month of its last installment has passed (installment k covers the month from its due date to the next one’s).
                          * @enum {unknown}
                          */
-                        status: "pending" | "pago" | "canceled";
+                        status: "pending" | "pago" | "canceled" | "expired";
+                        /**
+                         * @description The status in pt-BR.
+                         * @enum {unknown}
+                         */
+                        status_label: "Pendente" | "Pago" | "Cancelado" | "Expirado";
                         /** @description The store that made the sale. */
                         store_id: number | null;
                         /** @description When the subscription last changed (status, card, serials, cancellation). `YYYY-MM-DD HH:MM:SS` in the service time zone. */
@@ -14965,7 +15926,7 @@ export interface operations {
                     /** @description Your note about the endpoint, at most 255 characters. */
                     description?: string | null;
                     /** @description Event types sent to this endpoint, or `["*"]` for all of them. `ping` always reaches the endpoint it was sent to. */
-                    events?: ("*" | "subscription.created" | "subscription.activated" | "subscription.canceled" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "claim.opened" | "claim.under_review" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn")[];
+                    events?: ("*" | "subscription.created" | "subscription.activated" | "subscription.canceled" | "subscription.expired" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "claim.opened" | "claim.under_review" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn")[];
                     /** @description Absolute address events are POSTed to, at most 2048 characters, without credentials. In production `https` only, and its host must resolve to public addresses (no loopback, private, link-local, shared, unique-local, multicast or unspecified ones); the test environment also allows `http` and loopback. Redirects are not followed. */
                     url: string;
                 };
@@ -15657,7 +16618,7 @@ export interface operations {
                     /** @description Your note about the endpoint, at most 255 characters. */
                     description?: string | null;
                     /** @description Event types sent to this endpoint, or `["*"]` for all of them. `ping` always reaches the endpoint it was sent to. */
-                    events?: ("*" | "subscription.created" | "subscription.activated" | "subscription.canceled" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "claim.opened" | "claim.under_review" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn")[];
+                    events?: ("*" | "subscription.created" | "subscription.activated" | "subscription.canceled" | "subscription.expired" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "claim.opened" | "claim.under_review" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn")[];
                     /**
                      * @description `enabled` starts delivering again (also after the service disabled it); `disabled` pauses.
                      * @enum {unknown}

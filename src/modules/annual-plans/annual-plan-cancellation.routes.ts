@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import { errorResponses, Id, Money, nullable, Timestamp } from '../../http/http-schemas.js'
 import { baseUrl } from '../../http/links.js'
 import { commit } from '../../plugins/unit-of-work.js'
-import { eventContext } from '../events/event.service.js'
+import { renderingContext } from '../events/event.service.js'
 import { cancellationRequestResource } from './annual-plan.mapper.js'
 import { AnnualPlan, AnnualPlanParams } from './annual-plan.schemas.js'
 import { showAnnualPlan } from './annual-plan.service.js'
@@ -68,7 +68,7 @@ the service time zone. \`refund_due_date\` is the confirmation date + 15 calenda
 export const annualPlanCancellationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { config } = app
   const timeZone = config.timeZone
-  const rendering = eventContext(config)
+  const rendering = renderingContext(config)
 
   app.put(
     '/annual-plans/:id/cancellation',

@@ -2,7 +2,7 @@ import type { Trx } from '../../db/database.js'
 import type { Moment } from '../../shared/clock.js'
 import { NotFoundError, StateError } from '../../shared/errors.js'
 import { addDays, formatDate } from '../../shared/time.js'
-import type { EventContext } from '../events/event.service.js'
+import type { RenderingContext } from '../events/event.service.js'
 import { PaymentInProgressError } from '../payments/payment.errors.js'
 import {
   type AnnualPlanRow,
@@ -34,7 +34,7 @@ export async function requestCancellation(
   id: number,
   reason: string | null,
   now: string,
-  rendering: EventContext,
+  rendering: RenderingContext,
 ): Promise<{ plan: AnnualPlanRow; cancellation: CancellationRow }> {
   const plan = await requireAnnualPlanRow(trx, partnerId, id)
   for (let attempt = 0; attempt < PROTOCOL_ATTEMPTS; attempt++) {
@@ -70,7 +70,7 @@ export async function confirmCancellation(
   id: number,
   protocol: string,
   { now, timeZone }: Moment,
-  rendering: EventContext,
+  rendering: RenderingContext,
 ): Promise<void> {
   const plan = await requireAnnualPlanRow(trx, partnerId, id)
   const cancellation = await findCancellation(trx, plan.id)
@@ -104,7 +104,7 @@ export async function endByClaimSettlement(
   partnerId: number,
   planId: number,
   now: string,
-  rendering: EventContext,
+  rendering: RenderingContext,
 ): Promise<void> {
   const plan = await requireAnnualPlanRow(trx, partnerId, planId)
   const status = statusAt(plan, now)

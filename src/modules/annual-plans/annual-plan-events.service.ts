@@ -1,7 +1,7 @@
 import type { Db, Trx } from '../../db/database.js'
 import type { PartnerScope } from '../../db/partner-scope.js'
 import { retryingTransaction } from '../../db/transaction.js'
-import { type EventContext, type EventType, recordEvent } from '../events/event.service.js'
+import { type EventType, type RenderingContext, recordEvent } from '../events/event.service.js'
 import { annualPlanResource } from './annual-plan.mapper.js'
 import {
   type CoverageLag,
@@ -22,7 +22,7 @@ export async function recordAnnualPlanEvent(
   type: AnnualPlanEventType,
   id: number,
   now: string,
-  { base, timeZone }: EventContext,
+  { base, timeZone }: RenderingContext,
 ): Promise<void> {
   const view = await findAnnualPlanViewById(trx, id)
   if (!view) throw new Error(`annual plan ${id} not found for its event`)
@@ -36,7 +36,7 @@ export async function recordAnnualPlanEvent(
  * clock passed both unseen). The update is guarded by the status read, so of the worker and
  * readers racing, one writes the events, once. Answers what it changed.
  */
-async function catchUp(trx: Trx, plan: CoverageLag, now: string, rendering: EventContext) {
+async function catchUp(trx: Trx, plan: CoverageLag, now: string, rendering: RenderingContext) {
   const target = statusAt(plan, now)
   if (target === plan.status || (target !== 'protected' && target !== 'expired')) return NOTHING
   if (!(await persistCoverageStatus(trx, plan, target))) return NOTHING
@@ -55,7 +55,7 @@ const NOTHING = { protected: 0, expired: 0 }
 export async function advanceCoverageClock(
   db: Db,
   now: string,
-  rendering: EventContext,
+  rendering: RenderingContext,
   { batchSize = 100, scope }: { batchSize?: number; scope?: PartnerScope } = {},
 ) {
   const total = { protected: 0, expired: 0 }
@@ -88,7 +88,7 @@ export async function catchUpCoverageOf(
   db: Db,
   plans: CoverageLag[],
   now: string,
-  rendering: EventContext,
+  rendering: RenderingContext,
 ): Promise<boolean> {
   const lagging = plans.filter((plan) => lagsAt(plan, now))
   if (lagging.length === 0) return false

@@ -4,7 +4,7 @@ import { errorResponses } from '../../http/http-schemas.js'
 import { baseUrl } from '../../http/links.js'
 import { cardCallContext } from '../../plugins/context.js'
 import { commit, refusal, settlement } from '../../plugins/unit-of-work.js'
-import { eventContext } from '../events/event.service.js'
+import { renderingContext } from '../events/event.service.js'
 import { CARD_CALL_FAILURES, CardDeclinedError } from '../payments/card.js'
 import { type ChargeResult, refuseWrongGateway } from '../payments/payment-gateway.js'
 import { paymentNoticeResource } from './annual-plan.mapper.js'
@@ -88,7 +88,7 @@ Cover (\`starts_at\`) begins at 00:00 (service time zone) of the day after the p
 export const annualPlanPaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config } = app
   const timeZone = config.timeZone
-  const events = eventContext(config)
+  const events = renderingContext(config)
 
   app.post(
     '/annual-plans/:id/payment',

@@ -4,7 +4,7 @@ import type { Clock } from '../../shared/clock.js'
 import { GatewayModeError, StateError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
-import type { EventContext } from '../events/event.service.js'
+import type { RenderingContext } from '../events/event.service.js'
 import { CardDeclinedError, type CardInput, requireCard } from '../payments/card.js'
 import { type CardTestingContext, refuseCardTesting } from '../payments/card-testing.service.js'
 import type { CardAttemptRow } from '../payments/first-charge.service.js'
@@ -49,7 +49,7 @@ export async function payAnnualPlanByCard(
   creditCard: CardInput,
   installments: number,
   context: CardPaymentContext &
-    EventContext &
+    RenderingContext &
     CardTestingContext & { settleIn?: Transactor<ChargeResult> | null },
 ): Promise<void> {
   const { clock, timeZone } = context
@@ -117,7 +117,7 @@ async function recordCardCharge(
   plan: AnnualPlanRow,
   charged: FirstCardCharge,
   at: string,
-  { timeZone, base }: EventContext,
+  { timeZone, base }: RenderingContext,
 ): Promise<ChargeResult> {
   const { result } = charged
   if (!(await claimRecording(trx, charged))) return result
@@ -156,7 +156,7 @@ export async function reconcileAnnualPlanCharge(
   db: Db,
   gateway: PaymentGateway,
   attempt: CardAttemptRow,
-  { clock, ...events }: { clock: Clock } & EventContext,
+  { clock, ...rendering }: { clock: Clock } & RenderingContext,
 ): Promise<ChargeResult> {
   const plan =
     attempt.annual_plan_id === null
@@ -165,7 +165,7 @@ export async function reconcileAnnualPlanCharge(
   if (!plan) throw new Error(`card attempt ${attempt.id} names no annual plan`)
   const charged = await replayAttempt(gateway, attempt)
   return retryingTransaction(db, (trx) =>
-    recordCardCharge(trx, plan, charged, clock.now().toISOString(), events),
+    recordCardCharge(trx, plan, charged, clock.now().toISOString(), rendering),
   )
 }
 
@@ -187,7 +187,7 @@ export function assertNotifiable(partner: PartnerContext, plan: AnnualPlanRow, n
 export async function recordNotifiedPayment(
   trx: Trx,
   plan: AnnualPlanRow,
-  { now, timeZone, base }: { now: string } & EventContext,
+  { now, timeZone, base }: { now: string } & RenderingContext,
 ): Promise<AnnualPlanRow | null> {
   const payment = paymentAt(plan.id, now, timeZone)
   if (!(await markPaid(trx, plan.id, payment))) return null
@@ -205,7 +205,7 @@ export async function notifyAnnualPlanPayment(
   trx: Trx,
   partner: PartnerContext,
   id: number,
-  moment: { now: string } & EventContext,
+  moment: { now: string } & RenderingContext,
 ): Promise<AnnualPlanRow> {
   const plan = await requireAnnualPlanRow(trx, partner.partnerId, id)
   assertNotifiable(partner, plan, moment.now)

@@ -2,7 +2,7 @@ import type { Db, Trx } from '../../db/database.js'
 import type { PartnerScope } from '../../db/partner-scope.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import { NotFoundError, StateError } from '../../shared/errors.js'
-import type { EventContext } from '../events/event.service.js'
+import type { RenderingContext } from '../events/event.service.js'
 import { GatewayRefusedError, GatewayUnavailableError } from '../payments/payment.errors.js'
 import { approvedCardCharge, atGateway, type CardPaymentContext } from '../payments/payment.service.js'
 import type { PaymentGateway } from '../payments/payment-gateway.js'
@@ -73,8 +73,8 @@ export async function payDueRefund(
     clock,
     claimSeconds,
     log,
-    events,
-  }: Pick<CardPaymentContext, 'clock' | 'claimSeconds' | 'log'> & { events: EventContext },
+    rendering,
+  }: Pick<CardPaymentContext, 'clock' | 'claimSeconds' | 'log'> & { rendering: RenderingContext },
 ): Promise<RefundAttempt | undefined> {
   const now = clock.now().toISOString()
   const until = new Date(Date.parse(now) + claimSeconds * 1000).toISOString()
@@ -97,7 +97,7 @@ export async function payDueRefund(
     const reason = reasonOf(error)
     if (reason === 'unexpected error') log.error({ err: error, ...details }, 'refund failed unexpectedly')
     return retryingTransaction(db, (trx) =>
-      recordFailure(trx, refund, until, reason, clock.now().toISOString(), events),
+      recordFailure(trx, refund, until, reason, clock.now().toISOString(), rendering),
     )
   }
   try {
@@ -113,7 +113,7 @@ export async function payDueRefund(
         throw new Error(`refund ${refund.id} was taken over during its gateway call`)
       }
       await recordInLedger(trx, refund, { outcome: 'refunded', transactionId: refundId }, at)
-      await recordAnnualPlanEvent(trx, 'annual_plan.refund_updated', refund.annual_plan_id, at, events)
+      await recordAnnualPlanEvent(trx, 'annual_plan.refund_updated', refund.annual_plan_id, at, rendering)
     })
   } catch (error) {
     log.error({ err: error, ...details, gateway_refund_id: refundId }, 'refund paid but not recorded')
@@ -128,7 +128,7 @@ async function recordFailure(
   until: string,
   reason: string,
   now: string,
-  events: EventContext,
+  rendering: RenderingContext,
 ): Promise<RefundAttempt | undefined> {
   const retryAt = refundRetryAt(refund.attempts + 1, now, refund.give_up_at)
   const changes = retryAt
@@ -138,7 +138,7 @@ async function recordFailure(
   await recordInLedger(trx, refund, { outcome: 'failed', transactionId: null, declineCode: reason }, now)
   // refund_status changes only when the refund is given up (a retry keeps it `pending`).
   if (!retryAt)
-    await recordAnnualPlanEvent(trx, 'annual_plan.refund_updated', refund.annual_plan_id, now, events)
+    await recordAnnualPlanEvent(trx, 'annual_plan.refund_updated', refund.annual_plan_id, now, rendering)
   return retryAt ? 'retry' : 'failed'
 }
 
@@ -157,7 +157,7 @@ export async function retryFailedRefund(
   db: Db,
   planId: number,
   now: string,
-  events: EventContext,
+  rendering: RenderingContext,
 ): Promise<RefundRow> {
   return retryingTransaction(db, async (trx) => {
     const refund = await findRefundOfPlan(trx, planId)
@@ -165,7 +165,7 @@ export async function retryFailedRefund(
     if (!(await requeueRefund(trx, refund.id, { now, giveUpAt: giveUpAfter(now) }))) {
       throw new StateError(`The refund of annual plan ${planId} is ${refund.status}, not failed.`)
     }
-    await recordAnnualPlanEvent(trx, 'annual_plan.refund_updated', planId, now, events)
+    await recordAnnualPlanEvent(trx, 'annual_plan.refund_updated', planId, now, rendering)
     return (await findRefundOfPlan(trx, planId)) as RefundRow
   })
 }

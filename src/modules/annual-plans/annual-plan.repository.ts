@@ -4,7 +4,7 @@ import { claimLease, notHeld, releaseLease } from '../../db/lease.js'
 import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
 import { CUSTOMER_VIEW_COLUMNS, customerIdsWithDocument } from '../customers/customer-view.repository.js'
 import { recordPayment } from '../payments/payment.repository.js'
-import type { PaymentOutcome, PaymentRoute } from '../payments/payment.table.js'
+import type { PaymentChannel, PaymentOutcome } from '../payments/payment.table.js'
 import type {
   AnnualPlanCancellationsTable,
   AnnualPlanStatus,
@@ -343,7 +343,12 @@ export async function persistCoverageStatus(
 export async function recordInLedger(
   trx: Trx,
   plan: AnnualPlanRow,
-  entry: { route: PaymentRoute; outcome: PaymentOutcome; transactionId: string | null; declineCode?: string },
+  entry: {
+    route: PaymentChannel
+    outcome: PaymentOutcome
+    transactionId: string | null
+    declineCode?: string
+  },
   now: string,
 ): Promise<void> {
   await recordPayment(trx, {

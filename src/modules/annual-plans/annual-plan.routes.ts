@@ -4,7 +4,7 @@ import { baseUrl, pageFor } from '../../http/links.js'
 import { commit } from '../../plugins/unit-of-work.js'
 import { normalizeDocument } from '../../shared/documents.js'
 import { PageOf, pageOffset } from '../../shared/pagination.js'
-import { eventContext } from '../events/event.service.js'
+import { renderingContext } from '../events/event.service.js'
 import { AnnualPlan, AnnualPlanBody, AnnualPlanListQuery, AnnualPlanParams } from './annual-plan.schemas.js'
 import { contractAnnualPlan, listAnnualPlans, readAnnualPlan, showAnnualPlan } from './annual-plan.service.js'
 
@@ -16,7 +16,7 @@ of cover, \`expired\` from \`ends_at\`, \`canceled\` once a cancellation is conf
 
 export const annualPlanRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config, clock } = app
-  const rendering = eventContext(config)
+  const rendering = renderingContext(config)
 
   app.post(
     '/annual-plans',

@@ -7,7 +7,7 @@ import { applyRateBp } from '../../shared/money.js'
 import type { PartnerContext } from '../auth/partner-context.js'
 import { resolveCustomer } from '../customers/customer-reference.js'
 import { protectDevices } from '../devices/device-protection.service.js'
-import type { EventContext } from '../events/event.service.js'
+import type { RenderingContext } from '../events/event.service.js'
 import { type AnnualQuote, quoteAnnualPlan } from '../plans/quotation.service.js'
 import { checkSellingStore } from '../shopkeepers/shopkeeper.service.js'
 import { annualPlanResource, type ViewContext } from './annual-plan.mapper.js'
@@ -33,7 +33,7 @@ export async function contractAnnualPlan(
   partner: PartnerContext,
   body: AnnualPlanBody,
   time: PartnerTime,
-  rendering: EventContext,
+  rendering: RenderingContext,
 ): Promise<number> {
   const { partnerId } = partner
   const { now } = time
@@ -72,7 +72,11 @@ export async function contractAnnualPlan(
     { field: 'imei', label: 'imei', value: imei },
     { field: 'imei_2', label: 'imei 2', value: imei2 },
   ]
-  await protectDevices(trx, { annualPlanId: id }, devices, { ...time, partnerId })
+  await protectDevices(trx, { annualPlanId: id }, devices, {
+    ...time,
+    partnerId,
+    timeZone: rendering.timeZone,
+  })
   await recordAnnualPlanEvent(trx, 'annual_plan.created', id, now, rendering)
   return id
 }
@@ -135,7 +139,7 @@ export async function readAnnualPlan(
   partnerId: number,
   id: number,
   view: ViewContext,
-  rendering: EventContext,
+  rendering: RenderingContext,
 ) {
   const row = await findAnnualPlanView(db, partnerId, id)
   if (!row) throw new NotFoundError('Annual plan')
@@ -153,7 +157,7 @@ export async function listAnnualPlans(
   filter: AnnualPlanFilter,
   page: { offset: number; limit: number },
   view: ViewContext,
-  rendering: EventContext,
+  rendering: RenderingContext,
 ) {
   let { rows, total } = await listAnnualPlanViews(db, partnerId, filter, view.now, page)
   if (await catchUpCoverageOf(db, rows, view.now, rendering)) {

@@ -1,7 +1,7 @@
 import type { Db, Trx } from '../../db/database.js'
 import { NotFoundError, StateError, ValidationError } from '../../shared/errors.js'
 import { endByClaimSettlement as endAnnualPlan } from '../annual-plans/annual-plan-cancellation.service.js'
-import type { EventContext } from '../events/event.service.js'
+import type { RenderingContext } from '../events/event.service.js'
 import { endByClaimSettlement as endSubscription } from '../subscriptions/subscription-cancellation.service.js'
 import { type ClaimView, findClaimView, findClaimViewById, transitionClaim } from './claim.repository.js'
 import {
@@ -32,7 +32,7 @@ export type Decider = { operator: true } | { partnerId: number }
 export interface Moment {
   /** UTC ISO instant. */
   now: string
-  rendering: EventContext
+  rendering: RenderingContext
 }
 
 export interface Approval {

@@ -2,30 +2,51 @@ import type { ExpressionBuilder } from 'kysely'
 import type { Database, Trx } from '../../db/database.js'
 import { prepared } from '../../db/prepared.js'
 import type { PartnerTime } from '../../shared/clock.js'
+import { formatDate } from '../../shared/time.js'
 
 /** Who holds a device's protection. */
 export type Holder = { subscriptionId: number } | { annualPlanId: number }
 
 type Protections = ExpressionBuilder<Database, 'device_protections'>
 
-/** When a partner contracts: its own time, and real time for what other partners hold. */
-export type ContractTime = PartnerTime & { partnerId: number }
+/**
+ * When a partner contracts: its own time, and real time for what other partners hold; the service
+ * zone reads the days subscriptions end on.
+ */
+export type ContractTime = PartnerTime & { partnerId: number; timeZone: string }
+
+/** The instants `ended` compares, and the days of them. */
+type EndTime = { partnerId: number; now: string; realNow: string; today: string; realToday: string }
 
 /**
- * The row's protection is over: its subscription canceled, or its annual plan canceled or past
- * the end of its cover (`expired` follows from the clock, so the stored status may lag). The end
- * of cover is read at real time, or at the partner's own clock for its own plan: a partner whose
- * sandbox clock is years ahead does not end another partner's cover. Once over it never holds
- * again: neither a canceled nor an expired protection comes back.
+ * The row's protection is over: its subscription canceled or past its last month (`ends_on`), or
+ * its annual plan canceled or past the end of its cover (`expired` follows from the clock, so the
+ * stored status may lag). The end is read at real time, or at the partner's own clock for its own
+ * contract: a partner whose sandbox clock is years ahead does not end another partner's cover.
+ * Once over it never holds again: neither a canceled nor an expired protection comes back.
  */
-function ended(eb: Protections, { partnerId, now, realNow }: ContractTime) {
+function ended(eb: Protections, { partnerId, now, realNow, today, realToday }: EndTime) {
   return eb.or([
     eb.exists(
       eb
         .selectFrom('subscriptions as s')
         .select('s.id')
         .whereRef('s.id', '=', 'device_protections.subscription_id')
-        .where('s.status', '=', 'canceled'),
+        .where((subscription) =>
+          subscription.or([
+            subscription('s.status', '=', 'canceled'),
+            subscription.and([
+              subscription('s.status', '=', 'pago'),
+              subscription.or([
+                subscription('s.ends_on', '<=', realToday),
+                subscription.and([
+                  subscription('s.partner_id', '=', partnerId),
+                  subscription('s.ends_on', '<=', today),
+                ]),
+              ]),
+            ]),
+          ]),
+        ),
     ),
     eb.exists(
       eb
@@ -67,6 +88,8 @@ export async function claimDevices(
     time.partnerId,
     time.now,
     time.realNow,
+    formatDate(time.now, time.timeZone),
+    formatDate(time.realNow, time.timeZone),
   )
   return new Set(rows.map((row) => row.device_key))
 }
@@ -79,19 +102,15 @@ const claims = new Map<number, Claim>()
 
 /**
  * The claim of `count` keys: run with the keys, then subscription id, annual plan id, and the
- * contract's time (partner id, now, real now).
+ * contract's time (partner id, now, real now, and their days).
  */
 function claimStatement(count: number): Claim {
   let claim = claims.get(count)
   if (!claim) {
     claim = prepared((trx: Trx, ...values: (string | number | null)[]) => {
-      const [subscriptionId, annualPlanId, partnerId, now, realNow] = values.slice(count) as [
-        number | null,
-        number | null,
-        number,
-        string,
-        string,
-      ]
+      const [subscriptionId, annualPlanId, partnerId, now, realNow, today, realToday] = values.slice(
+        count,
+      ) as [number | null, number | null, number, string, string, string, string]
       return trx
         .insertInto('device_protections')
         .values(
@@ -110,7 +129,9 @@ function claimStatement(count: number): Claim {
               annual_plan_id: eb.ref('excluded.annual_plan_id'),
               created_at: eb.ref('excluded.created_at'),
             }))
-            .where((eb) => ended(eb as unknown as Protections, { partnerId, now, realNow })),
+            .where((eb) =>
+              ended(eb as unknown as Protections, { partnerId, now, realNow, today, realToday }),
+            ),
         )
         .returning('device_key')
     })

@@ -18,6 +18,8 @@ export const EVENT_TYPES = [
   'subscription.created',
   'subscription.activated',
   'subscription.canceled',
+  // Written by the worker or the first read once the last installment's month has passed.
+  'subscription.expired',
   'installment.paid',
   'installment.payment_failed',
   'annual_plan.created',
@@ -47,13 +49,13 @@ export const EVENT_RETENTION_DAYS = 30
  * rendered once, for whoever reads them later (a webhook, a poll from anywhere), so the base is the
  * configured public address, not the Host of the request that caused the change.
  */
-export interface EventContext {
+export interface RenderingContext {
   base: string
   timeZone: string
 }
 
 /** AMPARO_PUBLIC_URL, or the local address the service listens on by default. */
-export function eventContext(config: Pick<Config, 'publicUrl' | 'port' | 'timeZone'>): EventContext {
+export function renderingContext(config: Pick<Config, 'publicUrl' | 'port' | 'timeZone'>): RenderingContext {
   return { base: config.publicUrl || `http://localhost:${config.port}`, timeZone: config.timeZone }
 }
 

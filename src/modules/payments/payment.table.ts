@@ -1,6 +1,7 @@
 import type { Generated } from 'kysely'
 
-export type PaymentRoute = 'notification' | 'card' | 'recurrence' | 'refund'
+/** How money moved: a partner's notification, a card at the counter, the recurrence, a refund (the ledger's `route`). */
+export type PaymentChannel = 'notification' | 'card' | 'recurrence' | 'refund'
 /** A refund attempt is `refunded` (the gateway took it) or `failed` (an error; retried later). */
 export type PaymentOutcome = 'approved' | 'declined' | 'recorded' | 'refunded' | 'failed'
 
@@ -12,7 +13,7 @@ export interface PaymentsTable {
   installment_id: number | null
   annual_plan_id: number | null
   amount: number
-  route: PaymentRoute
+  route: PaymentChannel
   outcome: PaymentOutcome
   decline_code: string | null
   /** The gateway's reference of the charge (of the refund, for a refund), when there was one. */

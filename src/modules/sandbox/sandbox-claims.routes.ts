@@ -4,7 +4,7 @@ import { commit } from '../../plugins/unit-of-work.js'
 import { amountToCents } from '../../shared/money.js'
 import { Claim, ClaimParams } from '../claims/claim.schemas.js'
 import { approveClaim, denyClaim, settleClaim } from '../claims/claim-decision.service.js'
-import { eventContext } from '../events/event.service.js'
+import { renderingContext } from '../events/event.service.js'
 import { DecisionBody, SettleBody } from './sandbox-claims.schemas.js'
 
 const tags = ['Sandbox']
@@ -19,7 +19,7 @@ once one wins, the other answers 422 \`invalid_state\`; a claim in another statu
  */
 export const sandboxClaimRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { config } = app
-  const rendering = eventContext(config)
+  const rendering = renderingContext(config)
 
   app.post(
     '/sandbox/claims/:id/decision',

@@ -42,6 +42,10 @@ export const AdvanceJobs = Type.Object(
       ['canceled'] as const,
       'Pending subscriptions canceled 30 days after contracting, unpaid.',
     ),
+    subscription_end: Counts(
+      ['expired'] as const,
+      'Active subscriptions that expired once the month of their last installment had passed.',
+    ),
     coverage: Counts(['protected', 'expired'] as const, 'Annual plans whose coverage started, or ended.'),
     refunds: Counts(
       ['refunded', 'retried', 'failed', 'errors'] as const,
@@ -62,6 +66,7 @@ export const AdvancedClock = Type.Object(
           days: 31,
           recurrence: { charged: 0, declined: 1, refused: 0, canceled: 0, errors: 0 },
           expiry: { canceled: 0 },
+          subscription_end: { expired: 0 },
           coverage: { protected: 1, expired: 0 },
           refunds: { refunded: 0, retried: 0, failed: 0, errors: 0 },
         },

@@ -77,6 +77,7 @@ export interface AdvanceDeps {
 const NO_JOBS = {
   recurrence: { charged: 0, declined: 0, refused: 0, canceled: 0, errors: 0 },
   expiry: { canceled: 0 },
+  subscription_end: { expired: 0 },
   coverage: { protected: 0, expired: 0 },
   refunds: { refunded: 0, retried: 0, failed: 0, errors: 0 },
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { expiryCutoff, installmentSchedule, nextAttemptOn, pastPendingExpiry, retryOn } from './schedule.js'
+import { installmentSchedule, nextAttemptOn, retryOn } from './schedule.js'
 
 describe('installmentSchedule', () => {
   it('puts installment k k−1 months after the contracting date, each of the monthly premium', () => {
@@ -36,36 +36,6 @@ describe('nextAttemptOn', () => {
   it('crosses month and year ends', () => {
     expect(nextAttemptOn('2026-12-31', 1)).toBe('2027-01-01')
     expect(nextAttemptOn('2028-02-27', 2)).toBe('2028-03-01')
-  })
-})
-
-describe('expiryCutoff', () => {
-  it('is 00:00 in the service zone of the day 29 days before today', () => {
-    // São Paulo is UTC−3: contracted on 2026-11-21 (local) expires on 2026-12-21.
-    expect(expiryCutoff('2026-12-21', 'America/Sao_Paulo')).toBe('2026-11-22T03:00:00.000Z')
-    expect(expiryCutoff('2026-12-21', 'UTC')).toBe('2026-11-22T00:00:00.000Z')
-  })
-
-  it('counts calendar days across month ends', () => {
-    expect(expiryCutoff('2027-03-01', 'UTC')).toBe('2027-01-31T00:00:00.000Z')
-  })
-})
-
-describe('pastPendingExpiry', () => {
-  const zone = 'America/Sao_Paulo'
-  // 23:30 local on 2026-11-21 is 02:30 UTC on the 22nd: the local contracting day counts.
-  const lateEvening = '2026-11-22T02:30:00.000Z'
-
-  it('is false through day 29 and true from 00:00 of day 30, local calendar days', () => {
-    expect(pastPendingExpiry(lateEvening, new Date('2026-12-21T02:59:59.000Z'), zone)).toBe(false)
-    expect(pastPendingExpiry(lateEvening, new Date('2026-12-21T03:00:00.000Z'), zone)).toBe(true)
-    expect(pastPendingExpiry(lateEvening, new Date('2027-01-15T12:00:00.000Z'), zone)).toBe(true)
-  })
-
-  it('compares instants to the millisecond', () => {
-    const now = new Date('2026-12-21T03:00:00.000Z')
-    expect(pastPendingExpiry('2026-11-22T02:59:59.999Z', now, zone)).toBe(true)
-    expect(pastPendingExpiry('2026-11-22T03:00:00.000Z', now, zone)).toBe(false)
   })
 })
 

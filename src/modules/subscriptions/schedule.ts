@@ -1,5 +1,4 @@
-import { DateTime } from 'luxon'
-import { addDays, addMonthsClamped, formatDate } from '../../shared/time.js'
+import { addDays, addMonthsClamped } from '../../shared/time.js'
 
 // The subscription's calendar (README, Subscriptions), pure: dates are 'YYYY-MM-DD' in the service time zone.
 
@@ -49,32 +48,3 @@ export function retryOn(dueDate: string, failedAttempts: number, today: string):
   const tomorrow = addDays(today, 1)
   return scheduled > tomorrow ? scheduled : tomorrow
 }
-
-/** A `pending` subscription whose first installment is unpaid this many days after contracting is canceled. */
-export const PENDING_EXPIRY_DAYS = 30
-
-/**
- * The instant before which a subscription was contracted 30 or more calendar days (service zone)
- * before `today`: 00:00 of day today − 29. Calendar days, like due dates and retries, so a run at
- * any hour of a day gives the same answer.
- */
-export function expiryCutoff(today: string, timeZone: string): string {
-  const day = addDays(today, 1 - PENDING_EXPIRY_DAYS)
-  return DateTime.fromISO(day, { zone: timeZone }).toJSDate().toISOString()
-}
-
-/**
- * Whether a subscription contracted at `createdAt` is, at `now`, past the day on which the worker
- * cancels it if installment 1 is still unpaid. Paying installment 1 checks it too: a payment must
- * not activate what the worker would have canceled had it run on time.
- */
-export function pastPendingExpiry(createdAt: string, now: Date, timeZone: string): boolean {
-  return Date.parse(createdAt) < Date.parse(expiryCutoff(formatDate(now, timeZone), timeZone))
-}
-
-export const STATUS_LABELS = {
-  pending: 'Pendente',
-  paid: 'Pago',
-  refused: 'Recusado',
-  canceled: 'Cancelado',
-} as const

@@ -1,8 +1,7 @@
 import type { Db, Trx } from '../../db/database.js'
 import { notHeld } from '../../db/lease.js'
 import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
-import type { SubscriptionStatus, SubscriptionsTable } from './subscription.table.js'
-import { UNPAID } from './subscription-payment.repository.js'
+import { type SubscriptionStatus, type SubscriptionsTable, UNPAID_STATUSES } from './subscription.table.js'
 
 // A subscription's cancellation and the 30-day expiry's queries.
 
@@ -20,7 +19,7 @@ export async function cancelUnpaidInstallments(
     .updateTable('installments')
     .set({ status: 'canceled', next_attempt_on: null, locked_until: null })
     .where('subscription_id', '=', subscriptionId)
-    .where('status', 'in', UNPAID)
+    .where('status', 'in', UNPAID_STATUSES)
     .where(notHeld(now))
   if (keepId !== undefined) cancel = cancel.where('id', '<>', keepId)
   await cancel.execute()
@@ -28,7 +27,7 @@ export async function cancelUnpaidInstallments(
     .selectFrom('installments')
     .select((eb) => eb.fn.countAll<number>().as('held'))
     .where('subscription_id', '=', subscriptionId)
-    .where('status', 'in', UNPAID)
+    .where('status', 'in', UNPAID_STATUSES)
   if (keepId !== undefined) held = held.where('id', '<>', keepId)
   return Number((await held.executeTakeFirstOrThrow()).held)
 }
@@ -48,7 +47,7 @@ export async function cancelFirstInstallment(
     .set({ status: 'canceled', next_attempt_on: null, locked_until: null })
     .where('subscription_id', '=', subscriptionId)
     .where('number', '=', 1)
-    .where('status', 'in', UNPAID)
+    .where('status', 'in', UNPAID_STATUSES)
     .where(notHeld(now))
     .where(({ exists, not, selectFrom }) =>
       not(
@@ -99,7 +98,7 @@ export async function findExpiredPending(
     .select('s.id')
     .where('s.id', '>', after)
     .where('s.status', '=', 'pending')
-    .where('i.status', 'in', UNPAID)
+    .where('i.status', 'in', UNPAID_STATUSES)
     .where('s.created_at', '<', cutoff)
     .where(inPartnerScope(scope, 's.partner_id'))
     .orderBy('s.id')

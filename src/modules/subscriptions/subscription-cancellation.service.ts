@@ -3,9 +3,9 @@ import type { PartnerScope } from '../../db/partner-scope.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import { StateError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
-import type { EventContext } from '../events/event.service.js'
+import type { RenderingContext } from '../events/event.service.js'
 import { PaymentInProgressError } from '../payments/payment.errors.js'
-import { expiryCutoff } from './schedule.js'
+import { cancellationOf, expiryCutoff, statusAt, UNPAID_CANCELLATION } from './subscription.rules.js'
 import type { CancellationReason } from './subscription.schemas.js'
 import { requireSubscriptionState } from './subscription.service.js'
 import type { SubscriptionStatus } from './subscription.table.js'
@@ -44,7 +44,7 @@ export class SubscriptionChanged extends Error {}
 export async function cancelSubscription(
   trx: Trx,
   cancellation: Cancellation,
-  rendering: EventContext,
+  rendering: RenderingContext,
 ): Promise<boolean> {
   const { subscriptionId, from, reason, comment, now, keepInstallmentId } = cancellation
   const current = await trx
@@ -72,13 +72,36 @@ export async function cancelByPartner(
   subscriptionId: number,
   reason: string | undefined,
   now: string,
-  rendering: EventContext,
+  rendering: RenderingContext,
+): Promise<void> {
+  const comment = reason?.trim() || null
+  await cancelForReason(
+    trx,
+    partnerId,
+    subscriptionId,
+    { reason: 'partner_request', comment },
+    now,
+    rendering,
+  )
+}
+
+/**
+ * Cancels the partner's subscription for `reason` (a partner's request, a claim settled…), as
+ * `cancellationOf` allows it from its status (a 422 otherwise), in the caller's transaction; read
+ * again when a payment changed it meanwhile.
+ */
+export async function cancelForReason(
+  trx: Trx,
+  partnerId: number,
+  subscriptionId: number,
+  { reason, comment }: { reason: CancellationReason; comment: string | null },
+  now: string,
+  rendering: RenderingContext,
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
-    const { status } = await requireSubscriptionState(trx, partnerId, subscriptionId)
-    if (status === 'canceled') throw new StateError('The subscription is already canceled.')
-    const comment = reason?.trim() || null
-    const cancellation = { subscriptionId, from: status, reason: 'partner_request' as const, comment, now }
+    const subscription = await requireSubscriptionState(trx, partnerId, subscriptionId)
+    const { from } = cancellationOf(statusAt(subscription, now, rendering.timeZone), reason)
+    const cancellation = { subscriptionId, from, reason, comment, now }
     try {
       if (await cancelSubscription(trx, cancellation, rendering)) return
     } catch (error) {
@@ -97,7 +120,7 @@ export async function endByClaimSettlement(
   trx: Trx,
   subscriptionId: number,
   now: string,
-  rendering: EventContext,
+  rendering: RenderingContext,
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     const current = await trx
@@ -133,14 +156,14 @@ export async function expireUnpaidSubscription(
   db: Db,
   subscriptionId: number,
   now: string,
-  rendering: EventContext,
+  rendering: RenderingContext,
 ): Promise<boolean> {
   try {
     return await retryingTransaction(db, async (trx) => {
       if (!(await cancelFirstInstallment(trx, subscriptionId, now))) return false
       const canceled = await cancelSubscription(
         trx,
-        { subscriptionId, from: 'pending', reason: 'first_installment_unpaid', comment: null, now },
+        { subscriptionId, ...UNPAID_CANCELLATION, comment: null, now },
         rendering,
       )
       // Activated or canceled another way meanwhile: undo the installment's change with the transaction.

@@ -3,7 +3,7 @@ import { retryingTransaction, type Transactor } from '../../db/transaction.js'
 import { StateError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
-import type { EventContext } from '../events/event.service.js'
+import type { RenderingContext } from '../events/event.service.js'
 import { CardDeclinedError, type CardInput, requireCard } from '../payments/card.js'
 import { type CardTestingContext, refuseCardTesting } from '../payments/card-testing.service.js'
 import {
@@ -18,6 +18,7 @@ import {
   type PaymentGateway,
   type SavedCard,
 } from '../payments/payment-gateway.js'
+import { assertCardReplaceable, statusAt } from './subscription.rules.js'
 import { requireSubscriptionState } from './subscription.service.js'
 import { nextCardCheckNumber, recordCardCheck } from './subscription-card-check.repository.js'
 import { payInstallment, recordInstallmentEvent } from './subscription-events.service.js'
@@ -50,18 +51,13 @@ export async function updateSubscriptionCard(
   subscriptionId: number,
   creditCard: CardInput,
   context: CardPaymentContext &
-    EventContext &
+    RenderingContext &
     CardTestingContext & { settleIn?: Transactor<CardUpdateStep> | null },
 ): Promise<void> {
   const now = context.clock.now()
   const subscription = await requireSubscriptionState(db, partner.partnerId, subscriptionId)
   const gateway = cardGateway(partner, context.gateway)
-  if (subscription.status === 'canceled') throw new StateError('The subscription is canceled.')
-  if (subscription.status === 'pending') {
-    throw new StateError(
-      'Installment 1 is unpaid: pay it with POST /subscriptions/{id}/payment, which keeps the card.',
-    )
-  }
+  assertCardReplaceable(statusAt(subscription, now, context.timeZone))
   const card = requireCard(creditCard, formatDate(now, context.timeZone), 'MMYY', {
     number: 'creditCard.number',
     expiry: 'creditCard.expiry',
@@ -121,7 +117,7 @@ async function chargeDue(
   gateway: PaymentGateway,
   saved: { customerId: string; token: string },
   installment: DueNow,
-  context: CardPaymentContext & EventContext & StepOptions,
+  context: CardPaymentContext & RenderingContext & StepOptions,
 ): Promise<CardUpdateStep | undefined> {
   const { payment, ...steps } = savedCardCharge(db, gateway, installment, saved)
   const outcome = await chargeOnce(

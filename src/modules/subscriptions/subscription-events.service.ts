@@ -1,9 +1,14 @@
 import type { Trx } from '../../db/database.js'
-import { type EventContext, recordEvent } from '../events/event.service.js'
-import type { PaymentRoute } from '../payments/payment.table.js'
+import { type RenderingContext, recordEvent } from '../events/event.service.js'
+import type { PaymentChannel } from '../payments/payment.table.js'
 import { installmentResource, subscriptionResource } from './subscription.mapper.js'
 import { findInstallmentOwner, findSubscriptionViewById } from './subscription.repository.js'
-import { type InstallmentPayment, markInstallmentPaid } from './subscription-payment.repository.js'
+import { activationBy } from './subscription.rules.js'
+import {
+  type InstallmentPayment,
+  markInstallmentPaid,
+  moveSubscription,
+} from './subscription-payment.repository.js'
 
 // The subscription module's events (README, Events), each written in the transaction of its change,
 // with the resource as GET /subscriptions/{id} or /installments shows it once the change is made.
@@ -11,10 +16,10 @@ import { type InstallmentPayment, markInstallmentPaid } from './subscription-pay
 /** Writes a `subscription.*` event of the subscription as it now is. */
 export async function recordSubscriptionEvent(
   trx: Trx,
-  type: 'subscription.activated' | 'subscription.canceled',
+  type: 'subscription.activated' | 'subscription.canceled' | 'subscription.expired',
   subscriptionId: number,
   now: string,
-  { base, timeZone }: EventContext,
+  { base, timeZone }: RenderingContext,
 ): Promise<void> {
   const view = await findSubscriptionViewById(trx, subscriptionId)
   if (!view) throw new Error(`subscription ${subscriptionId} not found for its event`)
@@ -32,7 +37,7 @@ export async function recordInstallmentEvent(
   type: 'installment.paid' | 'installment.payment_failed',
   installmentId: number,
   now: string,
-  { timeZone }: Pick<EventContext, 'timeZone'>,
+  { timeZone }: Pick<RenderingContext, 'timeZone'>,
 ): Promise<void> {
   const row = await findInstallmentOwner(trx, installmentId)
   if (!row) throw new Error(`installment ${installmentId} not found for its event`)
@@ -41,22 +46,22 @@ export async function recordInstallmentEvent(
 }
 
 /**
- * Pays an installment once (markInstallmentPaid) with its events: `installment.paid`, then
- * `subscription.activated` when it was installment 1. False, and nothing written, for the loser of
- * a race.
+ * Pays an installment once (markInstallmentPaid) with its events: `installment.paid`, then, when
+ * it activates a pending subscription (activationBy), `subscription.activated`. False, and nothing
+ * written, for the loser of a race.
  */
 export async function payInstallment(
   trx: Trx,
   payment: InstallmentPayment,
-  channel: PaymentRoute,
+  channel: PaymentChannel,
   transactionId: string | null,
   now: string,
-  rendering: EventContext,
+  rendering: RenderingContext,
 ): Promise<boolean> {
-  const paid = await markInstallmentPaid(trx, payment, channel, transactionId, now)
-  if (!paid) return false
+  if (!(await markInstallmentPaid(trx, payment, channel, transactionId, now))) return false
   await recordInstallmentEvent(trx, 'installment.paid', payment.installmentId, now, rendering)
-  if (paid === 'activated') {
+  const activation = activationBy(payment.number)
+  if (activation && (await moveSubscription(trx, payment.subscriptionId, activation, now))) {
     await recordSubscriptionEvent(trx, 'subscription.activated', payment.subscriptionId, now, rendering)
   }
   return true

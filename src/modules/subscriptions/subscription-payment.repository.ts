@@ -1,8 +1,9 @@
 import type { Db, Trx } from '../../db/database.js'
 import { claimLease, releaseLease } from '../../db/lease.js'
 import { recordPayment } from '../payments/payment.repository.js'
-import type { PaymentRoute } from '../payments/payment.table.js'
+import type { PaymentChannel } from '../payments/payment.table.js'
 import type { InstallmentRow } from './subscription.repository.js'
+import { type SubscriptionStatus, UNPAID_STATUSES } from './subscription.table.js'
 
 /** An installment being paid: recorded as paid on approval, as declined otherwise. */
 export interface InstallmentPayment {
@@ -12,9 +13,6 @@ export interface InstallmentPayment {
   number: number
   amount: number
 }
-
-/** An installment that can still be paid. */
-export const UNPAID = ['pending', 'refused'] as const
 
 /** An installment with what its payment rules need to know about its subscription. */
 export async function findPartnerInstallment(
@@ -53,7 +51,9 @@ export async function findInstallmentByNumber(
 
 /** Claims an unpaid installment for one charge until `until` (see chargeOnce). */
 export function claimInstallment(trx: Trx, id: number, now: string, until: string): Promise<boolean> {
-  return claimLease(trx, 'installments', id, { now, until }, (claim) => claim.where('status', 'in', UNPAID))
+  return claimLease(trx, 'installments', id, { now, until }, (claim) =>
+    claim.where('status', 'in', UNPAID_STATUSES),
+  )
 }
 
 /** Ends our claim, and only ours: a claim that expired and was taken over stays with its new holder. */
@@ -64,51 +64,58 @@ export async function releaseInstallment(trx: Trx, id: number, until: string): P
 /**
  * Pays an installment once. The conditional update is the guard: of concurrent callers (threads,
  * processes, workers) exactly one moves it from pending/refused to paid and writes the ledger row;
- * the others get false and write nothing. Paying installment 1 activates the subscription
- * ('activated'). Called through payInstallment, which writes the events.
+ * the others get false and write nothing. Called through payInstallment, which moves the
+ * subscription as the rules say and writes the events.
  */
 export async function markInstallmentPaid(
   trx: Trx,
   payment: InstallmentPayment,
-  route: PaymentRoute,
+  channel: PaymentChannel,
   transactionId: string | null,
   now: string,
-): Promise<false | 'paid' | 'activated'> {
+): Promise<boolean> {
   const result = await trx
     .updateTable('installments')
     .set({ status: 'paid', paid_at: now, locked_until: null, next_attempt_on: null })
     .where('id', '=', payment.installmentId)
-    .where('status', 'in', UNPAID)
+    .where('status', 'in', UNPAID_STATUSES)
     .executeTakeFirst()
   if (Number(result.numUpdatedRows) === 0) return false
   await recordPayment(trx, {
-    ...ledgerRow(payment, route, now),
-    outcome: route === 'notification' ? 'recorded' : 'approved',
+    ...ledgerRow(payment, channel, now),
+    outcome: channel === 'notification' ? 'recorded' : 'approved',
     transaction_id: transactionId,
   })
-  if (payment.number === 1) {
-    const activated = await trx
-      .updateTable('subscriptions')
-      .set({ status: 'pago', updated_at: now })
-      .where('id', '=', payment.subscriptionId)
-      .where('status', '=', 'pending')
-      .executeTakeFirst()
-    if (Number(activated.numUpdatedRows) === 1) return 'activated'
-  }
-  return 'paid'
+  return true
+}
+
+/** Moves a subscription still in status `from` to `to`; false when it no longer was. */
+export async function moveSubscription(
+  trx: Trx,
+  subscriptionId: number,
+  { from, to }: { from: SubscriptionStatus; to: SubscriptionStatus },
+  now: string,
+): Promise<boolean> {
+  const result = await trx
+    .updateTable('subscriptions')
+    .set({ status: to, updated_at: now })
+    .where('id', '=', subscriptionId)
+    .where('status', '=', from)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
 }
 
 /** Records a declined charge in the ledger, and its code on the installment. */
 export async function recordDecline(
   trx: Trx,
   payment: InstallmentPayment,
-  route: PaymentRoute,
+  channel: PaymentChannel,
   declineCode: string,
   transactionId: string | null,
   now: string,
 ): Promise<void> {
   await recordPayment(trx, {
-    ...ledgerRow(payment, route, now),
+    ...ledgerRow(payment, channel, now),
     outcome: 'declined',
     decline_code: declineCode,
     transaction_id: transactionId,
@@ -120,14 +127,14 @@ export async function recordDecline(
     .execute()
 }
 
-function ledgerRow(payment: InstallmentPayment, route: PaymentRoute, now: string) {
+function ledgerRow(payment: InstallmentPayment, channel: PaymentChannel, now: string) {
   return {
     partner_id: payment.partnerId,
     subscription_id: payment.subscriptionId,
     installment_id: payment.installmentId,
     annual_plan_id: null,
     amount: payment.amount,
-    route,
+    route: channel,
     decline_code: null,
     created_at: now,
   }
@@ -142,7 +149,7 @@ export async function refuseFirstInstallment(trx: Trx, id: number): Promise<void
     .updateTable('installments')
     .set((eb) => ({ status: 'refused', failed_attempts: eb('failed_attempts', '+', 1) }))
     .where('id', '=', id)
-    .where('status', 'in', UNPAID)
+    .where('status', 'in', UNPAID_STATUSES)
     .execute()
 }
 

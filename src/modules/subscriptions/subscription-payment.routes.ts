@@ -6,10 +6,10 @@ import { cardCallContext } from '../../plugins/context.js'
 import { commit, refusal, settlement } from '../../plugins/unit-of-work.js'
 import { nowIso } from '../../shared/clock.js'
 import { formatTimestamp } from '../../shared/time.js'
-import { eventContext } from '../events/event.service.js'
+import { renderingContext } from '../events/event.service.js'
 import { CARD_CALL_FAILURES, CardDeclinedError } from '../payments/card.js'
 import { type ChargeResult, refuseWrongGateway } from '../payments/payment-gateway.js'
-import { STATUS_LABELS } from './schedule.js'
+import { INSTALLMENT_STATUS_LABELS } from './subscription.rules.js'
 import { Subscription, SubscriptionParams } from './subscription.schemas.js'
 import { requireSubscriptionState, showSubscription } from './subscription.service.js'
 import { cancelByPartner } from './subscription-cancellation.service.js'
@@ -34,7 +34,7 @@ and declines every later one (the recurrence's failure path); any other Luhn-val
 
 export const subscriptionPaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config } = app
-  const events = eventContext(config)
+  const events = renderingContext(config)
   // Each call answers with the subscription as it now is.
   const subscriptionOf = (request: FastifyRequest, id: number) =>
     showSubscription(db, request.partner.partnerId, id, baseUrl(request), config.timeZone)
@@ -90,7 +90,7 @@ if the worker has not run yet (the subscription may still read \`pending\` until
           id: row.id,
           number: row.number,
           status: row.status,
-          status_label: STATUS_LABELS.paid,
+          status_label: INSTALLMENT_STATUS_LABELS.paid,
           paid_at: formatTimestamp(row.paid_at, config.timeZone),
         }
       })

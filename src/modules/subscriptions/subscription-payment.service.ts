@@ -4,7 +4,7 @@ import type { Clock } from '../../shared/clock.js'
 import { GatewayModeError, NotFoundError, StateError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
-import type { EventContext } from '../events/event.service.js'
+import type { RenderingContext } from '../events/event.service.js'
 import { CardDeclinedError, type CardInput, requireCard } from '../payments/card.js'
 import { type CardTestingContext, refuseCardTesting } from '../payments/card-testing.service.js'
 import type { CardAttemptRow } from '../payments/first-charge.service.js'
@@ -23,8 +23,8 @@ import {
   nextChargeNumber,
 } from '../payments/payment.service.js'
 import { type ChargeResult, cardGateway, type PaymentGateway } from '../payments/payment-gateway.js'
-import { PENDING_EXPIRY_DAYS, pastPendingExpiry } from './schedule.js'
 import type { InstallmentRow } from './subscription.repository.js'
+import { assertFirstPayableByCard, assertNotifiable, isUnpaid } from './subscription.rules.js'
 import { requireSubscriptionState } from './subscription.service.js'
 import { payInstallment, recordInstallmentEvent } from './subscription-events.service.js'
 import {
@@ -39,24 +39,10 @@ import {
   storeCard,
 } from './subscription-payment.repository.js'
 
-const UNPAID = new Set(['pending', 'refused'])
-
 export type PaidInstallmentRow = InstallmentRow & { status: 'paid'; paid_at: string }
 
 const isPaid = (row: InstallmentRow | undefined): row is PaidInstallmentRow =>
   row?.status === 'paid' && row.paid_at !== null
-
-/**
- * Installment 1 of a subscription past its unpaid days (README, "Subscriptions"), which the worker cancels or
- * has yet to: refused, so that a late payment never activates it while the worker is behind.
- */
-export class ExpiredUnpaidError extends StateError {
-  constructor() {
-    super(
-      `The subscription expired unpaid: installment 1 was not paid within ${PENDING_EXPIRY_DAYS} days of contracting.`,
-    )
-  }
-}
 
 const paymentOf = (partnerId: number, row: InstallmentRow): InstallmentPayment => ({
   partnerId,
@@ -75,7 +61,7 @@ export async function notifyInstallmentPayment(
   partner: PartnerContext,
   subscriptionId: number,
   installmentId: number,
-  { now, timeZone, base }: { now: Date } & EventContext,
+  { now, timeZone, base }: { now: Date } & RenderingContext,
 ): Promise<PaidInstallmentRow> {
   const installment = await findPartnerInstallment(trx, partner.partnerId, subscriptionId, installmentId)
   if (!installment) throw new NotFoundError('Installment')
@@ -86,14 +72,8 @@ export async function notifyInstallmentPayment(
   }
   // Checked before the state rules: a paid installment stays paid whatever happened since.
   if (isPaid(installment)) return installment
-  if (installment.subscription_status === 'canceled') throw new StateError('The subscription is canceled.')
-  if (installment.status === 'canceled') throw new StateError('The installment is canceled.')
-  if (installment.number > 1) {
-    const first = await findInstallmentByNumber(trx, subscriptionId, 1)
-    if (first?.status !== 'paid') throw new StateError('Installment 1 must be paid first.')
-  } else if (pastPendingExpiry(installment.subscription_created_at, now, timeZone)) {
-    throw new ExpiredUnpaidError()
-  }
+  const first = installment.number > 1 ? await findInstallmentByNumber(trx, subscriptionId, 1) : undefined
+  assertNotifiable(installment, () => first?.status === 'paid', now, timeZone)
   await payInstallment(
     trx,
     paymentOf(partner.partnerId, installment),
@@ -124,19 +104,16 @@ export async function payFirstInstallmentByCard(
   subscriptionId: number,
   creditCard: CardInput,
   context: CardPaymentContext &
-    EventContext &
+    RenderingContext &
     CardTestingContext & { settleIn?: Transactor<ChargeResult> | null },
 ): Promise<void> {
   const { timeZone } = context
   const now = context.clock.now()
   const subscription = await requireSubscriptionState(db, partner.partnerId, subscriptionId)
   const gateway = cardGateway(partner, context.gateway)
-  if (subscription.status !== 'pending') {
-    throw new StateError(`Only a pending subscription can be paid; this one is ${subscription.status}.`)
-  }
-  if (pastPendingExpiry(subscription.created_at, now, timeZone)) throw new ExpiredUnpaidError()
   const first = await findInstallmentByNumber(db, subscriptionId, 1)
-  if (!first || !UNPAID.has(first.status)) throw new StateError('Installment 1 can no longer be paid.')
+  assertFirstPayableByCard(subscription, first, now, timeZone)
+  if (!first) throw new StateError('Installment 1 can no longer be paid.')
   const card = requireCard(creditCard, formatDate(now, timeZone), 'MMYY', {
     number: 'creditCard.number',
     expiry: 'creditCard.expiry',
@@ -181,7 +158,7 @@ export async function payFirstInstallmentByCard(
   )
   if (!outcome) {
     const current = await findInstallment(db, first.id)
-    if (!current || !UNPAID.has(current.status)) throw new StateError('Installment 1 can no longer be paid.')
+    if (!current || !isUnpaid(current.status)) throw new StateError('Installment 1 can no longer be paid.')
     throw new PaymentInProgressError()
   }
   if (!outcome.settled.approved) throw new CardDeclinedError(outcome.settled.declineCode)
@@ -197,20 +174,20 @@ async function recordFirstCharge(
   payment: InstallmentPayment,
   charged: FirstCardCharge,
   at: string,
-  events: EventContext,
+  rendering: RenderingContext,
 ): Promise<ChargeResult> {
   const { result } = charged
   if (!(await claimRecording(trx, charged))) return result
   if (!result.approved) {
     await recordDecline(trx, payment, 'card', result.declineCode, result.transactionId, at)
     await refuseFirstInstallment(trx, payment.installmentId)
-    await recordInstallmentEvent(trx, 'installment.payment_failed', payment.installmentId, at, events)
+    await recordInstallmentEvent(trx, 'installment.payment_failed', payment.installmentId, at, rendering)
     return result
   }
   // The claim keeps every other payment path away, so this means money was taken twice (or for a
   // subscription canceled meanwhile): a server fault to investigate (and refund) with the gateway's
   // reference, which the log keeps.
-  if (!(await payInstallment(trx, payment, 'card', result.transactionId, at, events))) {
+  if (!(await payInstallment(trx, payment, 'card', result.transactionId, at, rendering))) {
     throw new UnpayableChargeError(`installment ${payment.installmentId}`, result.transactionId)
   }
   if (charged.card) await storeCard(trx, payment.subscriptionId, charged.card, at)
@@ -226,7 +203,7 @@ export async function reconcileFirstInstallment(
   db: Db,
   gateway: PaymentGateway,
   attempt: CardAttemptRow,
-  { clock, ...events }: { clock: Clock } & EventContext,
+  { clock, ...rendering }: { clock: Clock } & RenderingContext,
 ): Promise<ChargeResult> {
   const installment =
     attempt.installment_id === null ? undefined : await findInstallment(db, attempt.installment_id)
@@ -238,7 +215,7 @@ export async function reconcileFirstInstallment(
       paymentOf(attempt.partner_id, installment),
       charged,
       clock.now().toISOString(),
-      events,
+      rendering,
     ),
   )
 }

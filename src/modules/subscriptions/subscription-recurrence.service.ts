@@ -1,10 +1,11 @@
 import type { Db, Trx } from '../../db/database.js'
 import type { PartnerScope } from '../../db/partner-scope.js'
 import { formatDate } from '../../shared/time.js'
-import type { EventContext } from '../events/event.service.js'
+import type { RenderingContext } from '../events/event.service.js'
 import { type CardPaymentContext, chargeOnce, nextChargeNumber } from '../payments/payment.service.js'
 import type { PaymentGateway } from '../payments/payment-gateway.js'
 import { retryOn } from './schedule.js'
+import { recurrenceCancellation } from './subscription.rules.js'
 import { cancelSubscription } from './subscription-cancellation.service.js'
 import { payInstallment, recordInstallmentEvent } from './subscription-events.service.js'
 import {
@@ -83,7 +84,7 @@ export async function chargeDueInstallment(
   db: Db,
   gateway: PaymentGateway,
   installment: DueInstallment,
-  context: CardPaymentContext & EventContext,
+  context: CardPaymentContext & RenderingContext,
 ): Promise<RecurrenceCharge> {
   const { timeZone, log } = context
   const attempt = installment.failed_attempts + 1
@@ -114,11 +115,11 @@ export async function chargeDueInstallment(
           return { declined: 1 }
         }
         await recordInstallmentEvent(trx, 'installment.payment_failed', installment.id, at, context)
-        if (next !== null) return { declined: 1 }
+        const ending = recurrenceCancellation(next)
+        if (ending === null) return { declined: 1 }
         const cancellation = {
           subscriptionId: installment.subscription_id,
-          from: 'pago' as const,
-          reason: 'recurrence_failed' as const,
+          ...ending,
           comment: null,
           now: at,
           keepInstallmentId: installment.id,

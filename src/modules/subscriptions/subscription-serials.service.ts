@@ -4,6 +4,7 @@ import { type FieldErrors, NotFoundError, StateError, ValidationError } from '..
 import { deviceKey, sameDevice } from '../devices/device.rules.js'
 import { protectDevices } from '../devices/device-protection.service.js'
 import { findSubscriptionSerials, setSerials } from './subscription.repository.js'
+import { assertSerialsInformable, statusAt } from './subscription.rules.js'
 import type { SerialsBody } from './subscription.schemas.js'
 import { SERIALS, serialFields } from './subscription.service.js'
 
@@ -25,15 +26,13 @@ export async function informSerials(
   partnerId: number,
   id: number,
   body: SerialsBody,
-  time: PartnerTime,
+  time: PartnerTime & { timeZone: string },
 ): Promise<void> {
   const { now } = time
   for (let attempt = 1; ; attempt++) {
     const current = await findSubscriptionSerials(trx, partnerId, id)
     if (!current) throw new NotFoundError('Subscription')
-    if (current.status === 'canceled') {
-      throw new StateError('The subscription is canceled: its serial numbers can no longer be informed.')
-    }
+    assertSerialsInformable(statusAt(current, now, time.timeZone))
     const changes = serialChanges(current, body)
     if (Object.keys(changes).length === 0) return
     if (await setSerials(trx, id, changes, now)) {

@@ -2,17 +2,19 @@ import { centsToAmount } from '../../shared/money.js'
 import { formatTimestamp } from '../../shared/time.js'
 import { brandResource, modelResource } from '../catalog/catalog.mapper.js'
 import { customerFromView, customerResource } from '../customers/customer.mapper.js'
-import { STATUS_LABELS } from './schedule.js'
 import type { InstallmentRow, SubscriptionView } from './subscription.repository.js'
+import { INSTALLMENT_STATUS_LABELS, SUBSCRIPTION_STATUS_LABELS, shownStatus } from './subscription.rules.js'
 
 export function subscriptionResource(row: SubscriptionView, base: string, timeZone: string) {
   const model = modelResource(
     { id: row.model_id, name: row.model_name, brand_id: row.brand_id, brand_name: row.brand_name },
     base,
   )
+  const status = shownStatus(row)
   return {
     id: row.id,
-    status: row.status,
+    status,
+    status_label: SUBSCRIPTION_STATUS_LABELS[status],
     plan: { id: row.plan_id, name: row.plan_name, coverages: JSON.parse(row.plan_coverages) as string[] },
     customer: customerResource(customerFromView(row), timeZone),
     device: {
@@ -54,7 +56,7 @@ export function installmentResource(row: InstallmentRow, timeZone: string) {
     amount: centsToAmount(row.amount),
     due_date: row.due_date,
     status: row.status,
-    status_label: STATUS_LABELS[row.status],
+    status_label: INSTALLMENT_STATUS_LABELS[row.status],
     paid_at: row.paid_at === null ? null : formatTimestamp(row.paid_at, timeZone),
     subscription_id: row.subscription_id,
     attempts: row.failed_attempts,

@@ -38,6 +38,8 @@ function views(db: Db) {
       's.card_brand',
       's.card_last4',
       's.canceled_at',
+      's.ends_on',
+      's.expired_at',
       's.cancel_reason',
       's.cancel_comment',
       's.created_at',
@@ -83,6 +85,8 @@ export function contractedView(
     card_brand: subscription.card_brand,
     card_last4: subscription.card_last4,
     canceled_at: subscription.canceled_at,
+    ends_on: subscription.ends_on,
+    expired_at: subscription.expired_at,
     cancel_reason: subscription.cancel_reason,
     cancel_comment: subscription.cancel_comment,
     created_at: subscription.created_at,
@@ -146,9 +150,12 @@ export async function findInstallmentOwner(db: Db, id: number) {
 }
 
 export interface SubscriptionFilter {
-  status?: SubscriptionStatus
+  /** As the API shows it: `pago` and `expired` are both stored `pago`, split by `ends_on` at `today`. */
+  status?: SubscriptionStatus | 'expired'
   /** Normalised. */
   customerDocument?: string
+  /** The partner's date ('YYYY-MM-DD', service zone), which splits `pago` from `expired`. */
+  today: string
 }
 
 type SubscriptionsDb = Database & { s: SubscriptionsTable }
@@ -157,7 +164,10 @@ type SubscriptionsDb = Database & { s: SubscriptionsTable }
 function matching(partnerId: number, filter: SubscriptionFilter) {
   return (eb: ExpressionBuilder<SubscriptionsDb, 's'>) => {
     const conditions = [eb('s.partner_id', '=', partnerId)]
-    if (filter.status) conditions.push(eb('s.status', '=', filter.status))
+    if (filter.status === 'pago' || filter.status === 'expired') {
+      conditions.push(eb('s.status', '=', 'pago'))
+      conditions.push(eb('s.ends_on', filter.status === 'pago' ? '>' : '<=', filter.today))
+    } else if (filter.status) conditions.push(eb('s.status', '=', filter.status))
     if (filter.customerDocument !== undefined) {
       conditions.push(eb('s.customer_id', 'in', customerIdsWithDocument(partnerId, filter.customerDocument)))
     }
@@ -239,7 +249,7 @@ export async function listInstallments(db: Db, subscriptionId: number): Promise<
 export async function findSubscriptionState(db: Db, partnerId: number, id: number) {
   return db
     .selectFrom('subscriptions')
-    .select(['id', 'status', 'created_at', 'customer_id', 'card_token'])
+    .select(['id', 'status', 'ends_on', 'created_at', 'customer_id', 'card_token'])
     .where('partner_id', '=', partnerId)
     .where('id', '=', id)
     .executeTakeFirst()
@@ -265,7 +275,7 @@ export async function activeSubscriptionsWithoutCard(db: Db, partnerId: number):
 export async function findSubscriptionSerials(db: Db, partnerId: number, id: number) {
   return db
     .selectFrom('subscriptions')
-    .select(['id', 'status', 'serial_number', 'second_serial_number'])
+    .select(['id', 'status', 'ends_on', 'serial_number', 'second_serial_number'])
     .where('partner_id', '=', partnerId)
     .where('id', '=', id)
     .executeTakeFirst()

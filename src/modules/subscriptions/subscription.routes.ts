@@ -4,7 +4,7 @@ import { baseUrl, pageFor } from '../../http/links.js'
 import { commit } from '../../plugins/unit-of-work.js'
 import { normalizeDocument } from '../../shared/documents.js'
 import { PageOf, pageOffset } from '../../shared/pagination.js'
-import { eventContext } from '../events/event.service.js'
+import { renderingContext } from '../events/event.service.js'
 import { installmentResource } from './subscription.mapper.js'
 import {
   InstallmentList,
@@ -17,6 +17,7 @@ import {
 import {
   contractSubscription,
   listInstallmentsOf,
+  readSubscription,
   showSubscription,
   subscriptionPage,
 } from './subscription.service.js'
@@ -25,14 +26,14 @@ import { informSerials } from './subscription-serials.service.js'
 const tags = ['Subscriptions']
 
 const ONE_PROTECTION = `A device has one active protection across the whole service: a serial number that already
-has one (a \`pending\` or \`pago\` subscription, or an annual plan \`awaiting_payment\`, \`paid\` or
+has one (a \`pending\` or \`pago\` subscription not past its end, or an annual plan \`awaiting_payment\`, \`paid\` or
 \`protected\`, of any partner, an IMEI included) → 422 under that field. Serials compare without case,
 spaces or punctuation (\`ABC-123 \` is \`abc123\`). To protect the device again, cancel its current
 protection first (\`POST /subscriptions/{id}/cancellation\`, or the annual plan's cancellation).`
 
 export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config, clock } = app
-  const rendering = eventContext(config)
+  const rendering = renderingContext(config)
 
   app.post(
     '/subscriptions',
@@ -100,8 +101,8 @@ ${ONE_PROTECTION}`,
         request.partner.partnerId,
         filter,
         { offset: pageOffset(page), limit: page.perPage },
-        baseUrl(request),
-        config.timeZone,
+        { base: baseUrl(request), now: request.clock.now().toISOString() },
+        rendering,
       )
       return pageFor(request, data, total, page)
     },
@@ -115,18 +116,18 @@ ${ONE_PROTECTION}`,
         operationId: 'getSubscription',
         summary: 'Get a subscription',
         description:
-          'One subscription of the partner. Use it to see it become `pago` once installment 1 is paid.',
+          'One subscription of the partner. Use it to see it become `pago` once installment 1 is paid, and `expired` once the month of its last installment has passed (the first read to show it writes `subscription.expired` if the worker has not yet).',
         params: SubscriptionParams,
         response: { 200: Subscription, ...errorResponses(401, 404) },
       },
     },
     async (request) =>
-      showSubscription(
+      readSubscription(
         db,
         request.partner.partnerId,
         request.params.subscriptionId,
-        baseUrl(request),
-        config.timeZone,
+        { base: baseUrl(request), now: request.clock.now().toISOString() },
+        rendering,
       ),
   )
 
@@ -151,7 +152,11 @@ ${ONE_PROTECTION}`,
     async (request, reply) => {
       const { partnerId } = request.partner
       const id = request.params.subscriptionId
-      const time = { now: request.clock.now().toISOString(), realNow: clock.now().toISOString() }
+      const time = {
+        now: request.clock.now().toISOString(),
+        realNow: clock.now().toISOString(),
+        timeZone: config.timeZone,
+      }
       return commit(reply, async (trx) => {
         await informSerials(trx, partnerId, id, request.body, time)
         return showSubscription(trx, partnerId, id, baseUrl(request), config.timeZone)

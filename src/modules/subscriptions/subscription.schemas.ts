@@ -63,8 +63,9 @@ export const SerialsBody = Type.Object(
 )
 export type SerialsBody = Static<typeof SerialsBody>
 
-export const SubscriptionStatus = Type.Enum(['pending', 'pago', 'canceled'], {
-  description: '`pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid.',
+export const SubscriptionStatus = Type.Enum(['pending', 'pago', 'canceled', 'expired'], {
+  description:
+    '`pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid; `expired` once the month of its last installment has passed (installment k covers the month from its due date to the next one’s).',
 })
 
 export const CANCELLATION_REASONS = [
@@ -86,6 +87,9 @@ export const Subscription = Type.Object(
   {
     id: Type.Integer(),
     status: SubscriptionStatus,
+    status_label: Type.Enum(['Pendente', 'Pago', 'Cancelado', 'Expirado'], {
+      description: 'The status in pt-BR.',
+    }),
     plan: Type.Object({ id: Type.Integer(), name: Type.String(), coverages: Type.Array(Type.String()) }),
     customer: Customer,
     device: Type.Object(
@@ -142,6 +146,7 @@ export const Subscription = Type.Object(
       {
         id: 1001,
         status: 'pending',
+        status_label: 'Pendente',
         plan: {
           id: 2,
           name: 'Proteção Total 12x',
@@ -252,7 +257,7 @@ export type SubscriptionParams = Static<typeof SubscriptionParams>
 export const SubscriptionListQuery = Type.Object({
   ...PageQuery.properties,
   'filter[status]': Type.Optional(
-    Type.Enum(['pending', 'pago', 'canceled'], { description: 'Only this status.' }),
+    Type.Enum(['pending', 'pago', 'canceled', 'expired'], { description: 'Only this status.' }),
   ),
   'filter[customer_document]': Type.Optional(
     Type.String({

@@ -8,7 +8,7 @@ import type { PartnerContext } from '../auth/partner-context.js'
 import { resolveCustomer } from '../customers/customer-reference.js'
 import { deviceKey, sameDevice } from '../devices/device.rules.js'
 import { protectDevices } from '../devices/device-protection.service.js'
-import { type EventContext, recordEvent } from '../events/event.service.js'
+import { type RenderingContext, recordEvent } from '../events/event.service.js'
 import { subscriptionPlanOf } from '../plans/plan.service.js'
 import { subscriptionPrice } from '../plans/pricing.js'
 import { priceModel } from '../plans/quotation.service.js'
@@ -24,8 +24,10 @@ import {
   listSubscriptionViews,
   type SubscriptionFilter,
 } from './subscription.repository.js'
+import { coverageEndsOn } from './subscription.rules.js'
 import type { SubscriptionBody } from './subscription.schemas.js'
 import { insertSubscription, type NewSubscription } from './subscription-contract.repository.js'
+import { catchUpEndOf } from './subscription-end.service.js'
 
 /** A subscription's serial fields, with the names its messages give them. */
 export const SERIALS = [
@@ -67,7 +69,7 @@ export async function contractSubscription(
   partner: PartnerContext,
   body: SubscriptionBody,
   { now, realNow, timeZone }: Moment & PartnerTime,
-  rendering: EventContext,
+  rendering: RenderingContext,
   base: string,
 ): Promise<SubscriptionResource> {
   const { partnerId } = partner
@@ -94,7 +96,8 @@ export async function contractSubscription(
     monthlyRateBp: plan.monthly_rate_bp,
     franchiseRateBp: plan.franchise_rate_bp,
   })
-  const schedule = installmentSchedule(formatDate(now, timeZone), plan.installments, price.monthlyPremium)
+  const contractedOn = formatDate(now, timeZone)
+  const schedule = installmentSchedule(contractedOn, plan.installments, price.monthlyPremium)
 
   const subscription: NewSubscription = {
     partner_id: partnerId,
@@ -114,6 +117,8 @@ export async function contractSubscription(
     card_brand: null,
     card_last4: null,
     canceled_at: null,
+    ends_on: coverageEndsOn(contractedOn, plan.installments),
+    expired_at: null,
     cancel_reason: null,
     cancel_comment: null,
     created_at: now,
@@ -136,7 +141,12 @@ export async function contractSubscription(
     })),
   )
   // Last, once the row it names exists: a device protected elsewhere rolls the contract back.
-  await protectDevices(trx, { subscriptionId: id }, serialFields(subscription), { partnerId, now, realNow })
+  await protectDevices(trx, { subscriptionId: id }, serialFields(subscription), {
+    partnerId,
+    now,
+    realNow,
+    timeZone,
+  })
   const view = contractedView(id, subscription, plan, customer, model)
   const resource = subscriptionResource(view, base, timeZone)
   const sameLinks = base === rendering.base && timeZone === rendering.timeZone
@@ -158,16 +168,44 @@ export async function showSubscription(
   return subscriptionResource(row, base, timeZone)
 }
 
-/** One page of the partner's subscriptions matching `filter`, newest first, as the API shows them. */
+/**
+ * GET /subscriptions/{id} at the partner's `now`: showSubscription, once an end the clock reached
+ * is recorded with its event (catchUpEndOf), when this is the first read to show it.
+ */
+export async function readSubscription(
+  db: Db,
+  partnerId: number,
+  id: number,
+  { base, now }: { base: string; now: string },
+  rendering: RenderingContext,
+) {
+  const row = await findSubscriptionView(db, partnerId, id)
+  if (!row) throw new NotFoundError('Subscription')
+  if (await catchUpEndOf(db, [row], now, rendering)) {
+    return showSubscription(db, partnerId, id, base, rendering.timeZone)
+  }
+  return subscriptionResource(row, base, rendering.timeZone)
+}
+
+/**
+ * One page of the partner's subscriptions matching `filter` at the partner's `now`, newest first,
+ * as the API shows them; ends the clock reached are recorded with their events first (see
+ * readSubscription).
+ */
 export async function subscriptionPage(
   db: Db,
   partnerId: number,
-  filter: SubscriptionFilter,
+  filter: Omit<SubscriptionFilter, 'today'>,
   page: { offset: number; limit: number },
-  base: string,
-  timeZone: string,
+  { base, now }: { base: string; now: string },
+  rendering: RenderingContext,
 ) {
-  const { rows, total } = await listSubscriptionViews(db, partnerId, filter, page.offset, page.limit)
+  const { timeZone } = rendering
+  const matching = { ...filter, today: formatDate(now, timeZone) }
+  let { rows, total } = await listSubscriptionViews(db, partnerId, matching, page.offset, page.limit)
+  if (await catchUpEndOf(db, rows, now, rendering)) {
+    ;({ rows, total } = await listSubscriptionViews(db, partnerId, matching, page.offset, page.limit))
+  }
   return { data: rows.map((row) => subscriptionResource(row, base, timeZone)), total }
 }
 

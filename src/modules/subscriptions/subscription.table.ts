@@ -3,6 +3,8 @@ import type { CancellationReason } from './subscription.schemas.js'
 
 export type SubscriptionStatus = 'pending' | 'pago' | 'canceled'
 export type InstallmentStatus = 'pending' | 'paid' | 'refused' | 'canceled'
+/** An installment that can still be paid (subscription.rules.ts `isUnpaid`; the queries' condition). */
+export const UNPAID_STATUSES = ['pending', 'refused'] as const satisfies InstallmentStatus[]
 
 export interface SubscriptionsTable {
   id: Generated<number>
@@ -35,6 +37,13 @@ export interface SubscriptionsTable {
   cancel_reason: CancellationReason | null
   /** The partner's own words when it canceled. */
   cancel_comment: string | null
+  /**
+   * The day after the last installment's month ('YYYY-MM-DD', service zone): from its 00:00 an
+   * active subscription is `expired` (subscription.rules.ts `expiredAt`).
+   */
+  ends_on: string
+  /** When the expiry was recorded, with its event (the end's instant); null until then. */
+  expired_at: string | null
   created_at: string
   /** Every update of the row sets it (the resource's `updated_at`). */
   updated_at: string

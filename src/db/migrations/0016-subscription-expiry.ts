@@ -1,0 +1,48 @@
+import { type Kysely, sql } from 'kysely'
+import { addMonthsClamped } from '../../shared/time.js'
+import { isPostgres } from '../database.js'
+import { columnTypes } from './column-types.js'
+
+/**
+ * A subscription ends (README, Subscriptions; docs/decisions.md, "A subscription ends"): `ends_on`,
+ * the day after its last installment's month, in the service zone like the due dates; `expired_at`,
+ * when its expiry was recorded with its `subscription.expired` event (null until then: the guard
+ * that writes it once). The stored status stays `pago`: `expired` is what the clock makes of it.
+ *
+ * `ends_on` of existing rows: installment 1's due date (the contracting date) plus as many months
+ * as installments, clamped like the due dates.
+ */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  const t = columnTypes(db)
+  await db.schema.alterTable('subscriptions').addColumn('ends_on', 'text').execute()
+  await db.schema.alterTable('subscriptions').addColumn('expired_at', t.timestamp).execute()
+
+  const BATCH = 1000
+  for (let after = 0; ; ) {
+    const { rows } = await sql<{ id: number; count: number; contracted_on: string }>`
+      select s.id, s.installments_count as count, i.due_date as contracted_on
+      from subscriptions s join installments i on i.subscription_id = s.id and i.number = 1
+      where s.id > ${after} and s.ends_on is null order by s.id limit ${BATCH}`.execute(db)
+    for (const row of rows) {
+      const endsOn = addMonthsClamped(row.contracted_on, Number(row.count))
+      await sql`update subscriptions set ends_on = ${endsOn} where id = ${row.id}`.execute(db)
+    }
+    if (rows.length < BATCH) break
+    after = Number(rows[rows.length - 1]?.id)
+  }
+  if (isPostgres(db)) await sql`alter table subscriptions alter column ends_on set not null`.execute(db)
+
+  // The worker's look-up: active subscriptions not yet recorded as expired, by end day.
+  await db.schema
+    .createIndex('subscriptions_to_expire')
+    .on('subscriptions')
+    .columns(['ends_on', 'id'])
+    .where(sql.ref('expired_at'), 'is', null)
+    .execute()
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropIndex('subscriptions_to_expire').execute()
+  await db.schema.alterTable('subscriptions').dropColumn('expired_at').execute()
+  await db.schema.alterTable('subscriptions').dropColumn('ends_on').execute()
+}
