@@ -194,8 +194,3 @@ export function parseLocalTimestamp(text: string, zone: string): string | null {
   const local = DateTime.fromFormat(text, 'yyyy-MM-dd HH:mm:ss', { zone })
   return local.isValid ? (local.toUTC().toISO() as string) : null
 }
-
-/** UTC ISO instant of 00:00 (its first instant) of the local date in `zone`. */
-export function startOfLocalDay(date: string, zone: string): string {
-  return DateTime.fromISO(date, { zone }).startOf('day').toUTC().toISO() as string
-}

@@ -19,6 +19,7 @@ export async function findSubscriptionContract(trx: Trx, partnerId: number, id: 
     .select([
       's.id',
       's.status',
+      's.ends_on',
       's.plan_id',
       's.customer_id',
       'c.document as customer_document',

@@ -1,8 +1,9 @@
 import type { Trx } from '../../db/database.js'
 import { type FieldErrors, StateError, ValidationError } from '../../shared/errors.js'
-import { addMonthsClamped, formatDate, parseLocalTimestamp, startOfLocalDay } from '../../shared/time.js'
+import { formatDate, parseLocalTimestamp } from '../../shared/time.js'
 import { deviceKey } from '../devices/device.rules.js'
 import type { CoverageType } from '../plans/plan.rules.js'
+import { coverageEndsAt } from '../subscriptions/subscription.rules.js'
 import { insertClaim, nextClaimSequence } from './claim.repository.js'
 import {
   annualPlanInForce,
@@ -55,12 +56,11 @@ async function subscriptionContract(trx: Trx, partnerId: number, id: number, tim
   if (!s) return undefined
   const installments = await findInstallmentFacts(trx, id)
   const first = installments.find((i) => i.number === 1)
-  const last = installments.at(-1)
   const coverage = {
     status: s.status,
     firstPaidAt: first?.status === 'paid' ? first.paid_at : null,
-    // Installment k covers the month from its due date: the last one's month ends the cover.
-    endsAt: last ? startOfLocalDay(addMonthsClamped(last.due_date, 1), timeZone) : null,
+    // The subscription's own end (the last installment's month): see subscription.rules.ts.
+    endsAt: coverageEndsAt(s.ends_on, timeZone),
     installments: installments.map((i) => ({ dueDate: i.due_date, paid: i.status === 'paid' })),
   }
   return {

@@ -1,6 +1,5 @@
 import type { Db } from '../../db/database.js'
 import { retryingTransaction, type Transactor } from '../../db/transaction.js'
-import { StateError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
 import type { RenderingContext } from '../events/event.service.js'
