@@ -183,6 +183,10 @@ describe('amparo plan create', () => {
       annual_rate: null,
       used_factor: null,
       coverages: ['Roubo', 'Quebra acidental'],
+      // The types the coverage words name, and the claim terms' defaults.
+      coverage_types: ['robbery', 'accidental_damage'],
+      claim_notice_days: 30,
+      max_claims_per_year: 2,
       is_default: false,
     })
     const row = await main.db
@@ -231,6 +235,9 @@ describe('amparo plan create', () => {
       annual_rate: 0.11,
       used_factor: 1.15,
       coverages: ['Roubo'],
+      coverage_types: ['robbery'],
+      claim_notice_days: 30,
+      max_claims_per_year: 2,
       is_default: true,
     })
     const second = await annual('Anual B')

@@ -115,7 +115,7 @@ describe('the worker persists the coverage clock', () => {
       .set({ status: 'protected' })
       .where('id', '=', planId)
       .execute()
-    // The recurrence is the first job and reads the clock first: only its run fails.
+    // The reconciliation of unrecorded charges is the first job and reads the clock first: only its run fails.
     let calls = 0
     const failingOnce = {
       now: () => {
@@ -128,19 +128,19 @@ describe('the worker persists the coverage clock', () => {
     const round = runJobsOnce({ ...deps(), clock: failingOnce, gateway: new SandboxGateway(), metrics })
     const error = await round.catch((e: unknown) => e)
     expect(error).toBeInstanceOf(JobsFailedError)
-    expect((error as JobsFailedError).message).toBe('worker jobs failed: recurrence')
+    expect((error as JobsFailedError).message).toBe('worker jobs failed: reconciliation')
     expect((error as JobsFailedError).errors.map((e: Error) => e.message)).toEqual([
-      'recurrence: clock unavailable',
+      'reconciliation: clock unavailable',
     ])
     expect((error as JobsFailedError).run).toMatchObject({
-      recurrence: undefined,
+      reconciliation: undefined,
       expiry: { canceled: 0 },
       coverage: { protected: 0, expired: 1 },
       idempotency: { purged: 0 },
     })
     expect(await stored()).toBe('expired')
     const text = await metrics.registry.metrics()
-    expect(text).toContain('amparo_job_failures_total{job="recurrence"} 1')
+    expect(text).toContain('amparo_job_failures_total{job="reconciliation"} 1')
     expect(text).toContain('amparo_job_runs_total{job="idempotency_purge"} 1')
   })
 

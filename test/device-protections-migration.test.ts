@@ -5,7 +5,7 @@ import type { AnnualPlansTable } from '../src/modules/annual-plans/annual-plan.t
 import { insertCustomer } from '../src/modules/customers/customer.repository.js'
 import type { SubscriptionsTable } from '../src/modules/subscriptions/subscription.table.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
-import { ANNUAL, seedCatalog, seedPartner, seedPlan, TOTAL_12X } from './helpers/world.js'
+import { ANNUAL, seedCatalog, seedOlderPlan, seedPartner, TOTAL_12X } from './helpers/world.js'
 
 // Migration 0008 records the active protections a database already has, oldest first: where two
 // already name one device, the oldest keeps it.
@@ -21,8 +21,8 @@ beforeAll(async () => {
   await migrateTo(ctx.db, '0007-money-bigint')
   const catalog = await seedCatalog(ctx.db)
   const partner = await seedPartner(ctx.db)
-  const subscriptionPlan = await seedPlan(ctx.db, partner.id, TOTAL_12X)
-  const annualPlan = await seedPlan(ctx.db, partner.id, ANNUAL)
+  const subscriptionPlan = await seedOlderPlan(ctx.db, partner.id, TOTAL_12X)
+  const annualPlan = await seedOlderPlan(ctx.db, partner.id, ANNUAL)
   const customer = await ctx.db.transaction().execute((trx) =>
     insertCustomer(trx, {
       partner_id: partner.id,

@@ -11,7 +11,7 @@ import {
 import { contractSubscription } from '../src/modules/subscriptions/subscription.service.js'
 import type { SubscriptionsTable } from '../src/modules/subscriptions/subscription.table.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
-import { seedCatalog, seedPartner, seedPlan, TOTAL_12X } from './helpers/world.js'
+import { seedCatalog, seedOlderPlan, seedPartner, TOTAL_12X } from './helpers/world.js'
 
 // Migration 0006 numbers the subscriptions a database already has: a database at 0005 gets rows,
 // then migrates, and must list and contract exactly as if every row had been contracted since.
@@ -38,7 +38,7 @@ beforeAll(async () => {
   const catalog = await seedCatalog(ctx.db)
   for (const document of ['52998224725', '12345678909', '11144477735']) {
     const partner = await seedPartner(ctx.db)
-    const plan = await seedPlan(ctx.db, partner.id, TOTAL_12X, NOW)
+    const plan = await seedOlderPlan(ctx.db, partner.id, TOTAL_12X, NOW)
     const customerId = await ctx.db.transaction().execute(async (trx) => {
       const customer = await insertCustomer(trx, {
         partner_id: partner.id,

@@ -55,3 +55,34 @@ export async function seedPlan(db: Db, partnerId: number, template: PlanTemplate
   const [plan] = await seedPlans(db, partnerId, [template], now)
   return plan
 }
+
+/**
+ * A plan written with the columns every schema version has, for the migration tests that seed a
+ * database at an older version (the service writes columns later migrations add).
+ */
+export async function seedOlderPlan(
+  db: Db,
+  partnerId: number,
+  template: PlanTemplate,
+  now = '2026-11-21T12:00:00.000Z',
+) {
+  const subscription = template.kind === 'subscription'
+  return db
+    .insertInto('plans')
+    .values({
+      partner_id: partnerId,
+      kind: template.kind,
+      name: template.name,
+      installments: template.installments ?? 1,
+      monthly_rate_bp: template.monthlyRateBp ?? null,
+      franchise_rate_bp: template.franchiseRateBp ?? null,
+      annual_rate_bp: template.annualRateBp ?? null,
+      used_factor_bp: subscription ? null : (template.usedFactorBp ?? 10_000),
+      coverages: JSON.stringify(template.coverages),
+      is_default: template.isDefault ?? false,
+      active: true,
+      created_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+}
