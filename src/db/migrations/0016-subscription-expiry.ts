@@ -10,7 +10,7 @@ import { columnTypes } from './column-types.js'
  * that writes it once). The stored status stays `pago`: `expired` is what the clock makes of it.
  *
  * `ends_on` of existing rows: installment 1's due date (the contracting date) plus as many months
- * as installments, clamped like the due dates.
+ * as installments, clamped like the due dates (without installment 1, the contracting day).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   const t = columnTypes(db)
@@ -29,6 +29,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     }
     if (rows.length < BATCH) break
     after = Number(rows[rows.length - 1]?.id)
+  }
+  // A row without installment 1 (none is written so, but a restored or hand-made one may be):
+  // its contracting day stands in for the first due date.
+  const { rows: orphans } = await sql<{ id: number; count: number; created_at: string | Date }>`
+    select id, installments_count as count, created_at from subscriptions where ends_on is null`.execute(db)
+  for (const row of orphans) {
+    const created = row.created_at instanceof Date ? row.created_at.toISOString() : String(row.created_at)
+    const endsOn = addMonthsClamped(created.slice(0, 10), Number(row.count))
+    await sql`update subscriptions set ends_on = ${endsOn} where id = ${row.id}`.execute(db)
   }
   if (isPostgres(db)) await sql`alter table subscriptions alter column ends_on set not null`.execute(db)
 
