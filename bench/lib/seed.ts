@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { Db } from '../../src/db/database.js'
+import { addMonthsClamped } from '../../src/shared/time.js'
 
 // The dataset, inserted with plain Kysely in batches of 1,000 rows into a database holding the
 // demo. For each partner: customers (one for every three subscriptions, at most 50,000), then its
@@ -95,6 +96,8 @@ export async function seed(db: Db, postgres: boolean, counts: number[]): Promise
           monthly_premium: Math.round((lmi * Number(plan.monthly_rate_bp)) / 10_000),
           franchise: Math.round((lmi * Number(plan.franchise_rate_bp)) / 10_000),
           installments_count: plan.installments,
+          // The subscription's end: its contracting day plus its installments' months.
+          ends_on: addMonthsClamped(created.slice(0, 10), Number(plan.installments)),
           status,
           origin: n % 2 ? `pdv-${n % 40}` : null,
           card_token: null,
