@@ -51,6 +51,17 @@ interface ClaimContract {
   lastCardChangeBefore: (occurredAt: string) => Promise<string | null>
 }
 
+/** The plan's claim terms, as both kinds of contract read them. */
+const planTermsOf = (row: {
+  coverage_types: string
+  claim_notice_days: number
+  max_claims_per_year: number
+}) => ({
+  coverageTypes: JSON.parse(row.coverage_types) as CoverageType[],
+  noticeDays: row.claim_notice_days,
+  maxClaimsPerYear: row.max_claims_per_year,
+})
+
 async function subscriptionContract(trx: Trx, partnerId: number, id: number, timeZone: string) {
   const s = await findSubscriptionContract(trx, partnerId, id)
   if (!s) return undefined
@@ -72,9 +83,7 @@ async function subscriptionContract(trx: Trx, partnerId: number, id: number, tim
     serials: [s.serial_number, s.second_serial_number],
     lmi: s.lmi,
     franchise: s.franchise,
-    coverageTypes: JSON.parse(s.coverage_types) as CoverageType[],
-    noticeDays: s.claim_notice_days,
-    maxClaimsPerYear: s.max_claims_per_year,
+    ...planTermsOf(s),
     coverageStartedAt: coverage.firstPaidAt,
     inForceAt: (at) => subscriptionInForce(coverage, at, formatDate(at, timeZone)),
     lastCardChangeBefore: (at) => findLastCardChange(trx, id, at),
@@ -96,9 +105,7 @@ async function annualPlanContract(trx: Trx, partnerId: number, id: number) {
     serials: [p.imei, p.imei_2],
     lmi: p.lmi,
     franchise: p.franchise,
-    coverageTypes: JSON.parse(p.coverage_types) as CoverageType[],
-    noticeDays: p.claim_notice_days,
-    maxClaimsPerYear: p.max_claims_per_year,
+    ...planTermsOf(p),
     coverageStartedAt: p.starts_at,
     inForceAt: (at) => annualPlanInForce(coverage, at),
     lastCardChangeBefore: async () => null,
