@@ -5459,18 +5459,21 @@ export interface operations {
                             };
                             /** @description Uploaded documents, oldest first. */
                             documents: {
-                                /** @description As recognised from the bytes. */
+                                /** @description As recognised from the bytes: `image/jpeg`, `image/png`, `image/webp`, `image/heic`, `image/heif`, `application/pdf`. */
                                 content_type: string;
-                                /** @description The uploaded file’s name, sanitised; a label only. */
+                                /** @description The sent filename as a label only: sanitised, never a path. */
                                 filename: string;
                                 id: number;
-                                /** @enum {unknown} */
+                                /**
+                                 * @description `police_report` (Boletim de Ocorrência), `imei_block` (the carrier’s IMEI-blocking protocol), `invoice` (nota fiscal), `photo`, `repair_quote`, `id_document` or `other`.
+                                 * @enum {unknown}
+                                 */
                                 kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
-                                /** @description SHA-256 of the bytes, hex. */
+                                /** @description SHA-256 of the bytes, in hex. */
                                 sha256: string;
                                 /** @description Bytes. */
                                 size: number;
-                                /** @description When it was uploaded. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                                /** @description When it was received. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
                                 uploaded_at: string;
                             }[];
                             /** @description The contract’s franchise (deductible), taken from an approved amount. In reais (BRL), at most two decimals. */
@@ -5826,18 +5829,21 @@ export interface operations {
                         };
                         /** @description Uploaded documents, oldest first. */
                         documents: {
-                            /** @description As recognised from the bytes. */
+                            /** @description As recognised from the bytes: `image/jpeg`, `image/png`, `image/webp`, `image/heic`, `image/heif`, `application/pdf`. */
                             content_type: string;
-                            /** @description The uploaded file’s name, sanitised; a label only. */
+                            /** @description The sent filename as a label only: sanitised, never a path. */
                             filename: string;
                             id: number;
-                            /** @enum {unknown} */
+                            /**
+                             * @description `police_report` (Boletim de Ocorrência), `imei_block` (the carrier’s IMEI-blocking protocol), `invoice` (nota fiscal), `photo`, `repair_quote`, `id_document` or `other`.
+                             * @enum {unknown}
+                             */
                             kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
-                            /** @description SHA-256 of the bytes, hex. */
+                            /** @description SHA-256 of the bytes, in hex. */
                             sha256: string;
                             /** @description Bytes. */
                             size: number;
-                            /** @description When it was uploaded. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                            /** @description When it was received. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
                             uploaded_at: string;
                         }[];
                         /** @description The contract’s franchise (deductible), taken from an approved amount. In reais (BRL), at most two decimals. */
@@ -6200,18 +6206,21 @@ export interface operations {
                         };
                         /** @description Uploaded documents, oldest first. */
                         documents: {
-                            /** @description As recognised from the bytes. */
+                            /** @description As recognised from the bytes: `image/jpeg`, `image/png`, `image/webp`, `image/heic`, `image/heif`, `application/pdf`. */
                             content_type: string;
-                            /** @description The uploaded file’s name, sanitised; a label only. */
+                            /** @description The sent filename as a label only: sanitised, never a path. */
                             filename: string;
                             id: number;
-                            /** @enum {unknown} */
+                            /**
+                             * @description `police_report` (Boletim de Ocorrência), `imei_block` (the carrier’s IMEI-blocking protocol), `invoice` (nota fiscal), `photo`, `repair_quote`, `id_document` or `other`.
+                             * @enum {unknown}
+                             */
                             kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
-                            /** @description SHA-256 of the bytes, hex. */
+                            /** @description SHA-256 of the bytes, in hex. */
                             sha256: string;
                             /** @description Bytes. */
                             size: number;
-                            /** @description When it was uploaded. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                            /** @description When it was received. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
                             uploaded_at: string;
                         }[];
                         /** @description The contract’s franchise (deductible), taken from an approved amount. In reais (BRL), at most two decimals. */
@@ -6972,18 +6981,21 @@ export interface operations {
                         };
                         /** @description Uploaded documents, oldest first. */
                         documents: {
-                            /** @description As recognised from the bytes. */
+                            /** @description As recognised from the bytes: `image/jpeg`, `image/png`, `image/webp`, `image/heic`, `image/heif`, `application/pdf`. */
                             content_type: string;
-                            /** @description The uploaded file’s name, sanitised; a label only. */
+                            /** @description The sent filename as a label only: sanitised, never a path. */
                             filename: string;
                             id: number;
-                            /** @enum {unknown} */
+                            /**
+                             * @description `police_report` (Boletim de Ocorrência), `imei_block` (the carrier’s IMEI-blocking protocol), `invoice` (nota fiscal), `photo`, `repair_quote`, `id_document` or `other`.
+                             * @enum {unknown}
+                             */
                             kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
-                            /** @description SHA-256 of the bytes, hex. */
+                            /** @description SHA-256 of the bytes, in hex. */
                             sha256: string;
                             /** @description Bytes. */
                             size: number;
-                            /** @description When it was uploaded. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                            /** @description When it was received. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
                             uploaded_at: string;
                         }[];
                         /** @description The contract’s franchise (deductible), taken from an approved amount. In reais (BRL), at most two decimals. */
@@ -9746,18 +9758,21 @@ export interface operations {
                         };
                         /** @description Uploaded documents, oldest first. */
                         documents: {
-                            /** @description As recognised from the bytes. */
+                            /** @description As recognised from the bytes: `image/jpeg`, `image/png`, `image/webp`, `image/heic`, `image/heif`, `application/pdf`. */
                             content_type: string;
-                            /** @description The uploaded file’s name, sanitised; a label only. */
+                            /** @description The sent filename as a label only: sanitised, never a path. */
                             filename: string;
                             id: number;
-                            /** @enum {unknown} */
+                            /**
+                             * @description `police_report` (Boletim de Ocorrência), `imei_block` (the carrier’s IMEI-blocking protocol), `invoice` (nota fiscal), `photo`, `repair_quote`, `id_document` or `other`.
+                             * @enum {unknown}
+                             */
                             kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
-                            /** @description SHA-256 of the bytes, hex. */
+                            /** @description SHA-256 of the bytes, in hex. */
                             sha256: string;
                             /** @description Bytes. */
                             size: number;
-                            /** @description When it was uploaded. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                            /** @description When it was received. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
                             uploaded_at: string;
                         }[];
                         /** @description The contract’s franchise (deductible), taken from an approved amount. In reais (BRL), at most two decimals. */
@@ -10158,18 +10173,21 @@ export interface operations {
                         };
                         /** @description Uploaded documents, oldest first. */
                         documents: {
-                            /** @description As recognised from the bytes. */
+                            /** @description As recognised from the bytes: `image/jpeg`, `image/png`, `image/webp`, `image/heic`, `image/heif`, `application/pdf`. */
                             content_type: string;
-                            /** @description The uploaded file’s name, sanitised; a label only. */
+                            /** @description The sent filename as a label only: sanitised, never a path. */
                             filename: string;
                             id: number;
-                            /** @enum {unknown} */
+                            /**
+                             * @description `police_report` (Boletim de Ocorrência), `imei_block` (the carrier’s IMEI-blocking protocol), `invoice` (nota fiscal), `photo`, `repair_quote`, `id_document` or `other`.
+                             * @enum {unknown}
+                             */
                             kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
-                            /** @description SHA-256 of the bytes, hex. */
+                            /** @description SHA-256 of the bytes, in hex. */
                             sha256: string;
                             /** @description Bytes. */
                             size: number;
-                            /** @description When it was uploaded. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                            /** @description When it was received. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
                             uploaded_at: string;
                         }[];
                         /** @description The contract’s franchise (deductible), taken from an approved amount. In reais (BRL), at most two decimals. */

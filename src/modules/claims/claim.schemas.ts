@@ -2,6 +2,7 @@ import { type Static, Type } from 'typebox'
 import { Id, Money, nullable, Timestamp } from '../../http/http-schemas.js'
 import { PageQuery } from '../../shared/pagination.js'
 import { CLAIM_STATUSES, CLAIM_TYPES, DOCUMENT_KINDS } from './claim.rules.js'
+import { ClaimDocument } from './claim-document.schemas.js'
 
 const TYPES_TEXT =
   '`robbery` (Roubo), `qualified_theft` (Furto qualificado), `accidental_damage` (Quebra acidental), `liquid_damage` (Danos por líquido).'
@@ -72,16 +73,6 @@ export type ClaimBody = Static<typeof ClaimBody>
 const nullableText = (description: string) => Type.Union([Type.String(), Type.Null()], { description })
 const nullableMoney = (description: string) =>
   Type.Union([Type.Number(), Type.Null()], { description: `${description} In reais; null when denied.` })
-
-export const ClaimDocument = Type.Object({
-  id: Type.Integer(),
-  kind: DocumentKind,
-  filename: Type.String({ description: 'The uploaded file’s name, sanitised; a label only.' }),
-  content_type: Type.String({ description: 'As recognised from the bytes.' }),
-  size: Type.Integer({ description: 'Bytes.' }),
-  sha256: Type.String({ description: 'SHA-256 of the bytes, hex.' }),
-  uploaded_at: Timestamp('When it was uploaded.'),
-})
 
 const CLAIM_EXAMPLE = {
   id: 1,
