@@ -147,7 +147,10 @@ describe('amparo demo', () => {
       .select('id')
       .where('gateway', '=', 'external')
       .executeTakeFirstOrThrow()
-    await json(demo.env, 'partner', 'gateway', String(external.id), 'own')
+    // The demo's contract in force (src/demo/demo-contract.ts) has no card on file: warned about.
+    const switched = await amparoOn(demo.env, ['partner', 'gateway', String(external.id), 'own', '--json'])
+    expect(switched.code).toBe(0)
+    expect(switched.err).toEqual([expect.stringContaining('1 active subscription(s) without a card on file')])
     const again = await json<DemoResult>(demo.env, 'demo')
     expect(again.partners.map((p) => [p.id, p.gateway])).toEqual([
       [external.id, 'own'],

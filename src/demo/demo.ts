@@ -14,6 +14,7 @@ import {
 import type { GatewayMode } from '../modules/partners/partner.table.js'
 import { createPlan, type NewPlan } from '../modules/plans/plan.service.js'
 import demoCatalog from './demo-catalog.json' with { type: 'json' }
+import { ensureDemoContract } from './demo-contract.js'
 
 const COVERAGES = ['Roubo e furto qualificado', 'Quebra acidental', 'Danos por líquidos']
 
@@ -81,7 +82,7 @@ export interface DemoPartner {
 
 /**
  * Loads the demo catalog and two demo partners (external and own gateway) with plans and every
- * model attributed. Safe to run again: it adds what is missing, leaves what exists as it is
+ * model attributed, and the external partner's contract in force (demo-contract.ts). Safe to run again: it adds what is missing, leaves what exists as it is
  * (demo models' prices and active flags included) and issues fresh credentials.
  */
 export async function loadDemo(db: Db, config: Config, now: string): Promise<{ partners: DemoPartner[] }> {
@@ -117,6 +118,7 @@ async function load(db: Db, config: Config, now: string, onlyIfEmpty: boolean) {
     await importCatalog(trx, catalog, now, { keepExisting: true })
     const partners: Pick<DemoPartner, 'id' | 'gateway'>[] = []
     for (const template of PARTNERS) partners.push(await ensurePartner(trx, template, now))
+    for (const { id } of partners) await ensureDemoContract(trx, id, config, now)
     return partners
   })
   if (!stored) return null

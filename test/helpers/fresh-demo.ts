@@ -35,7 +35,8 @@ export async function emptyDatabase(db: Db): Promise<void> {
 }
 
 /**
- * The demo as `amparo demo` loads it on an empty database, and a token of the chosen partner.
+ * The demo as `amparo demo` loads it on an empty database at the app's clock time, and a token of
+ * the chosen partner.
  * `samePlan` maps a plan of the external partner (the one the documented examples name) to the
  * same plan of the chosen partner: each partner has its own copy of the demo plans.
  */
@@ -46,7 +47,7 @@ export async function freshDemo(
   gateway: 'external' | 'own',
 ): Promise<{ partner: DemoPartner; token: string; samePlan: (id: number) => number }> {
   await emptyDatabase(db)
-  const { partners } = await loadDemo(db, config, new Date().toISOString())
+  const { partners } = await loadDemo(db, config, app.clock.now().toISOString())
   const partner = partners.find((p) => p.gateway === gateway)
   if (!partner) throw new Error(`the demo has no ${gateway} partner`)
   const response = await app.inject({

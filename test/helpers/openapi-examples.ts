@@ -2,6 +2,8 @@
 // test/openapi-examples.test.ts: the requests an operation's examples make, the operations that
 // must run first so that they can succeed, and the request that causes each error example.
 
+import { form, jpeg, pdf, png } from './claim-documents.js'
+
 type Schema = { type?: unknown; enum?: unknown[]; pattern?: string; format?: string; anyOf?: Schema[] }
 type Parameter = {
   name: string
@@ -41,8 +43,8 @@ export interface Call {
   query: Record<string, string>
   headers: Record<string, string>
   body?: unknown
-  /** A body sent as is, with its content type: invalid JSON, another media type, too large. */
-  raw?: { payload: string; contentType: string }
+  /** A body sent as is, with its content type: a multipart form, invalid JSON, another media type, too large. */
+  raw?: { payload: string | Buffer; contentType: string }
   anonymous?: boolean
 }
 
@@ -100,28 +102,66 @@ export function requestsOf(entry: Entry): Call[] {
     else if (example !== undefined && parameter.in === 'query') query[parameter.name] = String(example)
     else if (example !== undefined && parameter.in === 'header') headers[parameter.name] = String(example)
   }
-  const media = entry.operation.requestBody?.content['application/json']
+  const content = entry.operation.requestBody?.content ?? {}
+  const media = content['application/json'] ?? content['multipart/form-data']
   const bodies: [string, unknown][] = media?.examples
     ? Object.entries(media.examples).map(([name, { value }]) => [`request example ${name}`, value])
     : media?.example !== undefined
       ? [['request example', media.example]]
       : [['request without body', undefined]]
+  const multipart = content['application/json'] === undefined && content['multipart/form-data'] !== undefined
   return bodies.map(([label, body]) => ({
     label,
     path: { ...path },
     query: { ...query },
     headers: { ...headers },
-    body,
+    ...(multipart ? { raw: formOf(body as Record<string, string>) } : { body }),
   }))
+}
+
+/** A file the example names, `(the bytes of tela-quebrada.jpg)`, made from bytes of its type. */
+const FILES: Record<string, () => Buffer> = {
+  jpg: () => jpeg(),
+  png: () => png(),
+  pdf: () => pdf(),
+}
+
+/** A multipart example as a form: its text fields as they are, its files made from their names. */
+function formOf(example: Record<string, string>, fileBytes?: number) {
+  const parts = Object.entries(example).map(([name, value]) => {
+    const filename = /^\(the bytes of (.+)\)$/.exec(value)?.[1]
+    if (filename === undefined) return { name, value }
+    const make = FILES[filename.split('.').pop() ?? '']
+    if (!make) throw new Error(`no maker of ${filename}'s bytes`)
+    const bytes = fileBytes === undefined ? make() : Buffer.alloc(fileBytes, 1)
+    return { name, value: bytes, filename, contentType: 'application/octet-stream' }
+  })
+  const { payload, headers } = form(parts)
+  return { payload, contentType: headers['content-type'] as string }
 }
 
 /** Operations that act on a contract in a later state than contracted, and what brings it there. */
 const AFTER: Record<string, string[]> = {
   // The card on file is replaced once installment 1 is paid (by the payment, which keeps the card).
   updateSubscriptionCard: ['payFirstInstallmentByCard'],
+  // An installment is named by the list of them.
+  notifyInstallmentPayment: ['listInstallments'],
+  // A document is downloaded once uploaded; a claim is decided once its documents are all sent.
+  downloadClaimDocument: ['uploadClaimDocument'],
+  decideSandboxClaim: ['uploadClaimDocument'],
   // A claim is settled once approved (the decision's first example approves it).
   settleSandboxClaim: ['decideSandboxClaim'],
 }
+
+/**
+ * Setup steps that send every request example, not only the first: the upload's examples are the
+ * documents a theft claim requires, all needed before it can be decided.
+ */
+const EVERY_EXAMPLE = new Set(['uploadClaimDocument'])
+
+/** The calls a setup step sends. */
+export const setupCallsOf = (step: Entry): Call[] =>
+  EVERY_EXAMPLE.has(step.operationId) ? requestsOf(step) : requestsOf(step).slice(0, 1)
 
 /**
  * The operations whose first examples must run before this one's, in order, on a fresh demo: the
@@ -144,6 +184,8 @@ export function setupOf(operations: Entry[], entry: Entry): Entry[] {
       ...(e.path.startsWith('/webhook-endpoints/{') ? ['createWebhookEndpoint'] : []),
       ...(e.path.includes('{protocol}') ? ['requestAnnualPlanCancellation'] : []),
       ...(e.path.startsWith('/events/{') ? ['listEvents'] : []),
+      // The claim the examples name is opened on the demo's contract in force (src/demo/demo-contract.ts).
+      ...(e.path.startsWith('/claims/{') || e.path.startsWith('/sandbox/claims/{') ? ['openClaim'] : []),
       ...(AFTER[e.operationId] ?? []),
     ].filter((id) => id !== e.operationId)
   }
@@ -212,8 +254,13 @@ export function errorCause(status: number, example: ErrorExample, entry: Entry, 
       if (inPath.length === 0) return 'no path parameter to name an unknown resource'
       return { ...call, path: Object.fromEntries(inPath.map((p) => [p.name, unknownValue(p)])) }
     }
-    case 413:
+    case 413: {
+      // An upload's limit is its file's (10 MiB), past any JSON body's: a form with a larger file.
+      const multipart = entry.operation.requestBody?.content['multipart/form-data']
+      const example = multipart && exampleOf(multipart)
+      if (example) return { ...call, raw: formOf(example as Record<string, string>, 16 * 1024 * 1024) }
       return json(JSON.stringify({ filler: 'x'.repeat(2 * 1024 * 1024) }))
+    }
     case 415:
       return { ...call, raw: { payload: 'x', contentType: 'text/plain' } }
     case 422: {

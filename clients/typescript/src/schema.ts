@@ -6405,12 +6405,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "kind": "photo",
-                 *       "file": "(the bytes of tela-quebrada.jpg)"
-                 *     }
-                 */
                 "multipart/form-data": {
                     /**
                      * Format: binary

@@ -63,7 +63,14 @@ export const ClaimDocumentForm = Type.Object(
           description: `One file of at most 10 MiB: ${CONTENT_TYPES} as recognised from its bytes, whatever its declared type or name (else 415). Its filename is kept as a label.`,
         },
       },
-      examples: [{ kind: 'photo', file: '(the bytes of tela-quebrada.jpg)' }],
+      // The documents a theft claim requires, then a photo: sent in this order, the claim of the
+      // `openClaim` example moves to `under_review` at the third.
+      examples: [
+        { kind: 'police_report', file: '(the bytes of boletim-ocorrencia.pdf)' },
+        { kind: 'imei_block', file: '(the bytes of protocolo-bloqueio-imei.pdf)' },
+        { kind: 'invoice', file: '(the bytes of nota-fiscal.pdf)' },
+        { kind: 'photo', file: '(the bytes of tela-quebrada.jpg)' },
+      ],
     },
     description: `A claim holds at most ${MAX_DOCUMENTS_PER_CLAIM} documents.`,
   },

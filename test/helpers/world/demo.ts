@@ -21,14 +21,14 @@ export class World {
   ) {}
 
   /**
-   * The call with what only this world knows: path parameters without example from the links of
-   * earlier answers, the demo partner's credentials for a login example's placeholders, and the
-   * partner's own copy of a plan the example names.
+   * The call with what only this world knows: path parameters from the links of earlier answers
+   * (the example's id is a fresh demo's, which the demo's own contract may have taken), the demo
+   * partner's credentials for a login example's placeholders, and the partner's own copy of a plan
+   * the example names.
    */
   resolve(entry: Entry, call: Call): Call {
     const path = { ...call.path }
-    for (const [name, value] of Object.entries(path))
-      if (value === undefined) path[name] = this.linked(entry, name)
+    for (const [name, value] of Object.entries(path)) path[name] = this.linked(entry, name) ?? value
     let body = call.body
     if (body && typeof body === 'object' && 'client_secret' in body)
       body = { ...body, client_id: this.partner.client_id, client_secret: this.partner.client_secret }
@@ -37,27 +37,30 @@ export class World {
     return { ...call, path, body }
   }
 
+  /** The value a link of an earlier answer gives `name`: a link to this operation, else any link naming it. */
   private linked(entry: Entry, name: string): string | undefined {
-    for (const item of Object.values(this.document.paths)) {
-      for (const source of Object.values(item)) {
-        const answer = this.answers.get(source.operationId)
-        if (!answer) continue
-        for (const response of Object.values(source.responses)) {
-          for (const link of Object.values(response.links ?? {})) {
-            const expression = link.operationId === entry.operationId ? link.parameters[name] : undefined
-            if (expression) return evaluate(expression, answer)
-          }
-        }
-      }
-    }
+    const links = [...this.answers.keys()].flatMap((operationId) => {
+      const source = this.operation(operationId)
+      return Object.values(source?.responses ?? {}).flatMap((response) =>
+        Object.values(response.links ?? {}).map((link) => ({ link, answer: this.answers.get(operationId) })),
+      )
+    })
+    const named = links.filter(({ link }) => link.parameters[name] !== undefined)
+    const found = named.find(({ link }) => link.operationId === entry.operationId) ?? named[0]
+    return found?.answer && evaluate(found.link.parameters[name] as string, found.answer)
+  }
+
+  private operation(operationId: string) {
+    for (const item of Object.values(this.document.paths))
+      for (const operation of Object.values(item)) if (operation.operationId === operationId) return operation
     return undefined
   }
 
   /** Sends the call; a 2xx answer is kept for the links of later calls. */
   async run(entry: Entry, call: Call) {
     const answer = await this.send(call, entry)
-    // A 204 has no body to read.
-    if (answer.statusCode < 300 && answer.body)
+    // A 204 has no body to read, a download no JSON.
+    if (answer.statusCode < 300 && answer.headers['content-type']?.toString().startsWith('application/json'))
       this.answers.set(entry.operationId, { path: call.path, body: answer.json() })
     return answer
   }
