@@ -35,7 +35,8 @@ const PARTNERS: { name: string; gateway: GatewayMode; document: string; email: s
 
 type PlanTemplate = Omit<NewPlan, 'partnerId'>
 
-const PLANS: PlanTemplate[] = [
+/** The demo partners' plans (their coverages are mapped to `coverage_types` by migration 0015 too). */
+export const DEMO_PLANS: PlanTemplate[] = [
   {
     kind: 'subscription',
     name: 'Proteção Essencial 12x',
@@ -152,7 +153,7 @@ async function ensurePartner(trx: Trx, template: (typeof PARTNERS)[number], now:
   await attributeAllModels(trx, id)
   const plans = await trx.selectFrom('plans').select('name').where('partner_id', '=', id).execute()
   const names = new Set(plans.map((p) => p.name))
-  for (const plan of PLANS) {
+  for (const plan of DEMO_PLANS) {
     if (!names.has(plan.name)) await createPlan(trx, { ...plan, partnerId: id }, now)
   }
   return { id, gateway }

@@ -137,10 +137,17 @@ export async function seller(): Promise<Seller> {
 
 let serials = 0
 
-/** A subscription contracted and its installment 1 notified at `paidAt` (default 5 days before NOW). */
+/**
+ * A subscription contracted and its installment 1 notified at `paidAt` (default 5 days before NOW);
+ * its device named by a fresh `serial_number` unless `serials` names it otherwise.
+ */
 export async function paidSubscription(
   s: Seller,
-  { paidAt = daysAfter(-5), plan = s.plans.total }: { paidAt?: string; plan?: number } = {},
+  {
+    paidAt = daysAfter(-5),
+    plan = s.plans.total,
+    serials: named,
+  }: { paidAt?: string; plan?: number; serials?: Json } = {},
 ): Promise<number> {
   return at(paidAt, async () => {
     serials += 1
@@ -152,7 +159,7 @@ export async function paidSubscription(
         plan_id: plan,
         customer_id: s.customer.id,
         model_id: pro,
-        serial_number: `SN-CLAIM-${process.pid}-${serials}`,
+        ...(named ?? { serial_number: `SN-CLAIM-${process.pid}-${serials}` }),
       },
       201,
     )

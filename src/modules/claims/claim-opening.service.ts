@@ -219,7 +219,8 @@ export async function openClaim(
     customer_id: contract.customerId,
     customer_document: contract.customerDocument,
     model_id: contract.modelId,
-    serial_number: contract.serials[0] ?? null,
+    // A contract may name its device by its second serial (or IMEI) only.
+    serial_number: contract.serials.find((serial) => !!serial) ?? null,
     device_key: keys[0] ?? null,
     second_device_key: keys[1] ?? null,
     type: body.type,
