@@ -21,9 +21,11 @@ import { loadConfig } from '../src/config.js'
 import { createDb } from '../src/db/database.js'
 import { migrateTo, migrateToLatest } from '../src/db/migrate.js'
 import { loadDemo } from '../src/demo/demo.js'
+import { claimMakers, seedClaims, uploadBench } from './lib/claims.js'
 import { clockBench } from './lib/clock.js'
 import { type Database, record, replay } from './lib/floor.js'
 import {
+  type Call,
   type Measurement,
   makers,
   requestsOf,
@@ -45,6 +47,7 @@ const MAX_RSS_MB = 200
 const MAX_STARTUP_MS = 1500
 const MAX_SCALE_RATIO = 2
 const MAX_CONTRACT_SCALE_RATIO = 1.25
+const CLAIMS = { p99Ms: 50, uploadMs: 500, memoryTimesFile: 3, pageRatio: 1.2 }
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const CLI = join(ROOT, 'dist/amparo.mjs')
@@ -62,6 +65,8 @@ const HELP = `npm run bench -- [options]
   --recurrence           instead: 2,000 due installments charged by 1, then 2 workers at a 300 ms fake Stripe
   --webhooks             instead: --events N (default 10000) events delivered by 1 worker to a local receiver,
                          then another partner's lag beside an endpoint that hangs
+  --claims               instead: --claims-count N (default 10000) claims seeded over the subscriptions, then
+                         (g) 10 MiB uploads, (e) openings, (f) pages of claims against (b)'s of subscriptions
   --clock                instead: another partner's p99 while one partner's sandbox clock moves 400 days
                          over 150 paid subscriptions, and the 409 of a second advance meanwhile
   --endpoint             each seeded partner has an enabled webhook endpoint (a local receiver answering 200)
@@ -87,6 +92,8 @@ const args = (() => {
         recurrence: { type: 'boolean' },
         webhooks: { type: 'boolean' },
         clock: { type: 'boolean' },
+        claims: { type: 'boolean' },
+        'claims-count': string('10000'),
         events: string('10000'),
         endpoint: { type: 'boolean' },
         'no-worker': { type: 'boolean' },
@@ -364,6 +371,9 @@ async function setUpDatabase(env: NodeJS.ProcessEnv, counts: number[], lastMigra
     await (lastMigration ? migrateTo(db, lastMigration) : migrateToLatest(db))
     const demo = await loadDemo(db, config, new Date().toISOString())
     const partners = await seed(db, kind === 'postgres', counts)
+    const claims = args.claims
+      ? await seedClaims(db, partners, Number(args['claims-count']), config.timeZone)
+      : undefined
     if (args.endpoint) {
       const receiver = await startReceiver()
       undo.push(() => receiver.close())
@@ -373,7 +383,7 @@ async function setUpDatabase(env: NodeJS.ProcessEnv, counts: number[], lastMigra
     const engine = await sql<{ v: string }>`select ${version} as v`.execute(db)
     // The file alone is whole, to be copied (--against).
     if (kind === 'sqlite') await sql`pragma wal_checkpoint(truncate)`.execute(db)
-    return { demo: demo.partners, partners, engine: String(engine.rows[0]?.v).split(' on ')[0] }
+    return { demo: demo.partners, partners, claims, engine: String(engine.rows[0]?.v).split(' on ')[0] }
   } finally {
     await db.destroy()
   }
@@ -426,6 +436,49 @@ async function contractsAtScale(server: Server, sessions: Session[]) {
   log(
     `${ratio <= MAX_CONTRACT_SCALE_RATIO ? 'ok' : 'FAIL'} a contract at ${f(subscriptions)} subscriptions costs ${f(ratio, 2)} × one at 2,000 (≤ ${MAX_CONTRACT_SCALE_RATIO} ×)`,
   )
+}
+
+/** --claims: (g) uploads first (the memory they add is read from the process at rest), (e), (f) against (b). */
+async function claimsBench(
+  server: Server,
+  sessions: Session[],
+  seeded: Awaited<ReturnType<typeof seedClaims>>,
+  subscriptionsPage: () => Call,
+) {
+  const make = claimMakers(sessions, seeded.openable, seeded.claims)
+  const ok = (met: boolean) => (met ? 'ok' : 'FAIL')
+  const upload = await uploadBench(server.port, server, make.e, 5)
+  const slowest = Math.max(...upload.runs.map((r) => r.cpuMs))
+  const growth = upload.growthMb / upload.fileMb
+  log(`(g) 10 MiB uploads: ${upload.runs.map((r) => `${f(r.ms)} ms (CPU ${f(r.cpuMs)} ms)`).join(', ')}`)
+  log(
+    `${ok(slowest <= CLAIMS.uploadMs)} the slowest took ${f(slowest)} ms of server CPU (≤ ${CLAIMS.uploadMs} ms)`,
+  )
+  log(
+    `${ok(growth <= CLAIMS.memoryTimesFile)} peak memory rose ${f(upload.growthMb, 1)} MB, ${f(growth, 2)} × the file (≤ ${CLAIMS.memoryTimesFile} ×)`,
+  )
+  const rows: Row[] = []
+  for (const [name, maker] of [
+    [`(e) POST /claims`, make.e],
+    ['(f) GET /claims, a page of 15', make.f],
+    ['(b) GET /subscriptions, a page of 15', subscriptionsPage],
+  ] as const) {
+    log(`${name}…`)
+    rows.push({ name, runs: [await measure(server, requestsOf(maker), duration as number)], verdicts: [] })
+  }
+  const [opening, claimsPage, page] = rows.map((row) => summary(row.runs)) as [
+    ReturnType<typeof summary>,
+    ReturnType<typeof summary>,
+    ReturnType<typeof summary>,
+  ]
+  log(`\n${table(rows, Number.NaN)}\n`)
+  log(`${ok(opening.p99 <= CLAIMS.p99Ms)} (e) p99 ${f(opening.p99, 2)} ms (≤ ${CLAIMS.p99Ms} ms)`)
+  const ratio = claimsPage.us / page.us
+  log(
+    `${ok(ratio <= CLAIMS.pageRatio)} (f) a page of claims costs ${f(ratio, 2)} × (b)'s (≤ ${CLAIMS.pageRatio} ×)`,
+  )
+  const claims = [...seeded.claims.values()].reduce((a, b) => a + b, 0)
+  log(`${f(subscriptions)} subscriptions, ${f(claims)} claims, ${connections} connections; load ${load()}`)
 }
 
 function buildAgainst(rev: string) {
@@ -543,6 +596,7 @@ async function main() {
 
   await sanityChecks(server.port, sessions)
   const make = makers(sessions)
+  if (setUp.claims) return claimsBench(server, sessions, setUp.claims, make.b)
 
   if (revision && older) {
     await stop(server.child)

@@ -3,15 +3,16 @@ import type { Db } from '../../src/db/database.js'
 import { addMonthsClamped } from '../../src/shared/time.js'
 
 // The dataset, inserted with plain Kysely in batches of 1,000 rows into a database holding the
-// demo. For each partner: customers (one for every three subscriptions, at most 50,000), then its
-// subscriptions, with contiguous ids, `partner_seq` 1…n and the partner's counter set, as
-// contracting does. Only what the scenarios read is filled in: no installments, no cards.
+// demo (its external partner's contract included). For each partner: customers (one for every three
+// subscriptions, at most 50,000), then its subscriptions, with contiguous ids, `partner_seq` after
+// the demo's and the partner's counter set, as contracting does. Only what the scenarios read is
+// filled in: no installments, no cards.
 
 export interface PartnerData {
   id: number
   gateway: string
   subscriptions: number
-  /** The partner's seeded subscriptions are the ids firstId..lastId. */
+  /** Its subscriptions: the demo's and the seeded ones, the ids firstId..lastId. */
   firstId: number
   lastId: number
   customerIds: number[]
@@ -34,6 +35,11 @@ export async function seed(db: Db, postgres: boolean, counts: number[]): Promise
   const seeded: PartnerData[] = []
   for (const [index, { id, gateway }] of partners.slice(0, counts.length).entries()) {
     const count = counts[index] as number
+    const { demo, lastDemoId } = await db
+      .selectFrom('subscriptions')
+      .select((eb) => [eb.fn.countAll<number>().as('demo'), eb.fn.max('id').as('lastDemoId')])
+      .where('partner_id', '=', id)
+      .executeTakeFirstOrThrow()
     const plans = await db
       .selectFrom('plans')
       .select(['id', 'installments', 'monthly_rate_bp', 'franchise_rate_bp'])
@@ -84,7 +90,7 @@ export async function seed(db: Db, postgres: boolean, counts: number[]): Promise
         const created = new Date(epoch + Math.floor((n / count) * 729 * DAY)).toISOString()
         return {
           partner_id: id,
-          partner_seq: n + 1,
+          partner_seq: Number(demo) + n + 1,
           customer_id: customerIds[n % customerIds.length] as number,
           plan_id: plan.id,
           model_id: model.id,
@@ -114,19 +120,21 @@ export async function seed(db: Db, postgres: boolean, counts: number[]): Promise
     )
     await db
       .insertInto('partner_subscription_counts')
-      .values({ partner_id: id, total: count })
-      .onConflict((oc) => oc.column('partner_id').doUpdateSet({ total: count }))
+      .values({ partner_id: id, total: Number(demo) + count })
+      .onConflict((oc) => oc.column('partner_id').doUpdateSet({ total: Number(demo) + count }))
       .execute()
     const range = await db
       .selectFrom('subscriptions')
       .select((eb) => [eb.fn.min('id').as('first'), eb.fn.max('id').as('last')])
       .where('partner_id', '=', id)
+      .where('id', '>', Number(lastDemoId ?? 0))
       .executeTakeFirstOrThrow()
     const [firstId, lastId] = [Number(range.first), Number(range.last)]
     if (count && lastId - firstId + 1 !== count) throw new Error(`partner ${id}: ids not contiguous`)
     const planIds = plans.map((p) => p.id)
     const lmis = models.map((m) => ({ id: m.id, defaultLmi: m.default_lmi }))
-    seeded.push({ id, gateway, subscriptions: count, firstId, lastId, customerIds, planIds, models: lmis })
+    const subscriptions = Number(demo) + count
+    seeded.push({ id, gateway, subscriptions, firstId, lastId, customerIds, planIds, models: lmis })
   }
   // PostgreSQL: the state autovacuum reaches on its own a little later (statistics, visibility map).
   if (postgres) await sql`vacuum analyze`.execute(db)
