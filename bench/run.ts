@@ -17,10 +17,10 @@ import { parseArgs } from 'node:util'
 import type { Request } from 'autocannon'
 import { sql } from 'kysely'
 import pg from 'pg'
-import { loadConfig } from '../src/config.js'
-import { createDb } from '../src/db/database.js'
+import { type Config, loadConfig } from '../src/config.js'
+import { createDb, type Db } from '../src/db/database.js'
 import { migrateTo, migrateToLatest } from '../src/db/migrate.js'
-import { loadDemo } from '../src/demo/demo.js'
+import { type DemoPartner, loadDemo } from '../src/demo/demo.js'
 import { claimMakers, seedClaims, uploadBench } from './lib/claims.js'
 import { clockBench } from './lib/clock.js'
 import { type Database, record, replay } from './lib/floor.js'
@@ -481,6 +481,21 @@ async function claimsBench(
   log(`${f(subscriptions)} subscriptions, ${f(claims)} claims, ${connections} connections; load ${load()}`)
 }
 
+/** `work` on the run's database, migrated and holding the demo, closed after. */
+async function onDemo<T>(
+  env: NodeJS.ProcessEnv,
+  work: (db: Db, config: Config, demo: DemoPartner[]) => Promise<T>,
+): Promise<T> {
+  const config = loadConfig({ ...env, LOG_LEVEL: 'silent' })
+  const db = createDb(config.database)
+  try {
+    await migrateToLatest(db)
+    return await work(db, config, (await loadDemo(db, config, new Date().toISOString())).partners)
+  } finally {
+    await db.destroy()
+  }
+}
+
 function buildAgainst(rev: string) {
   log(`Building ${rev} in a temporary worktree…`)
   return buildRevision(rev, join(tmp, 'against'))
@@ -496,40 +511,24 @@ async function main() {
   const database = await freshDatabase('amparo')
   const env = serviceEnv(database)
   if (args.webhooks) {
-    const config = loadConfig({ ...env, LOG_LEVEL: 'silent' })
-    const db = createDb(config.database)
-    try {
-      await migrateToLatest(db)
-      await loadDemo(db, config, new Date().toISOString())
-      const count = Number(args.events)
-      await webhooksBench({ db, cli: CLI, env, count, logFile: join(tmp, 'worker.log'), log })
-    } finally {
-      await db.destroy()
-    }
+    const count = Number(args.events)
+    await onDemo(env, (db) =>
+      webhooksBench({ db, cli: CLI, env, count, logFile: join(tmp, 'worker.log'), log }),
+    )
     return log(`load ${load()}`)
   }
   if (args.recurrence) {
-    const config = loadConfig({ ...env, LOG_LEVEL: 'silent' })
-    const db = createDb(config.database)
-    try {
-      await migrateToLatest(db)
-      await loadDemo(db, config, new Date().toISOString())
-      const options = { db, postgres: kind === 'postgres', timeZone: config.timeZone, cli: CLI, env }
-      await recurrenceBench({ ...options, log })
-    } finally {
-      await db.destroy()
-    }
+    await onDemo(env, (db, { timeZone }) =>
+      recurrenceBench({ db, postgres: kind === 'postgres', timeZone, cli: CLI, env, log }),
+    )
     return log(`load ${load()}`)
   }
 
   if (args.clock) {
-    const config = loadConfig({ ...env, LOG_LEVEL: 'silent' })
-    const db = createDb(config.database)
-    const { demo, partners } = await (async () => {
-      await migrateToLatest(db)
-      const loaded = await loadDemo(db, config, new Date().toISOString())
-      return { demo: loaded.partners, partners: await seed(db, kind === 'postgres', [1, 0]) }
-    })().finally(() => db.destroy())
+    const { demo, partners } = await onDemo(env, async (db, _config, demo) => ({
+      demo,
+      partners: await seed(db, kind === 'postgres', [1, 0]),
+    }))
     const server = await startApi(CLI, env, join(tmp, 'api.log'))
     const [other, advancing] = await Promise.all(
       partners.map(async (partner) => {

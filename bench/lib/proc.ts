@@ -35,7 +35,7 @@ export async function startServer(args: string[], env: NodeJS.ProcessEnv, logFil
     stderr = (stderr + chunk).slice(-4000)
   })
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null || performance.now() - started > 30_000) {
+    if (child.exitCode !== null || child.signalCode !== null || performance.now() - started > 60_000) {
       await stop(child)
       throw new Error(`${args.join(' ')} did not start:\n${stderr.trim()}`)
     }
