@@ -11,7 +11,9 @@ import { demoLogins } from './helpers/world.js'
 
 useCliWorld()
 
-describe('amparo demo', () => {
+// Each test runs `amparo demo` (migrations, the catalog, two partners and a contract) in-process:
+// 16 s on PostgreSQL on a loaded machine, so the default 20 s is too close.
+describe('amparo demo', { timeout: 60_000 }, () => {
   let demo: TestDatabase
   let demoApp: App
 
