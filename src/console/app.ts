@@ -11,6 +11,7 @@ import type { Db } from '../db/database.js'
 import { ValidationErrorSchema } from '../http/http-schemas.js'
 import { validatorCompiler } from '../http/validation.js'
 import { loadSigningKeys, TokenService, tokenAudience } from '../modules/auth/token.service.js'
+import { operatorRoutes } from '../modules/operators/operator.routes.js'
 import { sessionRoutes, signInRoutes } from '../modules/operators/session.routes.js'
 import { gatewayOf } from '../modules/payments/gateway-factory.js'
 import type { PaymentGateway } from '../modules/payments/payment-gateway.js'
@@ -114,6 +115,7 @@ export async function buildConsoleApp({
     await signIn.register(signInRoutes)
   })
   await app.register(sessionRoutes)
+  await app.register(operatorRoutes)
 
   await app.register(consoleStatic, { root: staticRoot })
   return app
