@@ -173,3 +173,21 @@ export async function resetPassword(
   })
   return { operator, password }
 }
+
+/**
+ * The demo's operator (test only: README, Operator console): created, or given `password` again,
+ * without TOTP. Seeding is no operator's action, so nothing is audited.
+ */
+export async function ensureDemoOperator(
+  db: Db,
+  input: { email: string; role: OperatorRole; password: string },
+  now: string,
+): Promise<void> {
+  const passwordHash = await hashPassword(input.password)
+  await retryingTransaction(db, async (trx) => {
+    const existing = await operatorByEmail(trx, input.email)
+    if (!existing)
+      await insertOperator(trx, { email: input.email, role: input.role, password_hash: passwordHash, now })
+    else await updateOperator(trx, existing.id, { password_hash: passwordHash, disabled_at: null })
+  })
+}
