@@ -10,6 +10,10 @@ import { annualPlanPaymentRoutes } from './modules/annual-plans/annual-plan-paym
 import { authRoutes } from './modules/auth/auth.routes.js'
 import { loadSigningKeys, TokenService, tokenAudience } from './modules/auth/token.service.js'
 import { catalogRoutes } from './modules/catalog/catalog.routes.js'
+import {
+  certificateRoutes,
+  certificateVerificationRoutes,
+} from './modules/certificates/certificate.routes.js'
 import { claimRoutes } from './modules/claims/claim.routes.js'
 import { claimDocumentRoutes } from './modules/claims/claim-document.routes.js'
 import { customerRoutes } from './modules/customers/customer.routes.js'
@@ -121,6 +125,7 @@ export async function buildApp({
   const redis = config.redisUrl ? await connectRedis(app, config.redisUrl) : null
 
   await app.register(healthRoutes)
+  await app.register(certificateVerificationRoutes)
   await app.register(async (loginScope) => {
     await loginRateLimit(loginScope, { max: config.rateLimits.loginPerClient, redis })
     await loginScope.register(authRoutes)
@@ -138,6 +143,7 @@ export async function buildApp({
     await partnerScope.register(annualPlanRoutes)
     await partnerScope.register(annualPlanPaymentRoutes)
     await partnerScope.register(annualPlanCancellationRoutes)
+    await partnerScope.register(certificateRoutes)
     await partnerScope.register(claimRoutes)
     await partnerScope.register(claimDocumentRoutes)
     await partnerScope.register(eventRoutes)
