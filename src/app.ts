@@ -25,6 +25,7 @@ import type { PaymentGateway } from './modules/payments/payment-gateway.js'
 import { planRoutes } from './modules/plans/plan.routes.js'
 import { sandboxClaimRoutes } from './modules/sandbox/sandbox-claims.routes.js'
 import { sandboxClockRoutes } from './modules/sandbox/sandbox-clock.routes.js'
+import { sdkRoutes } from './modules/sdk/sdk.routes.js'
 import { shopkeeperRoutes } from './modules/shopkeepers/shopkeeper.routes.js'
 import { subscriptionRoutes } from './modules/subscriptions/subscription.routes.js'
 import { subscriptionPaymentRoutes } from './modules/subscriptions/subscription-payment.routes.js'
@@ -69,6 +70,8 @@ export interface AppOptions {
   logStream?: { write(line: string): void }
   /** Called right after a request's write transaction commits: tests' fault injection (docs/decisions.md). */
   afterCommit?: (request: FastifyRequest) => void
+  /** Where the packed TypeScript client is (default the project's dist/sdk/): tests give their own. */
+  sdkDirectory?: string
 }
 
 export async function buildApp({
@@ -80,6 +83,7 @@ export async function buildApp({
   logger,
   logStream,
   afterCommit,
+  sdkDirectory,
 }: AppOptions) {
   const app = Fastify({
     logger: logger ?? loggerOptions(config.logLevel, logStream),
@@ -126,6 +130,7 @@ export async function buildApp({
 
   await app.register(healthRoutes)
   await app.register(certificateVerificationRoutes)
+  await app.register(sdkRoutes, { directory: sdkDirectory })
   await app.register(async (loginScope) => {
     await loginRateLimit(loginScope, { max: config.rateLimits.loginPerClient, redis })
     await loginScope.register(authRoutes)

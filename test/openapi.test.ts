@@ -253,7 +253,14 @@ describe('GET /openapi.json', () => {
 
   it('documents the response headers the hooks send: request id, rate limits, Retry-After, WWW-Authenticate', async () => {
     const ops = operations(await document())
-    const open = new Set(['GET /', 'GET /certificates/{code}', 'GET /health', 'GET /ready'])
+    const open = new Set([
+      'GET /',
+      'GET /certificates/{code}',
+      'GET /health',
+      'GET /ready',
+      'GET /sdk/amparo-client.tgz',
+      'GET /sdk/{file}',
+    ])
     for (const { where, op } of ops) {
       for (const [status, response] of Object.entries(op.responses)) {
         const headers = Object.keys(response.headers ?? {})
@@ -263,7 +270,7 @@ describe('GET /openapi.json', () => {
           expect(headers, `${where} ${status}`).toContain('Retry-After')
       }
       // Every partner route and login is under a rate limit; the index, health, readiness and the
-      // certificate verification (codes of 160 random bits) are not.
+      // certificate verification (codes of 160 random bits) and the client package are not.
       expect('429' in op.responses, where).toBe(!open.has(where))
       const success = Object.entries(op.responses).find(([s]) => s.startsWith('2'))?.[1]
       expect(Object.keys(success?.headers ?? {}).includes('RateLimit-Remaining'), where).toBe(
@@ -319,7 +326,7 @@ describe('GET /openapi.json', () => {
     }
   })
 
-  it('protects every operation with the bearer token except the index, login, health, readiness and certificate verification', async () => {
+  it('protects every operation with the bearer token except the index, login, health, readiness, certificate verification and the client package', async () => {
     const doc = await document()
     const open = Object.entries(doc.paths)
       .flatMap(([path, ops]) =>
