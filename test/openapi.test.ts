@@ -343,6 +343,8 @@ describe('GET /openapi.json', () => {
       'GET /certificates/{code}',
       'GET /health',
       'GET /ready',
+      'GET /sdk/amparo-client.tgz',
+      'GET /sdk/{file}',
       'POST /auth/login',
     ])
   })
