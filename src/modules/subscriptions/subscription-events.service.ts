@@ -51,8 +51,7 @@ export async function recordInstallmentEvent(
 /**
  * Pays an installment once (markInstallmentPaid) with its events: `installment.paid`, then, when
  * it activates a pending subscription (activationBy), its policy number and certificate code, and
- * `subscription.activated`. False, and nothing
- * written, for the loser of a race.
+ * `subscription.activated`. False, and nothing written, for the loser of a race.
  */
 export async function payInstallment(
   trx: Trx,
