@@ -29,6 +29,9 @@ describe('the message catalogue', () => {
     ).toBe('O campo imei deve ser um IMEI válido: 15 dígitos, o último um dígito verificador (Luhn).')
     expect(portugueseMessage('Subscription not found.', 'not_found')).toBe('Assinatura não encontrada.')
     expect(portugueseMessage('Annual plan not found.', 'not_found')).toBe('Plano anual não encontrado.')
+    expect(portugueseMessage('The document has already been taken.', 'validation_failed')).toBe(
+      'O valor de document já está em uso.',
+    )
   })
 
   it('falls back to the code’s Portuguese message for a message it does not know', () => {

@@ -159,6 +159,20 @@ const MESSAGES: Rule[] = [
     (field, predicate) => `O campo ${field} ${translateWith(PREDICATES, predicate ?? '') ?? 'é inválido.'}`,
   ],
   [/^The selected (.+) is invalid\.$/, (field) => `O valor selecionado para ${field} é inválido.`],
+  [/^The (.+) has already been taken\.$/, (field) => `O valor de ${field} já está em uso.`],
+  [
+    /^The (.+) must be a valid email address\.$/,
+    (field) => `O ${field} deve ser um endereço de e-mail válido.`,
+  ],
+  [/^The (.+) must be a valid (CPF|CNPJ)\.$/, (field, kind) => `O ${field} deve ser um ${kind} válido.`],
+  [/^The subscription is canceled\.$/, () => 'A assinatura está cancelada.'],
+  [/^The subscription is already canceled\.$/, () => 'A assinatura já está cancelada.'],
+  [/^Installment 1 can no longer be paid\.$/, () => 'A parcela 1 não pode mais ser paga.'],
+  [/^The subscription has expired: (.+)$/, () => 'A assinatura expirou: a operação não é mais possível.'],
+  [
+    /^The subscription changed while being updated: try again\.$/,
+    () => 'A assinatura mudou durante a atualização: tente de novo.',
+  ],
   [/^Route (\S+) (.+) not found\.$/, (method, path) => `Rota ${method} ${path} não encontrada.`],
   [
     /^(.+) not found\.$/,
