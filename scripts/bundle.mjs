@@ -35,6 +35,9 @@ await build({
     'prom-client',
     // Serves its own static files, found next to its code in node_modules.
     '@fastify/swagger-ui',
+    // Reads its font metrics (Helvetica's .afm) from its own folder at run time: bundled, it would
+    // look for them next to dist/amparo.mjs.
+    'pdfkit',
   ],
   // The bundled CommonJS packages (fastify, pino, …) call `require` for Node's own modules; an ES
   // module has none, so the bundle makes one.

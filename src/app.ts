@@ -10,6 +10,10 @@ import { annualPlanPaymentRoutes } from './modules/annual-plans/annual-plan-paym
 import { authRoutes } from './modules/auth/auth.routes.js'
 import { loadSigningKeys, TokenService, tokenAudience } from './modules/auth/token.service.js'
 import { catalogRoutes } from './modules/catalog/catalog.routes.js'
+import {
+  certificateRoutes,
+  certificateVerificationRoutes,
+} from './modules/certificates/certificate.routes.js'
 import { claimRoutes } from './modules/claims/claim.routes.js'
 import { claimDocumentRoutes } from './modules/claims/claim-document.routes.js'
 import { customerRoutes } from './modules/customers/customer.routes.js'
@@ -21,6 +25,7 @@ import type { PaymentGateway } from './modules/payments/payment-gateway.js'
 import { planRoutes } from './modules/plans/plan.routes.js'
 import { sandboxClaimRoutes } from './modules/sandbox/sandbox-claims.routes.js'
 import { sandboxClockRoutes } from './modules/sandbox/sandbox-clock.routes.js'
+import { sdkRoutes } from './modules/sdk/sdk.routes.js'
 import { shopkeeperRoutes } from './modules/shopkeepers/shopkeeper.routes.js'
 import { subscriptionRoutes } from './modules/subscriptions/subscription.routes.js'
 import { subscriptionPaymentRoutes } from './modules/subscriptions/subscription-payment.routes.js'
@@ -65,6 +70,8 @@ export interface AppOptions {
   logStream?: { write(line: string): void }
   /** Called right after a request's write transaction commits: tests' fault injection (docs/decisions.md). */
   afterCommit?: (request: FastifyRequest) => void
+  /** Where the packed TypeScript client is (default the project's dist/sdk/): tests give their own. */
+  sdkDirectory?: string
 }
 
 export async function buildApp({
@@ -76,6 +83,7 @@ export async function buildApp({
   logger,
   logStream,
   afterCommit,
+  sdkDirectory,
 }: AppOptions) {
   const app = Fastify({
     logger: logger ?? loggerOptions(config.logLevel, logStream),
@@ -121,6 +129,8 @@ export async function buildApp({
   const redis = config.redisUrl ? await connectRedis(app, config.redisUrl) : null
 
   await app.register(healthRoutes)
+  await app.register(certificateVerificationRoutes)
+  await app.register(sdkRoutes, { directory: sdkDirectory })
   await app.register(async (loginScope) => {
     await loginRateLimit(loginScope, { max: config.rateLimits.loginPerClient, redis })
     await loginScope.register(authRoutes)
@@ -138,6 +148,7 @@ export async function buildApp({
     await partnerScope.register(annualPlanRoutes)
     await partnerScope.register(annualPlanPaymentRoutes)
     await partnerScope.register(annualPlanCancellationRoutes)
+    await partnerScope.register(certificateRoutes)
     await partnerScope.register(claimRoutes)
     await partnerScope.register(claimDocumentRoutes)
     await partnerScope.register(eventRoutes)

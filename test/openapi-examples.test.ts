@@ -106,13 +106,29 @@ async function runAs(entry: Entry, gateway: 'external' | 'own'): Promise<string[
   return failures
 }
 
+/**
+ * Certificates need a contract in force (a subscription paid, an annual plan paid) and, for the
+ * verification, the random code printed on its PDF: tested in test/certificates.test.ts.
+ */
+const CERTIFICATE_EXAMPLES_NOT_RUN = new Set([
+  'getSubscriptionCertificate',
+  'getAnnualPlanCertificate',
+  'verifyCertificate',
+])
+
+/** The client package exists once `npm run build` packed it: tested in test/sdk.test.ts. */
+const SDK_EXAMPLES_NOT_RUN = new Set(['getClientPackage', 'getClientPackageVersion'])
+
 describe('every example of the OpenAPI document runs against the demo', () => {
   it('covers every operation of the document', () => {
     expect(operations.length).toBeGreaterThan(30)
   })
 
   for (const entry of operations) {
-    it(`${entry.method} ${entry.path}`, async () => {
+    it.skipIf(
+      CERTIFICATE_EXAMPLES_NOT_RUN.has(entry.operationId) ||
+        SDK_EXAMPLES_NOT_RUN.has(entry.operationId),
+    )(`${entry.method} ${entry.path}`, async () => {
       expect(await runExamples(entry)).toEqual([])
     })
   }

@@ -253,7 +253,14 @@ describe('GET /openapi.json', () => {
 
   it('documents the response headers the hooks send: request id, rate limits, Retry-After, WWW-Authenticate', async () => {
     const ops = operations(await document())
-    const open = new Set(['GET /', 'GET /health', 'GET /ready'])
+    const open = new Set([
+      'GET /',
+      'GET /certificates/{code}',
+      'GET /health',
+      'GET /ready',
+      'GET /sdk/amparo-client.tgz',
+      'GET /sdk/{file}',
+    ])
     for (const { where, op } of ops) {
       for (const [status, response] of Object.entries(op.responses)) {
         const headers = Object.keys(response.headers ?? {})
@@ -262,7 +269,8 @@ describe('GET /openapi.json', () => {
         if (status === '429' || status === '503')
           expect(headers, `${where} ${status}`).toContain('Retry-After')
       }
-      // Every partner route and login is under a rate limit; the index, health and readiness are not.
+      // Every partner route and login is under a rate limit; the index, health, readiness and the
+      // certificate verification (codes of 160 random bits) and the client package are not.
       expect('429' in op.responses, where).toBe(!open.has(where))
       const success = Object.entries(op.responses).find(([s]) => s.startsWith('2'))?.[1]
       expect(Object.keys(success?.headers ?? {}).includes('RateLimit-Remaining'), where).toBe(
@@ -318,7 +326,7 @@ describe('GET /openapi.json', () => {
     }
   })
 
-  it('protects every operation with the bearer token except the index, login, health and readiness', async () => {
+  it('protects every operation with the bearer token except the index, login, health, readiness, certificate verification and the client package', async () => {
     const doc = await document()
     const open = Object.entries(doc.paths)
       .flatMap(([path, ops]) =>
@@ -330,7 +338,15 @@ describe('GET /openapi.json', () => {
       .filter((o) => o.open)
       .map((o) => o.route)
       .sort()
-    expect(open).toEqual(['GET /', 'GET /health', 'GET /ready', 'POST /auth/login'])
+    expect(open).toEqual([
+      'GET /',
+      'GET /certificates/{code}',
+      'GET /health',
+      'GET /ready',
+      'GET /sdk/amparo-client.tgz',
+      'GET /sdk/{file}',
+      'POST /auth/login',
+    ])
   })
 })
 

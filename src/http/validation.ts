@@ -29,7 +29,10 @@ const brazilianFormats: Record<string, { valid: (value: string) => boolean; mess
   cep: { valid: (v) => normalizeCep(v) !== null, message: 'must be exactly 8 digits' },
   'br-state': { valid: (v) => normalizeState(v) !== null, message: 'must be a Brazilian state code' },
   'br-phone': { valid: (v) => normalizePhone(v) !== null, message: 'must be a phone number with area code' },
-  imei: { valid: (v) => normalizeImei(v) !== null, message: 'must be a valid 15-digit IMEI' },
+  imei: {
+    valid: (v) => normalizeImei(v) !== null,
+    message: 'must be a valid IMEI: 15 digits, the last one a check digit (Luhn)',
+  },
 }
 
 const bodyAjv = withFormats(new Ajv({ ...common, coerceTypes: false }))

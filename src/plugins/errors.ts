@@ -11,6 +11,7 @@ import {
   ValidationError,
 } from '../shared/errors.js'
 import { censorSecrets } from './logging.js'
+import { type Language, languageOf, localized } from './messages.js'
 
 /** The only place that builds error bodies (README, Using the API: errors). */
 export const errorsPlugin = fp(
@@ -29,6 +30,15 @@ export const errorsPlugin = fp(
       }
       request.log.error({ err: error }, 'request failed')
       return reply.code(500).send(serverError(request))
+    })
+
+    // Every error answer says its language when it is not English: the bodies above, and those
+    // answered elsewhere (a card decline's, a replayed one).
+    app.addHook('onSend', async (request, reply, payload) => {
+      if (reply.statusCode >= 400 && languageOfRequest(request) === 'pt-BR') {
+        reply.header('content-language', 'pt-BR')
+      }
+      return payload
     })
 
     app.setNotFoundHandler(async (request: FastifyRequest, reply: FastifyReply) => {
@@ -53,20 +63,35 @@ export async function closeIfBodyUnread(request: FastifyRequest, reply: FastifyR
   if (!request.raw.complete) reply.header('connection', 'close')
 }
 
-/** An error's body: its code, message, field errors and extras, and the id to quote to support. */
-export function errorBody(error: AppError, requestId: string) {
-  return {
-    code: error.code,
-    message: error.message,
-    ...(error.errors && { errors: error.errors }),
-    ...error.extra,
-    request_id: requestId,
-  }
+/** The language a request's errors are answered in (messages.ts `languageOf`). */
+export function languageOfRequest(request: FastifyRequest): Language {
+  return languageOf(request.headers['accept-language'])
+}
+
+/**
+ * An error's body: its code, message, field errors and extras, and the id to quote to support;
+ * message and field errors in `language` (README, Using the API: errors in Portuguese).
+ */
+export function errorBody(error: AppError, requestId: string, language: Language = 'en') {
+  return localized(
+    {
+      code: error.code,
+      message: error.message,
+      ...(error.errors && { errors: error.errors }),
+      ...error.extra,
+      request_id: requestId,
+    },
+    language,
+  )
 }
 
 /** A server fault's body: the generic message and the id to quote, never the error itself. */
 export function serverError(request: FastifyRequest) {
-  return errorBody(new AppError('server_error', 'Server error.'), String(request.id))
+  return errorBody(
+    new AppError('server_error', 'Server error.'),
+    String(request.id),
+    languageOfRequest(request),
+  )
 }
 
 export function routeNotFound(request: FastifyRequest) {
@@ -74,13 +99,14 @@ export function routeNotFound(request: FastifyRequest) {
   return errorBody(
     new AppError('not_found', `Route ${request.method} ${path} not found.`),
     String(request.id),
+    languageOfRequest(request),
   )
 }
 
 function sendAppError(error: AppError, request: FastifyRequest, reply: FastifyReply) {
   if (error.statusCode === 401) reply.header('www-authenticate', 'Bearer')
   if (error.retryAfterSeconds !== undefined) reply.header('retry-after', error.retryAfterSeconds)
-  return reply.code(error.statusCode).send(errorBody(error, String(request.id)))
+  return reply.code(error.statusCode).send(errorBody(error, String(request.id), languageOfRequest(request)))
 }
 
 /** Recognises everything a client can cause; anything else is a server fault. */

@@ -8,6 +8,7 @@ import { documentOnWrites, hookList, mayCarryBody } from '../http/http-schemas.j
 import { AppError } from '../shared/errors.js'
 import { MAX_JSON_DEPTH, nestsDeeperThan, readBody, sizeLabel } from './body-reader.js'
 import { errorBody, routeNotFound, serverError } from './errors.js'
+import { languageOf } from './messages.js'
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 // 13 digits in a row could be a card number, and so could 13 spelt with separators
@@ -201,8 +202,10 @@ export function originForm(req: IncomingMessage): string {
 export function expectationFailed(req: IncomingMessage, res: ServerResponse): void {
   const id = requestId(req)
   const error = new AppError('expectation_failed', 'Only "Expect: 100-continue" is supported.')
-  const body = JSON.stringify(errorBody(error, id))
+  const language = languageOf(req.headers['accept-language'])
+  const body = JSON.stringify(errorBody(error, id, language))
   res.writeHead(417, {
+    ...(language === 'pt-BR' && { 'content-language': language }),
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(body),
     'x-request-id': id,

@@ -9,6 +9,11 @@ declare module 'fastify' {
      * find one (login: no field is required by itself). The example test runs it.
      */
     validationExample?: Record<string, string[]>
+    /**
+     * The message of the route's documented 422 `invalid_state` example, for a route whose only
+     * 422 is a state refusal (a certificate of a contract not in force).
+     */
+    stateExample?: string
   }
 }
 
@@ -86,6 +91,8 @@ export function errorExample(status: number, codes: ErrorCode[], route: ExampleR
   const code = codes[0]
   if (!code) return undefined
   if (status === 422) {
+    const state = code === 'invalid_state' ? route.config?.stateExample : undefined
+    if (state) return { code, message: state, errors: { status: [state] }, request_id: REQUEST_ID }
     const errors = codes.includes('validation_failed') ? validationErrors(route) : undefined
     if (!errors) return undefined
     const [first, ...rest] = Object.values(errors).flat()

@@ -3,7 +3,7 @@ import fp from 'fastify-plugin'
 import type { Trx } from '../db/database.js'
 import { retryingTransaction, type Transactor } from '../db/transaction.js'
 import type { AppError } from '../shared/errors.js'
-import { errorBody } from './errors.js'
+import { errorBody, languageOfRequest } from './errors.js'
 import { replayStored } from './idempotency.js'
 import { storeAnswer } from './idempotency.repository.js'
 
@@ -74,7 +74,7 @@ export interface Answer {
 
 /** An error as its answer, the body the error handler would send for it. */
 export function refusal(request: FastifyRequest, error: AppError): Answer {
-  return { status: error.statusCode, body: errorBody(error, String(request.id)) }
+  return { status: error.statusCode, body: errorBody(error, String(request.id), languageOfRequest(request)) }
 }
 
 /**

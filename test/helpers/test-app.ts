@@ -16,6 +16,8 @@ export interface TestAppOptions {
   logStream?: { write(line: string): void }
   /** Settings added to the test database's (`AMPARO_LOGIN_RATE_LIMIT`, `AMPARO_PUBLIC_URL`, …). */
   env?: Record<string, string>
+  /** Where the packed TypeScript client is (the project's dist/sdk/ unless told). */
+  sdkDirectory?: string
   /** A SQLite file instead of memory, for tests whose CLI or second worker opens its own connection. */
   sqliteFile?: string
   /** The card gateway (`null` for none); the configured one unless told. */
@@ -55,6 +57,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestC
     ...(options.gateway !== undefined && { gateway: options.gateway }),
     logger: options.logger ?? (options.logStream ? undefined : false),
     logStream: options.logStream,
+    sdkDirectory: options.sdkDirectory,
   })
   checkEveryResponse(app)
   return {

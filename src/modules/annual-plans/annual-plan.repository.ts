@@ -2,6 +2,7 @@ import type { ExpressionBuilder, Insertable, Selectable } from 'kysely'
 import type { Database, Db, Trx } from '../../db/database.js'
 import { claimLease, notHeld, releaseLease } from '../../db/lease.js'
 import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
+import { nextPolicySerial } from '../../db/policy-sequence.js'
 import { CUSTOMER_VIEW_COLUMNS, customerIdsWithDocument } from '../customers/customer-view.repository.js'
 import { recordPayment } from '../payments/payment.repository.js'
 import type { PaymentChannel, PaymentOutcome } from '../payments/payment.table.js'
@@ -167,6 +168,7 @@ export function paidColumns(payment: Payment) {
     starts_at: payment.startsAt,
     ends_at: payment.endsAt,
     policy_number: payment.policyNumber,
+    certificate_code: payment.certificateCode,
     locked_until: null,
     updated_at: payment.paidAt,
   }
@@ -363,4 +365,9 @@ export async function recordInLedger(
     transaction_id: entry.transactionId,
     created_at: now,
   })
+}
+
+/** The next number of the policy sequence, drawn without a plan (policy-sequence.ts). */
+export function takePolicySerial(trx: Trx): Promise<number> {
+  return nextPolicySerial(trx)
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { StateError } from '../../shared/errors.js'
 import { daysBetween, formatDate, startOfDayMonthsLater, startOfNextDay } from '../../shared/time.js'
+import { verificationCode } from '../../shared/verification-code.js'
 import type { AnnualPlanStatus, Payment } from './annual-plan.table.js'
 
 // The annual plan's pure rules (README, Annual plans): the coverage clock, the policy number, the
@@ -51,10 +52,19 @@ export function assertAwaitingPayment(plan: CoverageFields, now: string): void {
   }
 }
 
-/** What a payment confirmed at `now` writes: cover from the next local midnight, and the policy number. */
+/**
+ * What a payment confirmed at `now` writes: cover from the next local midnight, the policy number
+ * and the certificate's verification code.
+ */
 export function paymentAt(planId: number, now: string, timeZone: string): Payment {
   const { startsAt, endsAt } = coverageWindow(now, timeZone)
-  return { paidAt: now, startsAt, endsAt, policyNumber: policyNumber(planId, now, timeZone) }
+  return {
+    paidAt: now,
+    startsAt,
+    endsAt,
+    policyNumber: policyNumber(planId, now, timeZone),
+    certificateCode: verificationCode(),
+  }
 }
 
 // — Policy number —

@@ -18,7 +18,9 @@ import {
   findAnnualPlanView,
   insertAnnualPlan,
   listAnnualPlanViews,
+  takePolicySerial,
 } from './annual-plan.repository.js'
+import { policyNumber } from './annual-plan.rules.js'
 import type { AnnualPlanBody } from './annual-plan.schemas.js'
 import type { PaymentMethod } from './annual-plan.table.js'
 import { catchUpCoverageOf, recordAnnualPlanEvent } from './annual-plan-events.service.js'
@@ -171,4 +173,12 @@ export async function requireAnnualPlanRow(db: Db, partnerId: number, id: number
   const row = await findAnnualPlanRow(db, partnerId, id)
   if (!row) throw new NotFoundError('Annual plan')
   return row
+}
+
+/**
+ * A policy number for another kind of contract (a subscription that becomes `pago`), from the
+ * annual plans' sequence so that no two contracts share one: `AMP-<year of at>-<number>`.
+ */
+export async function nextPolicyNumber(trx: Trx, at: string, timeZone: string): Promise<string> {
+  return policyNumber(await takePolicySerial(trx), at, timeZone)
 }

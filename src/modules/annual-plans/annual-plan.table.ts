@@ -29,6 +29,8 @@ export interface AnnualPlansTable {
   card_brand: string | null
   card_last4: string | null
   policy_number: string | null
+  /** The certificate's verification code (GET /certificates/{code}), set with the policy number. */
+  certificate_code: string | null
   paid_at: string | null
   /** 00:00 (service time zone) of the day after payment, as a UTC instant. */
   starts_at: string | null
@@ -86,4 +88,5 @@ export interface Payment {
   startsAt: string
   endsAt: string
   policyNumber: string
+  certificateCode: string
 }

@@ -1,4 +1,6 @@
 import type { Trx } from '../../db/database.js'
+import { verificationCode } from '../../shared/verification-code.js'
+import { nextPolicyNumber } from '../annual-plans/annual-plan.service.js'
 import { type RenderingContext, recordEvent } from '../events/event.service.js'
 import type { PaymentChannel } from '../payments/payment.table.js'
 import { installmentResource, subscriptionResource } from './subscription.mapper.js'
@@ -6,6 +8,7 @@ import { findInstallmentOwner, findSubscriptionViewById } from './subscription.r
 import { activationBy } from './subscription.rules.js'
 import {
   type InstallmentPayment,
+  issuePolicy,
   markInstallmentPaid,
   moveSubscription,
 } from './subscription-payment.repository.js'
@@ -47,8 +50,8 @@ export async function recordInstallmentEvent(
 
 /**
  * Pays an installment once (markInstallmentPaid) with its events: `installment.paid`, then, when
- * it activates a pending subscription (activationBy), `subscription.activated`. False, and nothing
- * written, for the loser of a race.
+ * it activates a pending subscription (activationBy), its policy number and certificate code, and
+ * `subscription.activated`. False, and nothing written, for the loser of a race.
  */
 export async function payInstallment(
   trx: Trx,
@@ -62,6 +65,10 @@ export async function payInstallment(
   await recordInstallmentEvent(trx, 'installment.paid', payment.installmentId, now, rendering)
   const activation = activationBy(payment.number)
   if (activation && (await moveSubscription(trx, payment.subscriptionId, activation, now))) {
+    await issuePolicy(trx, payment.subscriptionId, {
+      policyNumber: await nextPolicyNumber(trx, now, rendering.timeZone),
+      certificateCode: verificationCode(),
+    })
     await recordSubscriptionEvent(trx, 'subscription.activated', payment.subscriptionId, now, rendering)
   }
   return true

@@ -105,6 +105,20 @@ export async function moveSubscription(
   return Number(result.numUpdatedRows) === 1
 }
 
+/** Writes the policy number and certificate code of a subscription just activated. */
+export async function issuePolicy(
+  trx: Trx,
+  subscriptionId: number,
+  policy: { policyNumber: string; certificateCode: string },
+): Promise<void> {
+  await trx
+    .updateTable('subscriptions')
+    .set({ policy_number: policy.policyNumber, certificate_code: policy.certificateCode })
+    .where('id', '=', subscriptionId)
+    .where('policy_number', 'is', null)
+    .execute()
+}
+
 /** Records a declined charge in the ledger, and its code on the installment. */
 export async function recordDecline(
   trx: Trx,

@@ -31,6 +31,7 @@ export function subscriptionResource(row: SubscriptionView, base: string, timeZo
     franchise: centsToAmount(row.franchise),
     lmi: centsToAmount(row.lmi),
     installments_count: row.installments_count,
+    policy_number: row.policy_number,
     store_id: row.store_id,
     metadata: { origin: row.origin },
     card: row.card_brand && row.card_last4 ? { brand: row.card_brand, last4: row.card_last4 } : null,

@@ -109,6 +109,10 @@ export const Subscription = Type.Object(
     franchise: Money('Deductible of a claim.'),
     lmi: Money('Maximum indemnity limit applied.'),
     installments_count: Type.Integer({ description: 'Total installments of the plan.' }),
+    policy_number: Type.Union([Type.String(), Type.Null()], {
+      description:
+        '`AMP-<year>-<number, 6 digits>`, from the same sequence as the annual plans’ policy numbers; given when the subscription becomes `pago` (null before). On its certificate (`GET /subscriptions/{id}/certificate`).',
+    }),
     store_id: Type.Union([Type.Integer(), Type.Null()], { description: 'The store that made the sale.' }),
     metadata: Type.Object({ origin: Type.Union([Type.String(), Type.Null()]) }),
     card: Type.Union(
@@ -172,6 +176,7 @@ export const Subscription = Type.Object(
         franchise: 675,
         lmi: 4500,
         installments_count: 12,
+        policy_number: null,
         store_id: 3,
         metadata: { origin: 'pdv-loja-centro' },
         card: null,

@@ -119,6 +119,8 @@ export async function contractSubscription(
     canceled_at: null,
     ends_on: coverageEndsOn(contractedOn, plan.installments),
     expired_at: null,
+    policy_number: null,
+    certificate_code: null,
     cancel_reason: null,
     cancel_comment: null,
     created_at: now,

@@ -44,6 +44,10 @@ export interface SubscriptionsTable {
   ends_on: string
   /** When the expiry was recorded, with its event (the end's instant); null until then. */
   expired_at: string | null
+  /** `AMP-<year>-<number>` from the annual plans' sequence, given when it becomes `pago`; null before. */
+  policy_number: string | null
+  /** The certificate's verification code (GET /certificates/{code}), set with the policy number. */
+  certificate_code: string | null
   created_at: string
   /** Every update of the row sets it (the resource's `updated_at`). */
   updated_at: string

@@ -1,0 +1,73 @@
+import { type Kysely, sql } from 'kysely'
+import { verificationCode } from '../../shared/verification-code.js'
+import { nextPolicySerial } from '../policy-sequence.js'
+
+/**
+ * The insured's certificate (README, Certificates): a subscription's `policy_number`, given when it
+ * becomes `pago` from the annual plans' sequence (policy-sequence.ts), and a verification code per
+ * contract (`certificate_code`, 160 random bits) on subscriptions and annual plans.
+ *
+ * Existing rows: a `pago` subscription gets a number now, its year the one its installment 1 was
+ * paid in (UTC: the migration does not know the service zone) or, without a payment, contracted
+ * in; every contract with a policy number gets a code.
+ */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('subscriptions').addColumn('policy_number', 'text').execute()
+  await db.schema.alterTable('subscriptions').addColumn('certificate_code', 'text').execute()
+  await db.schema.alterTable('annual_plans').addColumn('certificate_code', 'text').execute()
+  await db.schema
+    .createIndex('subscriptions_policy_number_unique')
+    .on('subscriptions')
+    .column('policy_number')
+    .unique()
+    .execute()
+  await db.schema
+    .createIndex('subscriptions_certificate_code_unique')
+    .on('subscriptions')
+    .column('certificate_code')
+    .unique()
+    .execute()
+  await db.schema
+    .createIndex('annual_plans_certificate_code_unique')
+    .on('annual_plans')
+    .column('certificate_code')
+    .unique()
+    .execute()
+
+  const BATCH = 500
+  for (;;) {
+    const { rows } = await sql<{ id: number; paid_at: string | Date | null; created_at: string | Date }>`
+      select s.id, i.paid_at, s.created_at
+      from subscriptions s left join installments i on i.subscription_id = s.id and i.number = 1
+      where s.status = 'pago' and s.policy_number is null order by s.id limit ${BATCH}`.execute(db)
+    for (const row of rows) {
+      const at = row.paid_at ?? row.created_at
+      const year = (at instanceof Date ? at.toISOString() : String(at)).slice(0, 4)
+      const serial = await nextPolicySerial(db)
+      const number = `AMP-${year}-${String(serial).padStart(6, '0')}`
+      await sql`update subscriptions set policy_number = ${number}, certificate_code = ${verificationCode()}
+        where id = ${row.id}`.execute(db)
+    }
+    if (rows.length < BATCH) break
+  }
+  for (;;) {
+    const { rows } = await sql<{ id: number }>`
+      select id from annual_plans where policy_number is not null and certificate_code is null
+      order by id limit ${BATCH}`.execute(db)
+    for (const row of rows) {
+      await sql`update annual_plans set certificate_code = ${verificationCode()} where id = ${row.id}`.execute(
+        db,
+      )
+    }
+    if (rows.length < BATCH) break
+  }
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropIndex('annual_plans_certificate_code_unique').execute()
+  await db.schema.dropIndex('subscriptions_certificate_code_unique').execute()
+  await db.schema.dropIndex('subscriptions_policy_number_unique').execute()
+  await db.schema.alterTable('annual_plans').dropColumn('certificate_code').execute()
+  await db.schema.alterTable('subscriptions').dropColumn('certificate_code').execute()
+  await db.schema.alterTable('subscriptions').dropColumn('policy_number').execute()
+}

@@ -1,0 +1,24 @@
+import { type Kysely, sql } from 'kysely'
+import { isPostgres } from './database.js'
+
+/**
+ * Takes the next number of the annual plans' id sequence without inserting a plan: a policy
+ * number (`AMP-<year>-<number>`) is derived from it, so subscriptions and annual plans draw their
+ * policy numbers from one sequence and no two contracts share one (docs/decisions.md, "Policy
+ * numbers of subscriptions"). PostgreSQL: the identity column's sequence. SQLite: the table is
+ * AUTOINCREMENT, so its counter in sqlite_sequence is what the next insert exceeds; one writer at
+ * a time makes the read-and-bump safe.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: used by migrations (untyped) and repositories alike
+export async function nextPolicySerial(db: Kysely<any>): Promise<number> {
+  if (isPostgres(db)) {
+    const { rows } = await sql<{ serial: string | number }>`
+      select nextval(pg_get_serial_sequence('annual_plans', 'id')) as serial`.execute(db)
+    return Number(rows[0]?.serial)
+  }
+  const { rows } = await sql<{ seq: number }>`
+    update sqlite_sequence set seq = seq + 1 where name = 'annual_plans' returning seq`.execute(db)
+  if (rows[0]) return Number(rows[0].seq)
+  await sql`insert into sqlite_sequence (name, seq) values ('annual_plans', 1)`.execute(db)
+  return 1
+}

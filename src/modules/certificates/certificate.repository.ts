@@ -1,0 +1,115 @@
+import type { Db } from '../../db/database.js'
+
+// What a certificate prints and what its verification answers, read from the subscription and
+// annual plan tables (a join of other modules' tables is data-layer code: src/db/README.md).
+
+/** The partner's subscription with everything its certificate shows; undefined when not theirs. */
+export function findSubscriptionCertificate(db: Db, partnerId: number, id: number) {
+  return db
+    .selectFrom('subscriptions as s')
+    .innerJoin('plans as p', 'p.id', 's.plan_id')
+    .innerJoin('customers as c', 'c.id', 's.customer_id')
+    .innerJoin('models as m', 'm.id', 's.model_id')
+    .innerJoin('brands as b', 'b.id', 'm.brand_id')
+    .innerJoin('partners as pa', 'pa.id', 's.partner_id')
+    .leftJoin('shopkeepers as st', 'st.id', 's.store_id')
+    .leftJoin('installments as i', (join) =>
+      join.onRef('i.subscription_id', '=', 's.id').on('i.number', '=', 1),
+    )
+    .select([
+      's.id',
+      's.status',
+      's.ends_on',
+      's.expired_at',
+      's.policy_number',
+      's.certificate_code',
+      's.serial_number',
+      's.second_serial_number',
+      's.lmi',
+      's.franchise',
+      's.monthly_premium',
+      's.installments_count',
+      'i.paid_at as first_paid_at',
+      'p.name as plan_name',
+      'p.coverages',
+      'p.claim_notice_days',
+      'c.name as customer_name',
+      'c.document as customer_document',
+      'c.document_kind as customer_document_kind',
+      'm.name as model_name',
+      'b.name as brand_name',
+      'pa.name as partner_name',
+      'st.trading_name as store_name',
+      'st.registration_number as store_document',
+      'st.city as store_city',
+      'st.state as store_state',
+    ])
+    .where('s.partner_id', '=', partnerId)
+    .where('s.id', '=', id)
+    .executeTakeFirst()
+}
+
+export type SubscriptionCertificateRow = NonNullable<Awaited<ReturnType<typeof findSubscriptionCertificate>>>
+
+/** The partner's annual plan with everything its certificate shows; undefined when not theirs. */
+export function findAnnualPlanCertificate(db: Db, partnerId: number, id: number) {
+  return db
+    .selectFrom('annual_plans as ap')
+    .innerJoin('plans as p', 'p.id', 'ap.plan_id')
+    .innerJoin('customers as c', 'c.id', 'ap.customer_id')
+    .innerJoin('models as m', 'm.id', 'ap.model_id')
+    .innerJoin('brands as b', 'b.id', 'm.brand_id')
+    .innerJoin('partners as pa', 'pa.id', 'ap.partner_id')
+    .leftJoin('shopkeepers as st', 'st.id', 'ap.store_id')
+    .select([
+      'ap.id',
+      'ap.status',
+      'ap.starts_at',
+      'ap.ends_at',
+      'ap.policy_number',
+      'ap.certificate_code',
+      'ap.imei',
+      'ap.imei_2',
+      'ap.lmi',
+      'ap.franchise',
+      'ap.premium',
+      'ap.payment_installments',
+      'p.name as plan_name',
+      'p.coverages',
+      'p.claim_notice_days',
+      'c.name as customer_name',
+      'c.document as customer_document',
+      'c.document_kind as customer_document_kind',
+      'm.name as model_name',
+      'b.name as brand_name',
+      'pa.name as partner_name',
+      'st.trading_name as store_name',
+      'st.registration_number as store_document',
+      'st.city as store_city',
+      'st.state as store_state',
+    ])
+    .where('ap.partner_id', '=', partnerId)
+    .where('ap.id', '=', id)
+    .executeTakeFirst()
+}
+
+export type AnnualPlanCertificateRow = NonNullable<Awaited<ReturnType<typeof findAnnualPlanCertificate>>>
+
+/** The contract a verification code belongs to: only what the public verification shows. */
+export async function findByCertificateCode(db: Db, code: string) {
+  const subscription = await db
+    .selectFrom('subscriptions as s')
+    .leftJoin('installments as i', (join) =>
+      join.onRef('i.subscription_id', '=', 's.id').on('i.number', '=', 1),
+    )
+    .select(['s.status', 's.ends_on', 's.expired_at', 's.policy_number', 'i.paid_at as first_paid_at'])
+    .where('s.certificate_code', '=', code)
+    .executeTakeFirst()
+  if (subscription) return { kind: 'subscription' as const, ...subscription }
+  const plan = await db
+    .selectFrom('annual_plans')
+    .select(['status', 'starts_at', 'ends_at', 'policy_number'])
+    .where('certificate_code', '=', code)
+    .executeTakeFirst()
+  return plan && { kind: 'annual_plan' as const, ...plan }
+}

@@ -1,0 +1,65 @@
+import { formatDate } from '../../shared/time.js'
+import { statusAt as annualPlanStatusAt } from '../annual-plans/annual-plan.rules.js'
+import type { AnnualPlanStatus } from '../annual-plans/annual-plan.table.js'
+import { coverageEndsAt, statusAt as subscriptionStatusAt } from '../subscriptions/subscription.rules.js'
+import type { SubscriptionStatus } from '../subscriptions/subscription.table.js'
+
+// The certificate's pure rules (README, Certificates): which contract is in force, how the
+// insured's document is masked, how money and dates read in Portuguese.
+
+/** A subscription's status at `now` as its resource shows it (an expiry recorded or due). */
+export function subscriptionStatus(
+  row: { status: SubscriptionStatus; ends_on: string; expired_at: string | null },
+  now: string,
+  timeZone: string,
+) {
+  return row.status === 'pago' && row.expired_at !== null
+    ? 'expired'
+    : subscriptionStatusAt(row, now, timeZone)
+}
+
+/** An annual plan's status at `now`. */
+export function annualPlanStatus(
+  row: { status: AnnualPlanStatus; starts_at: string | null; ends_at: string | null },
+  now: string,
+): AnnualPlanStatus {
+  return annualPlanStatusAt(row, now)
+}
+
+/** In force: a subscription `pago` (not expired), an annual plan `paid` or `protected`. */
+export function inForce(status: string): boolean {
+  return status === 'pago' || status === 'paid' || status === 'protected'
+}
+
+/** A subscription's coverage: from the payment of installment 1 to 00:00 of its end day. */
+export function subscriptionTerm(firstPaidAt: string | null, endsOn: string, timeZone: string) {
+  return { startsAt: firstPaidAt, endsAt: coverageEndsAt(endsOn, timeZone) }
+}
+
+/**
+ * The insured's document with only its middle shown: CPF `***.982.247-**`, CNPJ
+ * `**.345.678/0001-**` (alphanumeric CNPJs alike). Anything else is masked whole.
+ */
+export function maskDocument(document: string, kind: 'cpf' | 'cnpj'): string {
+  if (kind === 'cpf' && document.length === 11)
+    return `***.${document.slice(3, 6)}.${document.slice(6, 9)}-**`
+  if (kind === 'cnpj' && document.length === 14) {
+    return `**.${document.slice(2, 5)}.${document.slice(5, 8)}/${document.slice(8, 12)}-**`
+  }
+  return '*'.repeat(document.length)
+}
+
+/** Cents as Brazilian reais: `R$ 4.500,00`. */
+export function formatReais(cents: number): string {
+  const whole = Math.floor(Math.abs(cents) / 100)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, '.')
+  const fraction = String(Math.abs(cents) % 100).padStart(2, '0')
+  return `${cents < 0 ? '-' : ''}R$ ${whole},${fraction}`
+}
+
+/** An instant as a Brazilian date in the service zone: `21/11/2026`. */
+export function formatDateBr(instant: string, timeZone: string): string {
+  const [year, month, day] = formatDate(instant, timeZone).split('-')
+  return `${day}/${month}/${year}`
+}
