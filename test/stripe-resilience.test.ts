@@ -349,4 +349,53 @@ describe('a charge Stripe approved but the database could not record', () => {
     expect(charges()).toHaveLength(1)
     now = START
   })
+
+  it('is not canceled by its partner while unrecorded: 409 payment_in_progress with Retry-After, then canceled once recorded', async () => {
+    now = START
+    const broken = await ledgerFailing(a)
+    const s = await subscription(a)
+    try {
+      expect((await pay(a, s.id, VISA, broken)).statusCode).toBe(503)
+    } finally {
+      await broken.close()
+    }
+    const cancel = () =>
+      a.app.inject({
+        method: 'POST',
+        url: `/subscriptions/${s.id}/cancellation`,
+        headers: bearer(a.token),
+        payload: { reason: 'cliente desistiu' },
+      })
+    const installment1 = async () =>
+      (
+        await a.database.db
+          .selectFrom('installments')
+          .select('status')
+          .where('id', '=', s.firstId)
+          .executeTakeFirstOrThrow()
+      ).status
+
+    // Past the claim (60 s): no call holds installment 1 any more, but Stripe took the money.
+    now = new Date(START.getTime() + 61_000)
+    const refused = await cancel()
+    expect(refused.statusCode, refused.body).toBe(409)
+    expect(refused.json()).toMatchObject({ code: 'payment_in_progress' })
+    expect(refused.headers['retry-after']).toBe('10')
+    expect(await installment1()).toBe('pending')
+
+    const gateway = (await gatewayOf(a.database.config, a.database.db)) as PaymentGateway
+    const deps = { db: a.database.db, clock, timeZone: a.database.config.timeZone, gateway }
+    expect(await runReconciliation(deps)).toEqual({ recorded: 1, errors: 0 })
+
+    const canceled = await cancel()
+    expect(canceled.statusCode, canceled.body).toBe(200)
+    expect(canceled.json()).toMatchObject({ status: 'canceled' })
+    // The charge that went through is the paid installment 1; the rest is canceled.
+    expect(await installment1()).toBe('paid')
+    const reference = `subscription-${s.id}-installment-1`
+    expect(
+      server.paymentIntents.filter((pi) => pi.params['metadata[amparo_reference]'] === reference),
+    ).toHaveLength(1)
+    now = START
+  })
 })

@@ -4,7 +4,7 @@ import { retryingTransaction } from '../../db/transaction.js'
 import { StateError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
 import type { RenderingContext } from '../events/event.service.js'
-import { PaymentInProgressError } from '../payments/payment.errors.js'
+import { PaymentInProgressError, UNRECORDED_RETRY_AFTER_SECONDS } from '../payments/payment.errors.js'
 import { cancellationOf, expiryCutoff, statusAt, UNPAID_CANCELLATION } from './subscription.rules.js'
 import type { CancellationReason } from './subscription.schemas.js'
 import { requireSubscriptionState } from './subscription.service.js'
@@ -36,8 +36,8 @@ export class SubscriptionChanged extends Error {}
 /**
  * The one way a subscription is canceled, by the partner, the expiry or the recurrence: it and its
  * unpaid installments (paid ones stay paid), in the caller's transaction. False, with nothing
- * written, when it is no longer `from`. A card charge holding one of its installments must finish
- * first: PaymentInProgressError. Installments before the subscription, the order every payment
+ * written, when it is no longer `from`. A card charge holding one of its installments, or a first
+ * charge not recorded yet, must finish first: PaymentInProgressError. Installments before the subscription, the order every payment
  * path locks them in, so concurrent writers wait instead of deadlocking; should the subscription
  * change in between, throws `SubscriptionChanged`.
  */
@@ -53,9 +53,16 @@ export async function cancelSubscription(
     .where('id', '=', subscriptionId)
     .executeTakeFirst()
   if (current?.status !== from) return false
-  if ((await cancelUnpaidInstallments(trx, subscriptionId, now, keepInstallmentId)) > 0) {
-    throw new PaymentInProgressError()
+  const left = await cancelUnpaidInstallments(trx, subscriptionId, now, keepInstallmentId)
+  if (left.unrecorded > 0) {
+    // Canceling now would leave a charge the gateway may have approved with nothing to pay
+    // (docs/decisions.md, "A cancellation waits for an unrecorded first charge").
+    throw new PaymentInProgressError(
+      'A card charge of this subscription went to the gateway and is being recorded: try again after Retry-After seconds.',
+      UNRECORDED_RETRY_AFTER_SECONDS,
+    )
   }
+  if (left.held > 0) throw new PaymentInProgressError()
   if (!(await markSubscriptionCanceled(trx, subscriptionId, from, { reason, comment }, now)))
     throw new SubscriptionChanged()
   await recordSubscriptionEvent(trx, 'subscription.canceled', subscriptionId, now, rendering)
