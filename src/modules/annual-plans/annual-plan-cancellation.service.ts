@@ -4,19 +4,18 @@ import { NotFoundError, StateError } from '../../shared/errors.js'
 import { addDays, formatDate } from '../../shared/time.js'
 import type { RenderingContext } from '../events/event.service.js'
 import { PaymentInProgressError } from '../payments/payment.errors.js'
+import { type AnnualPlanRow, findAnnualPlanRow } from './annual-plan.repository.js'
+import { newProtocol, REFUND_DUE_DAYS, refundAt, statusAt } from './annual-plan.rules.js'
+import { requireAnnualPlanRow } from './annual-plan.service.js'
 import {
-  type AnnualPlanRow,
   type CancellationRow,
   cancelPlan,
   confirmClaimSettledCancellation,
-  findAnnualPlanRow,
   findCancellation,
   insertCancellation,
   markConfirmed,
   touchAnnualPlan,
-} from './annual-plan.repository.js'
-import { newProtocol, REFUND_DUE_DAYS, refundAt, statusAt } from './annual-plan.rules.js'
-import { requireAnnualPlanRow } from './annual-plan.service.js'
+} from './annual-plan-cancellation.repository.js'
 import { recordAnnualPlanEvent } from './annual-plan-events.service.js'
 import { openRefund } from './annual-plan-refund.service.js'
 

@@ -93,21 +93,29 @@ export async function cancelByPartner(
 }
 
 /**
- * Cancels the partner's subscription for `reason` (a partner's request, a claim settled…), as
- * `cancellationOf` allows it from its status (a 422 otherwise), in the caller's transaction; read
- * again when a payment changed it meanwhile.
+ * The one way a subscription is ended for a reason (a partner's request, a claim settled by
+ * replacement or indemnity, README "Claims"), in the caller's transaction: canceled as
+ * `cancellationOf` allows it from its status, its unpaid installments with it; read again when a
+ * payment changed it meanwhile. One canceled or expired already is a 422, or, with
+ * `whenEnded: 'keep'` (a claim's settlement), left as it is: it has nothing left to end.
  */
 export async function cancelForReason(
   trx: Trx,
   partnerId: number,
   subscriptionId: number,
-  { reason, comment }: { reason: CancellationReason; comment: string | null },
+  {
+    reason,
+    comment,
+    whenEnded = 'refuse',
+  }: { reason: CancellationReason; comment: string | null; whenEnded?: 'refuse' | 'keep' },
   now: string,
   rendering: RenderingContext,
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     const subscription = await requireSubscriptionState(trx, partnerId, subscriptionId)
-    const { from } = cancellationOf(statusAt(subscription, now, rendering.timeZone), reason)
+    const state = statusAt(subscription, now, rendering.timeZone)
+    if (whenEnded === 'keep' && (state === 'canceled' || state === 'expired')) return
+    const { from } = cancellationOf(state, reason)
     const cancellation = { subscriptionId, from, reason, comment, now }
     try {
       if (await cancelSubscription(trx, cancellation, rendering)) return
@@ -115,41 +123,6 @@ export async function cancelForReason(
       if (!(error instanceof SubscriptionChanged)) throw error
     }
     if (attempt >= 3) throw new StateError('The subscription changed while being canceled: try again.')
-  }
-}
-
-/**
- * A claim settled by replacement or indemnity ends the subscription (README, Claims): canceled
- * with the reason `claim_settled`, its unpaid installments with it, so nothing more is charged,
- * and its device freed. One canceled or expired already has nothing left to end.
- */
-export async function endByClaimSettlement(
-  trx: Trx,
-  subscriptionId: number,
-  now: string,
-  rendering: RenderingContext,
-): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    const current = await trx
-      .selectFrom('subscriptions')
-      .select('status')
-      .where('id', '=', subscriptionId)
-      .executeTakeFirstOrThrow()
-    // An expired subscription (its last month over) has ended already.
-    if (['canceled', 'expired'].includes(current.status)) return
-    const cancellation = {
-      subscriptionId,
-      from: current.status,
-      reason: 'claim_settled' as const,
-      comment: null,
-      now,
-    }
-    try {
-      if (await cancelSubscription(trx, cancellation, rendering)) return
-    } catch (error) {
-      if (!(error instanceof SubscriptionChanged)) throw error
-    }
-    if (attempt >= 3) throw new StateError('The subscription changed while being ended: try again.')
   }
 }
 
