@@ -1,5 +1,5 @@
-import type { Insertable, Selectable } from 'kysely'
-import type { Db, Trx } from '../../db/database.js'
+import type { ExpressionBuilder, Insertable, Selectable } from 'kysely'
+import type { Database, Db, Trx } from '../../db/database.js'
 import { notHeld } from '../../db/lease.js'
 import type { AnnualPlanRow } from './annual-plan.repository.js'
 import type { AnnualPlanCancellationsTable } from './annual-plan.table.js'
@@ -7,6 +7,25 @@ import type { AnnualPlanCancellationsTable } from './annual-plan.table.js'
 // An annual plan's cancellation: its request, its confirmation and the plan it ends.
 
 export type CancellationRow = Selectable<AnnualPlanCancellationsTable>
+
+/** A plan whose card charge went to the gateway and was never recorded (it may have been approved). */
+const unrecordedCharge = ({ exists, selectFrom }: ExpressionBuilder<Database, 'annual_plans'>) =>
+  exists(
+    selectFrom('card_attempts')
+      .select('card_attempts.id')
+      .whereRef('card_attempts.annual_plan_id', '=', 'annual_plans.id'),
+  )
+
+/** Whether a card charge of the plan awaits the worker's recording (see unrecordedCharge). */
+export async function hasUnrecordedCharge(db: Db, planId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('annual_plans')
+    .select('id')
+    .where('id', '=', planId)
+    .where(unrecordedCharge)
+    .executeTakeFirst()
+  return row !== undefined
+}
 
 /** The plan's cancellation; there is at most one (unique index on the plan). */
 export async function findCancellation(db: Db, planId: number): Promise<CancellationRow | undefined> {
@@ -50,6 +69,7 @@ export async function cancelPlan(trx: Trx, planId: number, now: string): Promise
     .where('id', '=', planId)
     .where('status', '!=', 'canceled')
     .where(notHeld(now))
+    .where((eb) => eb.not(unrecordedCharge(eb)))
     .returningAll()
     .executeTakeFirst()
 }
