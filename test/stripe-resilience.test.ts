@@ -12,6 +12,7 @@ import { StripeServer } from './helpers/stripe-server.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 import {
+  ANNUAL,
   bearer,
   createCustomer,
   login,
@@ -347,6 +348,120 @@ describe('a charge Stripe approved but the database could not record', () => {
     expect(up.expiry).toEqual({ canceled: 0 })
     expect(await status()).toBe('pago')
     expect(charges()).toHaveLength(1)
+    now = START
+  })
+
+  it('is not canceled by its partner while unrecorded: 409 payment_in_progress with Retry-After, then canceled once recorded', async () => {
+    now = START
+    const broken = await ledgerFailing(a)
+    const s = await subscription(a)
+    try {
+      expect((await pay(a, s.id, VISA, broken)).statusCode).toBe(503)
+    } finally {
+      await broken.close()
+    }
+    const cancel = () =>
+      a.app.inject({
+        method: 'POST',
+        url: `/subscriptions/${s.id}/cancellation`,
+        headers: bearer(a.token),
+        payload: { reason: 'cliente desistiu' },
+      })
+    const installment1 = async () =>
+      (
+        await a.database.db
+          .selectFrom('installments')
+          .select('status')
+          .where('id', '=', s.firstId)
+          .executeTakeFirstOrThrow()
+      ).status
+
+    // Past the claim (60 s): no call holds installment 1 any more, but Stripe took the money.
+    now = new Date(START.getTime() + 61_000)
+    const refused = await cancel()
+    expect(refused.statusCode, refused.body).toBe(409)
+    expect(refused.json()).toMatchObject({ code: 'payment_in_progress' })
+    expect(refused.headers['retry-after']).toBe('10')
+    expect(await installment1()).toBe('pending')
+
+    const gateway = (await gatewayOf(a.database.config, a.database.db)) as PaymentGateway
+    const deps = { db: a.database.db, clock, timeZone: a.database.config.timeZone, gateway }
+    // At least this one (an earlier test's leftover would be recorded too).
+    expect((await runReconciliation(deps)).recorded).toBeGreaterThanOrEqual(1)
+    expect(await installment1()).toBe('paid')
+
+    const canceled = await cancel()
+    expect(canceled.statusCode, canceled.body).toBe(200)
+    expect(canceled.json()).toMatchObject({ status: 'canceled' })
+    // The charge that went through is the paid installment 1; the rest is canceled.
+    expect(await installment1()).toBe('paid')
+    const reference = `subscription-${s.id}-installment-1`
+    expect(
+      server.paymentIntents.filter((pi) => pi.params['metadata[amparo_reference]'] === reference),
+    ).toHaveLength(1)
+    now = START
+  })
+
+  it('an annual plan is not canceled while its charge is unrecorded: 409 with Retry-After, then canceled once recorded', async () => {
+    now = START
+    const annual = await seedPlan(a.database.db, a.partner.id, ANNUAL, START.toISOString())
+    const created = await a.app.inject({
+      method: 'POST',
+      url: '/annual-plans',
+      headers: bearer(a.token),
+      payload: {
+        model_id: a.modelId,
+        customer_document: '52998224725',
+        plan_id: annual.id,
+        imei: '490154203237518',
+      },
+    })
+    expect(created.statusCode, created.body).toBe(201)
+    const { id } = created.json()
+    const broken = await ledgerFailing(a)
+    try {
+      const paid = await broken.inject({
+        method: 'POST',
+        url: `/annual-plans/${id}/payment`,
+        headers: bearer(a.token),
+        payload: { card_number: VISA, card_holder: 'MARIA', card_expiry: '12/30', card_cvv: '123' },
+      })
+      expect(paid.statusCode, paid.body).toBe(503)
+    } finally {
+      await broken.close()
+    }
+    now = new Date(START.getTime() + 61_000)
+    const requested = await a.app.inject({
+      method: 'PUT',
+      url: `/annual-plans/${id}/cancellation`,
+      headers: bearer(a.token),
+      payload: {},
+    })
+    expect(requested.statusCode, requested.body).toBeLessThan(300)
+    const { protocol } = requested.json()
+    const confirm = () =>
+      a.app.inject({
+        method: 'POST',
+        url: `/annual-plans/${id}/cancellation/${protocol}`,
+        headers: bearer(a.token),
+      })
+    const refused = await confirm()
+    expect(refused.statusCode, refused.body).toBe(409)
+    expect(refused.json()).toMatchObject({ code: 'payment_in_progress' })
+    expect(refused.headers['retry-after']).toBe('10')
+
+    const gateway = (await gatewayOf(a.database.config, a.database.db)) as PaymentGateway
+    const deps = { db: a.database.db, clock, timeZone: a.database.config.timeZone, gateway }
+    expect((await runReconciliation(deps)).recorded).toBeGreaterThanOrEqual(1)
+    const confirmed = await confirm()
+    expect(confirmed.statusCode, confirmed.body).toBe(200)
+    // Paid, then canceled: the premium taken is refunded by the cancellation, not lost.
+    expect(confirmed.json()).toMatchObject({ status: 'canceled' })
+    expect(confirmed.json().cancellation.refund_amount).toBeGreaterThan(0)
+    const charges = server.paymentIntents.filter(
+      (pi) => pi.status === 'succeeded' && pi.params['metadata[amparo_reference]'] === `annual-plan-${id}`,
+    )
+    expect(charges).toHaveLength(1)
     now = START
   })
 })

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net'
  * SetupIntent, charged off session only by that customer, and detached on request. Cards behave as the sandbox's test cards (README); `THREE_D_SECURE` asks for
  * authentication. `slowNext(ms)` answers the next request late (after processing it);
  * `loseNext()` processes it and drops the connection without answering; `failNext(status)` answers
- * an API error without processing it; `latencyMs` delays every answer (a real gateway's speed).
+ * an API error without processing it; `holdNext()` processes it and answers when released; `latencyMs` delays every answer (a real gateway's speed).
  * Refunds (`POST /v1/refunds`) give back part or all of a succeeded PaymentIntent, never more.
  */
 
@@ -72,6 +72,7 @@ export class StripeServer {
   private lose = false
   private failStatus = 0
   private failTimes = 0
+  private held: { path: string; arrived: () => void; released: Promise<void> } | null = null
   /** The path the next slow, lost or failed answer waits for. */
   private target = ''
   private server!: Server
@@ -93,6 +94,23 @@ export class StripeServer {
   slowNext(ms: number, path = '/v1/payment_intents'): void {
     this.slowMs = ms
     this.target = path
+  }
+
+  /**
+   * The next request to `path` is processed, then its answer held until `release()`: `processed`
+   * settles once the gateway's side is done (what a test does in between, the client has not seen).
+   */
+  holdNext(path = '/v1/payment_intents'): { processed: Promise<void>; release: () => void } {
+    let arrived!: () => void
+    const processed = new Promise<void>((resolve) => {
+      arrived = resolve
+    })
+    let release!: () => void
+    const released = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    this.held = { path, arrived, released }
+    return { processed, release }
   }
 
   /** The next request to `path` is processed, then its connection dropped without an answer. */
@@ -180,6 +198,13 @@ export class StripeServer {
       }
     }
 
+    if (this.held && this.held.path === path) {
+      const { arrived, released } = this.held
+      this.held = null
+      arrived()
+      await released
+      if (res.destroyed || req.socket.destroyed) return
+    }
     if (this.lose && targeted) {
       this.lose = false
       req.socket.destroy()

@@ -3,20 +3,20 @@ import type { Moment } from '../../shared/clock.js'
 import { NotFoundError, StateError } from '../../shared/errors.js'
 import { addDays, formatDate } from '../../shared/time.js'
 import type { RenderingContext } from '../events/event.service.js'
-import { PaymentInProgressError } from '../payments/payment.errors.js'
+import { PaymentInProgressError, UNRECORDED_RETRY_AFTER_SECONDS } from '../payments/payment.errors.js'
+import { type AnnualPlanRow, findAnnualPlanRow } from './annual-plan.repository.js'
+import { newProtocol, REFUND_DUE_DAYS, refundAt, statusAt } from './annual-plan.rules.js'
+import { requireAnnualPlanRow } from './annual-plan.service.js'
 import {
-  type AnnualPlanRow,
   type CancellationRow,
   cancelPlan,
   confirmClaimSettledCancellation,
-  findAnnualPlanRow,
   findCancellation,
+  hasUnrecordedCharge,
   insertCancellation,
   markConfirmed,
   touchAnnualPlan,
-} from './annual-plan.repository.js'
-import { newProtocol, REFUND_DUE_DAYS, refundAt, statusAt } from './annual-plan.rules.js'
-import { requireAnnualPlanRow } from './annual-plan.service.js'
+} from './annual-plan-cancellation.repository.js'
 import { recordAnnualPlanEvent } from './annual-plan-events.service.js'
 import { openRefund } from './annual-plan-refund.service.js'
 
@@ -81,7 +81,7 @@ export async function confirmCancellation(
     const current = await findAnnualPlanRow(trx, plan.partner_id, plan.id)
     // A concurrent confirmation won: it wrote the same confirmation this one would have.
     if (current?.status === 'canceled') return
-    throw new PaymentInProgressError()
+    throw await inProgress(trx, plan.id)
   }
   const confirmedOn = formatDate(now, timeZone)
   const refund = refundAt(canceled, now, timeZone)
@@ -92,6 +92,18 @@ export async function confirmCancellation(
   })
   await openRefund(trx, canceled, refund, now)
   await recordAnnualPlanEvent(trx, 'annual_plan.canceled', plan.id, now, rendering)
+}
+
+/**
+ * Why the plan could not be canceled: a card charge holds it, or one the gateway answered awaits
+ * the worker's recording (docs/decisions.md, "A cancellation waits for an unrecorded first charge").
+ */
+async function inProgress(trx: Trx, planId: number): Promise<PaymentInProgressError> {
+  if (!(await hasUnrecordedCharge(trx, planId))) return new PaymentInProgressError()
+  return new PaymentInProgressError(
+    'A card charge of this plan went to the gateway and is being recorded: try again after Retry-After seconds.',
+    UNRECORDED_RETRY_AFTER_SECONDS,
+  )
 }
 
 /**
@@ -109,7 +121,7 @@ export async function endByClaimSettlement(
   const plan = await requireAnnualPlanRow(trx, partnerId, planId)
   const status = statusAt(plan, now)
   if (status === 'canceled' || status === 'expired') return
-  if (!(await cancelPlan(trx, planId, now))) throw new PaymentInProgressError()
+  if (!(await cancelPlan(trx, planId, now))) throw await inProgress(trx, planId)
   await confirmClaimSettledCancellation(trx, planId, newProtocol(), now)
   await recordAnnualPlanEvent(trx, 'annual_plan.canceled', planId, now, rendering)
 }

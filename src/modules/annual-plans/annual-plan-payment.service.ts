@@ -1,5 +1,5 @@
 import type { Db, Trx } from '../../db/database.js'
-import { retryingTransaction, type Transactor } from '../../db/transaction.js'
+import type { Transactor } from '../../db/transaction.js'
 import type { Clock } from '../../shared/clock.js'
 import { GatewayModeError, StateError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
@@ -12,7 +12,7 @@ import {
   chargeFirstCard,
   claimRecording,
   type FirstCardCharge,
-  replayAttempt,
+  reconcileAttempt,
   UnpayableChargeError,
 } from '../payments/first-charge.service.js'
 import { PaymentInProgressError } from '../payments/payment.errors.js'
@@ -23,18 +23,17 @@ import {
   nextChargeNumber,
 } from '../payments/payment.service.js'
 import { type ChargeResult, cardGateway, type PaymentGateway } from '../payments/payment-gateway.js'
+import { type AnnualPlanRow, findAnnualPlanRow } from './annual-plan.repository.js'
+import { assertAwaitingPayment, paymentAt, statusAt } from './annual-plan.rules.js'
+import { requireAnnualPlanRow } from './annual-plan.service.js'
+import { recordAnnualPlanEvent } from './annual-plan-events.service.js'
 import {
-  type AnnualPlanRow,
   claimForCharge,
-  findAnnualPlanRow,
   markPaid,
   paidColumns,
   recordInLedger,
   releaseClaim,
-} from './annual-plan.repository.js'
-import { assertAwaitingPayment, paymentAt, statusAt } from './annual-plan.rules.js'
-import { requireAnnualPlanRow } from './annual-plan.service.js'
-import { recordAnnualPlanEvent } from './annual-plan-events.service.js'
+} from './annual-plan-payment.repository.js'
 
 /**
  * Pays the partner's plan by card, checked in the order of every payment call: the plan is the
@@ -147,11 +146,7 @@ async function recordCardCharge(
   return result
 }
 
-/**
- * The worker's reconciliation of a card charge of an annual plan whose outcome was never recorded
- * (the database failed after the gateway answered): the stored attempt is sent again (the gateway
- * answers it from the first call) and recorded, with its event.
- */
+/** The worker's reconciliation of an unrecorded card charge of an annual plan (reconcileAttempt). */
 export async function reconcileAnnualPlanCharge(
   db: Db,
   gateway: PaymentGateway,
@@ -162,10 +157,8 @@ export async function reconcileAnnualPlanCharge(
     attempt.annual_plan_id === null
       ? undefined
       : await findAnnualPlanRow(db, attempt.partner_id, attempt.annual_plan_id)
-  if (!plan) throw new Error(`card attempt ${attempt.id} names no annual plan`)
-  const charged = await replayAttempt(gateway, attempt)
-  return retryingTransaction(db, (trx) =>
-    recordCardCharge(trx, plan, charged, clock.now().toISOString(), rendering),
+  return reconcileAttempt(db, gateway, attempt, plan, (trx, row, charged) =>
+    recordCardCharge(trx, row, charged, clock.now().toISOString(), rendering),
   )
 }
 

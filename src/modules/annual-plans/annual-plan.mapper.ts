@@ -2,8 +2,9 @@ import { centsToAmount } from '../../shared/money.js'
 import { formatTimestamp } from '../../shared/time.js'
 import { modelResource } from '../catalog/catalog.mapper.js'
 import { customerFromView, customerResource } from '../customers/customer.mapper.js'
-import type { AnnualPlanRow, AnnualPlanView, CancellationRow } from './annual-plan.repository.js'
+import type { AnnualPlanRow, AnnualPlanView } from './annual-plan.repository.js'
 import { refundAt, statusAt } from './annual-plan.rules.js'
+import type { CancellationRow } from './annual-plan-cancellation.repository.js'
 
 export interface ViewContext {
   base: string

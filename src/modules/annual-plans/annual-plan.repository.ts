@@ -1,17 +1,10 @@
 import type { ExpressionBuilder, Insertable, Selectable } from 'kysely'
 import type { Database, Db, Trx } from '../../db/database.js'
-import { claimLease, notHeld, releaseLease } from '../../db/lease.js'
+import { type PageWindow, pageByIds } from '../../db/page.js'
 import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
 import { nextPolicySerial } from '../../db/policy-sequence.js'
 import { CUSTOMER_VIEW_COLUMNS, customerIdsWithDocument } from '../customers/customer-view.repository.js'
-import { recordPayment } from '../payments/payment.repository.js'
-import type { PaymentChannel, PaymentOutcome } from '../payments/payment.table.js'
-import type {
-  AnnualPlanCancellationsTable,
-  AnnualPlanStatus,
-  AnnualPlansTable,
-  Payment,
-} from './annual-plan.table.js'
+import type { AnnualPlanStatus, AnnualPlansTable } from './annual-plan.table.js'
 
 export type AnnualPlanRow = Selectable<AnnualPlansTable>
 
@@ -117,182 +110,19 @@ export async function listAnnualPlanViews(
   partnerId: number,
   filter: AnnualPlanFilter,
   now: string,
-  page: { offset: number; limit: number },
+  page: PageWindow,
 ) {
-  const pageIds = db
-    .selectFrom('annual_plans as ap')
-    .select('ap.id')
-    .where(matching(partnerId, filter, now))
-    .orderBy('ap.id', 'desc')
-    .offset(page.offset)
-    .limit(page.limit)
-  const [rows, count] = await Promise.all([
-    views(db)
-      .where('ap.partner_id', '=', partnerId)
-      .where('ap.id', 'in', pageIds)
-      .orderBy('ap.id', 'desc')
-      .execute(),
-    db
-      .selectFrom('annual_plans as ap')
-      .select((eb) => eb.fn.countAll<number>().as('total'))
-      .where(matching(partnerId, filter, now))
-      .executeTakeFirstOrThrow(),
-  ])
-  return { rows, total: Number(count.total) }
-}
-
-// — Payment —
-
-/**
- * Claims an unpaid plan for one card charge until `until`, in a transaction of its own (committed
- * before the gateway is called): of concurrent callers exactly one gets true, so a plan is never
- * charged twice. A claim older than `now` was abandoned (its process died mid-charge) and may be
- * taken over.
- */
-export function claimForCharge(trx: Trx, id: number, now: string, until: string): Promise<boolean> {
-  return claimLease(trx, 'annual_plans', id, { now, until }, (claim) =>
-    claim.where('status', '=', 'awaiting_payment'),
+  return pageByIds(
+    db.selectFrom('annual_plans as ap').where(matching(partnerId, filter, now)),
+    (query) => query.select('ap.id'),
+    page,
+    (pageIds) =>
+      views(db)
+        .where('ap.partner_id', '=', partnerId)
+        .where('ap.id', 'in', pageIds)
+        .orderBy('ap.id', 'desc')
+        .execute(),
   )
-}
-
-/** Ends our claim, and only ours: one that expired and was taken over stays with its new holder. */
-export async function releaseClaim(trx: Trx, id: number, until: string): Promise<void> {
-  await releaseLease(trx, 'annual_plans', id, until)
-}
-
-/** What a payment writes on its plan, the card's columns aside. */
-export function paidColumns(payment: Payment) {
-  return {
-    status: 'paid' as const,
-    paid_at: payment.paidAt,
-    starts_at: payment.startsAt,
-    ends_at: payment.endsAt,
-    policy_number: payment.policyNumber,
-    certificate_code: payment.certificateCode,
-    locked_until: null,
-    updated_at: payment.paidAt,
-  }
-}
-
-/**
- * Moves a plan from `awaiting_payment` to `paid`. The condition on the status is the guard: of
- * concurrent confirmations exactly one updates the row (and the caller writes the ledger only
- * then); the others get false and write nothing.
- */
-export async function markPaid(
-  trx: Trx,
-  id: number,
-  payment: Payment & { card?: { brand: string; last4: string; installments: number } },
-): Promise<boolean> {
-  const { card } = payment
-  const result = await trx
-    .updateTable('annual_plans')
-    .set({
-      ...paidColumns(payment),
-      ...(card && {
-        payment_method: 'credit_card' as const,
-        payment_installments: card.installments,
-        card_brand: card.brand,
-        card_last4: card.last4,
-      }),
-    })
-    .where('id', '=', id)
-    .where('status', '=', 'awaiting_payment')
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows) === 1
-}
-
-// — Cancellation —
-
-export type CancellationRow = Selectable<AnnualPlanCancellationsTable>
-
-/** The plan's cancellation; there is at most one (unique index on the plan). */
-export async function findCancellation(db: Db, planId: number): Promise<CancellationRow | undefined> {
-  return db
-    .selectFrom('annual_plan_cancellations')
-    .selectAll()
-    .where('annual_plan_id', '=', planId)
-    .executeTakeFirst()
-}
-
-/**
- * Inserts unless a unique value is taken: the plan's (a concurrent request won; the caller reads
- * its row) or, very rarely, the protocol (the caller draws another).
- */
-export async function insertCancellation(
-  trx: Trx,
-  values: Insertable<AnnualPlanCancellationsTable>,
-): Promise<boolean> {
-  const result = await trx
-    .insertInto('annual_plan_cancellations')
-    .values(values)
-    .onConflict((oc) => oc.doNothing())
-    .executeTakeFirst()
-  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1
-}
-
-/** The plan's resource changed without its own columns changing (its cancellation did). */
-export async function touchAnnualPlan(trx: Trx, id: number, now: string): Promise<void> {
-  await trx.updateTable('annual_plans').set({ updated_at: now }).where('id', '=', id).execute()
-}
-
-/**
- * Cancels the plan unless it already is, or a card charge holds it (whose approval would then
- * find a canceled plan). Returns the row as the update left it: on PostgreSQL the update waits
- * for a concurrent payment to commit, so the refund is computed from the payment it made.
- */
-export async function cancelPlan(trx: Trx, planId: number, now: string): Promise<AnnualPlanRow | undefined> {
-  return trx
-    .updateTable('annual_plans')
-    .set({ status: 'canceled', updated_at: now })
-    .where('id', '=', planId)
-    .where('status', '!=', 'canceled')
-    .where(notHeld(now))
-    .returningAll()
-    .executeTakeFirst()
-}
-
-export async function markConfirmed(
-  trx: Trx,
-  id: number,
-  confirmation: { confirmed_at: string; refund_amount: number; refund_due_date: string },
-): Promise<void> {
-  await trx
-    .updateTable('annual_plan_cancellations')
-    .set({ status: 'confirmed', ...confirmation })
-    .where('id', '=', id)
-    .where('status', '=', 'requested')
-    .execute()
-}
-
-/**
- * Confirms the plan's cancellation as ended by a settled claim, without a refund: the open request,
- * if any, is confirmed with that reason, otherwise a confirmed one is written with `protocol`.
- */
-export async function confirmClaimSettledCancellation(
-  trx: Trx,
-  planId: number,
-  protocol: string,
-  now: string,
-): Promise<void> {
-  const confirmation = {
-    status: 'confirmed' as const,
-    reason: 'claim_settled',
-    confirmed_at: now,
-    refund_amount: 0,
-    refund_due_date: null,
-  }
-  const updated = await trx
-    .updateTable('annual_plan_cancellations')
-    .set(confirmation)
-    .where('annual_plan_id', '=', planId)
-    .where('status', '=', 'requested')
-    .executeTakeFirst()
-  if (Number(updated.numUpdatedRows) === 1) return
-  await trx
-    .insertInto('annual_plan_cancellations')
-    .values({ annual_plan_id: planId, protocol, requested_at: now, ...confirmation })
-    .execute()
 }
 
 /** What the coverage clock reads of a plan. */
@@ -339,32 +169,6 @@ export async function persistCoverageStatus(
     .where('status', '=', plan.status)
     .executeTakeFirst()
   return Number(result.numUpdatedRows) === 1
-}
-
-/** Appends the plan's premium to the ledger: one row per charge attempt or notification. */
-export async function recordInLedger(
-  trx: Trx,
-  plan: AnnualPlanRow,
-  entry: {
-    route: PaymentChannel
-    outcome: PaymentOutcome
-    transactionId: string | null
-    declineCode?: string
-  },
-  now: string,
-): Promise<void> {
-  await recordPayment(trx, {
-    partner_id: plan.partner_id,
-    subscription_id: null,
-    installment_id: null,
-    annual_plan_id: plan.id,
-    amount: plan.premium,
-    route: entry.route,
-    outcome: entry.outcome,
-    decline_code: entry.declineCode ?? null,
-    transaction_id: entry.transactionId,
-    created_at: now,
-  })
 }
 
 /** The next number of the policy sequence, drawn without a plan (policy-sequence.ts). */

@@ -1,5 +1,6 @@
 import { type ExpressionBuilder, sql } from 'kysely'
-import { type Database, type Db, isPostgres } from '../../db/database.js'
+import type { Database, Db } from '../../db/database.js'
+import { codePointLower } from '../../db/dialect-sql.js'
 import { prepared } from '../../db/prepared.js'
 
 export interface BrandRow {
@@ -37,7 +38,7 @@ function visibleModels(db: Db, partnerId: number) {
  * callers add the id as the final tie-breaker. SQLite's lower() is JavaScript's (db/sqlite.ts).
  */
 function byName(db: Db, column: 'brands.name' | 'models.name') {
-  return isPostgres(db) ? sql`lower(${sql.ref(column)}) collate "C"` : sql`lower(${sql.ref(column)})`
+  return codePointLower(db, column)
 }
 
 /** A brand is the partner's when it has at least one model the partner may sell. */

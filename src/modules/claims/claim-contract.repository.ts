@@ -1,4 +1,5 @@
-import { type Db, isPostgres, type Trx } from '../../db/database.js'
+import type { Db, Trx } from '../../db/database.js'
+import { lockingRows } from '../../db/dialect-sql.js'
 
 // The facts of the contract a claim names, read from the subscription and annual plan tables (a
 // join of another module's tables is data-layer code: src/db/README.md): whose it is, its device,
@@ -32,7 +33,7 @@ export async function findSubscriptionContract(trx: Trx, partnerId: number, id: 
     ])
     .where('s.partner_id', '=', partnerId)
     .where('s.id', '=', id)
-  return (isPostgres(trx) ? query.forUpdate('s') : query).executeTakeFirst()
+  return lockingRows(trx, query, 's').executeTakeFirst()
 }
 
 export type SubscriptionContract = NonNullable<Awaited<ReturnType<typeof findSubscriptionContract>>>
@@ -85,7 +86,7 @@ export async function findAnnualPlanContract(trx: Trx, partnerId: number, id: nu
     ])
     .where('ap.partner_id', '=', partnerId)
     .where('ap.id', '=', id)
-  return (isPostgres(trx) ? query.forUpdate('ap') : query).executeTakeFirst()
+  return lockingRows(trx, query, 'ap').executeTakeFirst()
 }
 
 export type AnnualPlanContract = NonNullable<Awaited<ReturnType<typeof findAnnualPlanContract>>>

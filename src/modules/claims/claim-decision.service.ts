@@ -2,7 +2,7 @@ import type { Db, Trx } from '../../db/database.js'
 import { NotFoundError, StateError, ValidationError } from '../../shared/errors.js'
 import { endByClaimSettlement as endAnnualPlan } from '../annual-plans/annual-plan-cancellation.service.js'
 import type { RenderingContext } from '../events/event.service.js'
-import { endByClaimSettlement as endSubscription } from '../subscriptions/subscription-cancellation.service.js'
+import { cancelForReason } from '../subscriptions/subscription-cancellation.service.js'
 import { type ClaimView, findClaimView, findClaimViewById, transitionClaim } from './claim.repository.js'
 import {
   APPROVABLE_STATUSES,
@@ -130,8 +130,10 @@ export async function settleClaim(
   if (!moved) throw new StateError('The claim was settled meanwhile by another operator.')
   const claim = await recordedClaim(trx, view.id, 'claim.settled', moment)
   if (view.settlement_method !== null && settlementEndsContract(view.settlement_method)) {
-    if (view.subscription_id !== null)
-      await endSubscription(trx, view.subscription_id, moment.now, moment.rendering)
+    if (view.subscription_id !== null) {
+      const ending = { reason: 'claim_settled', comment: null, whenEnded: 'keep' } as const
+      await cancelForReason(trx, view.partner_id, view.subscription_id, ending, moment.now, moment.rendering)
+    }
     if (view.annual_plan_id !== null) {
       await endAnnualPlan(trx, view.partner_id, view.annual_plan_id, moment.now, moment.rendering)
     }

@@ -1,5 +1,6 @@
 import type { Insertable, Selectable } from 'kysely'
 import type { Db, Trx } from '../../db/database.js'
+import { type PageWindow, pageByIds } from '../../db/page.js'
 import type { ClaimDocumentsTable, ClaimStatus, ClaimsTable } from './claim.table.js'
 
 export type ClaimRow = Selectable<ClaimsTable>
@@ -110,26 +111,16 @@ function matching(db: Db, partnerId: number, filter: ClaimFilter) {
 }
 
 /** The partner's claims matching the filter, newest first: a page of ids, then only its rows joined. */
-export async function listClaimViews(
-  db: Db,
-  partnerId: number,
-  filter: ClaimFilter,
-  page: { offset: number; limit: number },
-) {
-  const pageIds = matching(db, partnerId, filter)
-    .select('cl.id')
-    .orderBy('cl.id', 'desc')
-    .offset(page.offset)
-    .limit(page.limit)
-  const [rows, count] = await Promise.all([
-    views(db)
-      .where('cl.partner_id', '=', partnerId)
-      .where('cl.id', 'in', pageIds)
-      .orderBy('cl.id', 'desc')
-      .execute(),
-    matching(db, partnerId, filter)
-      .select((eb) => eb.fn.countAll<number>().as('total'))
-      .executeTakeFirstOrThrow(),
-  ])
-  return { rows, total: Number(count.total) }
+export async function listClaimViews(db: Db, partnerId: number, filter: ClaimFilter, page: PageWindow) {
+  return pageByIds(
+    matching(db, partnerId, filter),
+    (query) => query.select('cl.id'),
+    page,
+    (pageIds) =>
+      views(db)
+        .where('cl.partner_id', '=', partnerId)
+        .where('cl.id', 'in', pageIds)
+        .orderBy('cl.id', 'desc')
+        .execute(),
+  )
 }

@@ -1,5 +1,6 @@
 import { type Insertable, sql } from 'kysely'
-import { type Db, isPostgres, type Trx } from '../../db/database.js'
+import type { Db, Trx } from '../../db/database.js'
+import { numbersEventsAfterCommit } from '../../db/dialect-sql.js'
 import { insertRows, prepared } from '../../db/prepared.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import type { EventsTable } from './event.table.js'
@@ -16,7 +17,7 @@ const SEQUENCER_LOCK = 0x616d_7076 // "ampv"
 
 /** Writes one event in the caller's transaction. */
 export async function insertEvent(trx: Trx, row: Omit<Insertable<EventsTable>, 'position'>): Promise<void> {
-  if (isPostgres(trx)) await insertRows(trx, 'events', [row])
+  if (numbersEventsAfterCommit(trx)) await insertRows(trx, 'events', [row])
   else await insertNumberedEvent(trx, row.public_id, row.partner_id, row.type, row.data, row.created_at)
 }
 
@@ -45,7 +46,7 @@ const insertNumberedEvent = prepared(
  * numbered by a later run, after whatever was numbered meanwhile. Nothing to do on SQLite.
  */
 export async function sequenceEvents(db: Db): Promise<number> {
-  if (!isPostgres(db)) return 0
+  if (!numbersEventsAfterCommit(db)) return 0
   const waiting = await db.selectFrom('events').select('id').where('position', 'is', null).limit(1).execute()
   if (waiting.length === 0) return 0
   return retryingTransaction(db, async (trx) => {

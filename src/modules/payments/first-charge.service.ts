@@ -101,6 +101,24 @@ export async function replayAttempt(
 }
 
 /**
+ * The worker's reconciliation of a first charge whose outcome was never recorded (the database
+ * failed after the gateway answered): the stored attempt is sent again (the gateway answers it from
+ * the first call), then `record` writes its outcome, once, with its event. `item` is what it
+ * charged (installment 1, an annual plan), read before the gateway is called.
+ */
+export async function reconcileAttempt<Item>(
+  db: Db,
+  gateway: PaymentGateway,
+  attempt: CardAttemptRow,
+  item: Item | undefined,
+  record: (trx: Trx, item: Item, charged: FirstCardCharge) => Promise<ChargeResult>,
+): Promise<ChargeResult> {
+  if (item === undefined) throw new Error(`card attempt ${attempt.id} names no ${attempt.purpose}`)
+  const charged = await replayAttempt(gateway, attempt)
+  return retryingTransaction(db, (trx) => record(trx, item, charged))
+}
+
+/**
  * Closes the charge's attempt in the transaction recording it. False: another caller replayed and
  * recorded it first, and this one must write nothing.
  */

@@ -40,12 +40,24 @@ export class GatewayRefusedError extends AppError {
 
 /**
  * Another charge holds the installment or plan: 409, try again once it has answered (a gateway call
- * settles within 30 s; most within a second or two).
+ * settles within 30 s; most within a second or two). `retryAfterSeconds` longer for a charge whose
+ * outcome the worker has yet to record (see UNRECORDED_RETRY_AFTER_SECONDS).
  */
 export class PaymentInProgressError extends AppError {
-  override readonly retryAfterSeconds = 2
+  override readonly retryAfterSeconds: number
 
-  constructor(message = 'A payment of this item is in progress: try again once it has answered.') {
+  constructor(
+    message = 'A payment of this item is in progress: try again once it has answered.',
+    retryAfterSeconds = 2,
+  ) {
     super('payment_in_progress', message)
+    this.retryAfterSeconds = retryAfterSeconds
   }
 }
+
+/**
+ * A first charge the gateway may have approved but the database never recorded is recorded by the
+ * worker once its call is surely over (35 s after it was sent, then within its next run): what a
+ * cancellation waiting for it asks the partner to wait between tries.
+ */
+export const UNRECORDED_RETRY_AFTER_SECONDS = 10

@@ -1,35 +1,58 @@
-import type { Db, Trx } from '../../db/database.js'
+import type { ExpressionBuilder } from 'kysely'
+import type { Database, Db, Trx } from '../../db/database.js'
 import { notHeld } from '../../db/lease.js'
 import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
 import { type SubscriptionStatus, type SubscriptionsTable, UNPAID_STATUSES } from './subscription.table.js'
 
 // A subscription's cancellation and the 30-day expiry's queries.
 
+/** An installment whose first card charge went to the gateway and was never recorded (it may have been approved). */
+const unrecordedCharge = ({ exists, selectFrom }: ExpressionBuilder<Database, 'installments'>) =>
+  exists(
+    selectFrom('card_attempts')
+      .select('card_attempts.id')
+      .whereRef('card_attempts.installment_id', '=', 'installments.id'),
+  )
+
+/** Unpaid installments a cancellation must leave alone: a charge holds them, or one is unrecorded. */
+export interface UncancelableInstallments {
+  /** Held by a card call in flight (its lease). */
+  held: number
+  /** With a first charge the worker has yet to record (see unrecordedCharge). */
+  unrecorded: number
+}
+
 /**
- * Cancels the unpaid installments of a subscription that no charge holds, but `keepId` (the refused
- * installment that caused the cancellation); returns how many unpaid ones remain held.
+ * Cancels the unpaid installments of a subscription that no charge holds and none left unrecorded,
+ * but `keepId` (the refused installment that caused the cancellation); returns what remains.
  */
 export async function cancelUnpaidInstallments(
   trx: Trx,
   subscriptionId: number,
   now: string,
   keepId?: number,
-): Promise<number> {
+): Promise<UncancelableInstallments> {
   let cancel = trx
     .updateTable('installments')
     .set({ status: 'canceled', next_attempt_on: null, locked_until: null })
     .where('subscription_id', '=', subscriptionId)
     .where('status', 'in', UNPAID_STATUSES)
     .where(notHeld(now))
+    .where((eb) => eb.not(unrecordedCharge(eb)))
   if (keepId !== undefined) cancel = cancel.where('id', '<>', keepId)
   await cancel.execute()
-  let held = trx
+  let left = trx
     .selectFrom('installments')
-    .select((eb) => eb.fn.countAll<number>().as('held'))
+    .select((eb) => [
+      eb.fn.countAll<number>().as('left'),
+      eb.fn.sum<number>(eb.case().when(unrecordedCharge(eb)).then(1).else(0).end()).as('unrecorded'),
+    ])
     .where('subscription_id', '=', subscriptionId)
     .where('status', 'in', UNPAID_STATUSES)
-  if (keepId !== undefined) held = held.where('id', '<>', keepId)
-  return Number((await held.executeTakeFirstOrThrow()).held)
+  if (keepId !== undefined) left = left.where('id', '<>', keepId)
+  const counts = await left.executeTakeFirstOrThrow()
+  const unrecorded = Number(counts.unrecorded ?? 0)
+  return { held: Number(counts.left) - unrecorded, unrecorded }
 }
 
 /**
@@ -49,15 +72,7 @@ export async function cancelFirstInstallment(
     .where('number', '=', 1)
     .where('status', 'in', UNPAID_STATUSES)
     .where(notHeld(now))
-    .where(({ exists, not, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('card_attempts')
-            .select('card_attempts.id')
-            .whereRef('card_attempts.installment_id', '=', 'installments.id'),
-        ),
-      ),
-    )
+    .where((eb) => eb.not(unrecordedCharge(eb)))
     .executeTakeFirst()
   return Number(result.numUpdatedRows) === 1
 }

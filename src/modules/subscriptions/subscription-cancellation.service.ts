@@ -4,7 +4,7 @@ import { retryingTransaction } from '../../db/transaction.js'
 import { StateError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
 import type { RenderingContext } from '../events/event.service.js'
-import { PaymentInProgressError } from '../payments/payment.errors.js'
+import { PaymentInProgressError, UNRECORDED_RETRY_AFTER_SECONDS } from '../payments/payment.errors.js'
 import { cancellationOf, expiryCutoff, statusAt, UNPAID_CANCELLATION } from './subscription.rules.js'
 import type { CancellationReason } from './subscription.schemas.js'
 import { requireSubscriptionState } from './subscription.service.js'
@@ -36,8 +36,8 @@ export class SubscriptionChanged extends Error {}
 /**
  * The one way a subscription is canceled, by the partner, the expiry or the recurrence: it and its
  * unpaid installments (paid ones stay paid), in the caller's transaction. False, with nothing
- * written, when it is no longer `from`. A card charge holding one of its installments must finish
- * first: PaymentInProgressError. Installments before the subscription, the order every payment
+ * written, when it is no longer `from`. A card charge holding one of its installments, or a first
+ * charge not recorded yet, must finish first: PaymentInProgressError. Installments before the subscription, the order every payment
  * path locks them in, so concurrent writers wait instead of deadlocking; should the subscription
  * change in between, throws `SubscriptionChanged`.
  */
@@ -53,9 +53,16 @@ export async function cancelSubscription(
     .where('id', '=', subscriptionId)
     .executeTakeFirst()
   if (current?.status !== from) return false
-  if ((await cancelUnpaidInstallments(trx, subscriptionId, now, keepInstallmentId)) > 0) {
-    throw new PaymentInProgressError()
+  const left = await cancelUnpaidInstallments(trx, subscriptionId, now, keepInstallmentId)
+  if (left.unrecorded > 0) {
+    // Canceling now would leave a charge the gateway may have approved with nothing to pay
+    // (docs/decisions.md, "A cancellation waits for an unrecorded first charge").
+    throw new PaymentInProgressError(
+      'A card charge of this subscription went to the gateway and is being recorded: try again after Retry-After seconds.',
+      UNRECORDED_RETRY_AFTER_SECONDS,
+    )
   }
+  if (left.held > 0) throw new PaymentInProgressError()
   if (!(await markSubscriptionCanceled(trx, subscriptionId, from, { reason, comment }, now)))
     throw new SubscriptionChanged()
   await recordSubscriptionEvent(trx, 'subscription.canceled', subscriptionId, now, rendering)
@@ -86,21 +93,29 @@ export async function cancelByPartner(
 }
 
 /**
- * Cancels the partner's subscription for `reason` (a partner's request, a claim settled…), as
- * `cancellationOf` allows it from its status (a 422 otherwise), in the caller's transaction; read
- * again when a payment changed it meanwhile.
+ * The one way a subscription is ended for a reason (a partner's request, a claim settled by
+ * replacement or indemnity, README "Claims"), in the caller's transaction: canceled as
+ * `cancellationOf` allows it from its status, its unpaid installments with it; read again when a
+ * payment changed it meanwhile. One canceled or expired already is a 422, or, with
+ * `whenEnded: 'keep'` (a claim's settlement), left as it is: it has nothing left to end.
  */
 export async function cancelForReason(
   trx: Trx,
   partnerId: number,
   subscriptionId: number,
-  { reason, comment }: { reason: CancellationReason; comment: string | null },
+  {
+    reason,
+    comment,
+    whenEnded = 'refuse',
+  }: { reason: CancellationReason; comment: string | null; whenEnded?: 'refuse' | 'keep' },
   now: string,
   rendering: RenderingContext,
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     const subscription = await requireSubscriptionState(trx, partnerId, subscriptionId)
-    const { from } = cancellationOf(statusAt(subscription, now, rendering.timeZone), reason)
+    const state = statusAt(subscription, now, rendering.timeZone)
+    if (whenEnded === 'keep' && (state === 'canceled' || state === 'expired')) return
+    const { from } = cancellationOf(state, reason)
     const cancellation = { subscriptionId, from, reason, comment, now }
     try {
       if (await cancelSubscription(trx, cancellation, rendering)) return
@@ -108,41 +123,6 @@ export async function cancelForReason(
       if (!(error instanceof SubscriptionChanged)) throw error
     }
     if (attempt >= 3) throw new StateError('The subscription changed while being canceled: try again.')
-  }
-}
-
-/**
- * A claim settled by replacement or indemnity ends the subscription (README, Claims): canceled
- * with the reason `claim_settled`, its unpaid installments with it, so nothing more is charged,
- * and its device freed. One canceled or expired already has nothing left to end.
- */
-export async function endByClaimSettlement(
-  trx: Trx,
-  subscriptionId: number,
-  now: string,
-  rendering: RenderingContext,
-): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    const current = await trx
-      .selectFrom('subscriptions')
-      .select('status')
-      .where('id', '=', subscriptionId)
-      .executeTakeFirstOrThrow()
-    // An expired subscription (its last month over) has ended already.
-    if (['canceled', 'expired'].includes(current.status)) return
-    const cancellation = {
-      subscriptionId,
-      from: current.status,
-      reason: 'claim_settled' as const,
-      comment: null,
-      now,
-    }
-    try {
-      if (await cancelSubscription(trx, cancellation, rendering)) return
-    } catch (error) {
-      if (!(error instanceof SubscriptionChanged)) throw error
-    }
-    if (attempt >= 3) throw new StateError('The subscription changed while being ended: try again.')
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Insertable, Selectable } from 'kysely'
 import { sql } from 'kysely'
-import { isPostgres, type Trx } from '../../db/database.js'
+import type { Trx } from '../../db/database.js'
+import { writesContractInOneStatement } from '../../db/dialect-sql.js'
 import { definedColumns, insertReturningId, insertRows, prepared } from '../../db/prepared.js'
 import type { InstallmentsTable, SubscriptionsTable } from './subscription.table.js'
 
@@ -26,7 +27,7 @@ export async function insertSubscription(
   values: NewSubscription,
   installments: NewInstallment[],
 ): Promise<number> {
-  if (isPostgres(trx)) return insertInOneStatement(trx, values, installments)
+  if (writesContractInOneStatement(trx)) return insertInOneStatement(trx, values, installments)
   const [counter] = await incrementCounter(trx, values.partner_id)
   if (!counter) throw new Error(`No counter row for partner ${values.partner_id}`)
   // The added column before the spread, not after, which V8 makes slower (see contractSubscription).

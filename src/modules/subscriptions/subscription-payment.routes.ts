@@ -252,7 +252,9 @@ ${SANDBOX_CARDS} Verification refuses the declining cards; \`4000000000000341\` 
 (\`pending\` or \`refused\`) installments \`canceled\`; paid installments stay paid. The optional
 \`reason\` (at most 255 characters) is kept with the time of cancellation. The body may be omitted.
 Answers the subscription. Already canceled → 422 \`errors.status\`; while a card payment of it is
-being charged → 409. Its serial numbers are then free to be protected again.`,
+being charged, or one the gateway answered is still being recorded (the worker records it within a
+minute) → 409 \`payment_in_progress\` with \`Retry-After\`, nothing canceled. Its serial numbers are
+then free to be protected again.`,
         params: SubscriptionParams,
         body: CancellationBody,
         response: {

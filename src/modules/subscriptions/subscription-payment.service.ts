@@ -1,5 +1,5 @@
 import type { Db, Trx } from '../../db/database.js'
-import { retryingTransaction, type Transactor } from '../../db/transaction.js'
+import type { Transactor } from '../../db/transaction.js'
 import type { Clock } from '../../shared/clock.js'
 import { GatewayModeError, NotFoundError, StateError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
@@ -12,7 +12,7 @@ import {
   chargeFirstCard,
   claimRecording,
   type FirstCardCharge,
-  replayAttempt,
+  reconcileAttempt,
   UnpayableChargeError,
 } from '../payments/first-charge.service.js'
 import { PaymentInProgressError } from '../payments/payment.errors.js'
@@ -194,11 +194,7 @@ async function recordFirstCharge(
   return result
 }
 
-/**
- * The worker's reconciliation of a first charge of installment 1 whose outcome was never recorded
- * (the database failed after the gateway answered): the stored attempt is sent again (the gateway
- * answers it from the first call) and recorded, with its event.
- */
+/** The worker's reconciliation of an unrecorded first charge of installment 1 (reconcileAttempt). */
 export async function reconcileFirstInstallment(
   db: Db,
   gateway: PaymentGateway,
@@ -207,15 +203,7 @@ export async function reconcileFirstInstallment(
 ): Promise<ChargeResult> {
   const installment =
     attempt.installment_id === null ? undefined : await findInstallment(db, attempt.installment_id)
-  if (!installment) throw new Error(`card attempt ${attempt.id} names no installment`)
-  const charged = await replayAttempt(gateway, attempt)
-  return retryingTransaction(db, (trx) =>
-    recordFirstCharge(
-      trx,
-      paymentOf(attempt.partner_id, installment),
-      charged,
-      clock.now().toISOString(),
-      rendering,
-    ),
+  return reconcileAttempt(db, gateway, attempt, installment, (trx, row, charged) =>
+    recordFirstCharge(trx, paymentOf(attempt.partner_id, row), charged, clock.now().toISOString(), rendering),
   )
 }

@@ -1,5 +1,7 @@
-import { type ExpressionBuilder, type Selectable, sql } from 'kysely'
-import { type Database, type Db, isPostgres, type Trx } from '../../db/database.js'
+import type { ExpressionBuilder, Selectable } from 'kysely'
+import type { Database, Db, Trx } from '../../db/database.js'
+import { intRange } from '../../db/dialect-sql.js'
+import { pageByIds } from '../../db/page.js'
 import { prepared } from '../../db/prepared.js'
 import type { ModelRow } from '../catalog/catalog.repository.js'
 import type { CustomerRow } from '../customers/customer.repository.js'
@@ -112,19 +114,7 @@ const subscriptionView = prepared((db: Db, partnerId: number, id: number) =>
 const sequenceRange = prepared((db: Db, partnerId: number, oldest: number, newest: number) =>
   views(db)
     .where('s.partner_id', '=', partnerId)
-    .where((eb) =>
-      isPostgres(db)
-        ? // A range of parameters is estimated at 0.5 % of the partner's rows, so the generic plan
-          // of this five-table join looked dearer than a custom one and PostgreSQL planned the
-          // named statement anew on every call (2.4× its execution); the same numbers as a set
-          // are estimated at a few rows, and the generic plan is kept.
-          eb(
-            's.partner_seq',
-            '=',
-            sql<number>`any(array(select generate_series(${oldest}::int, ${newest}::int)))`,
-          )
-        : eb.between('s.partner_seq', oldest, newest),
-    )
+    .where(intRange(db, 's.partner_seq', oldest, newest))
     .orderBy('s.partner_seq', 'desc'),
 )
 const subscriptionCount = prepared((db: Db, partnerId: number) =>
@@ -216,26 +206,17 @@ async function listMatching(
   offset: number,
   limit: number,
 ) {
-  const pageIds = db
-    .selectFrom('subscriptions as s')
-    .select('s.id')
-    .where(matching(partnerId, filter))
-    .orderBy('s.id', 'desc')
-    .limit(limit)
-    .offset(offset)
-  const [rows, count] = await Promise.all([
-    views(db)
-      .where('s.partner_id', '=', partnerId)
-      .where('s.id', 'in', pageIds)
-      .orderBy('s.id', 'desc')
-      .execute(),
-    db
-      .selectFrom('subscriptions as s')
-      .select((eb) => eb.fn.countAll<number>().as('total'))
-      .where(matching(partnerId, filter))
-      .executeTakeFirstOrThrow(),
-  ])
-  return { rows, total: Number(count.total) }
+  return pageByIds(
+    db.selectFrom('subscriptions as s').where(matching(partnerId, filter)),
+    (query) => query.select('s.id'),
+    { offset, limit },
+    (pageIds) =>
+      views(db)
+        .where('s.partner_id', '=', partnerId)
+        .where('s.id', 'in', pageIds)
+        .orderBy('s.id', 'desc')
+        .execute(),
+  )
 }
 
 export async function listInstallments(db: Db, subscriptionId: number): Promise<InstallmentRow[]> {

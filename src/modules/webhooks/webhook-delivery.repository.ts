@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
-import { type Db, isPostgres, type Trx } from '../../db/database.js'
+import type { Db, Trx } from '../../db/database.js'
+import { skippingLockedRows } from '../../db/dialect-sql.js'
 import type { NewDelivery } from './webhook-endpoint.repository.js'
 
 // The delivery side: the dispatcher turns numbered events into deliveries after its cursor, and
@@ -26,9 +27,10 @@ export async function dispatchWindow(
   limit: number,
   work: (pairs: EventForEndpoint[]) => Promise<void>,
 ): Promise<number> {
-  let query = trx.selectFrom('webhook_dispatch').select('position').where('id', '=', 1)
-  if (isPostgres(trx)) query = query.forUpdate().skipLocked()
-  const cursor = await query.executeTakeFirst()
+  const cursor = await skippingLockedRows(
+    trx,
+    trx.selectFrom('webhook_dispatch').select('position').where('id', '=', 1),
+  ).executeTakeFirst()
   if (!cursor) return 0
   const from = Number(cursor.position)
   const window = await trx
@@ -117,13 +119,15 @@ const CANDIDATES = 500
  */
 export async function claimDeliveries(trx: Trx, ids: number[], now: string, until: string) {
   if (ids.length === 0) return []
-  let free = trx
-    .selectFrom('webhook_deliveries')
-    .select('id')
-    .where('id', 'in', ids)
-    .where('status', '=', 'pending')
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
-  if (isPostgres(trx)) free = free.forUpdate().skipLocked()
+  const free = skippingLockedRows(
+    trx,
+    trx
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('id', 'in', ids)
+      .where('status', '=', 'pending')
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)])),
+  )
   const claimed = await trx
     .updateTable('webhook_deliveries')
     .set((eb) => ({ locked_until: until, attempts: eb('attempts', '+', 1) }))

@@ -1,5 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely'
-import { type Db, isPostgres, type Trx } from '../../db/database.js'
+import type { Db, Trx } from '../../db/database.js'
+import { lockingRows } from '../../db/dialect-sql.js'
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './webhook.table.js'
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>
@@ -10,8 +11,7 @@ export type NewDelivery = Insertable<WebhookDeliveriesTable>
  * count each other and the 11th endpoint is refused; SQLite has one writer at a time already.
  */
 export async function lockPartner(trx: Trx, partnerId: number): Promise<void> {
-  if (!isPostgres(trx)) return
-  await trx.selectFrom('partners').select('id').where('id', '=', partnerId).forUpdate().execute()
+  await lockingRows(trx, trx.selectFrom('partners').select('id').where('id', '=', partnerId)).execute()
 }
 
 export async function countEndpoints(trx: Trx, partnerId: number): Promise<number> {

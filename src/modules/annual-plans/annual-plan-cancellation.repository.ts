@@ -1,0 +1,118 @@
+import type { ExpressionBuilder, Insertable, Selectable } from 'kysely'
+import type { Database, Db, Trx } from '../../db/database.js'
+import { notHeld } from '../../db/lease.js'
+import type { AnnualPlanRow } from './annual-plan.repository.js'
+import type { AnnualPlanCancellationsTable } from './annual-plan.table.js'
+
+// An annual plan's cancellation: its request, its confirmation and the plan it ends.
+
+export type CancellationRow = Selectable<AnnualPlanCancellationsTable>
+
+/** A plan whose card charge went to the gateway and was never recorded (it may have been approved). */
+const unrecordedCharge = ({ exists, selectFrom }: ExpressionBuilder<Database, 'annual_plans'>) =>
+  exists(
+    selectFrom('card_attempts')
+      .select('card_attempts.id')
+      .whereRef('card_attempts.annual_plan_id', '=', 'annual_plans.id'),
+  )
+
+/** Whether a card charge of the plan awaits the worker's recording (see unrecordedCharge). */
+export async function hasUnrecordedCharge(db: Db, planId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('annual_plans')
+    .select('id')
+    .where('id', '=', planId)
+    .where(unrecordedCharge)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
+/** The plan's cancellation; there is at most one (unique index on the plan). */
+export async function findCancellation(db: Db, planId: number): Promise<CancellationRow | undefined> {
+  return db
+    .selectFrom('annual_plan_cancellations')
+    .selectAll()
+    .where('annual_plan_id', '=', planId)
+    .executeTakeFirst()
+}
+
+/**
+ * Inserts unless a unique value is taken: the plan's (a concurrent request won; the caller reads
+ * its row) or, very rarely, the protocol (the caller draws another).
+ */
+export async function insertCancellation(
+  trx: Trx,
+  values: Insertable<AnnualPlanCancellationsTable>,
+): Promise<boolean> {
+  const result = await trx
+    .insertInto('annual_plan_cancellations')
+    .values(values)
+    .onConflict((oc) => oc.doNothing())
+    .executeTakeFirst()
+  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1
+}
+
+/** The plan's resource changed without its own columns changing (its cancellation did). */
+export async function touchAnnualPlan(trx: Trx, id: number, now: string): Promise<void> {
+  await trx.updateTable('annual_plans').set({ updated_at: now }).where('id', '=', id).execute()
+}
+
+/**
+ * Cancels the plan unless it already is, or a card charge holds it (whose approval would then
+ * find a canceled plan). Returns the row as the update left it: on PostgreSQL the update waits
+ * for a concurrent payment to commit, so the refund is computed from the payment it made.
+ */
+export async function cancelPlan(trx: Trx, planId: number, now: string): Promise<AnnualPlanRow | undefined> {
+  return trx
+    .updateTable('annual_plans')
+    .set({ status: 'canceled', updated_at: now })
+    .where('id', '=', planId)
+    .where('status', '!=', 'canceled')
+    .where(notHeld(now))
+    .where((eb) => eb.not(unrecordedCharge(eb)))
+    .returningAll()
+    .executeTakeFirst()
+}
+
+export async function markConfirmed(
+  trx: Trx,
+  id: number,
+  confirmation: { confirmed_at: string; refund_amount: number; refund_due_date: string },
+): Promise<void> {
+  await trx
+    .updateTable('annual_plan_cancellations')
+    .set({ status: 'confirmed', ...confirmation })
+    .where('id', '=', id)
+    .where('status', '=', 'requested')
+    .execute()
+}
+
+/**
+ * Confirms the plan's cancellation as ended by a settled claim, without a refund: the open request,
+ * if any, is confirmed with that reason, otherwise a confirmed one is written with `protocol`.
+ */
+export async function confirmClaimSettledCancellation(
+  trx: Trx,
+  planId: number,
+  protocol: string,
+  now: string,
+): Promise<void> {
+  const confirmation = {
+    status: 'confirmed' as const,
+    reason: 'claim_settled',
+    confirmed_at: now,
+    refund_amount: 0,
+    refund_due_date: null,
+  }
+  const updated = await trx
+    .updateTable('annual_plan_cancellations')
+    .set(confirmation)
+    .where('annual_plan_id', '=', planId)
+    .where('status', '=', 'requested')
+    .executeTakeFirst()
+  if (Number(updated.numUpdatedRows) === 1) return
+  await trx
+    .insertInto('annual_plan_cancellations')
+    .values({ annual_plan_id: planId, protocol, requested_at: now, ...confirmation })
+    .execute()
+}

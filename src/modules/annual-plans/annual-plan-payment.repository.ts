@@ -1,0 +1,93 @@
+import type { Trx } from '../../db/database.js'
+import { claimLease, releaseLease } from '../../db/lease.js'
+import { recordPayment } from '../payments/payment.repository.js'
+import type { PaymentChannel, PaymentOutcome } from '../payments/payment.table.js'
+import type { AnnualPlanRow } from './annual-plan.repository.js'
+import type { Payment } from './annual-plan.table.js'
+
+// An annual plan's payment: the claim a card charge holds, the paid status and the ledger.
+
+/**
+ * Claims an unpaid plan for one card charge until `until`, in a transaction of its own (committed
+ * before the gateway is called): of concurrent callers exactly one gets true, so a plan is never
+ * charged twice. A claim older than `now` was abandoned (its process died mid-charge) and may be
+ * taken over.
+ */
+export function claimForCharge(trx: Trx, id: number, now: string, until: string): Promise<boolean> {
+  return claimLease(trx, 'annual_plans', id, { now, until }, (claim) =>
+    claim.where('status', '=', 'awaiting_payment'),
+  )
+}
+
+/** Ends our claim, and only ours: one that expired and was taken over stays with its new holder. */
+export async function releaseClaim(trx: Trx, id: number, until: string): Promise<void> {
+  await releaseLease(trx, 'annual_plans', id, until)
+}
+
+/** What a payment writes on its plan, the card's columns aside. */
+export function paidColumns(payment: Payment) {
+  return {
+    status: 'paid' as const,
+    paid_at: payment.paidAt,
+    starts_at: payment.startsAt,
+    ends_at: payment.endsAt,
+    policy_number: payment.policyNumber,
+    certificate_code: payment.certificateCode,
+    locked_until: null,
+    updated_at: payment.paidAt,
+  }
+}
+
+/**
+ * Moves a plan from `awaiting_payment` to `paid`. The condition on the status is the guard: of
+ * concurrent confirmations exactly one updates the row (and the caller writes the ledger only
+ * then); the others get false and write nothing.
+ */
+export async function markPaid(
+  trx: Trx,
+  id: number,
+  payment: Payment & { card?: { brand: string; last4: string; installments: number } },
+): Promise<boolean> {
+  const { card } = payment
+  const result = await trx
+    .updateTable('annual_plans')
+    .set({
+      ...paidColumns(payment),
+      ...(card && {
+        payment_method: 'credit_card' as const,
+        payment_installments: card.installments,
+        card_brand: card.brand,
+        card_last4: card.last4,
+      }),
+    })
+    .where('id', '=', id)
+    .where('status', '=', 'awaiting_payment')
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
+}
+
+/** Appends the plan's premium to the ledger: one row per charge attempt or notification. */
+export async function recordInLedger(
+  trx: Trx,
+  plan: AnnualPlanRow,
+  entry: {
+    route: PaymentChannel
+    outcome: PaymentOutcome
+    transactionId: string | null
+    declineCode?: string
+  },
+  now: string,
+): Promise<void> {
+  await recordPayment(trx, {
+    partner_id: plan.partner_id,
+    subscription_id: null,
+    installment_id: null,
+    annual_plan_id: plan.id,
+    amount: plan.premium,
+    route: entry.route,
+    outcome: entry.outcome,
+    decline_code: entry.declineCode ?? null,
+    transaction_id: entry.transactionId,
+    created_at: now,
+  })
+}
