@@ -1,4 +1,4 @@
-import type { ErrorCode, FieldErrors } from '../shared/errors.js'
+import type { ConsoleErrorCode, ErrorCode, FieldErrors } from '../shared/errors.js'
 
 // The error messages in Portuguese (README, Using the API: errors in Portuguese). Errors are built
 // in English where they happen; the error body is translated here, once, when the request asked
@@ -26,7 +26,7 @@ export function languageOf(acceptLanguage: string | string[] | undefined): Langu
 }
 
 /** Each code's message in both languages: the English one is the service's usual text. */
-export const CODE_MESSAGES: Record<ErrorCode, { en: string; pt: string }> = {
+export const CODE_MESSAGES: Record<ErrorCode | ConsoleErrorCode, { en: string; pt: string }> = {
   invalid_json: {
     en: 'The request body is not valid JSON.',
     pt: 'O corpo da requisição não é um JSON válido.',
@@ -86,6 +86,13 @@ export const CODE_MESSAGES: Record<ErrorCode, { en: string; pt: string }> = {
   service_unavailable: {
     en: 'Service temporarily unavailable. Retry shortly.',
     pt: 'Serviço temporariamente indisponível. Tente de novo em instantes.',
+  },
+  // The operator console's own codes (shared/errors.ts CONSOLE_ERROR_CODES).
+  invalid_credentials: { en: 'Wrong e-mail or password.', pt: 'E-mail ou senha incorretos.' },
+  forbidden: { en: 'The role is too low.', pt: 'Seu papel não permite esta ação.' },
+  origin_refused: {
+    en: 'The request came from another origin.',
+    pt: 'A requisição veio de outra origem.',
   },
 }
 
@@ -221,14 +228,14 @@ function translateWith(rules: Rule[], text: string): string | null {
 }
 
 /** One message in Portuguese: its known form translated, else the code's own Portuguese message. */
-export function portugueseMessage(message: string, code: ErrorCode): string {
+export function portugueseMessage(message: string, code: ErrorCode | ConsoleErrorCode): string {
   const exact = Object.values(CODE_MESSAGES).find((m) => m.en === message)
   if (exact) return exact.pt
   return translateWith(MESSAGES, message) ?? CODE_MESSAGES[code].pt
 }
 
 /** The summary of field errors (shared/errors.ts `summarize`), in Portuguese. */
-function portugueseSummary(errors: FieldErrors, code: ErrorCode): string {
+function portugueseSummary(errors: FieldErrors, code: ErrorCode | ConsoleErrorCode): string {
   const all = Object.values(errors).flat()
   const [first] = all
   if (first === undefined) return CODE_MESSAGES[code].pt
@@ -237,7 +244,7 @@ function portugueseSummary(errors: FieldErrors, code: ErrorCode): string {
 }
 
 /** An error body (plugins/errors.ts `errorBody`) in the language asked for. */
-export function localized<T extends { code: ErrorCode; message: string; errors?: FieldErrors }>(
+export function localized<T extends { code: ErrorCode | ConsoleErrorCode; message: string; errors?: FieldErrors }>(
   body: T,
   language: Language,
 ): T {
