@@ -1,4 +1,4 @@
 export { type AmparoClient, type AmparoClientOptions, createAmparoClient } from './client.js'
-export { AmparoError, type AmparoErrorCode } from './errors.js'
+export { AmparoConnectionError, AmparoError, type AmparoErrorCode } from './errors.js'
 export type { components, operations, paths } from './schema.js'
 export { type AmparoEvent, verifyWebhook, type WebhookHeaders, WebhookVerificationError } from './webhooks.js'

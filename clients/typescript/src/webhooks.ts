@@ -17,9 +17,36 @@ export { WebhookVerificationError }
  * must be the raw text received: a re-serialised JSON object no longer matches its signature.
  */
 export function verifyWebhook(body: string, headers: WebhookHeaders, secret: string): AmparoEvent {
+  checkArguments(body, secret)
   const event = new Webhook(secret).verify(body, plainHeaders(headers)) as AmparoEvent | undefined
   if (event === undefined) throw new WebhookVerificationError('Empty payload')
   return event
+}
+
+/** A base64 signing secret, `whsec_` first as the service gives it (Standard Webhooks accepts it bare too). */
+const SECRET = /^(whsec_)?[A-Za-z0-9+/]{4,}={0,2}$/
+
+/**
+ * A wrong argument is the integration's mistake, not a forged delivery: a `TypeError` saying which,
+ * never a `WebhookVerificationError` that a handler answers with 400 and forgets.
+ */
+function checkArguments(body: unknown, secret: unknown) {
+  if (typeof secret !== 'string' || !SECRET.test(secret)) {
+    const got =
+      typeof secret === 'string'
+        ? secret === ''
+          ? 'an empty string'
+          : 'a string of another form'
+        : String(secret)
+    throw new TypeError(
+      `verifyWebhook: secret must be the endpoint's signing secret, \`whsec_\` and base64, as POST /webhook-endpoints answered it (got ${got})`,
+    )
+  }
+  if (typeof body !== 'string') {
+    throw new TypeError(
+      `verifyWebhook: body must be the raw text received (got ${body === null ? 'null' : typeof body}): a parsed or re-serialised body no longer matches its signature`,
+    )
+  }
 }
 
 function plainHeaders(headers: WebhookHeaders): Record<string, string> {
