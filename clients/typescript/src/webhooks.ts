@@ -1,8 +1,24 @@
 import { Webhook, WebhookVerificationError } from 'standardwebhooks'
-import type { operations } from './schema.js'
+import type { components } from './schema.js'
 
-/** An event as `GET /events/{id}` shows it, which is exactly the body of a webhook delivery. */
-export type AmparoEvent = operations['getEvent']['responses'][200]['content']['application/json']
+/**
+ * An event as `GET /events/{id}` shows it, which is exactly the body of a webhook delivery: a union
+ * told apart by `type`, so that after `if (event.type === 'subscription.activated')`
+ * `event.data.object` is a `Subscription`.
+ */
+export type AmparoEvent = components['schemas']['Event']
+
+/** Every event type: `subscription.activated`, `installment.payment_failed`, … */
+export type AmparoEventType = AmparoEvent['type']
+
+/** The event of one type: `AmparoEventOf<'claim.settled'>` carries a `Claim`. */
+export type AmparoEventOf<T extends AmparoEventType> = AmparoEvent extends infer E
+  ? E extends { type: infer U }
+    ? T extends U
+      ? E & { type: T }
+      : never
+    : never
+  : never
 
 /** A fetch `Headers`, or a Node request's headers (`req.headers`). */
 export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>
