@@ -3,6 +3,7 @@ import Fastify, { type FastifyRequest, type FastifyServerOptions } from 'fastify
 import type { Config } from './config.js'
 import type { Db } from './db/database.js'
 import { resourceSchemas, sharedSchemas } from './http/http-schemas.js'
+import { buildSerializer } from './http/serialization.js'
 import { validatorCompiler } from './http/validation.js'
 import { annualPlanRoutes } from './modules/annual-plans/annual-plan.routes.js'
 import { annualPlanCancellationRoutes } from './modules/annual-plans/annual-plan-cancellation.routes.js'
@@ -95,6 +96,7 @@ export async function buildApp({
     // Behind the README's load balancer: request.ip (login rate limits) is the client's, not its.
     trustProxy: config.trustProxy,
     ...connectionTimeouts(config.connections),
+    schemaController: { compilersFactory: { buildSerializer } },
   }).withTypeProvider<TypeBoxTypeProvider>()
   // Past it, Node closes a new connection at once: slow clients cannot hold every socket there is.
   app.server.maxConnections = config.connections.max
