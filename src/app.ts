@@ -2,7 +2,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyRequest, type FastifyServerOptions } from 'fastify'
 import type { Config } from './config.js'
 import type { Db } from './db/database.js'
-import { sharedSchemas } from './http/http-schemas.js'
+import { resourceSchemas, sharedSchemas } from './http/http-schemas.js'
+import { buildSerializer } from './http/serialization.js'
 import { validatorCompiler } from './http/validation.js'
 import { annualPlanRoutes } from './modules/annual-plans/annual-plan.routes.js'
 import { annualPlanCancellationRoutes } from './modules/annual-plans/annual-plan-cancellation.routes.js'
@@ -18,6 +19,7 @@ import { claimRoutes } from './modules/claims/claim.routes.js'
 import { claimDocumentRoutes } from './modules/claims/claim-document.routes.js'
 import { customerRoutes } from './modules/customers/customer.routes.js'
 import { eventRoutes } from './modules/events/event.routes.js'
+import { eventWebhooks } from './modules/events/event.schemas.js'
 import { renderingContext } from './modules/events/event.service.js'
 import { healthRoutes } from './modules/health/health.routes.js'
 import { gatewayOf } from './modules/payments/gateway-factory.js'
@@ -102,6 +104,7 @@ export async function buildApp({
     // Behind the README's load balancer: request.ip (login rate limits) is the client's, not its.
     trustProxy: config.trustProxy,
     ...connectionTimeouts(config.connections),
+    schemaController: { compilersFactory: { buildSerializer } },
   }).withTypeProvider<TypeBoxTypeProvider>()
   // Past it, Node closes a new connection at once: slow clients cannot hold every socket there is.
   app.server.maxConnections = config.connections.max
@@ -109,7 +112,7 @@ export async function buildApp({
 
   app.server.on('checkExpectation', expectationFailed)
   app.setValidatorCompiler(validatorCompiler)
-  for (const schema of sharedSchemas) app.addSchema(schema)
+  for (const schema of [...sharedSchemas, ...resourceSchemas()]) app.addSchema(schema)
 
   const signingKeys = await loadSigningKeys(db, config, clock)
   const tokens = new TokenService(signingKeys, config.tokenTtlSeconds, clock, tokenAudience(config.env))
@@ -124,7 +127,7 @@ export async function buildApp({
   await app.register(unitOfWork, { afterCommit })
   if (metrics) await app.register((await import('./plugins/metrics.js')).metricsPlugin, { metrics })
   await app.register(httpPlugin)
-  await app.register(openapiPlugin)
+  await app.register(openapiPlugin, { webhooks: eventWebhooks() })
 
   const redis = config.redisUrl ? await connectRedis(app, config.redisUrl) : null
 

@@ -35,6 +35,8 @@ describe('GET /docs', () => {
     const logo = /data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)/.exec(initializer)?.[1] ?? ''
     expect(Buffer.from(logo, 'base64').toString()).toContain('Amparo API reference')
     expect(initializer).toContain('validatorUrl')
+    // A search box over the operations.
+    expect(initializer).toMatch(/"filter":\s*true/)
   })
 
   it('sends no upgrade-insecure-requests over plain http', async () => {

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { isPostgres } from '../src/db/database.js'
+import { exampleOf } from '../src/http/http-schemas.js'
 import { advanceCoverageClock } from '../src/modules/annual-plans/annual-plan-events.service.js'
 import { purgeEvents, recordEvent, renderingContext } from '../src/modules/events/event.service.js'
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
+import { Subscription } from '../src/modules/subscriptions/subscription.schemas.js'
 import { expirePendingSubscriptions } from '../src/worker/pending-expiry.job.js'
 import { runRecurrence } from '../src/worker/recurrence.job.js'
 import type { Event } from './helpers/api-types.js'
@@ -182,7 +184,7 @@ describe('subscription and installment events', () => {
       await runRecurrence({ db: database.db, clock, timeZone: TZ, gateway, base: database.config.publicUrl })
     }
     const events = (await newEvents(own)).filter(
-      (e) => (e.data.object.subscription_id ?? e.data.object.id) === created.id,
+      (e) => (objectOf(e).subscription_id ?? objectOf(e).id) === created.id,
     )
     expect(events.map((e) => e.type)).toEqual([
       ...Array(4).fill('installment.payment_failed'),
@@ -205,7 +207,7 @@ describe('subscription and installment events', () => {
       ),
     )
     expect(events[4]?.data.object).toEqual(await ok(own, 'GET', `/subscriptions/${created.id}`))
-    expect(events[4]?.data.object.cancellation).toMatchObject({ reason: 'recurrence_failed', comment: null })
+    expect(objectOf(events[4]).cancellation).toMatchObject({ reason: 'recurrence_failed', comment: null })
     expect(events[4]?.created_at).toBe('2026-12-26 12:00:00')
   })
 
@@ -221,8 +223,8 @@ describe('subscription and installment events', () => {
       base: database.config.publicUrl,
     })
     const events = await newEvents(external)
-    expect(events.map((e) => [e.type, e.data.object.id])).toEqual([['subscription.canceled', created.id]])
-    expect(events[0]?.data.object.cancellation).toEqual({
+    expect(events.map((e) => [e.type, objectOf(e).id])).toEqual([['subscription.canceled', created.id]])
+    expect(objectOf(events[0]).cancellation).toEqual({
       reason: 'first_installment_unpaid',
       canceled_at: '2027-01-31 12:00:00',
       comment: null,
@@ -264,7 +266,7 @@ describe('annual plan events', () => {
     await advanceCoverageClock(database.db, now.toISOString(), renderingContext(database.config))
     await ok(external, 'GET', `/annual-plans/${plan.id}`)
     const expired = await newEvents(external)
-    expect(expired.map((e) => [e.type, e.data.object.id, e.data.object.status])).toEqual([
+    expect(expired.map((e) => [e.type, objectOf(e).id, objectOf(e).status])).toEqual([
       ['annual_plan.expired', plan.id, 'expired'],
     ])
   })
@@ -339,6 +341,18 @@ describe('GET /events', () => {
   })
 })
 
+/** An event's resource, whatever its type: the assertions read its fields by name. */
+const objectOf = (event: Event | undefined) =>
+  (event?.data.object ?? {}) as {
+    id?: number
+    subscription_id?: number
+    status?: string
+    cancellation?: unknown
+  }
+
+/** A subscription as its GET shows one: what a `subscription.*` event carries (the document says so). */
+const subscriptionExample = exampleOf(Subscription) as Record<string, unknown>
+
 describe('the outbox gap', () => {
   it.skipIf(!process.env.DATABASE_URL)(
     'an event whose transaction started first and committed last is still seen, once, after the cursor',
@@ -348,7 +362,7 @@ describe('the outbox gap', () => {
       const event = (n: number) => ({
         partnerId,
         type: 'subscription.created' as const,
-        object: { id: n },
+        object: { ...subscriptionExample, id: n },
         now: now.toISOString(),
       })
       const seen = await newEvents(other)
@@ -369,13 +383,13 @@ describe('the outbox gap', () => {
       await inserted
       // …while T2 inserts after it and commits, and the partner polls.
       await database.db.transaction().execute((trx) => recordEvent(trx, event(2)))
-      expect((await newEvents(other)).map((e) => e.data.object.id)).toEqual([2])
+      expect((await newEvents(other)).map((e) => objectOf(e).id)).toEqual([2])
       commitFirst()
       await first
-      expect((await newEvents(other)).map((e) => e.data.object.id)).toEqual([1])
+      expect((await newEvents(other)).map((e) => objectOf(e).id)).toEqual([1])
       expect(await newEvents(other)).toEqual([])
       // From the start, each exactly once, in the order they became visible.
-      expect((await feed(other)).map((e) => e.data.object.id)).toEqual([2, 1])
+      expect((await feed(other)).map((e) => objectOf(e).id)).toEqual([2, 1])
     },
   )
 
@@ -384,11 +398,11 @@ describe('the outbox gap', () => {
       await recordEvent(trx, {
         partnerId: other.partner.id,
         type: 'subscription.created',
-        object: { id: 3 },
+        object: { ...subscriptionExample, id: 3 },
         now: now.toISOString(),
       })
     })
-    expect((await newEvents(other)).map((e) => e.data.object.id)).toEqual([3])
+    expect((await newEvents(other)).map((e) => objectOf(e).id)).toEqual([3])
   })
 })
 

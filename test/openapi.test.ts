@@ -1,5 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { EVENT_TYPES } from '../src/modules/events/event.service.js'
 import { createTestApp, type TestContext } from './helpers/test-app.js'
 import { bearer, partnerWithToken, seedCatalog } from './helpers/world.js'
 
@@ -41,8 +42,18 @@ async function document() {
     openapi: string
     servers?: { url: string }[]
     paths: Record<string, Record<string, Operation>>
+    components: { schemas: Record<string, { examples?: unknown[]; anyOf?: { $ref: string }[] }> }
+    webhooks?: Record<
+      string,
+      { post: Operation & { tags?: string[]; parameters?: { name: string; in: string }[] } }
+    >
+    tags: { name: string }[]
   }
 }
+
+/** The names of the components a part of the document refers to. */
+const refsIn = (value: unknown) =>
+  [...JSON.stringify(value).matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((match) => match[1] ?? '')
 
 /** `/brands/:brandId` → `/brands/{brandId}` */
 const openapiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
@@ -95,9 +106,78 @@ describe('GET /openapi.json', () => {
         const success = Object.entries(op.responses).find(([s]) => s.startsWith('2'))
         if (success?.[0] === '204' || isDownload(success?.[1]?.content)) continue
         const media = success?.[1]?.content?.['application/json']
-        const hasExample = JSON.stringify(media).includes('"example')
+        const hasExample =
+          JSON.stringify(media).includes('"example') ||
+          refsIn(media).some((name) => doc.components.schemas[name]?.examples?.length)
         expect(hasExample, `${where} has an example`).toBe(true)
       }
+    }
+  })
+
+  it('names every resource in components.schemas and refers to it by $ref', async () => {
+    const doc = await document()
+    const named = Object.keys(doc.components.schemas)
+    for (const name of [
+      'Subscription',
+      'Installment',
+      'AnnualPlan',
+      'Claim',
+      'ClaimDocument',
+      'Customer',
+      'Model',
+    ])
+      expect(named, name).toContain(name)
+    for (const name of ['Brand', 'Plan', 'Shopkeeper', 'WebhookEndpoint', 'WebhookDelivery', 'Event'])
+      expect(named, name).toContain(name)
+    const subscription = doc.paths['/subscriptions/{subscriptionId}']?.get?.responses['200']
+    expect(subscription?.content?.['application/json']?.schema).toEqual({
+      $ref: '#/components/schemas/Subscription',
+    })
+    // Nested resources too: a subscription's customer is the Customer.
+    expect(refsIn(doc.components.schemas.Subscription)).toContain('Customer')
+    // Every reference resolves.
+    for (const name of refsIn(doc)) expect(named, name).toContain(name)
+  })
+
+  it('describes each event type’s webhook: its payload by type, the Standard Webhooks headers, the tag declared', async () => {
+    const doc = await document()
+    const webhooks = doc.webhooks ?? {}
+    expect(Object.keys(webhooks).sort()).toEqual([...EVENT_TYPES].sort())
+    const payload = (type: string) => refsIn(webhooks[type]?.post.requestBody)
+    expect(payload('subscription.activated')).toEqual(['SubscriptionEvent'])
+    expect(payload('installment.payment_failed')).toEqual(['InstallmentEvent'])
+    expect(payload('annual_plan.refund_updated')).toEqual(['AnnualPlanEvent'])
+    expect(payload('claim.settled')).toEqual(['ClaimEvent'])
+    expect(payload('ping')).toEqual(['PingEvent'])
+    for (const [type, { post }] of Object.entries(webhooks)) {
+      expect(post.tags, type).toEqual(['Webhooks'])
+      expect(post.parameters?.map((p) => `${p.in} ${p.name}`)).toEqual([
+        'header webhook-id',
+        'header webhook-timestamp',
+        'header webhook-signature',
+      ])
+    }
+    // The event the feed answers is any of them, told apart by `type`.
+    expect(refsIn(doc.components.schemas.Event?.anyOf)).toEqual([
+      'SubscriptionEvent',
+      'InstallmentEvent',
+      'AnnualPlanEvent',
+      'ClaimEvent',
+      'PingEvent',
+    ])
+    // Every tag an operation or webhook uses is declared.
+    const declared = new Set(doc.tags.map((tag) => tag.name))
+    const used = [...operations(doc).map(({ op }) => op), ...Object.values(webhooks).map((w) => w.post)]
+    for (const op of used)
+      for (const tag of (op as { tags?: string[] }).tags ?? []) expect(declared).toContain(tag)
+  })
+
+  it('documents 431 (headers over 16 KB) on every operation', async () => {
+    for (const { where, op } of operations(await document())) {
+      const media = op.responses['431']?.content?.['application/json'] as
+        | { example?: { code?: string } }
+        | undefined
+      expect(media?.example?.code, where).toBe('headers_too_large')
     }
   })
 
@@ -311,6 +391,8 @@ describe('GET /openapi.json', () => {
     expect(required['PUT /annual-plans/{id}/cancellation']).toBe(false)
     expect(required['POST /subscriptions']).toBe(true)
     expect(required['POST /customers']).toBe(true)
+    // One of `days` and `hours`, exactly: `{}` is refused.
+    expect(required['POST /sandbox/clock/advance']).toBe(true)
   })
 
   it('names the document’s own address (`/`) as the server unless AMPARO_PUBLIC_URL is set', async () => {

@@ -75,6 +75,36 @@ export const ValidationErrorSchema = Type.Object(
 
 export const sharedSchemas = [ErrorSchema, ValidationErrorSchema]
 
+/** The resource schemas `named` has registered, by `$id`: app.ts adds them with the shared ones. */
+const namedSchemas = new Map<string, TSchema>()
+
+/**
+ * A resource schema named in the OpenAPI document: registered once by its `$id` (`namedSchemas`,
+ * which app.ts adds to the app) and referenced by `$ref` wherever it appears, a route's response or
+ * another resource, so that `components.schemas` holds it once and generated clients export its
+ * type (`Subscription`). The reference is typed as the schema; the serializer resolves it when it
+ * compiles the route, so answers are written as fast as with the schema inline.
+ */
+export function named<T extends TSchema>(name: string, schema: T) {
+  if (namedSchemas.has(name)) throw new Error(`Two schemas are named ${name}`)
+  namedSchemas.set(name, { ...schema, $id: name })
+  return Type.Unsafe<Static<T>>({ $ref: name })
+}
+
+/** The first example of the schema a `named` reference points at. */
+export function exampleOf(reference: TSchema): unknown {
+  const { $ref, examples } = reference as { $ref?: string; examples?: unknown[] }
+  const schema = ($ref === undefined ? reference : namedSchemas.get($ref)) as
+    | { examples?: unknown[] }
+    | undefined
+  return (schema?.examples ?? examples)?.[0]
+}
+
+/** Every schema `named` has registered (once all schema files are imported). */
+export function resourceSchemas(): TSchema[] {
+  return [...namedSchemas.values()]
+}
+
 const errorRef = Type.Ref('Error')
 const validationRef = Type.Ref('ValidationError')
 
@@ -133,10 +163,13 @@ function codesIn(entry: unknown): ErrorCode[] {
   return (entry as ErrorEntry | undefined)?.allOf?.[1]?.properties?.code?.enum ?? []
 }
 
-/** Response entries for the error statuses and codes a route can produce, and 500 and 503. */
+/**
+ * Response entries for the error statuses and codes a route can produce, and those any request may
+ * meet: 431 (headers over 16 KB, refused before routing), 500 and 503.
+ */
 export function errorResponses(...answers: ErrorAnswer[]): Record<number, TSchema> {
   const codes = new Map<ErrorStatus, Set<ErrorCode>>()
-  for (const answer of [...answers, 500, 503] as ErrorAnswer[]) {
+  for (const answer of [...answers, 431, 500, 503] as ErrorAnswer[]) {
     const status = typeof answer === 'number' ? answer : statusOf(answer)
     const named = typeof answer === 'number' ? (GENERAL_CODES[status] ?? ERROR_CODES[status]) : [answer]
     codes.set(status, new Set([...(codes.get(status) ?? []), ...named]))
@@ -213,6 +246,13 @@ export function hookList<T>(hooks: T | T[] | undefined): T[] {
  * validation ignores the unknown keyword.
  */
 export const DOCUMENTED_ONLY = 'x-documented-only'
+
+/**
+ * A named schema's form in the OpenAPI document, in place of the one answers are written with
+ * (plugins/openapi.ts): the events, documented as the union of their types, are written as one
+ * open object, which the serializer takes fast and which no union branch can refuse.
+ */
+export const DOCUMENTED_AS = 'x-documented-as'
 
 /** `{ link }`: the absolute address of a resource. */
 export const MetaLink = Type.Object({

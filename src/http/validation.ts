@@ -135,12 +135,13 @@ function checkText(text: string, path: string, found: ErrorObject[]) {
 type JsonObject = { properties?: Record<string, { type?: unknown }> }
 type Validate = ValidateFunction & ((data: unknown) => boolean)
 
-const DECIMAL: Record<string, RegExp> = { integer: /^-?\d+$/, number: /^-?\d+(\.\d+)?$/ }
+const DECIMAL: Record<string, RegExp> = { integer: /^-?\d+$/, number: /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/ }
 
 /**
  * Ajv coerces text to numbers with JavaScript's rules, so `0x4`, `1e1`, ` 1` and `Infinity`
- * would pass as numbers. Query and path numbers must be plain decimals: anything else is
- * reported as a type error under its own key, before Ajv coerces it.
+ * would pass. Query and path integers must be plain decimals; numbers are what JSON calls one
+ * (`4500`, `4499.5`, `4.5e3`: the OpenAPI `number` a generated client or fuzzer may send).
+ * Anything else is reported as a type error under its own key, before Ajv coerces it.
  */
 function strictNumbers(schema: JsonObject, validate: ValidateFunction): ValidateFunction {
   const numeric = Object.entries(schema.properties ?? {}).flatMap(([key, property]) => {

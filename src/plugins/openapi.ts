@@ -3,7 +3,7 @@ import swagger, { type SwaggerTransform, type SwaggerTransformObject } from '@fa
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyContextConfig } from 'fastify'
 import fp from 'fastify-plugin'
-import { DOCUMENTED_ONLY } from '../http/http-schemas.js'
+import { DOCUMENTED_AS, DOCUMENTED_ONLY } from '../http/http-schemas.js'
 import type { ErrorCode } from '../shared/errors.js'
 import { type ExampleRoute, errorExample } from './openapi-examples.js'
 import { addLinks } from './openapi-links.js'
@@ -174,21 +174,38 @@ function admitBlank({ description, default: fallback, examples, ...schema }: Pro
   }
 }
 
+type BodyForms = { required?: string[]; $ref?: string; oneOf?: { required?: string[] }[] }
+
+/**
+ * A body is required when it has a required field, or must take exactly one of its forms (`oneOf`:
+ * the clock's advance). The login's `anyOf` forms say what a body holds when one is sent; the
+ * credentials may come in a header instead, with no body.
+ */
+const requiresBody = (schema: BodyForms) =>
+  (schema.required?.length ?? 0) > 0 ||
+  (schema.oneOf?.every((form) => (form.required?.length ?? 0) > 0) ?? false)
+
 type Operation = { requestBody?: { required?: boolean; content?: Record<string, { schema?: object }> } }
 
 /**
  * @fastify/swagger marks every request body required; a body with no required field may be left
- * out (an empty body validates as `{}`, plugins/http.ts): cancellations, login by header. Then the
+ * out (an empty body validates as `{}`, plugins/http.ts): cancellations, login by header
+ * (`requiresBody`). A named schema's documentation-only keywords are merged in, or its documented
+ * form replaces it (`DOCUMENTED_AS`: `Event`). Then the
  * links of the main flows, which route schemas cannot carry.
  */
 const wholeDocument: SwaggerTransformObject = (document) => {
   if (!('openapiObject' in document)) return document.swaggerObject
   const { openapiObject } = document
+  const schemas = (openapiObject.components?.schemas ?? {}) as Record<string, Record<string, unknown>>
+  for (const [name, schema] of Object.entries(schemas))
+    schemas[name] =
+      (schema[DOCUMENTED_AS] as Record<string, unknown> | undefined) ?? withDocumentedOnly(schema)
   for (const item of Object.values(openapiObject.paths ?? {})) {
     for (const operation of Object.values(item ?? {}) as Operation[]) {
       const body = operation.requestBody
-      const schema = body?.content?.['application/json']?.schema as { required?: string[]; $ref?: string }
-      if (body && schema && !schema.$ref) body.required = (schema.required?.length ?? 0) > 0
+      const schema = body?.content?.['application/json']?.schema as BodyForms | undefined
+      if (body && schema && !schema.$ref) body.required = requiresBody(schema)
     }
   }
   addLinks(openapiObject.paths as Record<string, Record<string, unknown>>)
@@ -199,9 +216,14 @@ const wholeDocument: SwaggerTransformObject = (document) => {
 export const API_NAME = 'Amparo partner API'
 export const API_VERSION = '1.0.0'
 
+export interface OpenapiOptions {
+  /** The document's `webhooks`: the requests the service sends (modules/events, eventWebhooks). */
+  webhooks?: Record<string, unknown>
+}
+
 /** OpenAPI 3.1, generated from the route schemas, at /openapi.json; the reference UI at /docs. */
-export const openapiPlugin = fp(
-  async (app) => {
+export const openapiPlugin = fp<OpenapiOptions>(
+  async (app, { webhooks }) => {
     // What the app serves, as registered: the OpenAPI test checks the document lists all of it.
     const served: ServedRoute[] = []
     app.decorate('servedRoutes', served)
@@ -227,6 +249,7 @@ export const openapiPlugin = fp(
           },
         },
         security: [{ bearerAuth: [] }],
+        ...(webhooks && { webhooks }),
         tags: [
           { name: 'Authentication', description: 'Obtain an access token.' },
           { name: 'Devices', description: 'Brands and models this partner may sell.' },
@@ -234,7 +257,17 @@ export const openapiPlugin = fp(
           { name: 'Plans', description: 'Protection plans and quotations.' },
           { name: 'Subscriptions', description: 'Monthly protection paid in installments.' },
           { name: 'Annual plans', description: '12 months of protection for a single payment.' },
+          {
+            name: 'Claims',
+            description:
+              'Sinistros: the insured’s claims on a contract in force, their documents and decision.',
+          },
           { name: 'Events', description: 'What changed, in order: the feed partners poll.' },
+          {
+            name: 'Webhooks',
+            description:
+              'The endpoints that receive events as they happen, their deliveries, and (under `webhooks`) each event the service sends them, signed (Standard Webhooks 1.0).',
+          },
           {
             name: 'Shopkeepers',
             description: 'The partner’s stores: its matrix and the branches it registers.',
@@ -267,7 +300,8 @@ export const openapiPlugin = fp(
       },
       logo: { type: 'image/svg+xml', content: LOGO, href: '/docs' },
       // No call to validator.swagger.io: the page works offline and tells no third party it was opened.
-      uiConfig: { validatorUrl: null },
+      // `filter`: a search box over the operations, by tag.
+      uiConfig: { validatorUrl: null, filter: true },
     })
     app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger())
   },

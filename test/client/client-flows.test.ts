@@ -257,7 +257,7 @@ describe('AmparoError from the service', () => {
     expect(error).toBeInstanceOf(AmparoError)
     expect(error).toMatchObject({ status: 404, code: 'not_found', errors: {} })
     expect(error.requestId).toBeTruthy()
-    expect(error.requestId).toBe(error.response.headers.get('x-request-id'))
+    expect(error.requestId).toBe(error.response?.headers.get('x-request-id'))
   })
 
   it('has the 422’s field errors, and the codes of a wrong state and a wrong gateway', async () => {

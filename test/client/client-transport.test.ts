@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { inspect } from 'node:util'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { AmparoError, createAmparoClient } from '../../clients/typescript/src/index.js'
+import { AmparoConnectionError, AmparoError, createAmparoClient } from '../../clients/typescript/src/index.js'
 import { retryAfterMs } from '../../clients/typescript/src/transport.js'
 
 // A tiny stand-in for the service: each test says how it answers, and sees every request.
@@ -212,7 +213,7 @@ describe('AmparoError', () => {
       requestId: 'req-422',
       response: undefined,
     })
-    expect(error.response.status).toBe(422)
+    expect(error.response?.status).toBe(422)
   })
 
   it('gives status, `http_<status>` and the X-Request-Id header for a body that is not the service’s', async () => {
@@ -228,6 +229,125 @@ describe('AmparoError', () => {
       errors: {},
       requestId: 'edge-1',
     })
+  })
+})
+
+describe('AmparoError, printed', () => {
+  it('is one line with status, code, message and request id, never the Response’s internals', async () => {
+    handle = service((_, res) =>
+      json(res, 422, {
+        code: 'validation_failed',
+        message: 'The document is invalid.',
+        errors: { document: ['The document is invalid.'] },
+        request_id: 'req-422',
+      }),
+    )
+    const error = (await client()
+      .POST('/customers', { body: customer })
+      .catch((e: unknown) => e)) as AmparoError
+    const line = 'AmparoError 422 validation_failed: The document is invalid. (request_id req-422)'
+    expect(String(error)).toBe(line)
+    const printed = inspect(error)
+    expect(printed.split('\n')[0]).toBe(line)
+    // Only the stack follows: no Response, Headers or body stream.
+    expect(
+      printed
+        .split('\n')
+        .slice(1)
+        .every((frame) => /^\s+at /.test(frame)),
+    ).toBe(true)
+    expect(printed).not.toMatch(/Response|Headers|ReadableStream/)
+  })
+})
+
+/** A fetch that fails like Node's when nothing listens, `failures` times, then asks the real one. */
+function unreachable(failures: number) {
+  let left = failures
+  const attempts: string[] = []
+  const fetch: typeof globalThis.fetch = (input, init) => {
+    const request = new Request(input, init)
+    if (request.url.endsWith('/auth/login')) return globalThis.fetch(request)
+    attempts.push(
+      `${request.method} ${new URL(request.url).pathname} ${request.headers.get('idempotency-key') ?? ''}`,
+    )
+    if (left-- > 0) {
+      const cause = Object.assign(new Error(`connect ECONNREFUSED ${new URL(request.url).host}`), {
+        code: 'ECONNREFUSED',
+      })
+      return Promise.reject(new TypeError('fetch failed', { cause }))
+    }
+    return globalThis.fetch(request)
+  }
+  return { fetch, attempts }
+}
+
+describe('a service that cannot be reached', () => {
+  it('throws AmparoConnectionError (an AmparoError) naming the call and the reason', async () => {
+    // A port nothing listens on: one just released.
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const { port } = closed.address() as AddressInfo
+    await new Promise((resolve) => closed.close(resolve))
+    const amparo = createAmparoClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      clientId: 'id',
+      clientSecret: 's',
+      maxRetries: 0,
+    })
+    const error = (await amparo.GET('/plans').catch((e: unknown) => e)) as AmparoConnectionError
+    expect(error).toBeInstanceOf(AmparoConnectionError)
+    expect(error).toBeInstanceOf(AmparoError)
+    expect(error).toMatchObject({ status: 0, code: 'connection_failed', requestId: undefined })
+    expect(error.message).toBe(
+      `POST http://127.0.0.1:${port}/auth/login failed: connect ECONNREFUSED 127.0.0.1:${port}`,
+    )
+    expect(String(error)).toMatch(/^AmparoConnectionError connection_failed: POST /)
+    expect(error.response).toBeUndefined()
+  })
+
+  it('retries a GET and a keyed POST like a 503 (same Idempotency-Key) until an answer comes', async () => {
+    handle = service((request, res) => json(res, request.method === 'POST' ? 201 : 200, { id: 7 }))
+    const { fetch, attempts } = unreachable(2)
+    const amparo = createAmparoClient({ baseUrl, clientId: 'id', clientSecret: 's', fetch })
+    await expect(amparo.GET('/plans')).resolves.toMatchObject({ data: { id: 7 } })
+    expect(attempts).toEqual(['GET /plans ', 'GET /plans ', 'GET /plans '])
+    const writes = unreachable(2)
+    const writer = createAmparoClient({ baseUrl, clientId: 'id', clientSecret: 's', fetch: writes.fetch })
+    await expect(writer.POST('/customers', { body: customer })).resolves.toMatchObject({ data: { id: 7 } })
+    expect(writes.attempts).toHaveLength(3)
+    expect(new Set(writes.attempts).size).toBe(1)
+    expect(calls('/customers')).toHaveLength(1)
+  })
+
+  it('gives up after maxRetries, and never resends a DELETE that carries no key', async () => {
+    handle = service((_, res) => json(res, 200, {}))
+    const gets = unreachable(10)
+    const amparo = createAmparoClient({
+      baseUrl,
+      clientId: 'id',
+      clientSecret: 's',
+      fetch: gets.fetch,
+      maxRetries: 1,
+    })
+    await expect(amparo.GET('/plans')).rejects.toBeInstanceOf(AmparoConnectionError)
+    expect(gets.attempts).toHaveLength(2)
+    const deletes = unreachable(10)
+    const deleter = createAmparoClient({ baseUrl, clientId: 'id', clientSecret: 's', fetch: deletes.fetch })
+    await expect(
+      deleter.DELETE('/webhook-endpoints/{id}', { params: { path: { id: 1 } } }),
+    ).rejects.toBeInstanceOf(AmparoConnectionError)
+    expect(deletes.attempts).toHaveLength(1)
+  })
+
+  it('leaves the caller’s own abort as it is', async () => {
+    handle = service((_, res) => json(res, 200, []))
+    const controller = new AbortController()
+    controller.abort()
+    const error = await client()
+      .GET('/plans', { signal: controller.signal })
+      .catch((e: unknown) => e)
+    expect(error).not.toBeInstanceOf(AmparoError)
+    expect((error as Error).name).toBe('AbortError')
   })
 })
 

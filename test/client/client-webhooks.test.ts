@@ -55,4 +55,18 @@ describe('verifyWebhook', () => {
     expect(() => verifyWebhook(body, signed([SECRET], now + 6 * 60), SECRET)).toThrow(/too new/)
     expect(verifyWebhook(body, signed([SECRET], now - 4 * 60), SECRET)).toEqual(event)
   })
+
+  it('refuses a missing, empty or malformed secret, or a parsed body, with a TypeError saying what is wrong', () => {
+    const headers = signed([SECRET])
+    for (const secret of [undefined, '', 'whsec_', 'not a secret']) {
+      expect(() => verifyWebhook(body, headers, secret as string)).toThrow(TypeError)
+      expect(() => verifyWebhook(body, headers, secret as string)).toThrow(
+        /secret must be the endpoint's signing secret/,
+      )
+    }
+    expect(() => verifyWebhook(body, headers, '')).toThrow(/got an empty string/)
+    expect(() => verifyWebhook(event as unknown as string, headers, SECRET)).toThrow(
+      /body must be the raw text received \(got object\)/,
+    )
+  })
 })

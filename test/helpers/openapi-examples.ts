@@ -55,6 +55,7 @@ export interface Call {
 export const NOT_CAUSED: Record<number, string> = {
   408: 'a body that stops arriving (test/hardening.test.ts)',
   409: 'a request still in flight (test/idempotency.test.ts, test/stripe-payments.test.ts)',
+  431: 'request headers over 16 KB, refused by the HTTP parser before any route (test/server.test.ts)',
   500: 'a server fault, a bug by definition (test/errors.test.ts)',
   502: 'the card gateway refusing our request (test/stripe-payments.test.ts, test/error-codes.test.ts)',
   503: 'the database unreachable (test/outage.test.ts)',

@@ -9,7 +9,10 @@ export interface AmparoClientOptions {
   clientSecret: string
   /** Another `fetch` (a proxy agent, a test double); the global one by default. */
   fetch?: typeof globalThis.fetch
-  /** Retries of an answer 429 or 503, each after its `Retry-After` (default 3). */
+  /**
+   * Retries of an answer 429 or 503, each after its `Retry-After`, and of a GET or keyed write no
+   * answer came to (refused, reset: `AmparoConnectionError` once they are spent). Default 3.
+   */
   maxRetries?: number
 }
 
@@ -55,7 +58,7 @@ export interface AmparoClient {
  * params: { path: { modelId: 10 } } })` resolves with `{ data, response }` or throws
  * `AmparoError`. It logs in by itself, logs in again once when a token stops working (401),
  * adds an `Idempotency-Key` to every POST, PUT and PATCH that has none, and retries 429 and 503
- * after `Retry-After`, up to `maxRetries` times, with the same key.
+ * after `Retry-After`, and a request no answer came to, up to `maxRetries` times, with the same key.
  */
 export function createAmparoClient({
   baseUrl,

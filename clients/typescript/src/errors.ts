@@ -13,31 +13,50 @@ interface ErrorBody {
   request_id?: string
 }
 
+const INSPECT = Symbol.for('nodejs.util.inspect.custom')
+
 /**
  * Any 4xx or 5xx answer, after the client's own retries and re-login. A body that is not the
- * service's (a proxy's HTML page) still gives `status`, and `code` `http_<status>`.
+ * service's (a proxy's HTML page) still gives `status`, and `code` `http_<status>`. Printed (an
+ * uncaught error, `console.log`, `String(error)`) it is one line,
+ * `AmparoError 422 validation_failed: … (request_id …)`, followed by its stack.
  */
 export class AmparoError extends Error {
-  override readonly name = 'AmparoError'
+  override readonly name: string = 'AmparoError'
+  /** The HTTP status; 0 when no answer came (`AmparoConnectionError`). */
   readonly status: number
-  readonly code: AmparoErrorCode | `http_${number}`
+  readonly code: AmparoErrorCode | `http_${number}` | 'connection_failed'
   /** Messages keyed by the dot path of each offending input (422); empty otherwise. */
   readonly errors: Record<string, string[]>
   /** Why the card was declined (402): `insufficient_funds`, `expired_card`, … */
   readonly declineCode: string | undefined
   /** The response's `X-Request-Id`: quote it to support. */
   readonly requestId: string | undefined
-  /** The response, its body already read. */
-  readonly response: Response
+  /** The response, its body already read; undefined when no answer came (`AmparoConnectionError`). */
+  declare readonly response: Response | undefined
 
-  constructor(response: Response, body: ErrorBody) {
-    super(body.message ?? `HTTP ${response.status}`)
-    this.status = response.status
-    this.code = (body.code as AmparoErrorCode | undefined) ?? `http_${response.status}`
+  constructor(response: Response | undefined, body: ErrorBody, options?: ErrorOptions) {
+    super(body.message ?? `HTTP ${response?.status}`, options)
+    this.status = response?.status ?? 0
+    this.code = (body.code as AmparoError['code'] | undefined) ?? `http_${this.status}`
     this.errors = body.errors ?? {}
     this.declineCode = body.decline_code
-    this.requestId = body.request_id ?? response.headers.get('x-request-id') ?? undefined
-    this.response = response
+    this.requestId = body.request_id ?? response?.headers.get('x-request-id') ?? undefined
+    // Not enumerable: printing the error must not dump the Response's internals.
+    Object.defineProperty(this, 'response', { value: response, enumerable: false })
+  }
+
+  /** `AmparoError 422 validation_failed: The document is invalid. (request_id b5d1…)` */
+  override toString(): string {
+    const status = this.status === 0 ? '' : ` ${this.status}`
+    const requestId = this.requestId === undefined ? '' : ` (request_id ${this.requestId})`
+    return `${this.name}${status} ${this.code}: ${this.message}${requestId}`
+  }
+
+  /** What Node prints (an uncaught error, `console.log`): the one line, then where it was thrown. */
+  [INSPECT](): string {
+    const frames = (this.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line))
+    return [this.toString(), ...frames].join('\n')
   }
 
   /** Reads the failed response's body (JSON when it is one) into an error. */
@@ -52,4 +71,31 @@ export class AmparoError extends Error {
     }
     return new AmparoError(response, body)
   }
+}
+
+/**
+ * No answer came: the service could not be reached (refused, reset, DNS, TLS). `status` is 0,
+ * `code` `connection_failed`, `cause` the runtime's own error. A GET, or a write carrying an
+ * `Idempotency-Key` (every POST, PUT and PATCH the client sends), was retried first.
+ */
+export class AmparoConnectionError extends AmparoError {
+  override readonly name: string = 'AmparoConnectionError'
+  declare readonly status: 0
+  declare readonly code: 'connection_failed'
+
+  constructor(method: string, url: string, cause: unknown) {
+    super(
+      undefined,
+      { code: 'connection_failed', message: `${method} ${url} failed: ${reason(cause)}` },
+      { cause },
+    )
+  }
+}
+
+/** The innermost reason Node's fetch gives (`ECONNREFUSED 127.0.0.1:3000`), not its bare `fetch failed`. */
+function reason(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } } | undefined)?.cause
+  if (cause?.message) return cause.message
+  if (cause?.code) return cause.code
+  return error instanceof Error ? error.message : String(error)
 }

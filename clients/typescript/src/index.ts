@@ -1,4 +1,18 @@
 export { type AmparoClient, type AmparoClientOptions, createAmparoClient } from './client.js'
-export { AmparoError, type AmparoErrorCode } from './errors.js'
-export type { components, operations, paths } from './schema.js'
-export { type AmparoEvent, verifyWebhook, type WebhookHeaders, WebhookVerificationError } from './webhooks.js'
+export { AmparoConnectionError, AmparoError, type AmparoErrorCode } from './errors.js'
+export type {
+  AnnualPlan,
+  Claim,
+  Customer,
+  Installment,
+  Subscription,
+} from './resources.js'
+export type { components, operations, paths, webhooks } from './schema.js'
+export {
+  type AmparoEvent,
+  type AmparoEventOf,
+  type AmparoEventType,
+  verifyWebhook,
+  type WebhookHeaders,
+  WebhookVerificationError,
+} from './webhooks.js'

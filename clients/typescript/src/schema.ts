@@ -166,31 +166,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/annual-plans/{id}/certificate": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * An annual plan’s certificate (PDF)
-         * @description The individual insurance certificate the partner hands its customer, a PDF in Portuguese:
-         *     the policy number, the insured (name, CPF or CNPJ masked: `***.982.247-**`), the device (model, IMEI
-         *     or serial), each coverage with its LMI, the franchise, the term and the payment, the premium, the
-         *     partner and the store, how to file a claim, the issue date, and a verification code with its address
-         *     (`GET /certificates/{code}`). Only for a contract in force, else 422 `invalid_state`. Another
-         *     partner's contract → 404. An annual plan is in force when `paid` or `protected`.
-         */
-        get: operations["getAnnualPlanCertificate"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/annual-plans/{id}/notify-payment": {
         parameters: {
             query?: never;
@@ -376,29 +351,6 @@ export interface paths {
          * @description `include=models` attaches the models this partner may sell; `include=modelCount` attaches `models_count`; both may be combined with a comma.
          */
         get: operations["getBrand"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/certificates/{code}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Verify a certificate
-         * @description Anyone holding a certificate checks it here, without a token: its policy number, the
-         *     contract's status now and its term. `valid` is true while the contract is in force. Nothing about the
-         *     insured or the device is answered. A code that names no certificate → 404 `not_found` (codes carry
-         *     160 random bits: they cannot be guessed).
-         */
-        get: operations["verifyCertificate"];
         put?: never;
         post?: never;
         delete?: never;
@@ -951,52 +903,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/sdk/{file}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The TypeScript client package of this version
-         * @description The same package under its versioned name, `amparo-client-<version>.tgz`: only the running version is served (another → 404). `npm install https://<host>/sdk/amparo-client.tgz` installs the TypeScript client built
-         *     with the running version of the service (its runtime dependencies, `openapi-fetch` and
-         *     `standardwebhooks`, come from the npm registry). Needs no token. 404 when the service was started
-         *     without building it (`npm run build` packs it into `dist/sdk/`).
-         */
-        get: operations["getClientPackageVersion"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sdk/amparo-client.tgz": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The TypeScript client package
-         * @description `npm install https://<host>/sdk/amparo-client.tgz` installs the TypeScript client built
-         *     with the running version of the service (its runtime dependencies, `openapi-fetch` and
-         *     `standardwebhooks`, come from the npm registry). Needs no token. 404 when the service was started
-         *     without building it (`npm run build` packs it into `dist/sdk/`).
-         */
-        get: operations["getClientPackage"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/shopkeepers": {
         parameters: {
             query?: never;
@@ -1152,9 +1058,7 @@ export interface paths {
          *     (`pending` or `refused`) installments `canceled`; paid installments stay paid. The optional
          *     `reason` (at most 255 characters) is kept with the time of cancellation. The body may be omitted.
          *     Answers the subscription. Already canceled → 422 `errors.status`; while a card payment of it is
-         *     being charged, or one the gateway answered is still being recorded (the worker records it within a
-         *     minute) → 409 `payment_in_progress` with `Retry-After`, nothing canceled. Its serial numbers are
-         *     then free to be protected again.
+         *     being charged → 409. Its serial numbers are then free to be protected again.
          */
         post: operations["cancelSubscription"];
         delete?: never;
@@ -1204,31 +1108,6 @@ export interface paths {
          *     and declines every later one (the recurrence's failure path); any other Luhn-valid number approves. Verification refuses the declining cards; `4000000000000341` passes it and declines later.
          */
         put: operations["updateSubscriptionCard"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/subscriptions/{subscriptionId}/certificate": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A subscription’s certificate (PDF)
-         * @description The individual insurance certificate the partner hands its customer, a PDF in Portuguese:
-         *     the policy number, the insured (name, CPF or CNPJ masked: `***.982.247-**`), the device (model, IMEI
-         *     or serial), each coverage with its LMI, the franchise, the term and the payment, the premium, the
-         *     partner and the store, how to file a claim, the issue date, and a verification code with its address
-         *     (`GET /certificates/{code}`). Only for a contract in force, else 422 `invalid_state`. Another
-         *     partner's contract → 404. A subscription is in force while `pago` (not `pending`, `canceled` nor `expired`); its term runs from the payment of installment 1 to its end.
-         */
-        get: operations["getSubscriptionCertificate"];
-        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -1461,9 +1340,1028 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "annual_plan.canceled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * annual_plan.canceled
+         * @description The annual plan was canceled. `data.object` is the resource as its GET showed it then. Answer 2xx within 10 s; anything else is retried (README, Webhooks).
+         */
+        post: operations["annualPlanCanceledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "annual_plan.cancellation_requested": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * annual_plan.cancellation_requested
+         * @description The annual plan’s cancellation was requested. `data.object` is the resource as its GET showed it then. Answer 2xx within 10 s; anything else is retried (README, Webhooks).
+         */
+        post: operations["annualPlanCancellationRequestedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "annual_plan.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * annual_plan.created
+         * @description An annual plan was contracted; it awaits its payment. `data.object` is the resource as its GET showed it then. Answer 2xx within 10 s; anything else is retried (README, Webhooks).
+         */
+        post: operations["annualPlanCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "annual_plan.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * annual_plan.expired
+         * @description The annual plan’s 12 months have passed. `data.object` is the resource as its GET showed it then. Answer 2xx within 10 s; anything else is retried (README, Webhooks).
+         */
+        post: operations["annualPlanExpiredWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "annual_plan.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * annual_plan.paid
+         * @description The annual plan’s single payment was received. `data.object` is the resource as its GET showed it then. Answer 2xx within 10 s; anything else is retried (README, Webhooks).
+         */
+        post: operations["annualPlanPaidWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "annual_plan.protected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * annual_plan.protected
+         * @description The annual plan’s protection started. `data.object` is the resource as its GET showed it then. Answer 2xx within 10 s; anything else is retried (README, Webhooks).
+         */
+        post: operations["annualPlanProtectedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "annual_plan.refund_updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * annual_plan.refund_updated
+         * @description The refund of a canceled annual plan changed (`cancellation.refund_status`). `data.object` is the resource as its GET showed it then. Answer 2xx within 10 s; anything else is retried (README, Webhooks).
+         */
+        post: operations["annualPlanRefundUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "claim.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * claim.approved
+         * @description The claim was approved. `data.object` is the resource as its GET showed it then. Answer 2xx within 10 s; anything else is retried (README, Webhooks).
+         */
+        post: operations["claimApprovedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "claim.denied": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * claim.denied
+         * @description The claim was denied. `data.object` is the resource as its GET showed it then. Answer 2xx within 10 s; anything else is retried (README, Webhooks).
+         */
+        post: operations["claimDeniedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "claim.opened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * claim.opened
+         * @description A claim was opened. `data.object` is the resource as its GET showed it then. Answer 2xx within 10 s; anything else is retried (README, Webhooks).
+         */
+        post: operations["claimOpenedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "claim.settled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * claim.settled
+         * @description The claim was settled (replacement or indemnity). `data.object` is the resource as its GET showed it then. Answer 2xx within 10 s; anything else is retried (README, Webhooks).
+         */
+        post: operations["claimSettledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "claim.under_review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * claim.under_review
+         * @description Every document of the claim was received: it is under review. `data.object` is the resource as its GET showed it then. Answer 2xx within 10 s; anything else is retried (README, Webhooks).
+         */
+        post: operations["claimUnderReviewWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "claim.withdrawn": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * claim.withdrawn
+         * @description The claim was withdrawn. `data.object` is the resource as its GET showed it then. Answer 2xx within 10 s; anything else is retried (README, Webhooks).
+         */
+        post: operations["claimWithdrawnWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "installment.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * installment.paid
+         * @description An installment was paid: by card, by the recurrence, or notified by the partner. `data.object` is the resource as its GET showed it then. Answer 2xx within 10 s; anything else is retried (README, Webhooks).
+         */
+        post: operations["installmentPaidWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "installment.payment_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * installment.payment_failed
+         * @description A charge of an installment was declined (`last_decline_code`); `next_attempt_on` says when it is tried again. `data.object` is the resource as its GET showed it then. Answer 2xx within 10 s; anything else is retried (README, Webhooks).
+         */
+        post: operations["installmentPaymentFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    ping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ping
+         * @description A test event, sent by `POST /webhook-endpoints/{id}/ping` to that endpoint alone. `data.object` is the resource as its GET showed it then. Answer 2xx within 10 s; anything else is retried (README, Webhooks).
+         */
+        post: operations["pingWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.activated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * subscription.activated
+         * @description Installment 1 was paid: the subscription is `pago`, the protection in force. `data.object` is the resource as its GET showed it then. Answer 2xx within 10 s; anything else is retried (README, Webhooks).
+         */
+        post: operations["subscriptionActivatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.canceled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * subscription.canceled
+         * @description The subscription was canceled; `cancellation.reason` says why. `data.object` is the resource as its GET showed it then. Answer 2xx within 10 s; anything else is retried (README, Webhooks).
+         */
+        post: operations["subscriptionCanceledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * subscription.created
+         * @description A subscription was contracted; it is `pending` until installment 1 is paid. `data.object` is the resource as its GET showed it then. Answer 2xx within 10 s; anything else is retried (README, Webhooks).
+         */
+        post: operations["subscriptionCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * subscription.expired
+         * @description The month of the subscription’s last installment has passed. `data.object` is the resource as its GET showed it then. Answer 2xx within 10 s; anything else is retried (README, Webhooks).
+         */
+        post: operations["subscriptionExpiredWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
+        /**
+         * @example {
+         *       "id": 2001,
+         *       "status": "protected",
+         *       "lmi": 8999,
+         *       "premium": 989.89,
+         *       "franchise": 0,
+         *       "policy_number": "AMP-2026-002001",
+         *       "plan": {
+         *         "id": 4,
+         *         "name": "Proteção Anual",
+         *         "coverages": [
+         *           "Roubo e furto qualificado",
+         *           "Quebra acidental"
+         *         ]
+         *       },
+         *       "customer": {
+         *         "id": 42,
+         *         "name": "Maria da Silva",
+         *         "document": "52998224725",
+         *         "email": "maria@example.com",
+         *         "phone": "11987654321",
+         *         "address": null,
+         *         "created_at": "2026-11-21 09:00:00"
+         *       },
+         *       "model": {
+         *         "id": 2,
+         *         "name": "iPhone 16 Pro",
+         *         "brand": {
+         *           "id": 1,
+         *           "name": "Apple",
+         *           "meta": {
+         *             "link": "https://api.amparo.example/brands/1"
+         *           }
+         *         },
+         *         "meta": {
+         *           "link": "https://api.amparo.example/models/2"
+         *         }
+         *       },
+         *       "imei": "490154203237518",
+         *       "imei_2": null,
+         *       "is_used": false,
+         *       "store_id": 3,
+         *       "payment": {
+         *         "method": "credit_card",
+         *         "installments": 10,
+         *         "card": {
+         *           "brand": "visa",
+         *           "last4": "1111"
+         *         }
+         *       },
+         *       "paid_at": "2026-11-21 10:20:00",
+         *       "starts_at": "2026-11-22 00:00:00",
+         *       "ends_at": "2027-11-22 00:00:00",
+         *       "cancellation": null,
+         *       "created_at": "2026-11-21 10:15:00",
+         *       "updated_at": "2026-11-21 10:20:00"
+         *     }
+         */
+        AnnualPlan: {
+            /** @description The cancellation; null when none was requested. */
+            cancellation: {
+                /** @description When it was confirmed, `YYYY-MM-DD HH:MM:SS` in the service time zone; null while requested. */
+                confirmed_at: string | null;
+                /** @description Confirm with `POST /annual-plans/{id}/cancellation/{protocol}`. */
+                protocol: string;
+                /** @description The reason given, or null. */
+                reason: string | null;
+                /** @description While requested, the refund if confirmed today; fixed at confirmation. In reais (BRL), at most two decimals. */
+                refund_amount: number;
+                /** @description Confirmation date + 15 calendar days, `YYYY-MM-DD`; null while requested. */
+                refund_due_date: string | null;
+                /**
+                 * @description Whether the refund was paid; null while requested. `none`: the refund is 0.
+                 *     `pending`: the plan was paid through the own gateway and Amparo pays the refund back to the card
+                 *     (within minutes; errors are retried for up to 3 days). `succeeded`: paid back (`refunded_at`).
+                 *     `failed`: the gateway kept refusing; the operator is on it. `partner`: the plan was paid to the
+                 *     partner (external gateway), who refunds its customer; Amparo only reports the amount and due date.
+                 */
+                refund_status: ("none" | "pending" | "succeeded" | "failed" | "partner") | null;
+                /** @description When the gateway took the refund, `YYYY-MM-DD HH:MM:SS` in the service time zone; null until then. */
+                refunded_at: string | null;
+                /** @description When it was requested. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                requested_at: string;
+                /** @enum {unknown} */
+                status: "requested" | "confirmed";
+            } | null;
+            /** @description When it was contracted. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+            created_at: string;
+            customer: components["schemas"]["Customer"];
+            /** @description End of cover: 12 months after `starts_at`. `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid. */
+            ends_at: string | null;
+            /** @description Franchise (deductible) taken from an approved claim: the plan’s franchise rate × LMI, fixed at contracting (0 when the plan has none). In reais (BRL), at most two decimals. */
+            franchise: number;
+            /** @description Names the plan in the payment and cancellation calls. */
+            id: number;
+            /** @description IMEI of the insured device, 15 bare digits. */
+            imei: string;
+            /** @description Second IMEI (dual-SIM), or null. */
+            imei_2: string | null;
+            /** @description Contracted as a used device (the used-device factor applied). */
+            is_used: boolean;
+            /** @description Maximum indemnity limit applied. In reais (BRL), at most two decimals. */
+            lmi: number;
+            model: components["schemas"]["Model"];
+            /** @description When the payment was confirmed. `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid. */
+            paid_at: string | null;
+            /** @description How it is paid; null for an own-gateway plan not paid yet. */
+            payment: {
+                /** @description The card that paid (own gateway); the number and code are never kept. */
+                card?: {
+                    /** @description `visa`, `mastercard`, `amex`, `elo`, `hipercard` or `other`. */
+                    brand: string;
+                    last4: string;
+                };
+                /** @description Card installments (1 for slip and pix). */
+                installments: number;
+                /**
+                 * @description `credit_card`, `slip` (boleto) or `pix`.
+                 * @enum {unknown}
+                 */
+                method: "credit_card" | "slip" | "pix";
+            } | null;
+            /** @description The annual plan contracted and what it covers. */
+            plan: {
+                coverages: string[];
+                id: number;
+                name: string;
+            };
+            /** @description `AMP-<year of payment>-<id, 6 digits>`; null until paid. */
+            policy_number: string | null;
+            /** @description Single payment for the 12 months: the annual quotation for the same inputs. In reais (BRL), at most two decimals. */
+            premium: number;
+            /** @description Start of cover: 00:00 of the day after payment. `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid. */
+            starts_at: string | null;
+            /**
+             * @description From the clock at the time of the call: `awaiting_payment` until paid; `paid` from payment until 00:00 (service zone) of the next day; `protected` during the 12 months of cover; `expired` from `ends_at`; `canceled` once a cancellation is confirmed.
+             * @enum {unknown}
+             */
+            status: "awaiting_payment" | "paid" | "protected" | "expired" | "canceled";
+            /** @description The store that made the sale. */
+            store_id: number | null;
+            /** @description When the plan last changed: payment, a coverage boundary (`starts_at`, `ends_at`), a cancellation request or its confirmation. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+            updated_at: string;
+        };
+        /**
+         * @description An event of type `annual_plan.created`, `annual_plan.paid`, `annual_plan.protected`, `annual_plan.expired`, `annual_plan.cancellation_requested`, `annual_plan.canceled`, `annual_plan.refund_updated`.
+         * @example {
+         *       "id": "evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60",
+         *       "type": "annual_plan.protected",
+         *       "created_at": "2026-11-21 10:20:00",
+         *       "data": {
+         *         "object": {
+         *           "id": 2001,
+         *           "status": "protected",
+         *           "lmi": 8999,
+         *           "premium": 989.89,
+         *           "franchise": 0,
+         *           "policy_number": "AMP-2026-002001",
+         *           "plan": {
+         *             "id": 4,
+         *             "name": "Proteção Anual",
+         *             "coverages": [
+         *               "Roubo e furto qualificado",
+         *               "Quebra acidental"
+         *             ]
+         *           },
+         *           "customer": {
+         *             "id": 42,
+         *             "name": "Maria da Silva",
+         *             "document": "52998224725",
+         *             "email": "maria@example.com",
+         *             "phone": "11987654321",
+         *             "address": null,
+         *             "created_at": "2026-11-21 09:00:00"
+         *           },
+         *           "model": {
+         *             "id": 2,
+         *             "name": "iPhone 16 Pro",
+         *             "brand": {
+         *               "id": 1,
+         *               "name": "Apple",
+         *               "meta": {
+         *                 "link": "https://api.amparo.example/brands/1"
+         *               }
+         *             },
+         *             "meta": {
+         *               "link": "https://api.amparo.example/models/2"
+         *             }
+         *           },
+         *           "imei": "490154203237518",
+         *           "imei_2": null,
+         *           "is_used": false,
+         *           "store_id": 3,
+         *           "payment": {
+         *             "method": "credit_card",
+         *             "installments": 10,
+         *             "card": {
+         *               "brand": "visa",
+         *               "last4": "1111"
+         *             }
+         *           },
+         *           "paid_at": "2026-11-21 10:20:00",
+         *           "starts_at": "2026-11-22 00:00:00",
+         *           "ends_at": "2027-11-22 00:00:00",
+         *           "cancellation": null,
+         *           "created_at": "2026-11-21 10:15:00",
+         *           "updated_at": "2026-11-21 10:20:00"
+         *         }
+         *       }
+         *     }
+         */
+        AnnualPlanEvent: {
+            /** @description When the change was written. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+            created_at: string;
+            data: {
+                object: components["schemas"]["AnnualPlan"];
+            };
+            /** @description `evt_` and 32 hexadecimal digits: the delivery’s `webhook-id`. */
+            id: string;
+            /** @enum {unknown} */
+            type: "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated";
+        };
+        /**
+         * @example {
+         *       "model": {
+         *         "id": 7,
+         *         "name": "iPhone 16 Pro"
+         *       },
+         *       "plan": {
+         *         "id": 4,
+         *         "name": "Proteção Anual",
+         *         "coverages": [
+         *           "Roubo e furto qualificado",
+         *           "Quebra acidental"
+         *         ]
+         *       },
+         *       "premium": 989.89,
+         *       "lmi": 8999
+         *     }
+         */
+        AnnualQuote: {
+            /** @description The LMI applied: `maxima` when inside the authorized range, else the model default. In reais (BRL), at most two decimals. */
+            lmi: number;
+            /** @description The quoted device model. */
+            model: {
+                id: number;
+                name: string;
+            };
+            /** @description Extension: the annual plan quoted (the default one unless `plan_id` was sent); its `id` is the `plan_id` of `POST /annual-plans`. */
+            plan: {
+                coverages: string[];
+                id: number;
+                name: string;
+            };
+            /** @description Single payment for 12 months: LMI × the annual rate (× the used-device factor when `used`), half-up to the cent. In reais (BRL), at most two decimals. */
+            premium: number;
+        };
+        /**
+         * @example {
+         *       "id": 1,
+         *       "name": "Apple",
+         *       "meta": {
+         *         "link": "https://api.amparo.example/brands/1"
+         *       },
+         *       "models_count": 1,
+         *       "models": [
+         *         {
+         *           "id": 2,
+         *           "name": "iPhone 16 Pro",
+         *           "meta": {
+         *             "link": "https://api.amparo.example/models/2"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        Brand: {
+            id: number;
+            meta: {
+                /**
+                 * Format: uri
+                 * @description Absolute address of the resource.
+                 */
+                link: string;
+            };
+            /** @description With `include=models`: every model of the brand this partner may sell. */
+            models?: {
+                id: number;
+                meta: {
+                    /**
+                     * Format: uri
+                     * @description Absolute address of the resource.
+                     */
+                    link: string;
+                };
+                name: string;
+            }[];
+            /** @description With `include=modelCount`: models of the brand this partner may sell. */
+            models_count?: number;
+            name: string;
+        };
+        /**
+         * @example {
+         *       "id": 1,
+         *       "number": "SIN-2026-000001",
+         *       "status": "documents_pending",
+         *       "status_label": "Aguardando documentos",
+         *       "type": "robbery",
+         *       "type_label": "Roubo",
+         *       "subscription_id": 1,
+         *       "annual_plan_id": null,
+         *       "customer": {
+         *         "id": 1,
+         *         "name": "Maria da Silva",
+         *         "document": "52998224725"
+         *       },
+         *       "device": {
+         *         "model": {
+         *           "id": 2,
+         *           "name": "iPhone 16 Pro"
+         *         },
+         *         "serial_number": "F2LXK0ABC123"
+         *       },
+         *       "occurred_at": "2026-11-20 21:30:00",
+         *       "description": "Celular roubado na saída do metrô, levaram também a carteira.",
+         *       "police_report": {
+         *         "number": "BO-2026-112233",
+         *         "issued_on": "2026-11-21"
+         *       },
+         *       "lmi": 8999,
+         *       "franchise": 1349.85,
+         *       "required_documents": [
+         *         "police_report",
+         *         "imei_block",
+         *         "invoice"
+         *       ],
+         *       "documents": [],
+         *       "decision": null,
+         *       "settlement": null,
+         *       "created_at": "2026-11-21 10:00:00",
+         *       "updated_at": "2026-11-21 10:00:00"
+         *     }
+         */
+        Claim: {
+            annual_plan_id: number | null;
+            /** @description When it was opened. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+            created_at: string;
+            customer: {
+                document: string;
+                id: number;
+                name: string;
+            };
+            /** @description The decision; null until decided. */
+            decision: {
+                /** @description Approved amount. In reais; null when denied. */
+                approved_amount: number | null;
+                /** @description When it was decided. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                decided_at: string;
+                /** @description The adjuster’s note to the partner. */
+                note: string | null;
+                /** @enum {unknown} */
+                outcome: "approved" | "denied";
+                /** @description Approved amount − franchise, never below 0. In reais; null when denied. */
+                payable_amount: number | null;
+                /** @description Why it was denied: `not_covered`, `outside_coverage`, `late_notice`, `documents_invalid`, `fraud_suspected`, `other`. */
+                reason_code: string | null;
+                settlement_method: ("repair" | "replacement" | "indemnity") | null;
+            } | null;
+            description: string;
+            device: {
+                model: {
+                    id: number;
+                    name: string;
+                };
+                /** @description The contract’s serial number or IMEI when the claim was opened. */
+                serial_number: string | null;
+            };
+            /** @description Uploaded documents, oldest first. */
+            documents: components["schemas"]["ClaimDocument"][];
+            /** @description The contract’s franchise (deductible), taken from an approved amount. In reais (BRL), at most two decimals. */
+            franchise: number;
+            id: number;
+            /** @description The contract’s maximum indemnity limit. In reais (BRL), at most two decimals. */
+            lmi: number;
+            /** @description `SIN-<year of created_at>-<6 digits>`, unique across the service. */
+            number: string;
+            /** @description When the loss occurred. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+            occurred_at: string;
+            /** @description The police report; null when none was given. */
+            police_report: {
+                /** @description `YYYY-MM-DD`. */
+                issued_on: string | null;
+                /** @description The Boletim de Ocorrência number. */
+                number: string | null;
+            } | null;
+            /** @description Kinds still missing: `robbery` and `qualified_theft` need `police_report`, `imei_block` and `invoice`; `accidental_damage` and `liquid_damage` need `photo` and `invoice`. */
+            required_documents: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
+            /** @description The settlement; null until settled. */
+            settlement: {
+                /** @description Repair order or transfer id. */
+                reference: string | null;
+                /** @description When. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                settled_at: string;
+            } | null;
+            /**
+             * @description `documents_pending` (Aguardando documentos) → `under_review` (Em análise) once no required document is missing → `approved` (Aprovado) or `denied` (Negado); `approved` → `settled` (Concluído). `withdrawn` (Desistência): the partner gave up before a decision.
+             * @enum {unknown}
+             */
+            status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";
+            /** @description The status in Portuguese. */
+            status_label: string;
+            subscription_id: number | null;
+            /**
+             * @description The peril: `robbery` (Roubo), `qualified_theft` (Furto qualificado), `accidental_damage` (Quebra acidental), `liquid_damage` (Danos por líquido).
+             * @enum {unknown}
+             */
+            type: "robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage";
+            /** @description The peril in Portuguese. */
+            type_label: string;
+            /** @description When it last changed. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+            updated_at: string;
+        };
+        /**
+         * @example {
+         *       "id": 1,
+         *       "kind": "photo",
+         *       "filename": "tela-quebrada.jpg",
+         *       "content_type": "image/jpeg",
+         *       "size": 182044,
+         *       "sha256": "9f2c7c3b1e0a6d4f8b5a2e7c1d3f6a9b0c4e8d2f7a1b5c9e3d6f0a4b8c2e7d1f",
+         *       "uploaded_at": "2026-11-21 12:04:05"
+         *     }
+         */
+        ClaimDocument: {
+            /** @description As recognised from the bytes: `image/jpeg`, `image/png`, `image/webp`, `image/heic`, `image/heif`, `application/pdf`. */
+            content_type: string;
+            /** @description The sent filename as a label only: sanitised, never a path. */
+            filename: string;
+            id: number;
+            /**
+             * @description `police_report` (Boletim de Ocorrência), `imei_block` (the carrier’s IMEI-blocking protocol), `invoice` (nota fiscal), `photo`, `repair_quote`, `id_document` or `other`.
+             * @enum {unknown}
+             */
+            kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
+            /** @description SHA-256 of the bytes, in hex. */
+            sha256: string;
+            /** @description Bytes. */
+            size: number;
+            /** @description When it was received. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+            uploaded_at: string;
+        };
+        /**
+         * @description An event of type `claim.opened`, `claim.under_review`, `claim.approved`, `claim.denied`, `claim.settled`, `claim.withdrawn`.
+         * @example {
+         *       "id": "evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60",
+         *       "type": "claim.opened",
+         *       "created_at": "2026-11-21 10:20:00",
+         *       "data": {
+         *         "object": {
+         *           "id": 1,
+         *           "number": "SIN-2026-000001",
+         *           "status": "documents_pending",
+         *           "status_label": "Aguardando documentos",
+         *           "type": "robbery",
+         *           "type_label": "Roubo",
+         *           "subscription_id": 1,
+         *           "annual_plan_id": null,
+         *           "customer": {
+         *             "id": 1,
+         *             "name": "Maria da Silva",
+         *             "document": "52998224725"
+         *           },
+         *           "device": {
+         *             "model": {
+         *               "id": 2,
+         *               "name": "iPhone 16 Pro"
+         *             },
+         *             "serial_number": "F2LXK0ABC123"
+         *           },
+         *           "occurred_at": "2026-11-20 21:30:00",
+         *           "description": "Celular roubado na saída do metrô, levaram também a carteira.",
+         *           "police_report": {
+         *             "number": "BO-2026-112233",
+         *             "issued_on": "2026-11-21"
+         *           },
+         *           "lmi": 8999,
+         *           "franchise": 1349.85,
+         *           "required_documents": [
+         *             "police_report",
+         *             "imei_block",
+         *             "invoice"
+         *           ],
+         *           "documents": [],
+         *           "decision": null,
+         *           "settlement": null,
+         *           "created_at": "2026-11-21 10:00:00",
+         *           "updated_at": "2026-11-21 10:00:00"
+         *         }
+         *       }
+         *     }
+         */
+        ClaimEvent: {
+            /** @description When the change was written. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+            created_at: string;
+            data: {
+                object: components["schemas"]["Claim"];
+            };
+            /** @description `evt_` and 32 hexadecimal digits: the delivery’s `webhook-id`. */
+            id: string;
+            /** @enum {unknown} */
+            type: "claim.opened" | "claim.under_review" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn";
+        };
+        /**
+         * @example {
+         *       "id": 12,
+         *       "trading_name": "Loja Centro",
+         *       "registration_number": "11444777000161",
+         *       "matrix": false,
+         *       "responsible": null,
+         *       "meta": {
+         *         "link": "https://api.amparo.example/shopkeepers/12"
+         *       }
+         *     }
+         */
+        CreatedShopkeeper: {
+            /** @description Send it as `store_id` when contracting. */
+            id: number;
+            /**
+             * @description Always false: a registered branch is never the matrix.
+             * @enum {boolean}
+             */
+            matrix: false;
+            meta: {
+                /**
+                 * Format: uri
+                 * @description Absolute address of the resource.
+                 */
+                link: string;
+            };
+            /** @description Bare CNPJ (alphanumeric letters uppercase). */
+            registration_number: string;
+            /** @description Always null in the creation response (as the seed shows). */
+            responsible: null;
+            trading_name: string;
+        };
+        /**
+         * @example {
+         *       "id": 3,
+         *       "url": "https://partner.example.com/amparo/webhooks",
+         *       "events": [
+         *         "*"
+         *       ],
+         *       "description": null,
+         *       "status": "enabled",
+         *       "created_at": "2026-11-21 09:00:00",
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8LIT0WsXfbU="
+         *     }
+         */
+        CreatedWebhookEndpoint: {
+            /** @description When it was registered. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+            created_at: string;
+            description: string | null;
+            events: string[];
+            id: number;
+            /** @description `whsec_` and the base64 of 32 random bytes: the key of the `webhook-signature` HMAC. Shown only in this answer: store it. */
+            secret: string;
+            /**
+             * @description `disabled` by you, or by the service after a 410 answer or 3 days of failed deliveries.
+             * @enum {unknown}
+             */
+            status: "enabled" | "disabled";
+            url: string;
+        };
+        /**
+         * @description A customer of the authenticated partner.
+         * @example {
+         *       "id": 42,
+         *       "name": "Maria da Silva",
+         *       "document": "52998224725",
+         *       "email": "maria@example.com",
+         *       "phone": "11987654321",
+         *       "address": {
+         *         "street": "Avenida Paulista",
+         *         "number": 1000,
+         *         "complement": "Apto 12",
+         *         "zipcode": "01310100",
+         *         "neighborhood": "Bela Vista",
+         *         "city": "São Paulo",
+         *         "state": "SP"
+         *       },
+         *       "created_at": "2026-11-21 09:00:00"
+         *     }
+         */
+        Customer: {
+            /** @description Null when none was given. */
+            address: {
+                city: string;
+                complement: string | null;
+                neighborhood: string;
+                number: number;
+                /** @description Uppercase UF. */
+                state: string;
+                street: string;
+                /** @description 8 digits. */
+                zipcode: string;
+            } | null;
+            /** @description `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+            created_at: string;
+            /** @description Bare CPF or CNPJ (alphanumeric CNPJ uppercase). */
+            document: string;
+            email: string;
+            /** @description Send it as `customer_id` when contracting. */
+            id: number;
+            name: string;
+            /** @description Bare national digits with area code. */
+            phone: string;
+        };
         /**
          * @description Error (4xx other than 402 and 422, and 5xx).
          * @example {
@@ -1481,6 +2379,576 @@ export interface components {
             message: string;
             /** @description The `X-Request-Id` of this response: quote it to support. */
             request_id: string;
+        };
+        /**
+         * @description An event; its `type` says which resource `data.object` is.
+         * @example {
+         *       "id": "evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60",
+         *       "type": "installment.payment_failed",
+         *       "created_at": "2026-12-21 00:05:00",
+         *       "data": {
+         *         "object": {
+         *           "id": 5002,
+         *           "number": 2,
+         *           "amount": 54,
+         *           "due_date": "2026-12-21",
+         *           "status": "pending",
+         *           "status_label": "Pendente",
+         *           "paid_at": null,
+         *           "subscription_id": 1001,
+         *           "attempts": 1,
+         *           "last_decline_code": "insufficient_funds",
+         *           "next_attempt_on": "2026-12-22"
+         *         }
+         *       }
+         *     }
+         */
+        Event: components["schemas"]["SubscriptionEvent"] | components["schemas"]["InstallmentEvent"] | components["schemas"]["AnnualPlanEvent"] | components["schemas"]["ClaimEvent"] | components["schemas"]["PingEvent"];
+        /**
+         * @example {
+         *       "id": 5001,
+         *       "number": 1,
+         *       "amount": 54,
+         *       "due_date": "2026-11-21",
+         *       "status": "paid",
+         *       "status_label": "Pago",
+         *       "paid_at": "2026-11-21 10:20:00",
+         *       "subscription_id": 1001,
+         *       "attempts": 0,
+         *       "last_decline_code": null,
+         *       "next_attempt_on": null
+         *     }
+         */
+        Installment: {
+            /** @description Amount due. In reais (BRL), at most two decimals. */
+            amount: number;
+            /** @description Declined charges counted towards its retries: the recurrence’s (due date, then 1, 3 and 5 days later) and, for installment 1, the payment call’s. A charge made by a card update is not counted. */
+            attempts: number;
+            /** @description `YYYY-MM-DD` in the service time zone. */
+            due_date: string;
+            /** @description Identifies the installment in notify-payment calls (not `number`). */
+            id: number;
+            /** @description The gateway’s code of its last declined charge (`insufficient_funds`, …); null if none. */
+            last_decline_code: string | null;
+            /** @description `YYYY-MM-DD` (service time zone) of the recurrence’s next charge; null when nothing will charge it (paid, canceled, no retry left, no card on file, or collected by the partner). */
+            next_attempt_on: string | null;
+            /** @description 1-based position. */
+            number: number;
+            /** @description When it was paid, `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid. */
+            paid_at: string | null;
+            /** @enum {unknown} */
+            status: "pending" | "paid" | "refused" | "canceled";
+            /** @description pt-BR label: Pendente, Pago, Recusado, Cancelado. */
+            status_label: string;
+            /** @description The subscription it belongs to. */
+            subscription_id: number;
+        };
+        /**
+         * @description An event of type `installment.paid`, `installment.payment_failed`.
+         * @example {
+         *       "id": "evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60",
+         *       "type": "installment.paid",
+         *       "created_at": "2026-11-21 10:20:00",
+         *       "data": {
+         *         "object": {
+         *           "id": 5001,
+         *           "number": 1,
+         *           "amount": 54,
+         *           "due_date": "2026-11-21",
+         *           "status": "paid",
+         *           "status_label": "Pago",
+         *           "paid_at": "2026-11-21 10:20:00",
+         *           "subscription_id": 1001,
+         *           "attempts": 0,
+         *           "last_decline_code": null,
+         *           "next_attempt_on": null
+         *         }
+         *       }
+         *     }
+         */
+        InstallmentEvent: {
+            /** @description When the change was written. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+            created_at: string;
+            data: {
+                object: components["schemas"]["Installment"];
+            };
+            /** @description `evt_` and 32 hexadecimal digits: the delivery’s `webhook-id`. */
+            id: string;
+            /** @enum {unknown} */
+            type: "installment.paid" | "installment.payment_failed";
+        };
+        /**
+         * @example {
+         *       "id": 2,
+         *       "name": "iPhone 16 Pro",
+         *       "brand": {
+         *         "id": 1,
+         *         "name": "Apple",
+         *         "meta": {
+         *           "link": "https://api.amparo.example/brands/1"
+         *         }
+         *       },
+         *       "meta": {
+         *         "link": "https://api.amparo.example/models/2"
+         *       }
+         *     }
+         */
+        Model: {
+            brand: {
+                id: number;
+                meta: {
+                    /**
+                     * Format: uri
+                     * @description Absolute address of the resource.
+                     */
+                    link: string;
+                };
+                name: string;
+            };
+            id: number;
+            meta: {
+                /**
+                 * Format: uri
+                 * @description Absolute address of the resource.
+                 */
+                link: string;
+            };
+            name: string;
+        };
+        /**
+         * @example {
+         *       "id": 5001,
+         *       "number": 1,
+         *       "status": "paid",
+         *       "status_label": "Pago",
+         *       "paid_at": "2026-11-21 10:20:00"
+         *     }
+         */
+        NotifiedInstallment: {
+            id: number;
+            /** @description 1-based position. */
+            number: number;
+            /** @description When it was first paid, `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+            paid_at: string;
+            /** @enum {string} */
+            status: "paid";
+            /** @enum {string} */
+            status_label: "Pago";
+        };
+        /**
+         * @description An event of type `ping`.
+         * @example {
+         *       "id": "evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60",
+         *       "type": "ping",
+         *       "created_at": "2026-11-21 10:20:00",
+         *       "data": {
+         *         "object": {
+         *           "endpoint_id": 1
+         *         }
+         *       }
+         *     }
+         */
+        PingEvent: {
+            /** @description When the change was written. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+            created_at: string;
+            data: {
+                /**
+                 * @example {
+                 *       "endpoint_id": 1
+                 *     }
+                 */
+                object: {
+                    /** @description The endpoint `POST /webhook-endpoints/{id}/ping` was called for. */
+                    endpoint_id: number;
+                };
+            };
+            /** @description `evt_` and 32 hexadecimal digits: the delivery’s `webhook-id`. */
+            id: string;
+            /** @enum {unknown} */
+            type: "ping";
+        };
+        /** @description A subscription plan of the partner. */
+        Plan: {
+            /** @description A claim must be opened within this many days of the loss. */
+            claim_notice_days: number;
+            /** @description The perils a claim may name: `robbery` (Roubo), `qualified_theft` (Furto qualificado), `accidental_damage` (Quebra acidental), `liquid_damage` (Danos por líquido). */
+            coverage_types: ("robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage")[];
+            /** @description What the plan covers, in Portuguese. */
+            coverages: string[];
+            /** @description The `plan_id` of `POST /subscriptions`. */
+            id: number;
+            /** @description Number of monthly installments of a subscription. */
+            installments: number;
+            /** @description At most this many claims of one contract approved in the 365 days before a loss. */
+            max_claims_per_year: number;
+            name: string;
+        };
+        /**
+         * @example {
+         *       "id": 2,
+         *       "name": "Proteção Total 12x",
+         *       "monthly_premium": 107.99,
+         *       "lmi": 8999,
+         *       "installments": 12
+         *     }
+         */
+        PlanQuotation: {
+            /** @description Plan id. */
+            id: number;
+            /** @description Number of monthly installments. */
+            installments: number;
+            /** @description The LMI applied: `maxima` when inside the authorized range, else the model default. In reais (BRL), at most two decimals. */
+            lmi: number;
+            /** @description Each monthly installment: LMI × the plan’s monthly rate, half-up to the cent. In reais (BRL), at most two decimals. */
+            monthly_premium: number;
+            /** @description Plan name. */
+            name: string;
+        };
+        /**
+         * @example {
+         *       "plans": [
+         *         {
+         *           "id": 1,
+         *           "name": "Proteção Essencial 12x",
+         *           "monthly_premium": 80.99,
+         *           "lmi": 8999,
+         *           "installments": 12
+         *         },
+         *         {
+         *           "id": 2,
+         *           "name": "Proteção Total 12x",
+         *           "monthly_premium": 107.99,
+         *           "lmi": 8999,
+         *           "installments": 12
+         *         }
+         *       ]
+         *     }
+         */
+        Quotation: {
+            /** @description Every active subscription plan of the partner, by id. */
+            plans: components["schemas"]["PlanQuotation"][];
+        };
+        /**
+         * @example {
+         *       "now": "2026-12-26 10:00:00",
+         *       "advanced_by_seconds": 2678400
+         *     }
+         */
+        SandboxClock: {
+            /** @description How far the clock is ahead of real time. */
+            advanced_by_seconds: number;
+            /** @description The partner’s clock: what it does happens at this time (service time zone). `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+            now: string;
+        };
+        /**
+         * @description A store of the partner. Bank data is stored but never returned.
+         * @example {
+         *       "id": 12,
+         *       "trading_name": "Loja Centro",
+         *       "registration_number": "11444777000161",
+         *       "matrix": false,
+         *       "phone": "1133334444",
+         *       "website": "https://lojacentro.example.com.br",
+         *       "address": {
+         *         "zip_code": "01310100",
+         *         "street": "Avenida Paulista",
+         *         "number": "1000",
+         *         "complement": "Loja 3",
+         *         "neighborhood": "Bela Vista",
+         *         "city": "São Paulo",
+         *         "state": "SP"
+         *       },
+         *       "responsible": {
+         *         "name": "Maria da Silva",
+         *         "email": "maria@lojacentro.example.com.br",
+         *         "phone": "11987654321",
+         *         "registration_number": "52998224725",
+         *         "role": "Gerente",
+         *         "rg": "12.345.678-9"
+         *       },
+         *       "created_at": "2026-11-21 09:00:00",
+         *       "meta": {
+         *         "link": "https://api.amparo.example/shopkeepers/12"
+         *       }
+         *     }
+         */
+        Shopkeeper: {
+            address: {
+                city: string;
+                complement: string | null;
+                neighborhood: string;
+                number: string;
+                /** @description Uppercase UF. */
+                state: string;
+                street: string;
+                /** @description 8 digits. */
+                zip_code: string;
+            } | null;
+            /** @description `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+            created_at: string;
+            /** @description Send it as `store_id` when contracting. */
+            id: number;
+            /** @description True for the partner's own (matrix) store, false for a branch. */
+            matrix: boolean;
+            meta: {
+                /**
+                 * Format: uri
+                 * @description Absolute address of the resource.
+                 */
+                link: string;
+            };
+            /** @description Bare digits; null for the matrix. */
+            phone: string | null;
+            /** @description Bare CNPJ; null only for the matrix store of a partner registered without one. */
+            registration_number: string | null;
+            responsible: {
+                /** @description Lowercase. */
+                email: string;
+                name: string;
+                /** @description Bare digits with area code. */
+                phone: string;
+                /** @description Bare CPF. */
+                registration_number: string;
+                rg: string | null;
+                role: string | null;
+            } | null;
+            trading_name: string;
+            website: string | null;
+        };
+        /**
+         * @example {
+         *       "id": 1001,
+         *       "status": "pending",
+         *       "status_label": "Pendente",
+         *       "plan": {
+         *         "id": 2,
+         *         "name": "Proteção Total 12x",
+         *         "coverages": [
+         *           "Roubo e furto qualificado",
+         *           "Quebra acidental"
+         *         ]
+         *       },
+         *       "customer": {
+         *         "id": 42,
+         *         "name": "Maria da Silva",
+         *         "document": "52998224725",
+         *         "email": "maria@example.com",
+         *         "phone": "11987654321",
+         *         "address": null,
+         *         "created_at": "2026-11-21 09:00:00"
+         *       },
+         *       "device": {
+         *         "id": 2,
+         *         "name": "iPhone 16 Pro",
+         *         "brand": {
+         *           "id": 1,
+         *           "name": "Apple",
+         *           "meta": {
+         *             "link": "https://api.amparo.example/brands/1"
+         *           }
+         *         },
+         *         "meta": {
+         *           "link": "https://api.amparo.example/models/2"
+         *         },
+         *         "serial_number": "490154203237518",
+         *         "second_serial_number": null,
+         *         "is_used": false
+         *       },
+         *       "model": {
+         *         "id": 2,
+         *         "name": "iPhone 16 Pro",
+         *         "brand": {
+         *           "id": 1,
+         *           "name": "Apple",
+         *           "meta": {
+         *             "link": "https://api.amparo.example/brands/1"
+         *           }
+         *         },
+         *         "meta": {
+         *           "link": "https://api.amparo.example/models/2"
+         *         }
+         *       },
+         *       "valor": 54,
+         *       "franchise": 675,
+         *       "lmi": 4500,
+         *       "installments_count": 12,
+         *       "store_id": 3,
+         *       "metadata": {
+         *         "origin": "pdv-loja-centro"
+         *       },
+         *       "card": null,
+         *       "cancellation": null,
+         *       "created_at": "2026-11-21 10:15:00",
+         *       "updated_at": "2026-11-21 10:15:00"
+         *     }
+         */
+        Subscription: {
+            /** @description Why and when it was canceled; null while it is not. */
+            cancellation: {
+                /** @description When it was canceled. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                canceled_at: string;
+                /** @description The partner’s own words (`reason` of `POST /subscriptions/{id}/cancellation`); null otherwise. */
+                comment: string | null;
+                /**
+                 * @description `partner_request` (`POST /subscriptions/{id}/cancellation`), `first_installment_unpaid` (installment 1 unpaid 30 days after contracting), `recurrence_failed` (an installment still declined after its last retry), `claim_settled` (a claim settled by replacement or indemnity ended it).
+                 * @enum {unknown}
+                 */
+                reason: "partner_request" | "first_installment_unpaid" | "recurrence_failed" | "claim_settled";
+            } | null;
+            /** @description Own gateway: the card the recurrence charges (set by the payment, replaced by `PUT /subscriptions/{id}/card`); null when none. */
+            card: {
+                /** @description `visa`, `mastercard`, `amex`, `elo`, `hipercard` or `other`. */
+                brand: string;
+                last4: string;
+            } | null;
+            /** @description When it was contracted. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+            created_at: string;
+            customer: components["schemas"]["Customer"];
+            /** @description The insured device: its model, serials and whether it was used. */
+            device: {
+                brand: {
+                    id: number;
+                    meta: {
+                        /**
+                         * Format: uri
+                         * @description Absolute address of the resource.
+                         */
+                        link: string;
+                    };
+                    name: string;
+                };
+                /** @description The model id. */
+                id: number;
+                is_used: boolean;
+                meta: {
+                    /**
+                     * Format: uri
+                     * @description Absolute address of the resource.
+                     */
+                    link: string;
+                };
+                name: string;
+                second_serial_number: string | null;
+                serial_number: string | null;
+            };
+            /** @description Deductible of a claim. In reais (BRL), at most two decimals. */
+            franchise: number;
+            id: number;
+            /** @description Total installments of the plan. */
+            installments_count: number;
+            /** @description Maximum indemnity limit applied. In reais (BRL), at most two decimals. */
+            lmi: number;
+            metadata: {
+                origin: string | null;
+            };
+            model: components["schemas"]["Model"];
+            plan: {
+                coverages: string[];
+                id: number;
+                name: string;
+            };
+            /**
+             * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid; `expired` once the month of its last installment has passed (installment k covers the month from its due date to the next one’s).
+             * @enum {unknown}
+             */
+            status: "pending" | "pago" | "canceled" | "expired";
+            /**
+             * @description The status in pt-BR.
+             * @enum {unknown}
+             */
+            status_label: "Pendente" | "Pago" | "Cancelado" | "Expirado";
+            /** @description The store that made the sale. */
+            store_id: number | null;
+            /** @description When the subscription last changed (status, card, serials, cancellation). `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+            updated_at: string;
+            /** @description Monthly value (the premium of each installment). In reais (BRL), at most two decimals. */
+            valor: number;
+        };
+        /**
+         * @description An event of type `subscription.created`, `subscription.activated`, `subscription.canceled`, `subscription.expired`.
+         * @example {
+         *       "id": "evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60",
+         *       "type": "subscription.created",
+         *       "created_at": "2026-11-21 10:20:00",
+         *       "data": {
+         *         "object": {
+         *           "id": 1001,
+         *           "status": "pending",
+         *           "status_label": "Pendente",
+         *           "plan": {
+         *             "id": 2,
+         *             "name": "Proteção Total 12x",
+         *             "coverages": [
+         *               "Roubo e furto qualificado",
+         *               "Quebra acidental"
+         *             ]
+         *           },
+         *           "customer": {
+         *             "id": 42,
+         *             "name": "Maria da Silva",
+         *             "document": "52998224725",
+         *             "email": "maria@example.com",
+         *             "phone": "11987654321",
+         *             "address": null,
+         *             "created_at": "2026-11-21 09:00:00"
+         *           },
+         *           "device": {
+         *             "id": 2,
+         *             "name": "iPhone 16 Pro",
+         *             "brand": {
+         *               "id": 1,
+         *               "name": "Apple",
+         *               "meta": {
+         *                 "link": "https://api.amparo.example/brands/1"
+         *               }
+         *             },
+         *             "meta": {
+         *               "link": "https://api.amparo.example/models/2"
+         *             },
+         *             "serial_number": "490154203237518",
+         *             "second_serial_number": null,
+         *             "is_used": false
+         *           },
+         *           "model": {
+         *             "id": 2,
+         *             "name": "iPhone 16 Pro",
+         *             "brand": {
+         *               "id": 1,
+         *               "name": "Apple",
+         *               "meta": {
+         *                 "link": "https://api.amparo.example/brands/1"
+         *               }
+         *             },
+         *             "meta": {
+         *               "link": "https://api.amparo.example/models/2"
+         *             }
+         *           },
+         *           "valor": 54,
+         *           "franchise": 675,
+         *           "lmi": 4500,
+         *           "installments_count": 12,
+         *           "store_id": 3,
+         *           "metadata": {
+         *             "origin": "pdv-loja-centro"
+         *           },
+         *           "card": null,
+         *           "cancellation": null,
+         *           "created_at": "2026-11-21 10:15:00",
+         *           "updated_at": "2026-11-21 10:15:00"
+         *         }
+         *       }
+         *     }
+         */
+        SubscriptionEvent: {
+            /** @description When the change was written. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+            created_at: string;
+            data: {
+                object: components["schemas"]["Subscription"];
+            };
+            /** @description `evt_` and 32 hexadecimal digits: the delivery’s `webhook-id`. */
+            id: string;
+            /** @enum {unknown} */
+            type: "subscription.created" | "subscription.activated" | "subscription.canceled" | "subscription.expired";
         };
         /**
          * @description Invalid input, business rule or state refused (422); card declined (402).
@@ -1511,6 +2979,62 @@ export interface components {
             message: string;
             /** @description The `X-Request-Id` of this response: quote it to support. */
             request_id: string;
+        };
+        /**
+         * @example {
+         *       "id": 41,
+         *       "event_id": "evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60",
+         *       "event_type": "installment.payment_failed",
+         *       "status": "pending",
+         *       "attempts": 1,
+         *       "last_status_code": 503,
+         *       "last_error": "HTTP 503",
+         *       "next_attempt_at": "2026-12-21 00:05:05",
+         *       "delivered_at": null,
+         *       "created_at": "2026-12-21 00:05:00"
+         *     }
+         */
+        WebhookDelivery: {
+            /** @description Attempts made so far. */
+            attempts: number;
+            /** @description When the delivery was scheduled. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+            created_at: string;
+            delivered_at: string | null;
+            event_id: string;
+            event_type: string;
+            id: number;
+            /** @description Why the last attempt failed (timeout, refused address, status…); null after a success. */
+            last_error: string | null;
+            /** @description HTTP status of the last answer; null when none came. */
+            last_status_code: number | null;
+            next_attempt_at: string | null;
+            /** @enum {unknown} */
+            status: "pending" | "succeeded" | "failed";
+        };
+        /**
+         * @example {
+         *       "id": 3,
+         *       "url": "https://partner.example.com/amparo/webhooks",
+         *       "events": [
+         *         "*"
+         *       ],
+         *       "description": null,
+         *       "status": "enabled",
+         *       "created_at": "2026-11-21 09:00:00"
+         *     }
+         */
+        WebhookEndpoint: {
+            /** @description When it was registered. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+            created_at: string;
+            description: string | null;
+            events: string[];
+            id: number;
+            /**
+             * @description `disabled` by you, or by the service after a 410 answer or 3 days of failed deliveries.
+             * @enum {unknown}
+             */
+            status: "enabled" | "disabled";
+            url: string;
         };
     };
     responses: never;
@@ -1572,6 +3096,27 @@ export interface operations {
                         sdk: string;
                         /** @description The API version, as the OpenAPI document gives it. */
                         version: string;
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
                     };
                 };
             };
@@ -1655,173 +3200,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description Items of this page. */
-                        data: {
-                            /** @description The cancellation; null when none was requested. */
-                            cancellation: {
-                                /** @description When it was confirmed, `YYYY-MM-DD HH:MM:SS` in the service time zone; null while requested. */
-                                confirmed_at: string | null;
-                                /** @description Confirm with `POST /annual-plans/{id}/cancellation/{protocol}`. */
-                                protocol: string;
-                                /** @description The reason given, or null. */
-                                reason: string | null;
-                                /** @description While requested, the refund if confirmed today; fixed at confirmation. In reais (BRL), at most two decimals. */
-                                refund_amount: number;
-                                /** @description Confirmation date + 15 calendar days, `YYYY-MM-DD`; null while requested. */
-                                refund_due_date: string | null;
-                                /**
-                                 * @description Whether the refund was paid; null while requested. `none`: the refund is 0.
-                                 *     `pending`: the plan was paid through the own gateway and Amparo pays the refund back to the card
-                                 *     (within minutes; errors are retried for up to 3 days). `succeeded`: paid back (`refunded_at`).
-                                 *     `failed`: the gateway kept refusing; the operator is on it. `partner`: the plan was paid to the
-                                 *     partner (external gateway), who refunds its customer; Amparo only reports the amount and due date.
-                                 */
-                                refund_status: ("none" | "pending" | "succeeded" | "failed" | "partner") | null;
-                                /** @description When the gateway took the refund, `YYYY-MM-DD HH:MM:SS` in the service time zone; null until then. */
-                                refunded_at: string | null;
-                                /** @description When it was requested. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                                requested_at: string;
-                                /** @enum {unknown} */
-                                status: "requested" | "confirmed";
-                            } | null;
-                            /** @description When it was contracted. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            created_at: string;
-                            /**
-                             * @description The insured customer (as `GET /customers/{document}`).
-                             * @example {
-                             *       "id": 42,
-                             *       "name": "Maria da Silva",
-                             *       "document": "52998224725",
-                             *       "email": "maria@example.com",
-                             *       "phone": "11987654321",
-                             *       "address": {
-                             *         "street": "Avenida Paulista",
-                             *         "number": 1000,
-                             *         "complement": "Apto 12",
-                             *         "zipcode": "01310100",
-                             *         "neighborhood": "Bela Vista",
-                             *         "city": "São Paulo",
-                             *         "state": "SP"
-                             *       },
-                             *       "created_at": "2026-11-21 09:00:00"
-                             *     }
-                             */
-                            customer: {
-                                /** @description Null when none was given. */
-                                address: {
-                                    city: string;
-                                    complement: string | null;
-                                    neighborhood: string;
-                                    number: number;
-                                    /** @description Uppercase UF. */
-                                    state: string;
-                                    street: string;
-                                    /** @description 8 digits. */
-                                    zipcode: string;
-                                } | null;
-                                /** @description `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                                created_at: string;
-                                /** @description Bare CPF or CNPJ (alphanumeric CNPJ uppercase). */
-                                document: string;
-                                email: string;
-                                /** @description Send it as `customer_id` when contracting. */
-                                id: number;
-                                name: string;
-                                /** @description Bare national digits with area code. */
-                                phone: string;
-                            };
-                            /** @description End of cover: 12 months after `starts_at`. `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid. */
-                            ends_at: string | null;
-                            /** @description Franchise (deductible) taken from an approved claim: the plan’s franchise rate × LMI, fixed at contracting (0 when the plan has none). In reais (BRL), at most two decimals. */
-                            franchise: number;
-                            /** @description Names the plan in the payment and cancellation calls. */
-                            id: number;
-                            /** @description IMEI of the insured device, 15 bare digits. */
-                            imei: string;
-                            /** @description Second IMEI (dual-SIM), or null. */
-                            imei_2: string | null;
-                            /** @description Contracted as a used device (the used-device factor applied). */
-                            is_used: boolean;
-                            /** @description Maximum indemnity limit applied. In reais (BRL), at most two decimals. */
-                            lmi: number;
-                            /**
-                             * @description The insured device model (as `GET /models/{id}`).
-                             * @example {
-                             *       "id": 2,
-                             *       "name": "iPhone 16 Pro",
-                             *       "brand": {
-                             *         "id": 1,
-                             *         "name": "Apple",
-                             *         "meta": {
-                             *           "link": "https://api.amparo.example/brands/1"
-                             *         }
-                             *       },
-                             *       "meta": {
-                             *         "link": "https://api.amparo.example/models/2"
-                             *       }
-                             *     }
-                             */
-                            model: {
-                                brand: {
-                                    id: number;
-                                    meta: {
-                                        /**
-                                         * Format: uri
-                                         * @description Absolute address of the resource.
-                                         */
-                                        link: string;
-                                    };
-                                    name: string;
-                                };
-                                id: number;
-                                meta: {
-                                    /**
-                                     * Format: uri
-                                     * @description Absolute address of the resource.
-                                     */
-                                    link: string;
-                                };
-                                name: string;
-                            };
-                            /** @description When the payment was confirmed. `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid. */
-                            paid_at: string | null;
-                            /** @description How it is paid; null for an own-gateway plan not paid yet. */
-                            payment: {
-                                /** @description The card that paid (own gateway); the number and code are never kept. */
-                                card?: {
-                                    /** @description `visa`, `mastercard`, `amex`, `elo`, `hipercard` or `other`. */
-                                    brand: string;
-                                    last4: string;
-                                };
-                                /** @description Card installments (1 for slip and pix). */
-                                installments: number;
-                                /**
-                                 * @description `credit_card`, `slip` (boleto) or `pix`.
-                                 * @enum {unknown}
-                                 */
-                                method: "credit_card" | "slip" | "pix";
-                            } | null;
-                            /** @description The annual plan contracted and what it covers. */
-                            plan: {
-                                coverages: string[];
-                                id: number;
-                                name: string;
-                            };
-                            /** @description `AMP-<year of payment>-<id, 6 digits>`; null until paid. */
-                            policy_number: string | null;
-                            /** @description Single payment for the 12 months: the annual quotation for the same inputs. In reais (BRL), at most two decimals. */
-                            premium: number;
-                            /** @description Start of cover: 00:00 of the day after payment. `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid. */
-                            starts_at: string | null;
-                            /**
-                             * @description From the clock at the time of the call: `awaiting_payment` until paid; `paid` from payment until 00:00 (service zone) of the next day; `protected` during the 12 months of cover; `expired` from `ends_at`; `canceled` once a cancellation is confirmed.
-                             * @enum {unknown}
-                             */
-                            status: "awaiting_payment" | "paid" | "protected" | "expired" | "canceled";
-                            /** @description The store that made the sale. */
-                            store_id: number | null;
-                            /** @description When the plan last changed: payment, a coverage boundary (`starts_at`, `ends_at`), a cancellation request or its confirmation. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            updated_at: string;
-                        }[];
+                        data: components["schemas"]["AnnualPlan"][];
                         /** @description Absolute navigation addresses. */
                         links: {
                             /** @description Address of the first page. */
@@ -1937,6 +3316,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
                     };
                 };
             };
@@ -2076,232 +3476,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": 2001,
-                     *       "status": "protected",
-                     *       "lmi": 8999,
-                     *       "premium": 989.89,
-                     *       "franchise": 0,
-                     *       "policy_number": "AMP-2026-002001",
-                     *       "plan": {
-                     *         "id": 4,
-                     *         "name": "Proteção Anual",
-                     *         "coverages": [
-                     *           "Roubo e furto qualificado",
-                     *           "Quebra acidental"
-                     *         ]
-                     *       },
-                     *       "customer": {
-                     *         "id": 42,
-                     *         "name": "Maria da Silva",
-                     *         "document": "52998224725",
-                     *         "email": "maria@example.com",
-                     *         "phone": "11987654321",
-                     *         "address": null,
-                     *         "created_at": "2026-11-21 09:00:00"
-                     *       },
-                     *       "model": {
-                     *         "id": 2,
-                     *         "name": "iPhone 16 Pro",
-                     *         "brand": {
-                     *           "id": 1,
-                     *           "name": "Apple",
-                     *           "meta": {
-                     *             "link": "https://api.amparo.example/brands/1"
-                     *           }
-                     *         },
-                     *         "meta": {
-                     *           "link": "https://api.amparo.example/models/2"
-                     *         }
-                     *       },
-                     *       "imei": "490154203237518",
-                     *       "imei_2": null,
-                     *       "is_used": false,
-                     *       "store_id": 3,
-                     *       "payment": {
-                     *         "method": "credit_card",
-                     *         "installments": 10,
-                     *         "card": {
-                     *           "brand": "visa",
-                     *           "last4": "1111"
-                     *         }
-                     *       },
-                     *       "paid_at": "2026-11-21 10:20:00",
-                     *       "starts_at": "2026-11-22 00:00:00",
-                     *       "ends_at": "2027-11-22 00:00:00",
-                     *       "cancellation": null,
-                     *       "created_at": "2026-11-21 10:15:00",
-                     *       "updated_at": "2026-11-21 10:20:00"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description The cancellation; null when none was requested. */
-                        cancellation: {
-                            /** @description When it was confirmed, `YYYY-MM-DD HH:MM:SS` in the service time zone; null while requested. */
-                            confirmed_at: string | null;
-                            /** @description Confirm with `POST /annual-plans/{id}/cancellation/{protocol}`. */
-                            protocol: string;
-                            /** @description The reason given, or null. */
-                            reason: string | null;
-                            /** @description While requested, the refund if confirmed today; fixed at confirmation. In reais (BRL), at most two decimals. */
-                            refund_amount: number;
-                            /** @description Confirmation date + 15 calendar days, `YYYY-MM-DD`; null while requested. */
-                            refund_due_date: string | null;
-                            /**
-                             * @description Whether the refund was paid; null while requested. `none`: the refund is 0.
-                             *     `pending`: the plan was paid through the own gateway and Amparo pays the refund back to the card
-                             *     (within minutes; errors are retried for up to 3 days). `succeeded`: paid back (`refunded_at`).
-                             *     `failed`: the gateway kept refusing; the operator is on it. `partner`: the plan was paid to the
-                             *     partner (external gateway), who refunds its customer; Amparo only reports the amount and due date.
-                             */
-                            refund_status: ("none" | "pending" | "succeeded" | "failed" | "partner") | null;
-                            /** @description When the gateway took the refund, `YYYY-MM-DD HH:MM:SS` in the service time zone; null until then. */
-                            refunded_at: string | null;
-                            /** @description When it was requested. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            requested_at: string;
-                            /** @enum {unknown} */
-                            status: "requested" | "confirmed";
-                        } | null;
-                        /** @description When it was contracted. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        created_at: string;
-                        /**
-                         * @description The insured customer (as `GET /customers/{document}`).
-                         * @example {
-                         *       "id": 42,
-                         *       "name": "Maria da Silva",
-                         *       "document": "52998224725",
-                         *       "email": "maria@example.com",
-                         *       "phone": "11987654321",
-                         *       "address": {
-                         *         "street": "Avenida Paulista",
-                         *         "number": 1000,
-                         *         "complement": "Apto 12",
-                         *         "zipcode": "01310100",
-                         *         "neighborhood": "Bela Vista",
-                         *         "city": "São Paulo",
-                         *         "state": "SP"
-                         *       },
-                         *       "created_at": "2026-11-21 09:00:00"
-                         *     }
-                         */
-                        customer: {
-                            /** @description Null when none was given. */
-                            address: {
-                                city: string;
-                                complement: string | null;
-                                neighborhood: string;
-                                number: number;
-                                /** @description Uppercase UF. */
-                                state: string;
-                                street: string;
-                                /** @description 8 digits. */
-                                zipcode: string;
-                            } | null;
-                            /** @description `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            created_at: string;
-                            /** @description Bare CPF or CNPJ (alphanumeric CNPJ uppercase). */
-                            document: string;
-                            email: string;
-                            /** @description Send it as `customer_id` when contracting. */
-                            id: number;
-                            name: string;
-                            /** @description Bare national digits with area code. */
-                            phone: string;
-                        };
-                        /** @description End of cover: 12 months after `starts_at`. `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid. */
-                        ends_at: string | null;
-                        /** @description Franchise (deductible) taken from an approved claim: the plan’s franchise rate × LMI, fixed at contracting (0 when the plan has none). In reais (BRL), at most two decimals. */
-                        franchise: number;
-                        /** @description Names the plan in the payment and cancellation calls. */
-                        id: number;
-                        /** @description IMEI of the insured device, 15 bare digits. */
-                        imei: string;
-                        /** @description Second IMEI (dual-SIM), or null. */
-                        imei_2: string | null;
-                        /** @description Contracted as a used device (the used-device factor applied). */
-                        is_used: boolean;
-                        /** @description Maximum indemnity limit applied. In reais (BRL), at most two decimals. */
-                        lmi: number;
-                        /**
-                         * @description The insured device model (as `GET /models/{id}`).
-                         * @example {
-                         *       "id": 2,
-                         *       "name": "iPhone 16 Pro",
-                         *       "brand": {
-                         *         "id": 1,
-                         *         "name": "Apple",
-                         *         "meta": {
-                         *           "link": "https://api.amparo.example/brands/1"
-                         *         }
-                         *       },
-                         *       "meta": {
-                         *         "link": "https://api.amparo.example/models/2"
-                         *       }
-                         *     }
-                         */
-                        model: {
-                            brand: {
-                                id: number;
-                                meta: {
-                                    /**
-                                     * Format: uri
-                                     * @description Absolute address of the resource.
-                                     */
-                                    link: string;
-                                };
-                                name: string;
-                            };
-                            id: number;
-                            meta: {
-                                /**
-                                 * Format: uri
-                                 * @description Absolute address of the resource.
-                                 */
-                                link: string;
-                            };
-                            name: string;
-                        };
-                        /** @description When the payment was confirmed. `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid. */
-                        paid_at: string | null;
-                        /** @description How it is paid; null for an own-gateway plan not paid yet. */
-                        payment: {
-                            /** @description The card that paid (own gateway); the number and code are never kept. */
-                            card?: {
-                                /** @description `visa`, `mastercard`, `amex`, `elo`, `hipercard` or `other`. */
-                                brand: string;
-                                last4: string;
-                            };
-                            /** @description Card installments (1 for slip and pix). */
-                            installments: number;
-                            /**
-                             * @description `credit_card`, `slip` (boleto) or `pix`.
-                             * @enum {unknown}
-                             */
-                            method: "credit_card" | "slip" | "pix";
-                        } | null;
-                        /** @description The annual plan contracted and what it covers. */
-                        plan: {
-                            coverages: string[];
-                            id: number;
-                            name: string;
-                        };
-                        /** @description `AMP-<year of payment>-<id, 6 digits>`; null until paid. */
-                        policy_number: string | null;
-                        /** @description Single payment for the 12 months: the annual quotation for the same inputs. In reais (BRL), at most two decimals. */
-                        premium: number;
-                        /** @description Start of cover: 00:00 of the day after payment. `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid. */
-                        starts_at: string | null;
-                        /**
-                         * @description From the clock at the time of the call: `awaiting_payment` until paid; `paid` from payment until 00:00 (service zone) of the next day; `protected` during the 12 months of cover; `expired` from `ends_at`; `canceled` once a cancellation is confirmed.
-                         * @enum {unknown}
-                         */
-                        status: "awaiting_payment" | "paid" | "protected" | "expired" | "canceled";
-                        /** @description The store that made the sale. */
-                        store_id: number | null;
-                        /** @description When the plan last changed: payment, a coverage boundary (`starts_at`, `ends_at`), a cancellation request or its confirmation. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["AnnualPlan"];
                 };
             };
             /** @description The body is not valid JSON, or not UTF-8. */
@@ -2466,6 +3641,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -2541,232 +3737,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": 2001,
-                     *       "status": "protected",
-                     *       "lmi": 8999,
-                     *       "premium": 989.89,
-                     *       "franchise": 0,
-                     *       "policy_number": "AMP-2026-002001",
-                     *       "plan": {
-                     *         "id": 4,
-                     *         "name": "Proteção Anual",
-                     *         "coverages": [
-                     *           "Roubo e furto qualificado",
-                     *           "Quebra acidental"
-                     *         ]
-                     *       },
-                     *       "customer": {
-                     *         "id": 42,
-                     *         "name": "Maria da Silva",
-                     *         "document": "52998224725",
-                     *         "email": "maria@example.com",
-                     *         "phone": "11987654321",
-                     *         "address": null,
-                     *         "created_at": "2026-11-21 09:00:00"
-                     *       },
-                     *       "model": {
-                     *         "id": 2,
-                     *         "name": "iPhone 16 Pro",
-                     *         "brand": {
-                     *           "id": 1,
-                     *           "name": "Apple",
-                     *           "meta": {
-                     *             "link": "https://api.amparo.example/brands/1"
-                     *           }
-                     *         },
-                     *         "meta": {
-                     *           "link": "https://api.amparo.example/models/2"
-                     *         }
-                     *       },
-                     *       "imei": "490154203237518",
-                     *       "imei_2": null,
-                     *       "is_used": false,
-                     *       "store_id": 3,
-                     *       "payment": {
-                     *         "method": "credit_card",
-                     *         "installments": 10,
-                     *         "card": {
-                     *           "brand": "visa",
-                     *           "last4": "1111"
-                     *         }
-                     *       },
-                     *       "paid_at": "2026-11-21 10:20:00",
-                     *       "starts_at": "2026-11-22 00:00:00",
-                     *       "ends_at": "2027-11-22 00:00:00",
-                     *       "cancellation": null,
-                     *       "created_at": "2026-11-21 10:15:00",
-                     *       "updated_at": "2026-11-21 10:20:00"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description The cancellation; null when none was requested. */
-                        cancellation: {
-                            /** @description When it was confirmed, `YYYY-MM-DD HH:MM:SS` in the service time zone; null while requested. */
-                            confirmed_at: string | null;
-                            /** @description Confirm with `POST /annual-plans/{id}/cancellation/{protocol}`. */
-                            protocol: string;
-                            /** @description The reason given, or null. */
-                            reason: string | null;
-                            /** @description While requested, the refund if confirmed today; fixed at confirmation. In reais (BRL), at most two decimals. */
-                            refund_amount: number;
-                            /** @description Confirmation date + 15 calendar days, `YYYY-MM-DD`; null while requested. */
-                            refund_due_date: string | null;
-                            /**
-                             * @description Whether the refund was paid; null while requested. `none`: the refund is 0.
-                             *     `pending`: the plan was paid through the own gateway and Amparo pays the refund back to the card
-                             *     (within minutes; errors are retried for up to 3 days). `succeeded`: paid back (`refunded_at`).
-                             *     `failed`: the gateway kept refusing; the operator is on it. `partner`: the plan was paid to the
-                             *     partner (external gateway), who refunds its customer; Amparo only reports the amount and due date.
-                             */
-                            refund_status: ("none" | "pending" | "succeeded" | "failed" | "partner") | null;
-                            /** @description When the gateway took the refund, `YYYY-MM-DD HH:MM:SS` in the service time zone; null until then. */
-                            refunded_at: string | null;
-                            /** @description When it was requested. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            requested_at: string;
-                            /** @enum {unknown} */
-                            status: "requested" | "confirmed";
-                        } | null;
-                        /** @description When it was contracted. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        created_at: string;
-                        /**
-                         * @description The insured customer (as `GET /customers/{document}`).
-                         * @example {
-                         *       "id": 42,
-                         *       "name": "Maria da Silva",
-                         *       "document": "52998224725",
-                         *       "email": "maria@example.com",
-                         *       "phone": "11987654321",
-                         *       "address": {
-                         *         "street": "Avenida Paulista",
-                         *         "number": 1000,
-                         *         "complement": "Apto 12",
-                         *         "zipcode": "01310100",
-                         *         "neighborhood": "Bela Vista",
-                         *         "city": "São Paulo",
-                         *         "state": "SP"
-                         *       },
-                         *       "created_at": "2026-11-21 09:00:00"
-                         *     }
-                         */
-                        customer: {
-                            /** @description Null when none was given. */
-                            address: {
-                                city: string;
-                                complement: string | null;
-                                neighborhood: string;
-                                number: number;
-                                /** @description Uppercase UF. */
-                                state: string;
-                                street: string;
-                                /** @description 8 digits. */
-                                zipcode: string;
-                            } | null;
-                            /** @description `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            created_at: string;
-                            /** @description Bare CPF or CNPJ (alphanumeric CNPJ uppercase). */
-                            document: string;
-                            email: string;
-                            /** @description Send it as `customer_id` when contracting. */
-                            id: number;
-                            name: string;
-                            /** @description Bare national digits with area code. */
-                            phone: string;
-                        };
-                        /** @description End of cover: 12 months after `starts_at`. `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid. */
-                        ends_at: string | null;
-                        /** @description Franchise (deductible) taken from an approved claim: the plan’s franchise rate × LMI, fixed at contracting (0 when the plan has none). In reais (BRL), at most two decimals. */
-                        franchise: number;
-                        /** @description Names the plan in the payment and cancellation calls. */
-                        id: number;
-                        /** @description IMEI of the insured device, 15 bare digits. */
-                        imei: string;
-                        /** @description Second IMEI (dual-SIM), or null. */
-                        imei_2: string | null;
-                        /** @description Contracted as a used device (the used-device factor applied). */
-                        is_used: boolean;
-                        /** @description Maximum indemnity limit applied. In reais (BRL), at most two decimals. */
-                        lmi: number;
-                        /**
-                         * @description The insured device model (as `GET /models/{id}`).
-                         * @example {
-                         *       "id": 2,
-                         *       "name": "iPhone 16 Pro",
-                         *       "brand": {
-                         *         "id": 1,
-                         *         "name": "Apple",
-                         *         "meta": {
-                         *           "link": "https://api.amparo.example/brands/1"
-                         *         }
-                         *       },
-                         *       "meta": {
-                         *         "link": "https://api.amparo.example/models/2"
-                         *       }
-                         *     }
-                         */
-                        model: {
-                            brand: {
-                                id: number;
-                                meta: {
-                                    /**
-                                     * Format: uri
-                                     * @description Absolute address of the resource.
-                                     */
-                                    link: string;
-                                };
-                                name: string;
-                            };
-                            id: number;
-                            meta: {
-                                /**
-                                 * Format: uri
-                                 * @description Absolute address of the resource.
-                                 */
-                                link: string;
-                            };
-                            name: string;
-                        };
-                        /** @description When the payment was confirmed. `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid. */
-                        paid_at: string | null;
-                        /** @description How it is paid; null for an own-gateway plan not paid yet. */
-                        payment: {
-                            /** @description The card that paid (own gateway); the number and code are never kept. */
-                            card?: {
-                                /** @description `visa`, `mastercard`, `amex`, `elo`, `hipercard` or `other`. */
-                                brand: string;
-                                last4: string;
-                            };
-                            /** @description Card installments (1 for slip and pix). */
-                            installments: number;
-                            /**
-                             * @description `credit_card`, `slip` (boleto) or `pix`.
-                             * @enum {unknown}
-                             */
-                            method: "credit_card" | "slip" | "pix";
-                        } | null;
-                        /** @description The annual plan contracted and what it covers. */
-                        plan: {
-                            coverages: string[];
-                            id: number;
-                            name: string;
-                        };
-                        /** @description `AMP-<year of payment>-<id, 6 digits>`; null until paid. */
-                        policy_number: string | null;
-                        /** @description Single payment for the 12 months: the annual quotation for the same inputs. In reais (BRL), at most two decimals. */
-                        premium: number;
-                        /** @description Start of cover: 00:00 of the day after payment. `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid. */
-                        starts_at: string | null;
-                        /**
-                         * @description From the clock at the time of the call: `awaiting_payment` until paid; `paid` from payment until 00:00 (service zone) of the next day; `protected` during the 12 months of cover; `expired` from `ends_at`; `canceled` once a cancellation is confirmed.
-                         * @enum {unknown}
-                         */
-                        status: "awaiting_payment" | "paid" | "protected" | "expired" | "canceled";
-                        /** @description The store that made the sale. */
-                        store_id: number | null;
-                        /** @description When the plan last changed: payment, a coverage boundary (`starts_at`, `ends_at`), a cancellation request or its confirmation. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["AnnualPlan"];
                 };
             };
             /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
@@ -2839,6 +3810,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
                     };
                 };
             };
@@ -3140,6 +4132,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -3222,232 +4235,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": 2001,
-                     *       "status": "protected",
-                     *       "lmi": 8999,
-                     *       "premium": 989.89,
-                     *       "franchise": 0,
-                     *       "policy_number": "AMP-2026-002001",
-                     *       "plan": {
-                     *         "id": 4,
-                     *         "name": "Proteção Anual",
-                     *         "coverages": [
-                     *           "Roubo e furto qualificado",
-                     *           "Quebra acidental"
-                     *         ]
-                     *       },
-                     *       "customer": {
-                     *         "id": 42,
-                     *         "name": "Maria da Silva",
-                     *         "document": "52998224725",
-                     *         "email": "maria@example.com",
-                     *         "phone": "11987654321",
-                     *         "address": null,
-                     *         "created_at": "2026-11-21 09:00:00"
-                     *       },
-                     *       "model": {
-                     *         "id": 2,
-                     *         "name": "iPhone 16 Pro",
-                     *         "brand": {
-                     *           "id": 1,
-                     *           "name": "Apple",
-                     *           "meta": {
-                     *             "link": "https://api.amparo.example/brands/1"
-                     *           }
-                     *         },
-                     *         "meta": {
-                     *           "link": "https://api.amparo.example/models/2"
-                     *         }
-                     *       },
-                     *       "imei": "490154203237518",
-                     *       "imei_2": null,
-                     *       "is_used": false,
-                     *       "store_id": 3,
-                     *       "payment": {
-                     *         "method": "credit_card",
-                     *         "installments": 10,
-                     *         "card": {
-                     *           "brand": "visa",
-                     *           "last4": "1111"
-                     *         }
-                     *       },
-                     *       "paid_at": "2026-11-21 10:20:00",
-                     *       "starts_at": "2026-11-22 00:00:00",
-                     *       "ends_at": "2027-11-22 00:00:00",
-                     *       "cancellation": null,
-                     *       "created_at": "2026-11-21 10:15:00",
-                     *       "updated_at": "2026-11-21 10:20:00"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description The cancellation; null when none was requested. */
-                        cancellation: {
-                            /** @description When it was confirmed, `YYYY-MM-DD HH:MM:SS` in the service time zone; null while requested. */
-                            confirmed_at: string | null;
-                            /** @description Confirm with `POST /annual-plans/{id}/cancellation/{protocol}`. */
-                            protocol: string;
-                            /** @description The reason given, or null. */
-                            reason: string | null;
-                            /** @description While requested, the refund if confirmed today; fixed at confirmation. In reais (BRL), at most two decimals. */
-                            refund_amount: number;
-                            /** @description Confirmation date + 15 calendar days, `YYYY-MM-DD`; null while requested. */
-                            refund_due_date: string | null;
-                            /**
-                             * @description Whether the refund was paid; null while requested. `none`: the refund is 0.
-                             *     `pending`: the plan was paid through the own gateway and Amparo pays the refund back to the card
-                             *     (within minutes; errors are retried for up to 3 days). `succeeded`: paid back (`refunded_at`).
-                             *     `failed`: the gateway kept refusing; the operator is on it. `partner`: the plan was paid to the
-                             *     partner (external gateway), who refunds its customer; Amparo only reports the amount and due date.
-                             */
-                            refund_status: ("none" | "pending" | "succeeded" | "failed" | "partner") | null;
-                            /** @description When the gateway took the refund, `YYYY-MM-DD HH:MM:SS` in the service time zone; null until then. */
-                            refunded_at: string | null;
-                            /** @description When it was requested. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            requested_at: string;
-                            /** @enum {unknown} */
-                            status: "requested" | "confirmed";
-                        } | null;
-                        /** @description When it was contracted. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        created_at: string;
-                        /**
-                         * @description The insured customer (as `GET /customers/{document}`).
-                         * @example {
-                         *       "id": 42,
-                         *       "name": "Maria da Silva",
-                         *       "document": "52998224725",
-                         *       "email": "maria@example.com",
-                         *       "phone": "11987654321",
-                         *       "address": {
-                         *         "street": "Avenida Paulista",
-                         *         "number": 1000,
-                         *         "complement": "Apto 12",
-                         *         "zipcode": "01310100",
-                         *         "neighborhood": "Bela Vista",
-                         *         "city": "São Paulo",
-                         *         "state": "SP"
-                         *       },
-                         *       "created_at": "2026-11-21 09:00:00"
-                         *     }
-                         */
-                        customer: {
-                            /** @description Null when none was given. */
-                            address: {
-                                city: string;
-                                complement: string | null;
-                                neighborhood: string;
-                                number: number;
-                                /** @description Uppercase UF. */
-                                state: string;
-                                street: string;
-                                /** @description 8 digits. */
-                                zipcode: string;
-                            } | null;
-                            /** @description `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            created_at: string;
-                            /** @description Bare CPF or CNPJ (alphanumeric CNPJ uppercase). */
-                            document: string;
-                            email: string;
-                            /** @description Send it as `customer_id` when contracting. */
-                            id: number;
-                            name: string;
-                            /** @description Bare national digits with area code. */
-                            phone: string;
-                        };
-                        /** @description End of cover: 12 months after `starts_at`. `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid. */
-                        ends_at: string | null;
-                        /** @description Franchise (deductible) taken from an approved claim: the plan’s franchise rate × LMI, fixed at contracting (0 when the plan has none). In reais (BRL), at most two decimals. */
-                        franchise: number;
-                        /** @description Names the plan in the payment and cancellation calls. */
-                        id: number;
-                        /** @description IMEI of the insured device, 15 bare digits. */
-                        imei: string;
-                        /** @description Second IMEI (dual-SIM), or null. */
-                        imei_2: string | null;
-                        /** @description Contracted as a used device (the used-device factor applied). */
-                        is_used: boolean;
-                        /** @description Maximum indemnity limit applied. In reais (BRL), at most two decimals. */
-                        lmi: number;
-                        /**
-                         * @description The insured device model (as `GET /models/{id}`).
-                         * @example {
-                         *       "id": 2,
-                         *       "name": "iPhone 16 Pro",
-                         *       "brand": {
-                         *         "id": 1,
-                         *         "name": "Apple",
-                         *         "meta": {
-                         *           "link": "https://api.amparo.example/brands/1"
-                         *         }
-                         *       },
-                         *       "meta": {
-                         *         "link": "https://api.amparo.example/models/2"
-                         *       }
-                         *     }
-                         */
-                        model: {
-                            brand: {
-                                id: number;
-                                meta: {
-                                    /**
-                                     * Format: uri
-                                     * @description Absolute address of the resource.
-                                     */
-                                    link: string;
-                                };
-                                name: string;
-                            };
-                            id: number;
-                            meta: {
-                                /**
-                                 * Format: uri
-                                 * @description Absolute address of the resource.
-                                 */
-                                link: string;
-                            };
-                            name: string;
-                        };
-                        /** @description When the payment was confirmed. `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid. */
-                        paid_at: string | null;
-                        /** @description How it is paid; null for an own-gateway plan not paid yet. */
-                        payment: {
-                            /** @description The card that paid (own gateway); the number and code are never kept. */
-                            card?: {
-                                /** @description `visa`, `mastercard`, `amex`, `elo`, `hipercard` or `other`. */
-                                brand: string;
-                                last4: string;
-                            };
-                            /** @description Card installments (1 for slip and pix). */
-                            installments: number;
-                            /**
-                             * @description `credit_card`, `slip` (boleto) or `pix`.
-                             * @enum {unknown}
-                             */
-                            method: "credit_card" | "slip" | "pix";
-                        } | null;
-                        /** @description The annual plan contracted and what it covers. */
-                        plan: {
-                            coverages: string[];
-                            id: number;
-                            name: string;
-                        };
-                        /** @description `AMP-<year of payment>-<id, 6 digits>`; null until paid. */
-                        policy_number: string | null;
-                        /** @description Single payment for the 12 months: the annual quotation for the same inputs. In reais (BRL), at most two decimals. */
-                        premium: number;
-                        /** @description Start of cover: 00:00 of the day after payment. `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid. */
-                        starts_at: string | null;
-                        /**
-                         * @description From the clock at the time of the call: `awaiting_payment` until paid; `paid` from payment until 00:00 (service zone) of the next day; `protected` during the 12 months of cover; `expired` from `ends_at`; `canceled` once a cancellation is confirmed.
-                         * @enum {unknown}
-                         */
-                        status: "awaiting_payment" | "paid" | "protected" | "expired" | "canceled";
-                        /** @description The store that made the sale. */
-                        store_id: number | null;
-                        /** @description When the plan last changed: payment, a coverage boundary (`starts_at`, `ends_at`), a cancellation request or its confirmation. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["AnnualPlan"];
                 };
             };
             /** @description The body is not valid JSON, or not UTF-8. */
@@ -3654,8 +4442,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Server fault; quote `request_id` to support. */
-            500: {
+            /** @description The request headers are too large. */
+            431: {
                 headers: {
                     /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
                     "X-Request-Id"?: string;
@@ -3664,174 +4452,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": "server_error",
-                     *       "message": "Server error.",
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
                      *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "server_error";
-                    };
-                };
-            };
-            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "service_unavailable",
-                     *       "message": "Service temporarily unavailable. Retry shortly.",
-                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code: "service_unavailable";
-                    };
-                };
-            };
-        };
-    };
-    getAnnualPlanCertificate: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description Annual plan id, as returned when contracting.
-                 * @example 1
-                 */
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The certificate, a one-page A4 PDF in Portuguese. */
-            200: {
-                headers: {
-                    /** @description `private, no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `inline; filename="certificado-<policy number>.pdf"`. */
-                    "Content-Disposition"?: string;
-                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current minute. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the count starts again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/pdf": string;
-                };
-            };
-            /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
-            401: {
-                headers: {
-                    /** @description `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "unauthenticated",
-                     *       "message": "Unauthenticated.",
-                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code: "unauthenticated";
-                    };
-                };
-            };
-            /** @description Not found, or not this partner’s. */
-            404: {
-                headers: {
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "not_found",
-                     *       "message": "Annual plan not found.",
-                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code: "not_found";
-                    };
-                };
-            };
-            /** @description Invalid parameter, or the business rule refused the call. */
-            422: {
-                headers: {
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "invalid_state",
-                     *       "message": "The annual plan is awaiting payment. A certificate is issued only for a contract in force: a subscription `pago`, an annual plan `paid` or `protected`.",
-                     *       "errors": {
-                     *         "status": [
-                     *           "The annual plan is awaiting payment. A certificate is issued only for a contract in force: a subscription `pago`, an annual plan `paid` or `protected`."
-                     *         ]
-                     *       },
-                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"] & {
-                        /** @enum {string} */
-                        code: "invalid_state";
-                    };
-                };
-            };
-            /** @description Too many requests. */
-            429: {
-                headers: {
-                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current minute. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the count starts again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "rate_limited",
-                     *       "message": "Too many requests. Retry in 42 seconds.",
-                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code: "rate_limited";
+                        code: "headers_too_large";
                     };
                 };
             };
@@ -4126,6 +4754,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -4233,232 +4882,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": 2001,
-                     *       "status": "protected",
-                     *       "lmi": 8999,
-                     *       "premium": 989.89,
-                     *       "franchise": 0,
-                     *       "policy_number": "AMP-2026-002001",
-                     *       "plan": {
-                     *         "id": 4,
-                     *         "name": "Proteção Anual",
-                     *         "coverages": [
-                     *           "Roubo e furto qualificado",
-                     *           "Quebra acidental"
-                     *         ]
-                     *       },
-                     *       "customer": {
-                     *         "id": 42,
-                     *         "name": "Maria da Silva",
-                     *         "document": "52998224725",
-                     *         "email": "maria@example.com",
-                     *         "phone": "11987654321",
-                     *         "address": null,
-                     *         "created_at": "2026-11-21 09:00:00"
-                     *       },
-                     *       "model": {
-                     *         "id": 2,
-                     *         "name": "iPhone 16 Pro",
-                     *         "brand": {
-                     *           "id": 1,
-                     *           "name": "Apple",
-                     *           "meta": {
-                     *             "link": "https://api.amparo.example/brands/1"
-                     *           }
-                     *         },
-                     *         "meta": {
-                     *           "link": "https://api.amparo.example/models/2"
-                     *         }
-                     *       },
-                     *       "imei": "490154203237518",
-                     *       "imei_2": null,
-                     *       "is_used": false,
-                     *       "store_id": 3,
-                     *       "payment": {
-                     *         "method": "credit_card",
-                     *         "installments": 10,
-                     *         "card": {
-                     *           "brand": "visa",
-                     *           "last4": "1111"
-                     *         }
-                     *       },
-                     *       "paid_at": "2026-11-21 10:20:00",
-                     *       "starts_at": "2026-11-22 00:00:00",
-                     *       "ends_at": "2027-11-22 00:00:00",
-                     *       "cancellation": null,
-                     *       "created_at": "2026-11-21 10:15:00",
-                     *       "updated_at": "2026-11-21 10:20:00"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description The cancellation; null when none was requested. */
-                        cancellation: {
-                            /** @description When it was confirmed, `YYYY-MM-DD HH:MM:SS` in the service time zone; null while requested. */
-                            confirmed_at: string | null;
-                            /** @description Confirm with `POST /annual-plans/{id}/cancellation/{protocol}`. */
-                            protocol: string;
-                            /** @description The reason given, or null. */
-                            reason: string | null;
-                            /** @description While requested, the refund if confirmed today; fixed at confirmation. In reais (BRL), at most two decimals. */
-                            refund_amount: number;
-                            /** @description Confirmation date + 15 calendar days, `YYYY-MM-DD`; null while requested. */
-                            refund_due_date: string | null;
-                            /**
-                             * @description Whether the refund was paid; null while requested. `none`: the refund is 0.
-                             *     `pending`: the plan was paid through the own gateway and Amparo pays the refund back to the card
-                             *     (within minutes; errors are retried for up to 3 days). `succeeded`: paid back (`refunded_at`).
-                             *     `failed`: the gateway kept refusing; the operator is on it. `partner`: the plan was paid to the
-                             *     partner (external gateway), who refunds its customer; Amparo only reports the amount and due date.
-                             */
-                            refund_status: ("none" | "pending" | "succeeded" | "failed" | "partner") | null;
-                            /** @description When the gateway took the refund, `YYYY-MM-DD HH:MM:SS` in the service time zone; null until then. */
-                            refunded_at: string | null;
-                            /** @description When it was requested. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            requested_at: string;
-                            /** @enum {unknown} */
-                            status: "requested" | "confirmed";
-                        } | null;
-                        /** @description When it was contracted. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        created_at: string;
-                        /**
-                         * @description The insured customer (as `GET /customers/{document}`).
-                         * @example {
-                         *       "id": 42,
-                         *       "name": "Maria da Silva",
-                         *       "document": "52998224725",
-                         *       "email": "maria@example.com",
-                         *       "phone": "11987654321",
-                         *       "address": {
-                         *         "street": "Avenida Paulista",
-                         *         "number": 1000,
-                         *         "complement": "Apto 12",
-                         *         "zipcode": "01310100",
-                         *         "neighborhood": "Bela Vista",
-                         *         "city": "São Paulo",
-                         *         "state": "SP"
-                         *       },
-                         *       "created_at": "2026-11-21 09:00:00"
-                         *     }
-                         */
-                        customer: {
-                            /** @description Null when none was given. */
-                            address: {
-                                city: string;
-                                complement: string | null;
-                                neighborhood: string;
-                                number: number;
-                                /** @description Uppercase UF. */
-                                state: string;
-                                street: string;
-                                /** @description 8 digits. */
-                                zipcode: string;
-                            } | null;
-                            /** @description `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            created_at: string;
-                            /** @description Bare CPF or CNPJ (alphanumeric CNPJ uppercase). */
-                            document: string;
-                            email: string;
-                            /** @description Send it as `customer_id` when contracting. */
-                            id: number;
-                            name: string;
-                            /** @description Bare national digits with area code. */
-                            phone: string;
-                        };
-                        /** @description End of cover: 12 months after `starts_at`. `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid. */
-                        ends_at: string | null;
-                        /** @description Franchise (deductible) taken from an approved claim: the plan’s franchise rate × LMI, fixed at contracting (0 when the plan has none). In reais (BRL), at most two decimals. */
-                        franchise: number;
-                        /** @description Names the plan in the payment and cancellation calls. */
-                        id: number;
-                        /** @description IMEI of the insured device, 15 bare digits. */
-                        imei: string;
-                        /** @description Second IMEI (dual-SIM), or null. */
-                        imei_2: string | null;
-                        /** @description Contracted as a used device (the used-device factor applied). */
-                        is_used: boolean;
-                        /** @description Maximum indemnity limit applied. In reais (BRL), at most two decimals. */
-                        lmi: number;
-                        /**
-                         * @description The insured device model (as `GET /models/{id}`).
-                         * @example {
-                         *       "id": 2,
-                         *       "name": "iPhone 16 Pro",
-                         *       "brand": {
-                         *         "id": 1,
-                         *         "name": "Apple",
-                         *         "meta": {
-                         *           "link": "https://api.amparo.example/brands/1"
-                         *         }
-                         *       },
-                         *       "meta": {
-                         *         "link": "https://api.amparo.example/models/2"
-                         *       }
-                         *     }
-                         */
-                        model: {
-                            brand: {
-                                id: number;
-                                meta: {
-                                    /**
-                                     * Format: uri
-                                     * @description Absolute address of the resource.
-                                     */
-                                    link: string;
-                                };
-                                name: string;
-                            };
-                            id: number;
-                            meta: {
-                                /**
-                                 * Format: uri
-                                 * @description Absolute address of the resource.
-                                 */
-                                link: string;
-                            };
-                            name: string;
-                        };
-                        /** @description When the payment was confirmed. `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid. */
-                        paid_at: string | null;
-                        /** @description How it is paid; null for an own-gateway plan not paid yet. */
-                        payment: {
-                            /** @description The card that paid (own gateway); the number and code are never kept. */
-                            card?: {
-                                /** @description `visa`, `mastercard`, `amex`, `elo`, `hipercard` or `other`. */
-                                brand: string;
-                                last4: string;
-                            };
-                            /** @description Card installments (1 for slip and pix). */
-                            installments: number;
-                            /**
-                             * @description `credit_card`, `slip` (boleto) or `pix`.
-                             * @enum {unknown}
-                             */
-                            method: "credit_card" | "slip" | "pix";
-                        } | null;
-                        /** @description The annual plan contracted and what it covers. */
-                        plan: {
-                            coverages: string[];
-                            id: number;
-                            name: string;
-                        };
-                        /** @description `AMP-<year of payment>-<id, 6 digits>`; null until paid. */
-                        policy_number: string | null;
-                        /** @description Single payment for the 12 months: the annual quotation for the same inputs. In reais (BRL), at most two decimals. */
-                        premium: number;
-                        /** @description Start of cover: 00:00 of the day after payment. `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid. */
-                        starts_at: string | null;
-                        /**
-                         * @description From the clock at the time of the call: `awaiting_payment` until paid; `paid` from payment until 00:00 (service zone) of the next day; `protected` during the 12 months of cover; `expired` from `ends_at`; `canceled` once a cancellation is confirmed.
-                         * @enum {unknown}
-                         */
-                        status: "awaiting_payment" | "paid" | "protected" | "expired" | "canceled";
-                        /** @description The store that made the sale. */
-                        store_id: number | null;
-                        /** @description When the plan last changed: payment, a coverage boundary (`starts_at`, `ends_at`), a cancellation request or its confirmation. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["AnnualPlan"];
                 };
             };
             /** @description The body is not valid JSON, or not UTF-8. */
@@ -4692,6 +5116,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -4768,7 +5213,7 @@ export interface operations {
                  */
                 is_used?: boolean | "";
                 /**
-                 * @description Desired LMI in reais, at most two decimals (`4500`, `4499.5`). Inside the authorized range it is the LMI; absent, empty, zero, negative, below or above the range → the model’s default LMI, without error. More than two decimals (`1.005`) or not a number (`abc`) → 422 `errors.maxima`.
+                 * @description Desired LMI in reais, at most two decimals (`4500`, `4499.5`, `4.5e3`). Inside the authorized range it is the LMI; absent, empty, zero, negative, below or above the range → the model’s default LMI, without error. More than two decimals (`1.005`) or not a number (`abc`) → 422 `errors.maxima`.
                  * @example 4500
                  */
                 maxima?: number | "";
@@ -4808,41 +5253,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "model": {
-                     *         "id": 7,
-                     *         "name": "iPhone 16 Pro"
-                     *       },
-                     *       "plan": {
-                     *         "id": 4,
-                     *         "name": "Proteção Anual",
-                     *         "coverages": [
-                     *           "Roubo e furto qualificado",
-                     *           "Quebra acidental"
-                     *         ]
-                     *       },
-                     *       "premium": 989.89,
-                     *       "lmi": 8999
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description The LMI applied: `maxima` when inside the authorized range, else the model default. In reais (BRL), at most two decimals. */
-                        lmi: number;
-                        /** @description The quoted device model. */
-                        model: {
-                            id: number;
-                            name: string;
-                        };
-                        /** @description Extension: the annual plan quoted (the default one unless `plan_id` was sent); its `id` is the `plan_id` of `POST /annual-plans`. */
-                        plan: {
-                            coverages: string[];
-                            id: number;
-                            name: string;
-                        };
-                        /** @description Single payment for 12 months: LMI × the annual rate (× the used-device factor when `used`), half-up to the cent. In reais (BRL), at most two decimals. */
-                        premium: number;
-                    };
+                    "application/json": components["schemas"]["AnnualQuote"];
                 };
             };
             /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
@@ -4923,6 +5334,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -4996,6 +5428,12 @@ export interface operations {
                     email?: string;
                     /** @description Partner user password. */
                     password?: string;
+                } | {
+                    client_id: string;
+                    client_secret: string;
+                } | {
+                    email: string;
+                    password: string;
                 };
             };
         };
@@ -5196,6 +5634,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -5272,31 +5731,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description Items of this page. */
-                        data: {
-                            id: number;
-                            meta: {
-                                /**
-                                 * Format: uri
-                                 * @description Absolute address of the resource.
-                                 */
-                                link: string;
-                            };
-                            /** @description With `include=models`: every model of the brand this partner may sell. */
-                            models?: {
-                                id: number;
-                                meta: {
-                                    /**
-                                     * Format: uri
-                                     * @description Absolute address of the resource.
-                                     */
-                                    link: string;
-                                };
-                                name: string;
-                            }[];
-                            /** @description With `include=modelCount`: models of the brand this partner may sell. */
-                            models_count?: number;
-                            name: string;
-                        }[];
+                        data: components["schemas"]["Brand"][];
                         /** @description Absolute navigation addresses. */
                         links: {
                             /** @description Address of the first page. */
@@ -5415,6 +5850,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -5496,50 +5952,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": 1,
-                     *       "name": "Apple",
-                     *       "meta": {
-                     *         "link": "https://api.amparo.example/brands/1"
-                     *       },
-                     *       "models_count": 1,
-                     *       "models": [
-                     *         {
-                     *           "id": 2,
-                     *           "name": "iPhone 16 Pro",
-                     *           "meta": {
-                     *             "link": "https://api.amparo.example/models/2"
-                     *           }
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": {
-                        id: number;
-                        meta: {
-                            /**
-                             * Format: uri
-                             * @description Absolute address of the resource.
-                             */
-                            link: string;
-                        };
-                        /** @description With `include=models`: every model of the brand this partner may sell. */
-                        models?: {
-                            id: number;
-                            meta: {
-                                /**
-                                 * Format: uri
-                                 * @description Absolute address of the resource.
-                                 */
-                                link: string;
-                            };
-                            name: string;
-                        }[];
-                        /** @description With `include=modelCount`: models of the brand this partner may sell. */
-                        models_count?: number;
-                        name: string;
-                    };
+                    "application/json": components["schemas"]["Brand"];
                 };
             };
             /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
@@ -5641,8 +6054,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Server fault; quote `request_id` to support. */
-            500: {
+            /** @description The request headers are too large. */
+            431: {
                 headers: {
                     /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
                     "X-Request-Id"?: string;
@@ -5651,106 +6064,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": "server_error",
-                     *       "message": "Server error.",
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
                      *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "server_error";
-                    };
-                };
-            };
-            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "service_unavailable",
-                     *       "message": "Service temporarily unavailable. Retry shortly.",
-                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code: "service_unavailable";
-                    };
-                };
-            };
-        };
-    };
-    verifyCertificate: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The verification code printed on the certificate: 32 base32 characters (case, spaces and dashes ignored).
-                 * @example K5QXGZLTMVZXI2LOM5RGC3DBNZSGKZLT
-                 */
-                code: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description What a certificate’s code proves, and nothing about who or what is insured. */
-            200: {
-                headers: {
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "valid": true,
-                     *       "number": "AMP-2026-002001",
-                     *       "status": "protected",
-                     *       "starts_at": "2026-11-22 00:00:00",
-                     *       "ends_at": "2027-11-22 00:00:00"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description When its cover ends or ended (service time zone). */
-                        ends_at?: string;
-                        /** @description The policy number, `AMP-<year>-<number>`. */
-                        number: string;
-                        /** @description When its cover started (service time zone). */
-                        starts_at?: string;
-                        /** @description The contract’s status: a subscription’s (`pago`, `canceled`, `expired`) or an annual plan’s (`paid`, `protected`, `expired`, `canceled`). */
-                        status: string;
-                        /** @description Whether the contract is in force now. */
-                        valid: boolean;
-                    };
-                };
-            };
-            /** @description Not found, or not this partner’s. */
-            404: {
-                headers: {
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "not_found",
-                     *       "message": "Certificate not found.",
-                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code: "not_found";
+                        code: "headers_too_large";
                     };
                 };
             };
@@ -5838,102 +6159,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description Items of this page. */
-                        data: {
-                            annual_plan_id: number | null;
-                            /** @description When it was opened. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            created_at: string;
-                            customer: {
-                                document: string;
-                                id: number;
-                                name: string;
-                            };
-                            /** @description The decision; null until decided. */
-                            decision: {
-                                /** @description Approved amount. In reais; null when denied. */
-                                approved_amount: number | null;
-                                /** @description When it was decided. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                                decided_at: string;
-                                /** @description The adjuster’s note to the partner. */
-                                note: string | null;
-                                /** @enum {unknown} */
-                                outcome: "approved" | "denied";
-                                /** @description Approved amount − franchise, never below 0. In reais; null when denied. */
-                                payable_amount: number | null;
-                                /** @description Why it was denied: `not_covered`, `outside_coverage`, `late_notice`, `documents_invalid`, `fraud_suspected`, `other`. */
-                                reason_code: string | null;
-                                settlement_method: ("repair" | "replacement" | "indemnity") | null;
-                            } | null;
-                            description: string;
-                            device: {
-                                model: {
-                                    id: number;
-                                    name: string;
-                                };
-                                /** @description The contract’s serial number or IMEI when the claim was opened. */
-                                serial_number: string | null;
-                            };
-                            /** @description Uploaded documents, oldest first. */
-                            documents: {
-                                /** @description As recognised from the bytes: `image/jpeg`, `image/png`, `image/webp`, `image/heic`, `image/heif`, `application/pdf`. */
-                                content_type: string;
-                                /** @description The sent filename as a label only: sanitised, never a path. */
-                                filename: string;
-                                id: number;
-                                /**
-                                 * @description `police_report` (Boletim de Ocorrência), `imei_block` (the carrier’s IMEI-blocking protocol), `invoice` (nota fiscal), `photo`, `repair_quote`, `id_document` or `other`.
-                                 * @enum {unknown}
-                                 */
-                                kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
-                                /** @description SHA-256 of the bytes, in hex. */
-                                sha256: string;
-                                /** @description Bytes. */
-                                size: number;
-                                /** @description When it was received. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                                uploaded_at: string;
-                            }[];
-                            /** @description The contract’s franchise (deductible), taken from an approved amount. In reais (BRL), at most two decimals. */
-                            franchise: number;
-                            id: number;
-                            /** @description The contract’s maximum indemnity limit. In reais (BRL), at most two decimals. */
-                            lmi: number;
-                            /** @description `SIN-<year of created_at>-<6 digits>`, unique across the service. */
-                            number: string;
-                            /** @description When the loss occurred. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            occurred_at: string;
-                            /** @description The police report; null when none was given. */
-                            police_report: {
-                                /** @description `YYYY-MM-DD`. */
-                                issued_on: string | null;
-                                /** @description The Boletim de Ocorrência number. */
-                                number: string | null;
-                            } | null;
-                            /** @description Kinds still missing: `robbery` and `qualified_theft` need `police_report`, `imei_block` and `invoice`; `accidental_damage` and `liquid_damage` need `photo` and `invoice`. */
-                            required_documents: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
-                            /** @description The settlement; null until settled. */
-                            settlement: {
-                                /** @description Repair order or transfer id. */
-                                reference: string | null;
-                                /** @description When. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                                settled_at: string;
-                            } | null;
-                            /**
-                             * @description `documents_pending` (Aguardando documentos) → `under_review` (Em análise) once no required document is missing → `approved` (Aprovado) or `denied` (Negado); `approved` → `settled` (Concluído). `withdrawn` (Desistência): the partner gave up before a decision.
-                             * @enum {unknown}
-                             */
-                            status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";
-                            /** @description The status in Portuguese. */
-                            status_label: string;
-                            subscription_id: number | null;
-                            /**
-                             * @description The peril: `robbery` (Roubo), `qualified_theft` (Furto qualificado), `accidental_damage` (Quebra acidental), `liquid_damage` (Danos por líquido).
-                             * @enum {unknown}
-                             */
-                            type: "robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage";
-                            /** @description The peril in Portuguese. */
-                            type_label: string;
-                            /** @description When it last changed. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            updated_at: string;
-                        }[];
+                        data: components["schemas"]["Claim"][];
                         /** @description Absolute navigation addresses. */
                         links: {
                             /** @description Address of the first page. */
@@ -6049,6 +6275,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
                     };
                 };
             };
@@ -6166,144 +6413,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": 1,
-                     *       "number": "SIN-2026-000001",
-                     *       "status": "documents_pending",
-                     *       "status_label": "Aguardando documentos",
-                     *       "type": "robbery",
-                     *       "type_label": "Roubo",
-                     *       "subscription_id": 1,
-                     *       "annual_plan_id": null,
-                     *       "customer": {
-                     *         "id": 1,
-                     *         "name": "Maria da Silva",
-                     *         "document": "52998224725"
-                     *       },
-                     *       "device": {
-                     *         "model": {
-                     *           "id": 2,
-                     *           "name": "iPhone 16 Pro"
-                     *         },
-                     *         "serial_number": "F2LXK0ABC123"
-                     *       },
-                     *       "occurred_at": "2026-11-20 21:30:00",
-                     *       "description": "Celular roubado na saída do metrô, levaram também a carteira.",
-                     *       "police_report": {
-                     *         "number": "BO-2026-112233",
-                     *         "issued_on": "2026-11-21"
-                     *       },
-                     *       "lmi": 8999,
-                     *       "franchise": 1349.85,
-                     *       "required_documents": [
-                     *         "police_report",
-                     *         "imei_block",
-                     *         "invoice"
-                     *       ],
-                     *       "documents": [],
-                     *       "decision": null,
-                     *       "settlement": null,
-                     *       "created_at": "2026-11-21 10:00:00",
-                     *       "updated_at": "2026-11-21 10:00:00"
-                     *     }
-                     */
-                    "application/json": {
-                        annual_plan_id: number | null;
-                        /** @description When it was opened. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        created_at: string;
-                        customer: {
-                            document: string;
-                            id: number;
-                            name: string;
-                        };
-                        /** @description The decision; null until decided. */
-                        decision: {
-                            /** @description Approved amount. In reais; null when denied. */
-                            approved_amount: number | null;
-                            /** @description When it was decided. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            decided_at: string;
-                            /** @description The adjuster’s note to the partner. */
-                            note: string | null;
-                            /** @enum {unknown} */
-                            outcome: "approved" | "denied";
-                            /** @description Approved amount − franchise, never below 0. In reais; null when denied. */
-                            payable_amount: number | null;
-                            /** @description Why it was denied: `not_covered`, `outside_coverage`, `late_notice`, `documents_invalid`, `fraud_suspected`, `other`. */
-                            reason_code: string | null;
-                            settlement_method: ("repair" | "replacement" | "indemnity") | null;
-                        } | null;
-                        description: string;
-                        device: {
-                            model: {
-                                id: number;
-                                name: string;
-                            };
-                            /** @description The contract’s serial number or IMEI when the claim was opened. */
-                            serial_number: string | null;
-                        };
-                        /** @description Uploaded documents, oldest first. */
-                        documents: {
-                            /** @description As recognised from the bytes: `image/jpeg`, `image/png`, `image/webp`, `image/heic`, `image/heif`, `application/pdf`. */
-                            content_type: string;
-                            /** @description The sent filename as a label only: sanitised, never a path. */
-                            filename: string;
-                            id: number;
-                            /**
-                             * @description `police_report` (Boletim de Ocorrência), `imei_block` (the carrier’s IMEI-blocking protocol), `invoice` (nota fiscal), `photo`, `repair_quote`, `id_document` or `other`.
-                             * @enum {unknown}
-                             */
-                            kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
-                            /** @description SHA-256 of the bytes, in hex. */
-                            sha256: string;
-                            /** @description Bytes. */
-                            size: number;
-                            /** @description When it was received. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            uploaded_at: string;
-                        }[];
-                        /** @description The contract’s franchise (deductible), taken from an approved amount. In reais (BRL), at most two decimals. */
-                        franchise: number;
-                        id: number;
-                        /** @description The contract’s maximum indemnity limit. In reais (BRL), at most two decimals. */
-                        lmi: number;
-                        /** @description `SIN-<year of created_at>-<6 digits>`, unique across the service. */
-                        number: string;
-                        /** @description When the loss occurred. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        occurred_at: string;
-                        /** @description The police report; null when none was given. */
-                        police_report: {
-                            /** @description `YYYY-MM-DD`. */
-                            issued_on: string | null;
-                            /** @description The Boletim de Ocorrência number. */
-                            number: string | null;
-                        } | null;
-                        /** @description Kinds still missing: `robbery` and `qualified_theft` need `police_report`, `imei_block` and `invoice`; `accidental_damage` and `liquid_damage` need `photo` and `invoice`. */
-                        required_documents: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
-                        /** @description The settlement; null until settled. */
-                        settlement: {
-                            /** @description Repair order or transfer id. */
-                            reference: string | null;
-                            /** @description When. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            settled_at: string;
-                        } | null;
-                        /**
-                         * @description `documents_pending` (Aguardando documentos) → `under_review` (Em análise) once no required document is missing → `approved` (Aprovado) or `denied` (Negado); `approved` → `settled` (Concluído). `withdrawn` (Desistência): the partner gave up before a decision.
-                         * @enum {unknown}
-                         */
-                        status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";
-                        /** @description The status in Portuguese. */
-                        status_label: string;
-                        subscription_id: number | null;
-                        /**
-                         * @description The peril: `robbery` (Roubo), `qualified_theft` (Furto qualificado), `accidental_damage` (Quebra acidental), `liquid_damage` (Danos por líquido).
-                         * @enum {unknown}
-                         */
-                        type: "robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage";
-                        /** @description The peril in Portuguese. */
-                        type_label: string;
-                        /** @description When it last changed. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Claim"];
                 };
             };
             /** @description The body is not valid JSON, or not UTF-8. */
@@ -6468,6 +6578,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -6543,144 +6674,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": 1,
-                     *       "number": "SIN-2026-000001",
-                     *       "status": "documents_pending",
-                     *       "status_label": "Aguardando documentos",
-                     *       "type": "robbery",
-                     *       "type_label": "Roubo",
-                     *       "subscription_id": 1,
-                     *       "annual_plan_id": null,
-                     *       "customer": {
-                     *         "id": 1,
-                     *         "name": "Maria da Silva",
-                     *         "document": "52998224725"
-                     *       },
-                     *       "device": {
-                     *         "model": {
-                     *           "id": 2,
-                     *           "name": "iPhone 16 Pro"
-                     *         },
-                     *         "serial_number": "F2LXK0ABC123"
-                     *       },
-                     *       "occurred_at": "2026-11-20 21:30:00",
-                     *       "description": "Celular roubado na saída do metrô, levaram também a carteira.",
-                     *       "police_report": {
-                     *         "number": "BO-2026-112233",
-                     *         "issued_on": "2026-11-21"
-                     *       },
-                     *       "lmi": 8999,
-                     *       "franchise": 1349.85,
-                     *       "required_documents": [
-                     *         "police_report",
-                     *         "imei_block",
-                     *         "invoice"
-                     *       ],
-                     *       "documents": [],
-                     *       "decision": null,
-                     *       "settlement": null,
-                     *       "created_at": "2026-11-21 10:00:00",
-                     *       "updated_at": "2026-11-21 10:00:00"
-                     *     }
-                     */
-                    "application/json": {
-                        annual_plan_id: number | null;
-                        /** @description When it was opened. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        created_at: string;
-                        customer: {
-                            document: string;
-                            id: number;
-                            name: string;
-                        };
-                        /** @description The decision; null until decided. */
-                        decision: {
-                            /** @description Approved amount. In reais; null when denied. */
-                            approved_amount: number | null;
-                            /** @description When it was decided. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            decided_at: string;
-                            /** @description The adjuster’s note to the partner. */
-                            note: string | null;
-                            /** @enum {unknown} */
-                            outcome: "approved" | "denied";
-                            /** @description Approved amount − franchise, never below 0. In reais; null when denied. */
-                            payable_amount: number | null;
-                            /** @description Why it was denied: `not_covered`, `outside_coverage`, `late_notice`, `documents_invalid`, `fraud_suspected`, `other`. */
-                            reason_code: string | null;
-                            settlement_method: ("repair" | "replacement" | "indemnity") | null;
-                        } | null;
-                        description: string;
-                        device: {
-                            model: {
-                                id: number;
-                                name: string;
-                            };
-                            /** @description The contract’s serial number or IMEI when the claim was opened. */
-                            serial_number: string | null;
-                        };
-                        /** @description Uploaded documents, oldest first. */
-                        documents: {
-                            /** @description As recognised from the bytes: `image/jpeg`, `image/png`, `image/webp`, `image/heic`, `image/heif`, `application/pdf`. */
-                            content_type: string;
-                            /** @description The sent filename as a label only: sanitised, never a path. */
-                            filename: string;
-                            id: number;
-                            /**
-                             * @description `police_report` (Boletim de Ocorrência), `imei_block` (the carrier’s IMEI-blocking protocol), `invoice` (nota fiscal), `photo`, `repair_quote`, `id_document` or `other`.
-                             * @enum {unknown}
-                             */
-                            kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
-                            /** @description SHA-256 of the bytes, in hex. */
-                            sha256: string;
-                            /** @description Bytes. */
-                            size: number;
-                            /** @description When it was received. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            uploaded_at: string;
-                        }[];
-                        /** @description The contract’s franchise (deductible), taken from an approved amount. In reais (BRL), at most two decimals. */
-                        franchise: number;
-                        id: number;
-                        /** @description The contract’s maximum indemnity limit. In reais (BRL), at most two decimals. */
-                        lmi: number;
-                        /** @description `SIN-<year of created_at>-<6 digits>`, unique across the service. */
-                        number: string;
-                        /** @description When the loss occurred. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        occurred_at: string;
-                        /** @description The police report; null when none was given. */
-                        police_report: {
-                            /** @description `YYYY-MM-DD`. */
-                            issued_on: string | null;
-                            /** @description The Boletim de Ocorrência number. */
-                            number: string | null;
-                        } | null;
-                        /** @description Kinds still missing: `robbery` and `qualified_theft` need `police_report`, `imei_block` and `invoice`; `accidental_damage` and `liquid_damage` need `photo` and `invoice`. */
-                        required_documents: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
-                        /** @description The settlement; null until settled. */
-                        settlement: {
-                            /** @description Repair order or transfer id. */
-                            reference: string | null;
-                            /** @description When. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            settled_at: string;
-                        } | null;
-                        /**
-                         * @description `documents_pending` (Aguardando documentos) → `under_review` (Em análise) once no required document is missing → `approved` (Aprovado) or `denied` (Negado); `approved` → `settled` (Concluído). `withdrawn` (Desistência): the partner gave up before a decision.
-                         * @enum {unknown}
-                         */
-                        status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";
-                        /** @description The status in Portuguese. */
-                        status_label: string;
-                        subscription_id: number | null;
-                        /**
-                         * @description The peril: `robbery` (Roubo), `qualified_theft` (Furto qualificado), `accidental_damage` (Quebra acidental), `liquid_damage` (Danos por líquido).
-                         * @enum {unknown}
-                         */
-                        type: "robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage";
-                        /** @description The peril in Portuguese. */
-                        type_label: string;
-                        /** @description When it last changed. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Claim"];
                 };
             };
             /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
@@ -6756,6 +6750,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -6820,6 +6835,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "kind": "photo",
+                 *       "file": "(the bytes of tela-quebrada.jpg)"
+                 *     }
+                 */
                 "multipart/form-data": {
                     /**
                      * Format: binary
@@ -6851,35 +6872,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": 1,
-                     *       "kind": "photo",
-                     *       "filename": "tela-quebrada.jpg",
-                     *       "content_type": "image/jpeg",
-                     *       "size": 182044,
-                     *       "sha256": "9f2c7c3b1e0a6d4f8b5a2e7c1d3f6a9b0c4e8d2f7a1b5c9e3d6f0a4b8c2e7d1f",
-                     *       "uploaded_at": "2026-11-21 12:04:05"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description As recognised from the bytes: `image/jpeg`, `image/png`, `image/webp`, `image/heic`, `image/heif`, `application/pdf`. */
-                        content_type: string;
-                        /** @description The sent filename as a label only: sanitised, never a path. */
-                        filename: string;
-                        id: number;
-                        /**
-                         * @description `police_report` (Boletim de Ocorrência), `imei_block` (the carrier’s IMEI-blocking protocol), `invoice` (nota fiscal), `photo`, `repair_quote`, `id_document` or `other`.
-                         * @enum {unknown}
-                         */
-                        kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
-                        /** @description SHA-256 of the bytes, in hex. */
-                        sha256: string;
-                        /** @description Bytes. */
-                        size: number;
-                        /** @description When it was received. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        uploaded_at: string;
-                    };
+                    "application/json": components["schemas"]["ClaimDocument"];
                 };
             };
             /** @description The body is not valid JSON, or not UTF-8. */
@@ -7065,6 +7058,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -7232,6 +7246,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -7312,144 +7347,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": 1,
-                     *       "number": "SIN-2026-000001",
-                     *       "status": "documents_pending",
-                     *       "status_label": "Aguardando documentos",
-                     *       "type": "robbery",
-                     *       "type_label": "Roubo",
-                     *       "subscription_id": 1,
-                     *       "annual_plan_id": null,
-                     *       "customer": {
-                     *         "id": 1,
-                     *         "name": "Maria da Silva",
-                     *         "document": "52998224725"
-                     *       },
-                     *       "device": {
-                     *         "model": {
-                     *           "id": 2,
-                     *           "name": "iPhone 16 Pro"
-                     *         },
-                     *         "serial_number": "F2LXK0ABC123"
-                     *       },
-                     *       "occurred_at": "2026-11-20 21:30:00",
-                     *       "description": "Celular roubado na saída do metrô, levaram também a carteira.",
-                     *       "police_report": {
-                     *         "number": "BO-2026-112233",
-                     *         "issued_on": "2026-11-21"
-                     *       },
-                     *       "lmi": 8999,
-                     *       "franchise": 1349.85,
-                     *       "required_documents": [
-                     *         "police_report",
-                     *         "imei_block",
-                     *         "invoice"
-                     *       ],
-                     *       "documents": [],
-                     *       "decision": null,
-                     *       "settlement": null,
-                     *       "created_at": "2026-11-21 10:00:00",
-                     *       "updated_at": "2026-11-21 10:00:00"
-                     *     }
-                     */
-                    "application/json": {
-                        annual_plan_id: number | null;
-                        /** @description When it was opened. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        created_at: string;
-                        customer: {
-                            document: string;
-                            id: number;
-                            name: string;
-                        };
-                        /** @description The decision; null until decided. */
-                        decision: {
-                            /** @description Approved amount. In reais; null when denied. */
-                            approved_amount: number | null;
-                            /** @description When it was decided. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            decided_at: string;
-                            /** @description The adjuster’s note to the partner. */
-                            note: string | null;
-                            /** @enum {unknown} */
-                            outcome: "approved" | "denied";
-                            /** @description Approved amount − franchise, never below 0. In reais; null when denied. */
-                            payable_amount: number | null;
-                            /** @description Why it was denied: `not_covered`, `outside_coverage`, `late_notice`, `documents_invalid`, `fraud_suspected`, `other`. */
-                            reason_code: string | null;
-                            settlement_method: ("repair" | "replacement" | "indemnity") | null;
-                        } | null;
-                        description: string;
-                        device: {
-                            model: {
-                                id: number;
-                                name: string;
-                            };
-                            /** @description The contract’s serial number or IMEI when the claim was opened. */
-                            serial_number: string | null;
-                        };
-                        /** @description Uploaded documents, oldest first. */
-                        documents: {
-                            /** @description As recognised from the bytes: `image/jpeg`, `image/png`, `image/webp`, `image/heic`, `image/heif`, `application/pdf`. */
-                            content_type: string;
-                            /** @description The sent filename as a label only: sanitised, never a path. */
-                            filename: string;
-                            id: number;
-                            /**
-                             * @description `police_report` (Boletim de Ocorrência), `imei_block` (the carrier’s IMEI-blocking protocol), `invoice` (nota fiscal), `photo`, `repair_quote`, `id_document` or `other`.
-                             * @enum {unknown}
-                             */
-                            kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
-                            /** @description SHA-256 of the bytes, in hex. */
-                            sha256: string;
-                            /** @description Bytes. */
-                            size: number;
-                            /** @description When it was received. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            uploaded_at: string;
-                        }[];
-                        /** @description The contract’s franchise (deductible), taken from an approved amount. In reais (BRL), at most two decimals. */
-                        franchise: number;
-                        id: number;
-                        /** @description The contract’s maximum indemnity limit. In reais (BRL), at most two decimals. */
-                        lmi: number;
-                        /** @description `SIN-<year of created_at>-<6 digits>`, unique across the service. */
-                        number: string;
-                        /** @description When the loss occurred. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        occurred_at: string;
-                        /** @description The police report; null when none was given. */
-                        police_report: {
-                            /** @description `YYYY-MM-DD`. */
-                            issued_on: string | null;
-                            /** @description The Boletim de Ocorrência number. */
-                            number: string | null;
-                        } | null;
-                        /** @description Kinds still missing: `robbery` and `qualified_theft` need `police_report`, `imei_block` and `invoice`; `accidental_damage` and `liquid_damage` need `photo` and `invoice`. */
-                        required_documents: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
-                        /** @description The settlement; null until settled. */
-                        settlement: {
-                            /** @description Repair order or transfer id. */
-                            reference: string | null;
-                            /** @description When. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            settled_at: string;
-                        } | null;
-                        /**
-                         * @description `documents_pending` (Aguardando documentos) → `under_review` (Em análise) once no required document is missing → `approved` (Aprovado) or `denied` (Negado); `approved` → `settled` (Concluído). `withdrawn` (Desistência): the partner gave up before a decision.
-                         * @enum {unknown}
-                         */
-                        status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";
-                        /** @description The status in Portuguese. */
-                        status_label: string;
-                        subscription_id: number | null;
-                        /**
-                         * @description The peril: `robbery` (Roubo), `qualified_theft` (Furto qualificado), `accidental_damage` (Quebra acidental), `liquid_damage` (Danos por líquido).
-                         * @enum {unknown}
-                         */
-                        type: "robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage";
-                        /** @description The peril in Portuguese. */
-                        type_label: string;
-                        /** @description When it last changed. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Claim"];
                 };
             };
             /** @description The body is not valid JSON, or not UTF-8. */
@@ -7635,6 +7533,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -7756,7 +7675,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A customer of the authenticated partner. */
+            /** @description Created */
             201: {
                 headers: {
                     /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key` (a kept 4xx is replayed the same way). */
@@ -7772,49 +7691,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": 42,
-                     *       "name": "Maria da Silva",
-                     *       "document": "52998224725",
-                     *       "email": "maria@example.com",
-                     *       "phone": "11987654321",
-                     *       "address": {
-                     *         "street": "Avenida Paulista",
-                     *         "number": 1000,
-                     *         "complement": "Apto 12",
-                     *         "zipcode": "01310100",
-                     *         "neighborhood": "Bela Vista",
-                     *         "city": "São Paulo",
-                     *         "state": "SP"
-                     *       },
-                     *       "created_at": "2026-11-21 09:00:00"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description Null when none was given. */
-                        address: {
-                            city: string;
-                            complement: string | null;
-                            neighborhood: string;
-                            number: number;
-                            /** @description Uppercase UF. */
-                            state: string;
-                            street: string;
-                            /** @description 8 digits. */
-                            zipcode: string;
-                        } | null;
-                        /** @description `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        created_at: string;
-                        /** @description Bare CPF or CNPJ (alphanumeric CNPJ uppercase). */
-                        document: string;
-                        email: string;
-                        /** @description Send it as `customer_id` when contracting. */
-                        id: number;
-                        name: string;
-                        /** @description Bare national digits with area code. */
-                        phone: string;
-                    };
+                    "application/json": components["schemas"]["Customer"];
                 };
             };
             /** @description The body is not valid JSON, or not UTF-8. */
@@ -7979,6 +7856,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -8040,7 +7938,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A customer of the authenticated partner. */
+            /** @description OK */
             200: {
                 headers: {
                     /** @description Requests allowed a minute: per partner (on login, per client id and address). */
@@ -8054,49 +7952,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": 42,
-                     *       "name": "Maria da Silva",
-                     *       "document": "52998224725",
-                     *       "email": "maria@example.com",
-                     *       "phone": "11987654321",
-                     *       "address": {
-                     *         "street": "Avenida Paulista",
-                     *         "number": 1000,
-                     *         "complement": "Apto 12",
-                     *         "zipcode": "01310100",
-                     *         "neighborhood": "Bela Vista",
-                     *         "city": "São Paulo",
-                     *         "state": "SP"
-                     *       },
-                     *       "created_at": "2026-11-21 09:00:00"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description Null when none was given. */
-                        address: {
-                            city: string;
-                            complement: string | null;
-                            neighborhood: string;
-                            number: number;
-                            /** @description Uppercase UF. */
-                            state: string;
-                            street: string;
-                            /** @description 8 digits. */
-                            zipcode: string;
-                        } | null;
-                        /** @description `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        created_at: string;
-                        /** @description Bare CPF or CNPJ (alphanumeric CNPJ uppercase). */
-                        document: string;
-                        email: string;
-                        /** @description Send it as `customer_id` when contracting. */
-                        id: number;
-                        name: string;
-                        /** @description Bare national digits with area code. */
-                        phone: string;
-                    };
+                    "application/json": components["schemas"]["Customer"];
                 };
             };
             /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
@@ -8169,6 +8025,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
                     };
                 };
             };
@@ -8253,24 +8130,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description Oldest first. */
-                        data: {
-                            /** @description When the change was written. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            created_at: string;
-                            data: {
-                                /** @description The resource exactly as its GET showed it when the change was written (links under the service’s public address, `AMPARO_PUBLIC_URL`). */
-                                object: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                            /** @description `evt_` and 32 hexadecimal digits. */
-                            id: string;
-                            /**
-                             * @description What changed. `data.object` is a subscription (`subscription.*`), an installment with its
-                             *     `subscription_id` (`installment.*`) or an annual plan (`annual_plan.*`).
-                             * @enum {unknown}
-                             */
-                            type: "subscription.created" | "subscription.activated" | "subscription.canceled" | "subscription.expired" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "claim.opened" | "claim.under_review" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn" | "ping";
-                        }[];
+                        data: components["schemas"]["Event"][];
                         /** @description More events follow: ask again with `after` = the last id of `data`. */
                         has_more: boolean;
                     };
@@ -8354,6 +8214,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -8426,46 +8307,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": "evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60",
-                     *       "type": "installment.payment_failed",
-                     *       "created_at": "2026-12-21 00:05:00",
-                     *       "data": {
-                     *         "object": {
-                     *           "id": 5002,
-                     *           "number": 2,
-                     *           "amount": 54,
-                     *           "due_date": "2026-12-21",
-                     *           "status": "pending",
-                     *           "status_label": "Pendente",
-                     *           "paid_at": null,
-                     *           "subscription_id": 1001,
-                     *           "attempts": 1,
-                     *           "last_decline_code": "insufficient_funds",
-                     *           "next_attempt_on": "2026-12-22"
-                     *         }
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description When the change was written. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        created_at: string;
-                        data: {
-                            /** @description The resource exactly as its GET showed it when the change was written (links under the service’s public address, `AMPARO_PUBLIC_URL`). */
-                            object: {
-                                [key: string]: unknown;
-                            };
-                        };
-                        /** @description `evt_` and 32 hexadecimal digits. */
-                        id: string;
-                        /**
-                         * @description What changed. `data.object` is a subscription (`subscription.*`), an installment with its
-                         *     `subscription_id` (`installment.*`) or an annual plan (`annual_plan.*`).
-                         * @enum {unknown}
-                         */
-                        type: "subscription.created" | "subscription.activated" | "subscription.canceled" | "subscription.expired" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "claim.opened" | "claim.under_review" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn" | "ping";
-                    };
+                    "application/json": components["schemas"]["Event"];
                 };
             };
             /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
@@ -8538,6 +8380,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
                     };
                 };
             };
@@ -8814,6 +8677,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -8885,6 +8769,27 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
                     };
                 };
             };
@@ -8975,28 +8880,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description Items of this page. */
-                        data: {
-                            brand: {
-                                id: number;
-                                meta: {
-                                    /**
-                                     * Format: uri
-                                     * @description Absolute address of the resource.
-                                     */
-                                    link: string;
-                                };
-                                name: string;
-                            };
-                            id: number;
-                            meta: {
-                                /**
-                                 * Format: uri
-                                 * @description Absolute address of the resource.
-                                 */
-                                link: string;
-                            };
-                            name: string;
-                        }[];
+                        data: components["schemas"]["Model"][];
                         /** @description Absolute navigation addresses. */
                         links: {
                             /** @description Address of the first page. */
@@ -9115,6 +8999,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -9193,44 +9098,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": 2,
-                     *       "name": "iPhone 16 Pro",
-                     *       "brand": {
-                     *         "id": 1,
-                     *         "name": "Apple",
-                     *         "meta": {
-                     *           "link": "https://api.amparo.example/brands/1"
-                     *         }
-                     *       },
-                     *       "meta": {
-                     *         "link": "https://api.amparo.example/models/2"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        brand: {
-                            id: number;
-                            meta: {
-                                /**
-                                 * Format: uri
-                                 * @description Absolute address of the resource.
-                                 */
-                                link: string;
-                            };
-                            name: string;
-                        };
-                        id: number;
-                        meta: {
-                            /**
-                             * Format: uri
-                             * @description Absolute address of the resource.
-                             */
-                            link: string;
-                        };
-                        name: string;
-                    };
+                    "application/json": components["schemas"]["Model"];
                 };
             };
             /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
@@ -9329,6 +9197,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
                     };
                 };
             };
@@ -9439,21 +9328,7 @@ export interface operations {
                      *       }
                      *     ]
                      */
-                    "application/json": {
-                        /** @description A claim must be opened within this many days of the loss. */
-                        claim_notice_days: number;
-                        /** @description The perils a claim may name: `robbery` (Roubo), `qualified_theft` (Furto qualificado), `accidental_damage` (Quebra acidental), `liquid_damage` (Danos por líquido). */
-                        coverage_types: ("robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage")[];
-                        /** @description What the plan covers, in Portuguese. */
-                        coverages: string[];
-                        /** @description The `plan_id` of `POST /subscriptions`. */
-                        id: number;
-                        /** @description Number of monthly installments of a subscription. */
-                        installments: number;
-                        /** @description At most this many claims of one contract approved in the 365 days before a loss. */
-                        max_claims_per_year: number;
-                        name: string;
-                    }[];
+                    "application/json": components["schemas"]["Plan"][];
                 };
             };
             /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
@@ -9508,6 +9383,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -9558,7 +9454,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Desired LMI in reais, at most two decimals (`4500`, `4499.5`). Inside the authorized range it is the LMI; absent, empty, zero, negative, below or above the range → the model’s default LMI, without error. More than two decimals (`1.005`) or not a number (`abc`) → 422 `errors.maxima`.
+                 * @description Desired LMI in reais, at most two decimals (`4500`, `4499.5`, `4.5e3`). Inside the authorized range it is the LMI; absent, empty, zero, negative, below or above the range → the model’s default LMI, without error. More than two decimals (`1.005`) or not a number (`abc`) → 422 `errors.maxima`.
                  * @example 4500
                  */
                 maxima?: number | "";
@@ -9594,27 +9490,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": 2,
-                     *       "name": "Proteção Total 12x",
-                     *       "monthly_premium": 107.99,
-                     *       "lmi": 8999,
-                     *       "installments": 12
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description Plan id. */
-                        id: number;
-                        /** @description Number of monthly installments. */
-                        installments: number;
-                        /** @description The LMI applied: `maxima` when inside the authorized range, else the model default. In reais (BRL), at most two decimals. */
-                        lmi: number;
-                        /** @description Each monthly installment: LMI × the plan’s monthly rate, half-up to the cent. In reais (BRL), at most two decimals. */
-                        monthly_premium: number;
-                        /** @description Plan name. */
-                        name: string;
-                    };
+                    "application/json": components["schemas"]["PlanQuotation"];
                 };
             };
             /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
@@ -9716,6 +9592,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -9766,7 +9663,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Desired LMI in reais, at most two decimals (`4500`, `4499.5`). Inside the authorized range it is the LMI; absent, empty, zero, negative, below or above the range → the model’s default LMI, without error. More than two decimals (`1.005`) or not a number (`abc`) → 422 `errors.maxima`.
+                 * @description Desired LMI in reais, at most two decimals (`4500`, `4499.5`, `4.5e3`). Inside the authorized range it is the LMI; absent, empty, zero, negative, below or above the range → the model’s default LMI, without error. More than two decimals (`1.005`) or not a number (`abc`) → 422 `errors.maxima`.
                  * @example 4500
                  */
                 maxima?: number | "";
@@ -9796,41 +9693,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "plans": [
-                     *         {
-                     *           "id": 1,
-                     *           "name": "Proteção Essencial 12x",
-                     *           "monthly_premium": 80.99,
-                     *           "lmi": 8999,
-                     *           "installments": 12
-                     *         },
-                     *         {
-                     *           "id": 2,
-                     *           "name": "Proteção Total 12x",
-                     *           "monthly_premium": 107.99,
-                     *           "lmi": 8999,
-                     *           "installments": 12
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description Every active subscription plan of the partner, by id. */
-                        plans: {
-                            /** @description Plan id. */
-                            id: number;
-                            /** @description Number of monthly installments. */
-                            installments: number;
-                            /** @description The LMI applied: `maxima` when inside the authorized range, else the model default. In reais (BRL), at most two decimals. */
-                            lmi: number;
-                            /** @description Each monthly installment: LMI × the plan’s monthly rate, half-up to the cent. In reais (BRL), at most two decimals. */
-                            monthly_premium: number;
-                            /** @description Plan name. */
-                            name: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Quotation"];
                 };
             };
             /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
@@ -9911,6 +9774,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -9982,6 +9866,27 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         status: "ready";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
                     };
                 };
             };
@@ -10089,144 +9994,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": 1,
-                     *       "number": "SIN-2026-000001",
-                     *       "status": "documents_pending",
-                     *       "status_label": "Aguardando documentos",
-                     *       "type": "robbery",
-                     *       "type_label": "Roubo",
-                     *       "subscription_id": 1,
-                     *       "annual_plan_id": null,
-                     *       "customer": {
-                     *         "id": 1,
-                     *         "name": "Maria da Silva",
-                     *         "document": "52998224725"
-                     *       },
-                     *       "device": {
-                     *         "model": {
-                     *           "id": 2,
-                     *           "name": "iPhone 16 Pro"
-                     *         },
-                     *         "serial_number": "F2LXK0ABC123"
-                     *       },
-                     *       "occurred_at": "2026-11-20 21:30:00",
-                     *       "description": "Celular roubado na saída do metrô, levaram também a carteira.",
-                     *       "police_report": {
-                     *         "number": "BO-2026-112233",
-                     *         "issued_on": "2026-11-21"
-                     *       },
-                     *       "lmi": 8999,
-                     *       "franchise": 1349.85,
-                     *       "required_documents": [
-                     *         "police_report",
-                     *         "imei_block",
-                     *         "invoice"
-                     *       ],
-                     *       "documents": [],
-                     *       "decision": null,
-                     *       "settlement": null,
-                     *       "created_at": "2026-11-21 10:00:00",
-                     *       "updated_at": "2026-11-21 10:00:00"
-                     *     }
-                     */
-                    "application/json": {
-                        annual_plan_id: number | null;
-                        /** @description When it was opened. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        created_at: string;
-                        customer: {
-                            document: string;
-                            id: number;
-                            name: string;
-                        };
-                        /** @description The decision; null until decided. */
-                        decision: {
-                            /** @description Approved amount. In reais; null when denied. */
-                            approved_amount: number | null;
-                            /** @description When it was decided. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            decided_at: string;
-                            /** @description The adjuster’s note to the partner. */
-                            note: string | null;
-                            /** @enum {unknown} */
-                            outcome: "approved" | "denied";
-                            /** @description Approved amount − franchise, never below 0. In reais; null when denied. */
-                            payable_amount: number | null;
-                            /** @description Why it was denied: `not_covered`, `outside_coverage`, `late_notice`, `documents_invalid`, `fraud_suspected`, `other`. */
-                            reason_code: string | null;
-                            settlement_method: ("repair" | "replacement" | "indemnity") | null;
-                        } | null;
-                        description: string;
-                        device: {
-                            model: {
-                                id: number;
-                                name: string;
-                            };
-                            /** @description The contract’s serial number or IMEI when the claim was opened. */
-                            serial_number: string | null;
-                        };
-                        /** @description Uploaded documents, oldest first. */
-                        documents: {
-                            /** @description As recognised from the bytes: `image/jpeg`, `image/png`, `image/webp`, `image/heic`, `image/heif`, `application/pdf`. */
-                            content_type: string;
-                            /** @description The sent filename as a label only: sanitised, never a path. */
-                            filename: string;
-                            id: number;
-                            /**
-                             * @description `police_report` (Boletim de Ocorrência), `imei_block` (the carrier’s IMEI-blocking protocol), `invoice` (nota fiscal), `photo`, `repair_quote`, `id_document` or `other`.
-                             * @enum {unknown}
-                             */
-                            kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
-                            /** @description SHA-256 of the bytes, in hex. */
-                            sha256: string;
-                            /** @description Bytes. */
-                            size: number;
-                            /** @description When it was received. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            uploaded_at: string;
-                        }[];
-                        /** @description The contract’s franchise (deductible), taken from an approved amount. In reais (BRL), at most two decimals. */
-                        franchise: number;
-                        id: number;
-                        /** @description The contract’s maximum indemnity limit. In reais (BRL), at most two decimals. */
-                        lmi: number;
-                        /** @description `SIN-<year of created_at>-<6 digits>`, unique across the service. */
-                        number: string;
-                        /** @description When the loss occurred. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        occurred_at: string;
-                        /** @description The police report; null when none was given. */
-                        police_report: {
-                            /** @description `YYYY-MM-DD`. */
-                            issued_on: string | null;
-                            /** @description The Boletim de Ocorrência number. */
-                            number: string | null;
-                        } | null;
-                        /** @description Kinds still missing: `robbery` and `qualified_theft` need `police_report`, `imei_block` and `invoice`; `accidental_damage` and `liquid_damage` need `photo` and `invoice`. */
-                        required_documents: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
-                        /** @description The settlement; null until settled. */
-                        settlement: {
-                            /** @description Repair order or transfer id. */
-                            reference: string | null;
-                            /** @description When. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            settled_at: string;
-                        } | null;
-                        /**
-                         * @description `documents_pending` (Aguardando documentos) → `under_review` (Em análise) once no required document is missing → `approved` (Aprovado) or `denied` (Negado); `approved` → `settled` (Concluído). `withdrawn` (Desistência): the partner gave up before a decision.
-                         * @enum {unknown}
-                         */
-                        status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";
-                        /** @description The status in Portuguese. */
-                        status_label: string;
-                        subscription_id: number | null;
-                        /**
-                         * @description The peril: `robbery` (Roubo), `qualified_theft` (Furto qualificado), `accidental_damage` (Quebra acidental), `liquid_damage` (Danos por líquido).
-                         * @enum {unknown}
-                         */
-                        type: "robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage";
-                        /** @description The peril in Portuguese. */
-                        type_label: string;
-                        /** @description When it last changed. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Claim"];
                 };
             };
             /** @description The body is not valid JSON, or not UTF-8. */
@@ -10412,6 +10180,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -10504,144 +10293,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": 1,
-                     *       "number": "SIN-2026-000001",
-                     *       "status": "documents_pending",
-                     *       "status_label": "Aguardando documentos",
-                     *       "type": "robbery",
-                     *       "type_label": "Roubo",
-                     *       "subscription_id": 1,
-                     *       "annual_plan_id": null,
-                     *       "customer": {
-                     *         "id": 1,
-                     *         "name": "Maria da Silva",
-                     *         "document": "52998224725"
-                     *       },
-                     *       "device": {
-                     *         "model": {
-                     *           "id": 2,
-                     *           "name": "iPhone 16 Pro"
-                     *         },
-                     *         "serial_number": "F2LXK0ABC123"
-                     *       },
-                     *       "occurred_at": "2026-11-20 21:30:00",
-                     *       "description": "Celular roubado na saída do metrô, levaram também a carteira.",
-                     *       "police_report": {
-                     *         "number": "BO-2026-112233",
-                     *         "issued_on": "2026-11-21"
-                     *       },
-                     *       "lmi": 8999,
-                     *       "franchise": 1349.85,
-                     *       "required_documents": [
-                     *         "police_report",
-                     *         "imei_block",
-                     *         "invoice"
-                     *       ],
-                     *       "documents": [],
-                     *       "decision": null,
-                     *       "settlement": null,
-                     *       "created_at": "2026-11-21 10:00:00",
-                     *       "updated_at": "2026-11-21 10:00:00"
-                     *     }
-                     */
-                    "application/json": {
-                        annual_plan_id: number | null;
-                        /** @description When it was opened. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        created_at: string;
-                        customer: {
-                            document: string;
-                            id: number;
-                            name: string;
-                        };
-                        /** @description The decision; null until decided. */
-                        decision: {
-                            /** @description Approved amount. In reais; null when denied. */
-                            approved_amount: number | null;
-                            /** @description When it was decided. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            decided_at: string;
-                            /** @description The adjuster’s note to the partner. */
-                            note: string | null;
-                            /** @enum {unknown} */
-                            outcome: "approved" | "denied";
-                            /** @description Approved amount − franchise, never below 0. In reais; null when denied. */
-                            payable_amount: number | null;
-                            /** @description Why it was denied: `not_covered`, `outside_coverage`, `late_notice`, `documents_invalid`, `fraud_suspected`, `other`. */
-                            reason_code: string | null;
-                            settlement_method: ("repair" | "replacement" | "indemnity") | null;
-                        } | null;
-                        description: string;
-                        device: {
-                            model: {
-                                id: number;
-                                name: string;
-                            };
-                            /** @description The contract’s serial number or IMEI when the claim was opened. */
-                            serial_number: string | null;
-                        };
-                        /** @description Uploaded documents, oldest first. */
-                        documents: {
-                            /** @description As recognised from the bytes: `image/jpeg`, `image/png`, `image/webp`, `image/heic`, `image/heif`, `application/pdf`. */
-                            content_type: string;
-                            /** @description The sent filename as a label only: sanitised, never a path. */
-                            filename: string;
-                            id: number;
-                            /**
-                             * @description `police_report` (Boletim de Ocorrência), `imei_block` (the carrier’s IMEI-blocking protocol), `invoice` (nota fiscal), `photo`, `repair_quote`, `id_document` or `other`.
-                             * @enum {unknown}
-                             */
-                            kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
-                            /** @description SHA-256 of the bytes, in hex. */
-                            sha256: string;
-                            /** @description Bytes. */
-                            size: number;
-                            /** @description When it was received. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            uploaded_at: string;
-                        }[];
-                        /** @description The contract’s franchise (deductible), taken from an approved amount. In reais (BRL), at most two decimals. */
-                        franchise: number;
-                        id: number;
-                        /** @description The contract’s maximum indemnity limit. In reais (BRL), at most two decimals. */
-                        lmi: number;
-                        /** @description `SIN-<year of created_at>-<6 digits>`, unique across the service. */
-                        number: string;
-                        /** @description When the loss occurred. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        occurred_at: string;
-                        /** @description The police report; null when none was given. */
-                        police_report: {
-                            /** @description `YYYY-MM-DD`. */
-                            issued_on: string | null;
-                            /** @description The Boletim de Ocorrência number. */
-                            number: string | null;
-                        } | null;
-                        /** @description Kinds still missing: `robbery` and `qualified_theft` need `police_report`, `imei_block` and `invoice`; `accidental_damage` and `liquid_damage` need `photo` and `invoice`. */
-                        required_documents: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
-                        /** @description The settlement; null until settled. */
-                        settlement: {
-                            /** @description Repair order or transfer id. */
-                            reference: string | null;
-                            /** @description When. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            settled_at: string;
-                        } | null;
-                        /**
-                         * @description `documents_pending` (Aguardando documentos) → `under_review` (Em análise) once no required document is missing → `approved` (Aprovado) or `denied` (Negado); `approved` → `settled` (Concluído). `withdrawn` (Desistência): the partner gave up before a decision.
-                         * @enum {unknown}
-                         */
-                        status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";
-                        /** @description The status in Portuguese. */
-                        status_label: string;
-                        subscription_id: number | null;
-                        /**
-                         * @description The peril: `robbery` (Roubo), `qualified_theft` (Furto qualificado), `accidental_damage` (Quebra acidental), `liquid_damage` (Danos por líquido).
-                         * @enum {unknown}
-                         */
-                        type: "robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage";
-                        /** @description The peril in Portuguese. */
-                        type_label: string;
-                        /** @description When it last changed. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Claim"];
                 };
             };
             /** @description The body is not valid JSON, or not UTF-8. */
@@ -10848,6 +10500,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -10917,18 +10590,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "now": "2026-12-26 10:00:00",
-                     *       "advanced_by_seconds": 2678400
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description How far the clock is ahead of real time. */
-                        advanced_by_seconds: number;
-                        /** @description The partner’s clock: what it does happens at this time (service time zone). `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        now: string;
-                    };
+                    "application/json": components["schemas"]["SandboxClock"];
                 };
             };
             /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
@@ -10980,6 +10642,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
                     };
                 };
             };
@@ -11039,7 +10722,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 /**
                  * @example {
@@ -11051,7 +10734,11 @@ export interface operations {
                     days?: number;
                     /** @description Hours to move forward, 1–9600. */
                     hours?: number;
-                };
+                } & ({
+                    days: number;
+                } | {
+                    hours: number;
+                });
             };
         };
         responses: {
@@ -11327,8 +11014,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Server fault; quote `request_id` to support. */
-            500: {
+            /** @description The request headers are too large. */
+            431: {
                 headers: {
                     /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
                     "X-Request-Id"?: string;
@@ -11337,177 +11024,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": "server_error",
-                     *       "message": "Server error.",
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
                      *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "server_error";
-                    };
-                };
-            };
-            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "service_unavailable",
-                     *       "message": "Service temporarily unavailable. Retry shortly.",
-                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code: "service_unavailable";
-                    };
-                };
-            };
-        };
-    };
-    getClientPackageVersion: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description `amparo-client-<version>.tgz`, the version `GET /` gives the client.
-                 * @example amparo-client-0.1.0.tgz
-                 */
-                file: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The `npm pack` of `@amparo/client`, for `npm install <this address>`. */
-            200: {
-                headers: {
-                    /** @description `attachment; filename="amparo-client-<version>.tgz"`. */
-                    "Content-Disposition"?: string;
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/gzip": string;
-                };
-            };
-            /** @description Not found, or not this partner’s. */
-            404: {
-                headers: {
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "not_found",
-                     *       "message": "Sdk not found.",
-                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code: "not_found";
-                    };
-                };
-            };
-            /** @description Server fault; quote `request_id` to support. */
-            500: {
-                headers: {
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "server_error",
-                     *       "message": "Server error.",
-                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code: "server_error";
-                    };
-                };
-            };
-            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "service_unavailable",
-                     *       "message": "Service temporarily unavailable. Retry shortly.",
-                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code: "service_unavailable";
-                    };
-                };
-            };
-        };
-    };
-    getClientPackage: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The `npm pack` of `@amparo/client`, for `npm install <this address>`. */
-            200: {
-                headers: {
-                    /** @description `attachment; filename="amparo-client-<version>.tgz"`. */
-                    "Content-Disposition"?: string;
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/gzip": string;
-                };
-            };
-            /** @description Not found, or not this partner’s. */
-            404: {
-                headers: {
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "not_found",
-                     *       "message": "Resource not found.",
-                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code: "not_found";
+                        code: "headers_too_large";
                     };
                 };
             };
@@ -11587,49 +11111,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description Items of this page. */
-                        data: {
-                            address: {
-                                city: string;
-                                complement: string | null;
-                                neighborhood: string;
-                                number: string;
-                                /** @description Uppercase UF. */
-                                state: string;
-                                street: string;
-                                /** @description 8 digits. */
-                                zip_code: string;
-                            } | null;
-                            /** @description `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            created_at: string;
-                            /** @description Send it as `store_id` when contracting. */
-                            id: number;
-                            /** @description True for the partner's own (matrix) store, false for a branch. */
-                            matrix: boolean;
-                            meta: {
-                                /**
-                                 * Format: uri
-                                 * @description Absolute address of the resource.
-                                 */
-                                link: string;
-                            };
-                            /** @description Bare digits; null for the matrix. */
-                            phone: string | null;
-                            /** @description Bare CNPJ; null only for the matrix store of a partner registered without one. */
-                            registration_number: string | null;
-                            responsible: {
-                                /** @description Lowercase. */
-                                email: string;
-                                name: string;
-                                /** @description Bare digits with area code. */
-                                phone: string;
-                                /** @description Bare CPF. */
-                                registration_number: string;
-                                rg: string | null;
-                                role: string | null;
-                            } | null;
-                            trading_name: string;
-                            website: string | null;
-                        }[];
+                        data: components["schemas"]["Shopkeeper"][];
                         /** @description Absolute navigation addresses. */
                         links: {
                             /** @description Address of the first page. */
@@ -11745,6 +11227,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
                     };
                 };
             };
@@ -11931,39 +11434,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": 12,
-                     *       "trading_name": "Loja Centro",
-                     *       "registration_number": "11444777000161",
-                     *       "matrix": false,
-                     *       "responsible": null,
-                     *       "meta": {
-                     *         "link": "https://api.amparo.example/shopkeepers/12"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description Send it as `store_id` when contracting. */
-                        id: number;
-                        /**
-                         * @description Always false: a registered branch is never the matrix.
-                         * @enum {boolean}
-                         */
-                        matrix: false;
-                        meta: {
-                            /**
-                             * Format: uri
-                             * @description Absolute address of the resource.
-                             */
-                            link: string;
-                        };
-                        /** @description Bare CNPJ (alphanumeric letters uppercase). */
-                        registration_number: string;
-                        /** @description Always null in the creation response (as the seed shows). */
-                        responsible: null;
-                        trading_name: string;
-                    };
+                    "application/json": components["schemas"]["CreatedShopkeeper"];
                 };
             };
             /** @description The body is not valid JSON, or not UTF-8. */
@@ -12128,6 +11599,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -12189,7 +11681,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A store of the partner. Bank data is stored but never returned. */
+            /** @description OK */
             200: {
                 headers: {
                     /** @description Requests allowed a minute: per partner (on login, per client id and address). */
@@ -12203,80 +11695,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": 12,
-                     *       "trading_name": "Loja Centro",
-                     *       "registration_number": "11444777000161",
-                     *       "matrix": false,
-                     *       "phone": "1133334444",
-                     *       "website": "https://lojacentro.example.com.br",
-                     *       "address": {
-                     *         "zip_code": "01310100",
-                     *         "street": "Avenida Paulista",
-                     *         "number": "1000",
-                     *         "complement": "Loja 3",
-                     *         "neighborhood": "Bela Vista",
-                     *         "city": "São Paulo",
-                     *         "state": "SP"
-                     *       },
-                     *       "responsible": {
-                     *         "name": "Maria da Silva",
-                     *         "email": "maria@lojacentro.example.com.br",
-                     *         "phone": "11987654321",
-                     *         "registration_number": "52998224725",
-                     *         "role": "Gerente",
-                     *         "rg": "12.345.678-9"
-                     *       },
-                     *       "created_at": "2026-11-21 09:00:00",
-                     *       "meta": {
-                     *         "link": "https://api.amparo.example/shopkeepers/12"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        address: {
-                            city: string;
-                            complement: string | null;
-                            neighborhood: string;
-                            number: string;
-                            /** @description Uppercase UF. */
-                            state: string;
-                            street: string;
-                            /** @description 8 digits. */
-                            zip_code: string;
-                        } | null;
-                        /** @description `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        created_at: string;
-                        /** @description Send it as `store_id` when contracting. */
-                        id: number;
-                        /** @description True for the partner's own (matrix) store, false for a branch. */
-                        matrix: boolean;
-                        meta: {
-                            /**
-                             * Format: uri
-                             * @description Absolute address of the resource.
-                             */
-                            link: string;
-                        };
-                        /** @description Bare digits; null for the matrix. */
-                        phone: string | null;
-                        /** @description Bare CNPJ; null only for the matrix store of a partner registered without one. */
-                        registration_number: string | null;
-                        responsible: {
-                            /** @description Lowercase. */
-                            email: string;
-                            name: string;
-                            /** @description Bare digits with area code. */
-                            phone: string;
-                            /** @description Bare CPF. */
-                            registration_number: string;
-                            rg: string | null;
-                            role: string | null;
-                        } | null;
-                        trading_name: string;
-                        website: string | null;
-                    };
+                    "application/json": components["schemas"]["Shopkeeper"];
                 };
             };
             /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
@@ -12349,6 +11768,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
                     };
                 };
             };
@@ -12432,170 +11872,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description Items of this page. */
-                        data: {
-                            /** @description Why and when it was canceled; null while it is not. */
-                            cancellation: {
-                                /** @description When it was canceled. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                                canceled_at: string;
-                                /** @description The partner’s own words (`reason` of `POST /subscriptions/{id}/cancellation`); null otherwise. */
-                                comment: string | null;
-                                /**
-                                 * @description `partner_request` (`POST /subscriptions/{id}/cancellation`), `first_installment_unpaid` (installment 1 unpaid 30 days after contracting), `recurrence_failed` (an installment still declined after its last retry), `claim_settled` (a claim settled by replacement or indemnity ended it).
-                                 * @enum {unknown}
-                                 */
-                                reason: "partner_request" | "first_installment_unpaid" | "recurrence_failed" | "claim_settled";
-                            } | null;
-                            /** @description Own gateway: the card the recurrence charges (set by the payment, replaced by `PUT /subscriptions/{id}/card`); null when none. */
-                            card: {
-                                /** @description `visa`, `mastercard`, `amex`, `elo`, `hipercard` or `other`. */
-                                brand: string;
-                                last4: string;
-                            } | null;
-                            /** @description When it was contracted. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            created_at: string;
-                            /**
-                             * @description A customer of the authenticated partner.
-                             * @example {
-                             *       "id": 42,
-                             *       "name": "Maria da Silva",
-                             *       "document": "52998224725",
-                             *       "email": "maria@example.com",
-                             *       "phone": "11987654321",
-                             *       "address": {
-                             *         "street": "Avenida Paulista",
-                             *         "number": 1000,
-                             *         "complement": "Apto 12",
-                             *         "zipcode": "01310100",
-                             *         "neighborhood": "Bela Vista",
-                             *         "city": "São Paulo",
-                             *         "state": "SP"
-                             *       },
-                             *       "created_at": "2026-11-21 09:00:00"
-                             *     }
-                             */
-                            customer: {
-                                /** @description Null when none was given. */
-                                address: {
-                                    city: string;
-                                    complement: string | null;
-                                    neighborhood: string;
-                                    number: number;
-                                    /** @description Uppercase UF. */
-                                    state: string;
-                                    street: string;
-                                    /** @description 8 digits. */
-                                    zipcode: string;
-                                } | null;
-                                /** @description `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                                created_at: string;
-                                /** @description Bare CPF or CNPJ (alphanumeric CNPJ uppercase). */
-                                document: string;
-                                email: string;
-                                /** @description Send it as `customer_id` when contracting. */
-                                id: number;
-                                name: string;
-                                /** @description Bare national digits with area code. */
-                                phone: string;
-                            };
-                            /** @description The insured device: its model, serials and whether it was used. */
-                            device: {
-                                brand: {
-                                    id: number;
-                                    meta: {
-                                        /**
-                                         * Format: uri
-                                         * @description Absolute address of the resource.
-                                         */
-                                        link: string;
-                                    };
-                                    name: string;
-                                };
-                                /** @description The model id. */
-                                id: number;
-                                is_used: boolean;
-                                meta: {
-                                    /**
-                                     * Format: uri
-                                     * @description Absolute address of the resource.
-                                     */
-                                    link: string;
-                                };
-                                name: string;
-                                second_serial_number: string | null;
-                                serial_number: string | null;
-                            };
-                            /** @description Deductible of a claim. In reais (BRL), at most two decimals. */
-                            franchise: number;
-                            id: number;
-                            /** @description Total installments of the plan. */
-                            installments_count: number;
-                            /** @description Maximum indemnity limit applied. In reais (BRL), at most two decimals. */
-                            lmi: number;
-                            metadata: {
-                                origin: string | null;
-                            };
-                            /**
-                             * @example {
-                             *       "id": 2,
-                             *       "name": "iPhone 16 Pro",
-                             *       "brand": {
-                             *         "id": 1,
-                             *         "name": "Apple",
-                             *         "meta": {
-                             *           "link": "https://api.amparo.example/brands/1"
-                             *         }
-                             *       },
-                             *       "meta": {
-                             *         "link": "https://api.amparo.example/models/2"
-                             *       }
-                             *     }
-                             */
-                            model: {
-                                brand: {
-                                    id: number;
-                                    meta: {
-                                        /**
-                                         * Format: uri
-                                         * @description Absolute address of the resource.
-                                         */
-                                        link: string;
-                                    };
-                                    name: string;
-                                };
-                                id: number;
-                                meta: {
-                                    /**
-                                     * Format: uri
-                                     * @description Absolute address of the resource.
-                                     */
-                                    link: string;
-                                };
-                                name: string;
-                            };
-                            plan: {
-                                coverages: string[];
-                                id: number;
-                                name: string;
-                            };
-                            /** @description `AMP-<year>-<number, 6 digits>`, from the same sequence as the annual plans’ policy numbers; given when the subscription becomes `pago` (null before). On its certificate (`GET /subscriptions/{id}/certificate`). */
-                            policy_number: string | null;
-                            /**
-                             * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid; `expired` once the month of its last installment has passed (installment k covers the month from its due date to the next one’s).
-                             * @enum {unknown}
-                             */
-                            status: "pending" | "pago" | "canceled" | "expired";
-                            /**
-                             * @description The status in pt-BR.
-                             * @enum {unknown}
-                             */
-                            status_label: "Pendente" | "Pago" | "Cancelado" | "Expirado";
-                            /** @description The store that made the sale. */
-                            store_id: number | null;
-                            /** @description When the subscription last changed (status, card, serials, cancellation). `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            updated_at: string;
-                            /** @description Monthly value (the premium of each installment). In reais (BRL), at most two decimals. */
-                            valor: number;
-                        }[];
+                        data: components["schemas"]["Subscription"][];
                         /** @description Absolute navigation addresses. */
                         links: {
                             /** @description Address of the first page. */
@@ -12711,6 +11988,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
                     };
                 };
             };
@@ -12839,238 +12137,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": 1001,
-                     *       "status": "pending",
-                     *       "status_label": "Pendente",
-                     *       "plan": {
-                     *         "id": 2,
-                     *         "name": "Proteção Total 12x",
-                     *         "coverages": [
-                     *           "Roubo e furto qualificado",
-                     *           "Quebra acidental"
-                     *         ]
-                     *       },
-                     *       "customer": {
-                     *         "id": 42,
-                     *         "name": "Maria da Silva",
-                     *         "document": "52998224725",
-                     *         "email": "maria@example.com",
-                     *         "phone": "11987654321",
-                     *         "address": null,
-                     *         "created_at": "2026-11-21 09:00:00"
-                     *       },
-                     *       "device": {
-                     *         "id": 2,
-                     *         "name": "iPhone 16 Pro",
-                     *         "brand": {
-                     *           "id": 1,
-                     *           "name": "Apple",
-                     *           "meta": {
-                     *             "link": "https://api.amparo.example/brands/1"
-                     *           }
-                     *         },
-                     *         "meta": {
-                     *           "link": "https://api.amparo.example/models/2"
-                     *         },
-                     *         "serial_number": "490154203237518",
-                     *         "second_serial_number": null,
-                     *         "is_used": false
-                     *       },
-                     *       "model": {
-                     *         "id": 2,
-                     *         "name": "iPhone 16 Pro",
-                     *         "brand": {
-                     *           "id": 1,
-                     *           "name": "Apple",
-                     *           "meta": {
-                     *             "link": "https://api.amparo.example/brands/1"
-                     *           }
-                     *         },
-                     *         "meta": {
-                     *           "link": "https://api.amparo.example/models/2"
-                     *         }
-                     *       },
-                     *       "valor": 54,
-                     *       "franchise": 675,
-                     *       "lmi": 4500,
-                     *       "installments_count": 12,
-                     *       "policy_number": null,
-                     *       "store_id": 3,
-                     *       "metadata": {
-                     *         "origin": "pdv-loja-centro"
-                     *       },
-                     *       "card": null,
-                     *       "cancellation": null,
-                     *       "created_at": "2026-11-21 10:15:00",
-                     *       "updated_at": "2026-11-21 10:15:00"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description Why and when it was canceled; null while it is not. */
-                        cancellation: {
-                            /** @description When it was canceled. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            canceled_at: string;
-                            /** @description The partner’s own words (`reason` of `POST /subscriptions/{id}/cancellation`); null otherwise. */
-                            comment: string | null;
-                            /**
-                             * @description `partner_request` (`POST /subscriptions/{id}/cancellation`), `first_installment_unpaid` (installment 1 unpaid 30 days after contracting), `recurrence_failed` (an installment still declined after its last retry), `claim_settled` (a claim settled by replacement or indemnity ended it).
-                             * @enum {unknown}
-                             */
-                            reason: "partner_request" | "first_installment_unpaid" | "recurrence_failed" | "claim_settled";
-                        } | null;
-                        /** @description Own gateway: the card the recurrence charges (set by the payment, replaced by `PUT /subscriptions/{id}/card`); null when none. */
-                        card: {
-                            /** @description `visa`, `mastercard`, `amex`, `elo`, `hipercard` or `other`. */
-                            brand: string;
-                            last4: string;
-                        } | null;
-                        /** @description When it was contracted. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        created_at: string;
-                        /**
-                         * @description A customer of the authenticated partner.
-                         * @example {
-                         *       "id": 42,
-                         *       "name": "Maria da Silva",
-                         *       "document": "52998224725",
-                         *       "email": "maria@example.com",
-                         *       "phone": "11987654321",
-                         *       "address": {
-                         *         "street": "Avenida Paulista",
-                         *         "number": 1000,
-                         *         "complement": "Apto 12",
-                         *         "zipcode": "01310100",
-                         *         "neighborhood": "Bela Vista",
-                         *         "city": "São Paulo",
-                         *         "state": "SP"
-                         *       },
-                         *       "created_at": "2026-11-21 09:00:00"
-                         *     }
-                         */
-                        customer: {
-                            /** @description Null when none was given. */
-                            address: {
-                                city: string;
-                                complement: string | null;
-                                neighborhood: string;
-                                number: number;
-                                /** @description Uppercase UF. */
-                                state: string;
-                                street: string;
-                                /** @description 8 digits. */
-                                zipcode: string;
-                            } | null;
-                            /** @description `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            created_at: string;
-                            /** @description Bare CPF or CNPJ (alphanumeric CNPJ uppercase). */
-                            document: string;
-                            email: string;
-                            /** @description Send it as `customer_id` when contracting. */
-                            id: number;
-                            name: string;
-                            /** @description Bare national digits with area code. */
-                            phone: string;
-                        };
-                        /** @description The insured device: its model, serials and whether it was used. */
-                        device: {
-                            brand: {
-                                id: number;
-                                meta: {
-                                    /**
-                                     * Format: uri
-                                     * @description Absolute address of the resource.
-                                     */
-                                    link: string;
-                                };
-                                name: string;
-                            };
-                            /** @description The model id. */
-                            id: number;
-                            is_used: boolean;
-                            meta: {
-                                /**
-                                 * Format: uri
-                                 * @description Absolute address of the resource.
-                                 */
-                                link: string;
-                            };
-                            name: string;
-                            second_serial_number: string | null;
-                            serial_number: string | null;
-                        };
-                        /** @description Deductible of a claim. In reais (BRL), at most two decimals. */
-                        franchise: number;
-                        id: number;
-                        /** @description Total installments of the plan. */
-                        installments_count: number;
-                        /** @description Maximum indemnity limit applied. In reais (BRL), at most two decimals. */
-                        lmi: number;
-                        metadata: {
-                            origin: string | null;
-                        };
-                        /**
-                         * @example {
-                         *       "id": 2,
-                         *       "name": "iPhone 16 Pro",
-                         *       "brand": {
-                         *         "id": 1,
-                         *         "name": "Apple",
-                         *         "meta": {
-                         *           "link": "https://api.amparo.example/brands/1"
-                         *         }
-                         *       },
-                         *       "meta": {
-                         *         "link": "https://api.amparo.example/models/2"
-                         *       }
-                         *     }
-                         */
-                        model: {
-                            brand: {
-                                id: number;
-                                meta: {
-                                    /**
-                                     * Format: uri
-                                     * @description Absolute address of the resource.
-                                     */
-                                    link: string;
-                                };
-                                name: string;
-                            };
-                            id: number;
-                            meta: {
-                                /**
-                                 * Format: uri
-                                 * @description Absolute address of the resource.
-                                 */
-                                link: string;
-                            };
-                            name: string;
-                        };
-                        plan: {
-                            coverages: string[];
-                            id: number;
-                            name: string;
-                        };
-                        /** @description `AMP-<year>-<number, 6 digits>`, from the same sequence as the annual plans’ policy numbers; given when the subscription becomes `pago` (null before). On its certificate (`GET /subscriptions/{id}/certificate`). */
-                        policy_number: string | null;
-                        /**
-                         * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid; `expired` once the month of its last installment has passed (installment k covers the month from its due date to the next one’s).
-                         * @enum {unknown}
-                         */
-                        status: "pending" | "pago" | "canceled" | "expired";
-                        /**
-                         * @description The status in pt-BR.
-                         * @enum {unknown}
-                         */
-                        status_label: "Pendente" | "Pago" | "Cancelado" | "Expirado";
-                        /** @description The store that made the sale. */
-                        store_id: number | null;
-                        /** @description When the subscription last changed (status, card, serials, cancellation). `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        updated_at: string;
-                        /** @description Monthly value (the premium of each installment). In reais (BRL), at most two decimals. */
-                        valor: number;
-                    };
+                    "application/json": components["schemas"]["Subscription"];
                 };
             };
             /** @description The body is not valid JSON, or not UTF-8. */
@@ -13235,6 +12302,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -13310,238 +12398,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": 1001,
-                     *       "status": "pending",
-                     *       "status_label": "Pendente",
-                     *       "plan": {
-                     *         "id": 2,
-                     *         "name": "Proteção Total 12x",
-                     *         "coverages": [
-                     *           "Roubo e furto qualificado",
-                     *           "Quebra acidental"
-                     *         ]
-                     *       },
-                     *       "customer": {
-                     *         "id": 42,
-                     *         "name": "Maria da Silva",
-                     *         "document": "52998224725",
-                     *         "email": "maria@example.com",
-                     *         "phone": "11987654321",
-                     *         "address": null,
-                     *         "created_at": "2026-11-21 09:00:00"
-                     *       },
-                     *       "device": {
-                     *         "id": 2,
-                     *         "name": "iPhone 16 Pro",
-                     *         "brand": {
-                     *           "id": 1,
-                     *           "name": "Apple",
-                     *           "meta": {
-                     *             "link": "https://api.amparo.example/brands/1"
-                     *           }
-                     *         },
-                     *         "meta": {
-                     *           "link": "https://api.amparo.example/models/2"
-                     *         },
-                     *         "serial_number": "490154203237518",
-                     *         "second_serial_number": null,
-                     *         "is_used": false
-                     *       },
-                     *       "model": {
-                     *         "id": 2,
-                     *         "name": "iPhone 16 Pro",
-                     *         "brand": {
-                     *           "id": 1,
-                     *           "name": "Apple",
-                     *           "meta": {
-                     *             "link": "https://api.amparo.example/brands/1"
-                     *           }
-                     *         },
-                     *         "meta": {
-                     *           "link": "https://api.amparo.example/models/2"
-                     *         }
-                     *       },
-                     *       "valor": 54,
-                     *       "franchise": 675,
-                     *       "lmi": 4500,
-                     *       "installments_count": 12,
-                     *       "policy_number": null,
-                     *       "store_id": 3,
-                     *       "metadata": {
-                     *         "origin": "pdv-loja-centro"
-                     *       },
-                     *       "card": null,
-                     *       "cancellation": null,
-                     *       "created_at": "2026-11-21 10:15:00",
-                     *       "updated_at": "2026-11-21 10:15:00"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description Why and when it was canceled; null while it is not. */
-                        cancellation: {
-                            /** @description When it was canceled. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            canceled_at: string;
-                            /** @description The partner’s own words (`reason` of `POST /subscriptions/{id}/cancellation`); null otherwise. */
-                            comment: string | null;
-                            /**
-                             * @description `partner_request` (`POST /subscriptions/{id}/cancellation`), `first_installment_unpaid` (installment 1 unpaid 30 days after contracting), `recurrence_failed` (an installment still declined after its last retry), `claim_settled` (a claim settled by replacement or indemnity ended it).
-                             * @enum {unknown}
-                             */
-                            reason: "partner_request" | "first_installment_unpaid" | "recurrence_failed" | "claim_settled";
-                        } | null;
-                        /** @description Own gateway: the card the recurrence charges (set by the payment, replaced by `PUT /subscriptions/{id}/card`); null when none. */
-                        card: {
-                            /** @description `visa`, `mastercard`, `amex`, `elo`, `hipercard` or `other`. */
-                            brand: string;
-                            last4: string;
-                        } | null;
-                        /** @description When it was contracted. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        created_at: string;
-                        /**
-                         * @description A customer of the authenticated partner.
-                         * @example {
-                         *       "id": 42,
-                         *       "name": "Maria da Silva",
-                         *       "document": "52998224725",
-                         *       "email": "maria@example.com",
-                         *       "phone": "11987654321",
-                         *       "address": {
-                         *         "street": "Avenida Paulista",
-                         *         "number": 1000,
-                         *         "complement": "Apto 12",
-                         *         "zipcode": "01310100",
-                         *         "neighborhood": "Bela Vista",
-                         *         "city": "São Paulo",
-                         *         "state": "SP"
-                         *       },
-                         *       "created_at": "2026-11-21 09:00:00"
-                         *     }
-                         */
-                        customer: {
-                            /** @description Null when none was given. */
-                            address: {
-                                city: string;
-                                complement: string | null;
-                                neighborhood: string;
-                                number: number;
-                                /** @description Uppercase UF. */
-                                state: string;
-                                street: string;
-                                /** @description 8 digits. */
-                                zipcode: string;
-                            } | null;
-                            /** @description `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            created_at: string;
-                            /** @description Bare CPF or CNPJ (alphanumeric CNPJ uppercase). */
-                            document: string;
-                            email: string;
-                            /** @description Send it as `customer_id` when contracting. */
-                            id: number;
-                            name: string;
-                            /** @description Bare national digits with area code. */
-                            phone: string;
-                        };
-                        /** @description The insured device: its model, serials and whether it was used. */
-                        device: {
-                            brand: {
-                                id: number;
-                                meta: {
-                                    /**
-                                     * Format: uri
-                                     * @description Absolute address of the resource.
-                                     */
-                                    link: string;
-                                };
-                                name: string;
-                            };
-                            /** @description The model id. */
-                            id: number;
-                            is_used: boolean;
-                            meta: {
-                                /**
-                                 * Format: uri
-                                 * @description Absolute address of the resource.
-                                 */
-                                link: string;
-                            };
-                            name: string;
-                            second_serial_number: string | null;
-                            serial_number: string | null;
-                        };
-                        /** @description Deductible of a claim. In reais (BRL), at most two decimals. */
-                        franchise: number;
-                        id: number;
-                        /** @description Total installments of the plan. */
-                        installments_count: number;
-                        /** @description Maximum indemnity limit applied. In reais (BRL), at most two decimals. */
-                        lmi: number;
-                        metadata: {
-                            origin: string | null;
-                        };
-                        /**
-                         * @example {
-                         *       "id": 2,
-                         *       "name": "iPhone 16 Pro",
-                         *       "brand": {
-                         *         "id": 1,
-                         *         "name": "Apple",
-                         *         "meta": {
-                         *           "link": "https://api.amparo.example/brands/1"
-                         *         }
-                         *       },
-                         *       "meta": {
-                         *         "link": "https://api.amparo.example/models/2"
-                         *       }
-                         *     }
-                         */
-                        model: {
-                            brand: {
-                                id: number;
-                                meta: {
-                                    /**
-                                     * Format: uri
-                                     * @description Absolute address of the resource.
-                                     */
-                                    link: string;
-                                };
-                                name: string;
-                            };
-                            id: number;
-                            meta: {
-                                /**
-                                 * Format: uri
-                                 * @description Absolute address of the resource.
-                                 */
-                                link: string;
-                            };
-                            name: string;
-                        };
-                        plan: {
-                            coverages: string[];
-                            id: number;
-                            name: string;
-                        };
-                        /** @description `AMP-<year>-<number, 6 digits>`, from the same sequence as the annual plans’ policy numbers; given when the subscription becomes `pago` (null before). On its certificate (`GET /subscriptions/{id}/certificate`). */
-                        policy_number: string | null;
-                        /**
-                         * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid; `expired` once the month of its last installment has passed (installment k covers the month from its due date to the next one’s).
-                         * @enum {unknown}
-                         */
-                        status: "pending" | "pago" | "canceled" | "expired";
-                        /**
-                         * @description The status in pt-BR.
-                         * @enum {unknown}
-                         */
-                        status_label: "Pendente" | "Pago" | "Cancelado" | "Expirado";
-                        /** @description The store that made the sale. */
-                        store_id: number | null;
-                        /** @description When the subscription last changed (status, card, serials, cancellation). `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        updated_at: string;
-                        /** @description Monthly value (the premium of each installment). In reais (BRL), at most two decimals. */
-                        valor: number;
-                    };
+                    "application/json": components["schemas"]["Subscription"];
                 };
             };
             /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
@@ -13614,6 +12471,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
                     };
                 };
             };
@@ -13711,238 +12589,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": 1001,
-                     *       "status": "pending",
-                     *       "status_label": "Pendente",
-                     *       "plan": {
-                     *         "id": 2,
-                     *         "name": "Proteção Total 12x",
-                     *         "coverages": [
-                     *           "Roubo e furto qualificado",
-                     *           "Quebra acidental"
-                     *         ]
-                     *       },
-                     *       "customer": {
-                     *         "id": 42,
-                     *         "name": "Maria da Silva",
-                     *         "document": "52998224725",
-                     *         "email": "maria@example.com",
-                     *         "phone": "11987654321",
-                     *         "address": null,
-                     *         "created_at": "2026-11-21 09:00:00"
-                     *       },
-                     *       "device": {
-                     *         "id": 2,
-                     *         "name": "iPhone 16 Pro",
-                     *         "brand": {
-                     *           "id": 1,
-                     *           "name": "Apple",
-                     *           "meta": {
-                     *             "link": "https://api.amparo.example/brands/1"
-                     *           }
-                     *         },
-                     *         "meta": {
-                     *           "link": "https://api.amparo.example/models/2"
-                     *         },
-                     *         "serial_number": "490154203237518",
-                     *         "second_serial_number": null,
-                     *         "is_used": false
-                     *       },
-                     *       "model": {
-                     *         "id": 2,
-                     *         "name": "iPhone 16 Pro",
-                     *         "brand": {
-                     *           "id": 1,
-                     *           "name": "Apple",
-                     *           "meta": {
-                     *             "link": "https://api.amparo.example/brands/1"
-                     *           }
-                     *         },
-                     *         "meta": {
-                     *           "link": "https://api.amparo.example/models/2"
-                     *         }
-                     *       },
-                     *       "valor": 54,
-                     *       "franchise": 675,
-                     *       "lmi": 4500,
-                     *       "installments_count": 12,
-                     *       "policy_number": null,
-                     *       "store_id": 3,
-                     *       "metadata": {
-                     *         "origin": "pdv-loja-centro"
-                     *       },
-                     *       "card": null,
-                     *       "cancellation": null,
-                     *       "created_at": "2026-11-21 10:15:00",
-                     *       "updated_at": "2026-11-21 10:15:00"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description Why and when it was canceled; null while it is not. */
-                        cancellation: {
-                            /** @description When it was canceled. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            canceled_at: string;
-                            /** @description The partner’s own words (`reason` of `POST /subscriptions/{id}/cancellation`); null otherwise. */
-                            comment: string | null;
-                            /**
-                             * @description `partner_request` (`POST /subscriptions/{id}/cancellation`), `first_installment_unpaid` (installment 1 unpaid 30 days after contracting), `recurrence_failed` (an installment still declined after its last retry), `claim_settled` (a claim settled by replacement or indemnity ended it).
-                             * @enum {unknown}
-                             */
-                            reason: "partner_request" | "first_installment_unpaid" | "recurrence_failed" | "claim_settled";
-                        } | null;
-                        /** @description Own gateway: the card the recurrence charges (set by the payment, replaced by `PUT /subscriptions/{id}/card`); null when none. */
-                        card: {
-                            /** @description `visa`, `mastercard`, `amex`, `elo`, `hipercard` or `other`. */
-                            brand: string;
-                            last4: string;
-                        } | null;
-                        /** @description When it was contracted. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        created_at: string;
-                        /**
-                         * @description A customer of the authenticated partner.
-                         * @example {
-                         *       "id": 42,
-                         *       "name": "Maria da Silva",
-                         *       "document": "52998224725",
-                         *       "email": "maria@example.com",
-                         *       "phone": "11987654321",
-                         *       "address": {
-                         *         "street": "Avenida Paulista",
-                         *         "number": 1000,
-                         *         "complement": "Apto 12",
-                         *         "zipcode": "01310100",
-                         *         "neighborhood": "Bela Vista",
-                         *         "city": "São Paulo",
-                         *         "state": "SP"
-                         *       },
-                         *       "created_at": "2026-11-21 09:00:00"
-                         *     }
-                         */
-                        customer: {
-                            /** @description Null when none was given. */
-                            address: {
-                                city: string;
-                                complement: string | null;
-                                neighborhood: string;
-                                number: number;
-                                /** @description Uppercase UF. */
-                                state: string;
-                                street: string;
-                                /** @description 8 digits. */
-                                zipcode: string;
-                            } | null;
-                            /** @description `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            created_at: string;
-                            /** @description Bare CPF or CNPJ (alphanumeric CNPJ uppercase). */
-                            document: string;
-                            email: string;
-                            /** @description Send it as `customer_id` when contracting. */
-                            id: number;
-                            name: string;
-                            /** @description Bare national digits with area code. */
-                            phone: string;
-                        };
-                        /** @description The insured device: its model, serials and whether it was used. */
-                        device: {
-                            brand: {
-                                id: number;
-                                meta: {
-                                    /**
-                                     * Format: uri
-                                     * @description Absolute address of the resource.
-                                     */
-                                    link: string;
-                                };
-                                name: string;
-                            };
-                            /** @description The model id. */
-                            id: number;
-                            is_used: boolean;
-                            meta: {
-                                /**
-                                 * Format: uri
-                                 * @description Absolute address of the resource.
-                                 */
-                                link: string;
-                            };
-                            name: string;
-                            second_serial_number: string | null;
-                            serial_number: string | null;
-                        };
-                        /** @description Deductible of a claim. In reais (BRL), at most two decimals. */
-                        franchise: number;
-                        id: number;
-                        /** @description Total installments of the plan. */
-                        installments_count: number;
-                        /** @description Maximum indemnity limit applied. In reais (BRL), at most two decimals. */
-                        lmi: number;
-                        metadata: {
-                            origin: string | null;
-                        };
-                        /**
-                         * @example {
-                         *       "id": 2,
-                         *       "name": "iPhone 16 Pro",
-                         *       "brand": {
-                         *         "id": 1,
-                         *         "name": "Apple",
-                         *         "meta": {
-                         *           "link": "https://api.amparo.example/brands/1"
-                         *         }
-                         *       },
-                         *       "meta": {
-                         *         "link": "https://api.amparo.example/models/2"
-                         *       }
-                         *     }
-                         */
-                        model: {
-                            brand: {
-                                id: number;
-                                meta: {
-                                    /**
-                                     * Format: uri
-                                     * @description Absolute address of the resource.
-                                     */
-                                    link: string;
-                                };
-                                name: string;
-                            };
-                            id: number;
-                            meta: {
-                                /**
-                                 * Format: uri
-                                 * @description Absolute address of the resource.
-                                 */
-                                link: string;
-                            };
-                            name: string;
-                        };
-                        plan: {
-                            coverages: string[];
-                            id: number;
-                            name: string;
-                        };
-                        /** @description `AMP-<year>-<number, 6 digits>`, from the same sequence as the annual plans’ policy numbers; given when the subscription becomes `pago` (null before). On its certificate (`GET /subscriptions/{id}/certificate`). */
-                        policy_number: string | null;
-                        /**
-                         * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid; `expired` once the month of its last installment has passed (installment k covers the month from its due date to the next one’s).
-                         * @enum {unknown}
-                         */
-                        status: "pending" | "pago" | "canceled" | "expired";
-                        /**
-                         * @description The status in pt-BR.
-                         * @enum {unknown}
-                         */
-                        status_label: "Pendente" | "Pago" | "Cancelado" | "Expirado";
-                        /** @description The store that made the sale. */
-                        store_id: number | null;
-                        /** @description When the subscription last changed (status, card, serials, cancellation). `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        updated_at: string;
-                        /** @description Monthly value (the premium of each installment). In reais (BRL), at most two decimals. */
-                        valor: number;
-                    };
+                    "application/json": components["schemas"]["Subscription"];
                 };
             };
             /** @description The body is not valid JSON, or not UTF-8. */
@@ -14128,6 +12775,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -14220,238 +12888,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": 1001,
-                     *       "status": "pending",
-                     *       "status_label": "Pendente",
-                     *       "plan": {
-                     *         "id": 2,
-                     *         "name": "Proteção Total 12x",
-                     *         "coverages": [
-                     *           "Roubo e furto qualificado",
-                     *           "Quebra acidental"
-                     *         ]
-                     *       },
-                     *       "customer": {
-                     *         "id": 42,
-                     *         "name": "Maria da Silva",
-                     *         "document": "52998224725",
-                     *         "email": "maria@example.com",
-                     *         "phone": "11987654321",
-                     *         "address": null,
-                     *         "created_at": "2026-11-21 09:00:00"
-                     *       },
-                     *       "device": {
-                     *         "id": 2,
-                     *         "name": "iPhone 16 Pro",
-                     *         "brand": {
-                     *           "id": 1,
-                     *           "name": "Apple",
-                     *           "meta": {
-                     *             "link": "https://api.amparo.example/brands/1"
-                     *           }
-                     *         },
-                     *         "meta": {
-                     *           "link": "https://api.amparo.example/models/2"
-                     *         },
-                     *         "serial_number": "490154203237518",
-                     *         "second_serial_number": null,
-                     *         "is_used": false
-                     *       },
-                     *       "model": {
-                     *         "id": 2,
-                     *         "name": "iPhone 16 Pro",
-                     *         "brand": {
-                     *           "id": 1,
-                     *           "name": "Apple",
-                     *           "meta": {
-                     *             "link": "https://api.amparo.example/brands/1"
-                     *           }
-                     *         },
-                     *         "meta": {
-                     *           "link": "https://api.amparo.example/models/2"
-                     *         }
-                     *       },
-                     *       "valor": 54,
-                     *       "franchise": 675,
-                     *       "lmi": 4500,
-                     *       "installments_count": 12,
-                     *       "policy_number": null,
-                     *       "store_id": 3,
-                     *       "metadata": {
-                     *         "origin": "pdv-loja-centro"
-                     *       },
-                     *       "card": null,
-                     *       "cancellation": null,
-                     *       "created_at": "2026-11-21 10:15:00",
-                     *       "updated_at": "2026-11-21 10:15:00"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description Why and when it was canceled; null while it is not. */
-                        cancellation: {
-                            /** @description When it was canceled. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            canceled_at: string;
-                            /** @description The partner’s own words (`reason` of `POST /subscriptions/{id}/cancellation`); null otherwise. */
-                            comment: string | null;
-                            /**
-                             * @description `partner_request` (`POST /subscriptions/{id}/cancellation`), `first_installment_unpaid` (installment 1 unpaid 30 days after contracting), `recurrence_failed` (an installment still declined after its last retry), `claim_settled` (a claim settled by replacement or indemnity ended it).
-                             * @enum {unknown}
-                             */
-                            reason: "partner_request" | "first_installment_unpaid" | "recurrence_failed" | "claim_settled";
-                        } | null;
-                        /** @description Own gateway: the card the recurrence charges (set by the payment, replaced by `PUT /subscriptions/{id}/card`); null when none. */
-                        card: {
-                            /** @description `visa`, `mastercard`, `amex`, `elo`, `hipercard` or `other`. */
-                            brand: string;
-                            last4: string;
-                        } | null;
-                        /** @description When it was contracted. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        created_at: string;
-                        /**
-                         * @description A customer of the authenticated partner.
-                         * @example {
-                         *       "id": 42,
-                         *       "name": "Maria da Silva",
-                         *       "document": "52998224725",
-                         *       "email": "maria@example.com",
-                         *       "phone": "11987654321",
-                         *       "address": {
-                         *         "street": "Avenida Paulista",
-                         *         "number": 1000,
-                         *         "complement": "Apto 12",
-                         *         "zipcode": "01310100",
-                         *         "neighborhood": "Bela Vista",
-                         *         "city": "São Paulo",
-                         *         "state": "SP"
-                         *       },
-                         *       "created_at": "2026-11-21 09:00:00"
-                         *     }
-                         */
-                        customer: {
-                            /** @description Null when none was given. */
-                            address: {
-                                city: string;
-                                complement: string | null;
-                                neighborhood: string;
-                                number: number;
-                                /** @description Uppercase UF. */
-                                state: string;
-                                street: string;
-                                /** @description 8 digits. */
-                                zipcode: string;
-                            } | null;
-                            /** @description `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            created_at: string;
-                            /** @description Bare CPF or CNPJ (alphanumeric CNPJ uppercase). */
-                            document: string;
-                            email: string;
-                            /** @description Send it as `customer_id` when contracting. */
-                            id: number;
-                            name: string;
-                            /** @description Bare national digits with area code. */
-                            phone: string;
-                        };
-                        /** @description The insured device: its model, serials and whether it was used. */
-                        device: {
-                            brand: {
-                                id: number;
-                                meta: {
-                                    /**
-                                     * Format: uri
-                                     * @description Absolute address of the resource.
-                                     */
-                                    link: string;
-                                };
-                                name: string;
-                            };
-                            /** @description The model id. */
-                            id: number;
-                            is_used: boolean;
-                            meta: {
-                                /**
-                                 * Format: uri
-                                 * @description Absolute address of the resource.
-                                 */
-                                link: string;
-                            };
-                            name: string;
-                            second_serial_number: string | null;
-                            serial_number: string | null;
-                        };
-                        /** @description Deductible of a claim. In reais (BRL), at most two decimals. */
-                        franchise: number;
-                        id: number;
-                        /** @description Total installments of the plan. */
-                        installments_count: number;
-                        /** @description Maximum indemnity limit applied. In reais (BRL), at most two decimals. */
-                        lmi: number;
-                        metadata: {
-                            origin: string | null;
-                        };
-                        /**
-                         * @example {
-                         *       "id": 2,
-                         *       "name": "iPhone 16 Pro",
-                         *       "brand": {
-                         *         "id": 1,
-                         *         "name": "Apple",
-                         *         "meta": {
-                         *           "link": "https://api.amparo.example/brands/1"
-                         *         }
-                         *       },
-                         *       "meta": {
-                         *         "link": "https://api.amparo.example/models/2"
-                         *       }
-                         *     }
-                         */
-                        model: {
-                            brand: {
-                                id: number;
-                                meta: {
-                                    /**
-                                     * Format: uri
-                                     * @description Absolute address of the resource.
-                                     */
-                                    link: string;
-                                };
-                                name: string;
-                            };
-                            id: number;
-                            meta: {
-                                /**
-                                 * Format: uri
-                                 * @description Absolute address of the resource.
-                                 */
-                                link: string;
-                            };
-                            name: string;
-                        };
-                        plan: {
-                            coverages: string[];
-                            id: number;
-                            name: string;
-                        };
-                        /** @description `AMP-<year>-<number, 6 digits>`, from the same sequence as the annual plans’ policy numbers; given when the subscription becomes `pago` (null before). On its certificate (`GET /subscriptions/{id}/certificate`). */
-                        policy_number: string | null;
-                        /**
-                         * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid; `expired` once the month of its last installment has passed (installment k covers the month from its due date to the next one’s).
-                         * @enum {unknown}
-                         */
-                        status: "pending" | "pago" | "canceled" | "expired";
-                        /**
-                         * @description The status in pt-BR.
-                         * @enum {unknown}
-                         */
-                        status_label: "Pendente" | "Pago" | "Cancelado" | "Expirado";
-                        /** @description The store that made the sale. */
-                        store_id: number | null;
-                        /** @description When the subscription last changed (status, card, serials, cancellation). `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        updated_at: string;
-                        /** @description Monthly value (the premium of each installment). In reais (BRL), at most two decimals. */
-                        valor: number;
-                    };
+                    "application/json": components["schemas"]["Subscription"];
                 };
             };
             /** @description The body is not valid JSON, or not UTF-8. */
@@ -14658,6 +13095,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -14764,238 +13222,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": 1001,
-                     *       "status": "pending",
-                     *       "status_label": "Pendente",
-                     *       "plan": {
-                     *         "id": 2,
-                     *         "name": "Proteção Total 12x",
-                     *         "coverages": [
-                     *           "Roubo e furto qualificado",
-                     *           "Quebra acidental"
-                     *         ]
-                     *       },
-                     *       "customer": {
-                     *         "id": 42,
-                     *         "name": "Maria da Silva",
-                     *         "document": "52998224725",
-                     *         "email": "maria@example.com",
-                     *         "phone": "11987654321",
-                     *         "address": null,
-                     *         "created_at": "2026-11-21 09:00:00"
-                     *       },
-                     *       "device": {
-                     *         "id": 2,
-                     *         "name": "iPhone 16 Pro",
-                     *         "brand": {
-                     *           "id": 1,
-                     *           "name": "Apple",
-                     *           "meta": {
-                     *             "link": "https://api.amparo.example/brands/1"
-                     *           }
-                     *         },
-                     *         "meta": {
-                     *           "link": "https://api.amparo.example/models/2"
-                     *         },
-                     *         "serial_number": "490154203237518",
-                     *         "second_serial_number": null,
-                     *         "is_used": false
-                     *       },
-                     *       "model": {
-                     *         "id": 2,
-                     *         "name": "iPhone 16 Pro",
-                     *         "brand": {
-                     *           "id": 1,
-                     *           "name": "Apple",
-                     *           "meta": {
-                     *             "link": "https://api.amparo.example/brands/1"
-                     *           }
-                     *         },
-                     *         "meta": {
-                     *           "link": "https://api.amparo.example/models/2"
-                     *         }
-                     *       },
-                     *       "valor": 54,
-                     *       "franchise": 675,
-                     *       "lmi": 4500,
-                     *       "installments_count": 12,
-                     *       "policy_number": null,
-                     *       "store_id": 3,
-                     *       "metadata": {
-                     *         "origin": "pdv-loja-centro"
-                     *       },
-                     *       "card": null,
-                     *       "cancellation": null,
-                     *       "created_at": "2026-11-21 10:15:00",
-                     *       "updated_at": "2026-11-21 10:15:00"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description Why and when it was canceled; null while it is not. */
-                        cancellation: {
-                            /** @description When it was canceled. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            canceled_at: string;
-                            /** @description The partner’s own words (`reason` of `POST /subscriptions/{id}/cancellation`); null otherwise. */
-                            comment: string | null;
-                            /**
-                             * @description `partner_request` (`POST /subscriptions/{id}/cancellation`), `first_installment_unpaid` (installment 1 unpaid 30 days after contracting), `recurrence_failed` (an installment still declined after its last retry), `claim_settled` (a claim settled by replacement or indemnity ended it).
-                             * @enum {unknown}
-                             */
-                            reason: "partner_request" | "first_installment_unpaid" | "recurrence_failed" | "claim_settled";
-                        } | null;
-                        /** @description Own gateway: the card the recurrence charges (set by the payment, replaced by `PUT /subscriptions/{id}/card`); null when none. */
-                        card: {
-                            /** @description `visa`, `mastercard`, `amex`, `elo`, `hipercard` or `other`. */
-                            brand: string;
-                            last4: string;
-                        } | null;
-                        /** @description When it was contracted. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        created_at: string;
-                        /**
-                         * @description A customer of the authenticated partner.
-                         * @example {
-                         *       "id": 42,
-                         *       "name": "Maria da Silva",
-                         *       "document": "52998224725",
-                         *       "email": "maria@example.com",
-                         *       "phone": "11987654321",
-                         *       "address": {
-                         *         "street": "Avenida Paulista",
-                         *         "number": 1000,
-                         *         "complement": "Apto 12",
-                         *         "zipcode": "01310100",
-                         *         "neighborhood": "Bela Vista",
-                         *         "city": "São Paulo",
-                         *         "state": "SP"
-                         *       },
-                         *       "created_at": "2026-11-21 09:00:00"
-                         *     }
-                         */
-                        customer: {
-                            /** @description Null when none was given. */
-                            address: {
-                                city: string;
-                                complement: string | null;
-                                neighborhood: string;
-                                number: number;
-                                /** @description Uppercase UF. */
-                                state: string;
-                                street: string;
-                                /** @description 8 digits. */
-                                zipcode: string;
-                            } | null;
-                            /** @description `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            created_at: string;
-                            /** @description Bare CPF or CNPJ (alphanumeric CNPJ uppercase). */
-                            document: string;
-                            email: string;
-                            /** @description Send it as `customer_id` when contracting. */
-                            id: number;
-                            name: string;
-                            /** @description Bare national digits with area code. */
-                            phone: string;
-                        };
-                        /** @description The insured device: its model, serials and whether it was used. */
-                        device: {
-                            brand: {
-                                id: number;
-                                meta: {
-                                    /**
-                                     * Format: uri
-                                     * @description Absolute address of the resource.
-                                     */
-                                    link: string;
-                                };
-                                name: string;
-                            };
-                            /** @description The model id. */
-                            id: number;
-                            is_used: boolean;
-                            meta: {
-                                /**
-                                 * Format: uri
-                                 * @description Absolute address of the resource.
-                                 */
-                                link: string;
-                            };
-                            name: string;
-                            second_serial_number: string | null;
-                            serial_number: string | null;
-                        };
-                        /** @description Deductible of a claim. In reais (BRL), at most two decimals. */
-                        franchise: number;
-                        id: number;
-                        /** @description Total installments of the plan. */
-                        installments_count: number;
-                        /** @description Maximum indemnity limit applied. In reais (BRL), at most two decimals. */
-                        lmi: number;
-                        metadata: {
-                            origin: string | null;
-                        };
-                        /**
-                         * @example {
-                         *       "id": 2,
-                         *       "name": "iPhone 16 Pro",
-                         *       "brand": {
-                         *         "id": 1,
-                         *         "name": "Apple",
-                         *         "meta": {
-                         *           "link": "https://api.amparo.example/brands/1"
-                         *         }
-                         *       },
-                         *       "meta": {
-                         *         "link": "https://api.amparo.example/models/2"
-                         *       }
-                         *     }
-                         */
-                        model: {
-                            brand: {
-                                id: number;
-                                meta: {
-                                    /**
-                                     * Format: uri
-                                     * @description Absolute address of the resource.
-                                     */
-                                    link: string;
-                                };
-                                name: string;
-                            };
-                            id: number;
-                            meta: {
-                                /**
-                                 * Format: uri
-                                 * @description Absolute address of the resource.
-                                 */
-                                link: string;
-                            };
-                            name: string;
-                        };
-                        plan: {
-                            coverages: string[];
-                            id: number;
-                            name: string;
-                        };
-                        /** @description `AMP-<year>-<number, 6 digits>`, from the same sequence as the annual plans’ policy numbers; given when the subscription becomes `pago` (null before). On its certificate (`GET /subscriptions/{id}/certificate`). */
-                        policy_number: string | null;
-                        /**
-                         * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid; `expired` once the month of its last installment has passed (installment k covers the month from its due date to the next one’s).
-                         * @enum {unknown}
-                         */
-                        status: "pending" | "pago" | "canceled" | "expired";
-                        /**
-                         * @description The status in pt-BR.
-                         * @enum {unknown}
-                         */
-                        status_label: "Pendente" | "Pago" | "Cancelado" | "Expirado";
-                        /** @description The store that made the sale. */
-                        store_id: number | null;
-                        /** @description When the subscription last changed (status, card, serials, cancellation). `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        updated_at: string;
-                        /** @description Monthly value (the premium of each installment). In reais (BRL), at most two decimals. */
-                        valor: number;
-                    };
+                    "application/json": components["schemas"]["Subscription"];
                 };
             };
             /** @description The body is not valid JSON, or not UTF-8. */
@@ -15229,6 +13456,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -15268,187 +13516,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "gateway_error";
-                    };
-                };
-            };
-            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "service_unavailable",
-                     *       "message": "Service temporarily unavailable. Retry shortly.",
-                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code: "service_unavailable";
-                    };
-                };
-            };
-        };
-    };
-    getSubscriptionCertificate: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description Subscription id, as returned when contracting.
-                 * @example 1
-                 */
-                subscriptionId: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The certificate, a one-page A4 PDF in Portuguese. */
-            200: {
-                headers: {
-                    /** @description `private, no-store`. */
-                    "Cache-Control"?: string;
-                    /** @description `inline; filename="certificado-<policy number>.pdf"`. */
-                    "Content-Disposition"?: string;
-                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current minute. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the count starts again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/pdf": string;
-                };
-            };
-            /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
-            401: {
-                headers: {
-                    /** @description `Bearer`. */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "unauthenticated",
-                     *       "message": "Unauthenticated.",
-                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code: "unauthenticated";
-                    };
-                };
-            };
-            /** @description Not found, or not this partner’s. */
-            404: {
-                headers: {
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "not_found",
-                     *       "message": "Subscription not found.",
-                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code: "not_found";
-                    };
-                };
-            };
-            /** @description Invalid parameter, or the business rule refused the call. */
-            422: {
-                headers: {
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "invalid_state",
-                     *       "message": "The subscription is pending. A certificate is issued only for a contract in force: a subscription `pago`, an annual plan `paid` or `protected`.",
-                     *       "errors": {
-                     *         "status": [
-                     *           "The subscription is pending. A certificate is issued only for a contract in force: a subscription `pago`, an annual plan `paid` or `protected`."
-                     *         ]
-                     *       },
-                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"] & {
-                        /** @enum {string} */
-                        code: "invalid_state";
-                    };
-                };
-            };
-            /** @description Too many requests. */
-            429: {
-                headers: {
-                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current minute. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the count starts again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "rate_limited",
-                     *       "message": "Too many requests. Retry in 42 seconds.",
-                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code: "rate_limited";
-                    };
-                };
-            };
-            /** @description Server fault; quote `request_id` to support. */
-            500: {
-                headers: {
-                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "server_error",
-                     *       "message": "Server error.",
-                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {string} */
-                        code: "server_error";
                     };
                 };
             };
@@ -15536,30 +13603,7 @@ export interface operations {
                      *       }
                      *     ]
                      */
-                    "application/json": {
-                        /** @description Amount due. In reais (BRL), at most two decimals. */
-                        amount: number;
-                        /** @description Declined charges counted towards its retries: the recurrence’s (due date, then 1, 3 and 5 days later) and, for installment 1, the payment call’s. A charge made by a card update is not counted. */
-                        attempts: number;
-                        /** @description `YYYY-MM-DD` in the service time zone. */
-                        due_date: string;
-                        /** @description Identifies the installment in notify-payment calls (not `number`). */
-                        id: number;
-                        /** @description The gateway’s code of its last declined charge (`insufficient_funds`, …); null if none. */
-                        last_decline_code: string | null;
-                        /** @description `YYYY-MM-DD` (service time zone) of the recurrence’s next charge; null when nothing will charge it (paid, canceled, no retry left, no card on file, or collected by the partner). */
-                        next_attempt_on: string | null;
-                        /** @description 1-based position. */
-                        number: number;
-                        /** @description When it was paid, `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid. */
-                        paid_at: string | null;
-                        /** @enum {unknown} */
-                        status: "pending" | "paid" | "refused" | "canceled";
-                        /** @description pt-BR label: Pendente, Pago, Recusado, Cancelado. */
-                        status_label: string;
-                        /** @description The subscription it belongs to. */
-                        subscription_id: number;
-                    }[];
+                    "application/json": components["schemas"]["Installment"][];
                 };
             };
             /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
@@ -15632,6 +13676,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
                     };
                 };
             };
@@ -15720,26 +13785,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": 5001,
-                     *       "number": 1,
-                     *       "status": "paid",
-                     *       "status_label": "Pago",
-                     *       "paid_at": "2026-11-21 10:20:00"
-                     *     }
-                     */
-                    "application/json": {
-                        id: number;
-                        /** @description 1-based position. */
-                        number: number;
-                        /** @description When it was first paid, `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        paid_at: string;
-                        /** @enum {string} */
-                        status: "paid";
-                        /** @enum {string} */
-                        status_label: "Pago";
-                    };
+                    "application/json": components["schemas"]["NotifiedInstallment"];
                 };
             };
             /** @description The body is not valid JSON, or not UTF-8. */
@@ -15925,6 +13971,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -16031,238 +14098,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": 1001,
-                     *       "status": "pending",
-                     *       "status_label": "Pendente",
-                     *       "plan": {
-                     *         "id": 2,
-                     *         "name": "Proteção Total 12x",
-                     *         "coverages": [
-                     *           "Roubo e furto qualificado",
-                     *           "Quebra acidental"
-                     *         ]
-                     *       },
-                     *       "customer": {
-                     *         "id": 42,
-                     *         "name": "Maria da Silva",
-                     *         "document": "52998224725",
-                     *         "email": "maria@example.com",
-                     *         "phone": "11987654321",
-                     *         "address": null,
-                     *         "created_at": "2026-11-21 09:00:00"
-                     *       },
-                     *       "device": {
-                     *         "id": 2,
-                     *         "name": "iPhone 16 Pro",
-                     *         "brand": {
-                     *           "id": 1,
-                     *           "name": "Apple",
-                     *           "meta": {
-                     *             "link": "https://api.amparo.example/brands/1"
-                     *           }
-                     *         },
-                     *         "meta": {
-                     *           "link": "https://api.amparo.example/models/2"
-                     *         },
-                     *         "serial_number": "490154203237518",
-                     *         "second_serial_number": null,
-                     *         "is_used": false
-                     *       },
-                     *       "model": {
-                     *         "id": 2,
-                     *         "name": "iPhone 16 Pro",
-                     *         "brand": {
-                     *           "id": 1,
-                     *           "name": "Apple",
-                     *           "meta": {
-                     *             "link": "https://api.amparo.example/brands/1"
-                     *           }
-                     *         },
-                     *         "meta": {
-                     *           "link": "https://api.amparo.example/models/2"
-                     *         }
-                     *       },
-                     *       "valor": 54,
-                     *       "franchise": 675,
-                     *       "lmi": 4500,
-                     *       "installments_count": 12,
-                     *       "policy_number": null,
-                     *       "store_id": 3,
-                     *       "metadata": {
-                     *         "origin": "pdv-loja-centro"
-                     *       },
-                     *       "card": null,
-                     *       "cancellation": null,
-                     *       "created_at": "2026-11-21 10:15:00",
-                     *       "updated_at": "2026-11-21 10:15:00"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description Why and when it was canceled; null while it is not. */
-                        cancellation: {
-                            /** @description When it was canceled. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            canceled_at: string;
-                            /** @description The partner’s own words (`reason` of `POST /subscriptions/{id}/cancellation`); null otherwise. */
-                            comment: string | null;
-                            /**
-                             * @description `partner_request` (`POST /subscriptions/{id}/cancellation`), `first_installment_unpaid` (installment 1 unpaid 30 days after contracting), `recurrence_failed` (an installment still declined after its last retry), `claim_settled` (a claim settled by replacement or indemnity ended it).
-                             * @enum {unknown}
-                             */
-                            reason: "partner_request" | "first_installment_unpaid" | "recurrence_failed" | "claim_settled";
-                        } | null;
-                        /** @description Own gateway: the card the recurrence charges (set by the payment, replaced by `PUT /subscriptions/{id}/card`); null when none. */
-                        card: {
-                            /** @description `visa`, `mastercard`, `amex`, `elo`, `hipercard` or `other`. */
-                            brand: string;
-                            last4: string;
-                        } | null;
-                        /** @description When it was contracted. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        created_at: string;
-                        /**
-                         * @description A customer of the authenticated partner.
-                         * @example {
-                         *       "id": 42,
-                         *       "name": "Maria da Silva",
-                         *       "document": "52998224725",
-                         *       "email": "maria@example.com",
-                         *       "phone": "11987654321",
-                         *       "address": {
-                         *         "street": "Avenida Paulista",
-                         *         "number": 1000,
-                         *         "complement": "Apto 12",
-                         *         "zipcode": "01310100",
-                         *         "neighborhood": "Bela Vista",
-                         *         "city": "São Paulo",
-                         *         "state": "SP"
-                         *       },
-                         *       "created_at": "2026-11-21 09:00:00"
-                         *     }
-                         */
-                        customer: {
-                            /** @description Null when none was given. */
-                            address: {
-                                city: string;
-                                complement: string | null;
-                                neighborhood: string;
-                                number: number;
-                                /** @description Uppercase UF. */
-                                state: string;
-                                street: string;
-                                /** @description 8 digits. */
-                                zipcode: string;
-                            } | null;
-                            /** @description `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            created_at: string;
-                            /** @description Bare CPF or CNPJ (alphanumeric CNPJ uppercase). */
-                            document: string;
-                            email: string;
-                            /** @description Send it as `customer_id` when contracting. */
-                            id: number;
-                            name: string;
-                            /** @description Bare national digits with area code. */
-                            phone: string;
-                        };
-                        /** @description The insured device: its model, serials and whether it was used. */
-                        device: {
-                            brand: {
-                                id: number;
-                                meta: {
-                                    /**
-                                     * Format: uri
-                                     * @description Absolute address of the resource.
-                                     */
-                                    link: string;
-                                };
-                                name: string;
-                            };
-                            /** @description The model id. */
-                            id: number;
-                            is_used: boolean;
-                            meta: {
-                                /**
-                                 * Format: uri
-                                 * @description Absolute address of the resource.
-                                 */
-                                link: string;
-                            };
-                            name: string;
-                            second_serial_number: string | null;
-                            serial_number: string | null;
-                        };
-                        /** @description Deductible of a claim. In reais (BRL), at most two decimals. */
-                        franchise: number;
-                        id: number;
-                        /** @description Total installments of the plan. */
-                        installments_count: number;
-                        /** @description Maximum indemnity limit applied. In reais (BRL), at most two decimals. */
-                        lmi: number;
-                        metadata: {
-                            origin: string | null;
-                        };
-                        /**
-                         * @example {
-                         *       "id": 2,
-                         *       "name": "iPhone 16 Pro",
-                         *       "brand": {
-                         *         "id": 1,
-                         *         "name": "Apple",
-                         *         "meta": {
-                         *           "link": "https://api.amparo.example/brands/1"
-                         *         }
-                         *       },
-                         *       "meta": {
-                         *         "link": "https://api.amparo.example/models/2"
-                         *       }
-                         *     }
-                         */
-                        model: {
-                            brand: {
-                                id: number;
-                                meta: {
-                                    /**
-                                     * Format: uri
-                                     * @description Absolute address of the resource.
-                                     */
-                                    link: string;
-                                };
-                                name: string;
-                            };
-                            id: number;
-                            meta: {
-                                /**
-                                 * Format: uri
-                                 * @description Absolute address of the resource.
-                                 */
-                                link: string;
-                            };
-                            name: string;
-                        };
-                        plan: {
-                            coverages: string[];
-                            id: number;
-                            name: string;
-                        };
-                        /** @description `AMP-<year>-<number, 6 digits>`, from the same sequence as the annual plans’ policy numbers; given when the subscription becomes `pago` (null before). On its certificate (`GET /subscriptions/{id}/certificate`). */
-                        policy_number: string | null;
-                        /**
-                         * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid; `expired` once the month of its last installment has passed (installment k covers the month from its due date to the next one’s).
-                         * @enum {unknown}
-                         */
-                        status: "pending" | "pago" | "canceled" | "expired";
-                        /**
-                         * @description The status in pt-BR.
-                         * @enum {unknown}
-                         */
-                        status_label: "Pendente" | "Pago" | "Cancelado" | "Expirado";
-                        /** @description The store that made the sale. */
-                        store_id: number | null;
-                        /** @description When the subscription last changed (status, card, serials, cancellation). `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        updated_at: string;
-                        /** @description Monthly value (the premium of each installment). In reais (BRL), at most two decimals. */
-                        valor: number;
-                    };
+                    "application/json": components["schemas"]["Subscription"];
                 };
             };
             /** @description The body is not valid JSON, or not UTF-8. */
@@ -16496,6 +14332,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -16600,19 +14457,7 @@ export interface operations {
                      *       }
                      *     ]
                      */
-                    "application/json": {
-                        /** @description When it was registered. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        created_at: string;
-                        description: string | null;
-                        events: string[];
-                        id: number;
-                        /**
-                         * @description `disabled` by you, or by the service after a 410 answer or 3 days of failed deliveries.
-                         * @enum {unknown}
-                         */
-                        status: "enabled" | "disabled";
-                        url: string;
-                    }[];
+                    "application/json": components["schemas"]["WebhookEndpoint"][];
                 };
             };
             /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
@@ -16664,6 +14509,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
                     };
                 };
             };
@@ -16761,34 +14627,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": 3,
-                     *       "url": "https://partner.example.com/amparo/webhooks",
-                     *       "events": [
-                     *         "*"
-                     *       ],
-                     *       "description": null,
-                     *       "status": "enabled",
-                     *       "created_at": "2026-11-21 09:00:00",
-                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8LIT0WsXfbU="
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description When it was registered. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        created_at: string;
-                        description: string | null;
-                        events: string[];
-                        id: number;
-                        /** @description `whsec_` and the base64 of 32 random bytes: the key of the `webhook-signature` HMAC. Shown only in this answer: store it. */
-                        secret: string;
-                        /**
-                         * @description `disabled` by you, or by the service after a 410 answer or 3 days of failed deliveries.
-                         * @enum {unknown}
-                         */
-                        status: "enabled" | "disabled";
-                        url: string;
-                    };
+                    "application/json": components["schemas"]["CreatedWebhookEndpoint"];
                 };
             };
             /** @description The body is not valid JSON, or not UTF-8. */
@@ -16953,6 +14792,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -17028,31 +14888,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": 3,
-                     *       "url": "https://partner.example.com/amparo/webhooks",
-                     *       "events": [
-                     *         "*"
-                     *       ],
-                     *       "description": null,
-                     *       "status": "enabled",
-                     *       "created_at": "2026-11-21 09:00:00"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description When it was registered. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        created_at: string;
-                        description: string | null;
-                        events: string[];
-                        id: number;
-                        /**
-                         * @description `disabled` by you, or by the service after a 410 answer or 3 days of failed deliveries.
-                         * @enum {unknown}
-                         */
-                        status: "enabled" | "disabled";
-                        url: string;
-                    };
+                    "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
             /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
@@ -17125,6 +14961,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
                     };
                 };
             };
@@ -17361,6 +15218,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -17458,31 +15336,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": 3,
-                     *       "url": "https://partner.example.com/amparo/webhooks",
-                     *       "events": [
-                     *         "*"
-                     *       ],
-                     *       "description": null,
-                     *       "status": "enabled",
-                     *       "created_at": "2026-11-21 09:00:00"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description When it was registered. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                        created_at: string;
-                        description: string | null;
-                        events: string[];
-                        id: number;
-                        /**
-                         * @description `disabled` by you, or by the service after a 410 answer or 3 days of failed deliveries.
-                         * @enum {unknown}
-                         */
-                        status: "enabled" | "disabled";
-                        url: string;
-                    };
+                    "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
             /** @description The body is not valid JSON, or not UTF-8. */
@@ -17668,6 +15522,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -17750,23 +15625,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description Items of this page. */
-                        data: {
-                            /** @description Attempts made so far. */
-                            attempts: number;
-                            /** @description When the delivery was scheduled. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-                            created_at: string;
-                            delivered_at: string | null;
-                            event_id: string;
-                            event_type: string;
-                            id: number;
-                            /** @description Why the last attempt failed (timeout, refused address, status…); null after a success. */
-                            last_error: string | null;
-                            /** @description HTTP status of the last answer; null when none came. */
-                            last_status_code: number | null;
-                            next_attempt_at: string | null;
-                            /** @enum {unknown} */
-                            status: "pending" | "succeeded" | "failed";
-                        }[];
+                        data: components["schemas"]["WebhookDelivery"][];
                         /** @description Absolute navigation addresses. */
                         links: {
                             /** @description Address of the first page. */
@@ -17903,6 +15762,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
                     };
                 };
             };
@@ -18180,6 +16060,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -18454,6 +16355,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id` to support. */
             500: {
                 headers: {
@@ -18497,6 +16419,906 @@ export interface operations {
                         code: "service_unavailable";
                     };
                 };
+            };
+        };
+    };
+    annualPlanCanceledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same on every attempt and redelivery: skip an id you have processed.
+                 * @example evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60
+                 */
+                "webhook-id": string;
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of the endpoint’s secret after `whsec_`; for 24 h after a rotation two signatures (new and old), separated by a space. Accept when any one matches (the client’s `verifyWebhook` does all of this).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock.
+                 * @example 1795260000
+                 */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnnualPlanEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx answered within 10 s acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables the endpoint and delivers nothing more to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    annualPlanCancellationRequestedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same on every attempt and redelivery: skip an id you have processed.
+                 * @example evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60
+                 */
+                "webhook-id": string;
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of the endpoint’s secret after `whsec_`; for 24 h after a rotation two signatures (new and old), separated by a space. Accept when any one matches (the client’s `verifyWebhook` does all of this).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock.
+                 * @example 1795260000
+                 */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnnualPlanEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx answered within 10 s acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables the endpoint and delivers nothing more to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    annualPlanCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same on every attempt and redelivery: skip an id you have processed.
+                 * @example evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60
+                 */
+                "webhook-id": string;
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of the endpoint’s secret after `whsec_`; for 24 h after a rotation two signatures (new and old), separated by a space. Accept when any one matches (the client’s `verifyWebhook` does all of this).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock.
+                 * @example 1795260000
+                 */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnnualPlanEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx answered within 10 s acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables the endpoint and delivers nothing more to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    annualPlanExpiredWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same on every attempt and redelivery: skip an id you have processed.
+                 * @example evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60
+                 */
+                "webhook-id": string;
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of the endpoint’s secret after `whsec_`; for 24 h after a rotation two signatures (new and old), separated by a space. Accept when any one matches (the client’s `verifyWebhook` does all of this).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock.
+                 * @example 1795260000
+                 */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnnualPlanEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx answered within 10 s acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables the endpoint and delivers nothing more to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    annualPlanPaidWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same on every attempt and redelivery: skip an id you have processed.
+                 * @example evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60
+                 */
+                "webhook-id": string;
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of the endpoint’s secret after `whsec_`; for 24 h after a rotation two signatures (new and old), separated by a space. Accept when any one matches (the client’s `verifyWebhook` does all of this).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock.
+                 * @example 1795260000
+                 */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnnualPlanEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx answered within 10 s acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables the endpoint and delivers nothing more to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    annualPlanProtectedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same on every attempt and redelivery: skip an id you have processed.
+                 * @example evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60
+                 */
+                "webhook-id": string;
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of the endpoint’s secret after `whsec_`; for 24 h after a rotation two signatures (new and old), separated by a space. Accept when any one matches (the client’s `verifyWebhook` does all of this).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock.
+                 * @example 1795260000
+                 */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnnualPlanEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx answered within 10 s acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables the endpoint and delivers nothing more to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    annualPlanRefundUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same on every attempt and redelivery: skip an id you have processed.
+                 * @example evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60
+                 */
+                "webhook-id": string;
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of the endpoint’s secret after `whsec_`; for 24 h after a rotation two signatures (new and old), separated by a space. Accept when any one matches (the client’s `verifyWebhook` does all of this).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock.
+                 * @example 1795260000
+                 */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnnualPlanEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx answered within 10 s acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables the endpoint and delivers nothing more to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    claimApprovedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same on every attempt and redelivery: skip an id you have processed.
+                 * @example evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60
+                 */
+                "webhook-id": string;
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of the endpoint’s secret after `whsec_`; for 24 h after a rotation two signatures (new and old), separated by a space. Accept when any one matches (the client’s `verifyWebhook` does all of this).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock.
+                 * @example 1795260000
+                 */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClaimEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx answered within 10 s acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables the endpoint and delivers nothing more to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    claimDeniedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same on every attempt and redelivery: skip an id you have processed.
+                 * @example evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60
+                 */
+                "webhook-id": string;
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of the endpoint’s secret after `whsec_`; for 24 h after a rotation two signatures (new and old), separated by a space. Accept when any one matches (the client’s `verifyWebhook` does all of this).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock.
+                 * @example 1795260000
+                 */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClaimEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx answered within 10 s acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables the endpoint and delivers nothing more to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    claimOpenedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same on every attempt and redelivery: skip an id you have processed.
+                 * @example evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60
+                 */
+                "webhook-id": string;
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of the endpoint’s secret after `whsec_`; for 24 h after a rotation two signatures (new and old), separated by a space. Accept when any one matches (the client’s `verifyWebhook` does all of this).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock.
+                 * @example 1795260000
+                 */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClaimEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx answered within 10 s acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables the endpoint and delivers nothing more to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    claimSettledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same on every attempt and redelivery: skip an id you have processed.
+                 * @example evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60
+                 */
+                "webhook-id": string;
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of the endpoint’s secret after `whsec_`; for 24 h after a rotation two signatures (new and old), separated by a space. Accept when any one matches (the client’s `verifyWebhook` does all of this).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock.
+                 * @example 1795260000
+                 */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClaimEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx answered within 10 s acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables the endpoint and delivers nothing more to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    claimUnderReviewWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same on every attempt and redelivery: skip an id you have processed.
+                 * @example evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60
+                 */
+                "webhook-id": string;
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of the endpoint’s secret after `whsec_`; for 24 h after a rotation two signatures (new and old), separated by a space. Accept when any one matches (the client’s `verifyWebhook` does all of this).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock.
+                 * @example 1795260000
+                 */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClaimEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx answered within 10 s acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables the endpoint and delivers nothing more to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    claimWithdrawnWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same on every attempt and redelivery: skip an id you have processed.
+                 * @example evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60
+                 */
+                "webhook-id": string;
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of the endpoint’s secret after `whsec_`; for 24 h after a rotation two signatures (new and old), separated by a space. Accept when any one matches (the client’s `verifyWebhook` does all of this).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock.
+                 * @example 1795260000
+                 */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClaimEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx answered within 10 s acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables the endpoint and delivers nothing more to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    installmentPaidWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same on every attempt and redelivery: skip an id you have processed.
+                 * @example evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60
+                 */
+                "webhook-id": string;
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of the endpoint’s secret after `whsec_`; for 24 h after a rotation two signatures (new and old), separated by a space. Accept when any one matches (the client’s `verifyWebhook` does all of this).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock.
+                 * @example 1795260000
+                 */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InstallmentEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx answered within 10 s acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables the endpoint and delivers nothing more to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    installmentPaymentFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same on every attempt and redelivery: skip an id you have processed.
+                 * @example evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60
+                 */
+                "webhook-id": string;
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of the endpoint’s secret after `whsec_`; for 24 h after a rotation two signatures (new and old), separated by a space. Accept when any one matches (the client’s `verifyWebhook` does all of this).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock.
+                 * @example 1795260000
+                 */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InstallmentEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx answered within 10 s acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables the endpoint and delivers nothing more to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    pingWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same on every attempt and redelivery: skip an id you have processed.
+                 * @example evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60
+                 */
+                "webhook-id": string;
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of the endpoint’s secret after `whsec_`; for 24 h after a rotation two signatures (new and old), separated by a space. Accept when any one matches (the client’s `verifyWebhook` does all of this).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock.
+                 * @example 1795260000
+                 */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PingEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx answered within 10 s acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables the endpoint and delivers nothing more to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    subscriptionActivatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same on every attempt and redelivery: skip an id you have processed.
+                 * @example evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60
+                 */
+                "webhook-id": string;
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of the endpoint’s secret after `whsec_`; for 24 h after a rotation two signatures (new and old), separated by a space. Accept when any one matches (the client’s `verifyWebhook` does all of this).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock.
+                 * @example 1795260000
+                 */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx answered within 10 s acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables the endpoint and delivers nothing more to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    subscriptionCanceledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same on every attempt and redelivery: skip an id you have processed.
+                 * @example evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60
+                 */
+                "webhook-id": string;
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of the endpoint’s secret after `whsec_`; for 24 h after a rotation two signatures (new and old), separated by a space. Accept when any one matches (the client’s `verifyWebhook` does all of this).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock.
+                 * @example 1795260000
+                 */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx answered within 10 s acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables the endpoint and delivers nothing more to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    subscriptionCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same on every attempt and redelivery: skip an id you have processed.
+                 * @example evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60
+                 */
+                "webhook-id": string;
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of the endpoint’s secret after `whsec_`; for 24 h after a rotation two signatures (new and old), separated by a space. Accept when any one matches (the client’s `verifyWebhook` does all of this).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock.
+                 * @example 1795260000
+                 */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx answered within 10 s acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables the endpoint and delivers nothing more to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    subscriptionExpiredWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same on every attempt and redelivery: skip an id you have processed.
+                 * @example evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60
+                 */
+                "webhook-id": string;
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of the endpoint’s secret after `whsec_`; for 24 h after a rotation two signatures (new and old), separated by a space. Accept when any one matches (the client’s `verifyWebhook` does all of this).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock.
+                 * @example 1795260000
+                 */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx answered within 10 s acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables the endpoint and delivers nothing more to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

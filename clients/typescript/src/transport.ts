@@ -1,25 +1,30 @@
-import { AmparoError } from './errors.js'
+import { AmparoConnectionError, AmparoError } from './errors.js'
 
 export interface TransportOptions {
   baseUrl: string
   clientId: string
   clientSecret: string
   fetch: typeof globalThis.fetch
-  /** Retries of an answer 429 or 503, each after its `Retry-After`. */
+  /** Retries of an answer 429 or 503, each after its `Retry-After`, or of a request no answer came to. */
   maxRetries: number
 }
 
 /** Methods whose retry the service makes safe with an `Idempotency-Key` (the service's README, Safe retries and limits). */
 const KEYED_METHODS = new Set(['POST', 'PUT', 'PATCH'])
 const RETRIED_STATUSES = new Set([429, 503])
+/** Methods that change nothing, so that sending them again is safe without a key. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 /** The wait when a 429 or 503 comes without a readable `Retry-After` (a proxy's). */
 const DEFAULT_RETRY_AFTER_MS = 1000
+/** The first wait after no answer came (refused, reset), doubled at each retry. */
+const CONNECTION_RETRY_MS = 250
 
 /**
  * The `fetch` the typed client sends through: it logs in (and again, once, when a token stops
  * working), gives every POST, PUT and PATCH an `Idempotency-Key` unless it has one, so that its
- * retries act at most once, retries 429 and 503 after `Retry-After`, and turns any answer that
- * is still 4xx or 5xx into an `AmparoError`.
+ * retries act at most once, retries 429 and 503 after `Retry-After` (and a request no answer
+ * came to, when sending it again is safe), and turns any answer that is still 4xx or 5xx into an
+ * `AmparoError`, a request still unanswered into an `AmparoConnectionError`.
  */
 export function amparoFetch(options: TransportOptions): typeof globalThis.fetch {
   const loginUrl = `${options.baseUrl.replace(/\/+$/, '')}/auth/login`
@@ -48,6 +53,8 @@ interface Template {
   headers: Headers
   body: ArrayBuffer | string | null
   signal: AbortSignal
+  /** Sending it twice acts once: a GET, or a write with an `Idempotency-Key`. */
+  idempotent: boolean
 }
 
 async function replayable(request: Request): Promise<Template> {
@@ -56,19 +63,31 @@ async function replayable(request: Request): Promise<Template> {
     headers.set('idempotency-key', crypto.randomUUID())
   }
   const body = request.body === null ? null : await request.arrayBuffer()
-  return { url: request.url, method: request.method, headers, body, signal: request.signal }
+  const idempotent = SAFE_METHODS.has(request.method) || headers.has('idempotency-key')
+  return { url: request.url, method: request.method, headers, body, signal: request.signal, idempotent }
 }
 
 async function sendWithRetries(options: TransportOptions, template: Template, token?: string) {
   for (let attempt = 0; ; attempt += 1) {
     const headers = new Headers(template.headers)
     if (token !== undefined) headers.set('authorization', `Bearer ${token}`)
-    const response = await options.fetch(template.url, {
-      method: template.method,
-      headers,
-      body: template.body,
-      signal: template.signal,
-    })
+    let response: Response
+    try {
+      response = await options.fetch(template.url, {
+        method: template.method,
+        headers,
+        body: template.body,
+        signal: template.signal,
+      })
+    } catch (error) {
+      // The caller's own abort or timeout is not a connection failure: it stays as it is.
+      if (template.signal.aborted) throw error
+      if (!template.idempotent || attempt >= options.maxRetries) {
+        throw new AmparoConnectionError(template.method, template.url, error)
+      }
+      await sleep(CONNECTION_RETRY_MS * 2 ** attempt, template.signal)
+      continue
+    }
     if (!RETRIED_STATUSES.has(response.status) || attempt >= options.maxRetries) return response
     await response.body?.cancel()
     await sleep(retryAfterMs(response.headers.get('retry-after')), template.signal)
@@ -135,6 +154,8 @@ class Session {
       headers: new Headers({ 'content-type': 'application/json', accept: 'application/json' }),
       body: JSON.stringify({ client_id: this.options.clientId, client_secret: this.options.clientSecret }),
       signal: new AbortController().signal,
+      // Logging in changes nothing: a second login only issues another token.
+      idempotent: true,
     }
     const response = await sendWithRetries(this.options, template)
     if (!response.ok) throw await AmparoError.from(response)

@@ -1,8 +1,24 @@
 import { Webhook, WebhookVerificationError } from 'standardwebhooks'
-import type { operations } from './schema.js'
+import type { components } from './schema.js'
 
-/** An event as `GET /events/{id}` shows it, which is exactly the body of a webhook delivery. */
-export type AmparoEvent = operations['getEvent']['responses'][200]['content']['application/json']
+/**
+ * An event as `GET /events/{id}` shows it, which is exactly the body of a webhook delivery: a union
+ * told apart by `type`, so that after `if (event.type === 'subscription.activated')`
+ * `event.data.object` is a `Subscription`.
+ */
+export type AmparoEvent = components['schemas']['Event']
+
+/** Every event type: `subscription.activated`, `installment.payment_failed`, … */
+export type AmparoEventType = AmparoEvent['type']
+
+/** The event of one type: `AmparoEventOf<'claim.settled'>` carries a `Claim`. */
+export type AmparoEventOf<T extends AmparoEventType> = AmparoEvent extends infer E
+  ? E extends { type: infer U }
+    ? T extends U
+      ? E & { type: T }
+      : never
+    : never
+  : never
 
 /** A fetch `Headers`, or a Node request's headers (`req.headers`). */
 export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>
@@ -17,9 +33,36 @@ export { WebhookVerificationError }
  * must be the raw text received: a re-serialised JSON object no longer matches its signature.
  */
 export function verifyWebhook(body: string, headers: WebhookHeaders, secret: string): AmparoEvent {
+  checkArguments(body, secret)
   const event = new Webhook(secret).verify(body, plainHeaders(headers)) as AmparoEvent | undefined
   if (event === undefined) throw new WebhookVerificationError('Empty payload')
   return event
+}
+
+/** A base64 signing secret, `whsec_` first as the service gives it (Standard Webhooks accepts it bare too). */
+const SECRET = /^(whsec_)?[A-Za-z0-9+/]{4,}={0,2}$/
+
+/**
+ * A wrong argument is the integration's mistake, not a forged delivery: a `TypeError` saying which,
+ * never a `WebhookVerificationError` that a handler answers with 400 and forgets.
+ */
+function checkArguments(body: unknown, secret: unknown) {
+  if (typeof secret !== 'string' || !SECRET.test(secret)) {
+    const got =
+      typeof secret === 'string'
+        ? secret === ''
+          ? 'an empty string'
+          : 'a string of another form'
+        : String(secret)
+    throw new TypeError(
+      `verifyWebhook: secret must be the endpoint's signing secret, \`whsec_\` and base64, as POST /webhook-endpoints answered it (got ${got})`,
+    )
+  }
+  if (typeof body !== 'string') {
+    throw new TypeError(
+      `verifyWebhook: body must be the raw text received (got ${body === null ? 'null' : typeof body}): a parsed or re-serialised body no longer matches its signature`,
+    )
+  }
 }
 
 function plainHeaders(headers: WebhookHeaders): Record<string, string> {

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { contractingFields, customerReference } from '../../http/contracting-fields.js'
-import { Id, Money, nullable, Timestamp } from '../../http/http-schemas.js'
+import { Id, Money, named, nullable, Timestamp } from '../../http/http-schemas.js'
 import { PageQuery } from '../../shared/pagination.js'
 import { Model } from '../catalog/catalog.schemas.js'
 import { CUSTOMER_EXAMPLE, Customer } from '../customers/customer.schemas.js'
@@ -135,73 +135,80 @@ const nullableTimestamp = (description: string) =>
 
 const link = (path: string) => ({ link: `https://api.amparo.example${path}` })
 
-export const AnnualPlan = Type.Object(
-  {
-    id: Type.Integer({ description: 'Names the plan in the payment and cancellation calls.' }),
-    status: AnnualPlanStatus,
-    lmi: Money('Maximum indemnity limit applied.'),
-    premium: Money('Single payment for the 12 months: the annual quotation for the same inputs.'),
-    franchise: Money(
-      'Franchise (deductible) taken from an approved claim: the plan’s franchise rate × LMI, fixed at contracting (0 when the plan has none).',
-    ),
-    policy_number: Type.Union([Type.String(), Type.Null()], {
-      description: '`AMP-<year of payment>-<id, 6 digits>`; null until paid.',
-    }),
-    plan: Type.Object(
-      { id: Type.Integer(), name: Type.String(), coverages: Type.Array(Type.String()) },
-      { description: 'The annual plan contracted and what it covers.' },
-    ),
-    customer: { ...Customer, description: 'The insured customer (as `GET /customers/{document}`).' },
-    model: { ...Model, description: 'The insured device model (as `GET /models/{id}`).' },
-    imei: Type.String({ description: 'IMEI of the insured device, 15 bare digits.' }),
-    imei_2: Type.Union([Type.String(), Type.Null()], { description: 'Second IMEI (dual-SIM), or null.' }),
-    is_used: Type.Boolean({ description: 'Contracted as a used device (the used-device factor applied).' }),
-    store_id: Type.Union([Type.Integer(), Type.Null()], { description: 'The store that made the sale.' }),
-    payment: Type.Union([Payment, Type.Null()], {
-      description: 'How it is paid; null for an own-gateway plan not paid yet.',
-    }),
-    paid_at: nullableTimestamp('When the payment was confirmed.'),
-    starts_at: nullableTimestamp('Start of cover: 00:00 of the day after payment.'),
-    ends_at: nullableTimestamp('End of cover: 12 months after `starts_at`.'),
-    cancellation: Type.Union([Cancellation, Type.Null()], {
-      description: 'The cancellation; null when none was requested.',
-    }),
-    created_at: Timestamp('When it was contracted.'),
-    updated_at: Timestamp(
-      'When the plan last changed: payment, a coverage boundary (`starts_at`, `ends_at`), a cancellation request or its confirmation.',
-    ),
-  },
-  {
-    examples: [
-      {
-        id: 2001,
-        status: 'protected',
-        lmi: 8999,
-        premium: 989.89,
-        franchise: 0,
-        policy_number: 'AMP-2026-002001',
-        plan: { id: 4, name: 'Proteção Anual', coverages: ['Roubo e furto qualificado', 'Quebra acidental'] },
-        customer: CUSTOMER_EXAMPLE,
-        model: {
-          id: 2,
-          name: 'iPhone 16 Pro',
-          brand: { id: 1, name: 'Apple', meta: link('/brands/1') },
-          meta: link('/models/2'),
+export const AnnualPlan = named(
+  'AnnualPlan',
+  Type.Object(
+    {
+      id: Type.Integer({ description: 'Names the plan in the payment and cancellation calls.' }),
+      status: AnnualPlanStatus,
+      lmi: Money('Maximum indemnity limit applied.'),
+      premium: Money('Single payment for the 12 months: the annual quotation for the same inputs.'),
+      franchise: Money(
+        'Franchise (deductible) taken from an approved claim: the plan’s franchise rate × LMI, fixed at contracting (0 when the plan has none).',
+      ),
+      policy_number: Type.Union([Type.String(), Type.Null()], {
+        description: '`AMP-<year of payment>-<id, 6 digits>`; null until paid.',
+      }),
+      plan: Type.Object(
+        { id: Type.Integer(), name: Type.String(), coverages: Type.Array(Type.String()) },
+        { description: 'The annual plan contracted and what it covers.' },
+      ),
+      customer: { ...Customer, description: 'The insured customer (as `GET /customers/{document}`).' },
+      model: { ...Model, description: 'The insured device model (as `GET /models/{id}`).' },
+      imei: Type.String({ description: 'IMEI of the insured device, 15 bare digits.' }),
+      imei_2: Type.Union([Type.String(), Type.Null()], { description: 'Second IMEI (dual-SIM), or null.' }),
+      is_used: Type.Boolean({ description: 'Contracted as a used device (the used-device factor applied).' }),
+      store_id: Type.Union([Type.Integer(), Type.Null()], { description: 'The store that made the sale.' }),
+      payment: Type.Union([Payment, Type.Null()], {
+        description: 'How it is paid; null for an own-gateway plan not paid yet.',
+      }),
+      paid_at: nullableTimestamp('When the payment was confirmed.'),
+      starts_at: nullableTimestamp('Start of cover: 00:00 of the day after payment.'),
+      ends_at: nullableTimestamp('End of cover: 12 months after `starts_at`.'),
+      cancellation: Type.Union([Cancellation, Type.Null()], {
+        description: 'The cancellation; null when none was requested.',
+      }),
+      created_at: Timestamp('When it was contracted.'),
+      updated_at: Timestamp(
+        'When the plan last changed: payment, a coverage boundary (`starts_at`, `ends_at`), a cancellation request or its confirmation.',
+      ),
+    },
+    {
+      examples: [
+        {
+          id: 2001,
+          status: 'protected',
+          lmi: 8999,
+          premium: 989.89,
+          franchise: 0,
+          policy_number: 'AMP-2026-002001',
+          plan: {
+            id: 4,
+            name: 'Proteção Anual',
+            coverages: ['Roubo e furto qualificado', 'Quebra acidental'],
+          },
+          customer: CUSTOMER_EXAMPLE,
+          model: {
+            id: 2,
+            name: 'iPhone 16 Pro',
+            brand: { id: 1, name: 'Apple', meta: link('/brands/1') },
+            meta: link('/models/2'),
+          },
+          imei: '490154203237518',
+          imei_2: null,
+          is_used: false,
+          store_id: 3,
+          payment: { method: 'credit_card', installments: 10, card: { brand: 'visa', last4: '1111' } },
+          paid_at: '2026-11-21 10:20:00',
+          starts_at: '2026-11-22 00:00:00',
+          ends_at: '2027-11-22 00:00:00',
+          cancellation: null,
+          created_at: '2026-11-21 10:15:00',
+          updated_at: '2026-11-21 10:20:00',
         },
-        imei: '490154203237518',
-        imei_2: null,
-        is_used: false,
-        store_id: 3,
-        payment: { method: 'credit_card', installments: 10, card: { brand: 'visa', last4: '1111' } },
-        paid_at: '2026-11-21 10:20:00',
-        starts_at: '2026-11-22 00:00:00',
-        ends_at: '2027-11-22 00:00:00',
-        cancellation: null,
-        created_at: '2026-11-21 10:15:00',
-        updated_at: '2026-11-21 10:20:00',
-      },
-    ],
-  },
+      ],
+    },
+  ),
 )
 
 export const AnnualPlanParams = Type.Object({ id: Id('Annual plan id, as returned when contracting.', 1) })

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { Id, MetaLink } from '../../http/http-schemas.js'
+import { Id, MetaLink, named } from '../../http/http-schemas.js'
 import { PageQuery } from '../../shared/pagination.js'
 
 const link = (path: string) => ({ link: `https://api.amparo.example${path}` })
@@ -8,46 +8,54 @@ export const BrandRef = Type.Object({ id: Type.Integer(), name: Type.String(), m
 
 export const ModelSummary = Type.Object({ id: Type.Integer(), name: Type.String(), meta: MetaLink })
 
-export const Brand = Type.Object(
-  {
-    id: Type.Integer(),
-    name: Type.String(),
-    meta: MetaLink,
-    models_count: Type.Optional(
-      Type.Integer({ description: 'With `include=modelCount`: models of the brand this partner may sell.' }),
-    ),
-    models: Type.Optional(
-      Type.Array(ModelSummary, {
-        description: 'With `include=models`: every model of the brand this partner may sell.',
-      }),
-    ),
-  },
-  {
-    examples: [
-      {
-        id: 1,
-        name: 'Apple',
-        meta: link('/brands/1'),
-        models_count: 1,
-        models: [{ id: 2, name: 'iPhone 16 Pro', meta: link('/models/2') }],
-      },
-    ],
-  },
+export const Brand = named(
+  'Brand',
+  Type.Object(
+    {
+      id: Type.Integer(),
+      name: Type.String(),
+      meta: MetaLink,
+      models_count: Type.Optional(
+        Type.Integer({
+          description: 'With `include=modelCount`: models of the brand this partner may sell.',
+        }),
+      ),
+      models: Type.Optional(
+        Type.Array(ModelSummary, {
+          description: 'With `include=models`: every model of the brand this partner may sell.',
+        }),
+      ),
+    },
+    {
+      examples: [
+        {
+          id: 1,
+          name: 'Apple',
+          meta: link('/brands/1'),
+          models_count: 1,
+          models: [{ id: 2, name: 'iPhone 16 Pro', meta: link('/models/2') }],
+        },
+      ],
+    },
+  ),
 )
 export type Brand = Static<typeof Brand>
 
-export const Model = Type.Object(
-  { id: Type.Integer(), name: Type.String(), brand: BrandRef, meta: MetaLink },
-  {
-    examples: [
-      {
-        id: 2,
-        name: 'iPhone 16 Pro',
-        brand: { id: 1, name: 'Apple', meta: link('/brands/1') },
-        meta: link('/models/2'),
-      },
-    ],
-  },
+export const Model = named(
+  'Model',
+  Type.Object(
+    { id: Type.Integer(), name: Type.String(), brand: BrandRef, meta: MetaLink },
+    {
+      examples: [
+        {
+          id: 2,
+          name: 'iPhone 16 Pro',
+          brand: { id: 1, name: 'Apple', meta: link('/brands/1') },
+          meta: link('/models/2'),
+        },
+      ],
+    },
+  ),
 )
 
 export const BrandParams = Type.Object({ brandId: Id('Brand id.', 1) })

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { DOCUMENTED_ONLY, Id, Timestamp } from '../../http/http-schemas.js'
+import { DOCUMENTED_ONLY, Id, named, Timestamp } from '../../http/http-schemas.js'
 import { DOCUMENT_KINDS } from './claim.rules.js'
 import { ACCEPTED_CONTENT_TYPES, MAX_DOCUMENTS_PER_CLAIM } from './claim-document.rules.js'
 
@@ -20,29 +20,32 @@ const DocumentKind = Type.Enum(DOCUMENT_KINDS, {
 const CONTENT_TYPES = ACCEPTED_CONTENT_TYPES.map((type) => `\`${type}\``).join(', ')
 
 /** One document of a claim (the claim's `documents` list shows the same object). */
-export const ClaimDocument = Type.Object(
-  {
-    id: Type.Integer(),
-    kind: DocumentKind,
-    filename: Type.String({ description: 'The sent filename as a label only: sanitised, never a path.' }),
-    content_type: Type.String({ description: `As recognised from the bytes: ${CONTENT_TYPES}.` }),
-    size: Type.Integer({ description: 'Bytes.' }),
-    sha256: Type.String({ description: 'SHA-256 of the bytes, in hex.', pattern: '^[0-9a-f]{64}$' }),
-    uploaded_at: Timestamp('When it was received.'),
-  },
-  {
-    examples: [
-      {
-        id: 1,
-        kind: 'photo',
-        filename: 'tela-quebrada.jpg',
-        content_type: 'image/jpeg',
-        size: 182_044,
-        sha256: '9f2c7c3b1e0a6d4f8b5a2e7c1d3f6a9b0c4e8d2f7a1b5c9e3d6f0a4b8c2e7d1f',
-        uploaded_at: '2026-11-21 12:04:05',
-      },
-    ],
-  },
+export const ClaimDocument = named(
+  'ClaimDocument',
+  Type.Object(
+    {
+      id: Type.Integer(),
+      kind: DocumentKind,
+      filename: Type.String({ description: 'The sent filename as a label only: sanitised, never a path.' }),
+      content_type: Type.String({ description: `As recognised from the bytes: ${CONTENT_TYPES}.` }),
+      size: Type.Integer({ description: 'Bytes.' }),
+      sha256: Type.String({ description: 'SHA-256 of the bytes, in hex.', pattern: '^[0-9a-f]{64}$' }),
+      uploaded_at: Timestamp('When it was received.'),
+    },
+    {
+      examples: [
+        {
+          id: 1,
+          kind: 'photo',
+          filename: 'tela-quebrada.jpg',
+          content_type: 'image/jpeg',
+          size: 182_044,
+          sha256: '9f2c7c3b1e0a6d4f8b5a2e7c1d3f6a9b0c4e8d2f7a1b5c9e3d6f0a4b8c2e7d1f',
+          uploaded_at: '2026-11-21 12:04:05',
+        },
+      ],
+    },
+  ),
 )
 
 /**

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { Id, Money, nullable, Timestamp } from '../../http/http-schemas.js'
+import { Id, Money, named, nullable, Timestamp } from '../../http/http-schemas.js'
 import { PageQuery } from '../../shared/pagination.js'
 import { CLAIM_STATUSES, CLAIM_TYPES, DOCUMENT_KINDS } from './claim.rules.js'
 import { ClaimDocument } from './claim-document.schemas.js'
@@ -98,71 +98,76 @@ const CLAIM_EXAMPLE = {
   updated_at: '2026-11-21 10:00:00',
 }
 
-export const Claim = Type.Object(
-  {
-    id: Type.Integer(),
-    number: Type.String({ description: '`SIN-<year of created_at>-<6 digits>`, unique across the service.' }),
-    status: ClaimStatus,
-    status_label: Type.String({ description: 'The status in Portuguese.' }),
-    type: ClaimType,
-    type_label: Type.String({ description: 'The peril in Portuguese.' }),
-    subscription_id: Type.Union([Type.Integer(), Type.Null()]),
-    annual_plan_id: Type.Union([Type.Integer(), Type.Null()]),
-    customer: Type.Object({ id: Type.Integer(), name: Type.String(), document: Type.String() }),
-    device: Type.Object({
-      model: Type.Object({ id: Type.Integer(), name: Type.String() }),
-      serial_number: nullableText('The contract’s serial number or IMEI when the claim was opened.'),
-    }),
-    occurred_at: Timestamp('When the loss occurred.'),
-    description: Type.String(),
-    police_report: Type.Union(
-      [
-        Type.Object({
-          number: nullableText('The Boletim de Ocorrência number.'),
-          issued_on: nullableText('`YYYY-MM-DD`.'),
-        }),
-        Type.Null(),
-      ],
-      { description: 'The police report; null when none was given.' },
-    ),
-    lmi: Money('The contract’s maximum indemnity limit.'),
-    franchise: Money('The contract’s franchise (deductible), taken from an approved amount.'),
-    required_documents: Type.Array(DocumentKind, {
-      description:
-        'Kinds still missing: `robbery` and `qualified_theft` need `police_report`, `imei_block` and `invoice`; `accidental_damage` and `liquid_damage` need `photo` and `invoice`.',
-    }),
-    documents: Type.Array(ClaimDocument, { description: 'Uploaded documents, oldest first.' }),
-    decision: Type.Union(
-      [
-        Type.Object({
-          outcome: Type.Enum(['approved', 'denied']),
-          settlement_method: Type.Union([Type.Enum(['repair', 'replacement', 'indemnity']), Type.Null()]),
-          approved_amount: nullableMoney('Approved amount.'),
-          payable_amount: nullableMoney('Approved amount − franchise, never below 0.'),
-          reason_code: nullableText(
-            'Why it was denied: `not_covered`, `outside_coverage`, `late_notice`, `documents_invalid`, `fraud_suspected`, `other`.',
-          ),
-          note: nullableText('The adjuster’s note to the partner.'),
-          decided_at: Timestamp('When it was decided.'),
-        }),
-        Type.Null(),
-      ],
-      { description: 'The decision; null until decided.' },
-    ),
-    settlement: Type.Union(
-      [
-        Type.Object({
-          reference: nullableText('Repair order or transfer id.'),
-          settled_at: Timestamp('When.'),
-        }),
-        Type.Null(),
-      ],
-      { description: 'The settlement; null until settled.' },
-    ),
-    created_at: Timestamp('When it was opened.'),
-    updated_at: Timestamp('When it last changed.'),
-  },
-  { examples: [CLAIM_EXAMPLE] },
+export const Claim = named(
+  'Claim',
+  Type.Object(
+    {
+      id: Type.Integer(),
+      number: Type.String({
+        description: '`SIN-<year of created_at>-<6 digits>`, unique across the service.',
+      }),
+      status: ClaimStatus,
+      status_label: Type.String({ description: 'The status in Portuguese.' }),
+      type: ClaimType,
+      type_label: Type.String({ description: 'The peril in Portuguese.' }),
+      subscription_id: Type.Union([Type.Integer(), Type.Null()]),
+      annual_plan_id: Type.Union([Type.Integer(), Type.Null()]),
+      customer: Type.Object({ id: Type.Integer(), name: Type.String(), document: Type.String() }),
+      device: Type.Object({
+        model: Type.Object({ id: Type.Integer(), name: Type.String() }),
+        serial_number: nullableText('The contract’s serial number or IMEI when the claim was opened.'),
+      }),
+      occurred_at: Timestamp('When the loss occurred.'),
+      description: Type.String(),
+      police_report: Type.Union(
+        [
+          Type.Object({
+            number: nullableText('The Boletim de Ocorrência number.'),
+            issued_on: nullableText('`YYYY-MM-DD`.'),
+          }),
+          Type.Null(),
+        ],
+        { description: 'The police report; null when none was given.' },
+      ),
+      lmi: Money('The contract’s maximum indemnity limit.'),
+      franchise: Money('The contract’s franchise (deductible), taken from an approved amount.'),
+      required_documents: Type.Array(DocumentKind, {
+        description:
+          'Kinds still missing: `robbery` and `qualified_theft` need `police_report`, `imei_block` and `invoice`; `accidental_damage` and `liquid_damage` need `photo` and `invoice`.',
+      }),
+      documents: Type.Array(ClaimDocument, { description: 'Uploaded documents, oldest first.' }),
+      decision: Type.Union(
+        [
+          Type.Object({
+            outcome: Type.Enum(['approved', 'denied']),
+            settlement_method: Type.Union([Type.Enum(['repair', 'replacement', 'indemnity']), Type.Null()]),
+            approved_amount: nullableMoney('Approved amount.'),
+            payable_amount: nullableMoney('Approved amount − franchise, never below 0.'),
+            reason_code: nullableText(
+              'Why it was denied: `not_covered`, `outside_coverage`, `late_notice`, `documents_invalid`, `fraud_suspected`, `other`.',
+            ),
+            note: nullableText('The adjuster’s note to the partner.'),
+            decided_at: Timestamp('When it was decided.'),
+          }),
+          Type.Null(),
+        ],
+        { description: 'The decision; null until decided.' },
+      ),
+      settlement: Type.Union(
+        [
+          Type.Object({
+            reference: nullableText('Repair order or transfer id.'),
+            settled_at: Timestamp('When.'),
+          }),
+          Type.Null(),
+        ],
+        { description: 'The settlement; null until settled.' },
+      ),
+      created_at: Timestamp('When it was opened.'),
+      updated_at: Timestamp('When it last changed.'),
+    },
+    { examples: [CLAIM_EXAMPLE] },
+  ),
 )
 
 export const ClaimParams = Type.Object({ id: Id('Claim id, as returned when opened.', 1) })

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { nullable } from '../../http/http-schemas.js'
+import { named, nullable } from '../../http/http-schemas.js'
 
 const addressFields = {
   street: Type.String({
@@ -122,38 +122,41 @@ export const CUSTOMER_EXAMPLE = {
   created_at: '2026-11-21 09:00:00',
 }
 
-export const Customer = Type.Object(
-  {
-    id: Type.Integer({ description: 'Send it as `customer_id` when contracting.' }),
-    name: Type.String(),
-    document: Type.String({ description: 'Bare CPF or CNPJ (alphanumeric CNPJ uppercase).' }),
-    email: Type.String(),
-    phone: Type.String({ description: 'Bare national digits with area code.' }),
-    address: Type.Union([Address, Type.Null()], { description: 'Null when none was given.' }),
-    created_at: Type.String({ description: '`YYYY-MM-DD HH:MM:SS` in the service time zone.' }),
-  },
-  {
-    description: 'A customer of the authenticated partner.',
-    examples: [
-      {
-        id: 42,
-        name: 'Maria da Silva',
-        document: '52998224725',
-        email: 'maria@example.com',
-        phone: '11987654321',
-        address: {
-          street: 'Avenida Paulista',
-          number: 1000,
-          complement: 'Apto 12',
-          zipcode: '01310100',
-          neighborhood: 'Bela Vista',
-          city: 'São Paulo',
-          state: 'SP',
+export const Customer = named(
+  'Customer',
+  Type.Object(
+    {
+      id: Type.Integer({ description: 'Send it as `customer_id` when contracting.' }),
+      name: Type.String(),
+      document: Type.String({ description: 'Bare CPF or CNPJ (alphanumeric CNPJ uppercase).' }),
+      email: Type.String(),
+      phone: Type.String({ description: 'Bare national digits with area code.' }),
+      address: Type.Union([Address, Type.Null()], { description: 'Null when none was given.' }),
+      created_at: Type.String({ description: '`YYYY-MM-DD HH:MM:SS` in the service time zone.' }),
+    },
+    {
+      description: 'A customer of the authenticated partner.',
+      examples: [
+        {
+          id: 42,
+          name: 'Maria da Silva',
+          document: '52998224725',
+          email: 'maria@example.com',
+          phone: '11987654321',
+          address: {
+            street: 'Avenida Paulista',
+            number: 1000,
+            complement: 'Apto 12',
+            zipcode: '01310100',
+            neighborhood: 'Bela Vista',
+            city: 'São Paulo',
+            state: 'SP',
+          },
+          created_at: '2026-11-21 09:00:00',
         },
-        created_at: '2026-11-21 09:00:00',
-      },
-    ],
-  },
+      ],
+    },
+  ),
 )
 export type Customer = Static<typeof Customer>
 

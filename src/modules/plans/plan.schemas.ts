@@ -1,27 +1,30 @@
 import { type Static, Type } from 'typebox'
-import { Id, Money } from '../../http/http-schemas.js'
+import { Id, Money, named } from '../../http/http-schemas.js'
 import { COVERAGE_TYPES } from './plan.rules.js'
 
 const COVERAGES = ['Roubo e furto qualificado', 'Quebra acidental', 'Danos por líquidos']
 
-export const Plan = Type.Object(
-  {
-    id: Type.Integer({ description: 'The `plan_id` of `POST /subscriptions`.' }),
-    name: Type.String(),
-    installments: Type.Integer({ description: 'Number of monthly installments of a subscription.' }),
-    coverages: Type.Array(Type.String(), { description: 'What the plan covers, in Portuguese.' }),
-    coverage_types: Type.Array(Type.Enum([...COVERAGE_TYPES]), {
-      description:
-        'The perils a claim may name: `robbery` (Roubo), `qualified_theft` (Furto qualificado), `accidental_damage` (Quebra acidental), `liquid_damage` (Danos por líquido).',
-    }),
-    claim_notice_days: Type.Integer({
-      description: 'A claim must be opened within this many days of the loss.',
-    }),
-    max_claims_per_year: Type.Integer({
-      description: 'At most this many claims of one contract approved in the 365 days before a loss.',
-    }),
-  },
-  { description: 'A subscription plan of the partner.' },
+export const Plan = named(
+  'Plan',
+  Type.Object(
+    {
+      id: Type.Integer({ description: 'The `plan_id` of `POST /subscriptions`.' }),
+      name: Type.String(),
+      installments: Type.Integer({ description: 'Number of monthly installments of a subscription.' }),
+      coverages: Type.Array(Type.String(), { description: 'What the plan covers, in Portuguese.' }),
+      coverage_types: Type.Array(Type.Enum([...COVERAGE_TYPES]), {
+        description:
+          'The perils a claim may name: `robbery` (Roubo), `qualified_theft` (Furto qualificado), `accidental_damage` (Quebra acidental), `liquid_damage` (Danos por líquido).',
+      }),
+      claim_notice_days: Type.Integer({
+        description: 'A claim must be opened within this many days of the loss.',
+      }),
+      max_claims_per_year: Type.Integer({
+        description: 'At most this many claims of one contract approved in the 365 days before a loss.',
+      }),
+    },
+    { description: 'A subscription plan of the partner.' },
+  ),
 )
 
 export const PlanList = Type.Array(Plan, {
@@ -57,63 +60,76 @@ const quotationExample = {
   installments: 12,
 }
 
-export const PlanQuotation = Type.Object(
-  {
-    id: Type.Integer({ description: 'Plan id.' }),
-    name: Type.String({ description: 'Plan name.' }),
-    monthly_premium: Money('Each monthly installment: LMI × the plan’s monthly rate, half-up to the cent.'),
-    lmi: Money('The LMI applied: `maxima` when inside the authorized range, else the model default.'),
-    installments: Type.Integer({ description: 'Number of monthly installments.' }),
-  },
-  { examples: [quotationExample] },
+export const PlanQuotation = named(
+  'PlanQuotation',
+  Type.Object(
+    {
+      id: Type.Integer({ description: 'Plan id.' }),
+      name: Type.String({ description: 'Plan name.' }),
+      monthly_premium: Money('Each monthly installment: LMI × the plan’s monthly rate, half-up to the cent.'),
+      lmi: Money('The LMI applied: `maxima` when inside the authorized range, else the model default.'),
+      installments: Type.Integer({ description: 'Number of monthly installments.' }),
+    },
+    { examples: [quotationExample] },
+  ),
 )
 
-export const Quotation = Type.Object(
-  {
-    plans: Type.Array(PlanQuotation, {
-      description: 'Every active subscription plan of the partner, by id.',
-    }),
-  },
-  {
-    examples: [
-      {
-        plans: [
-          { id: 1, name: 'Proteção Essencial 12x', monthly_premium: 80.99, lmi: 8999, installments: 12 },
-          quotationExample,
-        ],
-      },
-    ],
-  },
+export const Quotation = named(
+  'Quotation',
+  Type.Object(
+    {
+      plans: Type.Array(PlanQuotation, {
+        description: 'Every active subscription plan of the partner, by id.',
+      }),
+    },
+    {
+      examples: [
+        {
+          plans: [
+            { id: 1, name: 'Proteção Essencial 12x', monthly_premium: 80.99, lmi: 8999, installments: 12 },
+            quotationExample,
+          ],
+        },
+      ],
+    },
+  ),
 )
 
-export const AnnualQuote = Type.Object(
-  {
-    model: Type.Object(
-      { id: Type.Integer(), name: Type.String() },
-      { description: 'The quoted device model.' },
-    ),
-    plan: Type.Object(
-      { id: Type.Integer(), name: Type.String(), coverages: Type.Array(Type.String()) },
-      {
-        description:
-          'Extension: the annual plan quoted (the default one unless `plan_id` was sent); its `id` is the `plan_id` of `POST /annual-plans`.',
-      },
-    ),
-    premium: Money(
-      'Single payment for 12 months: LMI × the annual rate (× the used-device factor when `used`), half-up to the cent.',
-    ),
-    lmi: Money('The LMI applied: `maxima` when inside the authorized range, else the model default.'),
-  },
-  {
-    examples: [
-      {
-        model: { id: 7, name: 'iPhone 16 Pro' },
-        plan: { id: 4, name: 'Proteção Anual', coverages: ['Roubo e furto qualificado', 'Quebra acidental'] },
-        premium: 989.89,
-        lmi: 8999,
-      },
-    ],
-  },
+export const AnnualQuote = named(
+  'AnnualQuote',
+  Type.Object(
+    {
+      model: Type.Object(
+        { id: Type.Integer(), name: Type.String() },
+        { description: 'The quoted device model.' },
+      ),
+      plan: Type.Object(
+        { id: Type.Integer(), name: Type.String(), coverages: Type.Array(Type.String()) },
+        {
+          description:
+            'Extension: the annual plan quoted (the default one unless `plan_id` was sent); its `id` is the `plan_id` of `POST /annual-plans`.',
+        },
+      ),
+      premium: Money(
+        'Single payment for 12 months: LMI × the annual rate (× the used-device factor when `used`), half-up to the cent.',
+      ),
+      lmi: Money('The LMI applied: `maxima` when inside the authorized range, else the model default.'),
+    },
+    {
+      examples: [
+        {
+          model: { id: 7, name: 'iPhone 16 Pro' },
+          plan: {
+            id: 4,
+            name: 'Proteção Anual',
+            coverages: ['Roubo e furto qualificado', 'Quebra acidental'],
+          },
+          premium: 989.89,
+          lmi: 8999,
+        },
+      ],
+    },
+  ),
 )
 
 const quoteFields = {
@@ -127,7 +143,7 @@ const quoteFields = {
   maxima: Type.Optional(
     Type.Number({
       description:
-        'Desired LMI in reais, at most two decimals (`4500`, `4499.5`). Inside the authorized range it is the LMI; ' +
+        'Desired LMI in reais, at most two decimals (`4500`, `4499.5`, `4.5e3`). Inside the authorized range it is the LMI; ' +
         'absent, empty, zero, negative, below or above the range → the model’s default LMI, without error. ' +
         'More than two decimals (`1.005`) or not a number (`abc`) → 422 `errors.maxima`.',
       examples: [4500],

@@ -1,13 +1,16 @@
 import { Type } from 'typebox'
-import { Timestamp } from '../../http/http-schemas.js'
+import { DOCUMENTED_ONLY, named, Timestamp } from '../../http/http-schemas.js'
 import { MAX_DAYS, MAX_HOURS } from './sandbox-clock.rules.js'
 
 const Now = Timestamp('The partner’s clock: what it does happens at this time (service time zone).')
 const AdvancedBy = Type.Integer({ minimum: 0, description: 'How far the clock is ahead of real time.' })
 
-export const SandboxClock = Type.Object(
-  { now: Now, advanced_by_seconds: AdvancedBy },
-  { examples: [{ now: '2026-12-26 10:00:00', advanced_by_seconds: 2_678_400 }] },
+export const SandboxClock = named(
+  'SandboxClock',
+  Type.Object(
+    { now: Now, advanced_by_seconds: AdvancedBy },
+    { examples: [{ now: '2026-12-26 10:00:00', advanced_by_seconds: 2_678_400 }] },
+  ),
 )
 
 export const AdvanceBody = Type.Object(
@@ -19,7 +22,16 @@ export const AdvanceBody = Type.Object(
       Type.Integer({ minimum: 1, maximum: MAX_HOURS, description: `Hours to move forward, 1–${MAX_HOURS}.` }),
     ),
   },
-  { examples: [{ days: 31 }] },
+  {
+    // Exactly one of them, checked by the rules (sandbox-clock.rules.ts) so that its message names both.
+    [DOCUMENTED_ONLY]: {
+      oneOf: [
+        { required: ['days'], properties: { days: { type: 'integer' } } },
+        { required: ['hours'], properties: { hours: { type: 'integer' } } },
+      ],
+    },
+    examples: [{ days: 31 }],
+  },
 )
 
 const Counts = <K extends string>(keys: readonly K[], description: string) =>

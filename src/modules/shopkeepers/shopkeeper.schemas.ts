@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { Id, MetaLink, nullable } from '../../http/http-schemas.js'
+import { Id, MetaLink, named, nullable } from '../../http/http-schemas.js'
 
 /** Required text: present, not empty (blank after trimming is refused too), at most `max`. */
 const text = (max: number, description: string) =>
@@ -129,27 +129,30 @@ export type ShopkeeperBody = Static<typeof ShopkeeperBody>
 
 const link = (id: number) => ({ link: `https://api.amparo.example/shopkeepers/${id}` })
 
-export const CreatedShopkeeper = Type.Object(
-  {
-    id: Type.Integer({ description: 'Send it as `store_id` when contracting.' }),
-    trading_name: Type.String(),
-    registration_number: Type.String({ description: 'Bare CNPJ (alphanumeric letters uppercase).' }),
-    matrix: Type.Literal(false, { description: 'Always false: a registered branch is never the matrix.' }),
-    responsible: Type.Null({ description: 'Always null in the creation response (as the seed shows).' }),
-    meta: MetaLink,
-  },
-  {
-    examples: [
-      {
-        id: 12,
-        trading_name: 'Loja Centro',
-        registration_number: '11444777000161',
-        matrix: false,
-        responsible: null,
-        meta: link(12),
-      },
-    ],
-  },
+export const CreatedShopkeeper = named(
+  'CreatedShopkeeper',
+  Type.Object(
+    {
+      id: Type.Integer({ description: 'Send it as `store_id` when contracting.' }),
+      trading_name: Type.String(),
+      registration_number: Type.String({ description: 'Bare CNPJ (alphanumeric letters uppercase).' }),
+      matrix: Type.Literal(false, { description: 'Always false: a registered branch is never the matrix.' }),
+      responsible: Type.Null({ description: 'Always null in the creation response (as the seed shows).' }),
+      meta: MetaLink,
+    },
+    {
+      examples: [
+        {
+          id: 12,
+          trading_name: 'Loja Centro',
+          registration_number: '11444777000161',
+          matrix: false,
+          responsible: null,
+          meta: link(12),
+        },
+      ],
+    },
+  ),
 )
 
 const Address = Type.Object(
@@ -177,53 +180,56 @@ const Responsible = Type.Object(
   { description: 'Null for the matrix store.' },
 )
 
-export const Shopkeeper = Type.Object(
-  {
-    id: Type.Integer({ description: 'Send it as `store_id` when contracting.' }),
-    trading_name: Type.String(),
-    registration_number: Type.Union([Type.String(), Type.Null()], {
-      description: 'Bare CNPJ; null only for the matrix store of a partner registered without one.',
-    }),
-    matrix: Type.Boolean({ description: "True for the partner's own (matrix) store, false for a branch." }),
-    phone: Type.Union([Type.String(), Type.Null()], { description: 'Bare digits; null for the matrix.' }),
-    website: Type.Union([Type.String(), Type.Null()]),
-    address: Type.Union([Address, Type.Null()]),
-    responsible: Type.Union([Responsible, Type.Null()]),
-    created_at: Type.String({ description: '`YYYY-MM-DD HH:MM:SS` in the service time zone.' }),
-    meta: MetaLink,
-  },
-  {
-    description: 'A store of the partner. Bank data is stored but never returned.',
-    examples: [
-      {
-        id: 12,
-        trading_name: 'Loja Centro',
-        registration_number: '11444777000161',
-        matrix: false,
-        phone: '1133334444',
-        website: 'https://lojacentro.example.com.br',
-        address: {
-          zip_code: '01310100',
-          street: 'Avenida Paulista',
-          number: '1000',
-          complement: 'Loja 3',
-          neighborhood: 'Bela Vista',
-          city: 'São Paulo',
-          state: 'SP',
+export const Shopkeeper = named(
+  'Shopkeeper',
+  Type.Object(
+    {
+      id: Type.Integer({ description: 'Send it as `store_id` when contracting.' }),
+      trading_name: Type.String(),
+      registration_number: Type.Union([Type.String(), Type.Null()], {
+        description: 'Bare CNPJ; null only for the matrix store of a partner registered without one.',
+      }),
+      matrix: Type.Boolean({ description: "True for the partner's own (matrix) store, false for a branch." }),
+      phone: Type.Union([Type.String(), Type.Null()], { description: 'Bare digits; null for the matrix.' }),
+      website: Type.Union([Type.String(), Type.Null()]),
+      address: Type.Union([Address, Type.Null()]),
+      responsible: Type.Union([Responsible, Type.Null()]),
+      created_at: Type.String({ description: '`YYYY-MM-DD HH:MM:SS` in the service time zone.' }),
+      meta: MetaLink,
+    },
+    {
+      description: 'A store of the partner. Bank data is stored but never returned.',
+      examples: [
+        {
+          id: 12,
+          trading_name: 'Loja Centro',
+          registration_number: '11444777000161',
+          matrix: false,
+          phone: '1133334444',
+          website: 'https://lojacentro.example.com.br',
+          address: {
+            zip_code: '01310100',
+            street: 'Avenida Paulista',
+            number: '1000',
+            complement: 'Loja 3',
+            neighborhood: 'Bela Vista',
+            city: 'São Paulo',
+            state: 'SP',
+          },
+          responsible: {
+            name: 'Maria da Silva',
+            email: 'maria@lojacentro.example.com.br',
+            phone: '11987654321',
+            registration_number: '52998224725',
+            role: 'Gerente',
+            rg: '12.345.678-9',
+          },
+          created_at: '2026-11-21 09:00:00',
+          meta: link(12),
         },
-        responsible: {
-          name: 'Maria da Silva',
-          email: 'maria@lojacentro.example.com.br',
-          phone: '11987654321',
-          registration_number: '52998224725',
-          role: 'Gerente',
-          rg: '12.345.678-9',
-        },
-        created_at: '2026-11-21 09:00:00',
-        meta: link(12),
-      },
-    ],
-  },
+      ],
+    },
+  ),
 )
 
 export const ShopkeeperParams = Type.Object({ shopkeeperId: Id('Shopkeeper (store) id.', 1) })

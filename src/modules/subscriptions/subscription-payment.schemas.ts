@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { Id } from '../../http/http-schemas.js'
+import { Id, named } from '../../http/http-schemas.js'
 
 export const InstallmentParams = Type.Object({
   subscriptionId: Id('Subscription id, as returned when contracting.', 1),
@@ -44,17 +44,22 @@ export const CancellationBody = Type.Object(
 )
 export type CancellationBody = Static<typeof CancellationBody>
 
-export const NotifiedInstallment = Type.Object(
-  {
-    id: Type.Integer(),
-    number: Type.Integer({ description: '1-based position.' }),
-    status: Type.Literal('paid'),
-    status_label: Type.Literal('Pago'),
-    paid_at: Type.String({
-      description: 'When it was first paid, `YYYY-MM-DD HH:MM:SS` in the service time zone.',
-    }),
-  },
-  {
-    examples: [{ id: 5001, number: 1, status: 'paid', status_label: 'Pago', paid_at: '2026-11-21 10:20:00' }],
-  },
+export const NotifiedInstallment = named(
+  'NotifiedInstallment',
+  Type.Object(
+    {
+      id: Type.Integer(),
+      number: Type.Integer({ description: '1-based position.' }),
+      status: Type.Literal('paid'),
+      status_label: Type.Literal('Pago'),
+      paid_at: Type.String({
+        description: 'When it was first paid, `YYYY-MM-DD HH:MM:SS` in the service time zone.',
+      }),
+    },
+    {
+      examples: [
+        { id: 5001, number: 1, status: 'paid', status_label: 'Pago', paid_at: '2026-11-21 10:20:00' },
+      ],
+    },
+  ),
 )

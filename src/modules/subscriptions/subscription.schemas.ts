@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { contractingFields, customerReference } from '../../http/contracting-fields.js'
-import { Id, MetaLink, Money, nullable, Timestamp } from '../../http/http-schemas.js'
+import { Id, MetaLink, Money, named, nullable, Timestamp } from '../../http/http-schemas.js'
 import { PageQuery } from '../../shared/pagination.js'
 import { BrandRef, Model } from '../catalog/catalog.schemas.js'
 import { CUSTOMER_EXAMPLE, Customer } from '../customers/customer.schemas.js'
@@ -83,6 +83,7 @@ const CancellationReason = Type.Enum([...CANCELLATION_REASONS], {
 
 const link = (path: string) => ({ link: `https://api.amparo.example${path}` })
 
+<<<<<<< HEAD
 export const Subscription = Type.Object(
   {
     id: Type.Integer(),
@@ -136,10 +137,110 @@ export const Subscription = Type.Object(
           comment: Type.Union([Type.String(), Type.Null()], {
             description:
               'The partner’s own words (`reason` of `POST /subscriptions/{id}/cancellation`); null otherwise.',
+=======
+export const Subscription = named(
+  'Subscription',
+  Type.Object(
+    {
+      id: Type.Integer(),
+      status: SubscriptionStatus,
+      status_label: Type.Enum(['Pendente', 'Pago', 'Cancelado', 'Expirado'], {
+        description: 'The status in pt-BR.',
+      }),
+      plan: Type.Object({ id: Type.Integer(), name: Type.String(), coverages: Type.Array(Type.String()) }),
+      customer: Customer,
+      device: Type.Object(
+        {
+          id: Type.Integer({ description: 'The model id.' }),
+          name: Type.String(),
+          brand: BrandRef,
+          meta: MetaLink,
+          serial_number: Type.Union([Type.String(), Type.Null()]),
+          second_serial_number: Type.Union([Type.String(), Type.Null()]),
+          is_used: Type.Boolean(),
+        },
+        { description: 'The insured device: its model, serials and whether it was used.' },
+      ),
+      model: Model,
+      valor: Money('Monthly value (the premium of each installment).'),
+      franchise: Money('Deductible of a claim.'),
+      lmi: Money('Maximum indemnity limit applied.'),
+      installments_count: Type.Integer({ description: 'Total installments of the plan.' }),
+      store_id: Type.Union([Type.Integer(), Type.Null()], { description: 'The store that made the sale.' }),
+      metadata: Type.Object({ origin: Type.Union([Type.String(), Type.Null()]) }),
+      card: Type.Union(
+        [
+          Type.Object({
+            brand: Type.String({
+              description: '`visa`, `mastercard`, `amex`, `elo`, `hipercard` or `other`.',
+            }),
+            last4: Type.String({ pattern: '^[0-9]{4}$' }),
+>>>>>>> client
           }),
-        }),
-        Type.Null(),
+          Type.Null(),
+        ],
+        {
+          description:
+            'Own gateway: the card the recurrence charges (set by the payment, replaced by `PUT /subscriptions/{id}/card`); null when none.',
+        },
+      ),
+      cancellation: Type.Union(
+        [
+          Type.Object({
+            reason: CancellationReason,
+            canceled_at: Timestamp('When it was canceled.'),
+            comment: Type.Union([Type.String(), Type.Null()], {
+              description:
+                'The partner’s own words (`reason` of `POST /subscriptions/{id}/cancellation`); null otherwise.',
+            }),
+          }),
+          Type.Null(),
+        ],
+        { description: 'Why and when it was canceled; null while it is not.' },
+      ),
+      created_at: Timestamp('When it was contracted.'),
+      updated_at: Timestamp('When the subscription last changed (status, card, serials, cancellation).'),
+    },
+    {
+      examples: [
+        {
+          id: 1001,
+          status: 'pending',
+          status_label: 'Pendente',
+          plan: {
+            id: 2,
+            name: 'Proteção Total 12x',
+            coverages: ['Roubo e furto qualificado', 'Quebra acidental'],
+          },
+          customer: CUSTOMER_EXAMPLE,
+          device: {
+            id: 2,
+            name: 'iPhone 16 Pro',
+            brand: { id: 1, name: 'Apple', meta: link('/brands/1') },
+            meta: link('/models/2'),
+            serial_number: '490154203237518',
+            second_serial_number: null,
+            is_used: false,
+          },
+          model: {
+            id: 2,
+            name: 'iPhone 16 Pro',
+            brand: { id: 1, name: 'Apple', meta: link('/brands/1') },
+            meta: link('/models/2'),
+          },
+          valor: 54,
+          franchise: 675,
+          lmi: 4500,
+          installments_count: 12,
+          store_id: 3,
+          metadata: { origin: 'pdv-loja-centro' },
+          card: null,
+          cancellation: null,
+          created_at: '2026-11-21 10:15:00',
+          updated_at: '2026-11-21 10:15:00',
+        },
       ],
+<<<<<<< HEAD
       { description: 'Why and when it was canceled; null while it is not.' },
     ),
     created_at: Timestamp('When it was contracted.'),
@@ -186,6 +287,10 @@ export const Subscription = Type.Object(
       },
     ],
   },
+=======
+    },
+  ),
+>>>>>>> client
 )
 
 export const InstallmentStatus = Type.Enum(['pending', 'paid', 'refused', 'canceled'])
@@ -204,33 +309,37 @@ const INSTALLMENT_EXAMPLE = {
   next_attempt_on: null,
 }
 
-export const Installment = Type.Object(
-  {
-    id: Type.Integer({ description: 'Identifies the installment in notify-payment calls (not `number`).' }),
-    number: Type.Integer({ description: '1-based position.' }),
-    amount: Money('Amount due.'),
-    due_date: Type.String({ description: '`YYYY-MM-DD` in the service time zone.' }),
-    status: InstallmentStatus,
-    status_label: Type.String({ description: 'pt-BR label: Pendente, Pago, Recusado, Cancelado.' }),
-    paid_at: Type.Union([Type.String(), Type.Null()], {
-      description: 'When it was paid, `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid.',
-    }),
-    subscription_id: Type.Integer({ description: 'The subscription it belongs to.' }),
-    attempts: Type.Integer({
-      description:
-        'Declined charges counted towards its retries: the recurrence’s (due date, then 1, 3 and 5 days later) and, for installment 1, the payment call’s. A charge made by a card update is not counted.',
-    }),
-    last_decline_code: Type.Union([Type.String(), Type.Null()], {
-      description: 'The gateway’s code of its last declined charge (`insufficient_funds`, …); null if none.',
-    }),
-    next_attempt_on: Type.Union([Type.String(), Type.Null()], {
-      description:
-        '`YYYY-MM-DD` (service time zone) of the recurrence’s next charge; null when nothing will charge it (paid, canceled, no retry left, no card on file, or collected by the partner).',
-    }),
-  },
-  {
-    examples: [INSTALLMENT_EXAMPLE],
-  },
+export const Installment = named(
+  'Installment',
+  Type.Object(
+    {
+      id: Type.Integer({ description: 'Identifies the installment in notify-payment calls (not `number`).' }),
+      number: Type.Integer({ description: '1-based position.' }),
+      amount: Money('Amount due.'),
+      due_date: Type.String({ description: '`YYYY-MM-DD` in the service time zone.' }),
+      status: InstallmentStatus,
+      status_label: Type.String({ description: 'pt-BR label: Pendente, Pago, Recusado, Cancelado.' }),
+      paid_at: Type.Union([Type.String(), Type.Null()], {
+        description: 'When it was paid, `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid.',
+      }),
+      subscription_id: Type.Integer({ description: 'The subscription it belongs to.' }),
+      attempts: Type.Integer({
+        description:
+          'Declined charges counted towards its retries: the recurrence’s (due date, then 1, 3 and 5 days later) and, for installment 1, the payment call’s. A charge made by a card update is not counted.',
+      }),
+      last_decline_code: Type.Union([Type.String(), Type.Null()], {
+        description:
+          'The gateway’s code of its last declined charge (`insufficient_funds`, …); null if none.',
+      }),
+      next_attempt_on: Type.Union([Type.String(), Type.Null()], {
+        description:
+          '`YYYY-MM-DD` (service time zone) of the recurrence’s next charge; null when nothing will charge it (paid, canceled, no retry left, no card on file, or collected by the partner).',
+      }),
+    },
+    {
+      examples: [INSTALLMENT_EXAMPLE],
+    },
+  ),
 )
 
 export const InstallmentList = Type.Array(Installment, {

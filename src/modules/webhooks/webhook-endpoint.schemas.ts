@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { Id, nullable, Timestamp } from '../../http/http-schemas.js'
+import { Id, named, nullable, Timestamp } from '../../http/http-schemas.js'
 import { PageQuery } from '../../shared/pagination.js'
 import { EVENT_TYPES } from '../events/event.service.js'
 import { MAX_URL_LENGTH } from './webhook-url.js'
@@ -62,7 +62,7 @@ const ENDPOINT_EXAMPLE = {
   created_at: '2026-11-21 09:00:00',
 }
 
-export const Endpoint = Type.Object(
+const EndpointSchema = Type.Object(
   {
     id: Type.Integer(),
     url: Type.String(),
@@ -78,6 +78,8 @@ export const Endpoint = Type.Object(
   },
 )
 
+export const Endpoint = named('WebhookEndpoint', EndpointSchema)
+
 const Secret = Type.String({
   pattern: '^whsec_[A-Za-z0-9+/=]{32,}$',
   description:
@@ -87,9 +89,12 @@ const Secret = Type.String({
 const SECRET_EXAMPLE = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8LIT0WsXfbU='
 
 export const EndpointList = Type.Array(Endpoint, { examples: [[ENDPOINT_EXAMPLE]] })
-export const CreatedEndpoint = Type.Object(
-  { ...Endpoint.properties, secret: Secret },
-  { examples: [{ ...ENDPOINT_EXAMPLE, secret: SECRET_EXAMPLE }] },
+export const CreatedEndpoint = named(
+  'CreatedWebhookEndpoint',
+  Type.Object(
+    { ...EndpointSchema.properties, secret: Secret },
+    { examples: [{ ...ENDPOINT_EXAMPLE, secret: SECRET_EXAMPLE }] },
+  ),
 )
 export const RotatedSecret = Type.Object({ secret: Secret }, { examples: [{ secret: SECRET_EXAMPLE }] })
 export const PingAnswer = Type.Object(
@@ -110,39 +115,42 @@ export const RedeliverAnswer = Type.Object(
   { examples: [{ event_id: 'evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60', deliveries: 1 }] },
 )
 
-export const Delivery = Type.Object(
-  {
-    id: Type.Integer(),
-    event_id: Type.String(),
-    event_type: Type.String(),
-    status: Type.Enum(['pending', 'succeeded', 'failed']),
-    attempts: Type.Integer({ description: 'Attempts made so far.' }),
-    last_status_code: Type.Union([Type.Integer(), Type.Null()], {
-      description: 'HTTP status of the last answer; null when none came.',
-    }),
-    last_error: Type.Union([Type.String(), Type.Null()], {
-      description: 'Why the last attempt failed (timeout, refused address, status…); null after a success.',
-    }),
-    next_attempt_at: Type.Union([Timestamp('When the next attempt is due.'), Type.Null()]),
-    delivered_at: Type.Union([Timestamp('When a 2xx answer arrived.'), Type.Null()]),
-    created_at: Timestamp('When the delivery was scheduled.'),
-  },
-  {
-    examples: [
-      {
-        id: 41,
-        event_id: 'evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60',
-        event_type: 'installment.payment_failed',
-        status: 'pending',
-        attempts: 1,
-        last_status_code: 503,
-        last_error: 'HTTP 503',
-        next_attempt_at: '2026-12-21 00:05:05',
-        delivered_at: null,
-        created_at: '2026-12-21 00:05:00',
-      },
-    ],
-  },
+export const Delivery = named(
+  'WebhookDelivery',
+  Type.Object(
+    {
+      id: Type.Integer(),
+      event_id: Type.String(),
+      event_type: Type.String(),
+      status: Type.Enum(['pending', 'succeeded', 'failed']),
+      attempts: Type.Integer({ description: 'Attempts made so far.' }),
+      last_status_code: Type.Union([Type.Integer(), Type.Null()], {
+        description: 'HTTP status of the last answer; null when none came.',
+      }),
+      last_error: Type.Union([Type.String(), Type.Null()], {
+        description: 'Why the last attempt failed (timeout, refused address, status…); null after a success.',
+      }),
+      next_attempt_at: Type.Union([Timestamp('When the next attempt is due.'), Type.Null()]),
+      delivered_at: Type.Union([Timestamp('When a 2xx answer arrived.'), Type.Null()]),
+      created_at: Timestamp('When the delivery was scheduled.'),
+    },
+    {
+      examples: [
+        {
+          id: 41,
+          event_id: 'evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60',
+          event_type: 'installment.payment_failed',
+          status: 'pending',
+          attempts: 1,
+          last_status_code: 503,
+          last_error: 'HTTP 503',
+          next_attempt_at: '2026-12-21 00:05:05',
+          delivered_at: null,
+          created_at: '2026-12-21 00:05:00',
+        },
+      ],
+    },
+  ),
 )
 
 export const EndpointParams = Type.Object({ id: Id('Webhook endpoint id.', 1) })
