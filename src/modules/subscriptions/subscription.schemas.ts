@@ -83,61 +83,6 @@ const CancellationReason = Type.Enum([...CANCELLATION_REASONS], {
 
 const link = (path: string) => ({ link: `https://api.amparo.example${path}` })
 
-<<<<<<< HEAD
-export const Subscription = Type.Object(
-  {
-    id: Type.Integer(),
-    status: SubscriptionStatus,
-    status_label: Type.Enum(['Pendente', 'Pago', 'Cancelado', 'Expirado'], {
-      description: 'The status in pt-BR.',
-    }),
-    plan: Type.Object({ id: Type.Integer(), name: Type.String(), coverages: Type.Array(Type.String()) }),
-    customer: Customer,
-    device: Type.Object(
-      {
-        id: Type.Integer({ description: 'The model id.' }),
-        name: Type.String(),
-        brand: BrandRef,
-        meta: MetaLink,
-        serial_number: Type.Union([Type.String(), Type.Null()]),
-        second_serial_number: Type.Union([Type.String(), Type.Null()]),
-        is_used: Type.Boolean(),
-      },
-      { description: 'The insured device: its model, serials and whether it was used.' },
-    ),
-    model: Model,
-    valor: Money('Monthly value (the premium of each installment).'),
-    franchise: Money('Deductible of a claim.'),
-    lmi: Money('Maximum indemnity limit applied.'),
-    installments_count: Type.Integer({ description: 'Total installments of the plan.' }),
-    policy_number: Type.Union([Type.String(), Type.Null()], {
-      description:
-        '`AMP-<year>-<number, 6 digits>`, from the same sequence as the annual plans’ policy numbers; given when the subscription becomes `pago` (null before). On its certificate (`GET /subscriptions/{id}/certificate`).',
-    }),
-    store_id: Type.Union([Type.Integer(), Type.Null()], { description: 'The store that made the sale.' }),
-    metadata: Type.Object({ origin: Type.Union([Type.String(), Type.Null()]) }),
-    card: Type.Union(
-      [
-        Type.Object({
-          brand: Type.String({ description: '`visa`, `mastercard`, `amex`, `elo`, `hipercard` or `other`.' }),
-          last4: Type.String({ pattern: '^[0-9]{4}$' }),
-        }),
-        Type.Null(),
-      ],
-      {
-        description:
-          'Own gateway: the card the recurrence charges (set by the payment, replaced by `PUT /subscriptions/{id}/card`); null when none.',
-      },
-    ),
-    cancellation: Type.Union(
-      [
-        Type.Object({
-          reason: CancellationReason,
-          canceled_at: Timestamp('When it was canceled.'),
-          comment: Type.Union([Type.String(), Type.Null()], {
-            description:
-              'The partner’s own words (`reason` of `POST /subscriptions/{id}/cancellation`); null otherwise.',
-=======
 export const Subscription = named(
   'Subscription',
   Type.Object(
@@ -166,6 +111,10 @@ export const Subscription = named(
       franchise: Money('Deductible of a claim.'),
       lmi: Money('Maximum indemnity limit applied.'),
       installments_count: Type.Integer({ description: 'Total installments of the plan.' }),
+      policy_number: Type.Union([Type.String(), Type.Null()], {
+        description:
+          '`AMP-<year>-<number, 6 digits>`, from the same sequence as the annual plans’ policy numbers; given when the subscription becomes `pago` (null before). On its certificate (`GET /subscriptions/{id}/certificate`).',
+      }),
       store_id: Type.Union([Type.Integer(), Type.Null()], { description: 'The store that made the sale.' }),
       metadata: Type.Object({ origin: Type.Union([Type.String(), Type.Null()]) }),
       card: Type.Union(
@@ -175,7 +124,6 @@ export const Subscription = named(
               description: '`visa`, `mastercard`, `amex`, `elo`, `hipercard` or `other`.',
             }),
             last4: Type.String({ pattern: '^[0-9]{4}$' }),
->>>>>>> client
           }),
           Type.Null(),
         ],
@@ -232,6 +180,7 @@ export const Subscription = named(
           franchise: 675,
           lmi: 4500,
           installments_count: 12,
+          policy_number: null,
           store_id: 3,
           metadata: { origin: 'pdv-loja-centro' },
           card: null,
@@ -240,57 +189,8 @@ export const Subscription = named(
           updated_at: '2026-11-21 10:15:00',
         },
       ],
-<<<<<<< HEAD
-      { description: 'Why and when it was canceled; null while it is not.' },
-    ),
-    created_at: Timestamp('When it was contracted.'),
-    updated_at: Timestamp('When the subscription last changed (status, card, serials, cancellation).'),
-  },
-  {
-    examples: [
-      {
-        id: 1001,
-        status: 'pending',
-        status_label: 'Pendente',
-        plan: {
-          id: 2,
-          name: 'Proteção Total 12x',
-          coverages: ['Roubo e furto qualificado', 'Quebra acidental'],
-        },
-        customer: CUSTOMER_EXAMPLE,
-        device: {
-          id: 2,
-          name: 'iPhone 16 Pro',
-          brand: { id: 1, name: 'Apple', meta: link('/brands/1') },
-          meta: link('/models/2'),
-          serial_number: '490154203237518',
-          second_serial_number: null,
-          is_used: false,
-        },
-        model: {
-          id: 2,
-          name: 'iPhone 16 Pro',
-          brand: { id: 1, name: 'Apple', meta: link('/brands/1') },
-          meta: link('/models/2'),
-        },
-        valor: 54,
-        franchise: 675,
-        lmi: 4500,
-        installments_count: 12,
-        policy_number: null,
-        store_id: 3,
-        metadata: { origin: 'pdv-loja-centro' },
-        card: null,
-        cancellation: null,
-        created_at: '2026-11-21 10:15:00',
-        updated_at: '2026-11-21 10:15:00',
-      },
-    ],
-  },
-=======
     },
   ),
->>>>>>> client
 )
 
 export const InstallmentStatus = Type.Enum(['pending', 'paid', 'refused', 'canceled'])
