@@ -5,10 +5,9 @@ import {
   activeProtections,
   claimsByMonth,
   claimsPaidByPlan,
-  collectedByMonth,
   collectedByPlan,
   namesOf,
-  writtenByMonth,
+  premiumsByMonth,
 } from './dashboard.repository.js'
 import { asCents, byMonth, lossRatio, monthsOf, periodBounds, periodOf } from './dashboard.rules.js'
 
@@ -29,10 +28,9 @@ export async function dashboard(
   if ('error' in period) throw ValidationError.field(period.field, period.error)
   const months = monthsOf(period.from, period.to)
   const bounds = periodBounds(period.from, period.to)
-  const [written, collected, byPlan, paid, claims, active] = await Promise.all([
-    writtenByMonth(db, bounds),
-    collectedByMonth(db, bounds),
-    collectedByPlan(db, bounds),
+  const [premiumSums, byPlan, paid, claims, active] = await Promise.all([
+    premiumsByMonth(db, period),
+    collectedByPlan(db, period),
     claimsPaidByPlan(db, bounds),
     claimsByMonth(db, bounds),
     activeProtections(db, { now, today: formatDate(now, timeZone) }),
@@ -40,10 +38,11 @@ export async function dashboard(
 
   const premiums = byMonth(
     months,
-    [
-      ...written.map((r) => ({ month: r.month, written_cents: asCents(r.cents), collected_cents: 0 })),
-      ...collected.map((r) => ({ month: r.month, written_cents: 0, collected_cents: asCents(r.cents) })),
-    ],
+    premiumSums.map((r) => ({
+      month: r.month,
+      written_cents: asCents(r.written),
+      collected_cents: asCents(r.collected),
+    })),
     { written_cents: 0, collected_cents: 0 },
   )
   const claimMonths = byMonth(
@@ -67,7 +66,10 @@ export async function dashboard(
     plans.set(key, found)
     return found
   }
-  for (const row of byPlan) entry(row.partner_id, row.plan_id).collected += asCents(row.cents)
+  for (const row of byPlan) {
+    const cents = asCents(row.cents)
+    if (cents !== 0) entry(row.partner_id, row.plan_id === 0 ? null : row.plan_id).collected += cents
+  }
   for (const row of paid) entry(row.partner_id, row.plan_id).paid += asCents(row.cents)
   const names = await namesOf(
     db,
