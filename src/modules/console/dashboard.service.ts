@@ -14,8 +14,6 @@ import { asCents, byMonth, lossRatio, monthsOf, periodBounds, periodOf } from '.
 // GET /api/dashboard (README, Operator console: Painel).
 
 const NO_CLAIMS = { opened: 0, approved: 0, denied: 0, settled: 0 }
-const counted = (rows: { month: string; count: string | number }[], key: keyof typeof NO_CLAIMS) =>
-  rows.map((row) => ({ ...NO_CLAIMS, month: row.month, [key]: Number(row.count) }))
 
 const planKey = (partnerId: number, planId: number | null) => `${partnerId}:${planId ?? ''}`
 
@@ -47,12 +45,7 @@ export async function dashboard(
   )
   const claimMonths = byMonth(
     months,
-    [
-      ...counted(claims.opened, 'opened'),
-      ...counted(claims.approved, 'approved'),
-      ...counted(claims.denied, 'denied'),
-      ...counted(claims.settled, 'settled'),
-    ],
+    claims.map((row) => ({ ...NO_CLAIMS, month: row.month, [row.what]: Number(row.count) })),
     NO_CLAIMS,
   )
 
