@@ -1,8 +1,9 @@
 import { type RawBuilder, sql } from 'kysely'
 import { type Db, isPostgres } from '../../db/database.js'
 
-// The dashboard's sums (README, Operator console: Painel), each one indexed read of the period's
-// rows grouped in the database: by UTC month, or by partner and plan for the loss ratio.
+// The dashboard's sums (README, Operator console: data), grouped in the database by UTC month, or by
+// partner and plan for the loss ratio: premiums from the kept `premium_months` (migration 0018),
+// claims and protections through indexed ranges.
 
 /** The UTC month (`YYYY-MM`) of an instant column: timestamptz on PostgreSQL, ISO text on SQLite. */
 function monthOf(db: Db, column: string): RawBuilder<string> {
