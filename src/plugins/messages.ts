@@ -94,6 +94,10 @@ export const CODE_MESSAGES: Record<ErrorCode | ConsoleErrorCode, { en: string; p
     en: 'The request came from another origin.',
     pt: 'A requisição veio de outra origem.',
   },
+  decision_conflict: {
+    en: 'The claim was decided by another operator first.',
+    pt: 'Outro operador decidiu este sinistro primeiro.',
+  },
 }
 
 type Rule = [RegExp, (...groups: string[]) => string]

@@ -166,6 +166,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/annual-plans/{id}/certificate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An annual plan’s certificate (PDF)
+         * @description The individual insurance certificate the partner hands its customer, a PDF in Portuguese:
+         *     the policy number, the insured (name, CPF or CNPJ masked: `***.982.247-**`), the device (model, IMEI
+         *     or serial), each coverage with its LMI, the franchise, the term and the payment, the premium, the
+         *     partner and the store, how to file a claim, the issue date, and a verification code with its address
+         *     (`GET /certificates/{code}`). Only for a contract in force, else 422 `invalid_state`. Another
+         *     partner's contract → 404. An annual plan is in force when `paid` or `protected`.
+         */
+        get: operations["getAnnualPlanCertificate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/annual-plans/{id}/notify-payment": {
         parameters: {
             query?: never;
@@ -351,6 +376,29 @@ export interface paths {
          * @description `include=models` attaches the models this partner may sell; `include=modelCount` attaches `models_count`; both may be combined with a comma.
          */
         get: operations["getBrand"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/certificates/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Verify a certificate
+         * @description Anyone holding a certificate checks it here, without a token: its policy number, the
+         *     contract's status now and its term. `valid` is true while the contract is in force. Nothing about the
+         *     insured or the device is answered. A code that names no certificate → 404 `not_found` (codes carry
+         *     160 random bits: they cannot be guessed).
+         */
+        get: operations["verifyCertificate"];
         put?: never;
         post?: never;
         delete?: never;
@@ -903,6 +951,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sdk/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The TypeScript client package of this version
+         * @description The same package under its versioned name, `amparo-client-<version>.tgz`: only the running version is served (another → 404). `npm install https://<host>/sdk/amparo-client.tgz` installs the TypeScript client built
+         *     with the running version of the service (its runtime dependencies, `openapi-fetch` and
+         *     `standardwebhooks`, come from the npm registry). Needs no token. 404 when the service was started
+         *     without building it (`npm run build` packs it into `dist/sdk/`).
+         */
+        get: operations["getClientPackageVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sdk/amparo-client.tgz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The TypeScript client package
+         * @description `npm install https://<host>/sdk/amparo-client.tgz` installs the TypeScript client built
+         *     with the running version of the service (its runtime dependencies, `openapi-fetch` and
+         *     `standardwebhooks`, come from the npm registry). Needs no token. 404 when the service was started
+         *     without building it (`npm run build` packs it into `dist/sdk/`).
+         */
+        get: operations["getClientPackage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/shopkeepers": {
         parameters: {
             query?: never;
@@ -1058,7 +1152,9 @@ export interface paths {
          *     (`pending` or `refused`) installments `canceled`; paid installments stay paid. The optional
          *     `reason` (at most 255 characters) is kept with the time of cancellation. The body may be omitted.
          *     Answers the subscription. Already canceled → 422 `errors.status`; while a card payment of it is
-         *     being charged → 409. Its serial numbers are then free to be protected again.
+         *     being charged, or one the gateway answered is still being recorded (the worker records it within a
+         *     minute) → 409 `payment_in_progress` with `Retry-After`, nothing canceled. Its serial numbers are
+         *     then free to be protected again.
          */
         post: operations["cancelSubscription"];
         delete?: never;
@@ -1108,6 +1204,31 @@ export interface paths {
          *     and declines every later one (the recurrence's failure path); any other Luhn-valid number approves. Verification refuses the declining cards; `4000000000000341` passes it and declines later.
          */
         put: operations["updateSubscriptionCard"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/{subscriptionId}/certificate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A subscription’s certificate (PDF)
+         * @description The individual insurance certificate the partner hands its customer, a PDF in Portuguese:
+         *     the policy number, the insured (name, CPF or CNPJ masked: `***.982.247-**`), the device (model, IMEI
+         *     or serial), each coverage with its LMI, the franchise, the term and the payment, the premium, the
+         *     partner and the store, how to file a claim, the issue date, and a verification code with its address
+         *     (`GET /certificates/{code}`). Only for a contract in force, else 422 `invalid_state`. Another
+         *     partner's contract → 404. A subscription is in force while `pago` (not `pending`, `canceled` nor `expired`); its term runs from the payment of installment 1 to its end.
+         */
+        get: operations["getSubscriptionCertificate"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -2772,6 +2893,7 @@ export interface components {
          *       "franchise": 675,
          *       "lmi": 4500,
          *       "installments_count": 12,
+         *       "policy_number": null,
          *       "store_id": 3,
          *       "metadata": {
          *         "origin": "pdv-loja-centro"
@@ -2847,6 +2969,8 @@ export interface components {
                 id: number;
                 name: string;
             };
+            /** @description `AMP-<year>-<number, 6 digits>`, from the same sequence as the annual plans’ policy numbers; given when the subscription becomes `pago` (null before). On its certificate (`GET /subscriptions/{id}/certificate`). */
+            policy_number: string | null;
             /**
              * @description `pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid; `expired` once the month of its last installment has passed (installment k covers the month from its due date to the next one’s).
              * @enum {unknown}
@@ -2927,6 +3051,7 @@ export interface components {
          *           "franchise": 675,
          *           "lmi": 4500,
          *           "installments_count": 12,
+         *           "policy_number": null,
          *           "store_id": 3,
          *           "metadata": {
          *             "origin": "pdv-loja-centro"
@@ -4410,6 +4535,208 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed" | "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Too many requests. */
+            429: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getAnnualPlanCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Annual plan id, as returned when contracting.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The certificate, a one-page A4 PDF in Portuguese. */
+            200: {
+                headers: {
+                    /** @description `private, no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description `inline; filename="certificado-<policy number>.pdf"`. */
+                    "Content-Disposition"?: string;
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Annual plan not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_state",
+                     *       "message": "The annual plan is awaiting payment. A certificate is issued only for a contract in force: a subscription `pago`, an annual plan `paid` or `protected`.",
+                     *       "errors": {
+                     *         "status": [
+                     *           "The annual plan is awaiting payment. A certificate is issued only for a contract in force: a subscription `pago`, an annual plan `paid` or `protected`."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"] & {
+                        /** @enum {string} */
+                        code: "invalid_state";
                     };
                 };
             };
@@ -6121,6 +6448,140 @@ export interface operations {
             };
         };
     };
+    verifyCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The verification code printed on the certificate: 32 base32 characters (case, spaces and dashes ignored).
+                 * @example K5QXGZLTMVZXI2LOM5RGC3DBNZSGKZLT
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What a certificate’s code proves, and nothing about who or what is insured. */
+            200: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "valid": true,
+                     *       "number": "AMP-2026-002001",
+                     *       "status": "protected",
+                     *       "starts_at": "2026-11-22 00:00:00",
+                     *       "ends_at": "2027-11-22 00:00:00"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description When its cover ends or ended (service time zone). */
+                        ends_at?: string;
+                        /** @description The policy number, `AMP-<year>-<number>`. */
+                        number: string;
+                        /** @description When its cover started (service time zone). */
+                        starts_at?: string;
+                        /** @description The contract’s status: a subscription’s (`pago`, `canceled`, `expired`) or an annual plan’s (`paid`, `protected`, `expired`, `canceled`). */
+                        status: string;
+                        /** @description Whether the contract is in force now. */
+                        valid: boolean;
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Certificate not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
     listClaims: {
         parameters: {
             query?: {
@@ -6835,12 +7296,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "kind": "photo",
-                 *       "file": "(the bytes of tela-quebrada.jpg)"
-                 *     }
-                 */
                 "multipart/form-data": {
                     /**
                      * Format: binary
@@ -11081,6 +11536,232 @@ export interface operations {
             };
         };
     };
+    getClientPackageVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description `amparo-client-<version>.tgz`, the version `GET /` gives the client.
+                 * @example amparo-client-0.1.0.tgz
+                 */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The `npm pack` of `@amparo/client`, for `npm install <this address>`. */
+            200: {
+                headers: {
+                    /** @description `attachment; filename="amparo-client-<version>.tgz"`. */
+                    "Content-Disposition"?: string;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": string;
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Sdk not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getClientPackage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The `npm pack` of `@amparo/client`, for `npm install <this address>`. */
+            200: {
+                headers: {
+                    /** @description `attachment; filename="amparo-client-<version>.tgz"`. */
+                    "Content-Disposition"?: string;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": string;
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Resource not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
     listStores: {
         parameters: {
             query?: {
@@ -13516,6 +14197,208 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "gateway_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getSubscriptionCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Subscription id, as returned when contracting.
+                 * @example 1
+                 */
+                subscriptionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The certificate, a one-page A4 PDF in Portuguese. */
+            200: {
+                headers: {
+                    /** @description `private, no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description `inline; filename="certificado-<policy number>.pdf"`. */
+                    "Content-Disposition"?: string;
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Subscription not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_state",
+                     *       "message": "The subscription is pending. A certificate is issued only for a contract in force: a subscription `pago`, an annual plan `paid` or `protected`.",
+                     *       "errors": {
+                     *         "status": [
+                     *           "The subscription is pending. A certificate is issued only for a contract in force: a subscription `pago`, an annual plan `paid` or `protected`."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"] & {
+                        /** @enum {string} */
+                        code: "invalid_state";
+                    };
+                };
+            };
+            /** @description Too many requests. */
+            429: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
                     };
                 };
             };

@@ -70,3 +70,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       begin select raise(abort, 'audit_log is append-only'); end`.execute(db)
   }
 }
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  // Dropping a table drops its triggers; the PostgreSQL trigger function goes on its own.
+  await db.schema.dropTable('audit_log').execute()
+  await db.schema.dropTable('operator_sessions').execute()
+  await db.schema.dropTable('operators').execute()
+  if (isPostgres(db)) await sql`drop function audit_log_append_only()`.execute(db)
+}
