@@ -1,0 +1,46 @@
+import { get } from '../api/client'
+import type { PartnerSummary } from '../api/types'
+import { day } from '../format'
+import { href } from '../router'
+import { ErrorBox, Loading, PageTitle, useLoad } from '../ui'
+
+export function PartnersScreen() {
+  const { data, error, loading } = useLoad(
+    () =>
+      get<PartnerSummary[] | { data: PartnerSummary[] }>('/api/partners').then((p) =>
+        Array.isArray(p) ? p : p.data,
+      ),
+    [],
+  )
+  return (
+    <>
+      <PageTitle>Parceiros</PageTitle>
+      <ErrorBox error={error} />
+      {loading && !data ? <Loading /> : null}
+      {data ? (
+        <div className="table-wrap">
+          <table className="list" data-testid="partners">
+            <thead>
+              <tr>
+                <th scope="col">Parceiro</th>
+                <th scope="col">Gateway</th>
+                <th scope="col">Desde</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.map((p) => (
+                <tr key={p.id}>
+                  <th scope="row">
+                    <a href={href(`/parceiros/${p.id}`)}>{p.name}</a>
+                  </th>
+                  <td>{p.gateway_mode ?? '—'}</td>
+                  <td>{day(p.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </>
+  )
+}
