@@ -7,7 +7,7 @@ const percent = new Intl.NumberFormat('pt-BR', {
 })
 const dateTime = new Intl.DateTimeFormat('pt-BR', { dateStyle: 'short', timeStyle: 'short', timeZone: 'UTC' })
 const date = new Intl.DateTimeFormat('pt-BR', { dateStyle: 'short', timeZone: 'UTC' })
-const monthName = new Intl.DateTimeFormat('pt-BR', { month: 'short', year: 'numeric', timeZone: 'UTC' })
+const MONTHS = ['jan', 'fev', 'mar', 'abr', 'mai', 'jun', 'jul', 'ago', 'set', 'out', 'nov', 'dez']
 
 export const brl = (cents: number | null | undefined) => (cents == null ? '—' : money.format(cents / 100))
 export const int = (n: number | null | undefined) => (n == null ? '—' : integer.format(n))
@@ -25,10 +25,11 @@ export function day(iso: string | null | undefined): string {
   return Number.isNaN(d.getTime()) ? iso : date.format(d)
 }
 
-/** "2026-03" → "mar. de 2026". */
+/** "2026-03" → "mar/2026". */
 export function month(ym: string): string {
-  const d = new Date(`${ym}-01T00:00:00Z`)
-  return Number.isNaN(d.getTime()) ? ym : monthName.format(d)
+  const [year, m] = ym.split('-')
+  const name = MONTHS[Number(m) - 1]
+  return year && name ? `${name}/${year}` : ym
 }
 
 export function bytes(n: number): string {
@@ -96,6 +97,7 @@ export const ROLE_LABELS: Record<string, string> = {
 
 export const KIND_LABELS: Record<string, string> = {
   subscription: 'Assinatura',
+  annual: 'Plano anual',
   annual_plan: 'Plano anual',
 }
 
@@ -115,8 +117,10 @@ export function deviceText(device: unknown): string {
   if (typeof device === 'string') return device
   if (typeof device === 'object') {
     const d = device as Record<string, unknown>
-    const name = [d.brand, d.model].filter(Boolean).join(' ')
-    const id = d.imei ? `IMEI ${d.imei}` : d.serial ? `série ${d.serial}` : ''
+    const model = d.model && typeof d.model === 'object' ? (d.model as { name?: string }).name : d.model
+    const name = [d.brand, model].filter(Boolean).join(' ')
+    const serial = d.serial_number ?? d.imei ?? d.serial
+    const id = serial ? `IMEI/série ${serial}` : ''
     return [name, id].filter(Boolean).join(' · ') || '—'
   }
   return String(device)

@@ -61,11 +61,9 @@ export interface ClaimSummary {
 }
 
 export interface DeviceInfo {
-  model?: string
   brand?: string
-  imei?: string | null
-  serial?: string | null
-  [key: string]: unknown
+  model?: { id: number; name: string } | string
+  serial_number?: string | null
 }
 
 export interface ClaimDocument {
@@ -95,30 +93,42 @@ export interface ClaimDetail extends ClaimSummary {
     status: string
     plan?: string | { id?: number; name?: string } | null
     starts_at?: string | null
+    ends_on?: string | null
     ends_at?: string | null
-    [key: string]: unknown
+    serial_numbers?: string[]
   }
-  customer?: { id?: number; name: string; document_masked?: string; email?: string; phone?: string }
+  customer?: {
+    id?: number
+    name: string
+    document?: string
+    document_kind?: string
+    email?: string
+    phone?: string
+    city?: string | null
+    state?: string | null
+  }
   timeline?: TimelineEvent[]
   documents?: ClaimDocument[]
-  payable_preview?: { lmi_cents?: number; franchise_cents?: number; payable_cents?: number } | null
+  payable_preview?: { lmi_cents: number; franchise_cents: number; max_approved_cents?: number } | null
+  police_report?: { number?: string | null; issued_on?: string | null } | null
   decision?: {
-    outcome?: string
-    settlement_method?: string
-    approved_amount_cents?: number
-    payable_amount_cents?: number
-    reason_code?: string
-    note?: string
-    decided_at?: string
+    outcome: string
+    settlement_method?: string | null
+    approved_amount_cents?: number | null
+    payable_amount_cents?: number | null
+    reason_code?: string | null
+    note?: string | null
+    decided_at: string
   } | null
-  settlement?: { reference?: string; settled_at?: string } | null
+  settlement?: { reference?: string | null; settled_at: string } | null
 }
 
 export interface SearchResult {
   customers: {
-    id?: number
     name: string
     document_masked?: string
+    document_kind?: string
+    customers?: { id: number; name: string; partner: PartnerRef }[]
     contracts: {
       kind: string
       id: string | number
@@ -126,6 +136,8 @@ export interface SearchResult {
       status: string
       device?: string | DeviceInfo | null
       number?: string | null
+      plan_name?: string
+      contracted_at?: string
     }[]
   }[]
 }
@@ -133,10 +145,11 @@ export interface SearchResult {
 export interface PartnerSummary {
   id: number
   name: string
-  slug?: string
-  gateway_mode?: string
-  status?: string
+  document?: string | null
+  gateway?: string
   active_credentials?: number
+  active_plans?: number
+  failing_endpoints?: number
   created_at?: string
 }
 
@@ -150,9 +163,9 @@ export interface Credential {
 export interface WebhookEndpoint {
   id: number | string
   url: string
-  enabled?: boolean
   status?: string
-  deliveries_24h: { succeeded: number; failed: number }
+  failing_since?: string | null
+  deliveries_24h: { succeeded: number; failed: number; pending?: number }
   failing: {
     id?: number | string
     event_type?: string
@@ -164,7 +177,14 @@ export interface WebhookEndpoint {
 
 export interface PartnerDetail extends PartnerSummary {
   credentials: Credential[]
-  plans: { id: number; name: string; kind?: string; status?: string; active?: boolean }[]
+  plans: {
+    id: number
+    name: string
+    kind?: string
+    active?: boolean
+    is_default?: boolean
+    installments?: number
+  }[]
   webhook_endpoints: WebhookEndpoint[]
 }
 
@@ -173,13 +193,13 @@ export interface Refund {
   status: string
   amount_cents: number
   partner?: PartnerRef
-  annual_plan_id?: number | string
-  contract?: string
+  annual_plan_id?: number
+  policy_number?: string | null
   customer_name?: string
   attempts?: number
   last_error?: string | null
+  next_attempt_at?: string
   created_at?: string
-  updated_at?: string
 }
 
 export interface AuditEntry {

@@ -171,7 +171,7 @@ function ClaimBody({
               <dd>{planName(c?.plan)}</dd>
               <dt>Vigência</dt>
               <dd>
-                {day(c?.starts_at)} a {day(c?.ends_at)}
+                {day(c?.starts_at)} a {day(c?.ends_at ?? c?.ends_on)}
               </dd>
               <dt>LMI</dt>
               <dd>{brl(claim.payable_preview?.lmi_cents)}</dd>
@@ -185,7 +185,7 @@ function ClaimBody({
               <dt>Nome</dt>
               <dd>{claim.customer?.name ?? claim.customer_name}</dd>
               <dt>Documento</dt>
-              <dd>{claim.customer?.document_masked ?? '—'}</dd>
+              <dd>{claim.customer?.document ?? '—'}</dd>
               {claim.customer?.email ? (
                 <>
                   <dt>E-mail</dt>
@@ -196,6 +196,14 @@ function ClaimBody({
               <dd>{deviceText(claim.device)}</dd>
               <dt>Ocorrência</dt>
               <dd>{when(claim.occurred_at)}</dd>
+              {claim.police_report?.number ? (
+                <>
+                  <dt>B.O.</dt>
+                  <dd>
+                    {claim.police_report.number} ({day(claim.police_report.issued_on)})
+                  </dd>
+                </>
+              ) : null}
               {claim.description ? (
                 <>
                   <dt>Relato</dt>

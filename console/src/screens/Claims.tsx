@@ -33,7 +33,8 @@ export function ClaimsScreen({ query }: { query: URLSearchParams }) {
         <label>
           Situação
           <select value={filters.status} onChange={(e) => set('status', e.target.value)}>
-            <option value="">Todas em aberto e decididas</option>
+            <option value="">Todas</option>
+            <option value="open">Em aberto (a decidir ou liquidar)</option>
             {Object.entries(STATUS_LABELS).map(([k, v]) => (
               <option key={k} value={k}>
                 {v}
@@ -104,7 +105,7 @@ export function ClaimsScreen({ query }: { query: URLSearchParams }) {
                     <th scope="row">
                       <a href={href(`/sinistros/${c.id}`)}>{c.number}</a>
                     </th>
-                    <td>{when(c.opened_at)}</td>
+                    <td className="nowrap">{when(c.opened_at)}</td>
                     <td>
                       <Badge tone={statusTone(c.status)}>
                         {c.status_label ?? label(STATUS_LABELS, c.status)}

@@ -231,7 +231,7 @@ function DashboardBody({ data }: { data: Dashboard }) {
       <section className="panel" aria-labelledby="h-loss">
         <h2 id="h-loss">Sinistralidade por parceiro e plano</h2>
         <p className="small muted">Sinistros pagos ÷ prêmios recebidos no período.</p>
-        <div className="chart-and-table">
+        <div className="chart-and-table stacked">
           <div className="chart" style={{ height: `${Math.max(160, 36 * lossRows.length + 60)}px` }}>
             <Bar
               role="img"
@@ -246,7 +246,7 @@ function DashboardBody({ data }: { data: Dashboard }) {
                 },
               }}
               data={{
-                labels: lossRows.map((r) => `${r.partner_name} · ${r.plan_name}`),
+                labels: lossRows.map((r) => [r.partner_name, r.plan_name]),
                 datasets: [
                   {
                     label: 'Sinistralidade',

@@ -24,6 +24,7 @@ export function LoginScreen({ expired, onDone }: { expired: boolean; onDone: (op
   const [email, setEmail] = useState('')
   const [password, setPassword] = useState('')
   const [code, setCode] = useState('')
+  const [enroll, setEnroll] = useState(false)
   const [error, setError] = useState<unknown>(null)
   const [busy, setBusy] = useState(false)
 
@@ -40,7 +41,9 @@ export function LoginScreen({ expired, onDone }: { expired: boolean; onDone: (op
     e.preventDefault()
     setBusy(true)
     try {
-      advance(await post<LoginStage>('/api/session', { email, password }))
+      advance(
+        await post<LoginStage>('/api/session', enroll ? { email, password, enroll } : { email, password }),
+      )
     } catch (err) {
       setError(err)
     } finally {
@@ -99,6 +102,15 @@ export function LoginScreen({ expired, onDone }: { expired: boolean; onDone: (op
                 value={password}
                 onChange={(e) => setPassword(e.target.value)}
               />
+            </label>
+            <label className="check small">
+              <input
+                type="checkbox"
+                name="enroll"
+                checked={enroll}
+                onChange={(e) => setEnroll(e.target.checked)}
+              />
+              Ativar (ou trocar) o código de verificação em duas etapas
             </label>
             <button type="submit" className="btn btn-primary" disabled={busy}>
               {busy ? 'Entrando…' : 'Entrar'}

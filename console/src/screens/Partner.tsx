@@ -1,7 +1,7 @@
 import { useState } from 'react'
 import { del, get, post } from '../api/client'
 import type { PartnerDetail } from '../api/types'
-import { int, when } from '../format'
+import { int, KIND_LABELS, label, when } from '../format'
 import { href } from '../router'
 import { useCan } from '../session'
 import { Badge, ErrorBox, Loading, PageTitle, useLoad } from '../ui'
@@ -10,6 +10,7 @@ export function PartnerScreen({ id }: { id: string }) {
   const { data, error, loading, reload } = useLoad(() => get<PartnerDetail>(`/api/partners/${id}`), [id])
   const isAdmin = useCan('admin')
   const [issued, setIssued] = useState<{ client_id: string; client_secret: string } | null>(null)
+  const [confirmRevoke, setConfirmRevoke] = useState<number | null>(null)
   const [actionError, setActionError] = useState<unknown>(null)
   const [busy, setBusy] = useState(false)
 
@@ -26,9 +27,8 @@ export function PartnerScreen({ id }: { id: string }) {
     }
   }
 
-  async function revoke(credentialId: number, clientId: string) {
-    if (!window.confirm(`Revogar a credencial ${clientId}? As integrações que a usam deixam de funcionar.`))
-      return
+  async function revoke(credentialId: number) {
+    setConfirmRevoke(null)
     setBusy(true)
     setActionError(null)
     try {
@@ -52,7 +52,14 @@ export function PartnerScreen({ id }: { id: string }) {
         <>
           <PageTitle>{data.name}</PageTitle>
           <p>
-            Gateway: <strong>{data.gateway_mode ?? '—'}</strong>
+            Gateway:{' '}
+            <strong>
+              {data.gateway === 'own'
+                ? 'Amparo cobra o cartão (own)'
+                : data.gateway === 'external'
+                  ? 'o parceiro cobra (external)'
+                  : (data.gateway ?? '—')}
+            </strong>
           </p>
           <ErrorBox error={actionError} />
 
@@ -111,12 +118,30 @@ export function PartnerScreen({ id }: { id: string }) {
                       </td>
                       {isAdmin ? (
                         <td>
-                          {c.revoked_at ? null : (
+                          {c.revoked_at ? null : confirmRevoke === c.id ? (
+                            <span className="row">
+                              <button
+                                type="button"
+                                className="btn btn-small btn-danger"
+                                disabled={busy}
+                                onClick={() => revoke(c.id)}
+                              >
+                                Confirmar revogação <span className="sr-only">de {c.client_id}</span>
+                              </button>
+                              <button
+                                type="button"
+                                className="btn btn-small"
+                                onClick={() => setConfirmRevoke(null)}
+                              >
+                                Cancelar
+                              </button>
+                            </span>
+                          ) : (
                             <button
                               type="button"
                               className="btn btn-small btn-danger"
                               disabled={busy}
-                              onClick={() => revoke(c.id, c.client_id)}
+                              onClick={() => setConfirmRevoke(c.id)}
                             >
                               Revogar <span className="sr-only">{c.client_id}</span>
                             </button>
@@ -142,6 +167,7 @@ export function PartnerScreen({ id }: { id: string }) {
                 <div key={w.id} className="hook">
                   <p>
                     <code className="url">{w.url}</code>{' '}
+                    {w.status === 'disabled' ? <Badge tone="bad">desativado</Badge> : null}{' '}
                     {rate == null ? (
                       <Badge>sem entregas</Badge>
                     ) : (
@@ -152,6 +178,8 @@ export function PartnerScreen({ id }: { id: string }) {
                   </p>
                   <p className="small">
                     {int(w.deliveries_24h.succeeded)} entregues · {int(w.deliveries_24h.failed)} falharam
+                    {w.deliveries_24h.pending ? ` · ${int(w.deliveries_24h.pending)} pendentes` : ''}
+                    {w.failing_since ? ` · falhando desde ${when(w.failing_since)}` : ''}
                   </p>
                   {w.failing.length > 0 ? (
                     <div className="table-wrap">
@@ -188,8 +216,9 @@ export function PartnerScreen({ id }: { id: string }) {
             <ul className="plain-list">
               {data.plans.map((p) => (
                 <li key={p.id}>
-                  {p.name} {p.kind ? <span className="muted">· {p.kind}</span> : null}{' '}
-                  {p.status ? <Badge>{p.status}</Badge> : null}
+                  {p.name} <span className="muted">· {label(KIND_LABELS, p.kind)}</span>{' '}
+                  {p.active === false ? <Badge tone="bad">inativo</Badge> : <Badge tone="ok">ativo</Badge>}{' '}
+                  {p.is_default ? <Badge tone="info">padrão</Badge> : null}
                 </li>
               ))}
             </ul>

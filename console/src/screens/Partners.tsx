@@ -2,7 +2,7 @@ import { get } from '../api/client'
 import type { PartnerSummary } from '../api/types'
 import { day } from '../format'
 import { href } from '../router'
-import { ErrorBox, Loading, PageTitle, useLoad } from '../ui'
+import { Badge, ErrorBox, Loading, PageTitle, useLoad } from '../ui'
 
 export function PartnersScreen() {
   const { data, error, loading } = useLoad(
@@ -24,6 +24,13 @@ export function PartnersScreen() {
               <tr>
                 <th scope="col">Parceiro</th>
                 <th scope="col">Gateway</th>
+                <th scope="col" className="num">
+                  Credenciais ativas
+                </th>
+                <th scope="col" className="num">
+                  Planos ativos
+                </th>
+                <th scope="col">Webhooks</th>
                 <th scope="col">Desde</th>
               </tr>
             </thead>
@@ -33,7 +40,16 @@ export function PartnersScreen() {
                   <th scope="row">
                     <a href={href(`/parceiros/${p.id}`)}>{p.name}</a>
                   </th>
-                  <td>{p.gateway_mode ?? '—'}</td>
+                  <td>{p.gateway ?? '—'}</td>
+                  <td className="num">{p.active_credentials ?? '—'}</td>
+                  <td className="num">{p.active_plans ?? '—'}</td>
+                  <td>
+                    {p.failing_endpoints ? (
+                      <Badge tone="bad">{p.failing_endpoints} com falha</Badge>
+                    ) : (
+                      <Badge tone="ok">ok</Badge>
+                    )}
+                  </td>
                   <td>{day(p.created_at)}</td>
                 </tr>
               ))}

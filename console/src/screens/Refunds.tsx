@@ -85,7 +85,7 @@ export function RefundsScreen({ query }: { query: URLSearchParams }) {
               {data.map((r) => (
                 <tr key={r.id} data-refund={r.id}>
                   <th scope="row">{r.id}</th>
-                  <td>{r.contract ?? r.annual_plan_id ?? '—'}</td>
+                  <td>{r.policy_number ?? (r.annual_plan_id ? `plano anual ${r.annual_plan_id}` : '—')}</td>
                   <td>{r.partner?.name ?? '—'}</td>
                   <td>{r.customer_name ?? '—'}</td>
                   <td className="num">{brl(r.amount_cents)}</td>
@@ -95,7 +95,7 @@ export function RefundsScreen({ query }: { query: URLSearchParams }) {
                   <td>{r.attempts ?? '—'}</td>
                   <td className="wrap">
                     {r.last_error ?? '—'}
-                    <div className="small muted">{when(r.updated_at ?? r.created_at)}</div>
+                    <div className="small muted">próxima tentativa {when(r.next_attempt_at)}</div>
                   </td>
                   {isAdmin ? (
                     <td>

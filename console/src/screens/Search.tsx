@@ -41,10 +41,10 @@ export function SearchScreen({ query }: { query: URLSearchParams }) {
           Nada encontrado para “{q}”.
         </p>
       ) : null}
-      {(result.data?.customers ?? []).map((customer, i) => (
+      {(result.data?.customers ?? []).map((customer) => (
         <section
           className="panel"
-          key={customer.id ?? i}
+          key={`${customer.name}:${customer.contracts.map((c) => `${c.kind}${c.id}`).join(',')}`}
           aria-label={`Cliente ${customer.name}`}
           data-testid="customer"
         >
@@ -67,7 +67,10 @@ export function SearchScreen({ query }: { query: URLSearchParams }) {
                 {customer.contracts.map((c) => (
                   <tr key={`${c.kind}-${c.id}`} data-partner={c.partner.name}>
                     <th scope="row">{c.number ?? c.id}</th>
-                    <td>{label(KIND_LABELS, c.kind)}</td>
+                    <td>
+                      {label(KIND_LABELS, c.kind)}
+                      {c.plan_name ? <div className="small muted">{c.plan_name}</div> : null}
+                    </td>
                     <td>
                       <a href={href(`/parceiros/${c.partner.id}`)}>{c.partner.name}</a>
                     </td>
