@@ -61,7 +61,7 @@ async function target(): Promise<Target> {
 }
 
 async function shoot(page: Page, dir: string, name: string) {
-  await page.evaluate(() => document.fonts.ready)
+  await page.evaluate('document.fonts.ready')
   await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true })
   console.log(`  ${name}.png`)
 }

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import AxeBuilder from '@axe-core/playwright'
+import { AxeBuilder } from '@axe-core/playwright'
 import * as OTPAuth from 'otpauth'
 import { type Browser, chromium, type Page } from 'playwright-core'
 

@@ -78,7 +78,7 @@ export function ClaimsScreen({ query }: { query: URLSearchParams }) {
       {claims.data ? (
         <>
           <div className="table-wrap">
-            <table className="list" data-testid="claims-queue">
+            <table className="list cards" data-testid="claims-queue">
               <caption className="sr-only">Fila de sinistros, os mais antigos primeiro</caption>
               <thead>
                 <tr>
@@ -105,17 +105,19 @@ export function ClaimsScreen({ query }: { query: URLSearchParams }) {
                     <th scope="row">
                       <a href={href(`/sinistros/${c.id}`)}>{c.number}</a>
                     </th>
-                    <td className="nowrap">{when(c.opened_at)}</td>
-                    <td>
+                    <td className="nowrap" data-label="Aberto em">
+                      {when(c.opened_at)}
+                    </td>
+                    <td data-label="Situação">
                       <Badge tone={statusTone(c.status)}>
                         {c.status_label ?? label(STATUS_LABELS, c.status)}
                       </Badge>
                     </td>
-                    <td>{label(TYPE_LABELS, c.type)}</td>
-                    <td>{c.partner?.name}</td>
-                    <td>{c.customer_name}</td>
-                    <td>{deviceText(c.device)}</td>
-                    <td>
+                    <td data-label="Tipo">{label(TYPE_LABELS, c.type)}</td>
+                    <td data-label="Parceiro">{c.partner?.name}</td>
+                    <td data-label="Cliente">{c.customer_name}</td>
+                    <td data-label="Aparelho">{deviceText(c.device)}</td>
+                    <td data-label="Fraude">
                       {c.fraud_signals.length > 0 ? (
                         <span title={c.fraud_signals.map((s) => label(FRAUD_LABELS, s)).join('\n')}>
                           <Badge tone="bad">{c.fraud_signals.length} sinal(is)</Badge>
