@@ -18,6 +18,11 @@ import type {
 import type { CustomersTable } from '../modules/customers/customer.table.js'
 import type { DeviceProtectionsTable } from '../modules/devices/device-protection.table.js'
 import type { EventsTable } from '../modules/events/event.table.js'
+import type {
+  AuditLogTable,
+  OperatorSessionsTable,
+  OperatorsTable,
+} from '../modules/operators/operator.table.js'
 import type { CredentialsTable, PartnersTable, PartnerUsersTable } from '../modules/partners/partner.table.js'
 import type {
   CardAttemptsTable,
@@ -74,6 +79,9 @@ export interface Database {
   claim_numbers: ClaimNumbersTable
   claim_documents: ClaimDocumentsTable
   claim_document_contents: ClaimDocumentContentsTable
+  operators: OperatorsTable
+  operator_sessions: OperatorSessionsTable
+  audit_log: AuditLogTable
 }
 
 export type Db = Kysely<Database>

@@ -23,6 +23,7 @@ import * as sandboxClock from './migrations/0013-sandbox-clock.js'
 import * as cardAttempts from './migrations/0014-card-attempts.js'
 import * as claims from './migrations/0015-claims.js'
 import * as subscriptionExpiry from './migrations/0016-subscription-expiry.js'
+import * as operators from './migrations/0017-operators.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
 const migrations: Record<string, Migration> = {
@@ -42,6 +43,7 @@ const migrations: Record<string, Migration> = {
   '0014-card-attempts': cardAttempts,
   '0015-claims': claims,
   '0016-subscription-expiry': subscriptionExpiry,
+  '0017-operators': operators,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -29,25 +29,40 @@ export type ErrorStatus = keyof typeof ERROR_CODES
 export type ErrorCode = (typeof ERROR_CODES)[ErrorStatus][number]
 type ValidationCode = (typeof ERROR_CODES)[422][number]
 
-const STATUS_OF = new Map<ErrorCode, ErrorStatus>(
-  Object.entries(ERROR_CODES).flatMap(([status, codes]) =>
-    codes.map((code) => [code, Number(status) as ErrorStatus] as const),
+/**
+ * The operator console's own codes (README, Operator console): answered on the console's listener
+ * only, never by the partner API, so they stay out of the partners' table and document.
+ */
+export const CONSOLE_ERROR_CODES = {
+  401: ['invalid_credentials'],
+  403: ['forbidden', 'origin_refused'],
+} as const
+export type ConsoleErrorStatus = keyof typeof CONSOLE_ERROR_CODES
+export type ConsoleErrorCode = (typeof CONSOLE_ERROR_CODES)[ConsoleErrorStatus][number]
+
+const STATUS_OF = new Map<ErrorCode | ConsoleErrorCode, ErrorStatus | ConsoleErrorStatus>(
+  [ERROR_CODES, CONSOLE_ERROR_CODES].flatMap((table) =>
+    Object.entries(table).flatMap(([status, codes]) =>
+      codes.map((code: ErrorCode | ConsoleErrorCode) => [code, Number(status) as ErrorStatus] as const),
+    ),
   ),
 )
 
 /** The status a code is answered with. */
-export function statusOf(code: ErrorCode): ErrorStatus {
+export function statusOf(code: ErrorCode): ErrorStatus
+export function statusOf(code: ErrorCode | ConsoleErrorCode): ErrorStatus | ConsoleErrorStatus
+export function statusOf(code: ErrorCode | ConsoleErrorCode): ErrorStatus | ConsoleErrorStatus {
   return STATUS_OF.get(code) as ErrorStatus
 }
 
 /** Every error a partner can cause; the error handler renders them (README, Using the API: errors). */
 export class AppError extends Error {
-  readonly statusCode: ErrorStatus
+  readonly statusCode: ErrorStatus | ConsoleErrorStatus
   /** Sent as `Retry-After`: when trying again can succeed (a 503, a 429, a payment in progress). */
   readonly retryAfterSeconds?: number
 
   constructor(
-    readonly code: ErrorCode,
+    readonly code: ErrorCode | ConsoleErrorCode,
     message: string,
     readonly errors?: FieldErrors,
     readonly extra?: Record<string, unknown>,

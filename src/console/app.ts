@@ -1,0 +1,128 @@
+import { existsSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import cookie from '@fastify/cookie'
+import swagger from '@fastify/swagger'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import Fastify, { type FastifyServerOptions } from 'fastify'
+import { BODY_LIMIT } from '../app.js'
+import type { Config } from '../config.js'
+import type { Db } from '../db/database.js'
+import { ValidationErrorSchema } from '../http/http-schemas.js'
+import { validatorCompiler } from '../http/validation.js'
+import { loadSigningKeys, TokenService, tokenAudience } from '../modules/auth/token.service.js'
+import { sessionRoutes, signInRoutes } from '../modules/operators/session.routes.js'
+import { gatewayOf } from '../modules/payments/gateway-factory.js'
+import type { PaymentGateway } from '../modules/payments/payment-gateway.js'
+import { contextPlugin } from '../plugins/context.js'
+import { errorsPlugin } from '../plugins/errors.js'
+import {
+  clientErrors,
+  connectionTimeouts,
+  frameworkErrors,
+  httpPlugin,
+  originForm,
+  requestId,
+} from '../plugins/http.js'
+import { lazyRequestLogger, loggerOptions, OneLineRequestLog } from '../plugins/logging.js'
+import { loginRateLimit } from '../plugins/rate-limits.js'
+import { connectRedis } from '../plugins/redis.js'
+import { unitOfWork } from '../plugins/unit-of-work.js'
+import { type Clock, systemClock } from '../shared/clock.js'
+import { ConsoleErrorSchema } from './console-schemas.js'
+import { consoleGuard } from './guard.js'
+import { consoleStatic } from './static.js'
+
+export interface ConsoleAppOptions {
+  config: Readonly<Config>
+  /** A migrated database; the caller owns it and closes it. */
+  db: Db
+  clock?: Clock
+  /** The own card gateway; by default the one the config names. */
+  gateway?: PaymentGateway | null
+  logger?: FastifyServerOptions['logger']
+  /** The built console (`dist/console/`); by default found beside the bundle or under the working folder. */
+  staticRoot?: string | null
+}
+
+/**
+ * The operator console (README, Operator console): a Fastify instance of its own, on its own
+ * listener, never on the partners' address. The operator JSON API is under `/api/` (its document at
+ * `GET /api/openapi.json`), the built single-page app at `/`. Same error bodies, JSON parsing and
+ * context as the partner API; its own authentication (server-side sessions, roles: guard.ts).
+ */
+export async function buildConsoleApp({
+  config,
+  db,
+  clock = systemClock,
+  gateway,
+  logger,
+  staticRoot = findStaticRoot(),
+}: ConsoleAppOptions) {
+  const app = Fastify({
+    logger: logger ?? loggerOptions(config.logLevel),
+    genReqId: requestId,
+    logController: new OneLineRequestLog(),
+    childLoggerFactory: lazyRequestLogger,
+    frameworkErrors,
+    clientErrorHandler: clientErrors,
+    rewriteUrl: originForm,
+    bodyLimit: BODY_LIMIT,
+    return503OnClosing: false,
+    routerOptions: { maxParamLength: 200, ignoreTrailingSlash: true },
+    trustProxy: config.trustProxy,
+    ...connectionTimeouts(config.connections),
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  app.setValidatorCompiler(validatorCompiler)
+  app.addSchema(ConsoleErrorSchema)
+  app.addSchema(ValidationErrorSchema)
+
+  const signingKeys = await loadSigningKeys(db, config, clock)
+  await app.register(contextPlugin, {
+    config,
+    db,
+    clock,
+    tokens: new TokenService(signingKeys, config.tokenTtlSeconds, clock, tokenAudience(config.env)),
+    gateway: gateway === undefined ? await gatewayOf(config, db) : gateway,
+  })
+  await app.register(errorsPlugin)
+  await app.register(unitOfWork, {})
+  await app.register(httpPlugin)
+  await app.register(cookie)
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Amparo operator console API',
+        version: '1.0.0',
+        description:
+          'The JSON API of the operator console (README, Operator console): same-origin only, signed in with the `amparo_console` session cookie.',
+      },
+      servers: [{ url: '/' }],
+      components: { securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: 'amparo_console' } } },
+      security: [{ session: [] }],
+    },
+  })
+  await app.register(consoleGuard)
+
+  app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+
+  const redis = config.redisUrl ? await connectRedis(app, config.redisUrl) : null
+  await app.register(async (signIn) => {
+    await loginRateLimit(signIn, { max: config.rateLimits.loginPerClient, redis })
+    await signIn.register(signInRoutes)
+  })
+  await app.register(sessionRoutes)
+
+  await app.register(consoleStatic, { root: staticRoot })
+  return app
+}
+
+export type ConsoleApp = Awaited<ReturnType<typeof buildConsoleApp>>
+
+/** `dist/console/` beside the bundle (`dist/amparo.mjs`), else under the working folder. */
+function findStaticRoot(): string | null {
+  const candidates = [fileURLToPath(new URL('./console', import.meta.url)), resolve('dist/console')]
+  return candidates.find((folder) => existsSync(join(folder, 'index.html'))) ?? null
+}

@@ -1,0 +1,62 @@
+import type { FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { hasRole } from '../modules/operators/operator.rules.js'
+import type { OperatorRole } from '../modules/operators/operator.table.js'
+import { type ConsoleOperator, sessionOperator } from '../modules/operators/session.service.js'
+import { AppError, UnauthenticatedError } from '../shared/errors.js'
+
+/** The console's session cookie (README, Operator console). */
+export const SESSION_COOKIE = 'amparo_console'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The least role a console route needs (admin ⊃ adjuster ⊃ viewer); none: public. */
+    role?: OperatorRole
+  }
+  interface FastifyRequest {
+    /** The signed-in operator; set on every console route that declares `config.role`. */
+    operator: ConsoleOperator
+  }
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+/**
+ * Whether a request comes from a page of the console itself: its `Origin` names the host the
+ * request was sent to. Browsers send `Origin` on every cross-origin request and on same-origin
+ * POST, PUT, PATCH and DELETE; a request without one is refused, like a cross-site one.
+ */
+export function sameOrigin(request: FastifyRequest): boolean {
+  const origin = request.headers.origin
+  if (!origin || origin === 'null') return false
+  try {
+    return new URL(origin).host === new URL(`http://${request.host}`).host
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The console's guard, before any body is read: a state-changing request from another origin →
+ * 403 `origin_refused` (with the SameSite=Strict cookie, the defence against cross-site requests);
+ * a route with `config.role` and no live signed-in session → 401 `unauthenticated`; a role too low
+ * → 403 `forbidden`. Routes without `config.role` (sign-in, static files) are public.
+ */
+export const consoleGuard = fp(
+  async (app) => {
+    app.decorateRequest('operator', null as unknown as ConsoleOperator)
+    app.addHook('onRequest', async (request) => {
+      if (!SAFE_METHODS.has(request.method) && !sameOrigin(request))
+        throw new AppError('origin_refused', 'This request must come from the console’s own pages.')
+      const needed = request.routeOptions.config?.role
+      if (!needed) return
+      const token = request.cookies[SESSION_COOKIE]
+      const operator = token ? await sessionOperator(app.db, token, app.clock.now()) : null
+      if (!operator) throw new UnauthenticatedError()
+      if (!hasRole(operator.role, needed))
+        throw new AppError('forbidden', `This action needs the ${needed} role.`)
+      request.operator = operator
+    })
+  },
+  { name: 'console-guard', dependencies: ['context', '@fastify/cookie'] },
+)

@@ -1,0 +1,112 @@
+import type { Db, Trx } from '../../db/database.js'
+import { type AuditFilter, type AuditRow, auditPage, auditRows, insertAuditRow } from './audit.repository.js'
+
+/** Who acted: a signed-in operator, or the CLI under an OS user (`cli:<user>`). */
+export type AuditActor = { id: number; email: string } | { cli: string }
+
+export interface AuditEntry {
+  operator: AuditActor
+  /** `<record>.<verb>`: `claim.approve`, `credentials.issue`, `operator.create`, … */
+  action: string
+  recordType: string
+  recordId: string
+  /** The record before and after, as JSON; null (or undefined) when it did not exist. Never a secret. */
+  before: unknown
+  after: unknown
+  ip: string | null
+  /** When; now by default. */
+  at?: string
+}
+
+/**
+ * Appends one entry to the audit log, in the caller's transaction: the action and its record
+ * commit together or not at all (README, Operator console: audit).
+ */
+export async function recordAudit(trx: Trx, entry: AuditEntry): Promise<void> {
+  const actor = entry.operator
+  await insertAuditRow(trx, {
+    at: entry.at ?? new Date().toISOString(),
+    actor: 'cli' in actor ? null : actor.id,
+    actor_label: 'cli' in actor ? `cli:${actor.cli}` : actor.email,
+    action: entry.action,
+    record_type: entry.recordType,
+    record_id: entry.recordId,
+    before: asJson(entry.before),
+    after: asJson(entry.after),
+    ip: entry.ip,
+  })
+}
+
+const asJson = (value: unknown): string | null =>
+  value === undefined || value === null ? null : JSON.stringify(value)
+
+export interface AuditEntryView {
+  id: number
+  at: string
+  actor: number | null
+  actor_label: string
+  action: string
+  record_type: string
+  record_id: string
+  before: unknown
+  after: unknown
+  ip: string | null
+}
+
+export function auditEntryView(row: AuditRow): AuditEntryView {
+  return {
+    id: row.id,
+    at: row.at,
+    actor: row.actor,
+    actor_label: row.actor_label,
+    action: row.action,
+    record_type: row.record_type,
+    record_id: row.record_id,
+    before: row.before === null ? null : JSON.parse(row.before),
+    after: row.after === null ? null : JSON.parse(row.after),
+    ip: row.ip,
+  }
+}
+
+/** A Laravel-style page of the log, newest first. */
+export async function listAudit(db: Db, filter: AuditFilter, page: number, perPage: number) {
+  const { rows, total } = await auditPage(db, filter, (page - 1) * perPage, perPage)
+  return {
+    data: rows.map(auditEntryView),
+    current_page: page,
+    per_page: perPage,
+    total,
+    last_page: Math.max(1, Math.ceil(total / perPage)),
+  }
+}
+
+const CSV_COLUMNS = [
+  'id',
+  'at',
+  'actor',
+  'actor_label',
+  'action',
+  'record_type',
+  'record_id',
+  'before',
+  'after',
+  'ip',
+] as const
+
+/**
+ * The log as CSV lines (RFC 4180, header first). A cell a spreadsheet would read as a formula
+ * (`=`, `+`, `-`, `@`, tab, CR first) is prefixed with `'`: an operator-typed note must not run.
+ */
+export async function* auditCsv(db: Db, filter: AuditFilter): AsyncGenerator<string> {
+  yield `${CSV_COLUMNS.join(',')}\r\n`
+  for await (const row of auditRows(db, filter)) {
+    yield `${CSV_COLUMNS.map((column) => csvCell(row[column])).join(',')}\r\n`
+  }
+}
+
+export function csvCell(value: string | number | null): string {
+  if (value === null) return ''
+  let text = String(value)
+  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
+}

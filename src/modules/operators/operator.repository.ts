@@ -1,0 +1,133 @@
+import type { Db, Trx } from '../../db/database.js'
+import type { OperatorRole, OperatorSessionsTable, OperatorsTable } from './operator.table.js'
+
+export type OperatorRow = Omit<OperatorsTable, 'id'> & { id: number }
+export type SessionRow = Omit<OperatorSessionsTable, 'totp_failures'> & { totp_failures: number }
+
+export async function insertOperator(
+  trx: Trx,
+  values: { email: string; role: OperatorRole; password_hash: string; now: string },
+): Promise<OperatorRow> {
+  return (await trx
+    .insertInto('operators')
+    .values({
+      email: values.email,
+      role: values.role,
+      password_hash: values.password_hash,
+      created_at: values.now,
+      password_changed_at: values.now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow()) as OperatorRow
+}
+
+export async function operatorByEmail(db: Db | Trx, email: string): Promise<OperatorRow | undefined> {
+  return (await db.selectFrom('operators').selectAll().where('email', '=', email).executeTakeFirst()) as
+    | OperatorRow
+    | undefined
+}
+
+export async function operatorById(db: Db | Trx, id: number): Promise<OperatorRow | undefined> {
+  return (await db.selectFrom('operators').selectAll().where('id', '=', id).executeTakeFirst()) as
+    | OperatorRow
+    | undefined
+}
+
+export async function allOperators(db: Db): Promise<OperatorRow[]> {
+  return (await db.selectFrom('operators').selectAll().orderBy('id').execute()) as OperatorRow[]
+}
+
+export async function updateOperator(
+  trx: Trx,
+  id: number,
+  changes: Partial<Omit<OperatorsTable, 'id' | 'email' | 'created_at'>>,
+): Promise<OperatorRow> {
+  return (await trx
+    .updateTable('operators')
+    .set(changes)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow()) as OperatorRow
+}
+
+/**
+ * Accepts a TOTP time step once: true when `step` is newer than the last one accepted (two
+ * requests with one code cannot both pass, whatever the dialect's isolation).
+ */
+export async function takeTotpStep(trx: Trx, id: number, step: number): Promise<boolean> {
+  const result = await trx
+    .updateTable('operators')
+    .set({ totp_last_step: step })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', step)]))
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
+}
+
+export async function insertSession(trx: Trx | Db, row: Omit<SessionRow, 'totp_failures'>): Promise<void> {
+  await trx.insertInto('operator_sessions').values(row).execute()
+}
+
+/** A session with its operator, if both exist. */
+export async function sessionWithOperator(db: Db | Trx, id: string) {
+  return db
+    .selectFrom('operator_sessions as s')
+    .innerJoin('operators as o', 'o.id', 's.operator_id')
+    .select([
+      's.id',
+      's.operator_id',
+      's.stage',
+      's.totp_failures',
+      's.created_at',
+      's.last_seen_at',
+      's.expires_at',
+      'o.email',
+      'o.role',
+      'o.disabled_at',
+    ])
+    .where('s.id', '=', id)
+    .executeTakeFirst()
+}
+
+export async function touchSession(db: Db | Trx, id: string, now: string): Promise<void> {
+  await db.updateTable('operator_sessions').set({ last_seen_at: now }).where('id', '=', id).execute()
+}
+
+export async function completeSession(trx: Trx, id: string, now: string): Promise<void> {
+  await trx
+    .updateTable('operator_sessions')
+    .set({ stage: 'done', last_seen_at: now })
+    .where('id', '=', id)
+    .execute()
+}
+
+/** Counts one wrong TOTP code; the new count. */
+export async function countTotpFailure(trx: Trx, id: string): Promise<number> {
+  const row = await trx
+    .updateTable('operator_sessions')
+    .set((eb) => ({ totp_failures: eb('totp_failures', '+', 1) }))
+    .where('id', '=', id)
+    .returning('totp_failures')
+    .executeTakeFirst()
+  return row?.totp_failures ?? 0
+}
+
+export async function deleteSession(db: Db | Trx, id: string): Promise<void> {
+  await db.deleteFrom('operator_sessions').where('id', '=', id).execute()
+}
+
+export async function deleteSessionsOf(trx: Trx, operatorId: number): Promise<void> {
+  await trx.deleteFrom('operator_sessions').where('operator_id', '=', operatorId).execute()
+}
+
+/** Sessions past their end, for housekeeping at sign-in. */
+export async function deleteSessionsEndedBefore(
+  db: Db | Trx,
+  idleCutoff: string,
+  now: string,
+): Promise<void> {
+  await db
+    .deleteFrom('operator_sessions')
+    .where((eb) => eb.or([eb('last_seen_at', '<', idleCutoff), eb('expires_at', '<=', now)]))
+    .execute()
+}

@@ -1,0 +1,175 @@
+import type { Db } from '../../db/database.js'
+import { retryingTransaction } from '../../db/transaction.js'
+import { NotFoundError, StateError, ValidationError } from '../../shared/errors.js'
+import { type AuditActor, recordAudit } from './audit.service.js'
+import {
+  allOperators,
+  deleteSessionsOf,
+  insertOperator,
+  type OperatorRow,
+  operatorByEmail,
+  operatorById,
+  updateOperator,
+} from './operator.repository.js'
+import { isOperatorRole, normalizeEmail } from './operator.rules.js'
+import type { OperatorRole } from './operator.table.js'
+import { generatePassword, hashPassword } from './password-hash.js'
+
+/** An operator as the console lists it: never its password hash nor its TOTP seed. */
+export interface OperatorView {
+  id: number
+  email: string
+  role: OperatorRole
+  totp_enrolled: boolean
+  disabled_at: string | null
+  created_at: string
+  password_changed_at: string
+}
+
+export function operatorListView(row: OperatorRow): OperatorView {
+  return {
+    id: row.id,
+    email: row.email,
+    role: row.role,
+    totp_enrolled: row.totp_enrolled_at !== null,
+    disabled_at: row.disabled_at,
+    created_at: row.created_at,
+    password_changed_at: row.password_changed_at,
+  }
+}
+
+/** Who acts and from where, for the audit log. */
+export interface Acting {
+  actor: AuditActor
+  ip: string | null
+  now: Date
+}
+
+const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/
+export const MIN_PASSWORD_LENGTH = 12
+
+function checkPassword(password: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH || password.length > 200)
+    throw ValidationError.field('password', `The password must be ${MIN_PASSWORD_LENGTH} to 200 characters.`)
+}
+
+export async function listOperators(db: Db): Promise<OperatorView[]> {
+  return (await allOperators(db)).map(operatorListView)
+}
+
+/**
+ * A new operator with the password given, or a one-time one generated and answered once (the
+ * operator signs in with it, and enrols TOTP where required).
+ */
+export async function createOperator(
+  db: Db,
+  input: { email: string; role: string; password?: string },
+  acting: Acting,
+): Promise<{ operator: OperatorView; password: string }> {
+  const email = normalizeEmail(input.email)
+  if (!EMAIL.test(email) || email.length > 255)
+    throw ValidationError.field('email', 'The email must be a valid e-mail address.')
+  if (!isOperatorRole(input.role))
+    throw ValidationError.field('role', 'The role must be one of admin, adjuster, viewer.')
+  const role = input.role
+  const password = input.password ?? generatePassword()
+  checkPassword(password)
+  const passwordHash = await hashPassword(password)
+  const operator = await retryingTransaction(db, async (trx) => {
+    if (await operatorByEmail(trx, email))
+      throw ValidationError.field('email', 'An operator with this e-mail already exists.')
+    const row = await insertOperator(trx, {
+      email,
+      role,
+      password_hash: passwordHash,
+      now: acting.now.toISOString(),
+    })
+    const view = operatorListView(row)
+    await recordAudit(trx, {
+      operator: acting.actor,
+      action: 'operator.create',
+      recordType: 'operator',
+      recordId: String(row.id),
+      before: null,
+      after: view,
+      ip: acting.ip,
+      at: acting.now.toISOString(),
+    })
+    return view
+  })
+  return { operator, password }
+}
+
+/** The operator named by id or e-mail. */
+async function find(db: Db, which: { id: number } | { email: string }): Promise<OperatorRow> {
+  const row =
+    'id' in which ? await operatorById(db, which.id) : await operatorByEmail(db, normalizeEmail(which.email))
+  if (!row) throw new NotFoundError('Operator')
+  return row
+}
+
+/** Disables an operator: its sessions end at once and it can no longer sign in. */
+export async function disableOperator(
+  db: Db,
+  which: { id: number } | { email: string },
+  acting: Acting,
+): Promise<OperatorView> {
+  const found = await find(db, which)
+  if ('actor' in acting && !('cli' in acting.actor) && acting.actor.id === found.id)
+    throw new StateError('An operator cannot disable itself.')
+  return retryingTransaction(db, async (trx) => {
+    const before = operatorListView(found)
+    if (found.disabled_at !== null) return before
+    const row = await updateOperator(trx, found.id, { disabled_at: acting.now.toISOString() })
+    await deleteSessionsOf(trx, found.id)
+    const after = operatorListView(row)
+    await recordAudit(trx, {
+      operator: acting.actor,
+      action: 'operator.disable',
+      recordType: 'operator',
+      recordId: String(found.id),
+      before,
+      after,
+      ip: acting.ip,
+      at: acting.now.toISOString(),
+    })
+    return after
+  })
+}
+
+/**
+ * A new one-time password, answered once; the operator's sessions end and its TOTP enrolment is
+ * cleared (a lost phone is the usual reason), so it enrols again at its next sign-in.
+ */
+export async function resetPassword(
+  db: Db,
+  which: { id: number } | { email: string },
+  acting: Acting,
+): Promise<{ operator: OperatorView; password: string }> {
+  const found = await find(db, which)
+  const password = generatePassword()
+  const passwordHash = await hashPassword(password)
+  const operator = await retryingTransaction(db, async (trx) => {
+    const row = await updateOperator(trx, found.id, {
+      password_hash: passwordHash,
+      password_changed_at: acting.now.toISOString(),
+      totp_secret: null,
+      totp_enrolled_at: null,
+      totp_last_step: null,
+    })
+    await deleteSessionsOf(trx, found.id)
+    const after = operatorListView(row)
+    await recordAudit(trx, {
+      operator: acting.actor,
+      action: 'operator.reset_password',
+      recordType: 'operator',
+      recordId: String(found.id),
+      before: operatorListView(found),
+      after,
+      ip: acting.ip,
+      at: acting.now.toISOString(),
+    })
+    return after
+  })
+  return { operator, password }
+}

@@ -1,0 +1,131 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import { consoleError, guardedErrors } from '../../console/console-schemas.js'
+import { SESSION_COOKIE } from '../../console/guard.js'
+import { SESSION_ABSOLUTE_MS } from './operator.rules.js'
+import { SignedInOperator, SignInBody, SignInResult, TotpBody } from './operator.schemas.js'
+import { confirmTotp, signIn, signOut } from './session.service.js'
+
+const LOGIN_BODY_LIMIT = 16 * 1024
+
+const writeErrors = {
+  403: consoleError('The request came from another origin.', 'origin_refused'),
+  500: consoleError('Server fault; quote `request_id`.', 'server_error'),
+  503: consoleError('The database is unreachable for a moment.', 'service_unavailable'),
+}
+
+function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string) {
+  reply.setCookie(SESSION_COOKIE, token, {
+    httpOnly: true,
+    sameSite: 'strict',
+    path: '/',
+    secure: request.server.config.env === 'production',
+    maxAge: SESSION_ABSOLUTE_MS / 1000,
+  })
+}
+
+/** Sign-in in two steps (password, then TOTP code) under the login limits. */
+export const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/api/session',
+    {
+      bodyLimit: LOGIN_BODY_LIMIT,
+      schema: {
+        tags: ['Session'],
+        operationId: 'signIn',
+        summary: 'Sign in with e-mail and password',
+        description: `Opens a session (cookie \`amparo_console\`, HttpOnly, SameSite=Strict). With TOTP
+enrolled, the answer is \`{stage: 'totp'}\` and \`POST /api/session/totp\` completes it; where TOTP is required
+(production) and not yet enrolled, or when \`enroll\` is true, the answer carries the new seed once.
+Unknown e-mail, wrong password and disabled operator all answer the same 401.`,
+        body: SignInBody,
+        response: {
+          200: SignInResult,
+          401: consoleError('Wrong e-mail or password.', 'invalid_credentials'),
+          422: consoleError('A field is missing or too long.', 'validation_failed'),
+          ...writeErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { token, answer } = await signIn(app.db, {
+        email: request.body.email,
+        password: request.body.password,
+        enroll: request.body.enroll ?? false,
+        totpRequired: app.config.env === 'production',
+        now: app.clock.now(),
+        ip: request.ip,
+        userAgent: request.headers['user-agent'] ?? null,
+      })
+      setSessionCookie(request, reply, token)
+      return answer
+    },
+  )
+
+  app.post(
+    '/api/session/totp',
+    {
+      bodyLimit: LOGIN_BODY_LIMIT,
+      schema: {
+        tags: ['Session'],
+        operationId: 'confirmTotp',
+        summary: 'Complete the sign-in (or the enrolment) with a TOTP code',
+        description: `Each code is accepted once; after 5 wrong codes the sign-in must start again.`,
+        body: TotpBody,
+        response: {
+          200: Type.Object({ stage: Type.Literal('done'), operator: SignedInOperator }),
+          401: consoleError(
+            'No sign-in awaiting a code, or a wrong or reused code.',
+            'unauthenticated',
+            'invalid_credentials',
+          ),
+          422: consoleError('The code is missing.', 'validation_failed'),
+          ...writeErrors,
+        },
+      },
+    },
+    async (request) => {
+      const token = request.cookies[SESSION_COOKIE] ?? ''
+      const operator = await confirmTotp(app.db, token, request.body.code, app.clock.now())
+      return { stage: 'done' as const, operator }
+    },
+  )
+}
+
+export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/api/session',
+    {
+      schema: {
+        tags: ['Session'],
+        operationId: 'getSession',
+        summary: 'The signed-in operator',
+        response: { 200: Type.Object({ operator: SignedInOperator }), ...guardedErrors(false) },
+      },
+      config: { role: 'viewer' },
+    },
+    async (request) => ({ operator: request.operator }),
+  )
+
+  app.delete(
+    '/api/session',
+    {
+      schema: {
+        tags: ['Session'],
+        operationId: 'signOut',
+        summary: 'Sign out: the session ends on the server at once',
+        response: {
+          204: Type.Null({ description: 'Signed out (also when no session was open).' }),
+          ...writeErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const token = request.cookies[SESSION_COOKIE]
+      if (token) await signOut(app.db, token)
+      reply.clearCookie(SESSION_COOKIE, { path: '/' })
+      return reply.code(204).send(null)
+    },
+  )
+}

@@ -1,0 +1,155 @@
+import { createHash, randomBytes } from 'node:crypto'
+import type { Db } from '../../db/database.js'
+import { retryingTransaction } from '../../db/transaction.js'
+import { AppError, UnauthenticatedError } from '../../shared/errors.js'
+import {
+  completeSession,
+  countTotpFailure,
+  deleteSession,
+  deleteSessionsEndedBefore,
+  insertSession,
+  type OperatorRow,
+  operatorByEmail,
+  operatorById,
+  sessionWithOperator,
+  takeTotpStep,
+  touchSession,
+  updateOperator,
+} from './operator.repository.js'
+import {
+  MAX_TOTP_FAILURES,
+  normalizeEmail,
+  SESSION_ABSOLUTE_MS,
+  SESSION_IDLE_MS,
+  sessionLive,
+  TOUCH_EVERY_MS,
+} from './operator.rules.js'
+import type { OperatorRole } from './operator.table.js'
+import { DUMMY_HASH, verifyPassword } from './password-hash.js'
+import { enrolment, newTotpSecret, totpStep } from './totp.js'
+
+/** The signed-in operator, as routes see it (`request.operator`) and the console shows it. */
+export interface ConsoleOperator {
+  id: number
+  email: string
+  role: OperatorRole
+}
+
+export class InvalidCredentialsError extends AppError {
+  constructor(message = 'Wrong e-mail or password.') {
+    super('invalid_credentials', message)
+  }
+}
+
+export type SignInAnswer =
+  | { stage: 'totp' }
+  | { stage: 'enroll'; otpauth_url: string; qr_svg: string }
+  | { stage: 'done'; operator: ConsoleOperator }
+
+/** The session id kept in the table: the cookie's token hashed, so the table opens no session. */
+export const sessionIdOf = (token: string): string => createHash('sha256').update(token).digest('hex')
+
+export const operatorView = (row: Pick<OperatorRow, 'id' | 'email' | 'role'>): ConsoleOperator => ({
+  id: row.id,
+  email: row.email,
+  role: row.role,
+})
+
+interface SignIn {
+  email: string
+  password: string
+  /** Enrol a second factor now, where it is optional. */
+  enroll: boolean
+  /** Production: an operator without TOTP enrols before the session opens. */
+  totpRequired: boolean
+  now: Date
+  ip: string | null
+  userAgent: string | null
+}
+
+/**
+ * The password step of a sign-in (README, Operator console): a new session, complete at once
+ * when no second factor is enrolled nor required, else awaiting the TOTP code (and, for an
+ * operator enrolling, the new seed shown once). Unknown, disabled and wrong all answer alike, after
+ * the same hashing work.
+ */
+export async function signIn(db: Db, input: SignIn): Promise<{ token: string; answer: SignInAnswer }> {
+  const operator = await operatorByEmail(db, normalizeEmail(input.email))
+  const matches = await verifyPassword(input.password, operator?.password_hash ?? DUMMY_HASH)
+  if (!operator || !matches || operator.disabled_at !== null) throw new InvalidCredentialsError()
+
+  const now = input.now.toISOString()
+  const token = randomBytes(32).toString('base64url')
+  let answer: SignInAnswer
+  await retryingTransaction(db, async (trx) => {
+    await deleteSessionsEndedBefore(trx, new Date(input.now.getTime() - SESSION_IDLE_MS).toISOString(), now)
+    if (operator.totp_enrolled_at !== null) answer = { stage: 'totp' }
+    else if (input.totpRequired || input.enroll) {
+      const secret = newTotpSecret()
+      await updateOperator(trx, operator.id, { totp_secret: secret })
+      const { otpauthUrl, qrSvg } = await enrolment(secret, operator.email)
+      answer = { stage: 'enroll', otpauth_url: otpauthUrl, qr_svg: qrSvg }
+    } else answer = { stage: 'done', operator: operatorView(operator) }
+    await insertSession(trx, {
+      id: sessionIdOf(token),
+      operator_id: operator.id,
+      stage: answer.stage === 'done' ? 'done' : 'password',
+      created_at: now,
+      last_seen_at: now,
+      expires_at: new Date(input.now.getTime() + SESSION_ABSOLUTE_MS).toISOString(),
+      ip: input.ip,
+      user_agent: input.userAgent?.slice(0, 500) ?? null,
+    })
+  })
+  // biome-ignore lint/style/noNonNullAssertion: set in the transaction, which ran to its end
+  return { token, answer: answer! }
+}
+
+/**
+ * The second step: a TOTP code completes the session (and the enrolment it started). Each code is
+ * good once; MAX_TOTP_FAILURES wrong codes end the session, so the password must be given again
+ * (and the sign-in limits count it).
+ */
+export async function confirmTotp(db: Db, token: string, code: string, now: Date): Promise<ConsoleOperator> {
+  const id = sessionIdOf(token)
+  const session = await sessionWithOperator(db, id)
+  if (session?.stage !== 'password' || session.disabled_at !== null || !sessionLive(session, now))
+    throw new UnauthenticatedError()
+  const operator = await operatorById(db, session.operator_id)
+  if (!operator?.totp_secret) throw new UnauthenticatedError()
+  const step = totpStep(operator.totp_secret, operator.email, code.trim(), now)
+  const accepted = await retryingTransaction(db, async (trx) => {
+    if (step === null || !(await takeTotpStep(trx, operator.id, step))) return false
+    if (operator.totp_enrolled_at === null)
+      await updateOperator(trx, operator.id, { totp_enrolled_at: now.toISOString() })
+    await completeSession(trx, id, now.toISOString())
+    return true
+  })
+  if (accepted) return operatorView(operator)
+  await retryingTransaction(db, async (trx) => {
+    if ((await countTotpFailure(trx, id)) >= MAX_TOTP_FAILURES) await deleteSession(trx, id)
+  })
+  throw new InvalidCredentialsError('Wrong or already used code.')
+}
+
+/**
+ * The operator of a live, complete session, or null (none, expired, disabled operator). An expired
+ * session is deleted; a live one's last activity is written at most once a TOUCH_EVERY_MS.
+ */
+export async function sessionOperator(db: Db, token: string, now: Date): Promise<ConsoleOperator | null> {
+  const id = sessionIdOf(token)
+  const session = await sessionWithOperator(db, id)
+  if (!session) return null
+  if (!sessionLive(session, now) || session.disabled_at !== null) {
+    await deleteSession(db, id)
+    return null
+  }
+  if (session.stage !== 'done') return null
+  if (now.getTime() - Date.parse(session.last_seen_at) >= TOUCH_EVERY_MS)
+    await touchSession(db, id, now.toISOString())
+  return { id: session.operator_id, email: session.email, role: session.role }
+}
+
+export async function signOut(db: Db, token: string): Promise<void> {
+  await deleteSession(db, sessionIdOf(token))
+}
