@@ -45,16 +45,32 @@ export function totpCode(secret: string, at = Date.now()): string {
   })
 }
 
-const lastStep = new Map<string, number>()
+const usedSteps = new Map<string, Set<number>>()
 
 /**
- * Signs in through the screen: e-mail and password, then the TOTP code (enrolling from the QR
- * screen's key when asked). Returns the TOTP secret (the enrolled one, or the one given).
+ * A code the server has not seen yet: each 30 s step's code is accepted once and one step of drift
+ * is allowed either way, so a sign-in soon after another answers with the next (or the previous)
+ * step's code. `now` is the console's clock (ms).
+ */
+export function freshTotpCode(secret: string, now = Date.now()): string {
+  const used = usedSteps.get(secret) ?? new Set<number>()
+  usedSteps.set(secret, used)
+  const step = Math.floor(now / 30_000)
+  const fresh = [step, step + 1, step - 1].find((s) => !used.has(s))
+  if (fresh === undefined) throw new Error('three sign-ins within one TOTP step: no fresh code left')
+  used.add(fresh)
+  return totpCode(secret, fresh * 30_000 + 1)
+}
+
+/**
+ * Signs in through the screen: e-mail and password (ticking "enrol" when asked), then the TOTP
+ * code (enrolling from the QR screen's key when asked). Returns the TOTP secret (the enrolled one,
+ * or the one given). `now`: the console's clock, for the codes.
  */
 export async function signIn(
   page: Page,
   base: string,
-  who: { email: string; password: string; totpSecret?: string; enroll?: boolean },
+  who: { email: string; password: string; totpSecret?: string; enroll?: boolean; now?: number },
 ): Promise<string> {
   await page.goto(`${base}/`)
   await page.getByLabel('E-mail').fill(who.email)
@@ -69,12 +85,7 @@ export async function signIn(
   let secret = who.totpSecret
   if (await enrol.isVisible()) secret = (await page.locator('code.secret').textContent())?.trim()
   if (!secret) throw new Error('no TOTP secret to answer the code screen with')
-  // Each time step's code is accepted once and the server allows one step of drift: a second
-  // sign-in within the same 30 s answers with the next step's code.
-  const step = Math.floor(Date.now() / 30_000)
-  const fresh = lastStep.get(secret) === step ? step + 1 : step
-  lastStep.set(secret, fresh)
-  await page.getByLabel('Código').fill(totpCode(secret, fresh * 30_000 + 1))
+  await page.getByLabel('Código').fill(freshTotpCode(secret, who.now))
   await page.getByRole('button', { name: 'Confirmar' }).click()
   await done.waitFor()
   return secret
