@@ -11,6 +11,11 @@ import type { Db } from '../db/database.js'
 import { ValidationErrorSchema } from '../http/http-schemas.js'
 import { validatorCompiler } from '../http/validation.js'
 import { loadSigningKeys, TokenService, tokenAudience } from '../modules/auth/token.service.js'
+import { claimsDeskRoutes } from '../modules/console/claims-desk.routes.js'
+import { dashboardRoutes } from '../modules/console/dashboard.routes.js'
+import { partnersRoutes } from '../modules/console/partners.routes.js'
+import { refundsRoutes } from '../modules/console/refunds.routes.js'
+import { searchRoutes } from '../modules/console/search.routes.js'
 import { sessionRoutes, signInRoutes } from '../modules/operators/session.routes.js'
 import { gatewayOf } from '../modules/payments/gateway-factory.js'
 import type { PaymentGateway } from '../modules/payments/payment-gateway.js'
@@ -114,6 +119,12 @@ export async function buildConsoleApp({
     await signIn.register(signInRoutes)
   })
   await app.register(sessionRoutes)
+  // The console's data (README, Operator console).
+  await app.register(dashboardRoutes)
+  await app.register(claimsDeskRoutes)
+  await app.register(searchRoutes)
+  await app.register(partnersRoutes)
+  await app.register(refundsRoutes)
 
   await app.register(consoleStatic, { root: staticRoot })
   return app

@@ -36,6 +36,8 @@ type ValidationCode = (typeof ERROR_CODES)[422][number]
 export const CONSOLE_ERROR_CODES = {
   401: ['invalid_credentials'],
   403: ['forbidden', 'origin_refused'],
+  // A claim decided by another operator since the screen showed it.
+  409: ['decision_conflict'],
 } as const
 export type ConsoleErrorStatus = keyof typeof CONSOLE_ERROR_CODES
 export type ConsoleErrorCode = (typeof CONSOLE_ERROR_CODES)[ConsoleErrorStatus][number]

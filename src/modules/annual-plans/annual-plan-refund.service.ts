@@ -159,13 +159,21 @@ export async function retryFailedRefund(
   now: string,
   rendering: RenderingContext,
 ): Promise<RefundRow> {
-  return retryingTransaction(db, async (trx) => {
-    const refund = await findRefundOfPlan(trx, planId)
-    if (!refund) throw new NotFoundError('Refund')
-    if (!(await requeueRefund(trx, refund.id, { now, giveUpAt: giveUpAfter(now) }))) {
-      throw new StateError(`The refund of annual plan ${planId} is ${refund.status}, not failed.`)
-    }
-    await recordAnnualPlanEvent(trx, 'annual_plan.refund_updated', planId, now, rendering)
-    return (await findRefundOfPlan(trx, planId)) as RefundRow
-  })
+  return retryingTransaction(db, (trx) => requeueFailedRefund(trx, planId, now, rendering))
+}
+
+/** `retryFailedRefund` in the caller's transaction (the console's, which audits it there too). */
+export async function requeueFailedRefund(
+  trx: Trx,
+  planId: number,
+  now: string,
+  rendering: RenderingContext,
+): Promise<RefundRow> {
+  const refund = await findRefundOfPlan(trx, planId)
+  if (!refund) throw new NotFoundError('Refund')
+  if (!(await requeueRefund(trx, refund.id, { now, giveUpAt: giveUpAfter(now) }))) {
+    throw new StateError(`The refund of annual plan ${planId} is ${refund.status}, not failed.`)
+  }
+  await recordAnnualPlanEvent(trx, 'annual_plan.refund_updated', planId, now, rendering)
+  return (await findRefundOfPlan(trx, planId)) as RefundRow
 }

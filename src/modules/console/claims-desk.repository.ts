@@ -1,0 +1,191 @@
+import { type RawBuilder, sql } from 'kysely'
+import { type Db, isPostgres } from '../../db/database.js'
+import type { ClaimStatus, ClaimsTable } from '../claims/claim.table.js'
+
+// What the claims desk reads (README, Operator console: Sinistros): any partner's claims, with
+// their contract, customer, device, documents and the contract's events.
+
+export interface QueueFilter {
+  statuses?: readonly ClaimStatus[]
+  type?: ClaimsTable['type']
+  partnerId?: number
+  /** Only claims with at least one fraud signal. */
+  fraud?: boolean
+}
+
+function matching(db: Db, filter: QueueFilter) {
+  let query = db.selectFrom('claims as cl')
+  if (filter.statuses) query = query.where('cl.status', 'in', [...filter.statuses])
+  if (filter.type) query = query.where('cl.type', '=', filter.type)
+  if (filter.partnerId !== undefined) query = query.where('cl.partner_id', '=', filter.partnerId)
+  if (filter.fraud) query = query.where('cl.fraud_signals', '<>', '[]')
+  return query
+}
+
+/** A page of the queue, oldest first (by opening), and how many match. */
+export async function claimQueue(db: Db, filter: QueueFilter, page: { offset: number; limit: number }) {
+  const [rows, count] = await Promise.all([
+    matching(db, filter)
+      .innerJoin('partners as p', 'p.id', 'cl.partner_id')
+      .innerJoin('customers as c', 'c.id', 'cl.customer_id')
+      .innerJoin('models as m', 'm.id', 'cl.model_id')
+      .select([
+        'cl.id',
+        'cl.number',
+        'cl.status',
+        'cl.type',
+        'cl.partner_id',
+        'p.name as partner_name',
+        'c.name as customer_name',
+        'cl.model_id',
+        'm.name as model_name',
+        'cl.serial_number',
+        'cl.occurred_at',
+        'cl.created_at',
+        'cl.fraud_signals',
+        'cl.lmi',
+        'cl.franchise',
+        'cl.approved_amount',
+        'cl.payable_amount',
+      ])
+      .orderBy('cl.created_at')
+      .orderBy('cl.id')
+      .offset(page.offset)
+      .limit(page.limit)
+      .execute(),
+    matching(db, filter)
+      .select((eb) => eb.fn.countAll<string>().as('total'))
+      .executeTakeFirstOrThrow(),
+  ])
+  return { rows, total: Number(count.total) }
+}
+
+/** One claim with its partner, customer and device, or undefined. */
+export async function findDeskClaim(db: Db, id: number) {
+  return db
+    .selectFrom('claims as cl')
+    .innerJoin('partners as p', 'p.id', 'cl.partner_id')
+    .innerJoin('customers as c', 'c.id', 'cl.customer_id')
+    .innerJoin('models as m', 'm.id', 'cl.model_id')
+    .innerJoin('brands as b', 'b.id', 'm.brand_id')
+    .selectAll('cl')
+    .select([
+      'p.name as partner_name',
+      'c.name as customer_name',
+      'c.document as customer_document_now',
+      'c.document_kind as customer_document_kind',
+      'c.email as customer_email',
+      'c.phone as customer_phone',
+      'c.city as customer_city',
+      'c.state as customer_state',
+      'm.name as model_name',
+      'b.name as brand_name',
+    ])
+    .where('cl.id', '=', id)
+    .executeTakeFirst()
+}
+
+export type DeskClaimRow = NonNullable<Awaited<ReturnType<typeof findDeskClaim>>>
+
+export async function findSubscriptionContract(db: Db, id: number) {
+  return db
+    .selectFrom('subscriptions as s')
+    .innerJoin('plans as pl', 'pl.id', 's.plan_id')
+    .select([
+      's.id',
+      's.partner_seq',
+      's.status',
+      's.expired_at',
+      's.plan_id',
+      'pl.name as plan_name',
+      's.created_at',
+      's.ends_on',
+      's.canceled_at',
+      's.lmi',
+      's.monthly_premium',
+      's.installments_count',
+      's.franchise',
+      's.serial_number',
+      's.second_serial_number',
+    ])
+    .where('s.id', '=', id)
+    .executeTakeFirst()
+}
+
+export async function findAnnualPlanContract(db: Db, id: number) {
+  return db
+    .selectFrom('annual_plans as a')
+    .innerJoin('plans as pl', 'pl.id', 'a.plan_id')
+    .select([
+      'a.id',
+      'a.policy_number',
+      'a.status',
+      'a.plan_id',
+      'pl.name as plan_name',
+      'a.created_at',
+      'a.starts_at',
+      'a.ends_at',
+      'a.lmi',
+      'a.premium',
+      'a.franchise',
+      'a.imei',
+      'a.imei_2',
+    ])
+    .where('a.id', '=', id)
+    .executeTakeFirst()
+}
+
+export async function documentsOf(db: Db, claimId: number) {
+  return db
+    .selectFrom('claim_documents')
+    .select(['id', 'kind', 'filename', 'content_type', 'size', 'sha256', 'uploaded_at'])
+    .where('claim_id', '=', claimId)
+    .orderBy('id')
+    .execute()
+}
+
+/** Claims of one contract (a subscription or an annual plan). */
+export async function claimIdsOfContract(
+  db: Db,
+  contract: { subscriptionId: number | null; annualPlanId: number | null },
+) {
+  let query = db.selectFrom('claims').select('id')
+  query =
+    contract.subscriptionId !== null
+      ? query.where('subscription_id', '=', contract.subscriptionId)
+      : query.where('annual_plan_id', '=', contract.annualPlanId)
+  return (await query.execute()).map((row) => row.id)
+}
+
+export async function installmentIdsOf(db: Db, subscriptionId: number) {
+  const rows = await db
+    .selectFrom('installments')
+    .select('id')
+    .where('subscription_id', '=', subscriptionId)
+    .execute()
+  return rows.map((row) => row.id)
+}
+
+/**
+ * The id of an event's object (`data.id`), as the expression index `events_object_id` of migration
+ * 0018 holds it: text on PostgreSQL, the JSON number on SQLite. The query must spell the expression
+ * as the index does for the index to serve it.
+ */
+function objectId(db: Db): RawBuilder<unknown> {
+  return isPostgres(db) ? sql`(data::jsonb ->> 'id')` : sql`json_extract(data, '$.id')`
+}
+
+/** The partner's events whose object has one of these ids, oldest first (the caller keeps the right types). */
+export async function eventsOfObjects(db: Db, partnerId: number, ids: number[]) {
+  if (ids.length === 0) return []
+  const values = isPostgres(db) ? ids.map(String) : ids
+  return db
+    .selectFrom('events')
+    .select(['id', 'public_id', 'type', 'created_at', objectId(db).as('object_id')])
+    .where('partner_id', '=', partnerId)
+    .where(objectId(db), 'in', values)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(500)
+    .execute()
+}

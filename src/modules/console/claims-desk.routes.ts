@@ -1,0 +1,185 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import { consoleError } from '../../console/console-schemas.js'
+import type { Trx } from '../../db/database.js'
+import { attachmentDisposition } from '../../http/content-disposition.js'
+import { commit } from '../../plugins/unit-of-work.js'
+import { renderingContext } from '../events/event.service.js'
+import {
+  ApproveBody,
+  ClaimQueuePage,
+  ClaimQueueQuery,
+  DenyBody,
+  DeskClaim,
+  DeskClaimParams,
+  DeskDocumentParams,
+  DocumentBytes,
+  SettleBody,
+} from './claims-desk.schemas.js'
+import {
+  claimQueuePage,
+  type Decision,
+  decideOnDesk,
+  deskClaim,
+  deskDocument,
+} from './claims-desk.service.js'
+import { consoleAnswers } from './console.schemas.js'
+import { actor } from './console-actor.js'
+
+const tags = ['Claims desk']
+
+const DECISION_ANSWERS = {
+  ...consoleAnswers(true, 404, 422),
+  409: consoleError(
+    'Another operator decided the claim first (or its status no longer allows this).',
+    'decision_conflict',
+  ),
+}
+
+export const claimsDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db, config, clock } = app
+
+  app.get(
+    '/api/claims',
+    {
+      config: { role: 'viewer' },
+      schema: {
+        tags,
+        operationId: 'listDeskClaims',
+        summary: 'The claims queue',
+        description:
+          'Every partner’s claims, oldest first, filtered by status (or `open`), type, partner and fraud signal.',
+        querystring: ClaimQueueQuery,
+        response: { 200: ClaimQueuePage, ...consoleAnswers(false, 422) },
+      },
+    },
+    async (request) => {
+      const { page, per_page, ...filter } = request.query
+      return claimQueuePage(db, filter, { page, perPage: per_page })
+    },
+  )
+
+  app.get(
+    '/api/claims/:id',
+    {
+      config: { role: 'viewer' },
+      schema: {
+        tags,
+        operationId: 'getDeskClaim',
+        summary: 'A claim’s page',
+        description:
+          'The claim with its contract, customer, device, the contract’s event timeline, documents (with the address of their bytes), fraud signals and the payable preview.',
+        params: DeskClaimParams,
+        response: { 200: DeskClaim, ...consoleAnswers(false, 404) },
+      },
+    },
+    async (request) => deskClaim(db, request.params.id),
+  )
+
+  app.get(
+    '/api/claims/:id/documents/:documentId',
+    {
+      config: { role: 'viewer' },
+      schema: {
+        tags,
+        operationId: 'getDeskClaimDocument',
+        summary: 'A claim document’s bytes',
+        description:
+          'Inline, with the type recognised at upload, `X-Content-Type-Options: nosniff` and `Content-Security-Policy: sandbox` (an uploaded PDF or image can be previewed, never run script).',
+        params: DeskDocumentParams,
+        response: { 200: DocumentBytes, ...consoleAnswers(false, 404) },
+      },
+    },
+    async (request, reply) => {
+      const file = await deskDocument(db, request.params.id, request.params.documentId)
+      return reply
+        .type(file.content_type)
+        .header('content-disposition', attachmentDisposition(file.filename).replace(/^attachment/, 'inline'))
+        .header('x-content-type-options', 'nosniff')
+        .header(
+          'content-security-policy',
+          "sandbox; default-src 'none'; img-src 'self'; style-src 'unsafe-inline'",
+        )
+        .header('cache-control', 'private, no-store')
+        .send(file.bytes)
+    },
+  )
+
+  const decide = (request: FastifyRequest, id: number, decision: Decision) => {
+    const moment = { now: clock.now().toISOString(), rendering: renderingContext(config) }
+    return (trx: Trx) => decideOnDesk(trx, actor(request), id, decision, moment)
+  }
+
+  app.post(
+    '/api/claims/:id/approve',
+    {
+      config: { role: 'adjuster' },
+      schema: {
+        tags,
+        operationId: 'approveDeskClaim',
+        summary: 'Approve a claim under review',
+        description:
+          'As `amparo claim approve`: the method and the approved amount (≤ LMI); payable = approved − franchise. Audited. A claim no longer under review (another operator decided it first) → 409 `decision_conflict`.',
+        params: DeskClaimParams,
+        body: ApproveBody,
+        response: { 200: DeskClaim, ...DECISION_ANSWERS },
+      },
+    },
+    async (request, reply) => {
+      const { settlement_method, approved_amount_cents } = request.body
+      const decision = {
+        action: 'approve' as const,
+        settlementMethod: settlement_method,
+        approvedAmountCents: approved_amount_cents,
+      }
+      return commit(reply, decide(request, request.params.id, decision))
+    },
+  )
+
+  app.post(
+    '/api/claims/:id/deny',
+    {
+      config: { role: 'adjuster' },
+      schema: {
+        tags,
+        operationId: 'denyDeskClaim',
+        summary: 'Deny a claim',
+        description:
+          'As `amparo claim deny`: a reason code and the note the partner sees. Audited. A claim already decided or withdrawn → 409 `decision_conflict`.',
+        params: DeskClaimParams,
+        body: DenyBody,
+        response: { 200: DeskClaim, ...DECISION_ANSWERS },
+      },
+    },
+    async (request, reply) => {
+      const decision = {
+        action: 'deny' as const,
+        reasonCode: request.body.reason_code,
+        note: request.body.note,
+      }
+      return commit(reply, decide(request, request.params.id, decision))
+    },
+  )
+
+  app.post(
+    '/api/claims/:id/settle',
+    {
+      config: { role: 'adjuster' },
+      schema: {
+        tags,
+        operationId: 'settleDeskClaim',
+        summary: 'Settle an approved claim',
+        description:
+          'As `amparo claim settle`: the repair order or transfer id; a replacement or indemnity ends the contract. Audited. A claim not approved (or settled meanwhile) → 409 `decision_conflict`.',
+        params: DeskClaimParams,
+        body: SettleBody,
+        response: { 200: DeskClaim, ...DECISION_ANSWERS },
+      },
+    },
+    async (request, reply) =>
+      commit(
+        reply,
+        decide(request, request.params.id, { action: 'settle', reference: request.body.reference }),
+      ),
+  )
+}

@@ -1,0 +1,295 @@
+import type { Db, Trx } from '../../db/database.js'
+import { NotFoundError, StateError } from '../../shared/errors.js'
+import {
+  claimStatusLabel,
+  claimTypeLabel,
+  missingDocumentKinds,
+  payableAmount,
+} from '../claims/claim.rules.js'
+import type { ClaimStatus, FraudSignal } from '../claims/claim.table.js'
+import { approveClaim, denyClaim, type Moment, settleClaim } from '../claims/claim-decision.service.js'
+import { claimDocumentFile } from '../claims/claim-document.service.js'
+import { recordAudit } from '../operators/audit.service.js'
+import { shownStatus } from '../subscriptions/subscription.rules.js'
+import {
+  claimIdsOfContract,
+  claimQueue,
+  type DeskClaimRow,
+  documentsOf,
+  eventsOfObjects,
+  findAnnualPlanContract,
+  findDeskClaim,
+  findSubscriptionContract,
+  installmentIdsOf,
+  type QueueFilter,
+} from './claims-desk.repository.js'
+import { DecisionConflictError } from './console.errors.js'
+import { pageOf } from './console.schemas.js'
+
+// The claims desk (README, Operator console: Sinistros): the queue, a claim's page, and the
+// decisions, taken through the same claim services as `amparo claim approve|deny|settle`.
+
+const signalsOf = (json: string) => JSON.parse(json) as FraudSignal[]
+const iso = (instant: string | null) => (instant === null ? null : new Date(instant).toISOString())
+
+/** `open`: what still needs an operator (awaiting documents, under review, approved not settled). */
+export const OPEN_QUEUE: readonly ClaimStatus[] = ['documents_pending', 'under_review', 'approved']
+
+export async function claimQueuePage(
+  db: Db,
+  query: { status?: ClaimStatus | 'open'; type?: QueueFilter['type']; partner_id?: number; fraud?: boolean },
+  page: { page: number; perPage: number },
+) {
+  const filter: QueueFilter = {
+    statuses: query.status === undefined ? undefined : query.status === 'open' ? OPEN_QUEUE : [query.status],
+    type: query.type,
+    partnerId: query.partner_id,
+    fraud: query.fraud,
+  }
+  const { rows, total } = await claimQueue(db, filter, {
+    offset: (page.page - 1) * page.perPage,
+    limit: page.perPage,
+  })
+  const data = rows.map((row) => ({
+    id: row.id,
+    number: row.number,
+    status: row.status,
+    status_label: claimStatusLabel(row.status),
+    type: row.type,
+    type_label: claimTypeLabel(row.type),
+    partner: { id: row.partner_id, name: row.partner_name },
+    customer_name: row.customer_name,
+    device: { model: { id: row.model_id, name: row.model_name }, serial_number: row.serial_number },
+    occurred_at: iso(row.occurred_at) as string,
+    opened_at: iso(row.created_at) as string,
+    fraud_signals: signalsOf(row.fraud_signals),
+    lmi_cents: Number(row.lmi),
+    franchise_cents: Number(row.franchise),
+    approved_amount_cents: row.approved_amount === null ? null : Number(row.approved_amount),
+    payable_amount_cents: row.payable_amount === null ? null : Number(row.payable_amount),
+  }))
+  return pageOf(data, total, page.page, page.perPage)
+}
+
+async function contractOf(db: Db, claim: DeskClaimRow) {
+  if (claim.subscription_id !== null) {
+    const s = await findSubscriptionContract(db, claim.subscription_id)
+    if (!s) throw new Error(`subscription ${claim.subscription_id} of claim ${claim.id} not found`)
+    return {
+      kind: 'subscription' as const,
+      id: s.id,
+      number: `#${s.partner_seq}`,
+      status: shownStatus(s),
+      plan: { id: s.plan_id, name: s.plan_name },
+      starts_at: iso(s.created_at),
+      ends_on: s.ends_on,
+      ends_at: null,
+      lmi_cents: Number(s.lmi),
+      franchise_cents: Number(s.franchise),
+      premium_cents: Number(s.monthly_premium) * s.installments_count,
+      installments: s.installments_count,
+      serial_numbers: [s.serial_number, s.second_serial_number].filter((x): x is string => x !== null),
+      contracted_at: iso(s.created_at) as string,
+    }
+  }
+  const a = await findAnnualPlanContract(db, claim.annual_plan_id as number)
+  if (!a) throw new Error(`annual plan ${claim.annual_plan_id} of claim ${claim.id} not found`)
+  return {
+    kind: 'annual_plan' as const,
+    id: a.id,
+    number: a.policy_number,
+    status: a.status,
+    plan: { id: a.plan_id, name: a.plan_name },
+    starts_at: iso(a.starts_at),
+    ends_on: null,
+    ends_at: iso(a.ends_at),
+    lmi_cents: Number(a.lmi),
+    franchise_cents: Number(a.franchise),
+    premium_cents: Number(a.premium),
+    installments: 1,
+    serial_numbers: [a.imei, a.imei_2].filter((x): x is string => x !== null),
+    contracted_at: iso(a.created_at) as string,
+  }
+}
+
+/** The contract's events (its own, its installments', its claims'), oldest first. */
+async function timelineOf(db: Db, claim: DeskClaimRow) {
+  const [claimIds, installmentIds] = await Promise.all([
+    claimIdsOfContract(db, { subscriptionId: claim.subscription_id, annualPlanId: claim.annual_plan_id }),
+    claim.subscription_id === null ? [] : installmentIdsOf(db, claim.subscription_id),
+  ])
+  const contractId = (claim.subscription_id ?? claim.annual_plan_id) as number
+  const wanted: [string, Set<number>][] = [
+    [claim.subscription_id === null ? 'annual_plan.' : 'subscription.', new Set([contractId])],
+    ['installment.', new Set(installmentIds)],
+    ['claim.', new Set(claimIds)],
+  ]
+  const events = await eventsOfObjects(db, claim.partner_id, [
+    ...new Set([contractId, ...installmentIds, ...claimIds]),
+  ])
+  return events
+    .filter((e) => wanted.some(([prefix, ids]) => e.type.startsWith(prefix) && ids.has(Number(e.object_id))))
+    .map((e) => ({
+      id: e.public_id,
+      type: e.type,
+      object_id: Number(e.object_id),
+      created_at: iso(e.created_at) as string,
+    }))
+}
+
+/** A claim's page: the claim, its contract, customer, device, timeline, documents and payable preview. */
+export async function deskClaim(db: Db, id: number) {
+  const claim = await findDeskClaim(db, id)
+  if (!claim) throw new NotFoundError('Claim')
+  const [contract, documents, timeline] = await Promise.all([
+    contractOf(db, claim),
+    documentsOf(db, claim.id),
+    timelineOf(db, claim),
+  ])
+  const lmi = Number(claim.lmi)
+  const franchise = Number(claim.franchise)
+  return {
+    id: claim.id,
+    number: claim.number,
+    status: claim.status,
+    status_label: claimStatusLabel(claim.status),
+    type: claim.type,
+    type_label: claimTypeLabel(claim.type),
+    partner: { id: claim.partner_id, name: claim.partner_name },
+    occurred_at: iso(claim.occurred_at) as string,
+    opened_at: iso(claim.created_at) as string,
+    updated_at: iso(claim.updated_at) as string,
+    description: claim.description,
+    police_report:
+      claim.police_report_number === null
+        ? null
+        : { number: claim.police_report_number, issued_on: claim.police_report_issued_on },
+    contract,
+    customer: {
+      id: claim.customer_id,
+      name: claim.customer_name,
+      document: claim.customer_document_now,
+      document_kind: claim.customer_document_kind,
+      email: claim.customer_email,
+      phone: claim.customer_phone,
+      city: claim.customer_city,
+      state: claim.customer_state,
+    },
+    device: {
+      brand: claim.brand_name,
+      model: { id: claim.model_id, name: claim.model_name },
+      serial_number: claim.serial_number,
+    },
+    timeline,
+    required_documents: missingDocumentKinds(
+      claim.type,
+      documents.map((d) => d.kind),
+    ),
+    documents: documents.map((d) => ({
+      id: d.id,
+      kind: d.kind,
+      filename: d.filename,
+      content_type: d.content_type,
+      size: d.size,
+      sha256: d.sha256,
+      uploaded_at: iso(d.uploaded_at) as string,
+      url: `/api/claims/${claim.id}/documents/${d.id}`,
+    })),
+    fraud_signals: signalsOf(claim.fraud_signals),
+    decision:
+      claim.outcome === null
+        ? null
+        : {
+            outcome: claim.outcome,
+            settlement_method: claim.settlement_method,
+            approved_amount_cents: claim.approved_amount === null ? null : Number(claim.approved_amount),
+            payable_amount_cents: claim.payable_amount === null ? null : Number(claim.payable_amount),
+            reason_code: claim.reason_code,
+            note: claim.note,
+            decided_at: iso(claim.decided_at) as string,
+          },
+    settlement:
+      claim.settled_at === null
+        ? null
+        : { reference: claim.settlement_reference, settled_at: iso(claim.settled_at) as string },
+    payable_preview: {
+      lmi_cents: lmi,
+      franchise_cents: franchise,
+      max_approved_cents: lmi,
+      payable_at_max_cents: payableAmount(lmi, franchise),
+    },
+  }
+}
+
+/** A document's bytes, whoever's claim it is. */
+export async function deskDocument(db: Db, claimId: number, documentId: number) {
+  const claim = await findDeskClaim(db, claimId)
+  if (!claim) throw new NotFoundError('Claim')
+  return claimDocumentFile(db, claim.partner_id, claimId, documentId)
+}
+
+export interface Operator {
+  id: number
+  email: string
+}
+
+export type Decision =
+  | { action: 'approve'; settlementMethod: string; approvedAmountCents: number }
+  | { action: 'deny'; reasonCode: string; note: string }
+  | { action: 'settle'; reference: string }
+
+const OPERATOR = { operator: true } as const
+
+const auditState = (claim: DeskClaimRow) => ({
+  status: claim.status,
+  outcome: claim.outcome,
+  settlement_method: claim.settlement_method,
+  approved_amount: claim.approved_amount === null ? null : Number(claim.approved_amount),
+  payable_amount: claim.payable_amount === null ? null : Number(claim.payable_amount),
+  reason_code: claim.reason_code,
+  settlement_reference: claim.settlement_reference,
+})
+
+/**
+ * One decision in the request's transaction, audited in it. A claim whose status no longer allows
+ * it (another operator decided it first, or the partner withdrew it) → 409: the screen was stale.
+ */
+export async function decideOnDesk(
+  trx: Trx,
+  who: { operator: Operator; ip: string | null },
+  id: number,
+  decision: Decision,
+  moment: Moment,
+) {
+  const before = await findDeskClaim(trx, id)
+  if (!before) throw new NotFoundError('Claim')
+  try {
+    if (decision.action === 'approve') {
+      const approval = {
+        settlementMethod: decision.settlementMethod,
+        approvedAmount: decision.approvedAmountCents,
+      }
+      await approveClaim(trx, OPERATOR, id, approval, moment)
+    } else if (decision.action === 'deny') {
+      await denyClaim(trx, OPERATOR, id, { reasonCode: decision.reasonCode, note: decision.note }, moment)
+    } else {
+      await settleClaim(trx, OPERATOR, id, decision.reference, moment)
+    }
+  } catch (error) {
+    if (error instanceof StateError)
+      throw new DecisionConflictError(error.errors?.status?.[0] ?? error.message)
+    throw error
+  }
+  const after = (await findDeskClaim(trx, id)) as DeskClaimRow
+  await recordAudit(trx, {
+    operator: who.operator,
+    action: `claim.${decision.action}`,
+    recordType: 'claim',
+    recordId: String(id),
+    before: auditState(before),
+    after: auditState(after),
+    ip: who.ip,
+    at: moment.now,
+  })
+  return deskClaim(trx, id)
+}

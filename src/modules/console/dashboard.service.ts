@@ -1,0 +1,103 @@
+import type { Db } from '../../db/database.js'
+import { ValidationError } from '../../shared/errors.js'
+import { formatDate } from '../../shared/time.js'
+import {
+  activeProtections,
+  claimsByMonth,
+  claimsPaidByPlan,
+  collectedByMonth,
+  collectedByPlan,
+  namesOf,
+  writtenByMonth,
+} from './dashboard.repository.js'
+import { asCents, byMonth, lossRatio, monthsOf, periodBounds, periodOf } from './dashboard.rules.js'
+
+// GET /api/dashboard (README, Operator console: Painel).
+
+const NO_CLAIMS = { opened: 0, approved: 0, denied: 0, settled: 0 }
+const counted = (rows: { month: string; count: string | number }[], key: keyof typeof NO_CLAIMS) =>
+  rows.map((row) => ({ ...NO_CLAIMS, month: row.month, [key]: Number(row.count) }))
+
+const planKey = (partnerId: number, planId: number | null) => `${partnerId}:${planId ?? ''}`
+
+export async function dashboard(
+  db: Db,
+  query: { from?: string; to?: string },
+  { now, timeZone }: { now: string; timeZone: string },
+) {
+  const period = periodOf(query, now)
+  if ('error' in period) throw ValidationError.field(period.field, period.error)
+  const months = monthsOf(period.from, period.to)
+  const bounds = periodBounds(period.from, period.to)
+  const [written, collected, byPlan, paid, claims, active] = await Promise.all([
+    writtenByMonth(db, bounds),
+    collectedByMonth(db, bounds),
+    collectedByPlan(db, bounds),
+    claimsPaidByPlan(db, bounds),
+    claimsByMonth(db, bounds),
+    activeProtections(db, { now, today: formatDate(now, timeZone) }),
+  ])
+
+  const premiums = byMonth(
+    months,
+    [
+      ...written.map((r) => ({ month: r.month, written_cents: asCents(r.cents), collected_cents: 0 })),
+      ...collected.map((r) => ({ month: r.month, written_cents: 0, collected_cents: asCents(r.cents) })),
+    ],
+    { written_cents: 0, collected_cents: 0 },
+  )
+  const claimMonths = byMonth(
+    months,
+    [
+      ...counted(claims.opened, 'opened'),
+      ...counted(claims.approved, 'approved'),
+      ...counted(claims.denied, 'denied'),
+      ...counted(claims.settled, 'settled'),
+    ],
+    NO_CLAIMS,
+  )
+
+  const plans = new Map<
+    string,
+    { partnerId: number; planId: number | null; collected: number; paid: number }
+  >()
+  const entry = (partnerId: number, planId: number | null) => {
+    const key = planKey(partnerId, planId)
+    const found = plans.get(key) ?? { partnerId, planId, collected: 0, paid: 0 }
+    plans.set(key, found)
+    return found
+  }
+  for (const row of byPlan) entry(row.partner_id, row.plan_id).collected += asCents(row.cents)
+  for (const row of paid) entry(row.partner_id, row.plan_id).paid += asCents(row.cents)
+  const names = await namesOf(
+    db,
+    [...new Set([...plans.values()].map((p) => p.partnerId))],
+    [...plans.values()].flatMap((p) => (p.planId === null ? [] : [p.planId])),
+  )
+  const lossRatios = [...plans.values()]
+    .map((p) => ({
+      partner_id: p.partnerId,
+      partner_name: names.partners.get(p.partnerId) ?? '',
+      plan_id: p.planId,
+      plan_name: p.planId === null ? null : (names.plans.get(p.planId) ?? ''),
+      premiums_collected_cents: p.collected,
+      claims_paid_cents: p.paid,
+      ratio: lossRatio(p.paid, p.collected),
+    }))
+    .sort((a, b) => a.partner_id - b.partner_id || (a.plan_id ?? 0) - (b.plan_id ?? 0))
+
+  const sum = (values: number[]) => values.reduce((total, value) => total + value, 0)
+  const totals = {
+    written_cents: sum(premiums.map((m) => m.written_cents)),
+    collected_cents: sum(premiums.map((m) => m.collected_cents)),
+    claims_paid_cents: sum(lossRatios.map((r) => r.claims_paid_cents)),
+  }
+  return {
+    period: { from: period.from, to: period.to },
+    premiums,
+    active_protections: { subscriptions: active.subscriptions, annual_plans: active.annualPlans },
+    claims: claimMonths,
+    loss_ratio: lossRatios,
+    totals: { ...totals, ratio: lossRatio(totals.claims_paid_cents, totals.collected_cents) },
+  }
+}

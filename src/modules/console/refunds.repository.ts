@@ -1,0 +1,48 @@
+import type { Db } from '../../db/database.js'
+import type { RefundStatus } from '../annual-plans/annual-plan.table.js'
+
+// The refunds screen (README, Operator console: Reembolsos): refunds not yet paid, or given up.
+
+export async function refundRows(
+  db: Db,
+  statuses: readonly RefundStatus[],
+  page: { offset: number; limit: number },
+) {
+  const matching = db.selectFrom('annual_plan_refunds as r').where('r.status', 'in', [...statuses])
+  const [rows, count] = await Promise.all([
+    matching
+      .innerJoin('annual_plans as a', 'a.id', 'r.annual_plan_id')
+      .innerJoin('partners as p', 'p.id', 'r.partner_id')
+      .innerJoin('customers as c', 'c.id', 'a.customer_id')
+      .select([
+        'r.id',
+        'r.annual_plan_id',
+        'a.policy_number',
+        'r.partner_id',
+        'p.name as partner_name',
+        'c.name as customer_name',
+        'r.amount',
+        'r.status',
+        'r.attempts',
+        'r.last_error',
+        'r.next_attempt_at',
+        'r.give_up_at',
+        'r.created_at',
+      ])
+      .orderBy('r.created_at')
+      .orderBy('r.id')
+      .offset(page.offset)
+      .limit(page.limit)
+      .execute(),
+    matching.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
+  ])
+  return { rows, total: Number(count.total) }
+}
+
+export async function findRefund(db: Db, id: number) {
+  return db
+    .selectFrom('annual_plan_refunds')
+    .select(['id', 'annual_plan_id', 'status', 'attempts', 'last_error', 'next_attempt_at', 'give_up_at'])
+    .where('id', '=', id)
+    .executeTakeFirst()
+}

@@ -1,0 +1,126 @@
+import type { Db } from '../../db/database.js'
+
+// The search's lookups (README, Operator console: Busca): each key to the customers it names, then
+// those customers' documents to every customer and contract under every partner. Each lookup is an
+// indexed equality (migration 0018).
+
+/** Customer ids of the contracts and claims these keys name. */
+export async function customerIdsMatching(
+  db: Db,
+  keys: { claimNumber: string | null; policyNumber: string | null; id: number | null; serials: string[] },
+): Promise<number[]> {
+  const lookups: Promise<{ customer_id: number }[]>[] = []
+  if (keys.claimNumber)
+    lookups.push(
+      db.selectFrom('claims').select('customer_id').where('number', '=', keys.claimNumber).execute(),
+    )
+  if (keys.policyNumber) {
+    lookups.push(
+      db
+        .selectFrom('annual_plans')
+        .select('customer_id')
+        .where('policy_number', '=', keys.policyNumber)
+        .execute(),
+    )
+  }
+  if (keys.id !== null) {
+    const id = keys.id
+    lookups.push(db.selectFrom('subscriptions').select('customer_id').where('id', '=', id).execute())
+    lookups.push(db.selectFrom('annual_plans').select('customer_id').where('id', '=', id).execute())
+  }
+  if (keys.serials.length > 0) {
+    const serials = keys.serials
+    for (const column of ['serial_number', 'second_serial_number'] as const)
+      lookups.push(
+        db
+          .selectFrom('subscriptions')
+          .select('customer_id')
+          .where(column, 'in', serials)
+          .limit(200)
+          .execute(),
+      )
+    for (const column of ['imei', 'imei_2'] as const)
+      lookups.push(
+        db.selectFrom('annual_plans').select('customer_id').where(column, 'in', serials).limit(200).execute(),
+      )
+    lookups.push(
+      db.selectFrom('claims').select('customer_id').where('device_key', 'in', serials).limit(200).execute(),
+    )
+  }
+  const found = await Promise.all(lookups)
+  return [...new Set(found.flat().map((row) => row.customer_id))]
+}
+
+export async function documentsOfCustomers(db: Db, ids: number[]): Promise<string[]> {
+  if (ids.length === 0) return []
+  const rows = await db.selectFrom('customers').select('document').distinct().where('id', 'in', ids).execute()
+  return rows.map((row) => row.document)
+}
+
+/** Every customer, under any partner, with one of these documents. */
+export async function customersWithDocuments(db: Db, documents: string[]) {
+  if (documents.length === 0) return []
+  return db
+    .selectFrom('customers as c')
+    .innerJoin('partners as p', 'p.id', 'c.partner_id')
+    .select(['c.id', 'c.name', 'c.document', 'c.document_kind', 'c.partner_id', 'p.name as partner_name'])
+    .where('c.document', 'in', documents)
+    .orderBy('c.id')
+    .limit(200)
+    .execute()
+}
+
+/** The subscriptions and annual plans of these customers, with their partner, plan and model. */
+export async function contractsOfCustomers(db: Db, customerIds: number[]) {
+  if (customerIds.length === 0) return { subscriptions: [], annualPlans: [] }
+  const [subscriptions, annualPlans] = await Promise.all([
+    db
+      .selectFrom('subscriptions as s')
+      .innerJoin('partners as p', 'p.id', 's.partner_id')
+      .innerJoin('plans as pl', 'pl.id', 's.plan_id')
+      .innerJoin('models as m', 'm.id', 's.model_id')
+      .select([
+        's.id',
+        's.customer_id',
+        's.partner_id',
+        'p.name as partner_name',
+        's.partner_seq',
+        's.status',
+        's.expired_at',
+        'pl.name as plan_name',
+        's.model_id',
+        'm.name as model_name',
+        's.serial_number',
+        's.created_at',
+      ])
+      .where('s.customer_id', 'in', customerIds)
+      .orderBy('s.id')
+      .limit(500)
+      .execute(),
+    db
+      .selectFrom('annual_plans as a')
+      .innerJoin('partners as p', 'p.id', 'a.partner_id')
+      .innerJoin('plans as pl', 'pl.id', 'a.plan_id')
+      .innerJoin('models as m', 'm.id', 'a.model_id')
+      .select([
+        'a.id',
+        'a.customer_id',
+        'a.partner_id',
+        'p.name as partner_name',
+        'a.policy_number',
+        'a.status',
+        'pl.name as plan_name',
+        'a.model_id',
+        'm.name as model_name',
+        'a.imei',
+        'a.starts_at',
+        'a.ends_at',
+        'a.created_at',
+      ])
+      .where('a.customer_id', 'in', customerIds)
+      .orderBy('a.id')
+      .limit(500)
+      .execute(),
+  ])
+  return { subscriptions, annualPlans }
+}

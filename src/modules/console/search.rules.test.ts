@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest'
+import { maskDocument, searchKeys } from './search.rules.js'
+
+const keys = searchKeys
+
+describe('searchKeys', () => {
+  it('reads a CPF with or without punctuation', () => {
+    expect(keys('529.982.247-25').document).toBe('52998224725')
+    expect(keys('52998224725').document).toBe('52998224725')
+    expect(keys('52998224726').document).toBeNull()
+  })
+
+  it('reads claim and policy numbers in any case', () => {
+    expect(keys(' sin-2026-000001 ')).toMatchObject({ claimNumber: 'SIN-2026-000001', policyNumber: null })
+    expect(keys('AMP-2026-000042')).toMatchObject({ policyNumber: 'AMP-2026-000042', claimNumber: null })
+  })
+
+  it('reads a short number as an id, a long one as a serial only', () => {
+    expect(keys('42')).toMatchObject({ id: 42, serials: [] })
+    expect(keys('490154203237518')).toMatchObject({ id: null, serials: ['490154203237518'] })
+  })
+
+  it('tries an IMEI or serial both as typed and as its device key', () => {
+    expect(keys('49-015420-323751-8').serials).toEqual(['49-015420-323751-8', '490154203237518'])
+    expect(keys('f2lxk0abc123').serials).toEqual(['f2lxk0abc123', 'F2LXK0ABC123'])
+  })
+})
+
+describe('maskDocument', () => {
+  it.each([
+    ['52998224725', '529.***.***-25'],
+    ['11222333000181', '11.***.***/****-81'],
+    ['1234', '**34'],
+  ])('%s → %s', (document, masked) => expect(maskDocument(document)).toBe(masked))
+})

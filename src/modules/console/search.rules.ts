@@ -1,0 +1,41 @@
+import { normalizeDocument } from '../../shared/documents.js'
+import { deviceKey } from '../devices/device.rules.js'
+
+// What the operator's search box was given (README, Operator console: Busca), read without the
+// database: each kind of key it may be, so every lookup that could match is tried.
+
+export interface SearchKeys {
+  /** CPF or CNPJ, bare (check digits valid). */
+  document: string | null
+  /** `SIN-2026-000001`. */
+  claimNumber: string | null
+  /** `AMP-2026-000042`. */
+  policyNumber: string | null
+  /** A subscription or annual plan id. */
+  id: number | null
+  /** The text as typed and its device key (letters and digits, uppercase), for serials and IMEIs. */
+  serials: string[]
+}
+
+const MAX_ID = 2_147_483_647
+
+export function searchKeys(q: string): SearchKeys {
+  const text = q.trim()
+  const upper = text.toUpperCase()
+  const numeric = /^\d{1,10}$/.test(text) ? Number(text) : null
+  const key = deviceKey(text)
+  return {
+    document: normalizeDocument(text)?.value ?? null,
+    claimNumber: /^SIN-\d{4}-\d{6,}$/.test(upper) ? upper : null,
+    policyNumber: /^AMP-\d{4}-\d{6,}$/.test(upper) ? upper : null,
+    id: numeric !== null && numeric >= 1 && numeric <= MAX_ID ? numeric : null,
+    serials: text.length < 4 ? [] : [...new Set([text, key].filter((s) => s.length >= 4))],
+  }
+}
+
+/** A CPF or CNPJ with its middle hidden (`529.***.***-25`; a CNPJ keeps its first 2 and last 2 digits). */
+export function maskDocument(document: string): string {
+  if (document.length === 11) return `${document.slice(0, 3)}.***.***-${document.slice(9)}`
+  if (document.length === 14) return `${document.slice(0, 2)}.***.***/****-${document.slice(12)}`
+  return '*'.repeat(Math.max(0, document.length - 2)) + document.slice(-2)
+}
