@@ -56,7 +56,7 @@ export const STATUS_LABELS: Record<string, string> = {
   under_review: 'Em análise',
   approved: 'Aprovado',
   denied: 'Negado',
-  settled: 'Liquidado',
+  settled: 'Concluído',
   withdrawn: 'Desistência',
 }
 

@@ -120,3 +120,13 @@ export function statusTone(status: string): 'neutral' | 'warn' | 'ok' | 'bad' | 
   if (['under_review', 'pending', 'documents_pending'].includes(status)) return 'warn'
   return 'neutral'
 }
+
+/** A horizontally scrolling table holder, reachable by keyboard (arrow keys scroll it). */
+export function TableWrap({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take focus to be scrolled by keyboard
+    <section className="table-wrap" aria-label={label} tabIndex={0}>
+      {children}
+    </section>
+  )
+}

@@ -40,7 +40,21 @@ describe.skipIf(!hasChromium)('operator console, administrator', () => {
     const { model } = await seedCatalog(ctx.db)
     const pro = model('iPhone 16 Pro').id
     const customer = customerBody()
-    // The same customer and the same phone under two partners: a subscription, then an annual plan.
+    // The same customer and the same phone under two partners: an annual plan, canceled (its
+    // refund the gateway kept refusing until it gave up), then a subscription of the freed phone.
+    const b = await partnerWithToken(ctx.app, ctx.db, 'external')
+    await seedPlans(ctx.db, b.partner.id, [ANNUAL])
+    const atB = await createCustomer(ctx.app, b.token, customer)
+    const plan = await ok(b.token, 'POST', '/annual-plans', {
+      model_id: pro,
+      customer_id: atB.id,
+      imei,
+      payment: { method: 'pix' },
+    })
+    await ok(b.token, 'POST', `/annual-plans/${plan.id}/notify-payment`)
+    const { protocol } = await ok(b.token, 'PUT', `/annual-plans/${plan.id}/cancellation`)
+    await ok(b.token, 'POST', `/annual-plans/${plan.id}/cancellation/${protocol}`)
+
     const a = await partnerWithToken(ctx.app, ctx.db, 'external')
     const [total] = await seedPlans(ctx.db, a.partner.id, [TOTAL_12X])
     const atA = await createCustomer(ctx.app, a.token, customer)
@@ -52,17 +66,6 @@ describe.skipIf(!hasChromium)('operator console, administrator', () => {
     })
     const [first] = await ok(a.token, 'GET', `/subscriptions/${sub.id}/installments`)
     await ok(a.token, 'POST', `/subscriptions/${sub.id}/installments/${first.id}/notify-payment`)
-
-    const b = await partnerWithToken(ctx.app, ctx.db, 'external')
-    await seedPlans(ctx.db, b.partner.id, [ANNUAL])
-    const atB = await createCustomer(ctx.app, b.token, customer)
-    const plan = await ok(b.token, 'POST', '/annual-plans', {
-      model_id: pro,
-      customer_id: atB.id,
-      imei,
-      payment: { method: 'pix' },
-    })
-    await ok(b.token, 'POST', `/annual-plans/${plan.id}/notify-payment`)
     for (const p of [a.partner, b.partner]) {
       const row = await ctx.db
         .selectFrom('partners')
@@ -72,28 +75,40 @@ describe.skipIf(!hasChromium)('operator console, administrator', () => {
       partners.push(row)
     }
 
-    // A refund the gateway kept refusing until it gave up.
     const now = new Date().toISOString()
-    const refund = await ctx.db
-      .insertInto('annual_plan_refunds')
-      .values({
-        annual_plan_id: plan.id,
-        partner_id: b.partner.id,
-        amount: 41_250,
-        payment_reference: 'pi_console_test',
-        status: 'failed',
-        attempts: 9,
-        next_attempt_at: now,
-        give_up_at: now,
-        locked_until: null,
-        last_error: 'gateway_unavailable',
-        gateway_refund_id: null,
-        refunded_at: null,
-        created_at: now,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow()
-    refundId = refund.id
+    const failed = {
+      status: 'failed' as const,
+      attempts: 9,
+      next_attempt_at: now,
+      give_up_at: now,
+      locked_until: null,
+      last_error: 'gateway_unavailable',
+    }
+    const existing = await ctx.db
+      .selectFrom('annual_plan_refunds')
+      .select('id')
+      .where('annual_plan_id', '=', plan.id)
+      .executeTakeFirst()
+    if (existing) {
+      await ctx.db.updateTable('annual_plan_refunds').set(failed).where('id', '=', existing.id).execute()
+      refundId = existing.id
+    } else {
+      const refund = await ctx.db
+        .insertInto('annual_plan_refunds')
+        .values({
+          ...failed,
+          annual_plan_id: plan.id,
+          partner_id: b.partner.id,
+          amount: 41_250,
+          payment_reference: 'pi_console_test',
+          gateway_refund_id: null,
+          refunded_at: null,
+          created_at: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+      refundId = refund.id
+    }
 
     served = await serveConsole(ctx)
     await loginAs(ctx.db, 'admin', { email: 'chefe@amparo.test' })
@@ -108,7 +123,7 @@ describe.skipIf(!hasChromium)('operator console, administrator', () => {
 
   it('finds the customer under both partners by the IMEI', async () => {
     await openScreen(page, served.base, '#/busca', 'Busca')
-    await page.getByLabel('Buscar').fill(imei)
+    await page.getByRole('searchbox').fill(imei)
     await page.getByRole('button', { name: 'Buscar' }).click()
     const customer = page.getByTestId('customer')
     await customer.first().waitFor()

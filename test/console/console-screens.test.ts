@@ -109,7 +109,7 @@ describe.skipIf(!hasChromium)('operator console in Chromium', () => {
     await openScreen(page, served.base, '#/sinistros', 'Sinistros')
     await page.getByRole('link', { name: claim.number }).click()
     await page.getByRole('heading', { name: `Sinistro ${claim.number}` }).waitFor()
-    expect(await page.getByTestId('claim-status').textContent()).toBe('Em análise')
+    expect(await page.getByTestId('claim-status').getAttribute('data-status')).toBe('under_review')
     await page.locator('img[src$="/documents/1"], .doc img').first().waitFor()
     expect(await page.locator('.doc iframe').count()).toBe(1)
 
@@ -128,12 +128,12 @@ describe.skipIf(!hasChromium)('operator console in Chromium', () => {
     await page.getByText(`Valor a pagar: ${brl(payable)}`).waitFor()
     await page.getByRole('button', { name: 'Confirmar' }).click()
     await page.getByText('Sinistro aprovado').waitFor()
-    await page.getByTestId('claim-status').getByText('Aprovado').waitFor()
+    await page.locator('[data-testid="claim-status"][data-status="approved"]').waitFor()
 
     await page.getByLabel(/Referência/).fill('OS-2026-4411')
     await page.getByRole('button', { name: 'Revisar liquidação' }).click()
     await page.getByRole('button', { name: 'Confirmar' }).click()
-    await page.getByTestId('claim-status').getByText('Liquidado').waitFor()
+    await page.locator('[data-testid="claim-status"][data-status="settled"]').waitFor()
 
     const row = await ctx.db
       .selectFrom('claims')
@@ -180,6 +180,7 @@ describe.skipIf(!hasChromium)('operator console in Chromium', () => {
 
   it('sends a stale session back to the sign-in screen', async () => {
     await ctx.db.deleteFrom('operator_sessions').execute()
+    at.now += 120_000 // a later TOTP step: each step's code is taken once, in order
     await page.goto(`${served.base}/#/painel`)
     await page.reload()
     await page.getByRole('heading', { name: 'Entrar' }).waitFor()

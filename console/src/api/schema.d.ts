@@ -4,6 +4,288 @@
  */
 
 export interface paths {
+    "/api/claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The claims queue
+         * @description Every partner’s claims, oldest first, filtered by status (or `open`), type, partner and fraud signal.
+         */
+        get: operations["listDeskClaims"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/claims/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A claim’s page
+         * @description The claim with its contract, customer, device, the contract’s event timeline, documents (with the address of their bytes), fraud signals and the payable preview.
+         */
+        get: operations["getDeskClaim"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/claims/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a claim under review
+         * @description As `amparo claim approve`: the method and the approved amount (≤ LMI); payable = approved − franchise. Audited. A claim no longer under review (another operator decided it first) → 409 `decision_conflict`.
+         */
+        post: operations["approveDeskClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/claims/{id}/deny": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deny a claim
+         * @description As `amparo claim deny`: a reason code and the note the partner sees. Audited. A claim already decided or withdrawn → 409 `decision_conflict`.
+         */
+        post: operations["denyDeskClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/claims/{id}/documents/{documentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A claim document’s bytes
+         * @description Inline, with the type recognised at upload, `X-Content-Type-Options: nosniff` and `Content-Security-Policy: sandbox` (an uploaded PDF or image can be previewed, never run script).
+         */
+        get: operations["getDeskClaimDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/claims/{id}/settle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Settle an approved claim
+         * @description As `amparo claim settle`: the repair order or transfer id; a replacement or indemnity ends the contract. Audited. A claim not approved (or settled meanwhile) → 409 `decision_conflict`.
+         */
+        post: operations["settleDeskClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dashboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The business at a glance
+         * @description Premiums written and collected per month, protections in force, claims opened / approved /
+         *     denied / settled per month, and the loss ratio (claims paid ÷ premiums collected) per partner and plan
+         *     for the period `from`–`to` (UTC months). An empty database answers zeros.
+         */
+        get: operations["getDashboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partners": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Partners
+         * @description Every partner with its gateway mode and counts of active credentials, active plans and failing endpoints.
+         */
+        get: operations["listConsolePartners"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partners/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A partner
+         * @description Gateway mode, credentials (never a secret), plans, and webhook endpoints (never their secrets) with their last 24 hours of deliveries and the failing ones.
+         */
+        get: operations["getConsolePartner"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partners/{id}/credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue client credentials
+         * @description As `amparo credentials issue`: the secret is in this answer only (kept hashed). Audited.
+         */
+        post: operations["issueConsoleCredential"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partners/{id}/credentials/{credentialId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke client credentials
+         * @description As `amparo credentials revoke`: tokens issued with them stop working at once; revoking again changes nothing. Audited.
+         */
+        delete: operations["revokeConsoleCredential"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Refunds pending or failed
+         * @description Refunds of annual plans paid through the own gateway that are not paid yet, oldest first.
+         */
+        get: operations["listConsoleRefunds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/refunds/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a failed refund
+         * @description As `amparo refund retry`: the failed refund is pending again, due at once, with 3 more days of retries. Not failed → 422 `invalid_state`. Audited.
+         */
+        post: operations["retryConsoleRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find a customer and every contract
+         * @description By CPF/CNPJ, IMEI or serial, policy number, claim number, or subscription or annual-plan id → each person found, as a customer of each partner, with every contract under every partner.
+         */
+        get: operations["search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/session": {
         parameters: {
             query?: never;
@@ -62,7 +344,7 @@ export interface components {
              * @description Stable, machine-readable: branch on it.
              * @enum {string}
              */
-            code: "invalid_json" | "bad_request" | "unauthenticated" | "card_declined" | "not_found" | "request_timeout" | "idempotency_key_in_flight" | "payment_in_progress" | "clock_advancing" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "validation_failed" | "invalid_state" | "wrong_gateway" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "server_error" | "gateway_error" | "service_unavailable" | "invalid_credentials" | "forbidden" | "origin_refused";
+            code: "invalid_json" | "bad_request" | "unauthenticated" | "card_declined" | "not_found" | "request_timeout" | "idempotency_key_in_flight" | "payment_in_progress" | "clock_advancing" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "validation_failed" | "invalid_state" | "wrong_gateway" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "server_error" | "gateway_error" | "service_unavailable" | "invalid_credentials" | "forbidden" | "origin_refused" | "decision_conflict";
             errors?: {
                 [key: string]: string[];
             };
@@ -110,6 +392,3355 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listDeskClaims: {
+        parameters: {
+            query: {
+                /** @description `true`: only claims with a fraud signal. */
+                fraud?: boolean;
+                /** @description Page, from 1. */
+                page: number;
+                /** @description Only this partner’s claims. */
+                partner_id?: number;
+                /** @description Items a page (≤ 100). */
+                per_page: number;
+                /** @description `open`: awaiting documents, under review, or approved and not settled. Absent: every status. */
+                status?: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn" | "open";
+                type?: "robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of a list: `data`, its number, its size, the total and the last page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 1,
+                     *           "number": "SIN-2026-000001",
+                     *           "status": "under_review",
+                     *           "status_label": "Em análise",
+                     *           "type": "accidental_damage",
+                     *           "type_label": "Quebra acidental",
+                     *           "partner": {
+                     *             "id": 1,
+                     *             "name": "Loja Exemplo"
+                     *           },
+                     *           "customer_name": "Maria da Silva",
+                     *           "device": {
+                     *             "model": {
+                     *               "id": 2,
+                     *               "name": "iPhone 16 Pro"
+                     *             },
+                     *             "serial_number": "490154203237518"
+                     *           },
+                     *           "occurred_at": "2026-11-20T23:30:00.000Z",
+                     *           "opened_at": "2026-11-21T13:00:00.000Z",
+                     *           "fraud_signals": [
+                     *             "early_claim"
+                     *           ],
+                     *           "lmi_cents": 899900,
+                     *           "franchise_cents": 134985,
+                     *           "approved_amount_cents": null,
+                     *           "payable_amount_cents": null
+                     *         }
+                     *       ],
+                     *       "current_page": 1,
+                     *       "per_page": 25,
+                     *       "total": 1,
+                     *       "last_page": 1
+                     *     }
+                     */
+                    "application/json": {
+                        current_page: number;
+                        data: {
+                            /** @description Approved amount. In cents; null when none. */
+                            approved_amount_cents: number | null;
+                            customer_name: string;
+                            device: {
+                                model: {
+                                    id: number;
+                                    name: string;
+                                };
+                                /** @description The serial number or IMEI at opening. */
+                                serial_number: string | null;
+                            };
+                            /** @description The contract’s franchise. In cents. */
+                            franchise_cents: number;
+                            fraud_signals: ("early_claim" | "repeat_device" | "repeat_customer" | "recent_card_change")[];
+                            id: number;
+                            /** @description The contract’s LMI. In cents. */
+                            lmi_cents: number;
+                            number: string;
+                            /**
+                             * Format: date-time
+                             * @description When the loss occurred. UTC, ISO 8601.
+                             */
+                            occurred_at: string;
+                            /**
+                             * Format: date-time
+                             * @description When the claim was opened. UTC, ISO 8601.
+                             */
+                            opened_at: string;
+                            /** @description The partner. */
+                            partner: {
+                                id: number;
+                                name: string;
+                            };
+                            /** @description Payable: approved − franchise, ≥ 0. In cents; null when none. */
+                            payable_amount_cents: number | null;
+                            /** @enum {unknown} */
+                            status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";
+                            status_label: string;
+                            /** @enum {unknown} */
+                            type: "robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage";
+                            type_label: string;
+                        }[];
+                        last_page: number;
+                        per_page: number;
+                        total: number;
+                    };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle, 12 h at most). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The role is too low. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "forbidden";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-1"] & {
+                        /** @enum {string} */
+                        code: "validation_failed";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getDeskClaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Claim id.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "number": "SIN-2026-000001",
+                     *       "status": "under_review",
+                     *       "status_label": "Em análise",
+                     *       "type": "accidental_damage",
+                     *       "type_label": "Quebra acidental",
+                     *       "partner": {
+                     *         "id": 1,
+                     *         "name": "Loja Exemplo"
+                     *       },
+                     *       "device": {
+                     *         "brand": "Apple",
+                     *         "model": {
+                     *           "id": 2,
+                     *           "name": "iPhone 16 Pro"
+                     *         },
+                     *         "serial_number": "490154203237518"
+                     *       },
+                     *       "occurred_at": "2026-11-20T23:30:00.000Z",
+                     *       "opened_at": "2026-11-21T13:00:00.000Z",
+                     *       "fraud_signals": [],
+                     *       "updated_at": "2026-11-21T13:05:00.000Z",
+                     *       "description": "A tela quebrou após uma queda na calçada.",
+                     *       "police_report": null,
+                     *       "contract": {
+                     *         "kind": "subscription",
+                     *         "id": 1,
+                     *         "number": "#1",
+                     *         "status": "pago",
+                     *         "plan": {
+                     *           "id": 1,
+                     *           "name": "Proteção Total 12x"
+                     *         },
+                     *         "starts_at": "2026-10-01T15:00:00.000Z",
+                     *         "ends_on": "2027-10-01",
+                     *         "ends_at": null,
+                     *         "lmi_cents": 899900,
+                     *         "franchise_cents": 134985,
+                     *         "premium_cents": 1438800,
+                     *         "installments": 12,
+                     *         "serial_numbers": [
+                     *           "490154203237518"
+                     *         ],
+                     *         "contracted_at": "2026-10-01T15:00:00.000Z"
+                     *       },
+                     *       "customer": {
+                     *         "id": 1,
+                     *         "name": "Maria da Silva",
+                     *         "document": "52998224725",
+                     *         "document_kind": "cpf",
+                     *         "email": "maria@example.com",
+                     *         "phone": "11987654321",
+                     *         "city": "São Paulo",
+                     *         "state": "SP"
+                     *       },
+                     *       "timeline": [
+                     *         {
+                     *           "id": "evt_01JD7Q2",
+                     *           "type": "subscription.created",
+                     *           "object_id": 1,
+                     *           "created_at": "2026-10-01T15:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "evt_01JD7Q3",
+                     *           "type": "claim.opened",
+                     *           "object_id": 1,
+                     *           "created_at": "2026-11-21T13:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "required_documents": [],
+                     *       "documents": [
+                     *         {
+                     *           "id": 1,
+                     *           "kind": "photo",
+                     *           "filename": "tela-quebrada.jpg",
+                     *           "content_type": "image/jpeg",
+                     *           "size": 182044,
+                     *           "sha256": "9f2c7c3b1e0a6d4f8b5a2e7c1d3f6a9b0c4e8d2f7a1b5c9e3d6f0a4b8c2e7d1f",
+                     *           "uploaded_at": "2026-11-21T13:04:05.000Z",
+                     *           "url": "/api/claims/1/documents/1"
+                     *         }
+                     *       ],
+                     *       "decision": null,
+                     *       "settlement": null,
+                     *       "payable_preview": {
+                     *         "lmi_cents": 899900,
+                     *         "franchise_cents": 134985,
+                     *         "max_approved_cents": 899900,
+                     *         "payable_at_max_cents": 764915
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        contract: {
+                            /**
+                             * Format: date-time
+                             * @description Contracting. UTC, ISO 8601.
+                             */
+                            contracted_at: string;
+                            /**
+                             * Format: date-time
+                             * @description Annual plan: when its cover ends.
+                             */
+                            ends_at: string | null;
+                            /** @description Subscription: the day its cover ends (`YYYY-MM-DD`, service zone). */
+                            ends_on: string | null;
+                            /** @description Franchise. In cents. */
+                            franchise_cents: number;
+                            id: number;
+                            installments: number;
+                            /** @enum {unknown} */
+                            kind: "subscription" | "annual_plan";
+                            /** @description LMI. In cents. */
+                            lmi_cents: number;
+                            /** @description The annual plan’s policy number (null before payment); a subscription’s number with its partner (#n). */
+                            number: string | null;
+                            plan: {
+                                id: number;
+                                name: string;
+                            };
+                            /** @description Premium in full (a subscription: monthly premium × installments). In cents. */
+                            premium_cents: number;
+                            /** @description Serial numbers or IMEIs. */
+                            serial_numbers: string[];
+                            /**
+                             * Format: date-time
+                             * @description Cover start (annual plan: after payment; subscription: contracting).
+                             */
+                            starts_at: string | null;
+                            /** @description As the partner API shows it (`pago`, `expired`, `protected`…). */
+                            status: string;
+                        };
+                        customer: {
+                            /** @description City. */
+                            city: string | null;
+                            document: string;
+                            /** @enum {unknown} */
+                            document_kind: "cpf" | "cnpj";
+                            email: string;
+                            id: number;
+                            name: string;
+                            phone: string;
+                            /** @description State. */
+                            state: string | null;
+                        };
+                        /** @description The decision; null before one. */
+                        decision: {
+                            /** @description Approved amount. In cents; null when none. */
+                            approved_amount_cents: number | null;
+                            /**
+                             * Format: date-time
+                             * @description Decision. UTC, ISO 8601.
+                             */
+                            decided_at: string;
+                            /** @description The note the partner sees. */
+                            note: string | null;
+                            /** @enum {unknown} */
+                            outcome: "approved" | "denied";
+                            /** @description Payable amount. In cents; null when none. */
+                            payable_amount_cents: number | null;
+                            /** @description When denied. */
+                            reason_code: ("not_covered" | "outside_coverage" | "late_notice" | "documents_invalid" | "fraud_suspected" | "other") | null;
+                            /** @description When approved. */
+                            settlement_method: ("repair" | "replacement" | "indemnity") | null;
+                        } | null;
+                        description: string;
+                        device: {
+                            brand: string;
+                            model: {
+                                id: number;
+                                name: string;
+                            };
+                            /** @description The serial number or IMEI at opening. */
+                            serial_number: string | null;
+                        };
+                        documents: {
+                            content_type: string;
+                            filename: string;
+                            id: number;
+                            /** @enum {unknown} */
+                            kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
+                            sha256: string;
+                            size: number;
+                            /**
+                             * Format: date-time
+                             * @description Upload. UTC, ISO 8601.
+                             */
+                            uploaded_at: string;
+                            /** @description Where the console reads its bytes (inline, sandboxed). */
+                            url: string;
+                        }[];
+                        fraud_signals: ("early_claim" | "repeat_device" | "repeat_customer" | "recent_card_change")[];
+                        id: number;
+                        number: string;
+                        /**
+                         * Format: date-time
+                         * @description When the loss occurred. UTC, ISO 8601.
+                         */
+                        occurred_at: string;
+                        /**
+                         * Format: date-time
+                         * @description When the claim was opened. UTC, ISO 8601.
+                         */
+                        opened_at: string;
+                        /** @description The partner. */
+                        partner: {
+                            id: number;
+                            name: string;
+                        };
+                        /** @description Payable = max(0, approved − franchise): what the decision form shows before it is confirmed. */
+                        payable_preview: {
+                            /** @description Taken from the approved amount. In cents. */
+                            franchise_cents: number;
+                            /** @description The most that can be approved. In cents. */
+                            lmi_cents: number;
+                            /** @description Same as lmi_cents. In cents. */
+                            max_approved_cents: number;
+                            /** @description Payable when the LMI is approved: LMI − franchise, ≥ 0. In cents. */
+                            payable_at_max_cents: number;
+                        };
+                        /** @description The police report (Boletim de Ocorrência). */
+                        police_report: {
+                            /** @description `YYYY-MM-DD`. */
+                            issued_on: string | null;
+                            /** @description Number. */
+                            number: string | null;
+                        } | null;
+                        required_documents: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
+                        /** @description The settlement; null before one. */
+                        settlement: {
+                            /** @description Repair order or transfer id. */
+                            reference: string | null;
+                            /**
+                             * Format: date-time
+                             * @description Settlement. UTC, ISO 8601.
+                             */
+                            settled_at: string;
+                        } | null;
+                        /** @enum {unknown} */
+                        status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";
+                        status_label: string;
+                        /** @description The contract’s events, its installments’ and its claims’, oldest first (as kept by the events outbox). */
+                        timeline: {
+                            /**
+                             * Format: date-time
+                             * @description When it happened. UTC, ISO 8601.
+                             */
+                            created_at: string;
+                            /** @description The event’s public id. */
+                            id: string;
+                            /** @description The id of the event’s object (contract, installment, claim). */
+                            object_id: number;
+                            type: string;
+                        }[];
+                        /** @enum {unknown} */
+                        type: "robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage";
+                        type_label: string;
+                        /**
+                         * Format: date-time
+                         * @description Last change. UTC, ISO 8601.
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle, 12 h at most). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The role is too low. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "forbidden";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    approveDeskClaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Claim id.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "settlement_method": "repair",
+                 *       "approved_amount_cents": 350000
+                 *     }
+                 */
+                "application/json": {
+                    /** @description In cents; > 0 and ≤ the contract’s LMI. */
+                    approved_amount_cents: number;
+                    /** @description `repair`, `replacement` or `indemnity`. */
+                    settlement_method: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "number": "SIN-2026-000001",
+                     *       "status": "under_review",
+                     *       "status_label": "Em análise",
+                     *       "type": "accidental_damage",
+                     *       "type_label": "Quebra acidental",
+                     *       "partner": {
+                     *         "id": 1,
+                     *         "name": "Loja Exemplo"
+                     *       },
+                     *       "device": {
+                     *         "brand": "Apple",
+                     *         "model": {
+                     *           "id": 2,
+                     *           "name": "iPhone 16 Pro"
+                     *         },
+                     *         "serial_number": "490154203237518"
+                     *       },
+                     *       "occurred_at": "2026-11-20T23:30:00.000Z",
+                     *       "opened_at": "2026-11-21T13:00:00.000Z",
+                     *       "fraud_signals": [],
+                     *       "updated_at": "2026-11-21T13:05:00.000Z",
+                     *       "description": "A tela quebrou após uma queda na calçada.",
+                     *       "police_report": null,
+                     *       "contract": {
+                     *         "kind": "subscription",
+                     *         "id": 1,
+                     *         "number": "#1",
+                     *         "status": "pago",
+                     *         "plan": {
+                     *           "id": 1,
+                     *           "name": "Proteção Total 12x"
+                     *         },
+                     *         "starts_at": "2026-10-01T15:00:00.000Z",
+                     *         "ends_on": "2027-10-01",
+                     *         "ends_at": null,
+                     *         "lmi_cents": 899900,
+                     *         "franchise_cents": 134985,
+                     *         "premium_cents": 1438800,
+                     *         "installments": 12,
+                     *         "serial_numbers": [
+                     *           "490154203237518"
+                     *         ],
+                     *         "contracted_at": "2026-10-01T15:00:00.000Z"
+                     *       },
+                     *       "customer": {
+                     *         "id": 1,
+                     *         "name": "Maria da Silva",
+                     *         "document": "52998224725",
+                     *         "document_kind": "cpf",
+                     *         "email": "maria@example.com",
+                     *         "phone": "11987654321",
+                     *         "city": "São Paulo",
+                     *         "state": "SP"
+                     *       },
+                     *       "timeline": [
+                     *         {
+                     *           "id": "evt_01JD7Q2",
+                     *           "type": "subscription.created",
+                     *           "object_id": 1,
+                     *           "created_at": "2026-10-01T15:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "evt_01JD7Q3",
+                     *           "type": "claim.opened",
+                     *           "object_id": 1,
+                     *           "created_at": "2026-11-21T13:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "required_documents": [],
+                     *       "documents": [
+                     *         {
+                     *           "id": 1,
+                     *           "kind": "photo",
+                     *           "filename": "tela-quebrada.jpg",
+                     *           "content_type": "image/jpeg",
+                     *           "size": 182044,
+                     *           "sha256": "9f2c7c3b1e0a6d4f8b5a2e7c1d3f6a9b0c4e8d2f7a1b5c9e3d6f0a4b8c2e7d1f",
+                     *           "uploaded_at": "2026-11-21T13:04:05.000Z",
+                     *           "url": "/api/claims/1/documents/1"
+                     *         }
+                     *       ],
+                     *       "decision": null,
+                     *       "settlement": null,
+                     *       "payable_preview": {
+                     *         "lmi_cents": 899900,
+                     *         "franchise_cents": 134985,
+                     *         "max_approved_cents": 899900,
+                     *         "payable_at_max_cents": 764915
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        contract: {
+                            /**
+                             * Format: date-time
+                             * @description Contracting. UTC, ISO 8601.
+                             */
+                            contracted_at: string;
+                            /**
+                             * Format: date-time
+                             * @description Annual plan: when its cover ends.
+                             */
+                            ends_at: string | null;
+                            /** @description Subscription: the day its cover ends (`YYYY-MM-DD`, service zone). */
+                            ends_on: string | null;
+                            /** @description Franchise. In cents. */
+                            franchise_cents: number;
+                            id: number;
+                            installments: number;
+                            /** @enum {unknown} */
+                            kind: "subscription" | "annual_plan";
+                            /** @description LMI. In cents. */
+                            lmi_cents: number;
+                            /** @description The annual plan’s policy number (null before payment); a subscription’s number with its partner (#n). */
+                            number: string | null;
+                            plan: {
+                                id: number;
+                                name: string;
+                            };
+                            /** @description Premium in full (a subscription: monthly premium × installments). In cents. */
+                            premium_cents: number;
+                            /** @description Serial numbers or IMEIs. */
+                            serial_numbers: string[];
+                            /**
+                             * Format: date-time
+                             * @description Cover start (annual plan: after payment; subscription: contracting).
+                             */
+                            starts_at: string | null;
+                            /** @description As the partner API shows it (`pago`, `expired`, `protected`…). */
+                            status: string;
+                        };
+                        customer: {
+                            /** @description City. */
+                            city: string | null;
+                            document: string;
+                            /** @enum {unknown} */
+                            document_kind: "cpf" | "cnpj";
+                            email: string;
+                            id: number;
+                            name: string;
+                            phone: string;
+                            /** @description State. */
+                            state: string | null;
+                        };
+                        /** @description The decision; null before one. */
+                        decision: {
+                            /** @description Approved amount. In cents; null when none. */
+                            approved_amount_cents: number | null;
+                            /**
+                             * Format: date-time
+                             * @description Decision. UTC, ISO 8601.
+                             */
+                            decided_at: string;
+                            /** @description The note the partner sees. */
+                            note: string | null;
+                            /** @enum {unknown} */
+                            outcome: "approved" | "denied";
+                            /** @description Payable amount. In cents; null when none. */
+                            payable_amount_cents: number | null;
+                            /** @description When denied. */
+                            reason_code: ("not_covered" | "outside_coverage" | "late_notice" | "documents_invalid" | "fraud_suspected" | "other") | null;
+                            /** @description When approved. */
+                            settlement_method: ("repair" | "replacement" | "indemnity") | null;
+                        } | null;
+                        description: string;
+                        device: {
+                            brand: string;
+                            model: {
+                                id: number;
+                                name: string;
+                            };
+                            /** @description The serial number or IMEI at opening. */
+                            serial_number: string | null;
+                        };
+                        documents: {
+                            content_type: string;
+                            filename: string;
+                            id: number;
+                            /** @enum {unknown} */
+                            kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
+                            sha256: string;
+                            size: number;
+                            /**
+                             * Format: date-time
+                             * @description Upload. UTC, ISO 8601.
+                             */
+                            uploaded_at: string;
+                            /** @description Where the console reads its bytes (inline, sandboxed). */
+                            url: string;
+                        }[];
+                        fraud_signals: ("early_claim" | "repeat_device" | "repeat_customer" | "recent_card_change")[];
+                        id: number;
+                        number: string;
+                        /**
+                         * Format: date-time
+                         * @description When the loss occurred. UTC, ISO 8601.
+                         */
+                        occurred_at: string;
+                        /**
+                         * Format: date-time
+                         * @description When the claim was opened. UTC, ISO 8601.
+                         */
+                        opened_at: string;
+                        /** @description The partner. */
+                        partner: {
+                            id: number;
+                            name: string;
+                        };
+                        /** @description Payable = max(0, approved − franchise): what the decision form shows before it is confirmed. */
+                        payable_preview: {
+                            /** @description Taken from the approved amount. In cents. */
+                            franchise_cents: number;
+                            /** @description The most that can be approved. In cents. */
+                            lmi_cents: number;
+                            /** @description Same as lmi_cents. In cents. */
+                            max_approved_cents: number;
+                            /** @description Payable when the LMI is approved: LMI − franchise, ≥ 0. In cents. */
+                            payable_at_max_cents: number;
+                        };
+                        /** @description The police report (Boletim de Ocorrência). */
+                        police_report: {
+                            /** @description `YYYY-MM-DD`. */
+                            issued_on: string | null;
+                            /** @description Number. */
+                            number: string | null;
+                        } | null;
+                        required_documents: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
+                        /** @description The settlement; null before one. */
+                        settlement: {
+                            /** @description Repair order or transfer id. */
+                            reference: string | null;
+                            /**
+                             * Format: date-time
+                             * @description Settlement. UTC, ISO 8601.
+                             */
+                            settled_at: string;
+                        } | null;
+                        /** @enum {unknown} */
+                        status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";
+                        status_label: string;
+                        /** @description The contract’s events, its installments’ and its claims’, oldest first (as kept by the events outbox). */
+                        timeline: {
+                            /**
+                             * Format: date-time
+                             * @description When it happened. UTC, ISO 8601.
+                             */
+                            created_at: string;
+                            /** @description The event’s public id. */
+                            id: string;
+                            /** @description The id of the event’s object (contract, installment, claim). */
+                            object_id: number;
+                            type: string;
+                        }[];
+                        /** @enum {unknown} */
+                        type: "robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage";
+                        type_label: string;
+                        /**
+                         * Format: date-time
+                         * @description Last change. UTC, ISO 8601.
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle, 12 h at most). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The role is too low, or the request came from another origin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "forbidden" | "origin_refused";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description Another operator decided the claim first (or its status no longer allows this). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "decision_conflict";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-1"] & {
+                        /** @enum {string} */
+                        code: "validation_failed";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    denyDeskClaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Claim id.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason_code": "not_covered",
+                 *       "note": "Dano causado por uso indevido, fora da cobertura."
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The note the partner sees (1–2,000 characters). */
+                    note: string;
+                    /** @description `not_covered`, `outside_coverage`, `late_notice`, `documents_invalid`, `fraud_suspected`, `other` */
+                    reason_code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "number": "SIN-2026-000001",
+                     *       "status": "under_review",
+                     *       "status_label": "Em análise",
+                     *       "type": "accidental_damage",
+                     *       "type_label": "Quebra acidental",
+                     *       "partner": {
+                     *         "id": 1,
+                     *         "name": "Loja Exemplo"
+                     *       },
+                     *       "device": {
+                     *         "brand": "Apple",
+                     *         "model": {
+                     *           "id": 2,
+                     *           "name": "iPhone 16 Pro"
+                     *         },
+                     *         "serial_number": "490154203237518"
+                     *       },
+                     *       "occurred_at": "2026-11-20T23:30:00.000Z",
+                     *       "opened_at": "2026-11-21T13:00:00.000Z",
+                     *       "fraud_signals": [],
+                     *       "updated_at": "2026-11-21T13:05:00.000Z",
+                     *       "description": "A tela quebrou após uma queda na calçada.",
+                     *       "police_report": null,
+                     *       "contract": {
+                     *         "kind": "subscription",
+                     *         "id": 1,
+                     *         "number": "#1",
+                     *         "status": "pago",
+                     *         "plan": {
+                     *           "id": 1,
+                     *           "name": "Proteção Total 12x"
+                     *         },
+                     *         "starts_at": "2026-10-01T15:00:00.000Z",
+                     *         "ends_on": "2027-10-01",
+                     *         "ends_at": null,
+                     *         "lmi_cents": 899900,
+                     *         "franchise_cents": 134985,
+                     *         "premium_cents": 1438800,
+                     *         "installments": 12,
+                     *         "serial_numbers": [
+                     *           "490154203237518"
+                     *         ],
+                     *         "contracted_at": "2026-10-01T15:00:00.000Z"
+                     *       },
+                     *       "customer": {
+                     *         "id": 1,
+                     *         "name": "Maria da Silva",
+                     *         "document": "52998224725",
+                     *         "document_kind": "cpf",
+                     *         "email": "maria@example.com",
+                     *         "phone": "11987654321",
+                     *         "city": "São Paulo",
+                     *         "state": "SP"
+                     *       },
+                     *       "timeline": [
+                     *         {
+                     *           "id": "evt_01JD7Q2",
+                     *           "type": "subscription.created",
+                     *           "object_id": 1,
+                     *           "created_at": "2026-10-01T15:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "evt_01JD7Q3",
+                     *           "type": "claim.opened",
+                     *           "object_id": 1,
+                     *           "created_at": "2026-11-21T13:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "required_documents": [],
+                     *       "documents": [
+                     *         {
+                     *           "id": 1,
+                     *           "kind": "photo",
+                     *           "filename": "tela-quebrada.jpg",
+                     *           "content_type": "image/jpeg",
+                     *           "size": 182044,
+                     *           "sha256": "9f2c7c3b1e0a6d4f8b5a2e7c1d3f6a9b0c4e8d2f7a1b5c9e3d6f0a4b8c2e7d1f",
+                     *           "uploaded_at": "2026-11-21T13:04:05.000Z",
+                     *           "url": "/api/claims/1/documents/1"
+                     *         }
+                     *       ],
+                     *       "decision": null,
+                     *       "settlement": null,
+                     *       "payable_preview": {
+                     *         "lmi_cents": 899900,
+                     *         "franchise_cents": 134985,
+                     *         "max_approved_cents": 899900,
+                     *         "payable_at_max_cents": 764915
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        contract: {
+                            /**
+                             * Format: date-time
+                             * @description Contracting. UTC, ISO 8601.
+                             */
+                            contracted_at: string;
+                            /**
+                             * Format: date-time
+                             * @description Annual plan: when its cover ends.
+                             */
+                            ends_at: string | null;
+                            /** @description Subscription: the day its cover ends (`YYYY-MM-DD`, service zone). */
+                            ends_on: string | null;
+                            /** @description Franchise. In cents. */
+                            franchise_cents: number;
+                            id: number;
+                            installments: number;
+                            /** @enum {unknown} */
+                            kind: "subscription" | "annual_plan";
+                            /** @description LMI. In cents. */
+                            lmi_cents: number;
+                            /** @description The annual plan’s policy number (null before payment); a subscription’s number with its partner (#n). */
+                            number: string | null;
+                            plan: {
+                                id: number;
+                                name: string;
+                            };
+                            /** @description Premium in full (a subscription: monthly premium × installments). In cents. */
+                            premium_cents: number;
+                            /** @description Serial numbers or IMEIs. */
+                            serial_numbers: string[];
+                            /**
+                             * Format: date-time
+                             * @description Cover start (annual plan: after payment; subscription: contracting).
+                             */
+                            starts_at: string | null;
+                            /** @description As the partner API shows it (`pago`, `expired`, `protected`…). */
+                            status: string;
+                        };
+                        customer: {
+                            /** @description City. */
+                            city: string | null;
+                            document: string;
+                            /** @enum {unknown} */
+                            document_kind: "cpf" | "cnpj";
+                            email: string;
+                            id: number;
+                            name: string;
+                            phone: string;
+                            /** @description State. */
+                            state: string | null;
+                        };
+                        /** @description The decision; null before one. */
+                        decision: {
+                            /** @description Approved amount. In cents; null when none. */
+                            approved_amount_cents: number | null;
+                            /**
+                             * Format: date-time
+                             * @description Decision. UTC, ISO 8601.
+                             */
+                            decided_at: string;
+                            /** @description The note the partner sees. */
+                            note: string | null;
+                            /** @enum {unknown} */
+                            outcome: "approved" | "denied";
+                            /** @description Payable amount. In cents; null when none. */
+                            payable_amount_cents: number | null;
+                            /** @description When denied. */
+                            reason_code: ("not_covered" | "outside_coverage" | "late_notice" | "documents_invalid" | "fraud_suspected" | "other") | null;
+                            /** @description When approved. */
+                            settlement_method: ("repair" | "replacement" | "indemnity") | null;
+                        } | null;
+                        description: string;
+                        device: {
+                            brand: string;
+                            model: {
+                                id: number;
+                                name: string;
+                            };
+                            /** @description The serial number or IMEI at opening. */
+                            serial_number: string | null;
+                        };
+                        documents: {
+                            content_type: string;
+                            filename: string;
+                            id: number;
+                            /** @enum {unknown} */
+                            kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
+                            sha256: string;
+                            size: number;
+                            /**
+                             * Format: date-time
+                             * @description Upload. UTC, ISO 8601.
+                             */
+                            uploaded_at: string;
+                            /** @description Where the console reads its bytes (inline, sandboxed). */
+                            url: string;
+                        }[];
+                        fraud_signals: ("early_claim" | "repeat_device" | "repeat_customer" | "recent_card_change")[];
+                        id: number;
+                        number: string;
+                        /**
+                         * Format: date-time
+                         * @description When the loss occurred. UTC, ISO 8601.
+                         */
+                        occurred_at: string;
+                        /**
+                         * Format: date-time
+                         * @description When the claim was opened. UTC, ISO 8601.
+                         */
+                        opened_at: string;
+                        /** @description The partner. */
+                        partner: {
+                            id: number;
+                            name: string;
+                        };
+                        /** @description Payable = max(0, approved − franchise): what the decision form shows before it is confirmed. */
+                        payable_preview: {
+                            /** @description Taken from the approved amount. In cents. */
+                            franchise_cents: number;
+                            /** @description The most that can be approved. In cents. */
+                            lmi_cents: number;
+                            /** @description Same as lmi_cents. In cents. */
+                            max_approved_cents: number;
+                            /** @description Payable when the LMI is approved: LMI − franchise, ≥ 0. In cents. */
+                            payable_at_max_cents: number;
+                        };
+                        /** @description The police report (Boletim de Ocorrência). */
+                        police_report: {
+                            /** @description `YYYY-MM-DD`. */
+                            issued_on: string | null;
+                            /** @description Number. */
+                            number: string | null;
+                        } | null;
+                        required_documents: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
+                        /** @description The settlement; null before one. */
+                        settlement: {
+                            /** @description Repair order or transfer id. */
+                            reference: string | null;
+                            /**
+                             * Format: date-time
+                             * @description Settlement. UTC, ISO 8601.
+                             */
+                            settled_at: string;
+                        } | null;
+                        /** @enum {unknown} */
+                        status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";
+                        status_label: string;
+                        /** @description The contract’s events, its installments’ and its claims’, oldest first (as kept by the events outbox). */
+                        timeline: {
+                            /**
+                             * Format: date-time
+                             * @description When it happened. UTC, ISO 8601.
+                             */
+                            created_at: string;
+                            /** @description The event’s public id. */
+                            id: string;
+                            /** @description The id of the event’s object (contract, installment, claim). */
+                            object_id: number;
+                            type: string;
+                        }[];
+                        /** @enum {unknown} */
+                        type: "robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage";
+                        type_label: string;
+                        /**
+                         * Format: date-time
+                         * @description Last change. UTC, ISO 8601.
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle, 12 h at most). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The role is too low, or the request came from another origin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "forbidden" | "origin_refused";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description Another operator decided the claim first (or its status no longer allows this). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "decision_conflict";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-1"] & {
+                        /** @enum {string} */
+                        code: "validation_failed";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getDeskClaimDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Document id.
+                 * @example 1
+                 */
+                documentId: number;
+                /**
+                 * @description Claim id.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document’s bytes, inline (previewed in an `<img>` or `<iframe>`), with its recognised type. */
+            200: {
+                headers: {
+                    /** @description `private, no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description `inline`, with the document’s label as filename. */
+                    "Content-Disposition"?: string;
+                    /** @description `sandbox`: a PDF or SVG cannot run script. */
+                    "Content-Security-Policy"?: string;
+                    /** @description `nosniff`. */
+                    "X-Content-Type-Options"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                    "image/heic": string;
+                    "image/heif": string;
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/webp": string;
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle, 12 h at most). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The role is too low. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "forbidden";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    settleDeskClaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Claim id.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reference": "OS-2026-4411"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The repair order or transfer id (≤ 100 characters). */
+                    reference: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "number": "SIN-2026-000001",
+                     *       "status": "under_review",
+                     *       "status_label": "Em análise",
+                     *       "type": "accidental_damage",
+                     *       "type_label": "Quebra acidental",
+                     *       "partner": {
+                     *         "id": 1,
+                     *         "name": "Loja Exemplo"
+                     *       },
+                     *       "device": {
+                     *         "brand": "Apple",
+                     *         "model": {
+                     *           "id": 2,
+                     *           "name": "iPhone 16 Pro"
+                     *         },
+                     *         "serial_number": "490154203237518"
+                     *       },
+                     *       "occurred_at": "2026-11-20T23:30:00.000Z",
+                     *       "opened_at": "2026-11-21T13:00:00.000Z",
+                     *       "fraud_signals": [],
+                     *       "updated_at": "2026-11-21T13:05:00.000Z",
+                     *       "description": "A tela quebrou após uma queda na calçada.",
+                     *       "police_report": null,
+                     *       "contract": {
+                     *         "kind": "subscription",
+                     *         "id": 1,
+                     *         "number": "#1",
+                     *         "status": "pago",
+                     *         "plan": {
+                     *           "id": 1,
+                     *           "name": "Proteção Total 12x"
+                     *         },
+                     *         "starts_at": "2026-10-01T15:00:00.000Z",
+                     *         "ends_on": "2027-10-01",
+                     *         "ends_at": null,
+                     *         "lmi_cents": 899900,
+                     *         "franchise_cents": 134985,
+                     *         "premium_cents": 1438800,
+                     *         "installments": 12,
+                     *         "serial_numbers": [
+                     *           "490154203237518"
+                     *         ],
+                     *         "contracted_at": "2026-10-01T15:00:00.000Z"
+                     *       },
+                     *       "customer": {
+                     *         "id": 1,
+                     *         "name": "Maria da Silva",
+                     *         "document": "52998224725",
+                     *         "document_kind": "cpf",
+                     *         "email": "maria@example.com",
+                     *         "phone": "11987654321",
+                     *         "city": "São Paulo",
+                     *         "state": "SP"
+                     *       },
+                     *       "timeline": [
+                     *         {
+                     *           "id": "evt_01JD7Q2",
+                     *           "type": "subscription.created",
+                     *           "object_id": 1,
+                     *           "created_at": "2026-10-01T15:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "evt_01JD7Q3",
+                     *           "type": "claim.opened",
+                     *           "object_id": 1,
+                     *           "created_at": "2026-11-21T13:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "required_documents": [],
+                     *       "documents": [
+                     *         {
+                     *           "id": 1,
+                     *           "kind": "photo",
+                     *           "filename": "tela-quebrada.jpg",
+                     *           "content_type": "image/jpeg",
+                     *           "size": 182044,
+                     *           "sha256": "9f2c7c3b1e0a6d4f8b5a2e7c1d3f6a9b0c4e8d2f7a1b5c9e3d6f0a4b8c2e7d1f",
+                     *           "uploaded_at": "2026-11-21T13:04:05.000Z",
+                     *           "url": "/api/claims/1/documents/1"
+                     *         }
+                     *       ],
+                     *       "decision": null,
+                     *       "settlement": null,
+                     *       "payable_preview": {
+                     *         "lmi_cents": 899900,
+                     *         "franchise_cents": 134985,
+                     *         "max_approved_cents": 899900,
+                     *         "payable_at_max_cents": 764915
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        contract: {
+                            /**
+                             * Format: date-time
+                             * @description Contracting. UTC, ISO 8601.
+                             */
+                            contracted_at: string;
+                            /**
+                             * Format: date-time
+                             * @description Annual plan: when its cover ends.
+                             */
+                            ends_at: string | null;
+                            /** @description Subscription: the day its cover ends (`YYYY-MM-DD`, service zone). */
+                            ends_on: string | null;
+                            /** @description Franchise. In cents. */
+                            franchise_cents: number;
+                            id: number;
+                            installments: number;
+                            /** @enum {unknown} */
+                            kind: "subscription" | "annual_plan";
+                            /** @description LMI. In cents. */
+                            lmi_cents: number;
+                            /** @description The annual plan’s policy number (null before payment); a subscription’s number with its partner (#n). */
+                            number: string | null;
+                            plan: {
+                                id: number;
+                                name: string;
+                            };
+                            /** @description Premium in full (a subscription: monthly premium × installments). In cents. */
+                            premium_cents: number;
+                            /** @description Serial numbers or IMEIs. */
+                            serial_numbers: string[];
+                            /**
+                             * Format: date-time
+                             * @description Cover start (annual plan: after payment; subscription: contracting).
+                             */
+                            starts_at: string | null;
+                            /** @description As the partner API shows it (`pago`, `expired`, `protected`…). */
+                            status: string;
+                        };
+                        customer: {
+                            /** @description City. */
+                            city: string | null;
+                            document: string;
+                            /** @enum {unknown} */
+                            document_kind: "cpf" | "cnpj";
+                            email: string;
+                            id: number;
+                            name: string;
+                            phone: string;
+                            /** @description State. */
+                            state: string | null;
+                        };
+                        /** @description The decision; null before one. */
+                        decision: {
+                            /** @description Approved amount. In cents; null when none. */
+                            approved_amount_cents: number | null;
+                            /**
+                             * Format: date-time
+                             * @description Decision. UTC, ISO 8601.
+                             */
+                            decided_at: string;
+                            /** @description The note the partner sees. */
+                            note: string | null;
+                            /** @enum {unknown} */
+                            outcome: "approved" | "denied";
+                            /** @description Payable amount. In cents; null when none. */
+                            payable_amount_cents: number | null;
+                            /** @description When denied. */
+                            reason_code: ("not_covered" | "outside_coverage" | "late_notice" | "documents_invalid" | "fraud_suspected" | "other") | null;
+                            /** @description When approved. */
+                            settlement_method: ("repair" | "replacement" | "indemnity") | null;
+                        } | null;
+                        description: string;
+                        device: {
+                            brand: string;
+                            model: {
+                                id: number;
+                                name: string;
+                            };
+                            /** @description The serial number or IMEI at opening. */
+                            serial_number: string | null;
+                        };
+                        documents: {
+                            content_type: string;
+                            filename: string;
+                            id: number;
+                            /** @enum {unknown} */
+                            kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
+                            sha256: string;
+                            size: number;
+                            /**
+                             * Format: date-time
+                             * @description Upload. UTC, ISO 8601.
+                             */
+                            uploaded_at: string;
+                            /** @description Where the console reads its bytes (inline, sandboxed). */
+                            url: string;
+                        }[];
+                        fraud_signals: ("early_claim" | "repeat_device" | "repeat_customer" | "recent_card_change")[];
+                        id: number;
+                        number: string;
+                        /**
+                         * Format: date-time
+                         * @description When the loss occurred. UTC, ISO 8601.
+                         */
+                        occurred_at: string;
+                        /**
+                         * Format: date-time
+                         * @description When the claim was opened. UTC, ISO 8601.
+                         */
+                        opened_at: string;
+                        /** @description The partner. */
+                        partner: {
+                            id: number;
+                            name: string;
+                        };
+                        /** @description Payable = max(0, approved − franchise): what the decision form shows before it is confirmed. */
+                        payable_preview: {
+                            /** @description Taken from the approved amount. In cents. */
+                            franchise_cents: number;
+                            /** @description The most that can be approved. In cents. */
+                            lmi_cents: number;
+                            /** @description Same as lmi_cents. In cents. */
+                            max_approved_cents: number;
+                            /** @description Payable when the LMI is approved: LMI − franchise, ≥ 0. In cents. */
+                            payable_at_max_cents: number;
+                        };
+                        /** @description The police report (Boletim de Ocorrência). */
+                        police_report: {
+                            /** @description `YYYY-MM-DD`. */
+                            issued_on: string | null;
+                            /** @description Number. */
+                            number: string | null;
+                        } | null;
+                        required_documents: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
+                        /** @description The settlement; null before one. */
+                        settlement: {
+                            /** @description Repair order or transfer id. */
+                            reference: string | null;
+                            /**
+                             * Format: date-time
+                             * @description Settlement. UTC, ISO 8601.
+                             */
+                            settled_at: string;
+                        } | null;
+                        /** @enum {unknown} */
+                        status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";
+                        status_label: string;
+                        /** @description The contract’s events, its installments’ and its claims’, oldest first (as kept by the events outbox). */
+                        timeline: {
+                            /**
+                             * Format: date-time
+                             * @description When it happened. UTC, ISO 8601.
+                             */
+                            created_at: string;
+                            /** @description The event’s public id. */
+                            id: string;
+                            /** @description The id of the event’s object (contract, installment, claim). */
+                            object_id: number;
+                            type: string;
+                        }[];
+                        /** @enum {unknown} */
+                        type: "robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage";
+                        type_label: string;
+                        /**
+                         * Format: date-time
+                         * @description Last change. UTC, ISO 8601.
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle, 12 h at most). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The role is too low, or the request came from another origin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "forbidden" | "origin_refused";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description Another operator decided the claim first (or its status no longer allows this). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "decision_conflict";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-1"] & {
+                        /** @enum {string} */
+                        code: "validation_failed";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getDashboard: {
+        parameters: {
+            query?: {
+                /** @description First month, `YYYY-MM` (UTC); by default 11 months before `to`. */
+                from?: string;
+                /** @description Last month, `YYYY-MM` (UTC); by default this month. At most 36 months in all. */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "period": {
+                     *         "from": "2026-10",
+                     *         "to": "2026-11"
+                     *       },
+                     *       "premiums": [
+                     *         {
+                     *           "month": "2026-10",
+                     *           "written_cents": 1438800,
+                     *           "collected_cents": 359700
+                     *         },
+                     *         {
+                     *           "month": "2026-11",
+                     *           "written_cents": 599900,
+                     *           "collected_cents": 419600
+                     *         }
+                     *       ],
+                     *       "active_protections": {
+                     *         "subscriptions": 12,
+                     *         "annual_plans": 3
+                     *       },
+                     *       "claims": [
+                     *         {
+                     *           "month": "2026-10",
+                     *           "opened": 2,
+                     *           "approved": 1,
+                     *           "denied": 0,
+                     *           "settled": 0
+                     *         },
+                     *         {
+                     *           "month": "2026-11",
+                     *           "opened": 1,
+                     *           "approved": 1,
+                     *           "denied": 1,
+                     *           "settled": 1
+                     *         }
+                     *       ],
+                     *       "loss_ratio": [
+                     *         {
+                     *           "partner_id": 1,
+                     *           "partner_name": "Loja Exemplo",
+                     *           "plan_id": 3,
+                     *           "plan_name": "Proteção Total 12x",
+                     *           "premiums_collected_cents": 779300,
+                     *           "claims_paid_cents": 320000,
+                     *           "ratio": 0.4106
+                     *         }
+                     *       ],
+                     *       "totals": {
+                     *         "written_cents": 2038700,
+                     *         "collected_cents": 779300,
+                     *         "claims_paid_cents": 320000,
+                     *         "ratio": 0.4106
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Protections in force now (not limited to the period). */
+                        active_protections: {
+                            /** @description Annual plans paid or protected whose cover has not ended. */
+                            annual_plans: number;
+                            /** @description Active (`pago`) subscriptions not yet ended. */
+                            subscriptions: number;
+                        };
+                        /** @description Claims opened, approved, denied and settled each month of the period. */
+                        claims: {
+                            approved: number;
+                            denied: number;
+                            /** @description A month in UTC, `YYYY-MM`. */
+                            month: string;
+                            opened: number;
+                            settled: number;
+                        }[];
+                        /** @description Per partner and plan with money in or out in the period, by partner then plan. */
+                        loss_ratio: {
+                            /** @description Payable amounts of the claims settled in the period. In cents. */
+                            claims_paid_cents: number;
+                            partner_id: number;
+                            partner_name: string;
+                            /** @description The plan; null for ledger rows without a contract. */
+                            plan_id: number | null;
+                            /** @description The plan’s name. */
+                            plan_name: string | null;
+                            /** @description Collected in the period. In cents. */
+                            premiums_collected_cents: number;
+                            /** @description Claims paid ÷ premiums collected, 4 decimals (0.6235 = 62.35 %); null when nothing was collected. */
+                            ratio: number | null;
+                        }[];
+                        period: {
+                            /** @description A month in UTC, `YYYY-MM`. */
+                            from: string;
+                            /** @description A month in UTC, `YYYY-MM`. */
+                            to: string;
+                        };
+                        /** @description Every month of the period, in order; zeros where nothing happened. */
+                        premiums: {
+                            /** @description Payments approved or recorded that month in the ledger, minus refunds paid. In cents. */
+                            collected_cents: number;
+                            /** @description A month in UTC, `YYYY-MM`. */
+                            month: string;
+                            /** @description Premiums contracted that month: a subscription’s installments in full, an annual plan’s premium. In cents. */
+                            written_cents: number;
+                        }[];
+                        totals: {
+                            /** @description Paid on claims settled in the period. In cents. */
+                            claims_paid_cents: number;
+                            /** @description Collected in the period. In cents. */
+                            collected_cents: number;
+                            /** @description Claims paid ÷ premiums collected, 4 decimals (0.6235 = 62.35 %); null when nothing was collected. */
+                            ratio: number | null;
+                            /** @description Written in the period. In cents. */
+                            written_cents: number;
+                        };
+                    };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle, 12 h at most). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The role is too low. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "forbidden";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-1"] & {
+                        /** @enum {string} */
+                        code: "validation_failed";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listConsolePartners: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 1,
+                     *         "name": "Loja Exemplo",
+                     *         "document": "11222333000181",
+                     *         "gateway": "external",
+                     *         "active_credentials": 1,
+                     *         "active_plans": 3,
+                     *         "failing_endpoints": 0,
+                     *         "created_at": "2026-01-05T12:00:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": {
+                        active_credentials: number;
+                        active_plans: number;
+                        /**
+                         * Format: date-time
+                         * @description Creation. UTC, ISO 8601.
+                         */
+                        created_at: string;
+                        /** @description CNPJ. */
+                        document: string | null;
+                        /** @description Webhook endpoints failing now. */
+                        failing_endpoints: number;
+                        /**
+                         * @description `external`: the partner collects and notifies; `own`: Amparo charges cards itself.
+                         * @enum {unknown}
+                         */
+                        gateway: "external" | "own";
+                        id: number;
+                        name: string;
+                    }[];
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle, 12 h at most). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The role is too low. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "forbidden";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getConsolePartner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Partner id.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "Loja Exemplo",
+                     *       "document": "11222333000181",
+                     *       "gateway": "own",
+                     *       "lmi_factors": {
+                     *         "min_bp": 5000,
+                     *         "max_bp": 10000
+                     *       },
+                     *       "created_at": "2026-01-05T12:00:00.000Z",
+                     *       "credentials": [
+                     *         {
+                     *           "id": 1,
+                     *           "client_id": "test_5f2c0a9d3e1b7c4a8f6d2e0b",
+                     *           "created_at": "2026-01-05T12:00:00.000Z",
+                     *           "revoked_at": null
+                     *         }
+                     *       ],
+                     *       "plans": [
+                     *         {
+                     *           "id": 1,
+                     *           "kind": "subscription",
+                     *           "name": "Proteção Total 12x",
+                     *           "installments": 12,
+                     *           "monthly_rate_bp": 150,
+                     *           "franchise_rate_bp": 1500,
+                     *           "annual_rate_bp": null,
+                     *           "coverage_types": [
+                     *             "robbery",
+                     *             "qualified_theft",
+                     *             "accidental_damage"
+                     *           ],
+                     *           "is_default": false,
+                     *           "active": true,
+                     *           "created_at": "2026-01-05T12:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "webhook_endpoints": [
+                     *         {
+                     *           "id": 1,
+                     *           "url": "https://partner.example.com/amparo/webhooks",
+                     *           "events": [
+                     *             "*"
+                     *           ],
+                     *           "description": null,
+                     *           "status": "enabled",
+                     *           "failing_since": "2026-11-27T04:10:00.000Z",
+                     *           "deliveries_24h": {
+                     *             "succeeded": 120,
+                     *             "failed": 1,
+                     *             "pending": 2
+                     *           },
+                     *           "failing": [
+                     *             {
+                     *               "id": 881,
+                     *               "event_id": "evt_01JD7Q2",
+                     *               "event_type": "claim.approved",
+                     *               "status": "pending",
+                     *               "attempts": 3,
+                     *               "last_status_code": 503,
+                     *               "last_error": null,
+                     *               "next_attempt_at": "2026-11-27T05:10:00.000Z",
+                     *               "created_at": "2026-11-27T04:10:00.000Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description Creation. UTC, ISO 8601.
+                         */
+                        created_at: string;
+                        credentials: {
+                            client_id: string;
+                            /**
+                             * Format: date-time
+                             * @description Issued. UTC, ISO 8601.
+                             */
+                            created_at: string;
+                            id: number;
+                            /**
+                             * Format: date-time
+                             * @description Revoked. UTC, ISO 8601; null when none.
+                             */
+                            revoked_at: string | null;
+                        }[];
+                        /** @description CNPJ. */
+                        document: string | null;
+                        /**
+                         * @description `external`: the partner collects and notifies; `own`: Amparo charges cards itself.
+                         * @enum {unknown}
+                         */
+                        gateway: "external" | "own";
+                        id: number;
+                        lmi_factors: {
+                            max_bp: number;
+                            min_bp: number;
+                        };
+                        name: string;
+                        plans: {
+                            active: boolean;
+                            /** @description Annual: premium rate, basis points. */
+                            annual_rate_bp: number | null;
+                            coverage_types: string[];
+                            /**
+                             * Format: date-time
+                             * @description Creation. UTC, ISO 8601.
+                             */
+                            created_at: string;
+                            /** @description Franchise rate, basis points. */
+                            franchise_rate_bp: number | null;
+                            id: number;
+                            installments: number;
+                            is_default: boolean;
+                            /** @enum {unknown} */
+                            kind: "subscription" | "annual";
+                            /** @description Subscription: monthly premium rate, basis points. */
+                            monthly_rate_bp: number | null;
+                            name: string;
+                        }[];
+                        /** @description Never a signing secret. */
+                        webhook_endpoints: {
+                            /** @description Deliveries created in the last 24 hours, by status. */
+                            deliveries_24h: {
+                                failed: number;
+                                pending: number;
+                                succeeded: number;
+                            };
+                            /** @description The partner’s description. */
+                            description: string | null;
+                            events: string[];
+                            /** @description Deliveries given up or being retried after a failure, newest first (at most 20). */
+                            failing: {
+                                attempts: number;
+                                /**
+                                 * Format: date-time
+                                 * @description Creation. UTC, ISO 8601.
+                                 */
+                                created_at: string;
+                                event_id: string;
+                                event_type: string;
+                                id: number;
+                                /** @description Why the last attempt failed. */
+                                last_error: string | null;
+                                /** @description HTTP status of the last attempt. */
+                                last_status_code: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description Next attempt. UTC, ISO 8601; null when none.
+                                 */
+                                next_attempt_at: string | null;
+                                /** @enum {unknown} */
+                                status: "pending" | "succeeded" | "failed";
+                            }[];
+                            /**
+                             * Format: date-time
+                             * @description First failed attempt since the last success. UTC, ISO 8601; null when none.
+                             */
+                            failing_since: string | null;
+                            id: number;
+                            /** @enum {unknown} */
+                            status: "enabled" | "disabled";
+                            url: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle, 12 h at most). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The role is too low. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "forbidden";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    issueConsoleCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Partner id.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "client_id": "test_5f2c0a9d3e1b7c4a8f6d2e0b",
+                     *       "created_at": "2026-01-05T12:00:00.000Z",
+                     *       "revoked_at": null,
+                     *       "client_secret": "Zk2x9Qd7…(43 characters)"
+                     *     }
+                     */
+                    "application/json": {
+                        client_id: string;
+                        /** @description Shown in this answer only; Amparo keeps only its hash. */
+                        client_secret: string;
+                        /**
+                         * Format: date-time
+                         * @description Issued. UTC, ISO 8601.
+                         */
+                        created_at: string;
+                        id: number;
+                        /**
+                         * Format: date-time
+                         * @description Revoked. UTC, ISO 8601; null when none.
+                         */
+                        revoked_at: string | null;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle, 12 h at most). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The role is too low, or the request came from another origin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "forbidden" | "origin_refused";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    revokeConsoleCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Credential id.
+                 * @example 1
+                 */
+                credentialId: number;
+                /**
+                 * @description Partner id.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "client_id": "test_5f2c0a9d3e1b7c4a8f6d2e0b",
+                     *       "created_at": "2026-01-05T12:00:00.000Z",
+                     *       "revoked_at": "2026-11-27T06:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        client_id: string;
+                        /**
+                         * Format: date-time
+                         * @description Issued. UTC, ISO 8601.
+                         */
+                        created_at: string;
+                        id: number;
+                        /**
+                         * Format: date-time
+                         * @description Revoked. UTC, ISO 8601; null when none.
+                         */
+                        revoked_at: string | null;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle, 12 h at most). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The role is too low, or the request came from another origin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "forbidden" | "origin_refused";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listConsoleRefunds: {
+        parameters: {
+            query: {
+                /** @description Page, from 1. */
+                page: number;
+                /** @description Items a page (≤ 100). */
+                per_page: number;
+                /** @description `pending` (the worker pays it), `failed` (given up). Absent: both. */
+                status?: "pending" | "failed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of a list: `data`, its number, its size, the total and the last page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 1,
+                     *           "annual_plan_id": 3,
+                     *           "policy_number": "AMP-2026-000003",
+                     *           "partner": {
+                     *             "id": 2,
+                     *             "name": "Operadora Exemplo"
+                     *           },
+                     *           "customer_name": "Maria da Silva",
+                     *           "amount_cents": 41250,
+                     *           "status": "failed",
+                     *           "attempts": 9,
+                     *           "last_error": "gateway_unavailable",
+                     *           "next_attempt_at": "2026-11-24T10:00:00.000Z",
+                     *           "give_up_at": "2026-11-24T10:00:00.000Z",
+                     *           "created_at": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "current_page": 1,
+                     *       "per_page": 25,
+                     *       "total": 1,
+                     *       "last_page": 1
+                     *     }
+                     */
+                    "application/json": {
+                        current_page: number;
+                        data: {
+                            /** @description Amount to refund. In cents. */
+                            amount_cents: number;
+                            annual_plan_id: number;
+                            /** @description Gateway calls so far. */
+                            attempts: number;
+                            /**
+                             * Format: date-time
+                             * @description Opened (at the cancellation’s confirmation). UTC, ISO 8601.
+                             */
+                            created_at: string;
+                            customer_name: string;
+                            /**
+                             * Format: date-time
+                             * @description An error after this makes it `failed`. UTC, ISO 8601.
+                             */
+                            give_up_at: string;
+                            id: number;
+                            /** @description The last attempt’s error code (`gateway_unavailable`, `gateway_refused`…). */
+                            last_error: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the worker tries next. UTC, ISO 8601.
+                             */
+                            next_attempt_at: string;
+                            /** @description The partner. */
+                            partner: {
+                                id: number;
+                                name: string;
+                            };
+                            /** @description The plan’s policy number. */
+                            policy_number: string | null;
+                            /** @enum {unknown} */
+                            status: "pending" | "succeeded" | "failed";
+                        }[];
+                        last_page: number;
+                        per_page: number;
+                        total: number;
+                    };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle, 12 h at most). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The role is too low. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "forbidden";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-1"] & {
+                        /** @enum {string} */
+                        code: "validation_failed";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    retryConsoleRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Refund id.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "annual_plan_id": 3,
+                     *       "amount_cents": 41250,
+                     *       "status": "pending",
+                     *       "attempts": 9,
+                     *       "last_error": "gateway_unavailable",
+                     *       "next_attempt_at": "2026-11-27T06:00:00.000Z",
+                     *       "give_up_at": "2026-11-30T06:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Amount to refund. In cents. */
+                        amount_cents: number;
+                        annual_plan_id: number;
+                        /** @description Gateway calls so far. */
+                        attempts: number;
+                        /**
+                         * Format: date-time
+                         * @description An error after this makes it `failed`. UTC, ISO 8601.
+                         */
+                        give_up_at: string;
+                        id: number;
+                        /** @description The last attempt’s error code (`gateway_unavailable`, `gateway_refused`…). */
+                        last_error: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the worker tries next. UTC, ISO 8601.
+                         */
+                        next_attempt_at: string;
+                        /** @enum {unknown} */
+                        status: "pending" | "succeeded" | "failed";
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle, 12 h at most). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The role is too low, or the request came from another origin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "forbidden" | "origin_refused";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-1"] & {
+                        /** @enum {string} */
+                        code: "invalid_state";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    search: {
+        parameters: {
+            query: {
+                /** @description A CPF or CNPJ (with or without punctuation), an IMEI or serial number, a policy number (`AMP-…`), a claim number (`SIN-…`), or a subscription or annual-plan id. */
+                q: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "customers": [
+                     *         {
+                     *           "name": "Maria da Silva",
+                     *           "document_masked": "529.***.***-25",
+                     *           "document_kind": "cpf",
+                     *           "customers": [
+                     *             {
+                     *               "id": 1,
+                     *               "name": "Maria da Silva",
+                     *               "partner": {
+                     *                 "id": 1,
+                     *                 "name": "Loja Exemplo"
+                     *               }
+                     *             },
+                     *             {
+                     *               "id": 7,
+                     *               "name": "Maria da Silva",
+                     *               "partner": {
+                     *                 "id": 2,
+                     *                 "name": "Operadora Exemplo"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "contracts": [
+                     *             {
+                     *               "kind": "subscription",
+                     *               "id": 1,
+                     *               "number": "#1",
+                     *               "partner": {
+                     *                 "id": 1,
+                     *                 "name": "Loja Exemplo"
+                     *               },
+                     *               "customer_id": 1,
+                     *               "plan_name": "Proteção Total 12x",
+                     *               "status": "canceled",
+                     *               "device": {
+                     *                 "model": {
+                     *                   "id": 2,
+                     *                   "name": "iPhone 16 Pro"
+                     *                 },
+                     *                 "serial_number": "490154203237518"
+                     *               },
+                     *               "contracted_at": "2025-10-01T15:00:00.000Z"
+                     *             },
+                     *             {
+                     *               "kind": "annual_plan",
+                     *               "id": 3,
+                     *               "number": "AMP-2026-000003",
+                     *               "partner": {
+                     *                 "id": 2,
+                     *                 "name": "Operadora Exemplo"
+                     *               },
+                     *               "customer_id": 7,
+                     *               "plan_name": "Anual Premium",
+                     *               "status": "protected",
+                     *               "device": {
+                     *                 "model": {
+                     *                   "id": 2,
+                     *                   "name": "iPhone 16 Pro"
+                     *                 },
+                     *                 "serial_number": "490154203237518"
+                     *               },
+                     *               "contracted_at": "2026-11-02T12:00:00.000Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description One entry per person (CPF/CNPJ); empty when nothing matched. */
+                        customers: {
+                            /** @description Every contract under every partner, oldest first. */
+                            contracts: {
+                                /**
+                                 * Format: date-time
+                                 * @description Contracting. UTC, ISO 8601.
+                                 */
+                                contracted_at: string;
+                                customer_id: number;
+                                device: {
+                                    model: {
+                                        id: number;
+                                        name: string;
+                                    };
+                                    /** @description Serial number or IMEI. */
+                                    serial_number: string | null;
+                                };
+                                id: number;
+                                /** @enum {unknown} */
+                                kind: "subscription" | "annual_plan";
+                                /** @description Policy number (annual plan, once paid) or #n with its partner (subscription). */
+                                number: string | null;
+                                /** @description The partner. */
+                                partner: {
+                                    id: number;
+                                    name: string;
+                                };
+                                plan_name: string;
+                                /** @description As the partner API shows it now. */
+                                status: string;
+                            }[];
+                            /** @description The person as a customer of each partner. */
+                            customers: {
+                                id: number;
+                                name: string;
+                                /** @description The partner. */
+                                partner: {
+                                    id: number;
+                                    name: string;
+                                };
+                            }[];
+                            /** @enum {unknown} */
+                            document_kind: "cpf" | "cnpj";
+                            /** @description The CPF or CNPJ with its middle hidden. */
+                            document_masked: string;
+                            name: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle, 12 h at most). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The role is too low. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "forbidden";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-1"] & {
+                        /** @enum {string} */
+                        code: "validation_failed";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
     getSession: {
         parameters: {
             query?: never;

@@ -3,7 +3,7 @@ import { get } from '../api/client'
 import type { AuditEntry, Page } from '../api/types'
 import { when } from '../format'
 import { navigate } from '../router'
-import { ErrorBox, Loading, Pager, PageTitle, useLoad } from '../ui'
+import { ErrorBox, Loading, Pager, PageTitle, TableWrap, useLoad } from '../ui'
 
 function who(operator: AuditEntry['operator']): string {
   if (operator == null) return '—'
@@ -71,7 +71,7 @@ export function AuditScreen({ query }: { query: URLSearchParams }) {
       {loading && !data ? <Loading /> : null}
       {data ? (
         <>
-          <div className="table-wrap">
+          <TableWrap label="Registro de auditoria">
             <table className="list audit" data-testid="audit">
               <thead>
                 <tr>
@@ -109,7 +109,7 @@ export function AuditScreen({ query }: { query: URLSearchParams }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
           <Pager
             page={data.current_page}
             lastPage={data.last_page}

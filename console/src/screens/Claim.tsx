@@ -68,7 +68,9 @@ function ClaimBody({
       <PageTitle>{`Sinistro ${claim.number}`}</PageTitle>
       <div className="claim-head">
         <Badge tone={statusTone(claim.status)}>
-          <span data-testid="claim-status">{claim.status_label ?? label(STATUS_LABELS, claim.status)}</span>
+          <span data-testid="claim-status" data-status={claim.status}>
+            {claim.status_label ?? label(STATUS_LABELS, claim.status)}
+          </span>
         </Badge>
         <span>{label(TYPE_LABELS, claim.type)}</span>
         <span className="muted">·</span>
@@ -116,7 +118,7 @@ function ClaimBody({
         </div>
 
         <aside className="claim-side">
-          {canDecide ? <DecisionPanel claim={claim} onDecided={onDecided} /> : null}
+          {canDecide ? <DecisionPanel key={claim.status} claim={claim} onDecided={onDecided} /> : null}
           {claim.decision ? (
             <section className="panel" aria-labelledby="h-decision">
               <h2 id="h-decision">Decisão</h2>

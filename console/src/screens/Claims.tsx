@@ -2,7 +2,7 @@ import { get } from '../api/client'
 import type { ClaimSummary, Page, PartnerSummary } from '../api/types'
 import { deviceText, FRAUD_LABELS, label, STATUS_LABELS, TYPE_LABELS, when } from '../format'
 import { href, navigate } from '../router'
-import { Badge, ErrorBox, Loading, Pager, PageTitle, statusTone, useLoad } from '../ui'
+import { Badge, ErrorBox, Loading, Pager, PageTitle, statusTone, TableWrap, useLoad } from '../ui'
 
 const FILTERS = ['status', 'type', 'partner_id', 'fraud'] as const
 
@@ -77,7 +77,7 @@ export function ClaimsScreen({ query }: { query: URLSearchParams }) {
       {claims.loading && !claims.data ? <Loading /> : null}
       {claims.data ? (
         <>
-          <div className="table-wrap">
+          <TableWrap label="Fila de sinistros">
             <table className="list cards" data-testid="claims-queue">
               <caption className="sr-only">Fila de sinistros, os mais antigos primeiro</caption>
               <thead>
@@ -130,7 +130,7 @@ export function ClaimsScreen({ query }: { query: URLSearchParams }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
           <Pager
             page={claims.data.current_page}
             lastPage={claims.data.last_page}

@@ -14,7 +14,7 @@ import { get } from '../api/client'
 import type { Dashboard } from '../api/types'
 import { brl, int, month, pct } from '../format'
 import { navigate } from '../router'
-import { ErrorBox, Loading, PageTitle, useLoad } from '../ui'
+import { ErrorBox, Loading, PageTitle, TableWrap, useLoad } from '../ui'
 
 ChartJS.register(CategoryScale, LinearScale, BarElement, LineElement, PointElement, Tooltip, Legend)
 ChartJS.defaults.font.family = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif'
@@ -141,7 +141,7 @@ function DashboardBody({ data }: { data: Dashboard }) {
               }}
             />
           </div>
-          <div className="table-wrap">
+          <TableWrap label="Tabela de prêmios por mês">
             <table data-testid="premiums-table">
               <caption className="sr-only">Prêmios emitidos e recebidos por mês</caption>
               <thead>
@@ -169,7 +169,7 @@ function DashboardBody({ data }: { data: Dashboard }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
         </div>
       </section>
 
@@ -187,12 +187,12 @@ function DashboardBody({ data }: { data: Dashboard }) {
                   { label: 'Abertos', data: data.claims.map((c) => c.opened), backgroundColor: BLUE },
                   { label: 'Aprovados', data: data.claims.map((c) => c.approved), backgroundColor: GREEN },
                   { label: 'Negados', data: data.claims.map((c) => c.denied), backgroundColor: RED },
-                  { label: 'Liquidados', data: data.claims.map((c) => c.settled), backgroundColor: AMBER },
+                  { label: 'Concluídos', data: data.claims.map((c) => c.settled), backgroundColor: AMBER },
                 ],
               }}
             />
           </div>
-          <div className="table-wrap">
+          <TableWrap label="Tabela de sinistros por mês">
             <table data-testid="claims-table">
               <caption className="sr-only">Sinistros por mês e situação</caption>
               <thead>
@@ -224,7 +224,7 @@ function DashboardBody({ data }: { data: Dashboard }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
         </div>
       </section>
 
@@ -257,7 +257,7 @@ function DashboardBody({ data }: { data: Dashboard }) {
               }}
             />
           </div>
-          <div className="table-wrap">
+          <TableWrap label="Tabela de sinistralidade">
             <table data-testid="loss-table">
               <caption className="sr-only">Sinistralidade por parceiro e plano</caption>
               <thead>
@@ -298,7 +298,7 @@ function DashboardBody({ data }: { data: Dashboard }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
         </div>
       </section>
     </div>

@@ -3,7 +3,7 @@ import { get, post } from '../api/client'
 import type { Operator, Page } from '../api/types'
 import { label, ROLE_LABELS, when } from '../format'
 import { useCan, useOperator } from '../session'
-import { Badge, ErrorBox, Loading, PageTitle, useLoad } from '../ui'
+import { Badge, ErrorBox, Loading, PageTitle, TableWrap, useLoad } from '../ui'
 
 export function OperatorsScreen() {
   const me = useOperator()
@@ -79,7 +79,7 @@ export function OperatorsScreen() {
       <ErrorBox error={error} />
       {loading && !data ? <Loading /> : null}
       {data ? (
-        <div className="table-wrap">
+        <TableWrap label="Operadores">
           <table className="list" data-testid="operators">
             <thead>
               <tr>
@@ -139,7 +139,7 @@ export function OperatorsScreen() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       ) : null}
     </>
   )

@@ -4,7 +4,7 @@ import type { PartnerDetail } from '../api/types'
 import { int, KIND_LABELS, label, when } from '../format'
 import { href } from '../router'
 import { useCan } from '../session'
-import { Badge, ErrorBox, Loading, PageTitle, useLoad } from '../ui'
+import { Badge, ErrorBox, Loading, PageTitle, TableWrap, useLoad } from '../ui'
 
 export function PartnerScreen({ id }: { id: string }) {
   const { data, error, loading, reload } = useLoad(() => get<PartnerDetail>(`/api/partners/${id}`), [id])
@@ -92,7 +92,7 @@ export function PartnerScreen({ id }: { id: string }) {
                 </button>
               </div>
             ) : null}
-            <div className="table-wrap">
+            <TableWrap label="Credenciais">
               <table className="list" data-testid="credentials">
                 <thead>
                   <tr>
@@ -152,7 +152,7 @@ export function PartnerScreen({ id }: { id: string }) {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </TableWrap>
           </section>
 
           <section className="panel" aria-labelledby="h-hooks">
@@ -182,7 +182,7 @@ export function PartnerScreen({ id }: { id: string }) {
                     {w.failing_since ? ` · falhando desde ${when(w.failing_since)}` : ''}
                   </p>
                   {w.failing.length > 0 ? (
-                    <div className="table-wrap">
+                    <TableWrap label="Entregas com falha">
                       <table className="list">
                         <caption>Entregas com falha</caption>
                         <thead>
@@ -204,7 +204,7 @@ export function PartnerScreen({ id }: { id: string }) {
                           ))}
                         </tbody>
                       </table>
-                    </div>
+                    </TableWrap>
                   ) : null}
                 </div>
               )

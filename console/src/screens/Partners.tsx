@@ -2,7 +2,7 @@ import { get } from '../api/client'
 import type { PartnerSummary } from '../api/types'
 import { day } from '../format'
 import { href } from '../router'
-import { Badge, ErrorBox, Loading, PageTitle, useLoad } from '../ui'
+import { Badge, ErrorBox, Loading, PageTitle, TableWrap, useLoad } from '../ui'
 
 export function PartnersScreen() {
   const { data, error, loading } = useLoad(
@@ -18,7 +18,7 @@ export function PartnersScreen() {
       <ErrorBox error={error} />
       {loading && !data ? <Loading /> : null}
       {data ? (
-        <div className="table-wrap">
+        <TableWrap label="Parceiros">
           <table className="list" data-testid="partners">
             <thead>
               <tr>
@@ -55,7 +55,7 @@ export function PartnersScreen() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       ) : null}
     </>
   )

@@ -4,7 +4,7 @@ import type { Page, Refund } from '../api/types'
 import { brl, when } from '../format'
 import { navigate } from '../router'
 import { useCan } from '../session'
-import { Badge, ErrorBox, Loading, Notice, PageTitle, statusTone, useLoad } from '../ui'
+import { Badge, ErrorBox, Loading, Notice, PageTitle, statusTone, TableWrap, useLoad } from '../ui'
 
 const STATUSES: Record<string, string> = { failed: 'Com falha', pending: 'Pendentes' }
 
@@ -57,7 +57,7 @@ export function RefundsScreen({ query }: { query: URLSearchParams }) {
       <ErrorBox error={error} />
       {loading && !data ? <Loading /> : null}
       {data ? (
-        <div className="table-wrap">
+        <TableWrap label="Reembolsos">
           <table className="list" data-testid="refunds">
             <thead>
               <tr>
@@ -116,7 +116,7 @@ export function RefundsScreen({ query }: { query: URLSearchParams }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       ) : null}
     </>
   )

@@ -3,7 +3,7 @@ import { get } from '../api/client'
 import type { SearchResult } from '../api/types'
 import { deviceText, KIND_LABELS, label } from '../format'
 import { href, navigate } from '../router'
-import { Badge, ErrorBox, Loading, PageTitle, statusTone, useLoad } from '../ui'
+import { Badge, ErrorBox, Loading, PageTitle, statusTone, TableWrap, useLoad } from '../ui'
 
 export function SearchScreen({ query }: { query: URLSearchParams }) {
   const q = query.get('q') ?? ''
@@ -18,7 +18,7 @@ export function SearchScreen({ query }: { query: URLSearchParams }) {
   return (
     <>
       <PageTitle>Busca</PageTitle>
-      <form className="searchbar" aria-label="Buscar" onSubmit={submit}>
+      <form className="searchbar" aria-label="Busca de clientes" onSubmit={submit}>
         <label htmlFor="q" className="sr-only">
           Buscar
         </label>
@@ -52,7 +52,7 @@ export function SearchScreen({ query }: { query: URLSearchParams }) {
             {customer.name}{' '}
             {customer.document_masked ? <span className="muted">· {customer.document_masked}</span> : null}
           </h2>
-          <div className="table-wrap">
+          <TableWrap label="Contratos do cliente">
             <table className="list">
               <thead>
                 <tr>
@@ -82,7 +82,7 @@ export function SearchScreen({ query }: { query: URLSearchParams }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
         </section>
       ))}
     </>
