@@ -208,7 +208,7 @@ function DashboardBody({ data }: { data: Dashboard }) {
                     Neg.
                   </th>
                   <th scope="col" className="num">
-                    Liq.
+                    Concl.
                   </th>
                 </tr>
               </thead>
