@@ -7,6 +7,7 @@ import { useCan } from '../session'
 import { Badge, ErrorBox, Loading, Notice, PageTitle, statusTone, TableWrap, useLoad } from '../ui'
 
 const STATUSES: Record<string, string> = { failed: 'Com falha', pending: 'Pendentes' }
+const REFUND_LABELS: Record<string, string> = { failed: 'falhou', pending: 'pendente', succeeded: 'pago' }
 
 export function RefundsScreen({ query }: { query: URLSearchParams }) {
   const status = query.get('status') ?? 'failed'
@@ -90,12 +91,14 @@ export function RefundsScreen({ query }: { query: URLSearchParams }) {
                   <td>{r.customer_name ?? '—'}</td>
                   <td className="num">{brl(r.amount_cents)}</td>
                   <td>
-                    <Badge tone={statusTone(r.status)}>{r.status}</Badge>
+                    <Badge tone={statusTone(r.status)}>{REFUND_LABELS[r.status] ?? r.status}</Badge>
                   </td>
                   <td>{r.attempts ?? '—'}</td>
                   <td className="wrap">
                     {r.last_error ?? '—'}
-                    <div className="small muted">próxima tentativa {when(r.next_attempt_at)}</div>
+                    {r.status === 'pending' ? (
+                      <div className="small muted">próxima tentativa {when(r.next_attempt_at)}</div>
+                    ) : null}
                   </td>
                   {isAdmin ? (
                     <td>
