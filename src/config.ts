@@ -46,6 +46,9 @@ export const EnvSchema = Type.Object({
   REDIS_URL: Type.String({ default: '' }),
   METRICS_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 0 }),
   METRICS_HOST: Type.String({ default: '127.0.0.1' }),
+  AMPARO_CONSOLE_HOST: Type.String({ default: '127.0.0.1' }),
+  // No default: unset means 3001 in test and no console in production (consoleSettings).
+  AMPARO_CONSOLE_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
   DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
   AMPARO_DRAIN_SECONDS: Type.Integer({ minimum: 0, maximum: 300, default: 0 }),
   // Tests' fault injection, honoured only in test (docs/decisions.md); not a deployment setting.
@@ -93,6 +96,13 @@ export interface Config {
   redisUrl: string
   /** Prometheus metrics on their own address; port 0 → off. */
   metrics: { host: string; port: number }
+  /**
+   * The operator console's own listener (README, Operator console): AMPARO_CONSOLE_HOST/PORT, by
+   * default 127.0.0.1:3001 in test; in production only when the port is set. Null: no console
+   * (production without a port, or port 0). `portSet`: the port was chosen, so a start that cannot
+   * bind it fails; the default one, when taken, only leaves the console off.
+   */
+  console: { host: string; port: number; portSet: boolean } | null
   /**
    * The own card gateway: the sandbox (test cards), test's default and refused in production;
    * `stripe` (README, Going live: card payments through Stripe); `none` (card payments unavailable), production's default.
@@ -203,8 +213,17 @@ function toConfig(env: Env): Readonly<Config> {
     },
     redisUrl: env.REDIS_URL,
     metrics: { host: env.METRICS_HOST, port: env.METRICS_PORT },
+    console: consoleSettings(env),
     faultKillAfterCommit: faultPattern(env),
   })
+}
+
+export const DEFAULT_CONSOLE_PORT = 3001
+
+function consoleSettings(env: Env): Config['console'] {
+  const port = env.AMPARO_CONSOLE_PORT
+  if (port === 0 || (port === undefined && env.AMPARO_ENV === 'production')) return null
+  return { host: env.AMPARO_CONSOLE_HOST, port: port ?? DEFAULT_CONSOLE_PORT, portSet: port !== undefined }
 }
 
 function faultPattern(env: Env): RegExp | null {

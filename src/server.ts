@@ -4,10 +4,11 @@ import type { FastifyRequest } from 'fastify'
 import { pino } from 'pino'
 import { buildApp } from './app.js'
 import type { Config } from './config.js'
+import { buildConsoleApp, type ConsoleApp } from './console/app.js'
 import { createDb, type Db, sharingEventLoop } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
 import { whenReachable } from './db/reachable.js'
-import { type DemoPartner, isEmpty, loadDemoIfEmpty } from './demo/demo.js'
+import { type DemoOperator, type DemoPartner, isEmpty, loadDemoIfEmpty } from './demo/demo.js'
 import { startBackground, workerDeps } from './worker/background.js'
 
 const SHUTDOWN_GRACE_MS = 10_000
@@ -26,10 +27,12 @@ export async function startServer(
   const db = createDb(config.database)
   // A start that fails (a port taken, an address that cannot be bound) closes the database too:
   // the PostgreSQL pool would otherwise keep the process alive, serving nothing, for 30 s.
-  const { app, metricsServer } = await listening(config, db, print).catch(async (error: unknown) => {
-    await db.destroy().catch(() => {})
-    throw error
-  })
+  const { app, consoleApp, metricsServer } = await listening(config, db, print).catch(
+    async (error: unknown) => {
+      await db.destroy().catch(() => {})
+      throw error
+    },
+  )
 
   // `amparo serve` on SQLite: the background jobs run here, so that `npm start` is a complete
   // service (webhooks delivered, renewals charged, the coverage clock moving). SQLite answers
@@ -64,7 +67,7 @@ export async function startServer(
       process.exit(1)
     }, SHUTDOWN_GRACE_MS)
     force.unref()
-    await app.close()
+    await Promise.all([app.close(), consoleApp?.close()])
     await background?.stop()
     metricsServer?.close()
     await db.destroy()
@@ -85,8 +88,9 @@ async function listening(config: Readonly<Config>, db: Db, print: (line: string)
   await whenReachable(() => migrateToLatest(db), {
     log: (details, message) => startup.warn(details, message),
   })
+  let demo: Awaited<ReturnType<typeof loadDemoIfEmpty>> = null
   if (config.env === 'test' && (await isEmpty(db))) {
-    const demo = await loadDemoIfEmpty(db, config, new Date().toISOString())
+    demo = await loadDemoIfEmpty(db, config, new Date().toISOString())
     if (demo) printDemo(demo.partners, config, print)
     else print('Another process starting at the same moment loaded the demo: its output has the credentials.')
   }
@@ -95,16 +99,59 @@ async function listening(config: Readonly<Config>, db: Db, print: (line: string)
   const metrics = exporter?.createMetrics(db)
   const app = await buildApp({ config, db, metrics, afterCommit: killAfterCommit(config) })
   let metricsServer: HttpServer | null = null
+  let consoleApp: ConsoleApp | null = null
   try {
     if (exporter && metrics)
       metricsServer = await exporter.serveMetrics(metrics, config.metrics.host, config.metrics.port)
     await app.listen({ host: config.host, port: config.port })
+    consoleApp = await listeningConsole(config, db, app.gateway, startup)
   } catch (error) {
     metricsServer?.close()
     await app.close()
     throw error
   }
-  return { app, metricsServer }
+  if (consoleApp) printConsole(consoleApp, demo?.operator ?? null, print)
+  return { app, consoleApp, metricsServer }
+}
+
+/**
+ * The operator console on its own listener (README, Operator console). Its default port, when
+ * taken (another `amparo serve` on this machine), leaves the console off with a warning rather
+ * than the API down; a port that was chosen must be bound.
+ */
+async function listeningConsole(
+  config: Readonly<Config>,
+  db: Db,
+  gateway: ConsoleApp['gateway'],
+  log: { warn: (details: object, message: string) => void },
+): Promise<ConsoleApp | null> {
+  const settings = config.console
+  if (!settings) return null
+  const consoleApp = await buildConsoleApp({ config, db, gateway })
+  try {
+    await consoleApp.listen({ host: settings.host, port: settings.port })
+    return consoleApp
+  } catch (error) {
+    await consoleApp.close()
+    if (settings.portSet || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error
+    log.warn(
+      { port: settings.port },
+      'the operator console is off: its default port is in use (set AMPARO_CONSOLE_PORT to another one)',
+    )
+    return null
+  }
+}
+
+function printConsole(consoleApp: ConsoleApp, operator: DemoOperator | null, print: (line: string) => void) {
+  const address = consoleApp.server.address()
+  if (!address || typeof address === 'string') return
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
+  print(`Operator console: http://${host}:${address.port}/`)
+  if (operator) {
+    print(`    operator       ${operator.email}`)
+    print(`    password       ${operator.password}`)
+  }
+  print('')
 }
 
 /**

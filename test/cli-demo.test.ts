@@ -46,7 +46,7 @@ describe('amparo demo', () => {
 
   it('loads the catalog and two partners, idempotently, with fresh working credentials', async () => {
     const first = await json<DemoResult>(demo.env, 'demo')
-    expect(keys(first)).toEqual(['partners'])
+    expect(keys(first)).toEqual(['operator', 'partners'])
     expect(first.partners).toHaveLength(2)
     expect(first.partners.map((p) => p.gateway).sort()).toEqual(['external', 'own'])
     for (const p of first.partners) {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import type { Db } from '../db/database.js'
+import type { Trx } from '../db/database.js'
 import { retryingTransaction } from '../db/transaction.js'
 import { DENIAL_REASONS, SETTLEMENT_METHODS } from '../modules/claims/claim.rules.js'
 import {
@@ -8,9 +8,11 @@ import {
   type Moment,
   settleClaim,
 } from '../modules/claims/claim-decision.service.js'
-import { claimIdOf } from '../modules/claims/claim-operator.service.js'
+import { claimIdOf, showClaimToOperator } from '../modules/claims/claim-operator.service.js'
 import { renderingContext } from '../modules/events/event.service.js'
+import { recordAudit } from '../modules/operators/audit.service.js'
 import { amountToCents } from '../shared/money.js'
+import { cliActor } from './audit.js'
 import { type Io, report, withDatabase } from './context.js'
 
 // The operator's decision and settlement of a claim (README, Claims: decision and settlement).
@@ -23,13 +25,53 @@ function cents(value: string): number | null {
   return /^\d{1,13}(\.\d{1,2})?$/.test(trimmed) ? amountToCents(Number(trimmed)) : null
 }
 
-type Decide = (db: Db, id: number, moment: Moment) => Promise<Awaited<ReturnType<typeof approveClaim>>>
+type Decide = (trx: Trx, id: number, moment: Moment) => Promise<Awaited<ReturnType<typeof approveClaim>>>
 
-/** Runs one decision on the claim named by id or number, in its own transaction, and reports it. */
-async function decide(io: Io, idOrNumber: string, json: boolean | undefined, work: Decide, done: string) {
+/** What the audit log keeps of a claim: its status, decision and settlement. */
+const auditedClaim = ({
+  status,
+  decision,
+  settlement,
+}: {
+  status: string
+  decision: unknown
+  settlement: unknown
+}) => ({
+  status,
+  decision,
+  settlement,
+})
+
+/**
+ * Runs one decision on the claim named by id or number, in its own transaction with its audit
+ * entry (`claim.<action>`), and reports it.
+ */
+async function decide(
+  io: Io,
+  idOrNumber: string,
+  json: boolean | undefined,
+  work: Decide,
+  action: string,
+  done: string,
+) {
   const claim = await withDatabase(io, async (db, config) => {
     const id = await claimIdOf(db, idOrNumber)
-    return work(db, id, { now: new Date().toISOString(), rendering: renderingContext(config) })
+    const moment = { now: new Date().toISOString(), rendering: renderingContext(config) }
+    return retryingTransaction(db, async (trx) => {
+      const before = await showClaimToOperator(trx, String(id), config.timeZone)
+      const after = await work(trx, id, moment)
+      await recordAudit(trx, {
+        operator: cliActor(io),
+        action: `claim.${action}`,
+        recordType: 'claim',
+        recordId: String(id),
+        before: auditedClaim(before),
+        after: auditedClaim(after),
+        ip: null,
+        at: moment.now,
+      })
+      return after
+    })
   })
   report(
     io,
@@ -55,8 +97,8 @@ export function registerClaimDecisions(claim: Command, io: Io) {
         io,
         idOrNumber,
         options.json,
-        (db, id, moment) =>
-          retryingTransaction(db, (trx) => approveClaim(trx, OPERATOR, id, approval, moment)),
+        (trx, id, moment) => approveClaim(trx, OPERATOR, id, approval, moment),
+        'approve',
         'approved',
       )
     })
@@ -76,7 +118,8 @@ export function registerClaimDecisions(claim: Command, io: Io) {
         io,
         idOrNumber,
         options.json,
-        (db, id, moment) => retryingTransaction(db, (trx) => denyClaim(trx, OPERATOR, id, denial, moment)),
+        (trx, id, moment) => denyClaim(trx, OPERATOR, id, denial, moment),
+        'deny',
         'denied',
       )
     })
@@ -94,8 +137,8 @@ export function registerClaimDecisions(claim: Command, io: Io) {
         io,
         idOrNumber,
         options.json,
-        (db, id, moment) =>
-          retryingTransaction(db, (trx) => settleClaim(trx, OPERATOR, id, options.reference, moment)),
+        (trx, id, moment) => settleClaim(trx, OPERATOR, id, options.reference, moment),
+        'settle',
         'settled',
       )
     })

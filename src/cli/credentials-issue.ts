@@ -1,5 +1,8 @@
 import type { Command } from 'commander'
+import { retryingTransaction } from '../db/transaction.js'
+import { recordAudit } from '../modules/operators/audit.service.js'
 import { issueCredentials } from '../modules/partners/partner.service.js'
+import { cliActor } from './audit.js'
 import { type Io, positiveInt, report, withDatabase } from './context.js'
 
 export function registerCredentialsIssue(credentials: Command, io: Io) {
@@ -11,7 +14,22 @@ export function registerCredentialsIssue(credentials: Command, io: Io) {
     .action(async (id: string, options: { json?: boolean }) => {
       const partnerId = positiveInt(id, 'partner id')
       const issued = await withDatabase(io, (db, config) =>
-        issueCredentials(db, partnerId, config.env, new Date().toISOString()),
+        retryingTransaction(db, async (trx) => {
+          const now = new Date().toISOString()
+          const credentials = await issueCredentials(trx, partnerId, config.env, now)
+          // The secret never goes into the log: only which credential, of which partner.
+          await recordAudit(trx, {
+            operator: cliActor(io),
+            action: 'credentials.issue',
+            recordType: 'credentials',
+            recordId: credentials.client_id,
+            before: null,
+            after: { partner_id: partnerId, client_id: credentials.client_id, revoked: false },
+            ip: null,
+            at: now,
+          })
+          return credentials
+        }),
       )
       report(
         io,

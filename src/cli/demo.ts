@@ -23,6 +23,7 @@ export function registerDemo(program: Command, io: Io) {
             `${p.name} (#${p.id}, ${p.gateway}): client_id=${p.client_id} client_secret=${p.client_secret} email=${p.email} password=${p.password}`,
         )
         .join('\n')
-      report(io, options.json, result, human)
+      const operator = `Operator console: email=${result.operator.email} password=${result.operator.password}`
+      report(io, options.json, result, `${human}\n${operator}`)
     })
 }

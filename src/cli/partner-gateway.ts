@@ -1,7 +1,10 @@
 import { Argument, type Command } from 'commander'
-import { setGateway } from '../modules/partners/partner.service.js'
+import { retryingTransaction } from '../db/transaction.js'
+import { recordAudit } from '../modules/operators/audit.service.js'
+import { requirePartner, setGateway } from '../modules/partners/partner.service.js'
 import type { GatewayMode } from '../modules/partners/partner.table.js'
 import { countActiveWithoutCard } from '../modules/subscriptions/subscription.service.js'
+import { cliActor } from './audit.js'
 import { type Io, positiveInt, report, withDatabase } from './context.js'
 
 export function registerPartnerGateway(partner: Command, io: Io) {
@@ -14,7 +17,20 @@ export function registerPartnerGateway(partner: Command, io: Io) {
     .action(async (id: string, mode: GatewayMode, options: { json?: boolean }) => {
       const partnerId = positiveInt(id, 'partner id')
       const { updated, stranded } = await withDatabase(io, async (db) => ({
-        updated: await setGateway(db, partnerId, mode),
+        updated: await retryingTransaction(db, async (trx) => {
+          const before = await requirePartner(trx, partnerId)
+          const after = await setGateway(trx, partnerId, mode)
+          await recordAudit(trx, {
+            operator: cliActor(io),
+            action: 'partner.gateway',
+            recordType: 'partner',
+            recordId: String(partnerId),
+            before: { gateway: before.gateway },
+            after: { gateway: after.gateway },
+            ip: null,
+          })
+          return after
+        }),
         stranded: mode === 'own' ? await countActiveWithoutCard(db, partnerId) : 0,
       }))
       report(io, options.json, updated, `Partner #${updated.id} now uses the ${updated.gateway} gateway.`)

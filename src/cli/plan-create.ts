@@ -1,8 +1,10 @@
 import { type Command, Option } from 'commander'
 import { retryingTransaction } from '../db/transaction.js'
+import { recordAudit } from '../modules/operators/audit.service.js'
 import { COVERAGE_TYPE_LABELS, COVERAGE_TYPES, type CoverageType } from '../modules/plans/plan.rules.js'
 import { createPlan } from '../modules/plans/plan.service.js'
 import { rateToBp } from '../shared/money.js'
+import { cliActor } from './audit.js'
 import { type Io, positiveInt, report, UsageError, withDatabase } from './context.js'
 
 interface Options {
@@ -67,8 +69,8 @@ export function registerPlanCreate(plan: Command, io: Io) {
     .action(async (o: Options) => {
       const partnerId = positiveInt(o.partner, '--partner')
       const created = await withDatabase(io, (db) =>
-        retryingTransaction(db, (trx) =>
-          createPlan(
+        retryingTransaction(db, async (trx) => {
+          const plan = await createPlan(
             trx,
             {
               partnerId,
@@ -97,8 +99,18 @@ export function registerPlanCreate(plan: Command, io: Io) {
               isDefault: o.default,
             },
             new Date().toISOString(),
-          ),
-        ),
+          )
+          await recordAudit(trx, {
+            operator: cliActor(io),
+            action: 'plan.create',
+            recordType: 'plan',
+            recordId: String(plan.id),
+            before: null,
+            after: plan,
+            ip: null,
+          })
+          return plan
+        }),
       )
       const result = {
         id: created.id,

@@ -10,6 +10,7 @@ import { registerCredentialsIssue } from './credentials-issue.js'
 import { registerCredentialsRevoke } from './credentials-revoke.js'
 import { registerDemo } from './demo.js'
 import { registerMigrate } from './migrate.js'
+import { registerOperator } from './operator.js'
 import { registerPartnerCreate } from './partner-create.js'
 import { registerPartnerGateway } from './partner-gateway.js'
 import { registerPlanCreate } from './plan-create.js'
@@ -47,6 +48,7 @@ export function buildProgram(io: Io): Command {
   registerClaimList(claim, io)
   registerClaimShow(claim, io)
   registerClaimDecisions(claim, io)
+  registerOperator(program, io)
   return program
 }
 

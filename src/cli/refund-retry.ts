@@ -1,7 +1,10 @@
 import type { Command } from 'commander'
-import { retryFailedRefund } from '../modules/annual-plans/annual-plan-refund.service.js'
+import { retryingTransaction } from '../db/transaction.js'
+import { requeueFailedRefund } from '../modules/annual-plans/annual-plan-refund.service.js'
 import { renderingContext } from '../modules/events/event.service.js'
+import { recordAudit } from '../modules/operators/audit.service.js'
 import { centsToAmount } from '../shared/money.js'
+import { cliActor } from './audit.js'
 import { type Io, positiveInt, report, withDatabase } from './context.js'
 
 export function registerRefundRetry(refund: Command, io: Io) {
@@ -15,7 +18,25 @@ export function registerRefundRetry(refund: Command, io: Io) {
     .action(async (id: string, options: { json?: boolean }) => {
       const planId = positiveInt(id, 'annual plan id')
       const refund = await withDatabase(io, (db, config) =>
-        retryFailedRefund(db, planId, new Date().toISOString(), renderingContext(config)),
+        retryingTransaction(db, async (trx) => {
+          const now = new Date().toISOString()
+          const requeued = await requeueFailedRefund(trx, planId, now, renderingContext(config))
+          await recordAudit(trx, {
+            operator: cliActor(io),
+            action: 'refund.retry',
+            recordType: 'annual_plan_refund',
+            recordId: String(requeued.id),
+            before: { annual_plan_id: planId, status: 'failed' },
+            after: {
+              annual_plan_id: planId,
+              status: requeued.status,
+              next_attempt_at: requeued.next_attempt_at,
+            },
+            ip: null,
+            at: now,
+          })
+          return requeued
+        }),
       )
       const result = {
         annual_plan_id: refund.annual_plan_id,

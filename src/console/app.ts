@@ -16,6 +16,7 @@ import { dashboardRoutes } from '../modules/console/dashboard.routes.js'
 import { partnersRoutes } from '../modules/console/partners.routes.js'
 import { refundsRoutes } from '../modules/console/refunds.routes.js'
 import { searchRoutes } from '../modules/console/search.routes.js'
+import { operatorRoutes } from '../modules/operators/operator.routes.js'
 import { sessionRoutes, signInRoutes } from '../modules/operators/session.routes.js'
 import { gatewayOf } from '../modules/payments/gateway-factory.js'
 import type { PaymentGateway } from '../modules/payments/payment-gateway.js'
@@ -125,6 +126,7 @@ export async function buildConsoleApp({
   await app.register(searchRoutes)
   await app.register(partnersRoutes)
   await app.register(refundsRoutes)
+  await app.register(operatorRoutes)
 
   await app.register(consoleStatic, { root: staticRoot })
   return app

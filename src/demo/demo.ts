@@ -5,6 +5,7 @@ import { type Db, isPostgres, type Trx } from '../db/database.js'
 import { retryingTransaction } from '../db/transaction.js'
 import { DEMO_EMAIL_DOMAIN } from '../modules/auth/auth.service.js'
 import { importCatalog, parseCatalog } from '../modules/catalog/catalog-import.js'
+import { ensureDemoOperator } from '../modules/operators/operator.service.js'
 import {
   attributeAllModels,
   createPartner,
@@ -69,6 +70,17 @@ const PLANS: PlanTemplate[] = [
   },
 ]
 
+/** The demo's console operator: an admin with a fixed, published password and no TOTP (test only). */
+export interface DemoOperator {
+  email: string
+  password: string
+}
+
+export const DEMO_OPERATOR: DemoOperator = {
+  email: `operador${DEMO_EMAIL_DOMAIN}`,
+  password: 'amparo-demo-console',
+}
+
 export interface DemoPartner {
   id: number
   name: string
@@ -84,7 +96,11 @@ export interface DemoPartner {
  * model attributed. Safe to run again: it adds what is missing, leaves what exists as it is
  * (demo models' prices and active flags included) and issues fresh credentials.
  */
-export async function loadDemo(db: Db, config: Config, now: string): Promise<{ partners: DemoPartner[] }> {
+export async function loadDemo(
+  db: Db,
+  config: Config,
+  now: string,
+): Promise<{ partners: DemoPartner[]; operator: DemoOperator }> {
   const demo = await load(db, config, now, false)
   if (!demo) throw new Error('the demo loads whatever the database holds')
   return demo
@@ -99,7 +115,7 @@ export async function loadDemoIfEmpty(
   db: Db,
   config: Config,
   now: string,
-): Promise<{ partners: DemoPartner[] } | null> {
+): Promise<{ partners: DemoPartner[]; operator: DemoOperator } | null> {
   return load(db, config, now, true)
 }
 
@@ -136,7 +152,8 @@ async function load(db: Db, config: Config, now: string, onlyIfEmpty: boolean) {
       password,
     })
   }
-  return { partners }
+  await ensureDemoOperator(db, { ...DEMO_OPERATOR, role: 'admin' }, now)
+  return { partners, operator: DEMO_OPERATOR }
 }
 
 /** The demo partner, created if missing; an existing one keeps the gateway the operator gave it. */

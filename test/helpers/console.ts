@@ -1,10 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { afterAll, beforeAll } from 'vitest'
+import type { Config } from '../../src/config.js'
 import { buildConsoleApp, type ConsoleApp } from '../../src/console/app.js'
 import { SESSION_COOKIE } from '../../src/console/guard.js'
 import type { Db } from '../../src/db/database.js'
 import type { OperatorRole } from '../../src/modules/operators/operator.table.js'
 import { hashPassword } from '../../src/modules/operators/password-hash.js'
+import type { PaymentGateway } from '../../src/modules/payments/payment-gateway.js'
 import type { Clock } from '../../src/shared/clock.js'
 import type { TestContext } from './test-app.js'
 import { createTestDatabase, type TestDatabase } from './test-db.js'
@@ -35,6 +37,10 @@ export interface ConsoleAppOptions {
   over?: () => TestContext
   /** The built SPA's folder (static tests); none by default. */
   staticRoot?: string | null
+  /** The card gateway (`null` for none); the configured one unless told. */
+  gateway?: PaymentGateway | null
+  /** Settings changed after loading (`{ env: 'production' }`: TOTP required, Secure cookie). */
+  config?: Partial<Config>
 }
 
 /**
@@ -60,9 +66,10 @@ export async function createConsoleApp(options: ConsoleAppOptions = {}): Promise
     ? { env: partner.env, config: partner.config, db: partner.db, drop: async () => {} }
     : await createTestDatabase({ env: options.env })
   const app = await buildConsoleApp({
-    config: database.config,
+    config: { ...database.config, ...options.config },
     db: database.db,
     clock: options.clock,
+    ...(options.gateway !== undefined && { gateway: options.gateway }),
     logger: false,
     staticRoot: options.staticRoot ?? null,
   })

@@ -115,7 +115,7 @@ export async function disableOperator(
   acting: Acting,
 ): Promise<OperatorView> {
   const found = await find(db, which)
-  if ('actor' in acting && !('cli' in acting.actor) && acting.actor.id === found.id)
+  if (!('cli' in acting.actor) && acting.actor.id === found.id)
     throw new StateError('An operator cannot disable itself.')
   return retryingTransaction(db, async (trx) => {
     const before = operatorListView(found)
@@ -172,4 +172,22 @@ export async function resetPassword(
     return after
   })
   return { operator, password }
+}
+
+/**
+ * The demo's operator (test only: README, Operator console): created, or given `password` again,
+ * without TOTP. Seeding is no operator's action, so nothing is audited.
+ */
+export async function ensureDemoOperator(
+  db: Db,
+  input: { email: string; role: OperatorRole; password: string },
+  now: string,
+): Promise<void> {
+  const passwordHash = await hashPassword(input.password)
+  await retryingTransaction(db, async (trx) => {
+    const existing = await operatorByEmail(trx, input.email)
+    if (!existing)
+      await insertOperator(trx, { email: input.email, role: input.role, password_hash: passwordHash, now })
+    else await updateOperator(trx, existing.id, { password_hash: passwordHash, disabled_at: null })
+  })
 }

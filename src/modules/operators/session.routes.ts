@@ -15,14 +15,15 @@ const writeErrors = {
   503: consoleError('The database is unreachable for a moment.', 'service_unavailable'),
 }
 
+const cookieOptions = (request: FastifyRequest) => ({
+  httpOnly: true,
+  sameSite: 'strict' as const,
+  path: '/',
+  secure: request.server.config.env === 'production',
+})
+
 function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string) {
-  reply.setCookie(SESSION_COOKIE, token, {
-    httpOnly: true,
-    sameSite: 'strict',
-    path: '/',
-    secure: request.server.config.env === 'production',
-    maxAge: SESSION_ABSOLUTE_MS / 1000,
-  })
+  reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions(request), maxAge: SESSION_ABSOLUTE_MS / 1000 })
 }
 
 /** Sign-in in two steps (password, then TOTP code) under the login limits. */
@@ -124,7 +125,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const token = request.cookies[SESSION_COOKIE]
       if (token) await signOut(app.db, token)
-      reply.clearCookie(SESSION_COOKIE, { path: '/' })
+      reply.clearCookie(SESSION_COOKIE, cookieOptions(request))
       return reply.code(204).send(null)
     },
   )
