@@ -52,6 +52,18 @@ client.use(unauthenticated)
 
 type Query = Record<string, string | number | boolean | undefined>
 
+/** "/api/claims/{id}/approve" → `/api/claims/${string}/approve`: a path the document declares, filled in. */
+type Filled<P extends string> = P extends `${infer Head}{${string}}${infer Tail}`
+  ? `${Head}${string}${Filled<Tail>}`
+  : P
+type PathWith<M extends 'get' | 'post' | 'delete'> = {
+  [P in keyof paths & string]: paths[P] extends Record<M, object> ? Filled<P> : never
+}[keyof paths & string]
+/** Paths of the console's OpenAPI document (schema.d.ts), by method: a call to a path it lacks fails to compile. */
+export type GetPath = PathWith<'get'>
+export type PostPath = PathWith<'post'>
+export type DeletePath = PathWith<'delete'>
+
 function unwrap<T>(result: { data?: unknown; error?: unknown; response: Response }): T {
   if (!result.response.ok) {
     const body = (result.error && typeof result.error === 'object' ? result.error : {}) as ErrorBody
@@ -66,19 +78,19 @@ function clean(query: Query | undefined): Query | undefined {
 }
 
 /** GET a path of the operator API; throws ApiError on any non-2xx answer. */
-export async function get<T>(path: string, query?: Query): Promise<T> {
+export async function get<T>(path: GetPath, query?: Query): Promise<T> {
   // biome-ignore lint/suspicious/noExplicitAny: the path is checked against the generated schema where typed
   const result = await (client as any).GET(path, { params: { query: clean(query) } })
   return unwrap<T>(result)
 }
 
-export async function post<T>(path: string, body?: unknown): Promise<T> {
+export async function post<T>(path: PostPath, body?: unknown): Promise<T> {
   // biome-ignore lint/suspicious/noExplicitAny: see get()
   const result = await (client as any).POST(path, { body: body ?? {} })
   return unwrap<T>(result)
 }
 
-export async function del<T>(path: string): Promise<T> {
+export async function del<T>(path: DeletePath): Promise<T> {
   // biome-ignore lint/suspicious/noExplicitAny: see get()
   const result = await (client as any).DELETE(path, {})
   return unwrap<T>(result)

@@ -206,7 +206,9 @@ export interface AuditEntry {
   id: number
   at?: string
   created_at?: string
-  operator: string | { id?: number; email?: string; cli?: string } | null
+  actor?: number | null
+  actor_label?: string
+  operator?: string | { id?: number; email?: string; cli?: string } | null
   action: string
   record_type: string
   record_id: string

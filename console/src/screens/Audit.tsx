@@ -5,7 +5,7 @@ import { when } from '../format'
 import { navigate } from '../router'
 import { ErrorBox, Loading, Pager, PageTitle, TableWrap, useLoad } from '../ui'
 
-function who(operator: AuditEntry['operator']): string {
+function who(operator: AuditEntry['operator'] | undefined): string {
   if (operator == null) return '—'
   if (typeof operator === 'string') return operator
   return operator.email ?? (operator.cli ? `CLI (${operator.cli})` : '—')
@@ -94,7 +94,7 @@ export function AuditScreen({ query }: { query: URLSearchParams }) {
                 {data.data.map((a) => (
                   <tr key={a.id}>
                     <td>{when(a.at ?? a.created_at)}</td>
-                    <td>{who(a.operator)}</td>
+                    <td>{a.actor_label ?? who(a.operator)}</td>
                     <td>
                       <code>{a.action}</code>
                     </td>

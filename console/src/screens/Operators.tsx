@@ -86,6 +86,7 @@ export function OperatorsScreen() {
                 <th scope="col">E-mail</th>
                 <th scope="col">Papel</th>
                 <th scope="col">Situação</th>
+                <th scope="col">Duas etapas</th>
                 <th scope="col">Criado em</th>
                 {isAdmin ? <th scope="col">Ações</th> : null}
               </tr>
@@ -98,6 +99,7 @@ export function OperatorsScreen() {
                   <td>
                     {o.disabled_at ? <Badge tone="bad">desativado</Badge> : <Badge tone="ok">ativo</Badge>}
                   </td>
+                  <td>{o.totp_enrolled ? 'ativada' : <span className="muted">não</span>}</td>
                   <td>{when(o.created_at)}</td>
                   {isAdmin ? (
                     <td className="row">
