@@ -46,6 +46,7 @@ let page: Page
 let receiver: Receiver
 let s: Seller
 let claim: ClaimBody
+let contested: ClaimBody
 let totpSecret = ''
 const adjuster = { email: 'regulador@amparo.test', password: TEST_OPERATOR_PASSWORD }
 
@@ -78,6 +79,20 @@ describe.skipIf(!hasChromium)('operator console in Chromium', () => {
       const response = await call(s, 'POST', `/claims/${claim.id}/documents`, upload.payload, upload.headers)
       expect(response.statusCode, response.body).toBeLessThan(300)
     }
+    // A second claim, on another contract, that another adjuster decides while the screen is open.
+    contested = await ok<ClaimBody>(
+      s,
+      'POST',
+      '/claims',
+      {
+        subscription_id: await paidSubscription(s, { paidAt: daysAfter(-40) }),
+        type: 'robbery',
+        occurred_at: local(daysAfter(-1)),
+        description: 'Celular roubado na saída do metrô.',
+        police_report: { number: 'BO-2026-0001', issued_on: '2026-11-20' },
+      },
+      201,
+    )
     served = await serveConsole(ctx, { now: () => new Date(at.now) })
     await loginAs(ctx.db, 'admin', { email: 'admin@amparo.test' })
     await loginAs(ctx.db, 'adjuster', { email: adjuster.email })
@@ -151,6 +166,25 @@ describe.skipIf(!hasChromium)('operator console in Chromium', () => {
     })
     const types = receiver.at('/hooks').map((r) => JSON.parse(r.body).type as string)
     expect(types).toEqual(expect.arrayContaining(['claim.approved', 'claim.settled']))
+  })
+
+  it('shows the 409 when another adjuster decided the claim first', async () => {
+    await openScreen(page, served.base, `#/sinistros/${contested.id}`, `Sinistro ${contested.number}`)
+    await page.getByLabel('Negar').check()
+    await page.getByLabel('Nota para o parceiro').fill('Sem cobertura para este caso.')
+    await page.getByRole('button', { name: 'Revisar negativa' }).click()
+    const other = await served.console.inject({
+      method: 'POST',
+      url: `/api/claims/${contested.id}/deny`,
+      headers: await loginAs(ctx.db, 'adjuster'),
+      payload: { reason_code: 'other', note: 'Decidido por outro regulador.' },
+    })
+    expect(other.statusCode, other.body).toBe(200)
+    await page.getByRole('button', { name: 'Confirmar' }).click()
+    await page
+      .getByRole('alert')
+      .getByText(/Conflito \(409\)/)
+      .waitFor()
   })
 
   it('has no serious or critical axe-core violation on any screen, at 1280×800 and 390×844', async () => {
