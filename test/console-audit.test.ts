@@ -24,7 +24,7 @@ beforeAll(async () => {
 const auditRows = (action: string) =>
   main.db.selectFrom('audit_log').selectAll().where('action', '=', action).orderBy('id').execute()
 
-describe('amparo operator', () => {
+describe('amparo operator', { timeout: 120_000 }, () => {
   it('create prints a one-time password once; the operator signs in with it; audited as cli:<user>', async () => {
     const created = await json<{ operator: { id: number; email: string; role: string }; password: string }>(
       main.env,
@@ -133,7 +133,8 @@ describe('amparo operator', () => {
   })
 })
 
-describe('the state-changing CLI commands', () => {
+// Each command opens, migrates and closes its own connection: slow on a busy machine.
+describe('the state-changing CLI commands', { timeout: 120_000 }, () => {
   it('credentials issue and revoke, partner gateway, claim approve: one audit row each, never a secret', async () => {
     const partnerId = await createPartner()
     const issued = await json<{ client_id: string; client_secret: string }>(

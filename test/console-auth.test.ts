@@ -58,7 +58,8 @@ function codeAt(otpauthUrl: string, at: Date): string {
   return URI.parse(otpauthUrl).generate({ timestamp: at.getTime() })
 }
 
-describe('in test (TOTP optional)', () => {
+// Every sign-in costs a deliberately slow scrypt hash: room for a busy machine.
+describe('in test (TOTP optional)', { timeout: 120_000 }, () => {
   const ctx = consoleApp({ clock })
   const call = client(ctx)
   const signIn = (email: string, password = PASSWORD, extra: object = {}) =>
@@ -230,7 +231,7 @@ describe('in test (TOTP optional)', () => {
   })
 })
 
-describe('sign-in limits', () => {
+describe('sign-in limits', { timeout: 120_000 }, () => {
   const ctx = consoleApp({ clock })
   const call = client(ctx)
 
@@ -255,7 +256,7 @@ describe('sign-in limits', () => {
   })
 })
 
-describe('in production', () => {
+describe('in production', { timeout: 120_000 }, () => {
   const ctx = consoleApp({ clock, config: { env: 'production' }, gateway: null })
   const call = client(ctx)
 

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../src/config.js'
 import { CONSOLE_CSP } from '../src/console/static.js'
 import { consoleApp } from './helpers/console.js'
+import { useTestApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 
 // Where the operator console is served (README, Operator console): its own listener, its built
@@ -57,6 +58,17 @@ describe('the built console', () => {
       expect.arrayContaining(['/api/session', '/api/session/totp', '/api/operators', '/api/audit']),
     )
     expect(paths.some((p) => !p.startsWith('/api/'))).toBe(false)
+  })
+})
+
+describe('beside the partner API', () => {
+  const partner = useTestApp()
+  const ctx = consoleApp({ over: () => partner })
+
+  it('is built over the partner app’s database', async () => {
+    expect(ctx.db).toBe(partner.db)
+    const headers = await ctx.loginAs('viewer')
+    expect((await ctx.console.inject({ method: 'GET', url: '/api/session', headers })).statusCode).toBe(200)
   })
 })
 
