@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { migrateTo, migrateToLatest } from '../src/db/migrate.js'
 import {
   type ClaimParty,
   claimOf,
@@ -164,6 +165,24 @@ describe('figures', () => {
       expect(row.partner_name).not.toBe('')
       expect(row.plan_name).not.toBe('')
     }
+  })
+
+  it('keeps in premium_months what migration 0018 computes again from the contracts and the ledger', async () => {
+    const kept = () =>
+      ctx.db.selectFrom('premium_months').selectAll().orderBy(['month', 'partner_id', 'plan_id']).execute()
+    const byTriggers = await kept()
+    expect(byTriggers.length).toBeGreaterThan(0)
+    await migrateTo(ctx.db, '0017-operators')
+    await migrateToLatest(ctx.db)
+    expect(
+      (await kept()).map((row) => ({
+        ...row,
+        written: Number(row.written),
+        collected: Number(row.collected),
+      })),
+    ).toEqual(
+      byTriggers.map((row) => ({ ...row, written: Number(row.written), collected: Number(row.collected) })),
+    )
   })
 
   it('refuses a malformed or reversed period with 422', async () => {

@@ -15,6 +15,7 @@ import type {
   ClaimNumbersTable,
   ClaimsTable,
 } from '../modules/claims/claim.table.js'
+import type { PremiumMonthsTable } from '../modules/console/premium-month.table.js'
 import type { CustomersTable } from '../modules/customers/customer.table.js'
 import type { DeviceProtectionsTable } from '../modules/devices/device-protection.table.js'
 import type { EventsTable } from '../modules/events/event.table.js'
@@ -79,6 +80,7 @@ export interface Database {
   claim_numbers: ClaimNumbersTable
   claim_documents: ClaimDocumentsTable
   claim_document_contents: ClaimDocumentContentsTable
+  premium_months: PremiumMonthsTable
   operators: OperatorsTable
   operator_sessions: OperatorSessionsTable
   audit_log: AuditLogTable

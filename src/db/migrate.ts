@@ -24,7 +24,7 @@ import * as cardAttempts from './migrations/0014-card-attempts.js'
 import * as claims from './migrations/0015-claims.js'
 import * as subscriptionExpiry from './migrations/0016-subscription-expiry.js'
 import * as operators from './migrations/0017-operators.js'
-import * as consoleIndexes from './migrations/0018-console-indexes.js'
+import * as consoleReads from './migrations/0018-console-reads.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
 const migrations: Record<string, Migration> = {
@@ -45,7 +45,7 @@ const migrations: Record<string, Migration> = {
   '0015-claims': claims,
   '0016-subscription-expiry': subscriptionExpiry,
   '0017-operators': operators,
-  '0018-console-indexes': consoleIndexes,
+  '0018-console-reads': consoleReads,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -162,7 +162,7 @@ export async function retryFailedRefund(
   return retryingTransaction(db, (trx) => requeueFailedRefund(trx, planId, now, rendering))
 }
 
-/** `retryFailedRefund` in the caller's transaction (the console's, which audits it there too). */
+/** retryFailedRefund in the caller's transaction (with its audit entry): the refund before and after. */
 export async function requeueFailedRefund(
   trx: Trx,
   planId: number,

@@ -16,61 +16,38 @@ export interface Period {
   end: string
 }
 
-/** Premiums written (contracted) per month: subscriptions' installments in full, annual plans' premium. */
-export async function writtenByMonth(db: Db, { start, end }: Period) {
-  const [subscriptions, annualPlans] = await Promise.all([
-    db
-      .selectFrom('subscriptions')
-      .select((eb) => [
-        monthOf(db, 'created_at').as('month'),
-        eb.fn.sum<string>(sql`monthly_premium * installments_count`).as('cents'),
-      ])
-      .where('created_at', '>=', start)
-      .where('created_at', '<', end)
-      .groupBy(monthOf(db, 'created_at'))
-      .execute(),
-    db
-      .selectFrom('annual_plans')
-      .select((eb) => [monthOf(db, 'created_at').as('month'), eb.fn.sum<string>('premium').as('cents')])
-      .where('created_at', '>=', start)
-      .where('created_at', '<', end)
-      .groupBy(monthOf(db, 'created_at'))
-      .execute(),
-  ])
-  return [...subscriptions, ...annualPlans]
+/** The period's months, `YYYY-MM` (UTC), both included. */
+export interface Months {
+  from: string
+  to: string
 }
 
-/** Signed amount of a ledger row for what was collected: approved or recorded payments in, refunds out. */
-const collectedAmount = sql<number>`case when p.outcome = 'refunded' then -p.amount else p.amount end`
-const COLLECTING = ['approved', 'recorded', 'refunded'] as const
-
-/** Premiums collected per month, from the payments ledger. */
-export async function collectedByMonth(db: Db, { start, end }: Period) {
+/**
+ * Premiums written (contracted, in full) and collected (the ledger, minus refunds) per month, from
+ * the kept `premium_months` (migration 0018).
+ */
+export async function premiumsByMonth(db: Db, { from, to }: Months) {
   return db
-    .selectFrom('payments as p')
-    .select((eb) => [monthOf(db, 'p.created_at').as('month'), eb.fn.sum<string>(collectedAmount).as('cents')])
-    .where('p.created_at', '>=', start)
-    .where('p.created_at', '<', end)
-    .where('p.outcome', 'in', COLLECTING)
-    .groupBy(monthOf(db, 'p.created_at'))
+    .selectFrom('premium_months')
+    .select((eb) => [
+      'month',
+      eb.fn.sum<string>('written').as('written'),
+      eb.fn.sum<string>('collected').as('collected'),
+    ])
+    .where('month', '>=', from)
+    .where('month', '<=', to)
+    .groupBy('month')
     .execute()
 }
 
-/** Premiums collected in the period per partner and plan (the contract's plan). */
-export async function collectedByPlan(db: Db, { start, end }: Period) {
+/** Premiums collected in the period per partner and plan (plan 0: ledger rows of no contract). */
+export async function collectedByPlan(db: Db, { from, to }: Months) {
   return db
-    .selectFrom('payments as p')
-    .leftJoin('subscriptions as s', 's.id', 'p.subscription_id')
-    .leftJoin('annual_plans as a', 'a.id', 'p.annual_plan_id')
-    .select((eb) => [
-      'p.partner_id',
-      eb.fn.coalesce('s.plan_id', 'a.plan_id').as('plan_id'),
-      eb.fn.sum<string>(collectedAmount).as('cents'),
-    ])
-    .where('p.created_at', '>=', start)
-    .where('p.created_at', '<', end)
-    .where('p.outcome', 'in', COLLECTING)
-    .groupBy(['p.partner_id', sql`coalesce(s.plan_id, a.plan_id)`])
+    .selectFrom('premium_months')
+    .select((eb) => ['partner_id', 'plan_id', eb.fn.sum<string>('collected').as('cents')])
+    .where('month', '>=', from)
+    .where('month', '<=', to)
+    .groupBy(['partner_id', 'plan_id'])
     .execute()
 }
 
@@ -85,46 +62,38 @@ export async function claimsPaidByPlan(db: Db, { start, end }: Period) {
     .execute()
 }
 
-/** Claims opened, approved, denied and settled per month. */
+/** Claims opened, approved, denied and settled per month: one statement, four indexed ranges. */
 export async function claimsByMonth(db: Db, { start, end }: Period) {
-  const count = (column: 'created_at' | 'decided_at' | 'settled_at', outcome?: 'approved' | 'denied') => {
-    let query = db
-      .selectFrom('claims')
-      .select((eb) => [monthOf(db, column).as('month'), eb.fn.countAll<string>().as('count')])
-      .where(column, '>=', start)
-      .where(column, '<', end)
-    if (outcome) query = query.where('outcome', '=', outcome)
-    return query.groupBy(monthOf(db, column)).execute()
-  }
-  const [opened, approved, denied, settled] = await Promise.all([
-    count('created_at'),
-    count('decided_at', 'approved'),
-    count('decided_at', 'denied'),
-    count('settled_at'),
-  ])
-  return { opened, approved, denied, settled }
+  const count = (column: 'created_at' | 'decided_at' | 'settled_at', what: string, outcome?: string) =>
+    sql`select ${sql.lit(what)} as what, ${monthOf(db, column)} as month, count(*) as count from claims
+      where ${sql.ref(column)} >= ${start} and ${sql.ref(column)} < ${end}
+      ${outcome ? sql`and outcome = ${outcome}` : sql``}
+      group by ${monthOf(db, column)}`
+  const { rows } = await sql<{
+    what: 'opened' | 'approved' | 'denied' | 'settled'
+    month: string
+    count: string
+  }>`
+    ${count('created_at', 'opened')} union all ${count('decided_at', 'approved', 'approved')}
+    union all ${count('decided_at', 'denied', 'denied')} union all ${count('settled_at', 'settled')}`.execute(
+    db,
+  )
+  return rows
 }
 
 /**
- * Protections in force at `now`: subscriptions active (`pago`) whose end (`ends_on`, service zone)
- * is after `today`, and annual plans paid or protected whose cover ends after `now`.
+ * Protections in force at `now`, in one statement: subscriptions active (`pago`) whose end
+ * (`ends_on`, service zone) is after `today`, and annual plans paid or protected whose cover ends
+ * after `now`.
  */
 export async function activeProtections(db: Db, { now, today }: { now: string; today: string }) {
-  const [subscriptions, annualPlans] = await Promise.all([
-    db
-      .selectFrom('subscriptions')
-      .select((eb) => eb.fn.countAll<string>().as('count'))
-      .where('status', '=', 'pago')
-      .where('ends_on', '>', today)
-      .executeTakeFirstOrThrow(),
-    db
-      .selectFrom('annual_plans')
-      .select((eb) => eb.fn.countAll<string>().as('count'))
-      .where('status', 'in', ['paid', 'protected'])
-      .where('ends_at', '>', now)
-      .executeTakeFirstOrThrow(),
-  ])
-  return { subscriptions: Number(subscriptions.count), annualPlans: Number(annualPlans.count) }
+  const { rows } = await sql<{ subscriptions: string; annual_plans: string }>`select
+    (select count(*) from subscriptions where status = 'pago' and ends_on > ${today}) as subscriptions,
+    (select count(*) from annual_plans where status in ('paid', 'protected') and ends_at > ${now}) as annual_plans`.execute(
+    db,
+  )
+  const row = rows[0]
+  return { subscriptions: Number(row?.subscriptions ?? 0), annualPlans: Number(row?.annual_plans ?? 0) }
 }
 
 /** Names of these partners and plans. */

@@ -5,18 +5,15 @@ import {
   activeProtections,
   claimsByMonth,
   claimsPaidByPlan,
-  collectedByMonth,
   collectedByPlan,
   namesOf,
-  writtenByMonth,
+  premiumsByMonth,
 } from './dashboard.repository.js'
 import { asCents, byMonth, lossRatio, monthsOf, periodBounds, periodOf } from './dashboard.rules.js'
 
 // GET /api/dashboard (README, Operator console: Painel).
 
 const NO_CLAIMS = { opened: 0, approved: 0, denied: 0, settled: 0 }
-const counted = (rows: { month: string; count: string | number }[], key: keyof typeof NO_CLAIMS) =>
-  rows.map((row) => ({ ...NO_CLAIMS, month: row.month, [key]: Number(row.count) }))
 
 const planKey = (partnerId: number, planId: number | null) => `${partnerId}:${planId ?? ''}`
 
@@ -29,10 +26,9 @@ export async function dashboard(
   if ('error' in period) throw ValidationError.field(period.field, period.error)
   const months = monthsOf(period.from, period.to)
   const bounds = periodBounds(period.from, period.to)
-  const [written, collected, byPlan, paid, claims, active] = await Promise.all([
-    writtenByMonth(db, bounds),
-    collectedByMonth(db, bounds),
-    collectedByPlan(db, bounds),
+  const [premiumSums, byPlan, paid, claims, active] = await Promise.all([
+    premiumsByMonth(db, period),
+    collectedByPlan(db, period),
     claimsPaidByPlan(db, bounds),
     claimsByMonth(db, bounds),
     activeProtections(db, { now, today: formatDate(now, timeZone) }),
@@ -40,20 +36,16 @@ export async function dashboard(
 
   const premiums = byMonth(
     months,
-    [
-      ...written.map((r) => ({ month: r.month, written_cents: asCents(r.cents), collected_cents: 0 })),
-      ...collected.map((r) => ({ month: r.month, written_cents: 0, collected_cents: asCents(r.cents) })),
-    ],
+    premiumSums.map((r) => ({
+      month: r.month,
+      written_cents: asCents(r.written),
+      collected_cents: asCents(r.collected),
+    })),
     { written_cents: 0, collected_cents: 0 },
   )
   const claimMonths = byMonth(
     months,
-    [
-      ...counted(claims.opened, 'opened'),
-      ...counted(claims.approved, 'approved'),
-      ...counted(claims.denied, 'denied'),
-      ...counted(claims.settled, 'settled'),
-    ],
+    claims.map((row) => ({ ...NO_CLAIMS, month: row.month, [row.what]: Number(row.count) })),
     NO_CLAIMS,
   )
 
@@ -67,7 +59,10 @@ export async function dashboard(
     plans.set(key, found)
     return found
   }
-  for (const row of byPlan) entry(row.partner_id, row.plan_id).collected += asCents(row.cents)
+  for (const row of byPlan) {
+    const cents = asCents(row.cents)
+    if (cents !== 0) entry(row.partner_id, row.plan_id === 0 ? null : row.plan_id).collected += cents
+  }
   for (const row of paid) entry(row.partner_id, row.plan_id).paid += asCents(row.cents)
   const names = await namesOf(
     db,
