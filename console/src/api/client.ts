@@ -1,0 +1,97 @@
+import createClient, { type Middleware } from 'openapi-fetch'
+import type { paths } from './schema'
+
+/** The operator API's error body (the same shape as the partner API's). */
+export interface ErrorBody {
+  code?: string
+  message?: string
+  errors?: Record<string, string[] | string>
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: ErrorBody,
+  ) {
+    super(body.message ?? `HTTP ${status}`)
+  }
+
+  get code(): string | undefined {
+    return this.body.code
+  }
+
+  /** Every field error as one line: "campo: mensagem". */
+  fieldErrors(): string[] {
+    return Object.entries(this.body.errors ?? {}).map(
+      ([field, messages]) => `${field}: ${Array.isArray(messages) ? messages.join('; ') : messages}`,
+    )
+  }
+}
+
+/** Called when the server answers 401 to anything but the login itself: the session is gone. */
+let onUnauthenticated: () => void = () => {}
+export function setUnauthenticatedHandler(handler: () => void) {
+  onUnauthenticated = handler
+}
+
+const unauthenticated: Middleware = {
+  onResponse({ request, response }) {
+    if (response.status === 401 && !new URL(request.url).pathname.startsWith('/api/session')) {
+      onUnauthenticated()
+    }
+    return undefined
+  },
+}
+
+export const client = createClient<paths>({
+  baseUrl: window.location.origin,
+  credentials: 'same-origin',
+  headers: { 'Accept-Language': 'pt-BR' },
+})
+client.use(unauthenticated)
+
+type Query = Record<string, string | number | boolean | undefined>
+
+/** "/api/claims/{id}/approve" → `/api/claims/${string}/approve`: a path the document declares, filled in. */
+type Filled<P extends string> = P extends `${infer Head}{${string}}${infer Tail}`
+  ? `${Head}${string}${Filled<Tail>}`
+  : P
+type PathWith<M extends 'get' | 'post' | 'delete'> = {
+  [P in keyof paths & string]: paths[P] extends Record<M, object> ? Filled<P> : never
+}[keyof paths & string]
+/** Paths of the console's OpenAPI document (schema.d.ts), by method: a call to a path it lacks fails to compile. */
+export type GetPath = PathWith<'get'>
+export type PostPath = PathWith<'post'>
+export type DeletePath = PathWith<'delete'>
+
+function unwrap<T>(result: { data?: unknown; error?: unknown; response: Response }): T {
+  if (!result.response.ok) {
+    const body = (result.error && typeof result.error === 'object' ? result.error : {}) as ErrorBody
+    throw new ApiError(result.response.status, body)
+  }
+  return result.data as T
+}
+
+function clean(query: Query | undefined): Query | undefined {
+  if (!query) return undefined
+  return Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined && v !== ''))
+}
+
+/** GET a path of the operator API; throws ApiError on any non-2xx answer. */
+export async function get<T>(path: GetPath, query?: Query): Promise<T> {
+  // biome-ignore lint/suspicious/noExplicitAny: the path is checked against the generated schema where typed
+  const result = await (client as any).GET(path, { params: { query: clean(query) } })
+  return unwrap<T>(result)
+}
+
+export async function post<T>(path: PostPath, body?: unknown): Promise<T> {
+  // biome-ignore lint/suspicious/noExplicitAny: see get()
+  const result = await (client as any).POST(path, { body: body ?? {} })
+  return unwrap<T>(result)
+}
+
+export async function del<T>(path: DeletePath): Promise<T> {
+  // biome-ignore lint/suspicious/noExplicitAny: see get()
+  const result = await (client as any).DELETE(path, {})
+  return unwrap<T>(result)
+}

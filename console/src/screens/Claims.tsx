@@ -1,0 +1,144 @@
+import { get } from '../api/client'
+import type { ClaimSummary, Page, PartnerSummary } from '../api/types'
+import { deviceText, FRAUD_LABELS, label, STATUS_LABELS, TYPE_LABELS, when } from '../format'
+import { href, navigate } from '../router'
+import { Badge, ErrorBox, Loading, Pager, PageTitle, statusTone, TableWrap, useLoad } from '../ui'
+
+const FILTERS = ['status', 'type', 'partner_id', 'fraud'] as const
+
+export function ClaimsScreen({ query }: { query: URLSearchParams }) {
+  const filters = Object.fromEntries(FILTERS.map((f) => [f, query.get(f) ?? ''])) as Record<
+    (typeof FILTERS)[number],
+    string
+  >
+  const page = Number(query.get('page') ?? '1') || 1
+  const key = `${query.toString()}`
+  const claims = useLoad(() => get<Page<ClaimSummary>>('/api/claims', { ...filters, page }), [key])
+  const partners = useLoad(
+    () =>
+      get<PartnerSummary[] | { data: PartnerSummary[] }>('/api/partners').then((p) =>
+        Array.isArray(p) ? p : p.data,
+      ),
+    [],
+  )
+
+  function set(name: string, value: string) {
+    navigate('/sinistros', { ...filters, [name]: value, page: undefined })
+  }
+
+  return (
+    <>
+      <PageTitle>Sinistros</PageTitle>
+      <form className="filters" aria-label="Filtros" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Situação
+          <select value={filters.status} onChange={(e) => set('status', e.target.value)}>
+            <option value="">Todas</option>
+            <option value="open">Em aberto (a decidir ou liquidar)</option>
+            {Object.entries(STATUS_LABELS).map(([k, v]) => (
+              <option key={k} value={k}>
+                {v}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Tipo
+          <select value={filters.type} onChange={(e) => set('type', e.target.value)}>
+            <option value="">Todos</option>
+            {Object.entries(TYPE_LABELS).map(([k, v]) => (
+              <option key={k} value={k}>
+                {v}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Parceiro
+          <select value={filters.partner_id} onChange={(e) => set('partner_id', e.target.value)}>
+            <option value="">Todos</option>
+            {(partners.data ?? []).map((p) => (
+              <option key={p.id} value={String(p.id)}>
+                {p.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="check">
+          <input
+            type="checkbox"
+            checked={filters.fraud === 'true'}
+            onChange={(e) => set('fraud', e.target.checked ? 'true' : '')}
+          />
+          Só com sinal de fraude
+        </label>
+      </form>
+      <ErrorBox error={claims.error} />
+      {claims.loading && !claims.data ? <Loading /> : null}
+      {claims.data ? (
+        <>
+          <TableWrap label="Fila de sinistros">
+            <table className="list cards" data-testid="claims-queue">
+              <caption className="sr-only">Fila de sinistros, os mais antigos primeiro</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Número</th>
+                  <th scope="col">Aberto em</th>
+                  <th scope="col">Situação</th>
+                  <th scope="col">Tipo</th>
+                  <th scope="col">Parceiro</th>
+                  <th scope="col">Cliente</th>
+                  <th scope="col">Aparelho</th>
+                  <th scope="col">Fraude</th>
+                </tr>
+              </thead>
+              <tbody>
+                {claims.data.data.length === 0 ? (
+                  <tr>
+                    <td colSpan={8} className="muted">
+                      Nenhum sinistro com esses filtros.
+                    </td>
+                  </tr>
+                ) : null}
+                {claims.data.data.map((c) => (
+                  <tr key={c.id}>
+                    <th scope="row">
+                      <a href={href(`/sinistros/${c.id}`)}>{c.number}</a>
+                    </th>
+                    <td className="nowrap" data-label="Aberto em">
+                      {when(c.opened_at)}
+                    </td>
+                    <td data-label="Situação">
+                      <Badge tone={statusTone(c.status)}>
+                        {c.status_label ?? label(STATUS_LABELS, c.status)}
+                      </Badge>
+                    </td>
+                    <td data-label="Tipo">{label(TYPE_LABELS, c.type)}</td>
+                    <td data-label="Parceiro">{c.partner?.name}</td>
+                    <td data-label="Cliente">{c.customer_name}</td>
+                    <td data-label="Aparelho">{deviceText(c.device)}</td>
+                    <td data-label="Fraude">
+                      {c.fraud_signals.length > 0 ? (
+                        <span title={c.fraud_signals.map((s) => label(FRAUD_LABELS, s)).join('\n')}>
+                          <Badge tone="bad">{c.fraud_signals.length} sinal(is)</Badge>
+                        </span>
+                      ) : (
+                        <span className="muted">—</span>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableWrap>
+          <Pager
+            page={claims.data.current_page}
+            lastPage={claims.data.last_page}
+            total={claims.data.total}
+            onPage={(p) => navigate('/sinistros', { ...filters, page: String(p) })}
+          />
+        </>
+      ) : null}
+    </>
+  )
+}

@@ -1,0 +1,62 @@
+import { get } from '../api/client'
+import type { PartnerSummary } from '../api/types'
+import { day } from '../format'
+import { href } from '../router'
+import { Badge, ErrorBox, Loading, PageTitle, TableWrap, useLoad } from '../ui'
+
+export function PartnersScreen() {
+  const { data, error, loading } = useLoad(
+    () =>
+      get<PartnerSummary[] | { data: PartnerSummary[] }>('/api/partners').then((p) =>
+        Array.isArray(p) ? p : p.data,
+      ),
+    [],
+  )
+  return (
+    <>
+      <PageTitle>Parceiros</PageTitle>
+      <ErrorBox error={error} />
+      {loading && !data ? <Loading /> : null}
+      {data ? (
+        <TableWrap label="Parceiros">
+          <table className="list" data-testid="partners">
+            <thead>
+              <tr>
+                <th scope="col">Parceiro</th>
+                <th scope="col">Gateway</th>
+                <th scope="col" className="num">
+                  Credenciais ativas
+                </th>
+                <th scope="col" className="num">
+                  Planos ativos
+                </th>
+                <th scope="col">Webhooks</th>
+                <th scope="col">Desde</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.map((p) => (
+                <tr key={p.id}>
+                  <th scope="row">
+                    <a href={href(`/parceiros/${p.id}`)}>{p.name}</a>
+                  </th>
+                  <td>{p.gateway ?? '—'}</td>
+                  <td className="num">{p.active_credentials ?? '—'}</td>
+                  <td className="num">{p.active_plans ?? '—'}</td>
+                  <td>
+                    {p.failing_endpoints ? (
+                      <Badge tone="bad">{p.failing_endpoints} com falha</Badge>
+                    ) : (
+                      <Badge tone="ok">ok</Badge>
+                    )}
+                  </td>
+                  <td>{day(p.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      ) : null}
+    </>
+  )
+}

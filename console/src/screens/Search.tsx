@@ -1,0 +1,90 @@
+import { type FormEvent, useState } from 'react'
+import { get } from '../api/client'
+import type { SearchResult } from '../api/types'
+import { deviceText, KIND_LABELS, label } from '../format'
+import { href, navigate } from '../router'
+import { Badge, ErrorBox, Loading, PageTitle, statusTone, TableWrap, useLoad } from '../ui'
+
+export function SearchScreen({ query }: { query: URLSearchParams }) {
+  const q = query.get('q') ?? ''
+  const [draft, setDraft] = useState(q)
+  const result = useLoad(() => (q ? get<SearchResult>('/api/search', { q }) : Promise.resolve(null)), [q])
+
+  function submit(e: FormEvent) {
+    e.preventDefault()
+    navigate('/busca', { q: draft.trim() })
+  }
+
+  return (
+    <>
+      <PageTitle>Busca</PageTitle>
+      <form className="searchbar" aria-label="Busca de clientes" onSubmit={submit}>
+        <label htmlFor="q" className="sr-only">
+          Buscar
+        </label>
+        <input
+          id="q"
+          name="q"
+          type="search"
+          value={draft}
+          onChange={(e) => setDraft(e.target.value)}
+          placeholder="CPF/CNPJ, IMEI, número de série, apólice, sinistro, assinatura ou plano anual"
+        />
+        <button type="submit" className="btn btn-primary">
+          Buscar
+        </button>
+      </form>
+      <ErrorBox error={result.error} />
+      {q && result.loading ? <Loading what="Buscando…" /> : null}
+      {result.data && result.data.customers.length === 0 ? (
+        <p className="muted" role="status">
+          Nada encontrado para “{q}”.
+        </p>
+      ) : null}
+      {(result.data?.customers ?? []).map((customer) => (
+        <section
+          className="panel"
+          key={`${customer.name}:${customer.contracts.map((c) => `${c.kind}${c.id}`).join(',')}`}
+          aria-label={`Cliente ${customer.name}`}
+          data-testid="customer"
+        >
+          <h2>
+            {customer.name}{' '}
+            {customer.document_masked ? <span className="muted">· {customer.document_masked}</span> : null}
+          </h2>
+          <TableWrap label="Contratos do cliente">
+            <table className="list">
+              <thead>
+                <tr>
+                  <th scope="col">Contrato</th>
+                  <th scope="col">Tipo</th>
+                  <th scope="col">Parceiro</th>
+                  <th scope="col">Situação</th>
+                  <th scope="col">Aparelho</th>
+                </tr>
+              </thead>
+              <tbody>
+                {customer.contracts.map((c) => (
+                  <tr key={`${c.kind}-${c.id}`} data-partner={c.partner.name}>
+                    <th scope="row">{c.number ?? c.id}</th>
+                    <td>
+                      {label(KIND_LABELS, c.kind)}
+                      {c.plan_name ? <div className="small muted">{c.plan_name}</div> : null}
+                    </td>
+                    <td>
+                      <a href={href(`/parceiros/${c.partner.id}`)}>{c.partner.name}</a>
+                    </td>
+                    <td>
+                      <Badge tone={statusTone(c.status)}>{c.status}</Badge>
+                    </td>
+                    <td>{deviceText(c.device)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableWrap>
+        </section>
+      ))}
+    </>
+  )
+}

@@ -1,0 +1,132 @@
+import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react'
+import { ApiError } from './api/client'
+
+/** Loads data with `load` whenever `deps` change; `reload` runs it again. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
+  const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true })
+  const seq = useRef(0)
+  const latest = useRef(load)
+  latest.current = load
+  const key = JSON.stringify(deps)
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs again when the caller's deps (their JSON) change
+  const run = useCallback(() => {
+    const mine = ++seq.current
+    setState((s) => ({ ...s, loading: true, error: undefined }))
+    latest.current().then(
+      (data) => mine === seq.current && setState({ data, loading: false }),
+      (error) => mine === seq.current && setState({ error, loading: false }),
+    )
+  }, [key])
+  useEffect(run, [run])
+  return { ...state, reload: run }
+}
+
+export function errorText(error: unknown): string {
+  if (error instanceof ApiError) {
+    const lines = error.fieldErrors()
+    const head =
+      error.status === 409
+        ? `Conflito (409): ${error.message}`
+        : error.status === 403
+          ? `Sem permissão (403): ${error.message}`
+          : `${error.message} (${error.status}${error.code ? ` ${error.code}` : ''})`
+    return [head, ...lines].join('\n')
+  }
+  if (error instanceof Error) return error.message
+  return String(error)
+}
+
+export function ErrorBox({ error }: { error: unknown }) {
+  if (!error) return null
+  return (
+    <div className="alert alert-error" role="alert">
+      {errorText(error)
+        .split('\n')
+        .map((line) => (
+          <div key={line}>{line}</div>
+        ))}
+    </div>
+  )
+}
+
+export function Notice({ children }: { children: ReactNode }) {
+  return (
+    <div className="alert alert-ok" role="status">
+      {children}
+    </div>
+  )
+}
+
+export function Loading({ what = 'Carregando…' }: { what?: string }) {
+  return (
+    <p className="muted" aria-live="polite">
+      {what}
+    </p>
+  )
+}
+
+export function PageTitle({ children, actions }: { children: ReactNode; actions?: ReactNode }) {
+  useEffect(() => {
+    if (typeof children === 'string') document.title = `${children} — Amparo`
+  }, [children])
+  return (
+    <div className="page-head">
+      <h1>{children}</h1>
+      {actions ? <div className="page-actions">{actions}</div> : null}
+    </div>
+  )
+}
+
+export function Pager({
+  page,
+  lastPage,
+  total,
+  onPage,
+}: {
+  page: number
+  lastPage: number
+  total: number
+  onPage: (page: number) => void
+}) {
+  return (
+    <nav className="pager" aria-label="Paginação">
+      <button type="button" className="btn" disabled={page <= 1} onClick={() => onPage(page - 1)}>
+        ← Anterior
+      </button>
+      <span>
+        Página {page} de {Math.max(lastPage, 1)} · {total} registro{total === 1 ? '' : 's'}
+      </span>
+      <button type="button" className="btn" disabled={page >= lastPage} onClick={() => onPage(page + 1)}>
+        Próxima →
+      </button>
+    </nav>
+  )
+}
+
+export function Badge({
+  tone = 'neutral',
+  children,
+}: {
+  tone?: 'neutral' | 'warn' | 'ok' | 'bad' | 'info'
+  children: ReactNode
+}) {
+  return <span className={`badge badge-${tone}`}>{children}</span>
+}
+
+export function statusTone(status: string): 'neutral' | 'warn' | 'ok' | 'bad' | 'info' {
+  if (['approved', 'settled', 'succeeded', 'paid', 'active', 'pago', 'protected'].includes(status))
+    return 'ok'
+  if (['denied', 'failed', 'canceled', 'revoked', 'disabled'].includes(status)) return 'bad'
+  if (['under_review', 'pending', 'documents_pending'].includes(status)) return 'warn'
+  return 'neutral'
+}
+
+/** A horizontally scrolling table holder, reachable by keyboard (arrow keys scroll it). */
+export function TableWrap({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take focus to be scrolled by keyboard
+    <section className="table-wrap" aria-label={label} tabIndex={0}>
+      {children}
+    </section>
+  )
+}

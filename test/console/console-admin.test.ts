@@ -1,0 +1,221 @@
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { customerBody, uniqueImei } from '../helpers/bodies.js'
+import { loginAs, TEST_OPERATOR_PASSWORD } from '../helpers/console.js'
+import { useTestApp } from '../helpers/test-app.js'
+import {
+  ANNUAL,
+  bearer,
+  createCustomer,
+  partnerWithToken,
+  seedCatalog,
+  seedPlans,
+  TOTAL_12X,
+} from '../helpers/world.js'
+import { hasChromium, launchBrowser, NO_CHROMIUM, newPage, openScreen, signIn } from './browser.js'
+import { type ServedConsole, serveConsole } from './serve.js'
+
+// An administrator's screens in Chromium (README, Operator console): search by IMEI across
+// partners, credentials issued (the secret shown once) and revoked, a failed refund retried, and
+// the dashboard's figures against the operator API's. One browser for the file.
+
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 240_000 })
+const ctx = useTestApp({ env: { AMPARO_LOGIN_RATE_LIMIT: '100000', AMPARO_RATE_LIMIT: '100000' } })
+
+let served: ServedConsole
+let browser: Browser
+let page: Page
+const imei = uniqueImei()
+const partners: { id: number; name: string }[] = []
+let refundId = 0
+
+async function ok(token: string, method: 'GET' | 'POST' | 'PUT', url: string, payload?: object) {
+  const response = await ctx.app.inject({ method, url, headers: bearer(token), ...(payload && { payload }) })
+  expect(response.statusCode, `${method} ${url}: ${response.body}`).toBeLessThan(300)
+  return response.json()
+}
+
+describe.skipIf(!hasChromium)('operator console, administrator', () => {
+  beforeAll(async () => {
+    const { model } = await seedCatalog(ctx.db)
+    const pro = model('iPhone 16 Pro').id
+    const customer = customerBody()
+    // The same customer and the same phone under two partners: an annual plan, canceled (its
+    // refund the gateway kept refusing until it gave up), then a subscription of the freed phone.
+    const b = await partnerWithToken(ctx.app, ctx.db, 'external')
+    await seedPlans(ctx.db, b.partner.id, [ANNUAL])
+    const atB = await createCustomer(ctx.app, b.token, customer)
+    const plan = await ok(b.token, 'POST', '/annual-plans', {
+      model_id: pro,
+      customer_id: atB.id,
+      imei,
+      payment: { method: 'pix' },
+    })
+    await ok(b.token, 'POST', `/annual-plans/${plan.id}/notify-payment`)
+    const { protocol } = await ok(b.token, 'PUT', `/annual-plans/${plan.id}/cancellation`)
+    await ok(b.token, 'POST', `/annual-plans/${plan.id}/cancellation/${protocol}`)
+
+    const a = await partnerWithToken(ctx.app, ctx.db, 'external')
+    const [total] = await seedPlans(ctx.db, a.partner.id, [TOTAL_12X])
+    const atA = await createCustomer(ctx.app, a.token, customer)
+    const sub = await ok(a.token, 'POST', '/subscriptions', {
+      plan_id: total.id,
+      customer_id: atA.id,
+      model_id: pro,
+      serial_number: imei,
+    })
+    const [first] = await ok(a.token, 'GET', `/subscriptions/${sub.id}/installments`)
+    await ok(a.token, 'POST', `/subscriptions/${sub.id}/installments/${first.id}/notify-payment`)
+    for (const p of [a.partner, b.partner]) {
+      const row = await ctx.db
+        .selectFrom('partners')
+        .select(['id', 'name'])
+        .where('id', '=', p.id)
+        .executeTakeFirstOrThrow()
+      partners.push(row)
+    }
+
+    const now = new Date().toISOString()
+    const failed = {
+      status: 'failed' as const,
+      attempts: 9,
+      next_attempt_at: now,
+      give_up_at: now,
+      locked_until: null,
+      last_error: 'gateway_unavailable',
+    }
+    const existing = await ctx.db
+      .selectFrom('annual_plan_refunds')
+      .select('id')
+      .where('annual_plan_id', '=', plan.id)
+      .executeTakeFirst()
+    if (existing) {
+      await ctx.db.updateTable('annual_plan_refunds').set(failed).where('id', '=', existing.id).execute()
+      refundId = existing.id
+    } else {
+      const refund = await ctx.db
+        .insertInto('annual_plan_refunds')
+        .values({
+          ...failed,
+          annual_plan_id: plan.id,
+          partner_id: b.partner.id,
+          amount: 41_250,
+          payment_reference: 'pi_console_test',
+          gateway_refund_id: null,
+          refunded_at: null,
+          created_at: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+      refundId = refund.id
+    }
+
+    served = await serveConsole(ctx)
+    await loginAs(ctx.db, 'admin', { email: 'chefe@amparo.test' })
+    browser = await launchBrowser()
+    page = await newPage(browser)
+    await signIn(page, served.base, { email: 'chefe@amparo.test', password: TEST_OPERATOR_PASSWORD })
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await served?.close()
+  })
+
+  it('finds the customer under both partners by the IMEI', async () => {
+    await openScreen(page, served.base, '#/busca', 'Busca')
+    await page.getByRole('searchbox').fill(imei)
+    await page.getByRole('button', { name: 'Buscar' }).click()
+    const customer = page.getByTestId('customer')
+    await customer.first().waitFor()
+    expect(await customer.count()).toBe(1)
+    for (const p of partners) await customer.locator(`tr[data-partner="${p.name}"]`).first().waitFor()
+    expect(await customer.locator('tbody tr').count()).toBe(2)
+  })
+
+  it('issues a credential, shows its secret once, then revokes it', async () => {
+    const partner = partners[0]
+    if (!partner) throw new Error('no partner')
+    await page.goto(`${served.base}/#/parceiros/${partner.id}`)
+    await page.getByRole('heading', { name: 'Credenciais' }).waitFor()
+    await page.getByRole('button', { name: 'Emitir credencial' }).click()
+    const clientId = (await page.getByTestId('issued-client-id').textContent()) ?? ''
+    const secret = (await page.getByTestId('issued-client-secret').textContent()) ?? ''
+    expect(secret.length).toBeGreaterThan(20)
+    // The issued pair logs in to the partner API.
+    const login = await ctx.app.inject({
+      method: 'POST',
+      url: '/auth/login',
+      payload: { client_id: clientId, client_secret: secret },
+    })
+    expect(login.statusCode, login.body).toBe(200)
+    const row = page.locator(`tr[data-client-id="${clientId}"]`)
+    await row.waitFor()
+    await page.getByRole('button', { name: 'Já copiei' }).click()
+    expect(await page.getByText(secret).count()).toBe(0)
+    await page.reload()
+    await row.waitFor()
+    expect(await page.getByText(secret).count()).toBe(0)
+
+    await row.getByRole('button', { name: /^Revogar/ }).click()
+    await row.getByRole('button', { name: /Confirmar revogação/ }).click()
+    await row.getByText(/revogada/).waitFor()
+    const refused = await ctx.app.inject({
+      method: 'POST',
+      url: '/auth/login',
+      payload: { client_id: clientId, client_secret: secret },
+    })
+    expect(refused.statusCode).toBe(401)
+  })
+
+  it('retries a failed refund', async () => {
+    await openScreen(page, served.base, '#/reembolsos?status=failed', 'Reembolsos')
+    const row = page.locator(`tr[data-refund="${refundId}"]`)
+    await row.getByRole('button', { name: /Tentar de novo/ }).click()
+    await page.getByText(`Reembolso ${refundId}: nova tentativa`).waitFor()
+    const after = await ctx.db
+      .selectFrom('annual_plan_refunds')
+      .select('status')
+      .where('id', '=', refundId)
+      .executeTakeFirstOrThrow()
+    expect(after.status).toBe('pending')
+    await row.waitFor({ state: 'detached' })
+  })
+
+  it("shows the dashboard's figures as the operator API computes them", async () => {
+    const month = new Date().toISOString().slice(0, 7)
+    await openScreen(page, served.base, `#/painel?from=${month}&to=${month}`, 'Painel')
+    await page.getByTestId('premiums-table').waitFor()
+    const api = await served.console.inject({
+      method: 'GET',
+      url: `/api/dashboard?from=${month}&to=${month}`,
+      headers: await loginAs(ctx.db, 'viewer'),
+    })
+    expect(api.statusCode, api.body).toBe(200)
+    const data = api.json()
+    const money = new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' })
+    const brl = (cents: number) => money.format(cents / 100)
+    expect(await page.getByTestId('total-written').textContent()).toBe(brl(data.totals.written_cents))
+    expect(await page.getByTestId('total-collected').textContent()).toBe(brl(data.totals.collected_cents))
+    expect(await page.getByTestId('total-claims-paid').textContent()).toBe(brl(data.totals.claims_paid_cents))
+    expect(await page.getByTestId('active-subscriptions').textContent()).toBe(
+      String(data.active_protections.subscriptions),
+    )
+    // The API's figures are the partner API's contracts: one subscription in force, its first
+    // installment and the annual plan's premium collected this month.
+    expect(data.active_protections.subscriptions).toBe(1)
+    const cells = await page
+      .locator('[data-testid="premiums-table"] tbody tr td')
+      .evaluateAll((tds) => tds.map((td) => Number(td.getAttribute('data-cents'))))
+    const written = cells.filter((_, i) => i % 2 === 0).reduce((x, y) => x + y, 0)
+    const collected = cells.filter((_, i) => i % 2 === 1).reduce((x, y) => x + y, 0)
+    expect(written).toBe(data.totals.written_cents)
+    expect(collected).toBe(data.totals.collected_cents)
+    const payments = await ctx.db.selectFrom('installments').select(['amount', 'status']).execute()
+    expect(payments.length).toBeGreaterThan(0)
+    expect(collected).toBeGreaterThan(0)
+  })
+})
+
+describe.skipIf(hasChromium)('operator console, administrator', () => {
+  it.skip(NO_CHROMIUM, () => {})
+})
