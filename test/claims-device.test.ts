@@ -15,7 +15,6 @@ import {
 // README, Subscriptions), or name it by its second serial only: a claim shows what the contract
 // names, and a contract naming no device never counts as the same device as another.
 
-// biome-ignore lint/correctness/useHookAtTopLevel: a vitest fixture, not a React hook
 useClaimsWorld()
 
 const signalsOf = async (id: number) => {

@@ -9,7 +9,6 @@ import { CONSOLE_ORIGIN, loginAs } from './helpers/console.js'
 // The audit log (README, Operator console: audit): every state-changing CLI command and console
 // action appends who, what, which record, before → after; admins read it and export it as CSV.
 
-// biome-ignore lint/correctness/useHookAtTopLevel: a vitest fixture (as in the cli-*.test.ts files), not a React hook
 useCliWorld()
 
 const CLI = `cli:${userInfo().username}`

@@ -167,6 +167,13 @@ describe('a claim’s page', () => {
     })
     expect(String(bytes.headers['content-security-policy'])).toMatch(/^sandbox/)
     expect(String(bytes.headers['content-disposition'])).toMatch(/^inline/)
+    expect(bytes.headers['x-frame-options']).toBe('SAMEORIGIN')
+    // A PDF cannot be sandboxed (Chromium's viewer would not open it), only kept to the console's frames.
+    const invoice = claim.documents.find(
+      (d: { content_type: string }) => d.content_type === 'application/pdf',
+    )
+    const invoiceBytes = await get(invoice.url)
+    expect(invoiceBytes.headers['content-security-policy']).toBe("frame-ancestors 'self'")
   })
 
   it('answers 404 for an unknown claim or document', async () => {

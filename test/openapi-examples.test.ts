@@ -126,8 +126,7 @@ describe('every example of the OpenAPI document runs against the demo', () => {
 
   for (const entry of operations) {
     it.skipIf(
-      CERTIFICATE_EXAMPLES_NOT_RUN.has(entry.operationId) ||
-        SDK_EXAMPLES_NOT_RUN.has(entry.operationId),
+      CERTIFICATE_EXAMPLES_NOT_RUN.has(entry.operationId) || SDK_EXAMPLES_NOT_RUN.has(entry.operationId),
     )(`${entry.method} ${entry.path}`, async () => {
       expect(await runExamples(entry)).toEqual([])
     })

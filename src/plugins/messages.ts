@@ -248,10 +248,9 @@ function portugueseSummary(errors: FieldErrors, code: ErrorCode | ConsoleErrorCo
 }
 
 /** An error body (plugins/errors.ts `errorBody`) in the language asked for. */
-export function localized<T extends { code: ErrorCode | ConsoleErrorCode; message: string; errors?: FieldErrors }>(
-  body: T,
-  language: Language,
-): T {
+export function localized<
+  T extends { code: ErrorCode | ConsoleErrorCode; message: string; errors?: FieldErrors },
+>(body: T, language: Language): T {
   if (language === 'en') return body
   if (!body.errors) return { ...body, message: portugueseMessage(body.message, body.code) }
   const errors = Object.fromEntries(

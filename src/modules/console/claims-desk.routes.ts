@@ -85,7 +85,7 @@ export const claimsDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'getDeskClaimDocument',
         summary: 'A claim document’s bytes',
         description:
-          'Inline, with the type recognised at upload, `X-Content-Type-Options: nosniff` and `Content-Security-Policy: sandbox` (an uploaded PDF or image can be previewed, never run script).',
+          'Inline, with the type recognised at upload and `X-Content-Type-Options: nosniff`, framable by the console only. An image is served `sandbox`ed; a PDF is not, because Chromium’s PDF viewer does not run in a sandboxed document (its script runs in the viewer, never in the console’s origin).',
         params: DeskDocumentParams,
         response: { 200: DocumentBytes, ...consoleAnswers(false, 404) },
       },
@@ -96,10 +96,8 @@ export const claimsDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .type(file.content_type)
         .header('content-disposition', attachmentDisposition(file.filename).replace(/^attachment/, 'inline'))
         .header('x-content-type-options', 'nosniff')
-        .header(
-          'content-security-policy',
-          "sandbox; default-src 'none'; img-src 'self'; style-src 'unsafe-inline'",
-        )
+        .header('content-security-policy', documentPolicy(file.content_type))
+        .header('x-frame-options', 'SAMEORIGIN')
         .header('cache-control', 'private, no-store')
         .send(file.bytes)
     },
@@ -182,4 +180,14 @@ export const claimsDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
         decide(request, request.params.id, { action: 'settle', reference: request.body.reference }),
       ),
   )
+}
+
+/**
+ * A document's policy: an image (or SVG) sandboxed, so it can never run script; a PDF only
+ * framable by the console, since a sandboxed document cannot host the browser's PDF viewer.
+ */
+function documentPolicy(contentType: string): string {
+  return contentType === 'application/pdf'
+    ? "frame-ancestors 'self'"
+    : "sandbox; default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'self'"
 }

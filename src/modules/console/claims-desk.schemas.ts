@@ -306,7 +306,10 @@ export const DocumentBytes = Type.Unsafe<Buffer>({
       description: '`inline`, with the document’s label as filename.',
     },
     'X-Content-Type-Options': { type: 'string', description: '`nosniff`.' },
-    'Content-Security-Policy': { type: 'string', description: '`sandbox`: a PDF or SVG cannot run script.' },
+    'Content-Security-Policy': {
+      type: 'string',
+      description: 'An image: `sandbox` (an SVG cannot run script); a PDF: framable by the console only.',
+    },
     'Cache-Control': { type: 'string', description: '`private, no-store`.' },
   },
 })
