@@ -366,11 +366,12 @@ describe('amparo serve', () => {
   it(
     'with AMPARO_DRAIN_SECONDS, after SIGTERM: /ready 503 while it still serves, then exits 0',
     async () => {
-      const draining = await startServer({ AMPARO_DRAIN_SECONDS: '2' })
+      // 8 s: long enough that a busy machine's pauses never close the window under the test.
+      const draining = await startServer({ AMPARO_DRAIN_SECONDS: '8' })
       const ready = () => fetch(`http://127.0.0.1:${draining.port}/ready`).then((r) => r.status)
       expect(await ready()).toBe(200)
       draining.child.kill('SIGTERM')
-      // Within the 2 s: not ready, yet requests are served.
+      // Within the 8 s: not ready, yet requests are served.
       let status = 200
       for (let i = 0; i < 20 && status === 200; i++) {
         await new Promise((r) => setTimeout(r, 25))
@@ -383,7 +384,7 @@ describe('amparo serve', () => {
         client_secret: first.client_secret,
       })
       expect(login.status).toBe(200)
-      const exit = await withTimeout(draining.exited, EXIT_MS, 'the draining server to exit')
+      const exit = await withTimeout(draining.exited, EXIT_MS + 8_000, 'the draining server to exit')
       expect(exit).toEqual({ code: 0, signal: null })
     },
     SERVER_TEST_MS,

@@ -2,7 +2,9 @@ import { Webhook } from 'standardwebhooks'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { retryingTransaction } from '../src/db/transaction.js'
+import { exampleOf } from '../src/http/http-schemas.js'
 import { recordEvent } from '../src/modules/events/event.service.js'
+import { Subscription } from '../src/modules/subscriptions/subscription.schemas.js'
 import { RETRY_DELAYS } from '../src/modules/webhooks/webhook.rules.js'
 import { claimDue, purgeDeliveries } from '../src/modules/webhooks/webhook-delivery.service.js'
 import { deliverWebhooksOnce, runWebhookLoop, type WebhookDeps } from '../src/worker/webhooks.job.js'
@@ -60,9 +62,13 @@ async function endpoint(s: Seller, path: string, events?: string[]) {
   return call(s, 'POST', '/webhook-endpoints', { url: receiver.url(path), ...(events && { events }) })
 }
 
+// The object a subscription event carries, as documented (GET /events/{id} is checked against it).
+const subscriptionExample = exampleOf(Subscription) as Record<string, unknown>
+
 async function event(s: Seller, type: 'subscription.created' | 'subscription.canceled', id = 1) {
+  const object = { ...subscriptionExample, id }
   return retryingTransaction(ctx.db, (trx) =>
-    recordEvent(trx, { partnerId: s.partnerId, type, object: { id }, now: now.toISOString() }),
+    recordEvent(trx, { partnerId: s.partnerId, type, object, now: now.toISOString() }),
   )
 }
 

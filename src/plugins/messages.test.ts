@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { ERROR_CODES } from '../shared/errors.js'
+import { CONSOLE_ERROR_CODES, ERROR_CODES } from '../shared/errors.js'
 import { CODE_MESSAGES, languageOf, localized, portugueseMessage } from './messages.js'
 
 describe('the message catalogue', () => {
-  it('has every code of the error-code list in English and in Portuguese', () => {
-    const codes = Object.values(ERROR_CODES).flat()
+  it('has every code of the error-code lists (partner API and console) in English and in Portuguese', () => {
+    const codes = [...Object.values(ERROR_CODES).flat(), ...Object.values(CONSOLE_ERROR_CODES).flat()]
     expect(Object.keys(CODE_MESSAGES).sort()).toEqual([...codes].sort())
     for (const code of codes) {
       const { en, pt } = CODE_MESSAGES[code]
