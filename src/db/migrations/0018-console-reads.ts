@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely'
 import { isPostgres } from '../database.js'
 
 /**
- * The operator console's reads (README, Operator console: data), each an indexed lookup or range rather
+ * The operator console's reads (README, Operator console: the operator API behind the screens), each an indexed lookup or range rather
  * than a scan of 100,000 subscriptions (docs/benchmarks.md, Operator console):
  *
  * - search: a customer's document across partners, serial numbers and IMEIs, policy numbers;

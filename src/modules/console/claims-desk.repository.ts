@@ -2,7 +2,7 @@ import { type RawBuilder, sql } from 'kysely'
 import { type Db, isPostgres } from '../../db/database.js'
 import type { ClaimStatus, ClaimsTable } from '../claims/claim.table.js'
 
-// What the claims desk reads (README, Operator console: data): any partner's claims, with
+// What the claims desk reads (README, Operator console: the operator API behind the screens): any partner's claims, with
 // their contract, customer, device, documents and the contract's events.
 
 export interface QueueFilter {

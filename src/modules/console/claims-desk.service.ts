@@ -26,7 +26,7 @@ import {
 import { DecisionConflictError } from './console.errors.js'
 import { pageOf } from './console.schemas.js'
 
-// The claims desk (README, Operator console: data): the queue, a claim's page, and the
+// The claims desk (README, Operator console: the operator API behind the screens): the queue, a claim's page, and the
 // decisions, taken through the same claim services as `amparo claim approve|deny|settle`.
 
 const signalsOf = (json: string) => JSON.parse(json) as FraudSignal[]

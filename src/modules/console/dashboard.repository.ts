@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from 'kysely'
 import { type Db, isPostgres } from '../../db/database.js'
 
-// The dashboard's sums (README, Operator console: data), grouped in the database by UTC month, or by
+// The dashboard's sums (README, Operator console: the operator API behind the screens), grouped in the database by UTC month, or by
 // partner and plan for the loss ratio: premiums from the kept `premium_months` (migration 0018),
 // claims and protections through indexed ranges.
 

@@ -1,4 +1,4 @@
-// The operator dashboard's arithmetic (README, Operator console: data): months in UTC, the loss
+// The operator dashboard's arithmetic (README, Operator console: the operator API behind the screens): months in UTC, the loss
 // ratio's rounding, and zeros where nothing happened. The repositories sum; these decide.
 
 /** `YYYY-MM`, a calendar month in UTC. */

@@ -11,7 +11,7 @@ import {
 } from './dashboard.repository.js'
 import { asCents, byMonth, lossRatio, monthsOf, periodBounds, periodOf } from './dashboard.rules.js'
 
-// GET /api/dashboard (README, Operator console: data).
+// GET /api/dashboard (README, Operator console: the operator API behind the screens).
 
 const NO_CLAIMS = { opened: 0, approved: 0, denied: 0, settled: 0 }
 

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js'
 
-// The partners screen (README, Operator console: data): partners, their credentials (never a
+// The partners screen (README, Operator console: the operator API behind the screens): partners, their credentials (never a
 // secret's hash), plans and webhook endpoints (never their secrets) with their deliveries' health.
 
 export async function listPartnerRows(db: Db) {

@@ -16,7 +16,7 @@ import {
   plansOf,
 } from './partners.repository.js'
 
-// The partners screen (README, Operator console: data). Credentials are issued and revoked
+// The partners screen (README, Operator console: the operator API behind the screens). Credentials are issued and revoked
 // through the partners module, as `amparo credentials issue|revoke` does, and audited.
 
 const iso = (instant: string | null) => (instant === null ? null : new Date(instant).toISOString())

@@ -1,5 +1,5 @@
 /**
- * Premiums written and collected per UTC month, partner and plan (README, Operator console: data):
+ * Premiums written and collected per UTC month, partner and plan (README, Operator console: the operator API behind the screens):
  * kept by database triggers on subscriptions, annual plans and the payments ledger (migration 0018).
  */
 export interface PremiumMonthsTable {

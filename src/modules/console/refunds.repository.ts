@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js'
 import type { RefundStatus } from '../annual-plans/annual-plan.table.js'
 
-// The refunds screen (README, Operator console: data): refunds not yet paid, or given up.
+// The refunds screen (README, Operator console: the operator API behind the screens): refunds not yet paid, or given up.
 
 export async function refundRows(
   db: Db,

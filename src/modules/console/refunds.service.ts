@@ -8,7 +8,7 @@ import type { Operator } from './claims-desk.service.js'
 import { pageOf } from './console.schemas.js'
 import { findRefund, refundRows } from './refunds.repository.js'
 
-// The refunds screen (README, Operator console: data). A retry is `amparo refund retry`'s,
+// The refunds screen (README, Operator console: the operator API behind the screens). A retry is `amparo refund retry`'s,
 // audited in its transaction.
 
 const iso = (instant: string | null) => (instant === null ? null : new Date(instant).toISOString())

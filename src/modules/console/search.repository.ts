@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js'
 
-// The search's lookups (README, Operator console: data): each key to the customers it names, then
+// The search's lookups (README, Operator console: the operator API behind the screens): each key to the customers it names, then
 // those customers' documents to every customer and contract under every partner. Each lookup is an
 // indexed equality (migration 0018).
 

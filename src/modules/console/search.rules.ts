@@ -1,7 +1,7 @@
 import { normalizeDocument } from '../../shared/documents.js'
 import { deviceKey } from '../devices/device.rules.js'
 
-// What the operator's search box was given (README, Operator console: data), read without the
+// What the operator's search box was given (README, Operator console: the operator API behind the screens), read without the
 // database: each kind of key it may be, so every lookup that could match is tried.
 
 export interface SearchKeys {

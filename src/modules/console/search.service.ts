@@ -9,7 +9,7 @@ import {
 } from './search.repository.js'
 import { maskDocument, searchKeys } from './search.rules.js'
 
-// GET /api/search (README, Operator console: data): whatever names a customer or a contract →
+// GET /api/search (README, Operator console: the operator API behind the screens): whatever names a customer or a contract →
 // the person (one CPF/CNPJ, a customer under each partner) with every contract under every partner.
 
 export async function search(db: Db, q: string, now: string) {
