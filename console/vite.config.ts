@@ -11,7 +11,7 @@ export default defineConfig({
   base: '/',
   plugins: [react()],
   build: {
-    outDir: fileURLToPath(new URL('../dist/console', import.meta.url)),
+    outDir: fileURLToPath(new URL('../dist/console-web', import.meta.url)),
     emptyOutDir: true,
     assetsInlineLimit: 0,
     sourcemap: false,

@@ -47,7 +47,7 @@ export interface ConsoleAppOptions {
   /** The own card gateway; by default the one the config names. */
   gateway?: PaymentGateway | null
   logger?: FastifyServerOptions['logger']
-  /** The built console (`dist/console/`); by default found beside the bundle or under the working folder. */
+  /** The built console (`dist/console-web/`); by default found beside the bundle or under the working folder. */
   staticRoot?: string | null
 }
 
@@ -134,8 +134,8 @@ export async function buildConsoleApp({
 
 export type ConsoleApp = Awaited<ReturnType<typeof buildConsoleApp>>
 
-/** `dist/console/` beside the bundle (`dist/amparo.mjs`), else under the working folder. */
+/** `dist/console-web/` beside the bundle (`dist/amparo.mjs`), else under the working folder. */
 function findStaticRoot(): string | null {
-  const candidates = [fileURLToPath(new URL('./console', import.meta.url)), resolve('dist/console')]
+  const candidates = [fileURLToPath(new URL('./console-web', import.meta.url)), resolve('dist/console-web')]
   return candidates.find((folder) => existsSync(join(folder, 'index.html'))) ?? null
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
-const BUILT = join(root, 'dist/console')
+const BUILT = join(root, 'dist/console-web')
 
 function newest(folder: string): number {
   let latest = 0
@@ -18,7 +18,7 @@ function newest(folder: string): number {
 let built: Promise<string> | undefined
 
 /**
- * The built console: dist/console when it is newer than every file of console/ (npm ci and npm run
+ * The built console: dist/console-web when it is newer than every file of console/ (npm ci and npm run
  * build make it), else a build of this process's own in a temporary folder (never a shared write:
  * test files run in parallel).
  */
