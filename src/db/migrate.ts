@@ -26,6 +26,7 @@ import * as subscriptionExpiry from './migrations/0016-subscription-expiry.js'
 import * as operators from './migrations/0017-operators.js'
 import * as consoleReads from './migrations/0018-console-reads.js'
 import * as certificates from './migrations/0019-certificates.js'
+import * as partialIndexes from './migrations/0020-partial-indexes.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
 const migrations: Record<string, Migration> = {
@@ -48,6 +49,7 @@ const migrations: Record<string, Migration> = {
   '0017-operators': operators,
   '0018-console-reads': consoleReads,
   '0019-certificates': certificates,
+  '0020-partial-indexes': partialIndexes,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
