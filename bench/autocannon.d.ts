@@ -8,7 +8,6 @@ declare module 'autocannon' {
     headers?: Record<string, string>
     body?: string
     setupRequest?: (request: Request, context: Record<string, unknown>) => Request | null
-    onResponse?: (status: number, body: string, context: Record<string, unknown>) => void
   }
 
   export interface Options {

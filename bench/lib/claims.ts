@@ -1,13 +1,13 @@
 import type { Db } from '../../src/db/database.js'
+import type { ClaimStatus } from '../../src/modules/claims/claim.table.js'
 import { formatDate } from '../../src/shared/time.js'
-import type { Call, Session } from './load.js'
+import { type Call, call, check, type Session } from './load.js'
 import { cpuUs, memoryOf } from './proc.js'
-import type { PartnerData } from './seed.js'
+import { inBatches, type PartnerData } from './seed.js'
 
 // The claims scenario (--claims): claims seeded over the seeded subscriptions, then (e) openings,
 // (f) pages of GET /claims beside (b)'s pages of subscriptions, (g) 10 MiB uploads.
 
-const BATCH = 1000
 const DAY = 86_400_000
 const STATUSES = [
   'settled',
@@ -26,72 +26,59 @@ const STATUSES = [
  */
 export async function seedClaims(db: Db, partners: PartnerData[], count: number, timeZone: string) {
   const total = partners.reduce((n, p) => n + p.subscriptions, 0)
+  const today = formatDate(new Date().toISOString(), timeZone)
   let seq = 0
   const openable = new Map<number, number[]>()
   const claims = new Map<number, number>()
   for (const partner of partners) {
-    const share = Math.round((count * partner.subscriptions) / total)
     const subscriptions = await db
       .selectFrom('subscriptions as s')
       .innerJoin('customers as c', 'c.id', 's.customer_id')
-      .select([
-        's.id',
-        's.plan_id',
-        's.customer_id',
-        'c.document',
-        's.model_id',
-        's.serial_number',
-        's.lmi',
-        's.franchise',
-      ])
+      .select(['s.id', 's.plan_id', 's.customer_id', 'c.document', 's.model_id', 's.serial_number'])
+      .select(['s.lmi', 's.franchise'])
       .where('s.partner_id', '=', partner.id)
       .where('s.id', '>=', partner.firstId)
       .orderBy('s.id')
-      .limit(share)
+      .limit(Math.round((count * partner.subscriptions) / total))
       .execute()
     claims.set(partner.id, subscriptions.length)
-    for (let start = 0; start < subscriptions.length; start += BATCH) {
-      const rows = subscriptions.slice(start, start + BATCH).map((s) => {
-        seq += 1
-        const status = STATUSES[seq % STATUSES.length] as (typeof STATUSES)[number]
-        const at = new Date(Date.UTC(2025, 0, 1) + seq * 3_000_000).toISOString()
-        const approved = ['settled', 'approved'].includes(status)
-        return {
-          number: `SIN-2025-${String(seq).padStart(6, '0')}`,
-          partner_id: partner.id,
-          subscription_id: s.id,
-          annual_plan_id: null,
-          plan_id: s.plan_id,
-          customer_id: s.customer_id,
-          customer_document: s.document,
-          model_id: s.model_id,
-          serial_number: s.serial_number,
-          device_key: s.serial_number,
-          second_device_key: null,
-          type: seq % 3 ? ('robbery' as const) : ('accidental_damage' as const),
-          status: status as 'settled',
-          occurred_at: at,
-          description: 'Celular roubado na saída do metrô.',
-          police_report_number: seq % 3 ? `BO-${seq}` : null,
-          police_report_issued_on: null,
-          lmi: s.lmi,
-          franchise: s.franchise,
-          outcome: approved ? ('approved' as const) : status === 'denied' ? ('denied' as const) : null,
-          settlement_method: approved ? ('indemnity' as const) : null,
-          approved_amount: approved ? s.lmi : null,
-          payable_amount: approved ? s.lmi - s.franchise : null,
-          reason_code: status === 'denied' ? ('not_covered' as const) : null,
-          note: status === 'denied' ? 'Fora da cobertura.' : null,
-          decided_at: approved || status === 'denied' ? at : null,
-          settlement_reference: status === 'settled' ? `PIX-${seq}` : null,
-          settled_at: status === 'settled' ? at : null,
-          created_at: at,
-          updated_at: at,
-        }
-      })
-      await db.insertInto('claims').values(rows).execute()
+    const claimRow = (n: number) => {
+      const s = subscriptions[n] as (typeof subscriptions)[number]
+      seq += 1
+      const status = STATUSES[seq % STATUSES.length] as ClaimStatus
+      const at = new Date(Date.UTC(2025, 0, 1) + seq * 3_000_000).toISOString()
+      const [approved, denied] = [['settled', 'approved'].includes(status), status === 'denied']
+      return {
+        number: `SIN-2025-${String(seq).padStart(6, '0')}`,
+        partner_id: partner.id,
+        subscription_id: s.id,
+        plan_id: s.plan_id,
+        customer_id: s.customer_id,
+        customer_document: s.document,
+        model_id: s.model_id,
+        serial_number: s.serial_number,
+        device_key: s.serial_number,
+        type: seq % 3 ? ('robbery' as const) : ('accidental_damage' as const),
+        status,
+        occurred_at: at,
+        description: 'Celular roubado na saída do metrô.',
+        police_report_number: seq % 3 ? `BO-${seq}` : null,
+        lmi: s.lmi,
+        franchise: s.franchise,
+        outcome: approved ? ('approved' as const) : denied ? ('denied' as const) : null,
+        settlement_method: approved ? ('indemnity' as const) : null,
+        approved_amount: approved ? s.lmi : null,
+        payable_amount: approved ? s.lmi - s.franchise : null,
+        reason_code: denied ? ('not_covered' as const) : null,
+        note: denied ? 'Fora da cobertura.' : null,
+        decided_at: approved || denied ? at : null,
+        settlement_reference: status === 'settled' ? `PIX-${seq}` : null,
+        settled_at: status === 'settled' ? at : null,
+        created_at: at,
+        updated_at: at,
+      }
     }
-    const today = formatDate(new Date().toISOString(), timeZone)
+    await inBatches(subscriptions.length, claimRow, (rows) => db.insertInto('claims').values(rows).execute())
     const inForce = await db
       .selectFrom('subscriptions')
       .select(['id', 'monthly_premium', 'created_at'])
@@ -104,22 +91,21 @@ export async function seedClaims(db: Db, partners: PartnerData[], count: number,
       .orderBy('id', 'desc')
       .limit(20_000)
       .execute()
-    for (let start = 0; start < inForce.length; start += BATCH) {
-      const rows = inForce.slice(start, start + BATCH).map((s) => ({
+    const paid = (n: number) => {
+      const s = inForce[n] as (typeof inForce)[number]
+      const first = { number: 1, amount: s.monthly_premium, status: 'paid' as const, paid_at: s.created_at }
+      const unset = { next_attempt_on: null, last_decline_code: null, locked_until: null }
+      const due = formatDate(s.created_at, timeZone)
+      return {
+        ...first,
+        ...unset,
         subscription_id: s.id,
-        number: 1,
-        amount: s.monthly_premium,
-        due_date: formatDate(s.created_at, timeZone),
-        status: 'paid' as const,
-        paid_at: s.created_at,
+        due_date: due,
         failed_attempts: 0,
-        next_attempt_on: null,
-        last_decline_code: null,
-        locked_until: null,
         created_at: s.created_at,
-      }))
-      await db.insertInto('installments').values(rows).execute()
+      }
     }
+    await inBatches(inForce.length, paid, (rows) => db.insertInto('installments').values(rows).execute())
     openable.set(
       partner.id,
       inForce.map((s) => s.id),
@@ -170,41 +156,33 @@ export function claimMakers(
 export async function uploadBench(port: number, server: { pid: number }, open: () => Call, times: number) {
   const bytes = 10 * 1024 * 1024
   const boundary = '----AmparoBench'
-  const file = Buffer.alloc(bytes, 0x20)
-  file.write('%PDF-1.4\n')
-  const head = `--${boundary}\r\nContent-Disposition: form-data; name="kind"\r\n\r\ninvoice\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="nota-fiscal.pdf"\r\nContent-Type: application/pdf\r\n\r\n`
-  const tail = Buffer.from(`\r\n--${boundary}--\r\n`)
-  const body = Buffer.concat([Buffer.from(head), file, tail])
+  const part = (headers: string) => `--${boundary}\r\nContent-Disposition: form-data; ${headers}\r\n\r\n`
+  const head = `${part('name="kind"')}invoice\r\n${part('name="file"; filename="nota-fiscal.pdf"\r\nContent-Type: application/pdf')}`
+  const body = (file: Buffer) =>
+    Buffer.concat([Buffer.from(head), file, Buffer.from(`\r\n--${boundary}--\r\n`)])
+  const [small, large] = [Buffer.from('%PDF-1.4\n'), Buffer.alloc(bytes, 0x20)]
+  large.write('%PDF-1.4\n')
+  const [warming, measured] = [body(small), body(large)]
   const runs: { ms: number; cpuMs: number }[] = []
   let before = 0
   // The first, of a small file, only loads what an upload needs (multipart, file-type): not counted.
   for (let i = -1; i < times; i++) {
     if (i === 0) before = memoryOf(server.pid).rssMb
     const claim = open()
-    const opened = await fetch(`http://127.0.0.1:${port}${claim.path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${claim.session.token}`, 'content-type': 'application/json' },
-      body: claim.body,
-    })
-    const { id } = (await opened.json()) as { id: number }
-    if (opened.status !== 201) throw new Error(`claim for the upload: ${opened.status}`)
-    const cpu = cpuUs([server.pid])
-    const started = performance.now()
-    const answer = await fetch(`http://127.0.0.1:${port}/claims/${id}/documents`, {
+    const opened = await call(port, claim.path, claim.session.token, claim.body)
+    check(opened.status === 201, `claim for the upload: ${opened.status} ${opened.text}`)
+    const [cpu, started] = [cpuUs([server.pid]), performance.now()]
+    const answer = await fetch(`http://127.0.0.1:${port}/claims/${opened.json.id}/documents`, {
       method: 'POST',
       headers: {
         authorization: `Bearer ${claim.session.token}`,
         'content-type': `multipart/form-data; boundary=${boundary}`,
       },
-      body:
-        i < 0
-          ? Buffer.concat([Buffer.from(head), Buffer.from('%PDF-1.4\n'), body.subarray(-tail.length)])
-          : body,
+      body: i < 0 ? warming : measured,
     })
     await answer.text()
-    if (answer.status !== 201) throw new Error(`upload: ${answer.status}`)
+    check(answer.status === 201, `upload: ${answer.status}`)
     if (i >= 0) runs.push({ ms: performance.now() - started, cpuMs: (cpuUs([server.pid]) - cpu) / 1000 })
   }
-  const growthMb = memoryOf(server.pid).hwmMb - before
-  return { runs, growthMb, fileMb: bytes / 1024 / 1024 }
+  return { runs, growthMb: memoryOf(server.pid).hwmMb - before, fileMb: bytes / 1024 / 1024 }
 }

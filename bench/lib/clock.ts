@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
+import { call, check, quantile, verdict } from './load.js'
 import type { PartnerData } from './seed.js'
 
 // `--clock` (issue 33): another partner's latency while one partner's sandbox clock moves 400 days
@@ -22,9 +23,6 @@ interface Options {
   log: (line?: string) => void
 }
 
-const quantile = (sorted: number[], q: number) =>
-  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN
-
 const figures = (latencies: number[]) => {
   const sorted = [...latencies].sort((a, b) => a - b)
   return {
@@ -39,23 +37,9 @@ const show = ({ n, p50, p99, max }: ReturnType<typeof figures>) =>
   `${n} requests, p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${max.toFixed(1)} ms`
 
 export async function clockBench({ port, advancing, other, log }: Options) {
-  const base = `http://127.0.0.1:${port}`
-  const send = async (token: string | null, path: string, body?: object) => {
-    const response = await fetch(`${base}${path}`, {
-      method: body ? 'POST' : 'GET',
-      headers: {
-        ...(token && { authorization: `Bearer ${token}` }),
-        ...(body && { 'content-type': 'application/json' }),
-      },
-      body: body && JSON.stringify(body),
-      signal: AbortSignal.timeout(600_000),
-    })
-    const json = (await response.json()) as Record<string, unknown>
-    return { status: response.status, json }
-  }
-  const expectStatus = (answer: { status: number; json: object }, status: number, what: string) => {
-    if (answer.status !== status) throw new Error(`${what}: ${answer.status} ${JSON.stringify(answer.json)}`)
-  }
+  const send = (token: string | null, path: string, body?: object) => call(port, path, token, body)
+  const expectStatus = (answer: { status: number; text: string }, status: number, what: string) =>
+    check(answer.status === status, `${what}: ${answer.status} ${answer.text}`)
 
   log(`Contracting ${PAID} subscriptions of partner ${advancing.partner.id}, installment 1 paid by card…`)
   const { customerIds, planIds, models } = advancing.partner
@@ -68,11 +52,8 @@ export async function clockBench({ port, advancing, other, log }: Options) {
     const contract = await send(advancing.token, '/subscriptions', body)
     expectStatus(contract, 201, 'contract')
     const card = { creditCard: { number: '4111111111111111', expiry: '1230', cvv: '123', holder: 'BENCH' } }
-    expectStatus(
-      await send(advancing.token, `/subscriptions/${contract.json.id}/payment`, card),
-      200,
-      'payment',
-    )
+    const payment = await send(advancing.token, `/subscriptions/${contract.json.id}/payment`, card)
+    expectStatus(payment, 200, 'payment')
   }
 
   // The other partner's reads, from LANES loops, until `stop()`: a subscription, then /health.
@@ -124,10 +105,8 @@ export async function clockBench({ port, advancing, other, log }: Options) {
   log(`  the advance: ${seconds.toFixed(1)} s, ${jobs.recurrence.charged} installments charged`)
   log(`  ${show(busy)}`)
   log('')
-  log(
-    `${busy.p99 <= TARGET_P99_MS ? 'ok' : 'FAIL'} another partner's p99 during the advance ${busy.p99.toFixed(1)} ms ≤ ${TARGET_P99_MS} ms (at rest ${rest.p99.toFixed(1)} ms)`,
-  )
-  log(
-    `${second === 409 ? 'ok' : 'FAIL'} a second advance of the moving clock: ${second ?? 'not sent (the advance ended first)'} (409 expected)`,
-  )
+  const figure = `${busy.p99.toFixed(1)} ms ≤ ${TARGET_P99_MS} ms (at rest ${rest.p99.toFixed(1)} ms)`
+  log(verdict(busy.p99 <= TARGET_P99_MS, `another partner's p99 during the advance ${figure}`))
+  const answer = second ?? 'not sent (the advance ended first)'
+  log(verdict(second === 409, `a second advance of the moving clock: ${answer} (409 expected)`))
 }

@@ -13,7 +13,7 @@ export const TITLES: Record<ScenarioId, string> = {
   a: 'GET /subscriptions/{id}',
   b: 'GET /subscriptions, a page of 15',
   c: 'GET /quotation',
-  d: 'POST /subscriptions',
+  d: 'POST /subscriptions, customer by document, 12 installments',
 }
 
 /** One request of a scenario: what autocannon sends, and what the floor records in-process. */
@@ -51,10 +51,10 @@ export function makers(sessions: Session[]): Record<ScenarioId, () => Call> {
     },
     d: () => {
       const session = pick(sessions)
-      const { planIds, customerIds, models } = session.partner
+      const { planIds, documents, models } = session.partner
       const body = JSON.stringify({
         plan_id: pick(planIds),
-        customer_id: pick(customerIds),
+        customer_document: pick(documents),
         model_id: pick(models).id,
         serial_number: String(int(1e14, 9e14)),
         is_used: Math.random() < 0.15,
@@ -63,6 +63,29 @@ export function makers(sessions: Session[]): Record<ScenarioId, () => Call> {
       return { method: 'POST', path: '/subscriptions', session, body }
     },
   }
+}
+
+/** A request to the API on `port` (a body: POST; `''`, POST without one); status, JSON and its start. */
+export async function call(port: number, path: string, token?: string | null, body?: object | string) {
+  const payload = typeof body === 'object' ? JSON.stringify(body) : body || undefined
+  const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: {
+      accept: 'application/json',
+      ...(payload && { 'content-type': 'application/json' }),
+      ...(token && { authorization: `Bearer ${token}` }),
+    },
+    body: payload,
+    signal: AbortSignal.timeout(600_000),
+  })
+  const text = await response.text()
+  // biome-ignore lint/suspicious/noExplicitAny: JSON of several shapes, checked by the callers
+  const json: any = /^[[{]/.test(text) ? JSON.parse(text) : {}
+  return { status: response.status, text: text.slice(0, 300), json }
+}
+
+export function check(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new Error(`sanity check failed: ${message}`)
 }
 
 /** What autocannon sends for a maker: a new call for every request. */
@@ -133,7 +156,6 @@ export async function runLoad(options: {
 export function summary(runs: Measurement[]) {
   const sum = (f: (m: Measurement) => number) => runs.reduce((s, m) => s + f(m), 0)
   const latencies = runs.flatMap((m) => m.latencies).sort((a, b) => a - b)
-  const p = (q: number) => latencies[Math.max(0, Math.ceil((q / 100) * latencies.length) - 1)] ?? Number.NaN
   return {
     us:
       sum((m) => m.cpuUs) /
@@ -142,8 +164,51 @@ export function summary(runs: Measurement[]) {
         sum((m) => m.responses),
       ),
     rps: latencies.length / sum((m) => m.seconds),
-    p50: p(50),
-    p99: p(99),
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
     problems: runs.flatMap((m) => m.problems).join(', '),
   }
+}
+export type Summary = ReturnType<typeof summary>
+
+export const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN
+
+/** A figure as the tables print it (thousands separated); blank when not a number. */
+export const f = (n: number | undefined, digits = 0) =>
+  n === undefined || !Number.isFinite(n)
+    ? ''
+    : n.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+
+/** A verdict line: `ok …` or `FAIL …`. */
+export const verdict = (met: boolean, text: string) => `${met ? 'ok' : 'FAIL'} ${text}`
+
+export interface Row {
+  name: string
+  runs: Measurement[]
+  floorUs?: number
+  statements?: number
+  verdicts: string[]
+}
+
+/** The scenarios' table; `baseUs` (the bare server's CPU a request) gives the ÷ base column. */
+export function table(rows: Row[], baseUs = Number.NaN): string {
+  const lines = rows.map((row) => {
+    const s = summary(row.runs)
+    const floor = row.floorUs
+    return `| ${[
+      row.name,
+      f(s.rps),
+      f(s.p50, 2),
+      f(s.p99, 2),
+      f(s.us),
+      floor === undefined ? '' : `${f(floor)} (${row.statements} st.)`,
+      row.name.startsWith('base') ? '' : f(baseUs / s.us, 2),
+      floor === undefined ? '' : f(floor / s.us, 2),
+      [s.problems && `INVALID: ${s.problems}`, ...row.verdicts].filter(Boolean).join('; '),
+    ].join(' | ')} |`
+  })
+  const head =
+    '| scenario | req/s | p50 ms | p99 ms | CPU µs/req | floor µs/req | ÷ base | ÷ floor | verdicts |'
+  return [head, `|${' --- |'.repeat(9)}`, ...lines].join('\n')
 }

@@ -1,9 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process'
 import { closeSync, openSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { promisify } from 'node:util'
 
-// The bench's child processes (started, measured from /proc, always stopped).
+// The bench's child processes (started, measured from /proc, always stopped), and the commands it runs.
 
 const children = new Set<ChildProcess>()
 process.on('exit', () => {
@@ -18,32 +19,40 @@ export interface Server {
   startupMs: number
 }
 
-/** `node ...args` with PORT=`port` in `env`, once its /health answers 200; stdout to `logFile`. */
-export async function startServer(args: string[], env: NodeJS.ProcessEnv, logFile = '/dev/null') {
-  const port = await freePort()
+/** `node ...args`, stopped with the others; stdout (and stderr unless `keepStderr`) to `logFile`. */
+export function startProcess(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  logFile = '/dev/null',
+  keepStderr = false,
+) {
   const out = openSync(logFile, 'a')
-  const started = performance.now()
-  const child = spawn(process.execPath, args, {
-    env: { ...env, PORT: String(port) },
-    stdio: ['ignore', out, 'pipe'],
-  })
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', out, keepStderr ? 'pipe' : out] })
   closeSync(out)
   children.add(child)
   child.once('exit', () => children.delete(child))
+  return child
+}
+
+/** `node ...args` with PORT=`port` in `env`, once its /health answers 200; stdout to `logFile`. */
+export async function startServer(args: string[], env: NodeJS.ProcessEnv, logFile = '/dev/null') {
+  const port = await freePort()
+  const started = performance.now()
+  const child = startProcess(args, { ...env, PORT: String(port) }, logFile, true)
   let stderr = ''
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     stderr = (stderr + chunk).slice(-4000)
   })
-  for (;;) {
+  const health = () =>
+    fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(1000) }).then(
+      (r) => r.arrayBuffer().then(() => r.status === 200),
+      () => false,
+    )
+  while (!(await health())) {
     if (child.exitCode !== null || child.signalCode !== null || performance.now() - started > 60_000) {
       await stop(child)
       throw new Error(`${args.join(' ')} did not start:\n${stderr.trim()}`)
     }
-    const ok = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(1000) }).then(
-      (r) => r.arrayBuffer().then(() => r.status === 200),
-      () => false,
-    )
-    if (ok) break
     await sleep(5)
   }
   return { child, pid: child.pid as number, port, startupMs: performance.now() - started } satisfies Server
@@ -61,14 +70,23 @@ export async function stop(child: ChildProcess): Promise<void> {
 
 export const stopAll = () => Promise.all([...children].map(stop))
 
-/** `node ...args` (no port, no health check), stopped with the others; stdout and stderr to `logFile`. */
-export function startProcess(args: string[], env: NodeJS.ProcessEnv, logFile = '/dev/null'): ChildProcess {
-  const out = openSync(logFile, 'a')
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', out, out] })
-  closeSync(out)
-  children.add(child)
-  child.once('exit', () => children.delete(child))
-  return child
+/** `command ...words` to its end (5 min at most); its stdout, or an error with the end of its output. */
+export function run(command: string, words: string[], cwd: string): string {
+  const r = spawnSync(command, words, { cwd, encoding: 'utf8', timeout: 300_000 })
+  if (r.status !== 0)
+    throw new Error(`${command} ${words.join(' ')} failed:\n${(r.stdout + r.stderr).slice(-2000)}`)
+  return r.stdout.trim()
+}
+
+/** `node ...args` to its end, asynchronously (the bench keeps measuring meanwhile); its stdout. */
+export async function runNode(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  return (await promisify(execFile)(process.execPath, args, { env, maxBuffer: 64 << 20 })).stdout
+}
+
+/** Polls `condition` every 10 ms for up to `seconds`; throws naming `what` if it never holds. */
+export async function until(condition: () => boolean, seconds: number, what: string) {
+  for (const deadline = performance.now() + seconds * 1000; !condition(); await sleep(10))
+    if (performance.now() > deadline) throw new Error(`${what}: not done in ${seconds} s`)
 }
 
 function freePort(): Promise<number> {

@@ -6,7 +6,7 @@ import { addMonthsClamped } from '../../src/shared/time.js'
 // demo (its external partner's contract included). For each partner: customers (one for every three
 // subscriptions, at most 50,000), then its subscriptions, with contiguous ids, `partner_seq` after
 // the demo's and the partner's counter set, as contracting does. Only what the scenarios read is
-// filled in: no installments, no cards.
+// filled in: no installments, no cards, no stores (columns left out are null).
 
 export interface PartnerData {
   id: number
@@ -16,6 +16,9 @@ export interface PartnerData {
   firstId: number
   lastId: number
   customerIds: number[]
+  /** Their documents (valid CPFs, bare), in the same order. */
+  documents: string[]
+  /** Its 12-installment subscription plans: what scenario (d) contracts. */
   planIds: number[]
   models: { id: number; defaultLmi: number }[]
 }
@@ -23,9 +26,24 @@ export interface PartnerData {
 const BATCH = 1000
 const DAY = 86_400_000
 
-async function inBatches<T>(count: number, make: (n: number) => T, write: (rows: T[]) => Promise<unknown>) {
+/** `count` rows made by `make(n)`, written `BATCH` at a time (the claims' and installments' seeds too). */
+export async function inBatches<T>(
+  count: number,
+  make: (n: number) => T,
+  write: (rows: T[]) => Promise<unknown>,
+) {
   for (let start = 0; start < count; start += BATCH)
     await write(Array.from({ length: Math.min(BATCH, count - start) }, (_, k) => make(start + k)))
+}
+
+/** The 9 digits of `base` and their two check digits: a CPF the API accepts. */
+function cpf(base: number): string {
+  const digits = String(base).padStart(9, '0').split('').map(Number)
+  for (const length of [9, 10]) {
+    const sum = digits.slice(0, length).reduce((s, d, i) => s + d * (length + 1 - i), 0)
+    digits.push(((sum * 10) % 11) % 10)
+  }
+  return digits.join('')
 }
 
 /** Seeds `counts[i]` subscriptions for the i-th partner (in id order). */
@@ -56,13 +74,13 @@ export async function seed(db: Db, postgres: boolean, counts: number[]): Promise
         .orderBy('m.id')
         .execute()
     ).filter((m) => Boolean(m.active) && !m.unavailable)
-    const customers = Math.min(50_000, Math.max(20, Math.ceil(count / 3)))
+    const customerCount = Math.min(50_000, Math.max(20, Math.ceil(count / 3)))
     await inBatches(
-      customers,
+      customerCount,
       (n) => ({
         partner_id: id,
         name: `Cliente ${n} da Silva`,
-        document: String(10_000_000_000 + index * 100_000 + n),
+        document: cpf(200_000_000 + index * 100_000 + n),
         document_kind: 'cpf' as const,
         email: `cliente${n}.p${id}@bench.example`,
         phone: `119${String(n).padStart(8, '0')}`,
@@ -77,9 +95,13 @@ export async function seed(db: Db, postgres: boolean, counts: number[]): Promise
       }),
       (rows) => db.insertInto('customers').values(rows).execute(),
     )
-    const customerIds = (
-      await db.selectFrom('customers').select('id').where('partner_id', '=', id).orderBy('id').execute()
-    ).map((c) => c.id)
+    const customers = await db
+      .selectFrom('customers')
+      .select(['id', 'document'])
+      .where('partner_id', '=', id)
+      .orderBy('id')
+      .execute()
+    const customerIds = customers.map((c) => c.id)
     await inBatches(
       count,
       (n) => {
@@ -94,9 +116,7 @@ export async function seed(db: Db, postgres: boolean, counts: number[]): Promise
           customer_id: customerIds[n % customerIds.length] as number,
           plan_id: plan.id,
           model_id: model.id,
-          store_id: null,
           serial_number: String(350_000_000_000_000 + n),
-          second_serial_number: null,
           is_used: n % 7 === 0 ? 1 : 0,
           lmi,
           monthly_premium: Math.round((lmi * Number(plan.monthly_rate_bp)) / 10_000),
@@ -106,9 +126,6 @@ export async function seed(db: Db, postgres: boolean, counts: number[]): Promise
           ends_on: addMonthsClamped(created.slice(0, 10), Number(plan.installments)),
           status,
           origin: n % 2 ? `pdv-${n % 40}` : null,
-          card_token: null,
-          card_brand: null,
-          card_last4: null,
           canceled_at: status === 'canceled' ? created : null,
           cancel_reason: status === 'canceled' ? 'partner_request' : null,
           cancel_comment: status === 'canceled' ? 'Cliente desistiu da proteção.' : null,
@@ -131,10 +148,17 @@ export async function seed(db: Db, postgres: boolean, counts: number[]): Promise
       .executeTakeFirstOrThrow()
     const [firstId, lastId] = [Number(range.first), Number(range.last)]
     if (count && lastId - firstId + 1 !== count) throw new Error(`partner ${id}: ids not contiguous`)
-    const planIds = plans.map((p) => p.id)
-    const lmis = models.map((m) => ({ id: m.id, defaultLmi: m.default_lmi }))
-    const subscriptions = Number(demo) + count
-    seeded.push({ id, gateway, subscriptions, firstId, lastId, customerIds, planIds, models: lmis })
+    seeded.push({
+      id,
+      gateway,
+      subscriptions: Number(demo) + count,
+      firstId,
+      lastId,
+      customerIds,
+      documents: customers.map((c) => c.document),
+      planIds: plans.filter((p) => Number(p.installments) === 12).map((p) => p.id),
+      models: models.map((m) => ({ id: m.id, defaultLmi: m.default_lmi })),
+    })
   }
   // PostgreSQL: the state autovacuum reaches on its own a little later (statistics, visibility map).
   if (postgres) await sql`vacuum analyze`.execute(db)

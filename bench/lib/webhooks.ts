@@ -4,7 +4,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Db } from '../../src/db/database.js'
 import { recordEvent } from '../../src/modules/events/event.service.js'
 import { createEndpoint } from '../../src/modules/webhooks/webhook-endpoint.service.js'
-import { startProcess, stop } from './proc.js'
+import { quantile, verdict } from './load.js'
+import { startProcess, stop, until } from './proc.js'
 
 // `--webhooks` (issue 24): N pending events delivered by one `amparo worker` (dist/) to a receiver
 // in this process, then isolation: one partner's endpoint hangs, another's events arrive one by one.
@@ -53,30 +54,13 @@ async function addEvents(db: Db, partnerId: number, count: number): Promise<stri
     await db.transaction().execute(async (trx) => {
       for (let n = i; n < Math.min(count, i + 500); n++) {
         const object = { id: n, object: 'subscription', status: 'pending' }
-        ids.push(
-          await recordEvent(trx, {
-            partnerId,
-            type: 'subscription.created',
-            object,
-            now: new Date().toISOString(),
-          }),
-        )
+        const now = new Date().toISOString()
+        ids.push(await recordEvent(trx, { partnerId, type: 'subscription.created', object, now }))
       }
     })
   }
   return ids
 }
-
-async function until(condition: () => boolean, seconds: number, what: string) {
-  const deadline = performance.now() + seconds * 1000
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`${what}: not done in ${seconds} s`)
-    await sleep(10)
-  }
-}
-
-const quantile = (sorted: number[], q: number) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? NaN
 
 interface Options {
   db: Db
@@ -110,7 +94,7 @@ export async function webhooksBench({ db, cli, env, count, logFile, log }: Optio
     log(
       `  ${count} delivered in ${seconds.toFixed(1)} s (spawn to the last receipt): ${rate.toFixed(0)} a second; ${done.n} succeeded rows`,
     )
-    verdicts.push(`${rate >= TARGET_RATE ? 'ok' : 'FAIL'} ${rate.toFixed(0)} deliveries/s ≥ ${TARGET_RATE}`)
+    verdicts.push(verdict(rate >= TARGET_RATE, `${rate.toFixed(0)} deliveries/s ≥ ${TARGET_RATE}`))
 
     log(
       `Isolation: partner ${a.id}'s endpoint hangs (${HANGING} deliveries), partner ${b.id} gets ${SPACED.count} events ${SPACED.ms} ms apart…`,
@@ -129,11 +113,8 @@ export async function webhooksBench({ db, cli, env, count, logFile, log }: Optio
       committed.set(id as string, performance.now())
       await sleep(SPACED.ms)
     }
-    await until(
-      () => [...committed.keys()].every((id) => receiver.received.has(id)),
-      60,
-      "partner B's delivery",
-    )
+    const arrived = () => [...committed.keys()].every((id) => receiver.received.has(id))
+    await until(arrived, 60, "partner B's delivery")
     const lags = [...committed]
       .map(([id, at]) => (receiver.received.get(id) as number) - at)
       .sort((x, y) => x - y)
@@ -141,9 +122,8 @@ export async function webhooksBench({ db, cli, env, count, logFile, log }: Optio
     log(
       `  B's commit→receipt lag: p50 ${p50.toFixed(0)} ms, p99 ${p99.toFixed(0)} ms, max ${lags.at(-1)?.toFixed(0)} ms; ${receiver.hanging.size} requests hanging at A's endpoint`,
     )
-    verdicts.push(
-      `${p99 <= TARGET_P99_MS ? 'ok' : 'FAIL'} p99 lag ${p99.toFixed(0)} ms ≤ ${TARGET_P99_MS} ms beside a hanging endpoint`,
-    )
+    const lag = `p99 lag ${p99.toFixed(0)} ms ≤ ${TARGET_P99_MS} ms`
+    verdicts.push(verdict(p99 <= TARGET_P99_MS, `${lag} beside a hanging endpoint`))
   } finally {
     // The hanging attempts end at once (the worker lets attempts in flight finish before it exits).
     await receiver.close()
