@@ -12,7 +12,14 @@ const DATABASE_FREE = ['test/client/**', 'test/openapi.test.ts', 'test/docs.test
 // The files that take longest, started first so that the run does not end on one of them alone:
 // a fresh clone (CI) has no timings of an earlier run, and Vitest then starts the largest files
 // first, which are not the slowest. Ordered longest first (per-file times: `--reporter=json`).
-const SLOW_FIRST = ['test/openapi-examples.test.ts']
+const SLOW_FIRST = [
+  'test/openapi-examples.test.ts',
+  'test/console/console-screens.test.ts',
+  'test/console/console-admin.test.ts',
+  'test/fuzz/openapi.fuzz.test.ts',
+  'test/production.test.ts',
+  'test/cli-demo.test.ts',
+]
 
 class SlowFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
