@@ -1,20 +1,17 @@
-import { afterAll, beforeAll, expect, it } from 'vitest'
-import { migrateTo, migrateToLatest } from '../src/db/migrate.js'
+import { beforeAll, expect, it } from 'vitest'
+import { migrateToLatest } from '../src/db/migrate.js'
 import { DEMO_PLANS } from '../src/demo/demo.js'
-import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+import { useDatabaseAt } from './helpers/world/older-schema.js'
 import { seedOlderPlan, seedPartner } from './helpers/world.js'
 
 // Migration 0015 types the coverages of the plans a database already has: the demo's plans, loaded
 // before it, can then take claims for the perils their words name (README, Claims).
 
-let ctx: TestDatabase
-afterAll(() => ctx?.drop())
+const ctx = useDatabaseAt('0014-card-attempts')
 
 const ids: Record<string, number> = {}
 
 beforeAll(async () => {
-  ctx = await createTestDatabase()
-  await migrateTo(ctx.db, '0014-card-attempts')
   const partner = await seedPartner(ctx.db)
   for (const plan of DEMO_PLANS) ids[plan.name] = (await seedOlderPlan(ctx.db, partner.id, plan)).id
   ids.untyped = (

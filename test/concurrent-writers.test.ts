@@ -20,7 +20,7 @@ import {
   subscriptionBody,
   VISA,
   type World,
-} from './security/world.js'
+} from './helpers/world/security.js'
 
 // Every write a partner can make, sent at once through two connections to one database: what an
 // `amparo worker` or a second API process on the same SQLite file does to the API. SQLite lets one
@@ -38,9 +38,9 @@ beforeAll(async () => {
   world = await createWorld({ sqliteFile: join(dir, 'amparo.sqlite') })
   // Both connections yield between statements, so their transactions stay open side by side: one
   // overtakes the other's snapshot, or holds the write lock the other one needs.
-  second = createDb(world.database.config.database)
+  second = createDb(world.ctx.config.database)
   const app = (db: Db) =>
-    buildCheckedApp({ config: world.database.config, db: db.withPlugin(interleaving), clock, logger: false })
+    buildCheckedApp({ config: world.ctx.config, db: db.withPlugin(interleaving), clock, logger: false })
   apps = [await app(world.db), await app(second)]
 })
 
@@ -246,7 +246,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))(
         const round = runJobsOnce({
           db: world.db,
           clock,
-          timeZone: world.database.config.timeZone,
+          timeZone: world.ctx.config.timeZone,
           gateway: null,
         })
         setTimeout(release, 300)

@@ -1,94 +1,22 @@
-import type { Insertable } from 'kysely'
-import { afterAll, beforeAll, expect, it } from 'vitest'
-import { migrateTo, migrateToLatest } from '../src/db/migrate.js'
-import type { AnnualPlansTable } from '../src/modules/annual-plans/annual-plan.table.js'
-import { insertCustomer } from '../src/modules/customers/customer.repository.js'
-import type { SubscriptionsTable } from '../src/modules/subscriptions/subscription.table.js'
-import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
-import { ANNUAL, seedCatalog, seedOlderPlan, seedPartner, TOTAL_12X } from './helpers/world.js'
+import { beforeAll, expect, it } from 'vitest'
+import { migrateToLatest } from '../src/db/migrate.js'
+import { olderContracts, useDatabaseAt } from './helpers/world/older-schema.js'
 
 // Migration 0008 records the active protections a database already has, oldest first: where two
 // already name one device, the oldest keeps it.
 
-let ctx: TestDatabase
-afterAll(() => ctx?.drop())
+const ctx = useDatabaseAt('0007-money-bigint')
 
 const at = (day: number) => `2026-11-${String(day).padStart(2, '0')}T12:00:00.000Z`
 const ids: Record<string, number> = {}
 
 beforeAll(async () => {
-  ctx = await createTestDatabase()
-  await migrateTo(ctx.db, '0007-money-bigint')
-  const catalog = await seedCatalog(ctx.db)
-  const partner = await seedPartner(ctx.db)
-  const subscriptionPlan = await seedOlderPlan(ctx.db, partner.id, TOTAL_12X)
-  const annualPlan = await seedOlderPlan(ctx.db, partner.id, ANNUAL)
-  const customer = await ctx.db.transaction().execute((trx) =>
-    insertCustomer(trx, {
-      partner_id: partner.id,
-      name: 'Cliente',
-      document: '52998224725',
-      document_kind: 'cpf',
-      email: 'cliente@example.com',
-      phone: '11987654321',
-      street: null,
-      number: null,
-      complement: null,
-      zipcode: null,
-      neighborhood: null,
-      city: null,
-      state: null,
-      created_at: at(1),
-    }),
-  )
-  const common = {
-    partner_id: partner.id,
-    customer_id: customer.id,
-    model_id: catalog.model('iPhone 16 Pro').id,
-    store_id: null,
-    is_used: false,
-    lmi: 100_000,
-    created_at: at(1),
+  const contracts = await olderContracts(ctx, at(1))
+  const subscription = async (name: string, day: number, values: object) => {
+    ids[name] = await contracts.subscription({ ...values, created_at: at(day) })
   }
-  let seq = 0
-  const subscription = async (name: string, day: number, values: Partial<SubscriptionsTable>) => {
-    seq += 1
-    const row = {
-      ...common,
-      plan_id: subscriptionPlan.id,
-      partner_seq: seq,
-      serial_number: null,
-      second_serial_number: null,
-      monthly_premium: 1200,
-      franchise: 15_000,
-      installments_count: 12,
-      status: 'pending',
-      origin: null,
-      card_token: null,
-      card_brand: null,
-      card_last4: null,
-      canceled_at: null,
-      cancel_reason: null,
-      ...values,
-      created_at: at(day),
-    } as Insertable<SubscriptionsTable>
-    ids[name] = (
-      await ctx.db.insertInto('subscriptions').values(row).returning('id').executeTakeFirstOrThrow()
-    ).id
-  }
-  const plan = async (name: string, day: number, values: Partial<AnnualPlansTable>) => {
-    const row = {
-      ...common,
-      plan_id: annualPlan.id,
-      imei: '490154203237518',
-      premium: 11_000,
-      status: 'awaiting_payment',
-      ...values,
-      created_at: at(day),
-    } as Insertable<AnnualPlansTable>
-    ids[name] = (
-      await ctx.db.insertInto('annual_plans').values(row).returning('id').executeTakeFirstOrThrow()
-    ).id
+  const plan = async (name: string, day: number, values: object) => {
+    ids[name] = await contracts.annualPlan({ ...values, created_at: at(day) })
   }
   // Inserted out of age order: the migration orders by created_at.
   await subscription('newerDuplicate', 5, { serial_number: 'abc-123' })

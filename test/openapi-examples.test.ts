@@ -1,5 +1,4 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { freshDemo } from './helpers/fresh-demo.js'
 import {
   type Call,
   type Entry,
@@ -12,7 +11,7 @@ import {
   setupOf,
 } from './helpers/openapi-examples.js'
 import { createTestApp } from './helpers/test-app.js'
-import { World, WrongGateway } from './helpers/world/demo.js'
+import { freshDemo, World, WrongGateway } from './helpers/world/demo.js'
 
 // Every example of the served document runs against the demo, as `amparo demo` loads it on an
 // empty database: each operation's request examples (body and parameters) answer its documented

@@ -1,8 +1,8 @@
 import type { Insertable } from 'kysely'
 import { sql } from 'kysely'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { isPostgres } from '../src/db/database.js'
-import { migrateTo, migrateToLatest } from '../src/db/migrate.js'
+import { migrateToLatest } from '../src/db/migrate.js'
 import { insertCustomer } from '../src/modules/customers/customer.repository.js'
 import {
   findSubscriptionState,
@@ -10,7 +10,7 @@ import {
 } from '../src/modules/subscriptions/subscription.repository.js'
 import { contractSubscription } from '../src/modules/subscriptions/subscription.service.js'
 import type { SubscriptionsTable } from '../src/modules/subscriptions/subscription.table.js'
-import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+import { useDatabaseAt } from './helpers/world/older-schema.js'
 import { seedCatalog, seedOlderPlan, seedPartner, TOTAL_12X } from './helpers/world.js'
 
 // Migration 0006 numbers the subscriptions a database already has: a database at 0005 gets rows,
@@ -18,8 +18,8 @@ import { seedCatalog, seedOlderPlan, seedPartner, TOTAL_12X } from './helpers/wo
 
 const NOW = '2026-11-21T15:04:05.000Z'
 
-let ctx: TestDatabase
-afterAll(() => ctx?.drop())
+// Back to the schema before 0006 (its `down` runs too).
+const ctx = useDatabaseAt('0005-idempotency-keys')
 
 interface Fixture {
   partnerId: number
@@ -32,9 +32,6 @@ interface Fixture {
 const fixtures: Fixture[] = []
 
 beforeAll(async () => {
-  ctx = await createTestDatabase()
-  // Back to the schema before 0006 (its `down` runs too).
-  await migrateTo(ctx.db, '0005-idempotency-keys')
   const catalog = await seedCatalog(ctx.db)
   for (const document of ['52998224725', '12345678909', '11144477735']) {
     const partner = await seedPartner(ctx.db)

@@ -4,7 +4,8 @@
  * from (`seedCatalog`, `partnerWithToken`, `seedPlan`, `createCustomer`) are exported for tests
  * that need only one of them. Suites that share a larger scenario build it from these:
  * world/subscriptions.ts (the subscriptions-*.test.ts files), world/subscription-payments.ts,
- * world/demo.ts (the demo as `amparo demo` loads it, for the documented examples).
+ * world/demo.ts (the demo as `amparo demo` loads it, for the documented examples),
+ * world/security.ts (the security suite's two sides), world/older-schema.ts (migration tests).
  */
 import { expect } from 'vitest'
 import type { App } from '../../src/app.js'

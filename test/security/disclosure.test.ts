@@ -9,20 +9,19 @@ import {
   annualBody,
   annualCard,
   clock,
-  createWorld,
   customerBody,
   type Json,
   type Method,
   type Res,
   shopkeeperBody,
   subscriptionBody,
-  type World,
-} from './world.js'
+  useSecurityWorld,
+} from '../helpers/world/security.js'
 
 // OWASP API8:2023 (security misconfiguration) and API3 (excessive data exposure): whatever the
 // outcome, a response reveals no internals, secrets, tokens or card data, and carries the headers.
 
-let w: World
+const w = useSecurityWorld()
 /** The same service on the same database with a card gateway that fails with a revealing error. */
 let broken: App
 const responses: { what: string; response: Res }[] = []
@@ -38,7 +37,6 @@ const INTERNAL_FAILURE =
   'connect ECONNREFUSED 10.0.0.7:5432 at /work/main/src/secret.ts:42 select * from cards'
 
 beforeAll(async () => {
-  w = await createWorld()
   const failing: PaymentGateway = sandboxWith({
     chargeCard: async () => {
       throw new Error(INTERNAL_FAILURE)
@@ -48,7 +46,7 @@ beforeAll(async () => {
     },
   })
   broken = await buildCheckedApp({
-    config: w.database.config,
+    config: w.ctx.config,
     db: w.db,
     clock,
     gateway: failing,
@@ -58,7 +56,6 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await broken?.close()
-  await w?.close()
 })
 
 async function collect() {

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { requestIdOf } from '../helpers/errors.js'
 import {
   annualCard,
-  createWorld,
   customerBody,
   expectHandled,
   type Json,
@@ -11,17 +10,13 @@ import {
   shopkeeperBody,
   snapshot,
   subscriptionBody,
-  type World,
-} from './world.js'
+  useSecurityWorld,
+} from '../helpers/world/security.js'
 
 // OWASP API8:2023 (security misconfiguration) and API10 (unsafe consumption of input): SQL
 // metacharacters and Unicode oddities anywhere a client can put text never make a server fault.
 
-let w: World
-beforeAll(async () => {
-  w = await createWorld()
-})
-afterAll(() => w?.close())
+const w = useSecurityWorld()
 
 const NUL = '\u0000'
 const NASTY: [string, string][] = [

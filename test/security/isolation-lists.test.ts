@@ -1,24 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   annualBody,
-  createWorld,
   customerBody,
   type Json,
   type Party,
   snapshot,
   subscriptionBody,
-  type World,
+  useSecurityWorld,
   withField,
-} from './world.js'
+} from '../helpers/world/security.js'
 
 // OWASP API1:2023 (broken object-level authorization): partner B naming A's objects in bodies and
 // queries, and every list scoped to its caller.
 
-let w: World
-beforeAll(async () => {
-  w = await createWorld()
-})
-afterAll(() => w?.close())
+const w = useSecurityWorld()
 
 type BodyCase = [string, string, (a: Party, body: Json) => Json]
 const REFERENCES: BodyCase[] = [

@@ -1,23 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { GatewayMode } from '../../src/modules/partners/partner.table.js'
 import { expectedError, requestIdOf } from '../helpers/errors.js'
 import {
   annualCard,
-  createWorld,
   type Method,
   type Party,
   snapshot,
   subscriptionCard,
-  type World,
-} from './world.js'
+  useSecurityWorld,
+} from '../helpers/world/security.js'
 
 // OWASP API1:2023 (broken object-level authorization): partner B's token on partner A's objects.
 
-let w: World
-beforeAll(async () => {
-  w = await createWorld()
-})
-afterAll(() => w?.close())
+const w = useSecurityWorld()
 
 const GHOST_ID = 2_000_000_000
 /** The party with every id replaced by one that exists nowhere: the answer must be the same. */

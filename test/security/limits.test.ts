@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { expectedError } from '../helpers/errors.js'
 import {
   annualBody,
   annualCard,
-  createWorld,
   customerBody,
   expectHandled,
   type Json,
@@ -13,17 +12,13 @@ import {
   snapshot,
   subscriptionBody,
   subscriptionCard,
-  type World,
+  useSecurityWorld,
   withField,
-} from './world.js'
+} from '../helpers/world/security.js'
 
 // OWASP API4:2023 (unrestricted resource consumption): oversized bodies, strings, arrays and pages.
 
-let w: World
-beforeAll(async () => {
-  w = await createWorld()
-})
-afterAll(() => w?.close())
+const w = useSecurityWorld()
 
 const LONG = 'x'.repeat(10_000)
 const HUGE = 'x'.repeat(1024 * 1024 + 1)

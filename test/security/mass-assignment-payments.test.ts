@@ -1,23 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   annualCard,
-  createWorld,
   forged,
   instant,
   NOW,
   RENDERED_NOW,
   subscriptionCard,
-  type World,
-} from './world.js'
+  useSecurityWorld,
+} from '../helpers/world/security.js'
 
 // OWASP API3:2023 (broken object property level authorization), payment and cancellation calls:
 // what the body says about status, amounts, dates, tokens or protocols never reaches the row.
 
-let w: World
-beforeAll(async () => {
-  w = await createWorld()
-})
-afterAll(() => w?.close())
+const w = useSecurityWorld()
 
 describe('payment and cancellation bodies', () => {
   it('notify-payment of an installment ignores paid_at, status, amount and number', async () => {

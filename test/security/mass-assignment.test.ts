@@ -1,8 +1,7 @@
 import { decodeJwt } from 'jose'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   annualBody,
-  createWorld,
   customerBody,
   FORGED_ID,
   forged,
@@ -13,17 +12,13 @@ import {
   shopkeeperBody,
   strip,
   subscriptionBody,
-  type World,
-} from './world.js'
+  useSecurityWorld,
+} from '../helpers/world/security.js'
 
 // OWASP API3:2023 (broken object property level authorization): fields that are not inputs
 // never reach the stored row, whatever the body says.
 
-let w: World
-beforeAll(async () => {
-  w = await createWorld()
-})
-afterAll(() => w?.close())
+const w = useSecurityWorld()
 
 describe('creation bodies', () => {
   it('POST /customers ignores id, partner_id and timestamps', async () => {

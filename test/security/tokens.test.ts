@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { type JWTPayload, SignJWT } from 'jose'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import {
   issueCredentials,
   revokeCredentials,
@@ -8,11 +8,9 @@ import {
 } from '../../src/modules/partners/partner.service.js'
 import { unauthenticatedText } from '../helpers/errors.js'
 import { TEST_JWT_KEYS } from '../helpers/test-db.js'
-import { login } from '../helpers/world.js'
 import {
   annualBody,
   annualCard,
-  createWorld,
   customerBody,
   type Method,
   NOW,
@@ -21,18 +19,18 @@ import {
   snapshot,
   subscriptionBody,
   subscriptionCard,
-  type World,
-} from './world.js'
+  useSecurityWorld,
+} from '../helpers/world/security.js'
+import { login } from '../helpers/world.js'
 
 // OWASP API2:2023 (broken authentication): a token that is not genuine, current and of an active
 // credential answers exactly 401 on every module's routes, before any validation or lookup.
 
-let w: World
+const w = useSecurityWorld()
 let revokedToken: string
 let revokedClaims: JWTPayload
 let disabledUserToken: string
 beforeAll(async () => {
-  w = await createWorld()
   const a = w.a.external
   const second = await issueCredentials(w.db, a.partnerId, 'test', NOW.toISOString())
   revokedToken = await login(w.app, {
@@ -54,7 +52,6 @@ beforeAll(async () => {
     .where('email', '=', 'ops@a.example')
     .execute()
 })
-afterAll(() => w?.close())
 
 const seconds = () => Math.floor(NOW.getTime() / 1000)
 const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')

@@ -1,7 +1,9 @@
 import { createHash, randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto'
 
 // scrypt with a per-secret salt; parameters are stored with the hash so they can be raised later.
-const PARAMS = { N: 16384, r: 8, p: 1 }
+// Read at each hash: the test suite lowers them (test/helpers/hash-cost.ts), and any process still
+// verifies what it hashed, with the parameters stored beside it.
+export const SECRET_HASH_PARAMS = { N: 16384, r: 8, p: 1 }
 const KEY_LENGTH = 32
 
 function derive(secret: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
@@ -14,10 +16,9 @@ function derive(secret: string, salt: Buffer, options: ScryptOptions): Promise<B
 
 export async function hashSecret(secret: string): Promise<string> {
   const salt = randomBytes(16)
-  const key = await derive(secret, salt, PARAMS)
-  return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), key.toString('base64url')].join(
-    '$',
-  )
+  const { N, r, p } = SECRET_HASH_PARAMS
+  const key = await derive(secret, salt, { N, r, p })
+  return ['scrypt', N, r, p, salt.toString('base64url'), key.toString('base64url')].join('$')
 }
 
 export async function verifySecret(secret: string, stored: string): Promise<boolean> {

@@ -8,6 +8,8 @@ import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:c
 const N = 2 ** 15
 const R = 8
 const P = 1
+/** Read at each hash; the test suite lowers them (test/helpers/hash-cost.ts), as for partner secrets. */
+export const PASSWORD_HASH_PARAMS = { N, r: R, p: P }
 const KEY_LENGTH = 32
 // 128 × N × r = 32 MiB a hash; Node's default cap (32 MiB) is exactly that, so raise it.
 const maxmemFor = (n: number, r: number) => 128 * n * r + 16 * 1024 * 1024
@@ -23,8 +25,9 @@ function derive(password: string, salt: Buffer, n: number, r: number, p: number,
 
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16)
-  const key = await derive(password, salt, N, R, P, KEY_LENGTH)
-  return ['scrypt', N, R, P, salt.toString('base64url'), key.toString('base64url')].join('$')
+  const { N: n, r, p } = PASSWORD_HASH_PARAMS
+  const key = await derive(password, salt, n, r, p, KEY_LENGTH)
+  return ['scrypt', n, r, p, salt.toString('base64url'), key.toString('base64url')].join('$')
 }
 
 /** False for a wrong password or a hash this service cannot read. */

@@ -1,23 +1,16 @@
 import type { LightMyRequestResponse } from 'fastify'
-import { expect } from 'vitest'
-import type { App } from '../../src/app.js'
-import type { Db } from '../../src/db/database.js'
-import { importCatalog } from '../../src/modules/catalog/catalog-import.js'
-import type { GatewayMode } from '../../src/modules/partners/partner.table.js'
-import type { PaymentGateway } from '../../src/modules/payments/payment-gateway.js'
-import { SandboxGateway } from '../../src/modules/payments/sandbox-gateway.js'
-import { sandboxWith } from '../helpers/gateways.js'
-import { buildCheckedApp } from '../helpers/test-app.js'
-import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js'
-import {
-  ANNUAL,
-  bearer,
-  partnerWithToken,
-  seedCatalog,
-  seedPlans,
-  type TestPartner,
-  TOTAL_12X,
-} from '../helpers/world.js'
+import { afterAll, beforeAll, expect } from 'vitest'
+import type { App } from '../../../src/app.js'
+import type { Db } from '../../../src/db/database.js'
+import { importCatalog } from '../../../src/modules/catalog/catalog-import.js'
+import type { GatewayMode } from '../../../src/modules/partners/partner.table.js'
+import type { PaymentGateway } from '../../../src/modules/payments/payment-gateway.js'
+import { SandboxGateway } from '../../../src/modules/payments/sandbox-gateway.js'
+import { sandboxWith } from '../gateways.js'
+import { createTestApp, type TestContext } from '../test-app.js'
+import { seedCatalog } from './catalog.js'
+import { bearer, partnerWithToken, type TestPartner } from './partners.js'
+import { ANNUAL, seedPlans, TOTAL_12X } from './plans.js'
 import {
   annualBody,
   clock,
@@ -28,13 +21,13 @@ import {
   NOW,
   shopkeeperBody,
   subscriptionBody,
-} from './bodies.js'
+} from './security-bodies.js'
 
-export * from './bodies.js'
+export * from './security-bodies.js'
 
-// Shared fixtures of the security suite: two partners ("sides" A and B), each in both gateway
-// modes, every one with a customer, a store, plans, a pending subscription, an unpaid annual plan
-// and an annual plan with an open cancellation, plus a brand and model only its side may sell.
+// The world of the security suite (test/security/): two partners ("sides" A and B), each in both
+// gateway modes, every one with a customer, a store, plans, a pending subscription, an unpaid annual
+// plan and an annual plan with an open cancellation, plus a brand and model only its side may sell.
 
 export interface Party {
   side: 'A' | 'B'
@@ -59,7 +52,8 @@ export interface Party {
 export interface World {
   db: Db
   app: App
-  database: TestDatabase
+  /** The app's context (its database's `config` and `env` too). */
+  ctx: TestContext
   /** Card charges that reached the gateway. */
   charges: () => number
   a: Record<GatewayMode, Party>
@@ -71,14 +65,24 @@ export interface World {
 }
 export type Res = LightMyRequestResponse
 
-export async function createWorld(
-  options: { env?: Record<string, string>; sqliteFile?: string } = {},
-): Promise<World> {
-  const database = await createTestDatabase({
-    env: { ...ENV, ...options.env },
-    sqliteFile: options.sqliteFile,
+/**
+ * The set-up fixture of a security test file: `const w = useSecurityWorld()` builds the world
+ * before the file's first test (filled in place, as `useTestApp`'s context is) and closes it after
+ * its last.
+ */
+export function useSecurityWorld(): World {
+  const world = {} as World
+  beforeAll(async () => {
+    Object.assign(world, await createWorld())
+  }, 120_000)
+  afterAll(async () => {
+    await world.close?.()
   })
-  const { db } = database
+  return world
+}
+
+/** The world on its own, for a file that closes it itself (`sqliteFile`: on a SQLite file, not in memory). */
+export async function createWorld(options: { sqliteFile?: string } = {}): Promise<World> {
   let charges = 0
   const sandbox = new SandboxGateway()
   const gateway: PaymentGateway = sandboxWith({
@@ -87,7 +91,8 @@ export async function createWorld(
       return sandbox.chargeCard(charge)
     },
   })
-  const app = await buildCheckedApp({ config: database.config, db, clock, gateway, logger: false })
+  const ctx = await createTestApp({ env: ENV, clock, gateway, sqliteFile: options.sqliteFile })
+  const { app, db } = ctx
   await seedCatalog(db)
 
   const call: World['call'] = (method, url, token, payload, headers = {}) =>
@@ -170,16 +175,13 @@ export async function createWorld(
   const world: World = {
     db,
     app,
-    database,
+    ctx,
     charges: () => charges,
     a: { external: await party('A', 'external'), own: await party('A', 'own') },
     b: { external: await party('B', 'external'), own: await party('B', 'own') },
     call,
     ok,
-    async close() {
-      await app.close()
-      await database.drop()
-    },
+    close: () => ctx.close(),
   }
   return world
 }

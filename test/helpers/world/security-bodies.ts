@@ -1,8 +1,8 @@
-import { type Json, next } from '../helpers/bodies.js'
-import { imei } from '../helpers/documents.js'
-import type { Party } from './world.js'
+import { type Json, next } from '../bodies.js'
+import { imei } from '../documents.js'
+import type { Party } from './security.js'
 
-// Request bodies and values of the security suite; `world.ts` re-exports everything here, with
+// Request bodies and values of the security suite; `security.ts` re-exports everything here, with
 // the shared bodies of test/helpers.
 export {
   annualCard,
@@ -13,8 +13,8 @@ export {
   subscriptionCard,
   VISA,
   withField,
-} from '../helpers/bodies.js'
-export { cnpj, cpf, imei } from '../helpers/documents.js'
+} from '../bodies.js'
+export { cnpj, cpf, imei } from '../documents.js'
 
 export type Method = 'GET' | 'POST' | 'PUT'
 
