@@ -53,3 +53,25 @@ export const numbersEventsAfterCommit = (db: Db): boolean => isPostgres(db)
 
 /** Whether a contract's writes go as one statement of data-modifying CTEs (PostgreSQL). */
 export const writesContractInOneStatement = (trx: Trx): boolean => isPostgres(trx)
+
+/** The page cache a document's bytes are written with on SQLite (KiB, as `cache_size` takes it negated). */
+const BLOB_WRITE_CACHE_KIB = 1024
+
+/**
+ * Runs `write` (a large blob's insert) with the connection's page cache shrunk to 1 MiB on SQLite,
+ * then restores its size. Every page written stays in that cache until it is full, so a 10 MiB
+ * document's pages came to sit in the 16 MB cache beside the driver's two copies of the bytes (see
+ * docs/benchmarks.md, Claims: uploads); past the small cache they go to the WAL at once. PostgreSQL
+ * keeps no such cache in the process: `write` runs as is.
+ */
+export async function withSmallPageCache<T>(trx: Trx, write: () => Promise<T>): Promise<T> {
+  if (isPostgres(trx)) return write()
+  const { rows } = await sql<{ cache_size: number }>`pragma cache_size`.execute(trx)
+  const size = Number(rows[0]?.cache_size)
+  await sql`pragma cache_size = ${sql.lit(-BLOB_WRITE_CACHE_KIB)}`.execute(trx)
+  try {
+    return await write()
+  } finally {
+    await sql`pragma cache_size = ${sql.lit(size)}`.execute(trx)
+  }
+}

@@ -1,5 +1,6 @@
 import type { Insertable } from 'kysely'
 import type { Db, Trx } from '../../db/database.js'
+import { withSmallPageCache } from '../../db/dialect-sql.js'
 import type { ClaimDocumentRow, ClaimRow } from './claim.repository.js'
 import type { ClaimDocumentsTable, ClaimStatus, DocumentKind } from './claim.table.js'
 
@@ -34,14 +35,16 @@ export async function documentKindsOf(trx: Trx, claimId: number): Promise<Docume
   return rows.map((r) => r.kind)
 }
 
-/** A document's metadata row and, apart, its bytes. */
+/** A document's metadata row and, apart, its bytes (written past the page cache: withSmallPageCache). */
 export async function insertDocument(
   trx: Trx,
   values: Insertable<ClaimDocumentsTable>,
   bytes: Buffer,
 ): Promise<ClaimDocumentRow> {
   const row = await trx.insertInto('claim_documents').values(values).returningAll().executeTakeFirstOrThrow()
-  await trx.insertInto('claim_document_contents').values({ document_id: row.id, bytes }).execute()
+  await withSmallPageCache(trx, () =>
+    trx.insertInto('claim_document_contents').values({ document_id: row.id, bytes }).execute(),
+  )
   return row
 }
 

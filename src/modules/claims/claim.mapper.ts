@@ -1,6 +1,6 @@
 import { centsToAmount } from '../../shared/money.js'
 import { formatTimestamp } from '../../shared/time.js'
-import type { ClaimDocumentRow, ClaimView } from './claim.repository.js'
+import type { ClaimDocumentRow, ClaimResourceRow } from './claim.repository.js'
 import { claimStatusLabel, claimTypeLabel, missingDocumentKinds } from './claim.rules.js'
 
 const _timestamp = (instant: string | null, timeZone: string) =>
@@ -23,7 +23,7 @@ export function claimDocumentResource(row: ClaimDocumentRow, timeZone: string) {
  * The claim as the partner sees it (GET /claims/{id}); `documents` are the claim's, oldest first.
  * The fraud signals are the operator's and never appear here.
  */
-export function claimResource(row: ClaimView, documents: ClaimDocumentRow[], timeZone: string) {
+export function claimResource(row: ClaimResourceRow, documents: ClaimDocumentRow[], timeZone: string) {
   return {
     id: row.id,
     number: row.number,
@@ -60,7 +60,7 @@ export function claimResource(row: ClaimView, documents: ClaimDocumentRow[], tim
 
 export type ClaimResource = ReturnType<typeof claimResource>
 
-function decisionOf(row: ClaimView, timeZone: string) {
+function decisionOf(row: ClaimResourceRow, timeZone: string) {
   const { outcome, decided_at } = row
   if (outcome === null || decided_at === null) return null
   return {

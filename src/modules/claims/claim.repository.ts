@@ -1,6 +1,8 @@
 import type { Insertable, Selectable } from 'kysely'
 import type { Db, Trx } from '../../db/database.js'
+import { intRange } from '../../db/dialect-sql.js'
 import { type PageWindow, pageByIds } from '../../db/page.js'
+import { prepared } from '../../db/prepared.js'
 import type { ClaimDocumentsTable, ClaimStatus, ClaimsTable } from './claim.table.js'
 
 export type ClaimRow = Selectable<ClaimsTable>
@@ -37,6 +39,13 @@ function views(db: Db) {
 }
 
 export type ClaimView = Awaited<ReturnType<ReturnType<typeof views>['executeTakeFirstOrThrow']>>
+
+/** What a claim's resource shows (claim.mapper.ts): a view, or a row of the unfiltered page. */
+export type ClaimResourceRow = Pick<
+  ClaimView,
+  ColumnOf<(typeof RESOURCE_COLUMNS)[number]> | 'customer_name' | 'current_customer_document' | 'model_name'
+>
+type ColumnOf<T> = T extends `cl.${infer C extends keyof ClaimView}` ? C : never
 
 /** The claim when it is this partner's. */
 export async function findClaimView(db: Db, partnerId: number, id: number): Promise<ClaimView | undefined> {
@@ -110,9 +119,13 @@ function matching(db: Db, partnerId: number, filter: ClaimFilter) {
   return query
 }
 
-/** The partner's claims matching the filter, newest first: a page of ids, then only its rows joined. */
-export async function listClaimViews(db: Db, partnerId: number, filter: ClaimFilter, page: PageWindow) {
-  return pageByIds(
+/**
+ * The partner's claims matching the filter, newest first, with their documents' metadata (oldest
+ * first) and the total: a page of ids, then only its rows joined.
+ */
+export async function listClaimPage(db: Db, partnerId: number, filter: ClaimFilter, page: PageWindow) {
+  if (Object.values(filter).every((value) => value === undefined)) return listAll(db, partnerId, page)
+  const { rows, total } = await pageByIds(
     matching(db, partnerId, filter),
     (query) => query.select('cl.id'),
     page,
@@ -123,4 +136,109 @@ export async function listClaimViews(db: Db, partnerId: number, filter: ClaimFil
         .orderBy('cl.id', 'desc')
         .execute(),
   )
+  const documents = await listDocumentsOf(
+    db,
+    rows.map((row) => row.id),
+  )
+  return { rows, documents, total }
+}
+
+/** The claim's columns its resource shows (claim.mapper.ts). */
+const RESOURCE_COLUMNS = [
+  'cl.id',
+  'cl.number',
+  'cl.status',
+  'cl.type',
+  'cl.subscription_id',
+  'cl.annual_plan_id',
+  'cl.customer_id',
+  'cl.model_id',
+  'cl.serial_number',
+  'cl.occurred_at',
+  'cl.description',
+  'cl.police_report_number',
+  'cl.police_report_issued_on',
+  'cl.lmi',
+  'cl.franchise',
+  'cl.outcome',
+  'cl.settlement_method',
+  'cl.approved_amount',
+  'cl.payable_amount',
+  'cl.reason_code',
+  'cl.note',
+  'cl.decided_at',
+  'cl.settlement_reference',
+  'cl.settled_at',
+  'cl.created_at',
+  'cl.updated_at',
+] as const
+const DOCUMENT_COLUMNS = [
+  'id',
+  'claim_id',
+  'kind',
+  'filename',
+  'content_type',
+  'size',
+  'sha256',
+  'uploaded_at',
+] as const
+
+// The unfiltered page, as the subscriptions' (subscription.repository.ts): its three statements built
+// and compiled once (prepared()), which building the joined select and the count on every call cost
+// more than the database took to answer them (docs/benchmarks.md, Claims: a page).
+const pageIdsOf = (db: Db, partnerId: number, offset: number, limit: number) =>
+  db
+    .selectFrom('claims')
+    .select('id')
+    .where('partner_id', '=', partnerId)
+    .orderBy('id', 'desc')
+    .offset(offset)
+    .limit(limit)
+// Columns named, not `*`: a text with `*` is not kept as a named statement on PostgreSQL (postgres.ts).
+const claimPage = prepared((db: Db, partnerId: number, offset: number, limit: number) =>
+  db
+    .selectFrom('claims as cl')
+    .innerJoin('customers as c', 'c.id', 'cl.customer_id')
+    .innerJoin('models as m', 'm.id', 'cl.model_id')
+    .select(RESOURCE_COLUMNS)
+    .select(['c.name as customer_name', 'c.document as current_customer_document', 'm.name as model_name'])
+    .where('cl.partner_id', '=', partnerId)
+    .where('cl.id', 'in', pageIdsOf(db, partnerId, offset, limit))
+    .orderBy('cl.id', 'desc'),
+)
+const claimDocumentsInRange = prepared((db: Db, partnerId: number, lowest: number, highest: number) =>
+  db
+    .selectFrom('claim_documents')
+    .select(DOCUMENT_COLUMNS)
+    .where('claim_id', 'in', (eb) =>
+      eb
+        .selectFrom('claims')
+        .select('id')
+        .where('partner_id', '=', partnerId)
+        .where(intRange(db, 'id', lowest, highest)),
+    )
+    .orderBy('claim_id')
+    .orderBy('id'),
+)
+const claimCount = prepared((db: Db, partnerId: number) =>
+  db
+    .selectFrom('claims')
+    .select((eb) => eb.fn.countAll<number | string>().as('total'))
+    .where('partner_id', '=', partnerId),
+)
+
+/**
+ * Every claim of the partner: the page, then its documents by the range of its ids (the page holds
+ * the partner's consecutive ones, so the range is exactly the page's claims and the statement keeps
+ * one shape).
+ */
+async function listAll(db: Db, partnerId: number, { offset, limit }: PageWindow) {
+  const [rows, counted] = await Promise.all([
+    claimPage(db, partnerId, offset, limit),
+    claimCount(db, partnerId),
+  ])
+  const ids = rows.map((row) => row.id)
+  const documents =
+    ids.length === 0 ? [] : await claimDocumentsInRange(db, partnerId, Math.min(...ids), Math.max(...ids))
+  return { rows, documents, total: Number(counted[0]?.total ?? 0) }
 }

@@ -37,6 +37,11 @@ export const claimRoutes: FastifyPluginAsyncTypebox = async (app) => {
 \`status: documents_pending\`, a \`number\` \`SIN-<year>-<6 digits>\` and the kinds of document still
 missing in \`required_documents\` (upload them with \`POST /claims/{id}/documents\`). Writes \`claim.opened\`.
 
+The example's \`occurred_at\` is a sample date: send the moment of the loss, which must lie within the
+plan's \`claim_notice_days\` (30 on the demo) before now and after installment 1 was paid. On a fresh
+demo, subscription 1's installment 1 was paid 7 days before the demo was loaded: yesterday evening
+works on any day (the README's walkthrough sends \`$YESTERDAY 21:30:00\`).
+
 ${OPENING_RULES}`,
         body: ClaimBody,
         response: { 201: Claim, ...errorResponses(400, 401, 413, 415, 422, 'invalid_state') },

@@ -7,7 +7,7 @@ import {
   type ClaimView,
   findClaimView,
   findClaimViewById,
-  listClaimViews,
+  listClaimPage,
   listDocumentsOf,
   transitionClaim,
 } from './claim.repository.js'
@@ -57,11 +57,7 @@ export async function listClaims(
   page: { offset: number; limit: number },
   timeZone: string,
 ) {
-  const { rows, total } = await listClaimViews(db, partnerId, filter, page)
-  const documents = await listDocumentsOf(
-    db,
-    rows.map((row) => row.id),
-  )
+  const { rows, documents, total } = await listClaimPage(db, partnerId, filter, page)
   const data = rows.map((row) =>
     claimResource(
       row,
