@@ -220,6 +220,74 @@ describe('in test (TOTP optional)', { timeout: 120_000 }, () => {
     expect(list.json().data.length).toBeGreaterThan(3)
   })
 
+  it('audits sign-ins, failed sign-ins (with why, naming no actor) and sign-outs', async () => {
+    const { operator } = await newOperator(ctx, 'audited@amparo.test')
+    const rows = async () =>
+      (
+        await ctx.db
+          .selectFrom('audit_log')
+          .select(['actor', 'actor_label', 'action', 'record_type', 'record_id', 'after', 'ip'])
+          .where((eb) =>
+            eb.or([
+              eb('actor_label', '=', 'audited@amparo.test'),
+              eb('actor_label', '=', 'ghost@amparo.test'),
+            ]),
+          )
+          .orderBy('id')
+          .execute()
+      ).map((row) => ({ ...row, after: row.after === null ? null : JSON.parse(row.after) }))
+    const id = String(operator.id)
+
+    expect((await signIn('audited@amparo.test', 'wrong password!!')).statusCode).toBe(401)
+    expect((await signIn('Ghost@amparo.test')).statusCode).toBe(401)
+    const enrolling = await signIn('audited@amparo.test', PASSWORD, { enroll: true })
+    const cookie = cookieOf(enrolling)
+    const badCode = await call({ method: 'POST', url: '/api/session/totp', cookie, body: { code: '000000' } })
+    expect(badCode.statusCode).toBe(401)
+    const code = codeAt(enrolling.json().otpauth_url, now)
+    expect(
+      (await call({ method: 'POST', url: '/api/session/totp', cookie, body: { code } })).statusCode,
+    ).toBe(200)
+    expect((await call({ method: 'DELETE', url: '/api/session', cookie })).statusCode).toBe(204)
+
+    const failed = { actor: null, action: 'session.sign_in_failed', record_type: 'operator', ip: '127.0.0.1' }
+    const signedIn = {
+      actor: operator.id,
+      actor_label: 'audited@amparo.test',
+      record_type: 'operator',
+      record_id: id,
+    }
+    expect(await rows()).toEqual([
+      { ...failed, actor_label: 'audited@amparo.test', record_id: id, after: { reason: 'wrong_password' } },
+      { ...failed, actor_label: 'ghost@amparo.test', record_id: '', after: { reason: 'unknown_email' } },
+      { ...failed, actor_label: 'audited@amparo.test', record_id: id, after: { reason: 'wrong_code' } },
+      {
+        ...signedIn,
+        action: 'operator.enroll_totp',
+        after: expect.objectContaining({ totp_enrolled: true }),
+        ip: '127.0.0.1',
+      },
+      { ...signedIn, action: 'session.sign_in', after: { second_factor: 'totp' }, ip: '127.0.0.1' },
+      { ...signedIn, action: 'session.sign_out', after: null, ip: '127.0.0.1' },
+    ])
+    // A sign-in with the password alone says so; a sign-out without a session records nothing.
+    const plain = await newOperator(ctx, 'plain@amparo.test')
+    expect((await signIn('plain@amparo.test')).statusCode).toBe(200)
+    expect(
+      (await call({ method: 'DELETE', url: '/api/session', cookie: 'amparo_console=gone' })).statusCode,
+    ).toBe(204)
+    const plainRows = await ctx.db
+      .selectFrom('audit_log')
+      .select(['action', 'after'])
+      .where('record_id', '=', String(plain.operator.id))
+      .orderBy('id')
+      .execute()
+    expect(plainRows).toEqual([
+      { action: 'operator.create', after: expect.any(String) },
+      { action: 'session.sign_in', after: '{"second_factor":"none"}' },
+    ])
+  })
+
   it('never answers a password hash or a TOTP seed', async () => {
     const rows = await ctx.db.selectFrom('operators').select(['password_hash', 'totp_secret']).execute()
     const secrets = rows.flatMap((r) => [r.password_hash, r.totp_secret]).filter((s): s is string => !!s)

@@ -88,7 +88,10 @@ Unknown e-mail, wrong password and disabled operator all answer the same 401.`,
     },
     async (request) => {
       const token = request.cookies[SESSION_COOKIE] ?? ''
-      const operator = await confirmTotp(app.db, token, request.body.code, app.clock.now())
+      const operator = await confirmTotp(app.db, token, request.body.code, {
+        now: app.clock.now(),
+        ip: request.ip,
+      })
       return { stage: 'done' as const, operator }
     },
   )
@@ -124,7 +127,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const token = request.cookies[SESSION_COOKIE]
-      if (token) await signOut(app.db, token)
+      if (token) await signOut(app.db, token, { now: app.clock.now(), ip: request.ip })
       reply.clearCookie(SESSION_COOKIE, cookieOptions(request))
       return reply.code(204).send(null)
     },
