@@ -106,6 +106,7 @@ describe('in test (TOTP optional)', { timeout: 120_000 }, () => {
         message: 'Wrong e-mail or password.',
       })
       expect(response.headers['set-cookie']).toBeUndefined()
+      expect(response.headers['www-authenticate']).toMatch(/^Cookie realm=/)
     }
   })
 
@@ -160,6 +161,10 @@ describe('in test (TOTP optional)', { timeout: 120_000 }, () => {
     const expired = await call({ method: 'GET', url: '/api/session', cookie })
     expect(expired.statusCode).toBe(401)
     expect(expired.json().code).toBe('unauthenticated')
+    // A cookie session, not a bearer token: the challenge says so (docs/decisions.md).
+    expect(expired.headers['www-authenticate']).toBe(
+      'Cookie realm="Amparo console", form-action="/api/session", cookie-name="amparo_console"',
+    )
   })
 
   it('ends a session 12 hours after sign-in, however active', async () => {

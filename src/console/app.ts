@@ -36,7 +36,7 @@ import { connectRedis } from '../plugins/redis.js'
 import { unitOfWork } from '../plugins/unit-of-work.js'
 import { type Clock, systemClock } from '../shared/clock.js'
 import { ConsoleErrorSchema } from './console-schemas.js'
-import { consoleGuard } from './guard.js'
+import { CONSOLE_CHALLENGE, consoleGuard } from './guard.js'
 import { consoleStatic } from './static.js'
 
 export interface ConsoleAppOptions {
@@ -92,7 +92,7 @@ export async function buildConsoleApp({
     tokens: new TokenService(signingKeys, config.tokenTtlSeconds, clock, tokenAudience(config.env)),
     gateway: gateway === undefined ? await gatewayOf(config, db) : gateway,
   })
-  await app.register(errorsPlugin)
+  await app.register(errorsPlugin, { challenge: CONSOLE_CHALLENGE })
   await app.register(unitOfWork, {})
   await app.register(httpPlugin)
   await app.register(cookie)
