@@ -31,6 +31,7 @@ import {
   requestId,
 } from '../plugins/http.js'
 import { lazyRequestLogger, loggerOptions, OneLineRequestLog } from '../plugins/logging.js'
+import { trackServedRoutes } from '../plugins/openapi.js'
 import { loginRateLimit } from '../plugins/rate-limits.js'
 import { connectRedis } from '../plugins/redis.js'
 import { unitOfWork } from '../plugins/unit-of-work.js'
@@ -80,6 +81,7 @@ export async function buildConsoleApp({
     ...connectionTimeouts(config.connections),
   }).withTypeProvider<TypeBoxTypeProvider>()
 
+  trackServedRoutes(app)
   app.setValidatorCompiler(validatorCompiler)
   app.addSchema(ConsoleErrorSchema)
   app.addSchema(ValidationErrorSchema)
