@@ -12,7 +12,7 @@ import { type FormEvent, Fragment, type ReactNode, useState } from 'react'
 import { Bar } from 'react-chartjs-2'
 import { get } from '../api/client'
 import type { Dashboard } from '../api/types'
-import { brl, int, month, pct } from '../format'
+import { brl, int, MONTH_NAMES, month, pct } from '../format'
 import { navigate } from '../router'
 import { ErrorBox, Loading, PageTitle, TableWrap, useLoad } from '../ui'
 
@@ -33,6 +33,58 @@ function currentMonth(offset = 0): string {
   return m.toISOString().slice(0, 7)
 }
 
+/** The years the period can start or end in: from the service's first till next year. */
+const FIRST_YEAR = 2024
+
+/**
+ * A month as two lists, month names in pt-BR and years: `<input type="month">` would follow the
+ * browser's own language (Chromium's picker), not the console's.
+ */
+function MonthPicker({
+  label,
+  value,
+  onChange,
+}: {
+  label: string
+  value: string
+  onChange: (ym: string) => void
+}) {
+  const [year = '', mon = ''] = value.split('-')
+  const last = new Date().getUTCFullYear() + 1
+  const years = Array.from({ length: last - FIRST_YEAR + 1 }, (_, i) => String(FIRST_YEAR + i))
+  if (year && !years.includes(year)) years.unshift(year)
+  return (
+    <fieldset className="month-picker">
+      <legend>{label}</legend>
+      <select
+        aria-label={`${label}: mês`}
+        value={mon}
+        onChange={(e) => onChange(`${year}-${e.target.value}`)}
+      >
+        {MONTH_NAMES.map((name, i) => {
+          const code = String(i + 1).padStart(2, '0')
+          return (
+            <option key={code} value={code}>
+              {name}
+            </option>
+          )
+        })}
+      </select>
+      <select
+        aria-label={`${label}: ano`}
+        value={year}
+        onChange={(e) => onChange(`${e.target.value}-${mon}`)}
+      >
+        {years.map((y) => (
+          <option key={y} value={y}>
+            {y}
+          </option>
+        ))}
+      </select>
+    </fieldset>
+  )
+}
+
 const moneyTick = (v: number | string) => brl(Number(v) * 100)
 
 export function DashboardScreen({ query }: { query: URLSearchParams }) {
@@ -50,18 +102,8 @@ export function DashboardScreen({ query }: { query: URLSearchParams }) {
     <>
       <PageTitle>Painel</PageTitle>
       <form className="filters" onSubmit={apply} aria-label="Período">
-        <label>
-          De
-          <input
-            type="month"
-            value={draft.from}
-            onChange={(e) => setDraft({ ...draft, from: e.target.value })}
-          />
-        </label>
-        <label>
-          Até
-          <input type="month" value={draft.to} onChange={(e) => setDraft({ ...draft, to: e.target.value })} />
-        </label>
+        <MonthPicker label="De" value={draft.from} onChange={(from) => setDraft({ ...draft, from })} />
+        <MonthPicker label="Até" value={draft.to} onChange={(to) => setDraft({ ...draft, to })} />
         <button type="submit" className="btn">
           Aplicar
         </button>
