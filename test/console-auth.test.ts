@@ -1,6 +1,7 @@
 import { URI } from 'otpauth'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createOperator } from '../src/modules/operators/operator.service.js'
+import { openTotpSecret } from '../src/modules/operators/totp.js'
 import { CONSOLE_ORIGIN, type ConsoleTestContext, consoleApp } from './helpers/console.js'
 
 // The console's sign-in, sessions and roles (README, Operator console), through its HTTP API.
@@ -293,9 +294,43 @@ describe('in test (TOTP optional)', { timeout: 120_000 }, () => {
     ])
   })
 
+  it('keeps TOTP seeds encrypted (bound to their operator); a seed stored in clear is sealed at the next sign-in', async () => {
+    const key = ctx.config.consoleSecretKey
+    const { operator } = await newOperator(ctx, 'sealed@amparo.test')
+    const enrolling = await signIn('sealed@amparo.test', PASSWORD, { enroll: true })
+    const seed = URI.parse(enrolling.json().otpauth_url).secret.base32
+    const stored = async () =>
+      (
+        await ctx.db
+          .selectFrom('operators')
+          .select('totp_secret')
+          .where('id', '=', operator.id)
+          .executeTakeFirstOrThrow()
+      ).totp_secret ?? ''
+    const sealed = await stored()
+    expect(sealed).toMatch(/^v1\./)
+    expect(sealed).not.toContain(seed)
+    expect(openTotpSecret(sealed, operator.id, key)).toBe(seed)
+    expect(() => openTotpSecret(sealed, operator.id + 1, key)).toThrow()
+    expect(() => openTotpSecret(sealed, operator.id, `${key}x`)).toThrow()
+
+    // As before encryption: the seed in clear still works, and is sealed once it did.
+    await ctx.db.updateTable('operators').set({ totp_secret: seed }).where('id', '=', operator.id).execute()
+    const cookie = cookieOf(enrolling)
+    const code = codeAt(enrolling.json().otpauth_url, now)
+    expect(
+      (await call({ method: 'POST', url: '/api/session/totp', cookie, body: { code } })).statusCode,
+    ).toBe(200)
+    expect(await stored()).toMatch(/^v1\./)
+    expect(openTotpSecret(await stored(), operator.id, key)).toBe(seed)
+  })
+
   it('never answers a password hash or a TOTP seed', async () => {
-    const rows = await ctx.db.selectFrom('operators').select(['password_hash', 'totp_secret']).execute()
-    const secrets = rows.flatMap((r) => [r.password_hash, r.totp_secret]).filter((s): s is string => !!s)
+    const rows = await ctx.db.selectFrom('operators').select(['id', 'password_hash', 'totp_secret']).execute()
+    const seeds = rows.flatMap((r) =>
+      r.totp_secret ? [r.totp_secret, openTotpSecret(r.totp_secret, r.id, ctx.config.consoleSecretKey)] : [],
+    )
+    const secrets = [...rows.map((r) => r.password_hash), ...seeds]
     expect(secrets.length).toBeGreaterThan(rows.length)
     // The one answer allowed to carry a seed is its enrolment's, once.
     const everything = bodies.filter((body) => !body.includes('"stage":"enroll"')).join('\n')

@@ -55,6 +55,7 @@ Unknown e-mail, wrong password and disabled operator all answer the same 401.`,
         password: request.body.password,
         enroll: request.body.enroll ?? false,
         totpRequired: app.config.env === 'production',
+        secretKey: app.config.consoleSecretKey,
         now: app.clock.now(),
         ip: request.ip,
         userAgent: request.headers['user-agent'] ?? null,
@@ -91,6 +92,7 @@ Unknown e-mail, wrong password and disabled operator all answer the same 401.`,
       const operator = await confirmTotp(app.db, token, request.body.code, {
         now: app.clock.now(),
         ip: request.ip,
+        secretKey: app.config.consoleSecretKey,
       })
       return { stage: 'done' as const, operator }
     },

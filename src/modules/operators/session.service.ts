@@ -29,7 +29,7 @@ import {
 import { operatorListView } from './operator.service.js'
 import type { OperatorRole } from './operator.table.js'
 import { DUMMY_HASH, verifyPassword } from './password-hash.js'
-import { enrolment, newTotpSecret, totpStep } from './totp.js'
+import { enrolment, isSealed, newTotpSecret, openTotpSecret, sealTotpSecret, totpStep } from './totp.js'
 
 /** The signed-in operator, as routes see it (`request.operator`) and the console shows it. */
 export interface ConsoleOperator {
@@ -99,6 +99,8 @@ interface SignIn extends SessionOrigin {
   enroll: boolean
   /** Production: an operator without TOTP enrols before the session opens. */
   totpRequired: boolean
+  /** AMPARO_CONSOLE_SECRET_KEY: the seed is stored encrypted under it. */
+  secretKey: string
   userAgent: string | null
 }
 
@@ -130,7 +132,9 @@ export async function signIn(db: Db, input: SignIn): Promise<{ token: string; an
     if (operator.totp_enrolled_at !== null) answer = { stage: 'totp' }
     else if (input.totpRequired || input.enroll) {
       const secret = newTotpSecret()
-      await updateOperator(trx, operator.id, { totp_secret: secret })
+      await updateOperator(trx, operator.id, {
+        totp_secret: sealTotpSecret(secret, operator.id, input.secretKey),
+      })
       const { otpauthUrl, qrSvg } = await enrolment(secret, operator.email)
       answer = { stage: 'enroll', otpauth_url: otpauthUrl, qr_svg: qrSvg }
     } else answer = { stage: 'done', operator: operatorView(operator) }
@@ -160,7 +164,7 @@ export async function confirmTotp(
   db: Db,
   token: string,
   code: string,
-  origin: SessionOrigin,
+  origin: SessionOrigin & { secretKey: string },
 ): Promise<ConsoleOperator> {
   const { now } = origin
   const id = sessionIdOf(token)
@@ -169,10 +173,16 @@ export async function confirmTotp(
     throw new UnauthenticatedError()
   const operator = await operatorById(db, session.operator_id)
   if (!operator?.totp_secret) throw new UnauthenticatedError()
-  const step = totpStep(operator.totp_secret, operator.email, code.trim(), now)
+  const secret = openTotpSecret(operator.totp_secret, operator.id, origin.secretKey)
+  const step = totpStep(secret, operator.email, code.trim(), now)
   const who = { operator, email: operator.email }
   const accepted = await retryingTransaction(db, async (trx) => {
     if (step === null || !(await takeTotpStep(trx, operator.id, step))) return false
+    // A seed stored before seeds were encrypted is sealed at its operator's next sign-in.
+    if (!isSealed(operator.totp_secret ?? ''))
+      await updateOperator(trx, operator.id, {
+        totp_secret: sealTotpSecret(secret, operator.id, origin.secretKey),
+      })
     if (operator.totp_enrolled_at === null) {
       const enrolled = await updateOperator(trx, operator.id, { totp_enrolled_at: now.toISOString() })
       await recordAudit(trx, {
