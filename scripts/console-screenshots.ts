@@ -66,6 +66,24 @@ async function shoot(page: Page, dir: string, name: string) {
   console.log(`  ${name}.png`)
 }
 
+/**
+ * The claim's documents as a reader sees them: images decoded and each PDF frame's viewer drawn
+ * (the frame's load fires before Chromium's viewer paints, hence the pause).
+ */
+async function documentsShown(page: Page) {
+  const frames = page.locator('figure.doc iframe')
+  for (const frame of await frames.all()) {
+    await frame.scrollIntoViewIfNeeded()
+    await frame.contentFrame().locator('embed, body').first().waitFor({ timeout: 15_000 })
+  }
+  for (const image of await page.locator('figure.doc img').all()) {
+    await image.scrollIntoViewIfNeeded()
+    await image.evaluate((img) => (img as unknown as { decode(): Promise<void> }).decode())
+  }
+  if ((await frames.count()) > 0) await page.waitForTimeout(1500)
+  await page.evaluate('window.scrollTo(0, 0)')
+}
+
 async function main() {
   if (!hasChromium) {
     console.error(NO_CHROMIUM)
@@ -99,6 +117,7 @@ async function main() {
         }))
       if (claimId) {
         await openScreen(page, t.base, `#/sinistros/${claimId}`, /^Sinistro /)
+        await documentsShown(page)
         await shoot(page, dir, '20-sinistro')
       }
       const partnerId = t.partnerId ?? '1'

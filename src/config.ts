@@ -49,6 +49,7 @@ export const EnvSchema = Type.Object({
   AMPARO_CONSOLE_HOST: Type.String({ default: '127.0.0.1' }),
   // No default: unset means 3001 in test and no console in production (consoleSettings).
   AMPARO_CONSOLE_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+  AMPARO_CONSOLE_SECRET_KEY: Type.String({ default: '' }),
   DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
   AMPARO_DRAIN_SECONDS: Type.Integer({ minimum: 0, maximum: 300, default: 0 }),
   // Tests' fault injection, honoured only in test (docs/decisions.md); not a deployment setting.
@@ -103,6 +104,11 @@ export interface Config {
    * bind it fails; the default one, when taken, only leaves the console off.
    */
   console: { host: string; port: number; portSet: boolean } | null
+  /**
+   * The secret the operators' TOTP seeds are encrypted under (AMPARO_CONSOLE_SECRET_KEY, 32+
+   * characters): required in production with a console; a fixed one in test.
+   */
+  consoleSecretKey: string
   /**
    * The own card gateway: the sandbox (test cards), test's default and refused in production;
    * `stripe` (README, Going live: card payments through Stripe); `none` (card payments unavailable), production's default.
@@ -214,6 +220,7 @@ function toConfig(env: Env): Readonly<Config> {
     redisUrl: env.REDIS_URL,
     metrics: { host: env.METRICS_HOST, port: env.METRICS_PORT },
     console: consoleSettings(env),
+    consoleSecretKey: consoleSecretKey(env),
     faultKillAfterCommit: faultPattern(env),
   })
 }
@@ -224,6 +231,23 @@ function consoleSettings(env: Env): Config['console'] {
   const port = env.AMPARO_CONSOLE_PORT
   if (port === 0 || (port === undefined && env.AMPARO_ENV === 'production')) return null
   return { host: env.AMPARO_CONSOLE_HOST, port: port ?? DEFAULT_CONSOLE_PORT, portSet: port !== undefined }
+}
+
+/** Test's key: the seeds of a test database are no secret; production must set its own. */
+const TEST_CONSOLE_SECRET_KEY = 'amparo-test-console-secret-key-not-for-production'
+
+function consoleSecretKey(env: Env): string {
+  const key = env.AMPARO_CONSOLE_SECRET_KEY
+  if (key && key.length < 32)
+    throw new ConfigError(
+      'Invalid AMPARO_CONSOLE_SECRET_KEY: 32+ characters, e.g. $(openssl rand -base64 48)',
+    )
+  if (key) return key
+  if (env.AMPARO_ENV === 'production' && consoleSettings(env) !== null)
+    throw new ConfigError(
+      'AMPARO_CONSOLE_SECRET_KEY is required when AMPARO_ENV=production runs the console (it encrypts the TOTP seeds)',
+    )
+  return TEST_CONSOLE_SECRET_KEY
 }
 
 function faultPattern(env: Env): RegExp | null {

@@ -1,10 +1,10 @@
 import { userInfo } from 'node:os'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { buildConsoleApp, type ConsoleApp } from '../src/console/app.js'
+import type { ConsoleApp } from '../src/console/app.js'
 import { csvCell } from '../src/modules/operators/audit.service.js'
 import { claimOf, claimParty, paidSubscription } from './helpers/claim-decisions-world.js'
 import { amparo, app, createPartner, json, main, useCliWorld } from './helpers/cli.js'
-import { CONSOLE_ORIGIN, loginAs } from './helpers/console.js'
+import { buildCheckedConsoleApp, CONSOLE_ORIGIN, loginAs } from './helpers/console.js'
 
 // The audit log (README, Operator console: audit): every state-changing CLI command and console
 // action appends who, what, which record, before → after; admins read it and export it as CSV.
@@ -15,7 +15,12 @@ const CLI = `cli:${userInfo().username}`
 let console_: ConsoleApp
 
 beforeAll(async () => {
-  console_ = await buildConsoleApp({ config: main.config, db: main.db, logger: false, staticRoot: null })
+  console_ = await buildCheckedConsoleApp({
+    config: main.config,
+    db: main.db,
+    logger: false,
+    staticRoot: null,
+  })
   await console_.ready()
   return () => console_.close()
 })

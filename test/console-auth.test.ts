@@ -1,6 +1,7 @@
 import { URI } from 'otpauth'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createOperator } from '../src/modules/operators/operator.service.js'
+import { openTotpSecret } from '../src/modules/operators/totp.js'
 import { CONSOLE_ORIGIN, type ConsoleTestContext, consoleApp } from './helpers/console.js'
 
 // The console's sign-in, sessions and roles (README, Operator console), through its HTTP API.
@@ -106,6 +107,7 @@ describe('in test (TOTP optional)', { timeout: 120_000 }, () => {
         message: 'Wrong e-mail or password.',
       })
       expect(response.headers['set-cookie']).toBeUndefined()
+      expect(response.headers['www-authenticate']).toMatch(/^Cookie realm=/)
     }
   })
 
@@ -160,6 +162,10 @@ describe('in test (TOTP optional)', { timeout: 120_000 }, () => {
     const expired = await call({ method: 'GET', url: '/api/session', cookie })
     expect(expired.statusCode).toBe(401)
     expect(expired.json().code).toBe('unauthenticated')
+    // A cookie session, not a bearer token: the challenge says so (docs/decisions.md).
+    expect(expired.headers['www-authenticate']).toBe(
+      'Cookie realm="Amparo console", form-action="/api/session", cookie-name="amparo_console"',
+    )
   })
 
   it('ends a session 12 hours after sign-in, however active', async () => {
@@ -220,9 +226,111 @@ describe('in test (TOTP optional)', { timeout: 120_000 }, () => {
     expect(list.json().data.length).toBeGreaterThan(3)
   })
 
+  it('audits sign-ins, failed sign-ins (with why, naming no actor) and sign-outs', async () => {
+    const { operator } = await newOperator(ctx, 'audited@amparo.test')
+    const rows = async () =>
+      (
+        await ctx.db
+          .selectFrom('audit_log')
+          .select(['actor', 'actor_label', 'action', 'record_type', 'record_id', 'after', 'ip'])
+          .where((eb) =>
+            eb.or([
+              eb('actor_label', '=', 'audited@amparo.test'),
+              eb('actor_label', '=', 'ghost@amparo.test'),
+            ]),
+          )
+          .orderBy('id')
+          .execute()
+      ).map((row) => ({ ...row, after: row.after === null ? null : JSON.parse(row.after) }))
+    const id = String(operator.id)
+
+    expect((await signIn('audited@amparo.test', 'wrong password!!')).statusCode).toBe(401)
+    expect((await signIn('Ghost@amparo.test')).statusCode).toBe(401)
+    const enrolling = await signIn('audited@amparo.test', PASSWORD, { enroll: true })
+    const cookie = cookieOf(enrolling)
+    const badCode = await call({ method: 'POST', url: '/api/session/totp', cookie, body: { code: '000000' } })
+    expect(badCode.statusCode).toBe(401)
+    const code = codeAt(enrolling.json().otpauth_url, now)
+    expect(
+      (await call({ method: 'POST', url: '/api/session/totp', cookie, body: { code } })).statusCode,
+    ).toBe(200)
+    expect((await call({ method: 'DELETE', url: '/api/session', cookie })).statusCode).toBe(204)
+
+    const failed = { actor: null, action: 'session.sign_in_failed', record_type: 'operator', ip: '127.0.0.1' }
+    const signedIn = {
+      actor: operator.id,
+      actor_label: 'audited@amparo.test',
+      record_type: 'operator',
+      record_id: id,
+    }
+    expect(await rows()).toEqual([
+      { ...failed, actor_label: 'audited@amparo.test', record_id: id, after: { reason: 'wrong_password' } },
+      { ...failed, actor_label: 'ghost@amparo.test', record_id: '', after: { reason: 'unknown_email' } },
+      { ...failed, actor_label: 'audited@amparo.test', record_id: id, after: { reason: 'wrong_code' } },
+      {
+        ...signedIn,
+        action: 'operator.enroll_totp',
+        after: expect.objectContaining({ totp_enrolled: true }),
+        ip: '127.0.0.1',
+      },
+      { ...signedIn, action: 'session.sign_in', after: { second_factor: 'totp' }, ip: '127.0.0.1' },
+      { ...signedIn, action: 'session.sign_out', after: null, ip: '127.0.0.1' },
+    ])
+    // A sign-in with the password alone says so; a sign-out without a session records nothing.
+    const plain = await newOperator(ctx, 'plain@amparo.test')
+    expect((await signIn('plain@amparo.test')).statusCode).toBe(200)
+    expect(
+      (await call({ method: 'DELETE', url: '/api/session', cookie: 'amparo_console=gone' })).statusCode,
+    ).toBe(204)
+    const plainRows = await ctx.db
+      .selectFrom('audit_log')
+      .select(['action', 'after'])
+      .where('record_id', '=', String(plain.operator.id))
+      .orderBy('id')
+      .execute()
+    expect(plainRows).toEqual([
+      { action: 'operator.create', after: expect.any(String) },
+      { action: 'session.sign_in', after: '{"second_factor":"none"}' },
+    ])
+  })
+
+  it('keeps TOTP seeds encrypted (bound to their operator); a seed stored in clear is sealed at the next sign-in', async () => {
+    const key = ctx.config.consoleSecretKey
+    const { operator } = await newOperator(ctx, 'sealed@amparo.test')
+    const enrolling = await signIn('sealed@amparo.test', PASSWORD, { enroll: true })
+    const seed = URI.parse(enrolling.json().otpauth_url).secret.base32
+    const stored = async () =>
+      (
+        await ctx.db
+          .selectFrom('operators')
+          .select('totp_secret')
+          .where('id', '=', operator.id)
+          .executeTakeFirstOrThrow()
+      ).totp_secret ?? ''
+    const sealed = await stored()
+    expect(sealed).toMatch(/^v1\./)
+    expect(sealed).not.toContain(seed)
+    expect(openTotpSecret(sealed, operator.id, key)).toBe(seed)
+    expect(() => openTotpSecret(sealed, operator.id + 1, key)).toThrow()
+    expect(() => openTotpSecret(sealed, operator.id, `${key}x`)).toThrow()
+
+    // As before encryption: the seed in clear still works, and is sealed once it did.
+    await ctx.db.updateTable('operators').set({ totp_secret: seed }).where('id', '=', operator.id).execute()
+    const cookie = cookieOf(enrolling)
+    const code = codeAt(enrolling.json().otpauth_url, now)
+    expect(
+      (await call({ method: 'POST', url: '/api/session/totp', cookie, body: { code } })).statusCode,
+    ).toBe(200)
+    expect(await stored()).toMatch(/^v1\./)
+    expect(openTotpSecret(await stored(), operator.id, key)).toBe(seed)
+  })
+
   it('never answers a password hash or a TOTP seed', async () => {
-    const rows = await ctx.db.selectFrom('operators').select(['password_hash', 'totp_secret']).execute()
-    const secrets = rows.flatMap((r) => [r.password_hash, r.totp_secret]).filter((s): s is string => !!s)
+    const rows = await ctx.db.selectFrom('operators').select(['id', 'password_hash', 'totp_secret']).execute()
+    const seeds = rows.flatMap((r) =>
+      r.totp_secret ? [r.totp_secret, openTotpSecret(r.totp_secret, r.id, ctx.config.consoleSecretKey)] : [],
+    )
+    const secrets = [...rows.map((r) => r.password_hash), ...seeds]
     expect(secrets.length).toBeGreaterThan(rows.length)
     // The one answer allowed to carry a seed is its enrolment's, once.
     const everything = bodies.filter((body) => !body.includes('"stage":"enroll"')).join('\n')

@@ -103,8 +103,18 @@ describe('its address', () => {
     })
     expect(loadConfig({ ...base, AMPARO_CONSOLE_PORT: '0' }).console).toBeNull()
     expect(loadConfig(production).console).toBeNull()
-    expect(loadConfig({ ...production, AMPARO_CONSOLE_PORT: '4001' }).console?.port).toBe(4001)
+    const key = { AMPARO_CONSOLE_SECRET_KEY: 'q8V1nJ0xX3f9Zs2LrT6uWc4YbH7mKd5EaPgN' }
+    expect(loadConfig({ ...production, ...key, AMPARO_CONSOLE_PORT: '4001' }).console?.port).toBe(4001)
     expect(() => loadConfig({ ...base, AMPARO_CONSOLE_PORT: '70000' })).toThrow(/AMPARO_CONSOLE_PORT/)
+  })
+
+  it('needs AMPARO_CONSOLE_SECRET_KEY (32+ characters) in production with a console; test has its own', () => {
+    expect(() => loadConfig({ ...production, AMPARO_CONSOLE_PORT: '4001' })).toThrow(
+      /AMPARO_CONSOLE_SECRET_KEY is required/,
+    )
+    expect(loadConfig(production).consoleSecretKey).toEqual(expect.any(String))
+    expect(() => loadConfig({ ...base, AMPARO_CONSOLE_SECRET_KEY: 'short' })).toThrow(/32\+ characters/)
+    expect(loadConfig(base).consoleSecretKey.length).toBeGreaterThanOrEqual(32)
   })
 })
 

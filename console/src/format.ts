@@ -25,6 +25,11 @@ export function day(iso: string | null | undefined): string {
   return Number.isNaN(d.getTime()) ? iso : date.format(d)
 }
 
+/** The months' names in pt-BR ("janeiro" …), whatever the browser's language. */
+export const MONTH_NAMES: readonly string[] = Array.from({ length: 12 }, (_, i) =>
+  new Intl.DateTimeFormat('pt-BR', { month: 'long', timeZone: 'UTC' }).format(Date.UTC(2000, i, 1)),
+)
+
 /** "2026-03" → "mar/2026". */
 export function month(ym: string): string {
   const [year, m] = ym.split('-')

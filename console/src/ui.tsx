@@ -130,3 +130,29 @@ export function TableWrap({ label, children }: { label: string; children: ReactN
     </section>
   )
 }
+
+/** A labelled choice among a code → Portuguese label table (the codes are what the API takes). */
+export function ChoiceSelect({
+  label,
+  choices,
+  value,
+  onChange,
+}: {
+  label: string
+  choices: Record<string, string>
+  value: string
+  onChange: (value: string) => void
+}) {
+  return (
+    <label>
+      {label}
+      <select value={value} onChange={(e) => onChange(e.target.value)}>
+        {Object.entries(choices).map(([code, text]) => (
+          <option key={code} value={code}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </label>
+  )
+}

@@ -31,12 +31,13 @@ import {
   requestId,
 } from '../plugins/http.js'
 import { lazyRequestLogger, loggerOptions, OneLineRequestLog } from '../plugins/logging.js'
+import { trackServedRoutes } from '../plugins/openapi.js'
 import { loginRateLimit } from '../plugins/rate-limits.js'
 import { connectRedis } from '../plugins/redis.js'
 import { unitOfWork } from '../plugins/unit-of-work.js'
 import { type Clock, systemClock } from '../shared/clock.js'
 import { ConsoleErrorSchema } from './console-schemas.js'
-import { consoleGuard } from './guard.js'
+import { CONSOLE_CHALLENGE, consoleGuard } from './guard.js'
 import { consoleStatic } from './static.js'
 
 export interface ConsoleAppOptions {
@@ -80,6 +81,7 @@ export async function buildConsoleApp({
     ...connectionTimeouts(config.connections),
   }).withTypeProvider<TypeBoxTypeProvider>()
 
+  trackServedRoutes(app)
   app.setValidatorCompiler(validatorCompiler)
   app.addSchema(ConsoleErrorSchema)
   app.addSchema(ValidationErrorSchema)
@@ -92,7 +94,7 @@ export async function buildConsoleApp({
     tokens: new TokenService(signingKeys, config.tokenTtlSeconds, clock, tokenAudience(config.env)),
     gateway: gateway === undefined ? await gatewayOf(config, db) : gateway,
   })
-  await app.register(errorsPlugin)
+  await app.register(errorsPlugin, { challenge: CONSOLE_CHALLENGE })
   await app.register(unitOfWork, {})
   await app.register(httpPlugin)
   await app.register(cookie)

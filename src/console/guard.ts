@@ -8,6 +8,12 @@ import { AppError, UnauthenticatedError } from '../shared/errors.js'
 /** The console's session cookie (README, Operator console). */
 export const SESSION_COOKIE = 'amparo_console'
 
+/**
+ * A console 401's `WWW-Authenticate`: not `Bearer` (no token is taken), but the cookie scheme of
+ * the HTTP cookie-auth draft, naming the sign-in and the cookie (docs/decisions.md).
+ */
+export const CONSOLE_CHALLENGE = `Cookie realm="Amparo console", form-action="/api/session", cookie-name="${SESSION_COOKIE}"`
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** The least role a console route needs (admin ⊃ adjuster ⊃ viewer); none: public. */

@@ -13,20 +13,28 @@ import {
 import { censorSecrets } from './logging.js'
 import { type Language, languageOf, localized } from './messages.js'
 
+export interface ErrorsOptions {
+  /**
+   * The challenge a 401 carries in `WWW-Authenticate` (RFC 9110 asks for one): the partner API's
+   * `Bearer` unless told; the console's cookie session has its own (docs/decisions.md).
+   */
+  challenge?: string
+}
+
 /** The only place that builds error bodies (README, Using the API: errors). */
-export const errorsPlugin = fp(
-  async (app) => {
+export const errorsPlugin = fp<ErrorsOptions>(
+  async (app, { challenge = 'Bearer' }) => {
     app.setErrorHandler(async (error: FastifyError, request, reply) => {
       await closeIfBodyUnread(request, reply)
       // A request to no route is a 404 whatever its body: bad JSON, too large or not JSON.
       if (request.is404 && (error.statusCode ?? 500) < 500)
         return reply.code(404).send(routeNotFound(request))
       const appError = toAppError(error)
-      if (appError) return sendAppError(appError, request, reply)
+      if (appError) return sendAppError(appError, request, reply, challenge)
 
       if (isDatabaseUnavailable(error)) {
         request.log.warn({ err: error }, 'database unavailable')
-        return sendAppError(new ServiceUnavailableError(), request, reply)
+        return sendAppError(new ServiceUnavailableError(), request, reply, challenge)
       }
       request.log.error({ err: error }, 'request failed')
       return reply.code(500).send(serverError(request))
@@ -103,8 +111,8 @@ export function routeNotFound(request: FastifyRequest) {
   )
 }
 
-function sendAppError(error: AppError, request: FastifyRequest, reply: FastifyReply) {
-  if (error.statusCode === 401) reply.header('www-authenticate', 'Bearer')
+function sendAppError(error: AppError, request: FastifyRequest, reply: FastifyReply, challenge: string) {
+  if (error.statusCode === 401) reply.header('www-authenticate', challenge)
   if (error.retryAfterSeconds !== undefined) reply.header('retry-after', error.retryAfterSeconds)
   return reply.code(error.statusCode).send(errorBody(error, String(request.id), languageOfRequest(request)))
 }

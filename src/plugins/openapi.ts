@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http'
 import swagger, { type SwaggerTransform, type SwaggerTransformObject } from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
-import type { FastifyContextConfig } from 'fastify'
+import type { FastifyContextConfig, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { DOCUMENTED_AS, DOCUMENTED_ONLY } from '../http/http-schemas.js'
 import type { ErrorCode } from '../shared/errors.js'
@@ -212,6 +212,20 @@ const wholeDocument: SwaggerTransformObject = (document) => {
   return openapiObject
 }
 
+/**
+ * What an app serves, as registered (`app.servedRoutes`): the OpenAPI tests check the document
+ * lists all of it, and the response checks skip the hidden routes. Before any route is added.
+ */
+export function trackServedRoutes(app: FastifyInstance): void {
+  const served: ServedRoute[] = []
+  app.decorate('servedRoutes', served)
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      served.push({ method, url: route.url, hidden: Boolean(route.schema?.hide) })
+    }
+  })
+}
+
 /** The API's name and version, as the OpenAPI document and `GET /` give them. */
 export const API_NAME = 'Amparo partner API'
 export const API_VERSION = '1.0.0'
@@ -224,14 +238,7 @@ export interface OpenapiOptions {
 /** OpenAPI 3.1, generated from the route schemas, at /openapi.json; the reference UI at /docs. */
 export const openapiPlugin = fp<OpenapiOptions>(
   async (app, { webhooks }) => {
-    // What the app serves, as registered: the OpenAPI test checks the document lists all of it.
-    const served: ServedRoute[] = []
-    app.decorate('servedRoutes', served)
-    app.addHook('onRoute', (route) => {
-      for (const method of [route.method].flat()) {
-        served.push({ method, url: route.url, hidden: Boolean(route.schema?.hide) })
-      }
-    })
+    trackServedRoutes(app)
     await app.register(swagger, {
       openapi: {
         openapi: '3.1.0',

@@ -8,7 +8,7 @@ import type { OperatorRole } from '../../src/modules/operators/operator.table.js
 import { hashPassword } from '../../src/modules/operators/password-hash.js'
 import type { PaymentGateway } from '../../src/modules/payments/payment-gateway.js'
 import type { Clock } from '../../src/shared/clock.js'
-import type { TestContext } from './test-app.js'
+import { checkEveryResponse, type TestContext } from './test-app.js'
 import { createTestDatabase, type TestDatabase } from './test-db.js'
 
 /** The Origin the console's own pages send (app.inject's default host). */
@@ -65,7 +65,7 @@ export async function createConsoleApp(options: ConsoleAppOptions = {}): Promise
   const database: TestDatabase = partner
     ? { env: partner.env, config: partner.config, db: partner.db, drop: async () => {} }
     : await createTestDatabase({ env: options.env })
-  const app = await buildConsoleApp({
+  const app = await buildCheckedConsoleApp({
     config: { ...database.config, ...options.config },
     db: database.db,
     clock: options.clock,
@@ -82,6 +82,16 @@ export async function createConsoleApp(options: ConsoleAppOptions = {}): Promise
       await database.drop()
     },
   }
+}
+
+/**
+ * `buildConsoleApp` with every injected response checked against the console's OpenAPI document
+ * (`GET /api/openapi.json`), as the partner API's are (test-app.ts, checkEveryResponse).
+ */
+export async function buildCheckedConsoleApp(
+  options: Parameters<typeof buildConsoleApp>[0],
+): Promise<ConsoleApp> {
+  return checkEveryResponse(await buildConsoleApp(options))
 }
 
 let sharedHash: Promise<string> | undefined

@@ -74,8 +74,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestC
  * Wraps `app.inject` so that each response is checked against the OpenAPI document once it
  * arrives; a violation throws from the `inject` call, failing the test that made it.
  */
-export function checkEveryResponse(app: App): App {
-  const inject = app.inject.bind(app) as (...args: unknown[]) => unknown
+export function checkEveryResponse<A extends CheckedApp>(app: A): A {
+  const inject = app.inject.bind(app) as unknown as (...args: unknown[]) => unknown
   const checked = (...args: unknown[]) => {
     // The chained and callback forms are passed through unchecked (the suite uses neither).
     if (args.length !== 1 || args[0] === undefined) return inject(...args)
@@ -87,6 +87,9 @@ export function checkEveryResponse(app: App): App {
   Object.assign(app, { inject: checked })
   return app
 }
+
+/** The partner app or the console's: each serves its own OpenAPI document. */
+type CheckedApp = Parameters<typeof checkInjected>[0] & { inject: (...args: never[]) => unknown }
 
 interface InjectedResponse {
   statusCode: number

@@ -127,7 +127,7 @@ export interface paths {
         };
         /**
          * A claim document’s bytes
-         * @description Inline, with the type recognised at upload, `X-Content-Type-Options: nosniff` and `Content-Security-Policy: sandbox` (an uploaded PDF or image can be previewed, never run script).
+         * @description Inline, with the type recognised at upload and `X-Content-Type-Options: nosniff`, framable by the console only. An image is served `sandbox`ed; a PDF is not, because Chromium’s PDF viewer does not run in a sandboxed document (its script runs in the viewer, never in the console’s origin).
          */
         get: operations["getDeskClaimDocument"];
         put?: never;
@@ -600,13 +600,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description text/csv: id, at, actor, actor_label, action, record_type, record_id, before, after, ip. */
+            /** @description CSV (RFC 4180, header first): id, at, actor, actor_label, action, record_type, record_id, before, after, ip. */
             200: {
                 headers: {
+                    /** @description `attachment; filename="amparo-audit.csv"`. */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "text/csv": string;
                 };
             };
             /** @description Not signed in, or the session ended (30 min idle, 12 h at most). */
@@ -821,6 +823,18 @@ export interface operations {
                     "application/json": components["schemas"]["def-1"] & {
                         /** @enum {string} */
                         code: "validation_failed";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
                     };
                 };
             };
@@ -1171,6 +1185,18 @@ export interface operations {
                     "application/json": components["schemas"]["def-0"] & {
                         /** @enum {string} */
                         code: "not_found";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
                     };
                 };
             };
@@ -1611,6 +1637,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id`. */
             500: {
                 headers: {
@@ -2048,6 +2086,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id`. */
             500: {
                 headers: {
@@ -2101,7 +2151,7 @@ export interface operations {
                     "Cache-Control"?: string;
                     /** @description `inline`, with the document’s label as filename. */
                     "Content-Disposition"?: string;
-                    /** @description `sandbox`: a PDF or SVG cannot run script. */
+                    /** @description An image: `sandbox` (an SVG cannot run script); a PDF: framable by the console only. */
                     "Content-Security-Policy"?: string;
                     /** @description `nosniff`. */
                     "X-Content-Type-Options"?: string;
@@ -2149,6 +2199,18 @@ export interface operations {
                     "application/json": components["schemas"]["def-0"] & {
                         /** @enum {string} */
                         code: "not_found";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
                     };
                 };
             };
@@ -2586,6 +2648,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id`. */
             500: {
                 headers: {
@@ -2782,6 +2856,18 @@ export interface operations {
                     "application/json": components["schemas"]["def-1"] & {
                         /** @enum {string} */
                         code: "validation_failed";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
                     };
                 };
             };
@@ -3017,6 +3103,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id`. */
             500: {
                 headers: {
@@ -3170,6 +3268,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id`. */
             500: {
                 headers: {
@@ -3315,6 +3425,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id`. */
             500: {
                 headers: {
@@ -3413,6 +3535,18 @@ export interface operations {
                     "application/json": components["schemas"]["def-0"] & {
                         /** @enum {string} */
                         code: "forbidden";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
                     };
                 };
             };
@@ -3670,6 +3804,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id`. */
             500: {
                 headers: {
@@ -3825,6 +3971,18 @@ export interface operations {
                     "application/json": components["schemas"]["def-0"] & {
                         /** @enum {string} */
                         code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
                     };
                 };
             };
@@ -3988,6 +4146,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id`. */
             500: {
                 headers: {
@@ -4139,6 +4309,18 @@ export interface operations {
                     "application/json": components["schemas"]["def-1"] & {
                         /** @enum {string} */
                         code: "validation_failed";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
                     };
                 };
             };
@@ -4318,6 +4500,18 @@ export interface operations {
                     "application/json": components["schemas"]["def-1"] & {
                         /** @enum {string} */
                         code: "invalid_state";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
                     };
                 };
             };
@@ -4521,6 +4715,18 @@ export interface operations {
                     "application/json": components["schemas"]["def-1"] & {
                         /** @enum {string} */
                         code: "validation_failed";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
                     };
                 };
             };
@@ -4767,6 +4973,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
             /** @description Server fault; quote `request_id`. */
             500: {
                 headers: {
@@ -4866,6 +5084,18 @@ export interface operations {
                     "application/json": components["schemas"]["def-0"] & {
                         /** @enum {string} */
                         code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
                     };
                 };
             };
@@ -5021,6 +5251,18 @@ export interface operations {
                     "application/json": components["schemas"]["def-0"] & {
                         /** @enum {string} */
                         code: "rate_limited";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
                     };
                 };
             };

@@ -19,7 +19,7 @@ import {
 } from '../format'
 import { href } from '../router'
 import { useCan } from '../session'
-import { Badge, ErrorBox, Loading, Notice, PageTitle, statusTone, useLoad } from '../ui'
+import { Badge, ChoiceSelect, ErrorBox, Loading, Notice, PageTitle, statusTone, useLoad } from '../ui'
 
 export function ClaimScreen({ id }: { id: string }) {
   const { data, error, loading, reload } = useLoad(() => get<ClaimDetail>(`/api/claims/${id}`), [id])
@@ -242,6 +242,11 @@ function DocumentPreview({ doc }: { doc: ClaimDocument }) {
 }
 
 type Action = 'approve' | 'deny' | 'settle'
+const REVIEW_LABELS: Record<Action, string> = {
+  approve: 'Revisar aprovação',
+  deny: 'Revisar negativa',
+  settle: 'Revisar liquidação',
+}
 
 function DecisionPanel({ claim, onDecided }: { claim: ClaimDetail; onDecided: (text: string) => void }) {
   const canApprove = claim.status === 'under_review'
@@ -314,42 +319,29 @@ function DecisionPanel({ claim, onDecided }: { claim: ClaimDetail; onDecided: (t
       {!canSettle ? (
         <fieldset className="segmented" disabled={confirming}>
           <legend className="sr-only">Ação</legend>
-          {canApprove ? (
-            <label>
+          {(canApprove ? (['approve', 'deny'] as const) : (['deny'] as const)).map((choice) => (
+            <label key={choice}>
               <input
                 type="radio"
                 name="action"
-                checked={action === 'approve'}
-                onChange={() => setAction('approve')}
+                checked={action === choice}
+                onChange={() => setAction(choice)}
               />
-              Aprovar
+              {choice === 'approve' ? 'Aprovar' : 'Negar'}
             </label>
-          ) : null}
-          <label>
-            <input
-              type="radio"
-              name="action"
-              checked={action === 'deny'}
-              onChange={() => setAction('deny')}
-            />
-            Negar
-          </label>
+          ))}
         </fieldset>
       ) : null}
       <form className="stack" onSubmit={review}>
         <fieldset className="stack plain" disabled={confirming || busy}>
           {action === 'approve' ? (
             <>
-              <label>
-                Forma de liquidação
-                <select value={method} onChange={(e) => setMethod(e.target.value)}>
-                  {Object.entries(METHOD_LABELS).map(([k, v]) => (
-                    <option key={k} value={k}>
-                      {v}
-                    </option>
-                  ))}
-                </select>
-              </label>
+              <ChoiceSelect
+                label="Forma de liquidação"
+                choices={METHOD_LABELS}
+                value={method}
+                onChange={setMethod}
+              />
               <label>
                 Valor aprovado (R$)
                 <input
@@ -377,16 +369,7 @@ function DecisionPanel({ claim, onDecided }: { claim: ClaimDetail; onDecided: (t
           ) : null}
           {action === 'deny' ? (
             <>
-              <label>
-                Motivo
-                <select value={reason} onChange={(e) => setReason(e.target.value)}>
-                  {Object.entries(DENIAL_LABELS).map(([k, v]) => (
-                    <option key={k} value={k}>
-                      {v}
-                    </option>
-                  ))}
-                </select>
-              </label>
+              <ChoiceSelect label="Motivo" choices={DENIAL_LABELS} value={reason} onChange={setReason} />
               <label>
                 Nota para o parceiro
                 <textarea
@@ -419,11 +402,7 @@ function DecisionPanel({ claim, onDecided }: { claim: ClaimDetail; onDecided: (t
           ) : null}
           {!confirming ? (
             <button type="submit" className="btn btn-primary">
-              {action === 'approve'
-                ? 'Revisar aprovação'
-                : action === 'deny'
-                  ? 'Revisar negativa'
-                  : 'Revisar liquidação'}
+              {REVIEW_LABELS[action]}
             </button>
           ) : null}
         </fieldset>

@@ -1,8 +1,17 @@
 import type { Db, Trx } from '../../db/database.js'
 import { type AuditFilter, type AuditRow, auditPage, auditRows, insertAuditRow } from './audit.repository.js'
 
-/** Who acted: a signed-in operator, or the CLI under an OS user (`cli:<user>`). */
-export type AuditActor = { id: number; email: string } | { cli: string }
+/**
+ * Who acted: a signed-in operator, the CLI under an OS user (`cli:<user>`), or someone not
+ * identified who gave this e-mail (a failed sign-in).
+ */
+export type AuditActor = { id: number; email: string } | { cli: string } | { claimed: string }
+
+function actorColumns(actor: AuditActor): { actor: number | null; actor_label: string } {
+  if ('cli' in actor) return { actor: null, actor_label: `cli:${actor.cli}` }
+  if ('claimed' in actor) return { actor: null, actor_label: actor.claimed }
+  return { actor: actor.id, actor_label: actor.email }
+}
 
 export interface AuditEntry {
   operator: AuditActor
@@ -23,11 +32,9 @@ export interface AuditEntry {
  * commit together or not at all (README, Operator console: audit).
  */
 export async function recordAudit(trx: Trx, entry: AuditEntry): Promise<void> {
-  const actor = entry.operator
   await insertAuditRow(trx, {
     at: entry.at ?? new Date().toISOString(),
-    actor: 'cli' in actor ? null : actor.id,
-    actor_label: 'cli' in actor ? `cli:${actor.cli}` : actor.email,
+    ...actorColumns(entry.operator),
     action: entry.action,
     record_type: entry.recordType,
     record_id: entry.recordId,

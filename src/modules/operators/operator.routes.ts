@@ -124,9 +124,16 @@ export const operatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'The audit log as CSV, newest first (same filters)',
         querystring: Type.Omit(AuditQuery, ['page', 'per_page']),
         response: {
-          200: Type.String({
+          200: Type.Unsafe<string>({
             description:
-              'text/csv: id, at, actor, actor_label, action, record_type, record_id, before, after, ip.',
+              'CSV (RFC 4180, header first): id, at, actor, actor_label, action, record_type, record_id, before, after, ip.',
+            content: { 'text/csv': { schema: { type: 'string', format: 'binary' } } },
+            headers: {
+              'Content-Disposition': {
+                type: 'string',
+                description: '`attachment; filename="amparo-audit.csv"`.',
+              },
+            },
           }),
           422: invalid,
           ...guardedErrors(false),

@@ -115,7 +115,7 @@ export async function disableOperator(
   acting: Acting,
 ): Promise<OperatorView> {
   const found = await find(db, which)
-  if (!('cli' in acting.actor) && acting.actor.id === found.id)
+  if ('id' in acting.actor && acting.actor.id === found.id)
     throw new StateError('An operator cannot disable itself.')
   return retryingTransaction(db, async (trx) => {
     const before = operatorListView(found)

@@ -55,6 +55,7 @@ Unknown e-mail, wrong password and disabled operator all answer the same 401.`,
         password: request.body.password,
         enroll: request.body.enroll ?? false,
         totpRequired: app.config.env === 'production',
+        secretKey: app.config.consoleSecretKey,
         now: app.clock.now(),
         ip: request.ip,
         userAgent: request.headers['user-agent'] ?? null,
@@ -88,7 +89,11 @@ Unknown e-mail, wrong password and disabled operator all answer the same 401.`,
     },
     async (request) => {
       const token = request.cookies[SESSION_COOKIE] ?? ''
-      const operator = await confirmTotp(app.db, token, request.body.code, app.clock.now())
+      const operator = await confirmTotp(app.db, token, request.body.code, {
+        now: app.clock.now(),
+        ip: request.ip,
+        secretKey: app.config.consoleSecretKey,
+      })
       return { stage: 'done' as const, operator }
     },
   )
@@ -124,7 +129,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const token = request.cookies[SESSION_COOKIE]
-      if (token) await signOut(app.db, token)
+      if (token) await signOut(app.db, token, { now: app.clock.now(), ip: request.ip })
       reply.clearCookie(SESSION_COOKIE, cookieOptions(request))
       return reply.code(204).send(null)
     },

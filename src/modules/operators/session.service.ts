@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto'
-import type { Db } from '../../db/database.js'
+import type { Db, Trx } from '../../db/database.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import { AppError, UnauthenticatedError } from '../../shared/errors.js'
 import { DEMO_EMAIL_DOMAIN } from '../auth/auth.service.js'
+import { type AuditActor, recordAudit } from './audit.service.js'
 import {
   completeSession,
   countTotpFailure,
@@ -25,9 +26,10 @@ import {
   sessionLive,
   TOUCH_EVERY_MS,
 } from './operator.rules.js'
+import { operatorListView } from './operator.service.js'
 import type { OperatorRole } from './operator.table.js'
 import { DUMMY_HASH, verifyPassword } from './password-hash.js'
-import { enrolment, newTotpSecret, totpStep } from './totp.js'
+import { enrolment, isSealed, newTotpSecret, openTotpSecret, sealTotpSecret, totpStep } from './totp.js'
 
 /** The signed-in operator, as routes see it (`request.operator`) and the console shows it. */
 export interface ConsoleOperator {
@@ -56,15 +58,49 @@ export const operatorView = (row: Pick<OperatorRow, 'id' | 'email' | 'role'>): C
   role: row.role,
 })
 
-interface SignIn {
+/** Where a sign-in or sign-out comes from, for the audit log. */
+export interface SessionOrigin {
+  now: Date
+  ip: string | null
+}
+
+/** Why a sign-in failed, as the audit log says it (the answer is one 401 whatever the reason). */
+type SignInFailure = 'unknown_email' | 'wrong_password' | 'disabled' | 'wrong_code'
+
+/**
+ * Sign-ins, failed sign-ins and sign-outs in the audit log (docs/decisions.md, Operator console:
+ * sign-in, roles and audit). A failed one names no actor: whoever typed the e-mail is unproven.
+ */
+async function auditSession(
+  trx: Trx,
+  action: 'session.sign_in' | 'session.sign_in_failed' | 'session.sign_out',
+  who: { operator: { id: number; email: string } | undefined; email: string },
+  after: Record<string, unknown> | null,
+  { now, ip }: SessionOrigin,
+): Promise<void> {
+  const actor: AuditActor =
+    action === 'session.sign_in_failed' || !who.operator ? { claimed: who.email } : who.operator
+  await recordAudit(trx, {
+    operator: actor,
+    action,
+    recordType: 'operator',
+    recordId: who.operator ? String(who.operator.id) : '',
+    before: null,
+    after,
+    ip,
+    at: now.toISOString(),
+  })
+}
+
+interface SignIn extends SessionOrigin {
   email: string
   password: string
   /** Enrol a second factor now, where it is optional. */
   enroll: boolean
   /** Production: an operator without TOTP enrols before the session opens. */
   totpRequired: boolean
-  now: Date
-  ip: string | null
+  /** AMPARO_CONSOLE_SECRET_KEY: the seed is stored encrypted under it. */
+  secretKey: string
   userAgent: string | null
 }
 
@@ -80,7 +116,13 @@ export async function signIn(db: Db, input: SignIn): Promise<{ token: string; an
   const demo = input.totpRequired && email.endsWith(DEMO_EMAIL_DOMAIN)
   const operator = demo ? undefined : await operatorByEmail(db, email)
   const matches = await verifyPassword(input.password, operator?.password_hash ?? DUMMY_HASH)
-  if (!operator || !matches || operator.disabled_at !== null) throw new InvalidCredentialsError()
+  if (!operator || !matches || operator.disabled_at !== null) {
+    const reason: SignInFailure = !operator ? 'unknown_email' : !matches ? 'wrong_password' : 'disabled'
+    await retryingTransaction(db, (trx) =>
+      auditSession(trx, 'session.sign_in_failed', { operator, email }, { reason }, input),
+    )
+    throw new InvalidCredentialsError()
+  }
 
   const now = input.now.toISOString()
   const token = randomBytes(32).toString('base64url')
@@ -90,7 +132,9 @@ export async function signIn(db: Db, input: SignIn): Promise<{ token: string; an
     if (operator.totp_enrolled_at !== null) answer = { stage: 'totp' }
     else if (input.totpRequired || input.enroll) {
       const secret = newTotpSecret()
-      await updateOperator(trx, operator.id, { totp_secret: secret })
+      await updateOperator(trx, operator.id, {
+        totp_secret: sealTotpSecret(secret, operator.id, input.secretKey),
+      })
       const { otpauthUrl, qrSvg } = await enrolment(secret, operator.email)
       answer = { stage: 'enroll', otpauth_url: otpauthUrl, qr_svg: qrSvg }
     } else answer = { stage: 'done', operator: operatorView(operator) }
@@ -104,6 +148,8 @@ export async function signIn(db: Db, input: SignIn): Promise<{ token: string; an
       ip: input.ip,
       user_agent: input.userAgent?.slice(0, 500) ?? null,
     })
+    if (answer.stage === 'done')
+      await auditSession(trx, 'session.sign_in', { operator, email }, { second_factor: 'none' }, input)
   })
   // biome-ignore lint/style/noNonNullAssertion: set in the transaction, which ran to its end
   return { token, answer: answer! }
@@ -114,23 +160,50 @@ export async function signIn(db: Db, input: SignIn): Promise<{ token: string; an
  * good once; MAX_TOTP_FAILURES wrong codes end the session, so the password must be given again
  * (and the sign-in limits count it).
  */
-export async function confirmTotp(db: Db, token: string, code: string, now: Date): Promise<ConsoleOperator> {
+export async function confirmTotp(
+  db: Db,
+  token: string,
+  code: string,
+  origin: SessionOrigin & { secretKey: string },
+): Promise<ConsoleOperator> {
+  const { now } = origin
   const id = sessionIdOf(token)
   const session = await sessionWithOperator(db, id)
   if (session?.stage !== 'password' || session.disabled_at !== null || !sessionLive(session, now))
     throw new UnauthenticatedError()
   const operator = await operatorById(db, session.operator_id)
   if (!operator?.totp_secret) throw new UnauthenticatedError()
-  const step = totpStep(operator.totp_secret, operator.email, code.trim(), now)
+  const secret = openTotpSecret(operator.totp_secret, operator.id, origin.secretKey)
+  const step = totpStep(secret, operator.email, code.trim(), now)
+  const who = { operator, email: operator.email }
   const accepted = await retryingTransaction(db, async (trx) => {
     if (step === null || !(await takeTotpStep(trx, operator.id, step))) return false
-    if (operator.totp_enrolled_at === null)
-      await updateOperator(trx, operator.id, { totp_enrolled_at: now.toISOString() })
+    // A seed stored before seeds were encrypted is sealed at its operator's next sign-in.
+    if (!isSealed(operator.totp_secret ?? ''))
+      await updateOperator(trx, operator.id, {
+        totp_secret: sealTotpSecret(secret, operator.id, origin.secretKey),
+      })
+    if (operator.totp_enrolled_at === null) {
+      const enrolled = await updateOperator(trx, operator.id, { totp_enrolled_at: now.toISOString() })
+      await recordAudit(trx, {
+        operator,
+        action: 'operator.enroll_totp',
+        recordType: 'operator',
+        recordId: String(operator.id),
+        before: operatorListView(operator),
+        after: operatorListView(enrolled),
+        ip: origin.ip,
+        at: now.toISOString(),
+      })
+    }
     await completeSession(trx, id, now.toISOString())
+    await auditSession(trx, 'session.sign_in', who, { second_factor: 'totp' }, origin)
     return true
   })
   if (accepted) return operatorView(operator)
   await retryingTransaction(db, async (trx) => {
+    const reason: SignInFailure = 'wrong_code'
+    await auditSession(trx, 'session.sign_in_failed', who, { reason }, origin)
     if ((await countTotpFailure(trx, id)) >= MAX_TOTP_FAILURES) await deleteSession(trx, id)
   })
   throw new InvalidCredentialsError('Wrong or already used code.')
@@ -154,6 +227,15 @@ export async function sessionOperator(db: Db, token: string, now: Date): Promise
   return { id: session.operator_id, email: session.email, role: session.role }
 }
 
-export async function signOut(db: Db, token: string): Promise<void> {
-  await deleteSession(db, sessionIdOf(token))
+/** Ends a session at once; a complete one's end is audited (a half-open one was never a sign-in). */
+export async function signOut(db: Db, token: string, origin: SessionOrigin): Promise<void> {
+  const id = sessionIdOf(token)
+  await retryingTransaction(db, async (trx) => {
+    const session = await sessionWithOperator(trx, id)
+    if (!session) return
+    await deleteSession(trx, id)
+    if (session.stage !== 'done') return
+    const operator = { id: session.operator_id, email: session.email }
+    await auditSession(trx, 'session.sign_out', { operator, email: session.email }, null, origin)
+  })
 }

@@ -1,3 +1,4 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto'
 import { Secret, TOTP } from 'otpauth'
 import QRCode from 'qrcode'
 
@@ -34,4 +35,31 @@ export function totpStep(secret: string, email: string, code: string, now: Date)
   const timestamp = now.getTime()
   const delta = totpOf(secret, email).validate({ token: code, timestamp, window: 1 })
   return delta === null ? null : Math.floor(timestamp / 1000 / PERIOD) + delta
+}
+
+// Seeds at rest (docs/decisions.md, Operator console: sign-in, roles and audit): AES-256-GCM under
+// SHA-256 of AMPARO_CONSOLE_SECRET_KEY, bound to the operator's id so a sealed seed cannot be
+// copied onto another operator. `v1.` + base64url(iv ‖ tag ‖ ciphertext).
+const SEALED = 'v1.'
+
+const keyOf = (secretKey: string) => createHash('sha256').update(secretKey).digest()
+const aad = (operatorId: number) => Buffer.from(`operator:${operatorId}`)
+
+export function sealTotpSecret(secret: string, operatorId: number, secretKey: string): string {
+  const iv = randomBytes(12)
+  const cipher = createCipheriv('aes-256-gcm', keyOf(secretKey), iv).setAAD(aad(operatorId))
+  const sealed = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()])
+  return SEALED + Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64url')
+}
+
+/** A seed stored before seeds were sealed is base32 as is: read as it is (the caller seals it). */
+export const isSealed = (stored: string): boolean => stored.startsWith(SEALED)
+
+/** The seed; throws when the key is not the one it was sealed under, or the value was altered. */
+export function openTotpSecret(stored: string, operatorId: number, secretKey: string): string {
+  if (!isSealed(stored)) return stored
+  const bytes = Buffer.from(stored.slice(SEALED.length), 'base64url')
+  const decipher = createDecipheriv('aes-256-gcm', keyOf(secretKey), bytes.subarray(0, 12))
+  decipher.setAAD(aad(operatorId)).setAuthTag(bytes.subarray(12, 28))
+  return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8')
 }
