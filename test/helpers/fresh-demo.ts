@@ -37,15 +37,13 @@ export async function emptyDatabase(db: Db): Promise<void> {
 /**
  * The demo as `amparo demo` loads it on an empty database at the app's clock time, and a token of
  * the chosen partner.
- * `samePlan` maps a plan of the external partner (the one the documented examples name) to the
- * same plan of the chosen partner: each partner has its own copy of the demo plans.
  */
 export async function freshDemo(
   app: App,
   db: Db,
   config: Readonly<Config>,
   gateway: 'external' | 'own',
-): Promise<{ partner: DemoPartner; token: string; samePlan: (id: number) => number }> {
+): Promise<{ partner: DemoPartner; token: string }> {
   await emptyDatabase(db)
   const { partners } = await loadDemo(db, config, app.clock.now().toISOString())
   const partner = partners.find((p) => p.gateway === gateway)
@@ -56,10 +54,5 @@ export async function freshDemo(
     payload: { client_id: partner.client_id, client_secret: partner.client_secret },
   })
   if (response.statusCode !== 200) throw new Error(`demo login answered ${response.statusCode}`)
-  const plans = await db.selectFrom('plans').select(['id', 'partner_id']).orderBy('id').execute()
-  const external = partners.find((p) => p.gateway === 'external')?.id
-  const ofPartner = (id: number | undefined) => plans.filter((p) => p.partner_id === id).map((p) => p.id)
-  const [theirs, ours] = [ofPartner(external), ofPartner(partner.id)]
-  const samePlan = (id: number) => ours[theirs.indexOf(id)] ?? id
-  return { partner, token: response.json().access_token, samePlan }
+  return { partner, token: response.json().access_token }
 }

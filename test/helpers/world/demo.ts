@@ -17,14 +17,12 @@ export class World {
     private readonly document: OpenApi,
     readonly partner: DemoPartner,
     private readonly token: string,
-    private readonly samePlan: (id: number) => number,
   ) {}
 
   /**
    * The call with what only this world knows: path parameters from the links of earlier answers
    * (the example's id is a fresh demo's, which the demo's own contract may have taken), the demo
-   * partner's credentials for a login example's placeholders, and the partner's own copy of a plan
-   * the example names.
+   * partner's credentials for a login example's placeholders.
    */
   resolve(entry: Entry, call: Call): Call {
     const path = { ...call.path }
@@ -32,8 +30,6 @@ export class World {
     let body = call.body
     if (body && typeof body === 'object' && 'client_secret' in body)
       body = { ...body, client_id: this.partner.client_id, client_secret: this.partner.client_secret }
-    if (body && typeof body === 'object' && 'plan_id' in body && typeof body.plan_id === 'number')
-      body = { ...body, plan_id: this.samePlan(body.plan_id) }
     return { ...call, path, body }
   }
 
