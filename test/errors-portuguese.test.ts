@@ -1,3 +1,4 @@
+import { connect } from 'node:net'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from './helpers/test-app.js'
 import { bearer, contractSubscription, type Seller, seedCatalog, seller } from './helpers/world.js'
@@ -93,8 +94,84 @@ describe('Accept-Language: pt-BR', () => {
     const { en, pt } = await inBoth({ method: 'GET', url: `/subscriptions/${pending.id}/certificate` })
     expect(en.code).toBe('invalid_state')
     expect(en.message).toMatch(/^The subscription is pending\./)
-    expect(pt.message).toBe('O estado do recurso não permite esta operação.')
+    expect(pt.message).toBe(
+      'A assinatura está no estado pending. Um certificado só é emitido para um contrato em vigor: uma assinatura `pago`, um plano anual `paid` ou `protected`.',
+    )
     expect(pt.errors.status).toEqual([pt.message])
+  })
+})
+
+describe('requests Node’s parser refuses, before any route', () => {
+  /** The raw answer to `request` sent as is to the listening app. */
+  async function raw(request: string) {
+    const address = await ctx.app.listen({ port: 0, host: '127.0.0.1' }).catch(() => undefined)
+    const port = address
+      ? Number(new URL(address).port)
+      : Number((ctx.app.server.address() as { port: number }).port)
+    const text = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(request))
+      let received = ''
+      socket.on('data', (chunk) => {
+        received += chunk
+      })
+      socket.on('close', () => resolve(received))
+      socket.on('error', (error: NodeJS.ErrnoException) =>
+        error.code === 'ECONNRESET' ? resolve(received) : reject(error),
+      )
+    })
+    return {
+      head: text.slice(0, text.indexOf('\r\n\r\n')),
+      body: JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)),
+    }
+  }
+
+  it('431: headers over 16 KB, in the language the refused request asked for', async () => {
+    const request = (language: string) =>
+      `GET /brands HTTP/1.1\r\nHost: x\r\nAccept-Language: ${language}\r\nAuthorization: Bearer ${'a'.repeat(20_000)}\r\n\r\n`
+    const pt = await raw(request('pt-BR'))
+    expect(pt.head).toMatch(/^HTTP\/1\.1 431 /)
+    expect(pt.head).toMatch(/\r\ncontent-language: pt-BR\r\n/)
+    expect(pt.body).toMatchObject({
+      code: 'headers_too_large',
+      message: 'Cabeçalhos da requisição grandes demais (no máximo 16 KB, com a URL).',
+    })
+    const en = await raw(request('en'))
+    expect(en.head).not.toMatch(/content-language/)
+    expect(en.body.message).toBe('Request header fields too large (at most 16 KB, the URL included).')
+  })
+
+  it('400: a malformed request', async () => {
+    const pt = await raw('GET /brands HTTP/1.1\r\nHost: x\r\nAccept-Language: pt-BR\r\nBad Header\r\n\r\n')
+    expect(pt.head).toMatch(/^HTTP\/1\.1 400 /)
+    expect(pt.body).toMatchObject({ code: 'bad_request', message: 'Requisição HTTP malformada.' })
+  })
+
+  it('400, 413 and 415 from the body parser', async () => {
+    const json = { 'content-type': 'application/json' }
+    const bad = await inBoth({ method: 'POST', url: '/customers', payload: '{"name":', headers: json })
+    expect(bad.pt.message).toBe('O corpo da requisição não é um JSON válido.')
+    const large = await inBoth({
+      method: 'POST',
+      url: '/customers',
+      payload: JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }),
+      headers: json,
+    })
+    expect(large.pt.message).toBe('O corpo da requisição não pode ter mais de 1 MiB.')
+    const latin1 = await inBoth({
+      method: 'POST',
+      url: '/customers',
+      payload: '{}',
+      headers: { 'content-type': 'application/json; charset=latin1' },
+    })
+    expect(latin1.en.message).toBe('The request body must be sent as application/json in UTF-8.')
+    expect(latin1.pt.message).toBe('O corpo da requisição deve ser enviado como application/json em UTF-8.')
+    const text = await inBoth({
+      method: 'POST',
+      url: '/customers',
+      payload: 'x',
+      headers: { 'content-type': 'text/plain' },
+    })
+    expect(text.pt.message).toBe('O corpo da requisição deve ser enviado como application/json.')
   })
 })
 

@@ -44,6 +44,24 @@ export const contractingFields = {
  * the customer, as `anyOf` for generators. resolveCustomer enforces it, so that its error comes
  * in one 422 with the body's others (unknown model, store…): the schema only documents it.
  */
+/**
+ * A contracting body's request examples, one for each demo partner (`amparo demo`), named so that
+ * a reader and the example test know whose ids they name: the external-gateway partner's plans
+ * come first in a fresh demo (ids 1–4), the own-gateway partner's copies after them (5–8). Both
+ * sell every demo model, so model ids are the same.
+ */
+export function gatewayExamples(external: object, own: object) {
+  return {
+    'x-examples': {
+      externalGateway: {
+        summary: 'As the demo’s external-gateway partner (Loja Demo, gateway externo)',
+        value: external,
+      },
+      ownGateway: { summary: 'As the demo’s own-gateway partner (Loja Demo, gateway Amparo)', value: own },
+    },
+  }
+}
+
 export const customerReference = {
   [DOCUMENTED_ONLY]: {
     anyOf: [

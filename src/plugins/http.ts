@@ -219,7 +219,7 @@ export function expectationFailed(req: IncomingMessage, res: ServerResponse): vo
  * over 16 KB, a malformed request line, a timeout) gets the contract's `{message}` body and the
  * usual headers with a fresh X-Request-Id, instead of Fastify's `{error, message, statusCode}`.
  */
-export function clientErrors(error: Error & { code?: string }, socket: Socket): void {
+export function clientErrors(error: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void {
   // A reset connection has nobody left to answer.
   if (error.code === 'ECONNRESET' || socket.destroyed) return
   const answer =
@@ -233,8 +233,10 @@ export function clientErrors(error: Error & { code?: string }, socket: Socket): 
         : new AppError('bad_request', 'Malformed HTTP request.')
   const status = answer.statusCode
   const id = randomUUID()
-  const body = JSON.stringify(errorBody(answer, id))
+  const language = languageOf(acceptLanguageIn(error.rawPacket))
+  const body = JSON.stringify(errorBody(answer, id, language))
   const headers = {
+    ...(language === 'pt-BR' && { 'content-language': language }),
     'content-type': 'application/json; charset=utf-8',
     'content-length': String(Buffer.byteLength(body)),
     'x-request-id': id,
@@ -245,4 +247,13 @@ export function clientErrors(error: Error & { code?: string }, socket: Socket): 
   if (socket.writable)
     socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head.join('')}\r\n${body}`)
   socket.destroy(error)
+}
+
+/**
+ * The Accept-Language of a request Node's parser refused, read from the bytes it was refusing (no
+ * header was parsed): present when the header came in the same packet as the fault.
+ */
+function acceptLanguageIn(packet: unknown): string | undefined {
+  if (!Buffer.isBuffer(packet)) return undefined
+  return /\r\naccept-language:[ \t]*([^\r\n]*)/i.exec(packet.toString('latin1'))?.[1]
 }

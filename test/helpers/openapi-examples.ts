@@ -30,6 +30,8 @@ export interface Entry {
   operationId: string
   operation: Operation
   successStatus: number
+  /** The media types of the success answer (`application/pdf` for a certificate); none for a 204. */
+  successTypes: string[]
   /** Documented error statuses and their examples. */
   errorExamples: [number, ErrorExample][]
   /** Each query parameter, and whether its schema admits a blank value. */
@@ -46,7 +48,14 @@ export interface Call {
   /** A body sent as is, with its content type: a multipart form, invalid JSON, another media type, too large. */
   raw?: { payload: string | Buffer; contentType: string }
   anonymous?: boolean
+  /** The demo partner the example is written for, when its name says (`externalGateway`, `ownGateway`). */
+  gateway?: Gateway
 }
+
+export type Gateway = 'external' | 'own'
+
+/** The partner a named request example is written for (src/http/contracting-fields.ts `gatewayExamples`). */
+const GATEWAY_OF_EXAMPLE: Record<string, Gateway> = { externalGateway: 'external', ownGateway: 'own' }
 
 /**
  * Statuses whose examples no request built from the examples can cause on the demo; each has its
@@ -68,12 +77,14 @@ export function operationsOf(document: OpenApi): Entry[] {
   return Object.entries(document.paths).flatMap(([path, item]) =>
     Object.entries(item).map(([method, operation]) => {
       const statuses = Object.keys(operation.responses).map(Number)
+      const successStatus = statuses.find((s) => s < 300) ?? 200
       return {
         method: method.toUpperCase(),
         path,
         operationId: operation.operationId,
         operation,
-        successStatus: statuses.find((s) => s < 300) ?? 200,
+        successStatus,
+        successTypes: Object.keys(operation.responses[successStatus]?.content ?? {}),
         errorExamples: statuses
           .filter((s) => s >= 400)
           .map((s) => [s, exampleOf(operation.responses[s]?.content?.['application/json'] ?? {})] as const)
@@ -105,14 +116,19 @@ export function requestsOf(entry: Entry): Call[] {
   }
   const content = entry.operation.requestBody?.content ?? {}
   const media = content['application/json'] ?? content['multipart/form-data']
-  const bodies: [string, unknown][] = media?.examples
-    ? Object.entries(media.examples).map(([name, { value }]) => [`request example ${name}`, value])
+  const bodies: [string, unknown, Gateway?][] = media?.examples
+    ? Object.entries(media.examples).map(([name, { value }]) => [
+        `request example ${name}`,
+        value,
+        GATEWAY_OF_EXAMPLE[name],
+      ])
     : media?.example !== undefined
       ? [['request example', media.example]]
       : [['request without body', undefined]]
   const multipart = content['application/json'] === undefined && content['multipart/form-data'] !== undefined
-  return bodies.map(([label, body]) => ({
+  return bodies.map(([label, body, gateway]) => ({
     label,
+    ...(gateway && { gateway }),
     path: { ...path },
     query: { ...query },
     headers: { ...headers },
@@ -141,8 +157,19 @@ function formOf(example: Record<string, string>, fileBytes?: number) {
   return { payload, contentType: headers['content-type'] as string }
 }
 
+/**
+ * Error statuses an operation documents that its examples cannot cause on the demo: each has its
+ * own test.
+ */
+export const NOT_CAUSED_BY: Record<string, Record<number, string>> = {
+  getClientPackage: { 404: 'a service started without the package built (test/sdk.test.ts)' },
+}
+
 /** Operations that act on a contract in a later state than contracted, and what brings it there. */
 const AFTER: Record<string, string[]> = {
+  // A certificate is issued for a contract in force: the subscription's installment 1 paid, the plan paid.
+  getSubscriptionCertificate: ['notifyInstallmentPayment'],
+  getAnnualPlanCertificate: ['notifyAnnualPlanPayment'],
   // The card on file is replaced once installment 1 is paid (by the payment, which keeps the card).
   updateSubscriptionCard: ['payFirstInstallmentByCard'],
   // An installment is named by the list of them.
@@ -160,16 +187,23 @@ const AFTER: Record<string, string[]> = {
  */
 const EVERY_EXAMPLE = new Set(['uploadClaimDocument'])
 
-/** The calls a setup step sends. */
-export const setupCallsOf = (step: Entry): Call[] =>
-  EVERY_EXAMPLE.has(step.operationId) ? requestsOf(step) : requestsOf(step).slice(0, 1)
+/** The request examples written for the partner of `gateway` (those that name none are for both). */
+export const requestsFor = (entry: Entry, gateway: Gateway): Call[] =>
+  requestsOf(entry).filter((call) => call.gateway === undefined || call.gateway === gateway)
+
+/** The calls a setup step sends as the partner of `gateway`. */
+export const setupCallsOf = (step: Entry, gateway: Gateway): Call[] =>
+  EVERY_EXAMPLE.has(step.operationId) ? requestsFor(step, gateway) : requestsFor(step, gateway).slice(0, 1)
 
 /**
  * The operations whose first examples must run before this one's, in order, on a fresh demo: the
  * customer and the store a contracting body names, the contract a subscription or annual plan
  * path names, the cancellation request a protocol comes from, an event for an event's path.
+ *
+ * `stateless`: without the steps that bring this operation's contract to the state it needs
+ * (AFTER), for its `invalid_state` example.
  */
-export function setupOf(operations: Entry[], entry: Entry): Entry[] {
+export function setupOf(operations: Entry[], entry: Entry, { stateless = false } = {}): Entry[] {
   const byId = new Map(operations.map((e) => [e.operationId, e]))
   const needs = (e: Entry): string[] => {
     const body = (requestsOf(e)[0]?.body ?? {}) as Record<string, unknown>
@@ -187,7 +221,7 @@ export function setupOf(operations: Entry[], entry: Entry): Entry[] {
       ...(e.path.startsWith('/events/{') ? ['listEvents'] : []),
       // The claim the examples name is opened on the demo's contract in force (src/demo/demo-contract.ts).
       ...(e.path.startsWith('/claims/{') || e.path.startsWith('/sandbox/claims/{') ? ['openClaim'] : []),
-      ...(AFTER[e.operationId] ?? []),
+      ...((stateless && e === entry ? [] : AFTER[e.operationId]) ?? []),
     ].filter((id) => id !== e.operationId)
   }
   const order: Entry[] = []
@@ -265,6 +299,8 @@ export function errorCause(status: number, example: ErrorExample, entry: Entry, 
     case 415:
       return { ...call, raw: { payload: 'x', contentType: 'text/plain' } }
     case 422: {
+      // The same call, on a contract not yet in the state the operation needs (setupOf `stateless`).
+      if (example.code === 'invalid_state') return call
       const key = Object.keys(example.errors ?? {})[0] ?? ''
       const body = call.body as Record<string, unknown> | undefined
       if (body && key in body)

@@ -3528,20 +3528,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "model_id": 2,
-                 *       "customer_document": "529.982.247-25",
-                 *       "imei": "490154203237518",
-                 *       "is_used": false,
-                 *       "store_id": 3,
-                 *       "maxima": 8999,
-                 *       "payment": {
-                 *         "method": "credit_card",
-                 *         "installments": 10
-                 *       }
-                 *     }
-                 */
                 "application/json": {
                     /**
                      * Format: cpf-or-cnpj
@@ -12756,20 +12742,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "plan_id": 2,
-                 *       "customer_document": "529.982.247-25",
-                 *       "model_id": 2,
-                 *       "serial_number": "490154203237518",
-                 *       "is_used": false,
-                 *       "store_id": 3,
-                 *       "maxima": 4500,
-                 *       "metadata": {
-                 *         "origin": "pdv-loja-centro"
-                 *       }
-                 *     }
-                 */
                 "application/json": {
                     /**
                      * Format: cpf-or-cnpj

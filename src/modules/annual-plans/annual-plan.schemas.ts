@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { contractingFields, customerReference } from '../../http/contracting-fields.js'
+import { contractingFields, customerReference, gatewayExamples } from '../../http/contracting-fields.js'
 import { Id, Money, named, nullable, Timestamp } from '../../http/http-schemas.js'
 import { PageQuery } from '../../shared/pagination.js'
 import { Model } from '../catalog/catalog.schemas.js'
@@ -15,6 +15,15 @@ const imei = (description: string) =>
 export const PaymentMethod = Type.Enum(['credit_card', 'slip', 'pix'], {
   description: '`credit_card`, `slip` (boleto) or `pix`.',
 })
+
+const SALE = {
+  model_id: 2,
+  customer_document: '529.982.247-25',
+  imei: '490154203237518',
+  is_used: false,
+  store_id: 3,
+  maxima: 8999,
+}
 
 export const AnnualPlanBody = Type.Object(
   {
@@ -53,17 +62,8 @@ export const AnnualPlanBody = Type.Object(
   },
   {
     ...customerReference,
-    examples: [
-      {
-        model_id: 2,
-        customer_document: '529.982.247-25',
-        imei: '490154203237518',
-        is_used: false,
-        store_id: 3,
-        maxima: 8999,
-        payment: { method: 'credit_card', installments: 10 },
-      },
-    ],
+    // The own-gateway partner pays with `POST /annual-plans/{id}/payment`: it sends no `payment`.
+    ...gatewayExamples({ ...SALE, payment: { method: 'credit_card', installments: 10 } }, SALE),
   },
 )
 export type AnnualPlanBody = Static<typeof AnnualPlanBody>

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { contractingFields, customerReference } from '../../http/contracting-fields.js'
+import { contractingFields, customerReference, gatewayExamples } from '../../http/contracting-fields.js'
 import { Id, MetaLink, Money, named, nullable, Timestamp } from '../../http/http-schemas.js'
 import { PageQuery } from '../../shared/pagination.js'
 import { BrandRef, Model } from '../catalog/catalog.schemas.js'
@@ -7,6 +7,16 @@ import { CUSTOMER_EXAMPLE, Customer } from '../customers/customer.schemas.js'
 
 const serial = (description: string) =>
   Type.Optional(nullable(Type.String({ maxLength: 50 }), `${description} At most 50 characters.`))
+
+const SALE = {
+  customer_document: '529.982.247-25',
+  model_id: 2,
+  serial_number: '490154203237518',
+  is_used: false,
+  store_id: 3,
+  maxima: 4500,
+  metadata: { origin: 'pdv-loja-centro' },
+}
 
 export const SubscriptionBody = Type.Object(
   {
@@ -34,18 +44,8 @@ export const SubscriptionBody = Type.Object(
   },
   {
     ...customerReference,
-    examples: [
-      {
-        plan_id: 2,
-        customer_document: '529.982.247-25',
-        model_id: 2,
-        serial_number: '490154203237518',
-        is_used: false,
-        store_id: 3,
-        maxima: 4500,
-        metadata: { origin: 'pdv-loja-centro' },
-      },
-    ],
+    // Proteção Total 12x of each demo partner: plan 2 of the external one, plan 6 of the own one.
+    ...gatewayExamples({ plan_id: 2, ...SALE }, { plan_id: 6, ...SALE }),
   },
 )
 export type SubscriptionBody = Static<typeof SubscriptionBody>

@@ -42,15 +42,13 @@ export async function emptyDatabase(db: Db): Promise<void> {
 /**
  * The demo as `amparo demo` loads it on an empty database at the app's clock time, and a token of
  * the chosen partner.
- * `samePlan` maps a plan of the external partner (the one the documented examples name) to the
- * same plan of the chosen partner: each partner has its own copy of the demo plans.
  */
 export async function freshDemo(
   app: App,
   db: Db,
   config: Readonly<Config>,
   gateway: 'external' | 'own',
-): Promise<{ partner: DemoPartner; token: string; samePlan: (id: number) => number }> {
+): Promise<{ partner: DemoPartner; token: string }> {
   await emptyDatabase(db)
   const { partners } = await loadDemo(db, config, app.clock.now().toISOString())
   const partner = partners.find((p) => p.gateway === gateway)
@@ -61,12 +59,7 @@ export async function freshDemo(
     payload: { client_id: partner.client_id, client_secret: partner.client_secret },
   })
   if (response.statusCode !== 200) throw new Error(`demo login answered ${response.statusCode}`)
-  const plans = await db.selectFrom('plans').select(['id', 'partner_id']).orderBy('id').execute()
-  const external = partners.find((p) => p.gateway === 'external')?.id
-  const ofPartner = (id: number | undefined) => plans.filter((p) => p.partner_id === id).map((p) => p.id)
-  const [theirs, ours] = [ofPartner(external), ofPartner(partner.id)]
-  const samePlan = (id: number) => ours[theirs.indexOf(id)] ?? id
-  return { partner, token: response.json().access_token, samePlan }
+  return { partner, token: response.json().access_token }
 }
 
 /** A partner of the other gateway mode must run this operation. */
@@ -81,14 +74,12 @@ export class World {
     private readonly document: OpenApi,
     readonly partner: DemoPartner,
     private readonly token: string,
-    private readonly samePlan: (id: number) => number,
   ) {}
 
   /**
    * The call with what only this world knows: path parameters from the links of earlier answers
    * (the example's id is a fresh demo's, which the demo's own contract may have taken), the demo
-   * partner's credentials for a login example's placeholders, and the partner's own copy of a plan
-   * the example names.
+   * partner's credentials for a login example's placeholders.
    */
   resolve(entry: Entry, call: Call): Call {
     const path = { ...call.path }
@@ -96,8 +87,6 @@ export class World {
     let body = call.body
     if (body && typeof body === 'object' && 'client_secret' in body)
       body = { ...body, client_id: this.partner.client_id, client_secret: this.partner.client_secret }
-    if (body && typeof body === 'object' && 'plan_id' in body && typeof body.plan_id === 'number')
-      body = { ...body, plan_id: this.samePlan(body.plan_id) }
     return { ...call, path, body }
   }
 
