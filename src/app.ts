@@ -30,6 +30,7 @@ import { sandboxClockRoutes } from './modules/sandbox/sandbox-clock.routes.js'
 import { sdkRoutes } from './modules/sdk/sdk.routes.js'
 import { shopkeeperRoutes } from './modules/shopkeepers/shopkeeper.routes.js'
 import { subscriptionRoutes } from './modules/subscriptions/subscription.routes.js'
+import { subscriptionCancellationRoutes } from './modules/subscriptions/subscription-cancellation.routes.js'
 import { subscriptionPaymentRoutes } from './modules/subscriptions/subscription-payment.routes.js'
 import { eventRedeliveryRoutes, webhookEndpointRoutes } from './modules/webhooks/webhook-endpoint.routes.js'
 import { authenticated } from './plugins/auth.js'
@@ -148,6 +149,7 @@ export async function buildApp({
     await partnerScope.register(shopkeeperRoutes)
     await partnerScope.register(subscriptionRoutes)
     await partnerScope.register(subscriptionPaymentRoutes)
+    await partnerScope.register(subscriptionCancellationRoutes)
     await partnerScope.register(annualPlanRoutes)
     await partnerScope.register(annualPlanPaymentRoutes)
     await partnerScope.register(annualPlanCancellationRoutes)
