@@ -6,7 +6,7 @@ import { cardCallContext } from '../../plugins/context.js'
 import { commit, refusal, settlement } from '../../plugins/unit-of-work.js'
 import { formatTimestamp } from '../../shared/time.js'
 import { renderingContext } from '../events/event.service.js'
-import { CARD_CALL_FAILURES, CardDeclinedError } from '../payments/card.js'
+import { CARD_CALL_ERRORS, CARD_CALL_FAILURES, CardDeclinedError } from '../payments/card.js'
 import { type ChargeResult, refuseWrongGateway } from '../payments/payment-gateway.js'
 import { INSTALLMENT_STATUS_LABELS } from './subscription.rules.js'
 import { Subscription, SubscriptionParams } from './subscription.schemas.js'
@@ -19,22 +19,6 @@ const tags = ['Subscriptions']
 
 const inProgress = (what: string) =>
   errorResponse(409, `${what}: try again once it has answered.`, ['payment_in_progress'])
-
-// The answers both card calls share; each adds its own 409.
-const cardCallErrors = () =>
-  errorResponses(
-    400,
-    401,
-    402,
-    404,
-    413,
-    415,
-    422,
-    'invalid_state',
-    'wrong_gateway',
-    'rate_limited',
-    'gateway_error',
-  )
 
 const SANDBOX_CARDS = `In the test environment the sandbox gateway answers by card number: \`4111111111111111\` and
 \`5555555555554444\` approve; \`4000000000000002\` declines (\`card_declined\`), \`4000000000009995\`
@@ -137,7 +121,7 @@ ${SANDBOX_CARDS}`,
         body: CardPaymentBody,
         response: {
           200: Subscription,
-          ...cardCallErrors(),
+          ...errorResponses(...CARD_CALL_ERRORS),
           409: inProgress('Another payment of this installment is being charged'),
         },
       },
@@ -192,7 +176,7 @@ ${SANDBOX_CARDS} Verification refuses the declining cards; \`4000000000000341\` 
         body: CardPaymentBody,
         response: {
           200: Subscription,
-          ...cardCallErrors(),
+          ...errorResponses(...CARD_CALL_ERRORS),
           409: inProgress('A charge of this subscription is in progress'),
         },
       },
