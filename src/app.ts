@@ -30,23 +30,16 @@ import { sandboxClockRoutes } from './modules/sandbox/sandbox-clock.routes.js'
 import { sdkRoutes } from './modules/sdk/sdk.routes.js'
 import { shopkeeperRoutes } from './modules/shopkeepers/shopkeeper.routes.js'
 import { subscriptionRoutes } from './modules/subscriptions/subscription.routes.js'
+import { subscriptionCancellationRoutes } from './modules/subscriptions/subscription-cancellation.routes.js'
 import { subscriptionPaymentRoutes } from './modules/subscriptions/subscription-payment.routes.js'
 import { eventRedeliveryRoutes, webhookEndpointRoutes } from './modules/webhooks/webhook-endpoint.routes.js'
 import { authenticated } from './plugins/auth.js'
 import { capConnectionsPerAddress } from './plugins/connections.js'
 import { contextPlugin } from './plugins/context.js'
 import { errorsPlugin } from './plugins/errors.js'
-import {
-  clientErrors,
-  connectionTimeouts,
-  expectationFailed,
-  frameworkErrors,
-  httpPlugin,
-  originForm,
-  requestId,
-} from './plugins/http.js'
+import { expectationFailed, httpPlugin, serverOptions } from './plugins/http.js'
 import { idempotency } from './plugins/idempotency.js'
-import { lazyRequestLogger, loggerOptions, OneLineRequestLog } from './plugins/logging.js'
+import { loggerOptions } from './plugins/logging.js'
 import type { Metrics } from './plugins/metrics.js'
 import { openapiPlugin } from './plugins/openapi.js'
 import { loginRateLimit, partnerRateLimit, redeliveryRateLimit } from './plugins/rate-limits.js'
@@ -54,8 +47,6 @@ import { connectRedis } from './plugins/redis.js'
 import { unitOfWork } from './plugins/unit-of-work.js'
 import { type Clock, systemClock } from './shared/clock.js'
 import { sandboxPartnerJobs } from './worker/worker.js'
-
-export const BODY_LIMIT = 1024 * 1024
 
 export interface AppOptions {
   config: Readonly<Config>
@@ -88,22 +79,7 @@ export async function buildApp({
   sdkDirectory,
 }: AppOptions) {
   const app = Fastify({
-    logger: logger ?? loggerOptions(config.logLevel, logStream),
-    genReqId: requestId,
-    logController: new OneLineRequestLog(),
-    childLoggerFactory: lazyRequestLogger,
-    frameworkErrors,
-    clientErrorHandler: clientErrors,
-    rewriteUrl: originForm,
-    bodyLimit: BODY_LIMIT,
-    // Draining on SIGTERM: a request that arrives on a kept-alive connection is still served (with
-    // `Connection: close`), not refused with a bare 503; new connections are refused.
-    return503OnClosing: false,
-    // `/subscriptions/1/` is `/subscriptions/1`, as on the Laravel service partners wrote against.
-    routerOptions: { maxParamLength: 200, ignoreTrailingSlash: true },
-    // Behind the README's load balancer: request.ip (login rate limits) is the client's, not its.
-    trustProxy: config.trustProxy,
-    ...connectionTimeouts(config.connections),
+    ...serverOptions(config, logger ?? loggerOptions(config.logLevel, logStream)),
     schemaController: { compilersFactory: { buildSerializer } },
   }).withTypeProvider<TypeBoxTypeProvider>()
   // Past it, Node closes a new connection at once: slow clients cannot hold every socket there is.
@@ -148,6 +124,7 @@ export async function buildApp({
     await partnerScope.register(shopkeeperRoutes)
     await partnerScope.register(subscriptionRoutes)
     await partnerScope.register(subscriptionPaymentRoutes)
+    await partnerScope.register(subscriptionCancellationRoutes)
     await partnerScope.register(annualPlanRoutes)
     await partnerScope.register(annualPlanPaymentRoutes)
     await partnerScope.register(annualPlanCancellationRoutes)

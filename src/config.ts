@@ -1,12 +1,8 @@
 import { type Static, Type } from 'typebox'
 import { Value } from 'typebox/value'
-import {
-  assertUnguessable,
-  ConfigError,
-  parseJwtKeys,
-  parseTrustProxy,
-  type SigningKey,
-} from './config-values.js'
+import { ConnectionEnv, type ConnectionSettings, connectionSettings } from './config-connections.js'
+import { ConsoleEnv, type ConsoleSettings, consoleSecretKey, consoleSettings } from './config-console.js'
+import { assertUnguessable, ConfigError, parseJwtKeys, type SigningKey } from './config-values.js'
 import { isValidTimeZone } from './shared/time.js'
 
 /** How long a card charge holds its installment or plan, unless AMPARO_PAYMENT_CLAIM_SECONDS says. */
@@ -15,11 +11,11 @@ export const DEFAULT_CLAIM_SECONDS = 120
 export const DEFAULT_CONCURRENCY = 20
 
 // Every setting the service reads, validated once at start-up. Nothing else reads process.env.
-export const EnvSchema = Type.Object({
+// The connections' and the console's are read by their own readers (config-connections.ts,
+// config-console.ts).
+const EnvSchema = Type.Object({
   HOST: Type.String({ default: '127.0.0.1' }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
-  DATABASE_URL: Type.String({ default: '' }),
-  AMPARO_SQLITE_FILE: Type.String({ default: './data/amparo.sqlite' }),
   AMPARO_ENV: Type.Union([Type.Literal('test'), Type.Literal('production')], { default: 'test' }),
   AMPARO_TIMEZONE: Type.String({ default: 'America/Sao_Paulo' }),
   AMPARO_TOKEN_TTL: Type.Integer({ minimum: 60, maximum: 86_400, default: 3600 }),
@@ -37,20 +33,8 @@ export const EnvSchema = Type.Object({
   AMPARO_RECURRENCE_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 200, default: DEFAULT_CONCURRENCY }),
   AMPARO_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1200 }),
   AMPARO_LOGIN_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 20 }),
-  AMPARO_TRUST_PROXY: Type.String({ default: '' }),
-  AMPARO_HEADERS_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 300, default: 30 }),
-  AMPARO_BODY_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 300, default: 30 }),
-  AMPARO_KEEP_ALIVE_TIMEOUT_SECONDS: Type.Integer({ minimum: 2, maximum: 72, default: 72 }),
-  AMPARO_MAX_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 100_000, default: 1000 }),
-  AMPARO_MAX_CONNECTIONS_PER_ADDRESS: Type.Integer({ minimum: 0, maximum: 100_000, default: 100 }),
-  REDIS_URL: Type.String({ default: '' }),
   METRICS_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 0 }),
   METRICS_HOST: Type.String({ default: '127.0.0.1' }),
-  AMPARO_CONSOLE_HOST: Type.String({ default: '127.0.0.1' }),
-  // No default: unset means 3001 in test and no console in production (consoleSettings).
-  AMPARO_CONSOLE_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
-  AMPARO_CONSOLE_SECRET_KEY: Type.String({ default: '' }),
-  DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
   AMPARO_DRAIN_SECONDS: Type.Integer({ minimum: 0, maximum: 300, default: 0 }),
   // Tests' fault injection, honoured only in test (docs/decisions.md); not a deployment setting.
   AMPARO_FAULT_KILL_AFTER_COMMIT: Type.String({ default: '' }),
@@ -58,13 +42,14 @@ export const EnvSchema = Type.Object({
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },
   ),
+  ...ConnectionEnv.properties,
+  ...ConsoleEnv.properties,
 })
 type Env = Static<typeof EnvSchema>
 
-export interface Config {
+export interface Config extends ConnectionSettings {
   host: string
   port: number
-  database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string; poolMax: number }
   env: 'test' | 'production'
   timeZone: string
   tokenTtlSeconds: number
@@ -75,35 +60,10 @@ export interface Config {
   logLevel: Env['LOG_LEVEL']
   /** Requests a minute: per partner on the API, per client id and address on login. */
   rateLimits: { perPartner: number; loginPerClient: number }
-  /**
-   * Which proxies' `X-Forwarded-For` names the client (Fastify's trustProxy): false (default, the
-   * socket's address is the client's), true (any), or the proxies' addresses / CIDR ranges.
-   */
-  trustProxy: boolean | string[]
-  /**
-   * Slow and idle clients (README, Configuration): seconds for a request's headers to arrive, then for its
-   * body (408 and closed past either), seconds an idle kept-alive connection stays open, and the
-   * open connections one process accepts, in all and from one address (0: no cap; the trusted
-   * proxies' addresses are not capped).
-   */
-  connections: {
-    headersTimeoutSeconds: number
-    bodyTimeoutSeconds: number
-    keepAliveTimeoutSeconds: number
-    max: number
-    maxPerAddress: number
-  }
-  /** Shared rate-limit counters for several API processes; empty → in memory. */
-  redisUrl: string
   /** Prometheus metrics on their own address; port 0 → off. */
   metrics: { host: string; port: number }
-  /**
-   * The operator console's own listener (README, Operator console): AMPARO_CONSOLE_HOST/PORT, by
-   * default 127.0.0.1:3001 in test; in production only when the port is set. Null: no console
-   * (production without a port, or port 0). `portSet`: the port was chosen, so a start that cannot
-   * bind it fails; the default one, when taken, only leaves the console off.
-   */
-  console: { host: string; port: number; portSet: boolean } | null
+  /** The operator console's own listener (README, Operator console). */
+  console: ConsoleSettings
   /**
    * The secret the operators' TOTP seeds are encrypted under (AMPARO_CONSOLE_SECRET_KEY, 32+
    * characters): required in production with a console; a fixed one in test.
@@ -180,19 +140,10 @@ function toConfig(env: Env): Readonly<Config> {
     )
   }
   const stripe = paymentGateway === 'stripe' ? stripeSettings(env) : null
-  if (env.REDIS_URL && !/^rediss?:\/\//.test(env.REDIS_URL)) {
-    throw new ConfigError('Invalid REDIS_URL: expected redis://host:port')
-  }
-  const url = env.DATABASE_URL
-  if (url && !/^postgres(ql)?:\/\//.test(url)) {
-    throw new ConfigError('Invalid DATABASE_URL: only postgres:// addresses are supported')
-  }
   return Object.freeze({
     host: env.HOST,
     port: env.PORT,
-    database: url
-      ? { kind: 'postgres' as const, url, poolMax: env.DB_POOL_MAX }
-      : { kind: 'sqlite' as const, file: env.AMPARO_SQLITE_FILE },
+    ...connectionSettings(env),
     env: env.AMPARO_ENV,
     timeZone: env.AMPARO_TIMEZONE,
     tokenTtlSeconds: env.AMPARO_TOKEN_TTL,
@@ -209,45 +160,11 @@ function toConfig(env: Env): Readonly<Config> {
       perPartner: env.AMPARO_CARD_DECLINES_PER_PARTNER,
     },
     rateLimits: { perPartner: env.AMPARO_RATE_LIMIT, loginPerClient: env.AMPARO_LOGIN_RATE_LIMIT },
-    trustProxy: parseTrustProxy(env.AMPARO_TRUST_PROXY),
-    connections: {
-      headersTimeoutSeconds: env.AMPARO_HEADERS_TIMEOUT_SECONDS,
-      bodyTimeoutSeconds: env.AMPARO_BODY_TIMEOUT_SECONDS,
-      keepAliveTimeoutSeconds: env.AMPARO_KEEP_ALIVE_TIMEOUT_SECONDS,
-      max: env.AMPARO_MAX_CONNECTIONS,
-      maxPerAddress: env.AMPARO_MAX_CONNECTIONS_PER_ADDRESS,
-    },
-    redisUrl: env.REDIS_URL,
     metrics: { host: env.METRICS_HOST, port: env.METRICS_PORT },
     console: consoleSettings(env),
     consoleSecretKey: consoleSecretKey(env),
     faultKillAfterCommit: faultPattern(env),
   })
-}
-
-export const DEFAULT_CONSOLE_PORT = 3001
-
-function consoleSettings(env: Env): Config['console'] {
-  const port = env.AMPARO_CONSOLE_PORT
-  if (port === 0 || (port === undefined && env.AMPARO_ENV === 'production')) return null
-  return { host: env.AMPARO_CONSOLE_HOST, port: port ?? DEFAULT_CONSOLE_PORT, portSet: port !== undefined }
-}
-
-/** Test's key: the seeds of a test database are no secret; production must set its own. */
-const TEST_CONSOLE_SECRET_KEY = 'amparo-test-console-secret-key-not-for-production'
-
-function consoleSecretKey(env: Env): string {
-  const key = env.AMPARO_CONSOLE_SECRET_KEY
-  if (key && key.length < 32)
-    throw new ConfigError(
-      'Invalid AMPARO_CONSOLE_SECRET_KEY: 32+ characters, e.g. $(openssl rand -base64 48)',
-    )
-  if (key) return key
-  if (env.AMPARO_ENV === 'production' && consoleSettings(env) !== null)
-    throw new ConfigError(
-      'AMPARO_CONSOLE_SECRET_KEY is required when AMPARO_ENV=production runs the console (it encrypts the TOTP seeds)',
-    )
-  return TEST_CONSOLE_SECRET_KEY
 }
 
 function faultPattern(env: Env): RegExp | null {

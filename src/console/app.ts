@@ -5,7 +5,6 @@ import cookie from '@fastify/cookie'
 import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyServerOptions } from 'fastify'
-import { BODY_LIMIT } from '../app.js'
 import type { Config } from '../config.js'
 import type { Db } from '../db/database.js'
 import { ValidationErrorSchema } from '../http/http-schemas.js'
@@ -22,15 +21,8 @@ import { gatewayOf } from '../modules/payments/gateway-factory.js'
 import type { PaymentGateway } from '../modules/payments/payment-gateway.js'
 import { contextPlugin } from '../plugins/context.js'
 import { errorsPlugin } from '../plugins/errors.js'
-import {
-  clientErrors,
-  connectionTimeouts,
-  frameworkErrors,
-  httpPlugin,
-  originForm,
-  requestId,
-} from '../plugins/http.js'
-import { lazyRequestLogger, loggerOptions, OneLineRequestLog } from '../plugins/logging.js'
+import { httpPlugin, serverOptions } from '../plugins/http.js'
+import { loggerOptions } from '../plugins/logging.js'
 import { trackServedRoutes } from '../plugins/openapi.js'
 import { loginRateLimit } from '../plugins/rate-limits.js'
 import { connectRedis } from '../plugins/redis.js'
@@ -66,20 +58,9 @@ export async function buildConsoleApp({
   logger,
   staticRoot = findStaticRoot(),
 }: ConsoleAppOptions) {
-  const app = Fastify({
-    logger: logger ?? loggerOptions(config.logLevel),
-    genReqId: requestId,
-    logController: new OneLineRequestLog(),
-    childLoggerFactory: lazyRequestLogger,
-    frameworkErrors,
-    clientErrorHandler: clientErrors,
-    rewriteUrl: originForm,
-    bodyLimit: BODY_LIMIT,
-    return503OnClosing: false,
-    routerOptions: { maxParamLength: 200, ignoreTrailingSlash: true },
-    trustProxy: config.trustProxy,
-    ...connectionTimeouts(config.connections),
-  }).withTypeProvider<TypeBoxTypeProvider>()
+  const app = Fastify(
+    serverOptions(config, logger ?? loggerOptions(config.logLevel)),
+  ).withTypeProvider<TypeBoxTypeProvider>()
 
   trackServedRoutes(app)
   app.setValidatorCompiler(validatorCompiler)

@@ -4,7 +4,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /**
      * Request headers read by a hook or the handler rather than validated by the route schema:
-     * listed in the OpenAPI document only (plugins/openapi.ts), checked where they are read.
+     * listed in the OpenAPI document only (plugins/openapi-transforms.ts), checked where they are read.
      */
     documentedHeaders?: Record<string, { type: 'string'; description: string; pattern?: string }>
     /** Under a per-partner or login rate limit: documented with 429 and the RateLimit-* headers. */
@@ -241,7 +241,7 @@ export function hookList<T>(hooks: T | T[] | undefined): T[] {
 }
 
 /**
- * Keywords for the OpenAPI document only (plugins/openapi.ts merges them into the schema it
+ * Keywords for the OpenAPI document only (plugins/openapi-transforms.ts merges them into the schema it
  * documents), for a rule a service checks itself so that its error joins the others in one 422:
  * validation ignores the unknown keyword.
  */
@@ -249,7 +249,7 @@ export const DOCUMENTED_ONLY = 'x-documented-only'
 
 /**
  * A named schema's form in the OpenAPI document, in place of the one answers are written with
- * (plugins/openapi.ts): the events, documented as the union of their types, are written as one
+ * (plugins/openapi-transforms.ts): the events, documented as the union of their types, are written as one
  * open object, which the serializer takes fast and which no union branch can refuse.
  */
 export const DOCUMENTED_AS = 'x-documented-as'

@@ -1,13 +1,20 @@
 import { randomUUID } from 'node:crypto'
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
-import { errorCodes, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify'
+import {
+  errorCodes,
+  type FastifyError,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify'
 import fp from 'fastify-plugin'
 import type { Config } from '../config.js'
 import { documentOnWrites, hookList, mayCarryBody } from '../http/http-schemas.js'
 import { AppError } from '../shared/errors.js'
 import { MAX_JSON_DEPTH, nestsDeeperThan, readBody, sizeLabel } from './body-reader.js'
 import { errorBody, routeNotFound, serverError } from './errors.js'
+import { lazyRequestLogger, OneLineRequestLog } from './logging.js'
 import { languageOf } from './messages.js'
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -140,12 +147,40 @@ export const httpPlugin = fp(
   { name: 'http', dependencies: ['context'] },
 )
 
+export const BODY_LIMIT = 1024 * 1024
+
+/**
+ * The server options the partner API and the operator console share: request ids, one-line
+ * request logs, our error bodies for what the router or Node's parser refuses, the body limit,
+ * the proxies trusted and the deadlines of slow clients.
+ */
+export function serverOptions(config: Readonly<Config>, logger: FastifyServerOptions['logger']) {
+  return {
+    logger,
+    genReqId: requestId,
+    logController: new OneLineRequestLog(),
+    childLoggerFactory: lazyRequestLogger,
+    frameworkErrors,
+    clientErrorHandler: clientErrors,
+    rewriteUrl: originForm,
+    bodyLimit: BODY_LIMIT,
+    // Draining on SIGTERM: a request that arrives on a kept-alive connection is still served (with
+    // `Connection: close`), not refused with a bare 503; new connections are refused.
+    return503OnClosing: false,
+    // `/subscriptions/1/` is `/subscriptions/1`, as on the Laravel service partners wrote against.
+    routerOptions: { maxParamLength: 200, ignoreTrailingSlash: true },
+    // Behind the README's load balancer: request.ip (login rate limits) is the client's, not its.
+    trustProxy: config.trustProxy,
+    ...connectionTimeouts(config.connections),
+  }
+}
+
 /**
  * Fastify's server options for slow and idle clients (README, Safe retries and limits). Node's own deadline for a
  * whole request backs up readBody's: it also covers a body sent to a route that reads none. Node
  * checks its deadlines every second (30 s by default, which would double them).
  */
-export function connectionTimeouts(connections: Config['connections']) {
+function connectionTimeouts(connections: Config['connections']) {
   const headersTimeout = connections.headersTimeoutSeconds * 1000
   const requestTimeout = headersTimeout + connections.bodyTimeoutSeconds * 1000
   return {

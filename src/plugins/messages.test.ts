@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { CONSOLE_ERROR_CODES, ERROR_CODES } from '../shared/errors.js'
-import { CODE_MESSAGES, languageOf, localized, portugueseMessage } from './messages.js'
+import { CODE_MESSAGES } from './code-messages.js'
+import { languageOf, localized, portugueseMessage } from './messages.js'
 
 describe('the message catalogue', () => {
   it('has every code of the error-code lists (partner API and console) in English and in Portuguese', () => {

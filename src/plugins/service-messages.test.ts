@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
-import { portugueseMessage, SERVICE_MESSAGES } from './messages.js'
+import { portugueseMessage } from './messages.js'
+import { SERVICE_MESSAGES } from './service-messages.js'
 
 // The service's own messages in Portuguese (README, Using the API: errors in Portuguese): every
 // message thrown with its own wording, found in the sources, has a Portuguese text of its own

@@ -5,7 +5,7 @@ import { baseUrl } from '../../http/links.js'
 import { cardCallContext } from '../../plugins/context.js'
 import { commit, refusal, settlement } from '../../plugins/unit-of-work.js'
 import { renderingContext } from '../events/event.service.js'
-import { CARD_CALL_FAILURES, CardDeclinedError } from '../payments/card.js'
+import { CARD_CALL_ERRORS, CARD_CALL_FAILURES, CardDeclinedError } from '../payments/card.js'
 import { type ChargeResult, refuseWrongGateway } from '../payments/payment-gateway.js'
 import { paymentNoticeResource } from './annual-plan.mapper.js'
 import { AnnualPlan, AnnualPlanParams } from './annual-plan.schemas.js'
@@ -119,20 +119,7 @@ ${CARD_CALL_FAILURES}`,
         body: AnnualPlanCardBody,
         response: {
           200: AnnualPlan,
-          ...errorResponses(
-            400,
-            401,
-            402,
-            404,
-            413,
-            415,
-            422,
-            'invalid_state',
-            'wrong_gateway',
-            'payment_in_progress',
-            'rate_limited',
-            'gateway_error',
-          ),
+          ...errorResponses(...CARD_CALL_ERRORS, 'payment_in_progress'),
         },
       },
       // Ownership, then the mode, before the body: a partner that may only notify payments is told

@@ -150,19 +150,10 @@ function reasonOf(error: unknown): string {
 }
 
 /**
- * `amparo refund retry`: a `failed` refund is pending again, due at once, with 3 more days of
- * retries. The plan has no refund → 404; one that is not failed → 422.
+ * `amparo refund retry` and the console's retry, in the caller's transaction (with its audit
+ * entry): a `failed` refund is pending again, due at once, with 3 more days of retries. The plan
+ * has no refund → 404; one that is not failed → 422. Answers the refund as it now is.
  */
-export async function retryFailedRefund(
-  db: Db,
-  planId: number,
-  now: string,
-  rendering: RenderingContext,
-): Promise<RefundRow> {
-  return retryingTransaction(db, (trx) => requeueFailedRefund(trx, planId, now, rendering))
-}
-
-/** retryFailedRefund in the caller's transaction (with its audit entry): the refund before and after. */
 export async function requeueFailedRefund(
   trx: Trx,
   planId: number,

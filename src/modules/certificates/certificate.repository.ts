@@ -3,6 +3,26 @@ import type { Db } from '../../db/database.js'
 // What a certificate prints and what its verification answers, read from the subscription and
 // annual plan tables (a join of other modules' tables is data-layer code: src/db/README.md).
 
+/**
+ * What both certificates print besides the contract's own columns: the plan, the customer, the
+ * device, the partner and the store, joined as p, c, m, b, pa and st.
+ */
+const PARTIES = [
+  'p.name as plan_name',
+  'p.coverages',
+  'p.claim_notice_days',
+  'c.name as customer_name',
+  'c.document as customer_document',
+  'c.document_kind as customer_document_kind',
+  'm.name as model_name',
+  'b.name as brand_name',
+  'pa.name as partner_name',
+  'st.trading_name as store_name',
+  'st.registration_number as store_document',
+  'st.city as store_city',
+  'st.state as store_state',
+] as const
+
 /** The partner's subscription with everything its certificate shows; undefined when not theirs. */
 export function findSubscriptionCertificate(db: Db, partnerId: number, id: number) {
   return db
@@ -30,19 +50,7 @@ export function findSubscriptionCertificate(db: Db, partnerId: number, id: numbe
       's.monthly_premium',
       's.installments_count',
       'i.paid_at as first_paid_at',
-      'p.name as plan_name',
-      'p.coverages',
-      'p.claim_notice_days',
-      'c.name as customer_name',
-      'c.document as customer_document',
-      'c.document_kind as customer_document_kind',
-      'm.name as model_name',
-      'b.name as brand_name',
-      'pa.name as partner_name',
-      'st.trading_name as store_name',
-      'st.registration_number as store_document',
-      'st.city as store_city',
-      'st.state as store_state',
+      ...PARTIES,
     ])
     .where('s.partner_id', '=', partnerId)
     .where('s.id', '=', id)
@@ -74,19 +82,7 @@ export function findAnnualPlanCertificate(db: Db, partnerId: number, id: number)
       'ap.franchise',
       'ap.premium',
       'ap.payment_installments',
-      'p.name as plan_name',
-      'p.coverages',
-      'p.claim_notice_days',
-      'c.name as customer_name',
-      'c.document as customer_document',
-      'c.document_kind as customer_document_kind',
-      'm.name as model_name',
-      'b.name as brand_name',
-      'pa.name as partner_name',
-      'st.trading_name as store_name',
-      'st.registration_number as store_document',
-      'st.city as store_city',
-      'st.state as store_state',
+      ...PARTIES,
     ])
     .where('ap.partner_id', '=', partnerId)
     .where('ap.id', '=', id)

@@ -43,10 +43,13 @@ export async function findPartnerRow(db: Db, id: number) {
     .executeTakeFirst()
 }
 
+/** What the partner screen shows of a credential (never its secret's hash). */
+const CREDENTIAL_COLUMNS = ['id', 'client_id', 'created_at', 'revoked_at'] as const
+
 export async function credentialsOf(db: Db, partnerId: number) {
   return db
     .selectFrom('credentials')
-    .select(['id', 'client_id', 'created_at', 'revoked_at'])
+    .select(CREDENTIAL_COLUMNS)
     .where('partner_id', '=', partnerId)
     .orderBy('id')
     .execute()
@@ -55,7 +58,7 @@ export async function credentialsOf(db: Db, partnerId: number) {
 export async function findCredential(db: Db, partnerId: number, id: number) {
   return db
     .selectFrom('credentials')
-    .select(['id', 'client_id', 'created_at', 'revoked_at'])
+    .select(CREDENTIAL_COLUMNS)
     .where('partner_id', '=', partnerId)
     .where('id', '=', id)
     .executeTakeFirst()
@@ -64,7 +67,7 @@ export async function findCredential(db: Db, partnerId: number, id: number) {
 export async function findCredentialByClientId(db: Db, clientId: string) {
   return db
     .selectFrom('credentials')
-    .select(['id', 'client_id', 'created_at', 'revoked_at'])
+    .select(CREDENTIAL_COLUMNS)
     .where('client_id', '=', clientId)
     .executeTakeFirst()
 }

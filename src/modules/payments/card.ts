@@ -1,3 +1,4 @@
+import type { ErrorAnswer } from '../../http/http-schemas.js'
 import { normalizeCardNumber } from '../../shared/documents.js'
 import { AppError, ValidationError } from '../../shared/errors.js'
 import type { CardData } from './payment-gateway.js'
@@ -109,3 +110,18 @@ never makes a second one. While another call of the same payment is at the gatew
 \`payment_in_progress\` with \`Retry-After\`. The gateway refusing our request as malformed (a bug or a
 misconfiguration on our side, never the caller's) → 502 \`gateway_error\`: nothing was charged; quote
 \`request_id\` to support.`
+
+/** The error answers of every card-paying operation, those CARD_CALL_FAILURES describes among them. */
+export const CARD_CALL_ERRORS: ErrorAnswer[] = [
+  400,
+  401,
+  402,
+  404,
+  413,
+  415,
+  422,
+  'invalid_state',
+  'wrong_gateway',
+  'rate_limited',
+  'gateway_error',
+]

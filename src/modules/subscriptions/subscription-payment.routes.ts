@@ -4,22 +4,15 @@ import { errorResponse, errorResponses } from '../../http/http-schemas.js'
 import { baseUrl } from '../../http/links.js'
 import { cardCallContext } from '../../plugins/context.js'
 import { commit, refusal, settlement } from '../../plugins/unit-of-work.js'
-import { nowIso } from '../../shared/clock.js'
 import { formatTimestamp } from '../../shared/time.js'
 import { renderingContext } from '../events/event.service.js'
-import { CARD_CALL_FAILURES, CardDeclinedError } from '../payments/card.js'
+import { CARD_CALL_ERRORS, CARD_CALL_FAILURES, CardDeclinedError } from '../payments/card.js'
 import { type ChargeResult, refuseWrongGateway } from '../payments/payment-gateway.js'
 import { INSTALLMENT_STATUS_LABELS } from './subscription.rules.js'
 import { Subscription, SubscriptionParams } from './subscription.schemas.js'
 import { requireSubscriptionState, showSubscription } from './subscription.service.js'
-import { cancelByPartner } from './subscription-cancellation.service.js'
 import { type CardUpdateStep, updateSubscriptionCard } from './subscription-card.service.js'
-import {
-  CancellationBody,
-  CardPaymentBody,
-  InstallmentParams,
-  NotifiedInstallment,
-} from './subscription-payment.schemas.js'
+import { CardPaymentBody, InstallmentParams, NotifiedInstallment } from './subscription-payment.schemas.js'
 import { notifyInstallmentPayment, payFirstInstallmentByCard } from './subscription-payment.service.js'
 
 const tags = ['Subscriptions']
@@ -128,19 +121,7 @@ ${SANDBOX_CARDS}`,
         body: CardPaymentBody,
         response: {
           200: Subscription,
-          ...errorResponses(
-            400,
-            401,
-            402,
-            404,
-            413,
-            415,
-            422,
-            'invalid_state',
-            'wrong_gateway',
-            'rate_limited',
-            'gateway_error',
-          ),
+          ...errorResponses(...CARD_CALL_ERRORS),
           409: inProgress('Another payment of this installment is being charged'),
         },
       },
@@ -195,19 +176,7 @@ ${SANDBOX_CARDS} Verification refuses the declining cards; \`4000000000000341\` 
         body: CardPaymentBody,
         response: {
           200: Subscription,
-          ...errorResponses(
-            400,
-            401,
-            402,
-            404,
-            413,
-            415,
-            422,
-            'invalid_state',
-            'wrong_gateway',
-            'rate_limited',
-            'gateway_error',
-          ),
+          ...errorResponses(...CARD_CALL_ERRORS),
           409: inProgress('A charge of this subscription is in progress'),
         },
       },
@@ -238,42 +207,6 @@ ${SANDBOX_CARDS} Verification refuses the declining cards; \`4000000000000341\` 
         settleIn: answer.transaction,
       })
       return answer.sendStored() ?? subscriptionOf(request, subscriptionId)
-    },
-  )
-
-  app.post(
-    '/subscriptions/:subscriptionId/cancellation',
-    {
-      schema: {
-        tags,
-        operationId: 'cancelSubscription',
-        summary: 'Cancel a subscription',
-        description: `Extension. Cancels the subscription at once: \`status\` becomes \`canceled\` and its unpaid
-(\`pending\` or \`refused\`) installments \`canceled\`; paid installments stay paid. The optional
-\`reason\` (at most 255 characters) is kept with the time of cancellation. The body may be omitted.
-Answers the subscription. Already canceled → 422 \`errors.status\`; while a card payment of it is
-being charged, or one the gateway answered is still being recorded (the worker records it within a
-minute) → 409 \`payment_in_progress\` with \`Retry-After\`, nothing canceled. Its serial numbers are
-then free to be protected again.`,
-        params: SubscriptionParams,
-        body: CancellationBody,
-        response: {
-          200: Subscription,
-          ...errorResponses(400, 401, 404, 413, 415, 422, 'invalid_state'),
-          409: inProgress('A card payment of this subscription is being charged'),
-        },
-      },
-    },
-    async (request, reply) => {
-      const { subscriptionId } = request.params
-      const { partnerId } = request.partner
-      const now = nowIso(request.clock)
-      // Fastify validates only a body that was sent: without one, `request.body` is undefined.
-      const reason = request.body?.reason
-      return commit(reply, async (trx) => {
-        await cancelByPartner(trx, partnerId, subscriptionId, reason, now, events)
-        return showSubscription(trx, partnerId, subscriptionId, baseUrl(request), config.timeZone)
-      })
     },
   )
 }

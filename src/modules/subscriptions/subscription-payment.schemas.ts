@@ -34,16 +34,6 @@ export const CardPaymentBody = Type.Object(
 )
 export type CardPaymentBody = Static<typeof CardPaymentBody>
 
-export const CancellationBody = Type.Object(
-  {
-    reason: Type.Optional(
-      Type.String({ maxLength: 255, description: 'Why it is canceled, at most 255 characters; kept.' }),
-    ),
-  },
-  { examples: [{ reason: 'Cliente desistiu da proteção.' }] },
-)
-export type CancellationBody = Static<typeof CancellationBody>
-
 export const NotifiedInstallment = named(
   'NotifiedInstallment',
   Type.Object(
