@@ -135,6 +135,44 @@ describe('POST /subscriptions/{id}/payment', () => {
     expect((await subscriptionRow(s.id)).card_last4).toBe('1111')
   })
 
+  it('replays a kept decline, and a kept refusal, in the language of the retry', async () => {
+    const p = await party('own')
+    const s = await contract(p)
+    const payIn = (language: string, payload: unknown, key: string) =>
+      ctx.app.inject({
+        method: 'POST',
+        url: `/subscriptions/${s.id}/payment`,
+        headers: { ...bearer(p.token), 'idempotency-key': key, 'accept-language': language },
+        payload: payload as object,
+      })
+    const declined = card(CARDS.insufficientFunds)
+    const first = await payIn('pt-BR', declined, 'decline-1')
+    expect(first.statusCode).toBe(402)
+    expect(first.json().message).toBe('O cartão não tem saldo suficiente.')
+    const retry = await payIn('en', declined, 'decline-1')
+    expect(retry.headers['idempotent-replayed']).toBe('true')
+    expect(retry.headers['content-language']).toBeUndefined()
+    expect(retry.json()).toMatchObject({
+      code: 'card_declined',
+      decline_code: 'insufficient_funds',
+      message: 'The card has insufficient funds.',
+      errors: { creditCard: ['The card has insufficient funds.'] },
+      request_id: retry.headers['x-request-id'],
+    })
+    expect((await payIn('pt-BR', declined, 'decline-1')).json().message).toBe(first.json().message)
+
+    // A refusal the error handler answered (not pending any more), kept the same way.
+    expect((await pay(p, s.id, card(CARDS.visa))).statusCode).toBe(200)
+    const refused = await payIn('en', card(CARDS.mastercard), 'refusal-1')
+    expect(refused.statusCode).toBe(422)
+    const again = await payIn('pt-BR', card(CARDS.mastercard), 'refusal-1')
+    expect(again.headers['idempotent-replayed']).toBe('true')
+    expect(again.headers['content-language']).toBe('pt-BR')
+    expect(again.json().code).toBe(refused.json().code)
+    expect(again.json().message).not.toBe(refused.json().message)
+    expect(await ledger(s.id)).toHaveLength(2)
+  })
+
   it('accepts a formatted number and MM/YY', async () => {
     const p = await party('own')
     const s = await contract(p)

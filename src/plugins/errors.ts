@@ -114,7 +114,32 @@ export function routeNotFound(request: FastifyRequest) {
 function sendAppError(error: AppError, request: FastifyRequest, reply: FastifyReply, challenge: string) {
   if (error.statusCode === 401) reply.header('www-authenticate', challenge)
   if (error.retryAfterSeconds !== undefined) reply.header('retry-after', error.retryAfterSeconds)
-  return reply.code(error.statusCode).send(errorBody(error, String(request.id), languageOfRequest(request)))
+  const language = languageOfRequest(request)
+  if (language !== 'en') inEnglish.set(request, errorBody(error, String(request.id)))
+  return reply.code(error.statusCode).send(errorBody(error, String(request.id), language))
+}
+
+/** The English body of an error answered in another language: the one an Idempotency-Key keeps. */
+const inEnglish = new WeakMap<FastifyRequest, object>()
+
+/**
+ * The error answer to keep for an Idempotency-Key: in English, whatever language it was answered
+ * in, so that a retry gets it in its own (`errorReplayed`).
+ */
+export function errorToKeep(request: FastifyRequest, payload: string): string {
+  const english = inEnglish.get(request)
+  return english ? JSON.stringify(english) : payload
+}
+
+/**
+ * A kept error body as answered to `request`: its `request_id` is this request's, like the
+ * X-Request-Id header (README, Safe retries and limits; the logs tie the key to the first
+ * request), and its messages in this request's language.
+ */
+export function errorReplayed(body: string, request: FastifyRequest): string {
+  const parsed = JSON.parse(body) as Parameters<typeof localized>[0] & { request_id?: string }
+  if (!('request_id' in parsed)) return body
+  return JSON.stringify(localized({ ...parsed, request_id: String(request.id) }, languageOfRequest(request)))
 }
 
 /** Recognises everything a client can cause; anything else is a server fault. */

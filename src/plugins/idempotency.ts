@@ -6,6 +6,7 @@ import { retryingTransaction } from '../db/transaction.js'
 import { documentOnWrites, hookList, isWrite } from '../http/http-schemas.js'
 import { canonicalJson } from '../shared/canonical-json.js'
 import { ValidationError } from '../shared/errors.js'
+import { errorReplayed, errorToKeep } from './errors.js'
 import { findAnswer, type KeyOf, type StoredAnswer, storeAnswer } from './idempotency.repository.js'
 
 /** A request's Idempotency-Key that holds no answer yet. */
@@ -92,7 +93,8 @@ export const idempotency = fp<{ secrets: string[] }>(
       // A server fault is not an answer worth replaying, nor a card charge in progress (409): a
       // retry must be able to succeed.
       if (reply.statusCode >= 500 || reply.statusCode === 409 || typeof payload !== 'string') return payload
-      const answer = { fingerprint: pending.prints[0] as string, status: reply.statusCode, body: payload }
+      const body = reply.statusCode >= 400 ? errorToKeep(request, payload) : payload
+      const answer = { fingerprint: pending.prints[0] as string, status: reply.statusCode, body }
       const nowMs = app.clock.now().getTime()
       let first: StoredAnswer | undefined
       try {
@@ -109,7 +111,7 @@ export const idempotency = fp<{ secrets: string[] }>(
       // a duplicate document, a paid installment): its answer is the key's.
       if (!first || !pending.prints.includes(first.fingerprint)) return payload
       reply.code(first.status).header('idempotent-replayed', 'true')
-      return first.status >= 400 ? withRequestId(first.body, request.id) : first.body
+      return first.status >= 400 ? errorReplayed(first.body, request) : first.body
     }
 
     // Only writes take a key, so only their routes carry the two hooks: a GET runs neither
@@ -135,7 +137,7 @@ function replay(request: FastifyRequest, reply: FastifyReply, pending: PendingKe
     .code(stored.status)
     .header('idempotent-replayed', 'true')
     .type('application/json; charset=utf-8')
-    .send(stored.status >= 400 ? withRequestId(stored.body, request.id) : stored.body)
+    .send(stored.status >= 400 ? errorReplayed(stored.body, request) : stored.body)
 }
 
 /** The answer another request with this key committed (the unit of work lost the race to it). */
@@ -164,15 +166,6 @@ export function fingerprint(key: Buffer, method: string, url: string, body: unkn
   return createHmac('sha256', key)
     .update(`${method} ${url}\n${canonicalJson(body)}`)
     .digest('hex')
-}
-
-/**
- * A kept error body as replayed: its `request_id` is this request's, like the X-Request-Id header
- * (README, Safe retries and limits); the logs tie the key to the first request.
- */
-function withRequestId(body: string, requestId: string): string {
-  const parsed = JSON.parse(body) as Record<string, unknown>
-  return 'request_id' in parsed ? JSON.stringify({ ...parsed, request_id: requestId }) : body
 }
 
 /** The worker's purge of keys past their 24 h. */

@@ -3,7 +3,7 @@ import fp from 'fastify-plugin'
 import type { Trx } from '../db/database.js'
 import { retryingTransaction, type Transactor } from '../db/transaction.js'
 import type { AppError } from '../shared/errors.js'
-import { errorBody, languageOfRequest } from './errors.js'
+import { errorBody, errorReplayed } from './errors.js'
 import { replayStored } from './idempotency.js'
 import { storeAnswer } from './idempotency.repository.js'
 
@@ -72,9 +72,12 @@ export interface Answer {
   body: unknown
 }
 
-/** An error as its answer, the body the error handler would send for it. */
+/**
+ * An error as its answer, the body the error handler would send for it; kept in English and sent
+ * in the request's language (`sendStored`), so that a retry gets it in its own.
+ */
 export function refusal(request: FastifyRequest, error: AppError): Answer {
-  return { status: error.statusCode, body: errorBody(error, String(request.id), languageOfRequest(request)) }
+  return { status: error.statusCode, body: errorBody(error, String(request.id)) }
 }
 
 /**
@@ -119,6 +122,10 @@ export function settlement<T>(
     return outcome
   }
   const sendStored = () =>
-    stored && reply.code(stored.status).type('application/json; charset=utf-8').send(stored.body)
+    stored &&
+    reply
+      .code(stored.status)
+      .type('application/json; charset=utf-8')
+      .send(stored.status >= 400 ? errorReplayed(stored.body, request) : stored.body)
   return { transaction, sendStored }
 }
