@@ -25,10 +25,24 @@ export async function startServer(
   { worker = false }: { worker?: boolean } = {},
 ): Promise<void> {
   const db = createDb(config.database)
+  // Signals are taken from the start: one that arrives while the listeners open (the API answers
+  // before the console has started) is acted on once they are, rather than killing the process
+  // undrained.
+  let signalled: string | null = null
+  let stop: ((signal: string) => Promise<void>) | null = null
+  const onSignal = (signal: string) => {
+    if (signalled) return
+    signalled = signal
+    void stop?.(signal)
+  }
+  process.once('SIGTERM', onSignal)
+  process.once('SIGINT', onSignal)
   // A start that fails (a port taken, an address that cannot be bound) closes the database too:
   // the PostgreSQL pool would otherwise keep the process alive, serving nothing, for 30 s.
   const { app, consoleApp, metricsServer } = await listening(config, db, print).catch(
     async (error: unknown) => {
+      process.off('SIGTERM', onSignal)
+      process.off('SIGINT', onSignal)
       await db.destroy().catch(() => {})
       throw error
     },
@@ -53,10 +67,7 @@ export async function startServer(
       'no background jobs run in this process: run `amparo worker` beside it, or webhooks are never delivered, renewals never charged and coverage never starts or ends (`serve --worker` runs them here)',
     )
 
-  let closing = false
-  const shutdown = async (signal: string) => {
-    if (closing) return
-    closing = true
+  stop = async (signal: string) => {
     // Draining: still serving, but /ready answers 503 so that the load balancer stops sending
     // new requests before the listener closes (AMPARO_DRAIN_SECONDS, 0 by default).
     app.lifecycle.draining = true
@@ -73,8 +84,7 @@ export async function startServer(
     await db.destroy()
     process.exit(0)
   }
-  process.once('SIGTERM', shutdown)
-  process.once('SIGINT', shutdown)
+  if (signalled) void stop(signalled)
 }
 
 /** The migrated database served on its port (and metrics on theirs); on failure nothing is left open but `db`. */

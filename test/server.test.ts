@@ -368,7 +368,17 @@ describe('amparo serve', () => {
     async () => {
       // 8 s: long enough that a busy machine's pauses never close the window under the test.
       const draining = await startServer({ AMPARO_DRAIN_SECONDS: '8' })
-      const ready = () => fetch(`http://127.0.0.1:${draining.port}/ready`).then((r) => r.status)
+      // Each poll on a connection of its own: a pooled keep-alive socket was once reset under
+      // load (ECONNRESET) between two polls, which says nothing of the draining.
+      const ready = () =>
+        new Promise<number>((resolve, reject) => {
+          http
+            .get({ host: '127.0.0.1', port: draining.port, path: '/ready', agent: false }, (response) => {
+              response.resume()
+              resolve(response.statusCode ?? 0)
+            })
+            .on('error', reject)
+        })
       expect(await ready()).toBe(200)
       draining.child.kill('SIGTERM')
       // Within the 8 s: not ready, yet requests are served.
