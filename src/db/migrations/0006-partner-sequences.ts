@@ -4,7 +4,7 @@ import { isPostgres } from '../database.js'
 /**
  * Numbers each partner's subscriptions 1, 2, 3… in contracting order and keeps the partner's count
  * in a row of its own, so a page of the list is a range of an index and its total one row, whatever
- * the partner's size (docs/benchmarks.md, "Where the time went"). Subscriptions are never
+ * the partner's size (docs/benchmarks.md, "Optimisations kept"). Subscriptions are never
  * deleted: the count is the highest number and the numbers have no gaps.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
