@@ -69,7 +69,10 @@ export function useClaimsWorld() {
     await ctx.app.ready()
     pro = (await seedCatalog(ctx.db)).model('iPhone 16 Pro').id
   })
-  afterAll(() => ctx?.close())
+  afterAll(async () => {
+    tokens.clear()
+    await ctx?.close()
+  })
 }
 
 export const iso = (ms: number) => new Date(ms).toISOString()

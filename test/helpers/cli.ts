@@ -11,7 +11,8 @@ import { seedCatalog } from './world.js'
 
 // Every command opens its own connection, so SQLite runs on a file (`:memory:` would give each
 // command its own empty database); with DATABASE_URL set, the same schema is shared instead.
-export const dir = mkdtempSync(join(tmpdir(), 'amparo-cli-'))
+// A folder of the file's (a worker runs files one after another in one module graph).
+export let dir = ''
 export const sqliteFile = (name: string) => join(dir, `${name}.sqlite`)
 
 export let main: TestDatabase
@@ -120,6 +121,7 @@ export async function unmigratedDatabase(): Promise<{
 /** Opens the database and the app before a file's first test; closes and removes them after its last. */
 export function useCliWorld(): void {
   beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'amparo-cli-'))
     main = await createTestDatabase({ sqliteFile: sqliteFile('main') })
     await seedCatalog(main.db)
     app = await buildCheckedApp({ config: main.config, db: main.db, logger: false })

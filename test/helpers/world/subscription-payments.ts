@@ -189,7 +189,12 @@ export function useSubscriptionPaymentsWorld(): void {
     await seedCatalog(ctx.db)
   })
   // After hooks run last-registered first: the extra apps close before the database goes.
+  // The file's partners, apps and log lines go with its database (a worker runs files one after
+  // another in one module graph: vitest.config.ts).
   afterAll(async () => {
     for (const app of extraApps) await app.close()
+    extraApps.length = 0
+    logLines.length = 0
+    parties.clear()
   })
 }
