@@ -53,8 +53,8 @@ export default defineConfig({
     sequence: { sequencer: SlowFirst },
     // Secrets and passwords hashed at a low cost in the test process (see the file).
     setupFiles: ['test/helpers/hash-cost.ts'],
-    // PostgreSQL: one migrated template a run, copied for each file's database.
-    globalSetup: ['test/helpers/pg-template.ts'],
+    // Once a run: the sources bundled for the processes tests start; on PostgreSQL a migrated template.
+    globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 60_000,
   },

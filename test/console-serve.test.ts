@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../src/config.js'
 import { CONSOLE_CSP } from '../src/console/static.js'
+import { amparoProcess } from './helpers/cli.js'
 import { consoleApp } from './helpers/console.js'
 import { useTestApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
@@ -140,7 +141,7 @@ describe('amparo serve', () => {
       dbEnv = database.env
     }
     const [port, consolePort] = [await freePort(), await freePort()]
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
+    const child = spawn(process.execPath, amparoProcess('serve'), {
       cwd: fileURLToPath(new URL('..', import.meta.url)),
       env: {
         ...process.env,

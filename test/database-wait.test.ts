@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
+import { amparoProcess } from './helpers/cli.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 
 // `amparo serve` and `amparo worker` started while PostgreSQL cannot be reached wait for it, a log
@@ -20,7 +21,7 @@ interface Started {
 }
 
 function start(args: string[], env: Record<string, string>): Started {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+  const child = spawn(process.execPath, amparoProcess(...args), {
     cwd: root,
     env: { ...process.env, ...env, AMPARO_ENV: 'test', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type DemoPartner, loadDemo } from '../src/demo/demo.js'
 import { issueCredentials, upsertUser } from '../src/modules/partners/partner.service.js'
+import { amparoProcess } from './helpers/cli.js'
 import { StripeServer } from './helpers/stripe-server.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 import { seedPartner } from './helpers/world.js'
@@ -57,7 +58,7 @@ async function freePort(): Promise<number> {
 /** `amparo serve` with `env` on top of the environment (the database's included). */
 async function serve(env: Record<string, string>): Promise<Started> {
   const port = await freePort()
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
+  const child = spawn(process.execPath, amparoProcess('serve'), {
     cwd: root,
     env: { ...process.env, DATABASE_URL: '', HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Clock } from '../src/shared/clock.js'
 import { subscriptionCard } from './helpers/bodies.js'
+import { amparoProcess } from './helpers/cli.js'
 import { buildCheckedApp, type TestContext } from './helpers/test-app.js'
 import { createTestDatabase } from './helpers/test-db.js'
 import { answer, bearer, galaxyOf, type Seller, seller, subscribe } from './helpers/world.js'
@@ -61,7 +62,7 @@ async function freePort(): Promise<number> {
 /** `amparo serve` on the test database, once its /health answers (generous deadline: a busy machine). */
 async function serve(): Promise<{ child: ChildProcess; base: string }> {
   const port = await freePort()
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--no-worker'], {
+  const child = spawn(process.execPath, amparoProcess('serve', '--no-worker'), {
     cwd: root,
     env: { ...process.env, ...ctx.env, HOST: '127.0.0.1', PORT: String(port), AMPARO_ENV: 'test' },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { amparoProcess } from './helpers/cli.js'
 import { type Receiver, startReceiver } from './helpers/receiver.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 
@@ -47,7 +48,7 @@ async function freePort(): Promise<number> {
 
 async function serve(args: string[]): Promise<Served> {
   const port = await freePort()
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', ...args], {
+  const child = spawn(process.execPath, amparoProcess('serve', ...args), {
     cwd: root,
     env: {
       ...process.env,

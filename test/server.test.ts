@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { amparoProcess } from './helpers/cli.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 
 // `amparo serve` as a real process: on SQLite an empty temporary file (the server migrates it),
@@ -92,7 +93,7 @@ async function startServer(extraEnv: Record<string, string> = {}): Promise<Serve
 }
 
 function spawnServer(port: number, extraEnv: Record<string, string> = {}): Server {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
+  const child = spawn(process.execPath, amparoProcess('serve'), {
     cwd: root,
     env: {
       ...process.env,

@@ -4,7 +4,7 @@ import { inject } from 'vitest'
 import { type Config, loadConfig } from '../../src/config.js'
 import { createDb, type Db } from '../../src/db/database.js'
 import { migrateToLatest } from '../../src/db/migrate.js'
-import { adminQuery, databaseUrl } from './pg-template.js'
+import { adminQuery, databaseUrl } from './global-setup.js'
 
 export const TEST_JWT_KEYS = {
   current: { kid: 'k2', secret: 'test-signing-key-two-0123456789abcdef' },
@@ -37,7 +37,7 @@ export async function createTestDatabase(
   const url = process.env.DATABASE_URL
   let dropDatabase = async () => {}
   if (url) {
-    // A copy of the template the run migrated once (test/helpers/pg-template.ts): 0.1 s, where
+    // A copy of the template the run migrated once (test/helpers/global-setup.ts): 0.1 s, where
     // migrating a schema of its own took 1.5 s a file.
     const template = inject('pgTemplate')
     const name = `${template.replace(/_template$/, '')}_${randomBytes(6).toString('hex')}`
