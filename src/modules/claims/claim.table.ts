@@ -95,8 +95,9 @@ export interface ClaimDocumentsTable {
   uploaded_at: string
 }
 
-/** A document's bytes, apart from its metadata and the claim's row. */
+/** A document's bytes, apart from its metadata and the claim's row, in chunks 0, 1, … in the file's order (migration 0021). */
 export interface ClaimDocumentContentsTable {
   document_id: number
+  chunk: number
   bytes: Buffer
 }
