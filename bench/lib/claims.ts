@@ -151,7 +151,7 @@ export function claimMakers(
 /**
  * (g) `times` uploads of a 10 MiB PDF, one at a time, each to a claim opened for it: the answer's
  * time at the client, the server's CPU time for it (the machine may be shared: the figure checked),
- * and how far the server's peak memory rose above its memory before the first.
+ * and how far the server's peak memory rose above its memory before the first (after each, and overall).
  */
 export async function uploadBench(port: number, server: { pid: number }, open: () => Call, times: number) {
   const bytes = 10 * 1024 * 1024
@@ -163,7 +163,7 @@ export async function uploadBench(port: number, server: { pid: number }, open: (
   const [small, large] = [Buffer.from('%PDF-1.4\n'), Buffer.alloc(bytes, 0x20)]
   large.write('%PDF-1.4\n')
   const [warming, measured] = [body(small), body(large)]
-  const runs: { ms: number; cpuMs: number }[] = []
+  const runs: { ms: number; cpuMs: number; growthMb: number }[] = []
   let before = 0
   // The first, of a small file, only loads what an upload needs (multipart, file-type): not counted.
   for (let i = -1; i < times; i++) {
@@ -182,7 +182,8 @@ export async function uploadBench(port: number, server: { pid: number }, open: (
     })
     await answer.text()
     check(answer.status === 201, `upload: ${answer.status}`)
-    if (i >= 0) runs.push({ ms: performance.now() - started, cpuMs: (cpuUs([server.pid]) - cpu) / 1000 })
+    const [ms, cpuMs] = [performance.now() - started, (cpuUs([server.pid]) - cpu) / 1000]
+    if (i >= 0) runs.push({ ms, cpuMs, growthMb: memoryOf(server.pid).hwmMb - before })
   }
   return { runs, growthMb: memoryOf(server.pid).hwmMb - before, fileMb: bytes / 1024 / 1024 }
 }
