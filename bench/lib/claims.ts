@@ -42,6 +42,13 @@ export async function seedClaims(db: Db, partners: PartnerData[], count: number,
       .limit(Math.round((count * partner.subscriptions) / total))
       .execute()
     claims.set(partner.id, subscriptions.length)
+    // Numbered after the partner's claims so far, its counter set to the last (as insertClaim does).
+    const counted = await db
+      .selectFrom('partner_claim_counts')
+      .select('total')
+      .where('partner_id', '=', partner.id)
+      .executeTakeFirst()
+    const before = Number(counted?.total ?? 0)
     const claimRow = (n: number) => {
       const s = subscriptions[n] as (typeof subscriptions)[number]
       seq += 1
@@ -51,6 +58,7 @@ export async function seedClaims(db: Db, partners: PartnerData[], count: number,
       return {
         number: `SIN-2025-${String(seq).padStart(6, '0')}`,
         partner_id: partner.id,
+        partner_seq: before + n + 1,
         subscription_id: s.id,
         plan_id: s.plan_id,
         customer_id: s.customer_id,
@@ -79,6 +87,12 @@ export async function seedClaims(db: Db, partners: PartnerData[], count: number,
       }
     }
     await inBatches(subscriptions.length, claimRow, (rows) => db.insertInto('claims').values(rows).execute())
+    const last = before + subscriptions.length
+    await db
+      .insertInto('partner_claim_counts')
+      .values({ partner_id: partner.id, total: last })
+      .onConflict((oc) => oc.column('partner_id').doUpdateSet({ total: last }))
+      .execute()
     const inForce = await db
       .selectFrom('subscriptions')
       .select(['id', 'monthly_premium', 'created_at'])

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { migrateTo, migrateToLatest } from '../src/db/migrate.js'
-import { insertTestClaim, pdf, png, sha256 } from './helpers/claim-documents.js'
+import { pdf, png, sha256, testClaimRow } from './helpers/claim-documents.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { useDatabaseAt } from './helpers/world/older-schema.js'
 import {
@@ -16,7 +16,7 @@ import {
 
 // Migration 0021 cuts the documents a database already holds, one row of bytes each, into chunks
 // (docs/decisions.md, Claims: document storage): each is served byte-identical after it, and
-// `down` joins them back.
+// `down` joins them back. It also numbers each partner's claims for the list's pages.
 
 const ctx = useDatabaseAt('0020-partial-indexes')
 const KIB = 1024
@@ -30,6 +30,7 @@ const ids: Record<string, number> = {}
 let app: App
 let token: string
 let claimId: number
+const claimIds: number[] = []
 
 beforeAll(async () => {
   app = await buildCheckedApp({ config: ctx.config, db: ctx.db, logger: false })
@@ -50,7 +51,16 @@ beforeAll(async () => {
     .select(['id', 'partner_id', 'plan_id', 'customer_id', 'model_id'])
     .where('id', '=', contracted.json().id)
     .executeTakeFirstOrThrow()
-  claimId = await insertTestClaim(ctx.db, subscription, 'accidental_damage')
+  // Rows of the older schema (no number in the partner's list yet); the first one gets the documents.
+  for (const status of ['documents_pending', 'under_review', 'withdrawn'] as const) {
+    const row = await ctx.db
+      .insertInto('claims')
+      .values(testClaimRow(subscription, 'accidental_damage', status))
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    claimIds.push(row.id)
+  }
+  claimId = claimIds[0] as number
   // Stored as 0015 stored them: the metadata, and the whole file in one row.
   // biome-ignore lint/suspicious/noExplicitAny: a table of the older schema
   const older = ctx.db as any
@@ -71,7 +81,7 @@ beforeAll(async () => {
     ids[name] = row.id
     await older.insertInto('claim_document_contents').values({ document_id: row.id, bytes }).execute()
   }
-  expect(await migrateToLatest(ctx.db)).toContain('0021-document-chunks')
+  expect(await migrateToLatest(ctx.db)).toContain('0021-claim-storage')
 }, 120_000)
 afterAll(() => app?.close())
 
@@ -107,6 +117,25 @@ it('cuts them into chunks of 256 KiB, in order', async () => {
     [1, 256 * KIB],
     [2, (files.longer?.length ?? 0) - 512 * KIB],
   ])
+})
+
+it("numbers the partner's claims in id order and lists them by those numbers, newest first", async () => {
+  const numbered = await ctx.db.selectFrom('claims').select(['id', 'partner_seq']).orderBy('id').execute()
+  expect(numbered).toEqual(claimIds.map((id, i) => ({ id, partner_seq: i + 1 })))
+  const pageOf = async (page: number) => {
+    const response = await app.inject({
+      method: 'GET',
+      url: `/claims?page=${page}&per_page=2`,
+      headers: bearer(token),
+    })
+    expect(response.statusCode, response.body).toBe(200)
+    return response.json()
+  }
+  const [first, second] = [await pageOf(1), await pageOf(2)]
+  expect(first.data.map((c: { id: number }) => c.id)).toEqual([claimIds[2], claimIds[1]])
+  expect(second.data.map((c: { id: number }) => c.id)).toEqual([claimIds[0]])
+  expect(second.data[0].documents).toHaveLength(Object.keys(files).length)
+  expect(first.meta.total).toBe(3)
 })
 
 it('joins the chunks back into one row each when reverted, then cuts them again', async () => {
