@@ -1,4 +1,6 @@
+import { readdirSync } from 'node:fs'
 import { connect } from 'node:net'
+import { tmpdir } from 'node:os'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   BOUNDARY,
@@ -112,6 +114,33 @@ async function until(done: () => boolean) {
   }
 }
 
+/** The upload spool's temporary files (plugins/upload.ts) in the system's temporary directory. */
+const spooled = () => new Set(readdirSync(tmpdir()).filter((name) => name.startsWith('amparo-upload-')))
+
+/** Polls until none of the spool's files but those of `before` remains (another file's uploads may pass). */
+async function spoolEmptied(before: Set<string>) {
+  let left: string[] = []
+  const deadline = Date.now() + 10_000
+  do {
+    left = [...spooled()].filter((name) => !before.has(name))
+    if (left.length === 0) return
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  } while (Date.now() < deadline)
+  expect(left).toEqual([])
+}
+
+/** The sizes of a document's stored chunks, in their order. */
+async function chunkSizes(documentId: number) {
+  const rows = await ctx.db
+    .selectFrom('claim_document_contents')
+    .select(['chunk', 'bytes'])
+    .where('document_id', '=', documentId)
+    .orderBy('chunk')
+    .execute()
+  expect(rows.map((r) => r.chunk)).toEqual(rows.map((_, i) => i))
+  return rows.map((r) => r.bytes.length)
+}
+
 const statusOf = async (claimId: number) =>
   (await ctx.db.selectFrom('claims').select('status').where('id', '=', claimId).executeTakeFirstOrThrow())
     .status
@@ -186,8 +215,31 @@ describe('uploading a document', () => {
     expect(response.statusCode, response.body.slice(0, 300)).toBe(201)
     expect(response.json()).toMatchObject({ size: 10 * 1024 * 1024, sha256: sha256(bytes) })
     const document = response.json().id as number
+    // Stored in chunks of 256 KiB, never as one value (docs/decisions.md, Claims: document storage).
+    expect(await chunkSizes(document)).toEqual(Array(40).fill(256 * 1024))
     const back = await download(id, document)
+    expect(back.headers['content-length']).toBe(String(bytes.length))
     expect(Buffer.compare(back.rawPayload, bytes)).toBe(0)
+  })
+
+  it('removes the temporary copy of every file it read, kept or refused', async () => {
+    const before = spooled()
+    const id = await claim()
+    const big = Buffer.concat([png(), Buffer.alloc(300_000, 3)])
+    expect((await upload(id, documentForm('photo', big, 'ok.png'))).statusCode).toBe(201)
+    const script = Buffer.alloc(300_000, 0x41)
+    expect((await upload(id, documentForm('photo', script, 'x.png', 'image/png'))).statusCode).toBe(415)
+    const tooBig = Buffer.concat([png(), Buffer.alloc(10 * 1024 * 1024)])
+    expect((await upload(id, documentForm('photo', tooBig, 'big.png'))).statusCode).toBe(413)
+    const twoFiles = form([
+      { name: 'kind', value: 'photo' },
+      { name: 'file', value: png(), filename: 'a.png' },
+      { name: 'file', value: png(), filename: 'b.png' },
+    ])
+    expect((await upload(id, twoFiles)).statusCode).toBe(422)
+    const decided = await claim('accidental_damage', 'denied')
+    expect((await upload(decided, documentForm('photo', big, 'late.png'))).statusCode).toBe(422)
+    await spoolEmptied(before)
   })
 
   it('refuses a declared length past the limit before reading (413)', async () => {
@@ -216,6 +268,7 @@ describe('uploading a document', () => {
   })
 
   it('stores nothing when the client goes away mid-file', async () => {
+    const before = spooled()
     const id = await claim()
     const body = documentForm('photo', Buffer.concat([png(), Buffer.alloc(300_000, 1)]), 'gone.png')
     const address = await ctx.app.listen({ port: 0, host: '127.0.0.1' })
@@ -236,6 +289,7 @@ describe('uploading a document', () => {
     socket.destroy()
     await until(() => logLines.some((line) => line.includes('"reason":"aborted"')))
     expect(await stored(id)).toEqual({ documents: 0, contents: 0 })
+    await spoolEmptied(before)
   })
 
   it('answers 422 under kind and file for a wrong kind and no file', async () => {
@@ -434,6 +488,20 @@ describe('downloading a document', () => {
     )
     expect(response.headers['x-content-type-options']).toBe('nosniff')
     expect(response.headers['cache-control']).toBe('private, no-store')
+    expect(response.headers['content-length']).toBe(String(bytes.length))
+  })
+
+  it('answers a document of several chunks, the last one short, byte-identical', async () => {
+    const id = await claim()
+    const bytes = Buffer.concat([pdf(), Buffer.from(Array.from({ length: 700_003 }, (_, i) => i % 251))])
+    const created = await upload(id, documentForm('invoice', bytes, 'nf.pdf'))
+    expect(created.statusCode, created.body).toBe(201)
+    const document = created.json().id as number
+    expect(await chunkSizes(document)).toEqual([256 * 1024, 256 * 1024, bytes.length - 512 * 1024])
+    const response = await download(id, document)
+    expect(response.statusCode).toBe(200)
+    expect(response.headers['content-length']).toBe(String(bytes.length))
+    expect(Buffer.compare(response.rawPayload, bytes)).toBe(0)
   })
 
   it('answers 404 for another partner’s document, or a document of another claim', async () => {

@@ -42,6 +42,13 @@ export async function seedClaims(db: Db, partners: PartnerData[], count: number,
       .limit(Math.round((count * partner.subscriptions) / total))
       .execute()
     claims.set(partner.id, subscriptions.length)
+    // Numbered after the partner's claims so far, its counter set to the last (as insertClaim does).
+    const counted = await db
+      .selectFrom('partner_claim_counts')
+      .select('total')
+      .where('partner_id', '=', partner.id)
+      .executeTakeFirst()
+    const before = Number(counted?.total ?? 0)
     const claimRow = (n: number) => {
       const s = subscriptions[n] as (typeof subscriptions)[number]
       seq += 1
@@ -51,6 +58,7 @@ export async function seedClaims(db: Db, partners: PartnerData[], count: number,
       return {
         number: `SIN-2025-${String(seq).padStart(6, '0')}`,
         partner_id: partner.id,
+        partner_seq: before + n + 1,
         subscription_id: s.id,
         plan_id: s.plan_id,
         customer_id: s.customer_id,
@@ -79,6 +87,12 @@ export async function seedClaims(db: Db, partners: PartnerData[], count: number,
       }
     }
     await inBatches(subscriptions.length, claimRow, (rows) => db.insertInto('claims').values(rows).execute())
+    const last = before + subscriptions.length
+    await db
+      .insertInto('partner_claim_counts')
+      .values({ partner_id: partner.id, total: last })
+      .onConflict((oc) => oc.column('partner_id').doUpdateSet({ total: last }))
+      .execute()
     const inForce = await db
       .selectFrom('subscriptions')
       .select(['id', 'monthly_premium', 'created_at'])
@@ -151,7 +165,7 @@ export function claimMakers(
 /**
  * (g) `times` uploads of a 10 MiB PDF, one at a time, each to a claim opened for it: the answer's
  * time at the client, the server's CPU time for it (the machine may be shared: the figure checked),
- * and how far the server's peak memory rose above its memory before the first.
+ * and how far the server's peak memory rose above its memory before the first (after each, and overall).
  */
 export async function uploadBench(port: number, server: { pid: number }, open: () => Call, times: number) {
   const bytes = 10 * 1024 * 1024
@@ -163,7 +177,7 @@ export async function uploadBench(port: number, server: { pid: number }, open: (
   const [small, large] = [Buffer.from('%PDF-1.4\n'), Buffer.alloc(bytes, 0x20)]
   large.write('%PDF-1.4\n')
   const [warming, measured] = [body(small), body(large)]
-  const runs: { ms: number; cpuMs: number }[] = []
+  const runs: { ms: number; cpuMs: number; growthMb: number }[] = []
   let before = 0
   // The first, of a small file, only loads what an upload needs (multipart, file-type): not counted.
   for (let i = -1; i < times; i++) {
@@ -182,7 +196,8 @@ export async function uploadBench(port: number, server: { pid: number }, open: (
     })
     await answer.text()
     check(answer.status === 201, `upload: ${answer.status}`)
-    if (i >= 0) runs.push({ ms: performance.now() - started, cpuMs: (cpuUs([server.pid]) - cpu) / 1000 })
+    const [ms, cpuMs] = [performance.now() - started, (cpuUs([server.pid]) - cpu) / 1000]
+    if (i >= 0) runs.push({ ms, cpuMs, growthMb: memoryOf(server.pid).hwmMb - before })
   }
   return { runs, growthMb: memoryOf(server.pid).hwmMb - before, fileMb: bytes / 1024 / 1024 }
 }

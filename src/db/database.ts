@@ -14,6 +14,7 @@ import type {
   ClaimDocumentsTable,
   ClaimNumbersTable,
   ClaimsTable,
+  PartnerClaimCountsTable,
 } from '../modules/claims/claim.table.js'
 import type { PremiumMonthsTable } from '../modules/console/premium-month.table.js'
 import type { CustomersTable } from '../modules/customers/customer.table.js'
@@ -80,6 +81,7 @@ export interface Database {
   claim_numbers: ClaimNumbersTable
   claim_documents: ClaimDocumentsTable
   claim_document_contents: ClaimDocumentContentsTable
+  partner_claim_counts: PartnerClaimCountsTable
   premium_months: PremiumMonthsTable
   operators: OperatorsTable
   operator_sessions: OperatorSessionsTable

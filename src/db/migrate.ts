@@ -27,6 +27,7 @@ import * as operators from './migrations/0017-operators.js'
 import * as consoleReads from './migrations/0018-console-reads.js'
 import * as certificates from './migrations/0019-certificates.js'
 import * as partialIndexes from './migrations/0020-partial-indexes.js'
+import * as claimStorage from './migrations/0021-claim-storage.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
 const migrations: Record<string, Migration> = {
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   '0018-console-reads': consoleReads,
   '0019-certificates': certificates,
   '0020-partial-indexes': partialIndexes,
+  '0021-claim-storage': claimStorage,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto'
 import { crc32, deflateSync } from 'node:zlib'
+import type { Insertable } from 'kysely'
 import type { Db } from '../../src/db/database.js'
 import { insertClaim } from '../../src/modules/claims/claim.repository.js'
-import type { ClaimStatus } from '../../src/modules/claims/claim.table.js'
+import type { ClaimStatus, ClaimsTable } from '../../src/modules/claims/claim.table.js'
 import type { CoverageType } from '../../src/modules/plans/plan.rules.js'
 
 // Real files made from bytes in the test (no fixture downloaded), multipart bodies, and claims.
@@ -105,44 +106,59 @@ let claimCount = 0
 /** A claim of the subscription, in `status`, inserted as opening would leave it. */
 export async function insertTestClaim(
   db: Db,
-  subscription: { id: number; partner_id: number; plan_id: number; customer_id: number; model_id: number },
+  subscription: TestClaimSubscription,
   type: CoverageType,
   status: ClaimStatus = 'documents_pending',
 ): Promise<number> {
+  return db.transaction().execute((trx) => insertClaim(trx, testClaimRow(subscription, type, status)))
+}
+
+type TestClaimSubscription = {
+  id: number
+  partner_id: number
+  plan_id: number
+  customer_id: number
+  model_id: number
+}
+
+/** The row of such a claim, numbered anew, for a test that writes it itself (an older schema). */
+export function testClaimRow(
+  subscription: TestClaimSubscription,
+  type: CoverageType,
+  status: ClaimStatus = 'documents_pending',
+) {
   claimCount += 1
   const now = '2026-11-21T12:00:00.000Z'
-  return db.transaction().execute((trx) =>
-    insertClaim(trx, {
-      number: `SIN-2026-${String(900_000 + claimCount)}`,
-      partner_id: subscription.partner_id,
-      subscription_id: subscription.id,
-      annual_plan_id: null,
-      plan_id: subscription.plan_id,
-      customer_id: subscription.customer_id,
-      customer_document: '52998224725',
-      model_id: subscription.model_id,
-      serial_number: null,
-      device_key: null,
-      second_device_key: null,
-      type,
-      status,
-      occurred_at: '2026-11-20T12:00:00.000Z',
-      description: 'O aparelho foi levado na saída do metrô.',
-      police_report_number: type === 'robbery' || type === 'qualified_theft' ? 'BO-2026-1' : null,
-      police_report_issued_on: null,
-      lmi: 899_900,
-      franchise: 134_985,
-      outcome: null,
-      settlement_method: null,
-      approved_amount: null,
-      payable_amount: null,
-      reason_code: null,
-      note: null,
-      decided_at: null,
-      settlement_reference: null,
-      settled_at: null,
-      created_at: now,
-      updated_at: now,
-    }),
-  )
+  return {
+    number: `SIN-2026-${String(900_000 + claimCount)}`,
+    partner_id: subscription.partner_id,
+    subscription_id: subscription.id,
+    annual_plan_id: null,
+    plan_id: subscription.plan_id,
+    customer_id: subscription.customer_id,
+    customer_document: '52998224725',
+    model_id: subscription.model_id,
+    serial_number: null,
+    device_key: null,
+    second_device_key: null,
+    type,
+    status,
+    occurred_at: '2026-11-20T12:00:00.000Z',
+    description: 'O aparelho foi levado na saída do metrô.',
+    police_report_number: type === 'robbery' || type === 'qualified_theft' ? 'BO-2026-1' : null,
+    police_report_issued_on: null,
+    lmi: 899_900,
+    franchise: 134_985,
+    outcome: null,
+    settlement_method: null,
+    approved_amount: null,
+    payable_amount: null,
+    reason_code: null,
+    note: null,
+    decided_at: null,
+    settlement_reference: null,
+    settled_at: null,
+    created_at: now,
+    updated_at: now,
+  } satisfies Insertable<ClaimsTable>
 }

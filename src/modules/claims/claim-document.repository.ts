@@ -35,33 +35,67 @@ export async function documentKindsOf(trx: Trx, claimId: number): Promise<Docume
   return rows.map((r) => r.kind)
 }
 
-/** A document's metadata row and, apart, its bytes (written past the page cache: withSmallPageCache). */
+/**
+ * A document's bytes are stored in chunks of this size (docs/decisions.md, Claims: document
+ * storage): each chunk is one row and one bound value, so an upload never binds the whole file.
+ */
+export const DOCUMENT_CHUNK_BYTES = 256 * 1024
+
+/** The source of a document's bytes: its pieces of `size` bytes, in order. */
+export interface DocumentBytes {
+  chunks(size: number): AsyncIterable<Buffer>
+}
+
+/**
+ * A document's metadata row and, apart, its bytes as chunks 0, 1, … (written past the page cache:
+ * withSmallPageCache).
+ */
 export async function insertDocument(
   trx: Trx,
   values: Insertable<ClaimDocumentsTable>,
-  bytes: Buffer,
+  bytes: DocumentBytes,
 ): Promise<ClaimDocumentRow> {
   const row = await trx.insertInto('claim_documents').values(values).returningAll().executeTakeFirstOrThrow()
-  await withSmallPageCache(trx, () =>
-    trx.insertInto('claim_document_contents').values({ document_id: row.id, bytes }).execute(),
-  )
+  await withSmallPageCache(trx, async () => {
+    let chunk = 0
+    for await (const piece of bytes.chunks(DOCUMENT_CHUNK_BYTES)) {
+      await trx
+        .insertInto('claim_document_contents')
+        .values({ document_id: row.id, chunk, bytes: piece })
+        .execute()
+      chunk += 1
+    }
+  })
   return row
 }
 
-/** A document of this partner's claim with its bytes. */
+/** A document of this partner's claim: its label, type and size (its bytes: `documentChunks`). */
 export async function findDocumentFile(
   db: Db,
   partnerId: number,
   claimId: number,
   documentId: number,
-): Promise<{ filename: string; content_type: string; bytes: Buffer } | undefined> {
+): Promise<{ id: number; filename: string; content_type: string; size: number } | undefined> {
   return db
     .selectFrom('claim_documents as d')
     .innerJoin('claims as cl', 'cl.id', 'd.claim_id')
-    .innerJoin('claim_document_contents as f', 'f.document_id', 'd.id')
-    .select(['d.filename', 'd.content_type', 'f.bytes'])
+    .select(['d.id', 'd.filename', 'd.content_type', 'd.size'])
     .where('cl.partner_id', '=', partnerId)
     .where('cl.id', '=', claimId)
     .where('d.id', '=', documentId)
     .executeTakeFirst()
+}
+
+/** A document's bytes, one chunk read at a time, in order. */
+export async function* documentChunks(db: Db, documentId: number): AsyncGenerator<Buffer> {
+  for (let chunk = 0; ; chunk++) {
+    const row = await db
+      .selectFrom('claim_document_contents')
+      .select('bytes')
+      .where('document_id', '=', documentId)
+      .where('chunk', '=', chunk)
+      .executeTakeFirst()
+    if (!row) return
+    yield row.bytes
+  }
 }

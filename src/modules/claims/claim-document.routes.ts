@@ -66,11 +66,15 @@ kind or other bytes under the key → 422 \`idempotency_key_reused\`.`,
       // Not this partner's: refused before its file is read.
       await checkClaimExists(db, partnerId, id)
       const form = await readForm(request, { fileField: 'file', maxFileBytes: MAX_DOCUMENT_BYTES })
-      const document = await receiveDocument(form.fields.kind, form.file)
-      const print = { kind: document.kind, sha256: document.sha256 }
-      if (await app.checkIdempotencyKey(request, reply, print)) return reply
-      const moment = { now: request.clock.now().toISOString(), timeZone: config.timeZone }
-      return commit(reply.code(201), (trx) => addClaimDocument(trx, partnerId, id, document, moment))
+      try {
+        const document = await receiveDocument(form.fields.kind, form.file)
+        const print = { kind: document.kind, sha256: document.sha256 }
+        if (await app.checkIdempotencyKey(request, reply, print)) return reply
+        const moment = { now: request.clock.now().toISOString(), timeZone: config.timeZone }
+        return await commit(reply.code(201), (trx) => addClaimDocument(trx, partnerId, id, document, moment))
+      } finally {
+        await form.discard()
+      }
     },
   )
 
@@ -96,6 +100,7 @@ kind or other bytes under the key → 422 \`idempotency_key_reused\`.`,
         .header('content-disposition', attachmentDisposition(file.filename))
         .header('x-content-type-options', 'nosniff')
         .header('cache-control', 'private, no-store')
+        .header('content-length', file.size)
         .send(file.bytes)
     },
   )

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream'
 import { type Static, Type } from 'typebox'
 import { DOCUMENTED_ONLY, Id, named, Timestamp } from '../../http/http-schemas.js'
 import { DOCUMENT_KINDS } from './claim.rules.js'
@@ -80,7 +81,7 @@ export const ClaimDocumentForm = Type.Object(
 )
 
 /** The download's answer: the bytes, of the type the upload recognised. */
-export const ClaimDocumentBytes = Type.Unsafe<Buffer>({
+export const ClaimDocumentBytes = Type.Unsafe<Readable>({
   description: 'The document’s bytes.',
   content: Object.fromEntries(
     ACCEPTED_CONTENT_TYPES.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]),

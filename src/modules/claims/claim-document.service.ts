@@ -1,4 +1,5 @@
-import { fileTypeFromBuffer } from 'file-type'
+import { Readable } from 'node:stream'
+import { fileTypeFromFile } from 'file-type'
 import type { Db, Trx } from '../../db/database.js'
 import { AppError, NotFoundError, StateError, ValidationError } from '../../shared/errors.js'
 import { claimDocumentResource } from './claim.mapper.js'
@@ -7,6 +8,8 @@ import { DOCUMENT_KINDS } from './claim.rules.js'
 import { findClaimForPartner, recordClaimEvent } from './claim.service.js'
 import type { DocumentKind } from './claim.table.js'
 import {
+  type DocumentBytes,
+  documentChunks,
   documentKindsOf,
   findDocumentFile,
   holdClaimIn,
@@ -21,13 +24,22 @@ import {
   UPLOAD_STATUSES,
 } from './claim-document.rules.js'
 
+/** A file as it arrived: its bytes on disk (plugins/upload.ts), their size and hash. */
+export interface ArrivedFile extends DocumentBytes {
+  filename: string
+  path: string
+  size: number
+  sha256: string
+}
+
 /** A file as received: its label, its type recognised from its bytes, its bytes and their hash. */
 export interface ReceivedDocument {
   kind: DocumentKind
   filename: string
   contentType: string
-  bytes: Buffer
+  size: number
   sha256: string
+  bytes: DocumentBytes
 }
 
 /**
@@ -56,7 +68,7 @@ export async function addClaimDocument(
       kind: document.kind,
       filename: document.filename,
       content_type: document.contentType,
-      size: document.bytes.length,
+      size: document.size,
       sha256: document.sha256,
       uploaded_at: now,
     },
@@ -71,11 +83,15 @@ export async function addClaimDocument(
   return claimDocumentResource(row, timeZone)
 }
 
-/** GET /claims/{id}/documents/{documentId}: the file of this partner's claim, or 404. */
+/**
+ * GET /claims/{id}/documents/{documentId}: the file of this partner's claim (404 otherwise), its
+ * bytes a stream reading its chunks one at a time.
+ */
 export async function claimDocumentFile(db: Db, partnerId: number, claimId: number, documentId: number) {
   const file = await findDocumentFile(db, partnerId, claimId, documentId)
   if (!file) throw new NotFoundError('Document')
-  return file
+  const { filename, content_type, size } = file
+  return { filename, content_type, size, bytes: Readable.from(documentChunks(db, file.id)) }
 }
 
 /** The partner's claim exists (404 otherwise): checked before a file is read. */
@@ -89,14 +105,14 @@ export async function checkClaimExists(db: Db, partnerId: number, claimId: numbe
  */
 export async function receiveDocument(
   kind: string | undefined,
-  file: { filename: string; bytes: Buffer; sha256: string } | null,
+  file: ArrivedFile | null,
 ): Promise<ReceivedDocument> {
   const errors: Record<string, string[]> = {}
   if (kind === undefined || kind === '') errors.kind = ['The kind field is required.']
   else if (!isDocumentKind(kind)) errors.kind = ['The selected kind is invalid.']
-  if (file === null || file.bytes.length === 0) errors.file = ['The file field is required.']
+  if (file === null || file.size === 0) errors.file = ['The file field is required.']
   if (Object.keys(errors).length > 0 || file === null) throw new ValidationError(errors)
-  const recognised = await fileTypeFromBuffer(file.bytes)
+  const recognised = await fileTypeFromFile(file.path)
   if (!isAcceptedContentType(recognised?.mime)) {
     throw new AppError(
       'unsupported_media_type',
@@ -107,8 +123,9 @@ export async function receiveDocument(
     kind: kind as DocumentKind,
     filename: documentLabel(file.filename),
     contentType: recognised?.mime as string,
-    bytes: file.bytes,
+    size: file.size,
     sha256: file.sha256,
+    bytes: file,
   }
 }
 

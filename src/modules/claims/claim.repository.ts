@@ -23,8 +23,21 @@ export async function nextClaimSequence(trx: Trx, year: number): Promise<number>
   return last
 }
 
+/** Inserts the claim, numbered after the partner's last one (its counter incremented by an upsert). */
 export async function insertClaim(trx: Trx, values: Insertable<ClaimsTable>): Promise<number> {
-  const { id } = await trx.insertInto('claims').values(values).returning('id').executeTakeFirstOrThrow()
+  const { total } = await trx
+    .insertInto('partner_claim_counts')
+    .values({ partner_id: values.partner_id, total: 1 })
+    .onConflict((oc) =>
+      oc.column('partner_id').doUpdateSet((eb) => ({ total: eb('partner_claim_counts.total', '+', 1) })),
+    )
+    .returning('total')
+    .executeTakeFirstOrThrow()
+  const { id } = await trx
+    .insertInto('claims')
+    .values({ ...values, partner_seq: total })
+    .returning('id')
+    .executeTakeFirstOrThrow()
   return id
 }
 
@@ -183,19 +196,12 @@ const DOCUMENT_COLUMNS = [
   'uploaded_at',
 ] as const
 
-// The unfiltered page, as the subscriptions' (subscription.repository.ts): its three statements built
-// and compiled once (prepared()), which building the joined select and the count on every call cost
-// more than the database took to answer them (docs/benchmarks.md, Claims: a page).
-const pageIdsOf = (db: Db, partnerId: number, offset: number, limit: number) =>
-  db
-    .selectFrom('claims')
-    .select('id')
-    .where('partner_id', '=', partnerId)
-    .orderBy('id', 'desc')
-    .offset(offset)
-    .limit(limit)
+// The unfiltered page, as the subscriptions' (subscription.repository.ts): its statements built and
+// compiled once (prepared()), which building the joined select on every call cost more than the
+// database took to answer it; the page a range of `partner_seq` and the total the partner's counter,
+// not an OFFSET and a count over the partner's claims (docs/benchmarks.md, Claims: a page).
 // Columns named, not `*`: a text with `*` is not kept as a named statement on PostgreSQL (postgres.ts).
-const claimPage = prepared((db: Db, partnerId: number, offset: number, limit: number) =>
+const claimSequenceRange = prepared((db: Db, partnerId: number, oldest: number, newest: number) =>
   db
     .selectFrom('claims as cl')
     .innerJoin('customers as c', 'c.id', 'cl.customer_id')
@@ -203,8 +209,8 @@ const claimPage = prepared((db: Db, partnerId: number, offset: number, limit: nu
     .select(RESOURCE_COLUMNS)
     .select(['c.name as customer_name', 'c.document as current_customer_document', 'm.name as model_name'])
     .where('cl.partner_id', '=', partnerId)
-    .where('cl.id', 'in', pageIdsOf(db, partnerId, offset, limit))
-    .orderBy('cl.id', 'desc'),
+    .where(intRange(db, 'cl.partner_seq', oldest, newest))
+    .orderBy('cl.partner_seq', 'desc'),
 )
 const claimDocumentsInRange = prepared((db: Db, partnerId: number, lowest: number, highest: number) =>
   db
@@ -221,24 +227,23 @@ const claimDocumentsInRange = prepared((db: Db, partnerId: number, lowest: numbe
     .orderBy('id'),
 )
 const claimCount = prepared((db: Db, partnerId: number) =>
-  db
-    .selectFrom('claims')
-    .select((eb) => eb.fn.countAll<number | string>().as('total'))
-    .where('partner_id', '=', partnerId),
+  db.selectFrom('partner_claim_counts').select('total').where('partner_id', '=', partnerId),
 )
 
 /**
- * Every claim of the partner: the page, then its documents by the range of its ids (the page holds
- * the partner's consecutive ones, so the range is exactly the page's claims and the statement keeps
- * one shape).
+ * Every claim of the partner: the total is its counter and the page a range of its numbers; then the
+ * page's documents by the range of its ids (the page holds the partner's consecutive claims, numbered
+ * in id order, so the range is exactly the page's claims and the statement keeps one shape). A claim
+ * opened between the reads only adds a number above the range.
  */
 async function listAll(db: Db, partnerId: number, { offset, limit }: PageWindow) {
-  const [rows, counted] = await Promise.all([
-    claimPage(db, partnerId, offset, limit),
-    claimCount(db, partnerId),
-  ])
+  const [counter] = await claimCount(db, partnerId)
+  const total = Number(counter?.total ?? 0)
+  const newest = total - offset
+  if (newest < 1) return { rows: [], documents: [], total }
+  const rows = await claimSequenceRange(db, partnerId, Math.max(1, newest - limit + 1), newest)
   const ids = rows.map((row) => row.id)
   const documents =
     ids.length === 0 ? [] : await claimDocumentsInRange(db, partnerId, Math.min(...ids), Math.max(...ids))
-  return { rows, documents, total: Number(counted[0]?.total ?? 0) }
+  return { rows, documents, total }
 }

@@ -32,6 +32,11 @@ export interface ClaimsTable {
   /** `SIN-<year of created_at>-<6+ digits>`, unique service-wide (claim_numbers). */
   number: string
   partner_id: number
+  /**
+   * 1, 2, 3… per partner in opening order, without gaps: the list's pages are ranges of it. Set by
+   * insertClaim from partner_claim_counts.
+   */
+  partner_seq: Generated<number>
   /** Exactly one of the two contracts. */
   subscription_id: number | null
   annual_plan_id: number | null
@@ -95,8 +100,15 @@ export interface ClaimDocumentsTable {
   uploaded_at: string
 }
 
-/** A document's bytes, apart from its metadata and the claim's row. */
+/** A document's bytes, apart from its metadata and the claim's row, in chunks 0, 1, … in the file's order (migration 0021). */
 export interface ClaimDocumentContentsTable {
   document_id: number
+  chunk: number
   bytes: Buffer
+}
+
+/** How many claims each partner has opened: the last partner_seq it was given. */
+export interface PartnerClaimCountsTable {
+  partner_id: number
+  total: number
 }

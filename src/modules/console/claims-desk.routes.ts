@@ -99,6 +99,7 @@ export const claimsDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .header('content-security-policy', documentPolicy(file.content_type))
         .header('x-frame-options', 'SAMEORIGIN')
         .header('cache-control', 'private, no-store')
+        .header('content-length', file.size)
         .send(file.bytes)
     },
   )

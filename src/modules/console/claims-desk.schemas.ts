@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream'
 import { type Static, Type } from 'typebox'
 import { Id, nullable } from '../../http/http-schemas.js'
 import {
@@ -294,7 +295,7 @@ export const SettleBody = Type.Object(
   { examples: [{ reference: 'OS-2026-4411' }] },
 )
 
-export const DocumentBytes = Type.Unsafe<Buffer>({
+export const DocumentBytes = Type.Unsafe<Readable>({
   description:
     'The document’s bytes, inline (previewed in an `<img>` or `<iframe>`), with its recognised type.',
   content: Object.fromEntries(
