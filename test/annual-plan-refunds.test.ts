@@ -219,6 +219,16 @@ describe('a canceled own-gateway plan paid by card', () => {
     const retried = await amparo('refund', 'retry', String(id), '--json')
     expect(retried.code, retried.err.join('\n')).toBe(0)
     expect(JSON.parse(retried.out[0] as string)).toMatchObject({ annual_plan_id: id, status: 'pending' })
+    // Audited as the console's retry is (test/console-partners-search-refunds.test.ts): record `refund` <id>.
+    const audit = await ctx.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('action', '=', 'refund.retry')
+      .executeTakeFirstOrThrow()
+    expect(audit).toMatchObject({ record_type: 'refund', record_id: String(row.id) })
+    expect(audit.actor_label).toMatch(/^cli:/)
+    expect(JSON.parse(audit.before as string)).toMatchObject({ status: 'failed', attempts: row.attempts })
+    expect(JSON.parse(audit.after as string)).toMatchObject({ status: 'pending' })
     now = new Date(Date.now() + MINUTE)
     const keys: string[] = []
     const sandbox = new SandboxGateway()

@@ -1,8 +1,7 @@
 import type { Command } from 'commander'
 import { retryingTransaction } from '../db/transaction.js'
-import { requeueFailedRefund } from '../modules/annual-plans/annual-plan-refund.service.js'
+import { retryRefund } from '../modules/console/refunds.service.js'
 import { renderingContext } from '../modules/events/event.service.js'
-import { recordAudit } from '../modules/operators/audit.service.js'
 import { centsToAmount } from '../shared/money.js'
 import { cliActor } from './audit.js'
 import { type Io, positiveInt, report, withDatabase } from './context.js'
@@ -18,30 +17,20 @@ export function registerRefundRetry(refund: Command, io: Io) {
     .action(async (id: string, options: { json?: boolean }) => {
       const planId = positiveInt(id, 'annual plan id')
       const refund = await withDatabase(io, (db, config) =>
-        retryingTransaction(db, async (trx) => {
-          const now = new Date().toISOString()
-          const requeued = await requeueFailedRefund(trx, planId, now, renderingContext(config))
-          await recordAudit(trx, {
-            operator: cliActor(io),
-            action: 'refund.retry',
-            recordType: 'annual_plan_refund',
-            recordId: String(requeued.id),
-            before: { annual_plan_id: planId, status: 'failed' },
-            after: {
-              annual_plan_id: planId,
-              status: requeued.status,
-              next_attempt_at: requeued.next_attempt_at,
-            },
-            ip: null,
-            at: now,
-          })
-          return requeued
-        }),
+        retryingTransaction(db, (trx) =>
+          retryRefund(
+            trx,
+            { operator: cliActor(io), ip: null },
+            { annualPlanId: planId },
+            new Date().toISOString(),
+            renderingContext(config),
+          ),
+        ),
       )
       const result = {
         annual_plan_id: refund.annual_plan_id,
         status: refund.status,
-        amount: centsToAmount(refund.amount),
+        amount: centsToAmount(refund.amount_cents),
         attempts: refund.attempts,
         last_error: refund.last_error,
         next_attempt_at: refund.next_attempt_at,

@@ -1,5 +1,6 @@
 import type { Config } from '../config.js'
-import type { Trx } from '../db/database.js'
+import type { Db, Trx } from '../db/database.js'
+import type { PartnerContext } from '../modules/auth/partner-context.js'
 import { createCustomer } from '../modules/customers/customer.service.js'
 import { renderingContext } from '../modules/events/event.service.js'
 import { contractSubscription } from '../modules/subscriptions/subscription.service.js'
@@ -28,16 +29,7 @@ export async function ensureDemoContract(
   now: string,
 ): Promise<void> {
   const { customer, plan, model, serialNumber, paidDaysAgo } = DEMO_CONTRACT
-  const partner = await trx
-    .selectFrom('partners')
-    .select([
-      'id as partnerId',
-      'gateway',
-      'lmi_min_factor_bp as lmiMinFactorBp',
-      'lmi_max_factor_bp as lmiMaxFactorBp',
-    ])
-    .where('id', '=', partnerId)
-    .executeTakeFirstOrThrow()
+  const partner = await partnerContextOf(trx, partnerId)
   if (partner.gateway !== 'external') return
   const known = await trx
     .selectFrom('customers')
@@ -81,4 +73,18 @@ export async function ensureDemoContract(
     .where('number', '=', 1)
     .executeTakeFirstOrThrow()
   await notifyInstallmentPayment(trx, partner, subscription.id, first.id, { now: paidAt, ...rendering })
+}
+
+/** The demo partner as its API requests know it. */
+export function partnerContextOf(db: Db, partnerId: number): Promise<PartnerContext> {
+  return db
+    .selectFrom('partners')
+    .select([
+      'id as partnerId',
+      'gateway',
+      'lmi_min_factor_bp as lmiMinFactorBp',
+      'lmi_max_factor_bp as lmiMaxFactorBp',
+    ])
+    .where('id', '=', partnerId)
+    .executeTakeFirstOrThrow()
 }

@@ -14,17 +14,36 @@ import {
 } from '../modules/partners/partner.service.js'
 import type { GatewayMode } from '../modules/partners/partner.table.js'
 import { createPlan, type NewPlan } from '../modules/plans/plan.service.js'
+import { createEndpoint } from '../modules/webhooks/webhook-endpoint.service.js'
+import { contractDemoCardContracts, payDemoCardContracts } from './demo-card-contracts.js'
 import demoCatalog from './demo-catalog.json' with { type: 'json' }
-import { ensureDemoContract } from './demo-contract.js'
+import { ensureDemoContract, partnerContextOf } from './demo-contract.js'
+
+/**
+ * The external demo partner's webhook endpoint that fails (docs/decisions.md, Demo data): a loopback
+ * address (allowed in test only) on the discard port, where nothing listens, so every delivery the
+ * worker attempts is refused at once and recorded as failed, for the console's Parceiros screen.
+ */
+export const DEMO_FAILING_WEBHOOK = {
+  url: 'http://127.0.0.1:9/amparo/webhooks',
+  description: 'Homologação (servidor desligado)',
+}
 
 const COVERAGES = ['Roubo e furto qualificado', 'Quebra acidental', 'Danos por líquidos']
 
-const PARTNERS: { name: string; gateway: GatewayMode; document: string; email: string }[] = [
+const PARTNERS: {
+  name: string
+  gateway: GatewayMode
+  document: string
+  email: string
+  webhook?: { url: string; description: string }
+}[] = [
   {
     name: 'Loja Demo (gateway externo)',
     gateway: 'external',
     document: '11222333000181',
     email: `externo${DEMO_EMAIL_DOMAIN}`,
+    webhook: DEMO_FAILING_WEBHOOK,
   },
   {
     name: 'Loja Demo (gateway Amparo)',
@@ -135,10 +154,20 @@ async function load(db: Db, config: Config, now: string, onlyIfEmpty: boolean) {
     await importCatalog(trx, catalog, now, { keepExisting: true })
     const partners: Pick<DemoPartner, 'id' | 'gateway'>[] = []
     for (const template of PARTNERS) partners.push(await ensurePartner(trx, template, now))
-    for (const { id } of partners) await ensureDemoContract(trx, id, config, now)
+    for (const [i, { id }] of partners.entries()) {
+      await ensureDemoContract(trx, id, config, now)
+      // The card contracts are the own-gateway demo partner's, not a partner the operator switched.
+      if (PARTNERS[i]?.gateway === 'own')
+        await contractDemoCardContracts(trx, await partnerContextOf(trx, id), config, now)
+    }
     return partners
   })
   if (!stored) return null
+  // The card charges, each committed on its own after the gateway answered (never inside a transaction).
+  for (const [i, { id }] of stored.entries()) {
+    if (PARTNERS[i]?.gateway === 'own')
+      await payDemoCardContracts(db, await partnerContextOf(db, id), config, now)
+  }
 
   const partners: DemoPartner[] = []
   for (const [i, template] of PARTNERS.entries()) {
@@ -159,7 +188,10 @@ async function load(db: Db, config: Config, now: string, onlyIfEmpty: boolean) {
   return { partners, operator: DEMO_OPERATOR }
 }
 
-/** The demo partner, created if missing; an existing one keeps the gateway the operator gave it. */
+/**
+ * The demo partner, created if missing; an existing one keeps the gateway the operator gave it. Its
+ * webhook endpoint is registered only with the partner: one the operator deleted stays deleted.
+ */
 async function ensurePartner(trx: Trx, template: (typeof PARTNERS)[number], now: string) {
   const existing = await trx
     .selectFrom('partners')
@@ -167,6 +199,8 @@ async function ensurePartner(trx: Trx, template: (typeof PARTNERS)[number], now:
     .where('name', '=', template.name)
     .executeTakeFirst()
   const { id, gateway } = existing ?? (await createPartner(trx, template, now))
+  if (!existing && template.webhook)
+    await createEndpoint(trx, id, { ...template.webhook, events: ['*'] }, now)
   await attributeAllModels(trx, id)
   const plans = await trx.selectFrom('plans').select('name').where('partner_id', '=', id).execute()
   const names = new Set(plans.map((p) => p.name))

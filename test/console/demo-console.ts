@@ -8,6 +8,7 @@ import { migrateToLatest } from '../../src/db/migrate.js'
 import { loadDemo } from '../../src/demo/demo.js'
 import { hashPassword } from '../../src/modules/operators/password-hash.js'
 import { formatTimestamp } from '../../src/shared/time.js'
+import { deliverWebhooksOnce } from '../../src/worker/webhooks.job.js'
 import { customerBody, uniqueImei } from '../helpers/bodies.js'
 import { documentForm, pdf, png } from '../helpers/claim-documents.js'
 import { consoleRoot } from './built.js'
@@ -18,7 +19,8 @@ type Json = Record<string, unknown>
 /**
  * The console on the demo data (`amparo demo` on a fresh in-memory SQLite database), with what its
  * screens show: contracts paid through the partner API, claims with a photo and an invoice, the
- * same phone under both demo partners, a refund the gateway gave up on, and an administrator.
+ * same phone under both demo partners, a refund the gateway gave up on, the failed deliveries of the
+ * demo's failing webhook endpoint, and an administrator.
  * For `npm run console:screenshots`.
  */
 export async function startDemoConsole() {
@@ -148,6 +150,8 @@ export async function startDemoConsole() {
     }
   }
   now += DAY
+  // The worker's pass: the demo's failing webhook endpoint gets its deliveries refused (Parceiros).
+  await deliverWebhooksOnce({ db, clock, timeZone: config.timeZone, env: 'test' })
 
   const email = 'admin@amparo.example'
   const password = randomBytes(12).toString('base64url')

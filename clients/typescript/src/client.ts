@@ -14,6 +14,12 @@ export interface AmparoClientOptions {
    * answer came to (refused, reset: `AmparoConnectionError` once they are spent). Default 3.
    */
   maxRetries?: number
+  /**
+   * The language of the service's error messages: sent as `Accept-Language` on every call, the
+   * login included. `'pt-BR'` gives every `message` and field error in Portuguese (and this
+   * client's own connection-failure message); English by default. Codes and field keys never change.
+   */
+  language?: string
 }
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete'
@@ -59,6 +65,7 @@ export interface AmparoClient {
  * `AmparoError`. It logs in by itself, logs in again once when a token stops working (401),
  * adds an `Idempotency-Key` to every POST, PUT and PATCH that has none, and retries 429 and 503
  * after `Retry-After`, and a request no answer came to, up to `maxRetries` times, with the same key.
+ * `language: 'pt-BR'` has the service answer its errors in Portuguese.
  */
 export function createAmparoClient({
   baseUrl,
@@ -66,11 +73,12 @@ export function createAmparoClient({
   clientSecret,
   fetch = globalThis.fetch,
   maxRetries = 3,
+  language,
 }: AmparoClientOptions): AmparoClient {
   const client = createClient<paths>({
     baseUrl,
     headers: { accept: 'application/json' },
-    fetch: amparoFetch({ baseUrl, clientId, clientSecret, fetch, maxRetries }),
+    fetch: amparoFetch({ baseUrl, clientId, clientSecret, fetch, maxRetries, language }),
   })
   const { GET, POST, PUT, PATCH, DELETE } = client
   return { GET, POST, PUT, PATCH, DELETE } as AmparoClient

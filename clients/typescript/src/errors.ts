@@ -76,20 +76,40 @@ export class AmparoError extends Error {
 /**
  * No answer came: the service could not be reached (refused, reset, DNS, TLS). `status` is 0,
  * `code` `connection_failed`, `cause` the runtime's own error. A GET, or a write carrying an
- * `Idempotency-Key` (every POST, PUT and PATCH the client sends), was retried first.
+ * `Idempotency-Key` (every POST, PUT and PATCH the client sends), was retried first. The message is
+ * the client's own, in the call's `Accept-Language` (Portuguese or English) like the service's.
  */
 export class AmparoConnectionError extends AmparoError {
   override readonly name: string = 'AmparoConnectionError'
   declare readonly status: 0
   declare readonly code: 'connection_failed'
 
-  constructor(method: string, url: string, cause: unknown) {
+  constructor(method: string, url: string, cause: unknown, language?: string | null) {
+    const failed = prefersPortuguese(language) ? 'sem resposta' : 'failed'
     super(
       undefined,
-      { code: 'connection_failed', message: `${method} ${url} failed: ${reason(cause)}` },
+      { code: 'connection_failed', message: `${method} ${url} ${failed}: ${reason(cause)}` },
       { cause },
     )
   }
+}
+
+/**
+ * Whether an `Accept-Language` asks for Portuguese before English, as the service reads it: the
+ * highest-weighted of `pt…`, `en…` and `*` (English) wins, the first listed on a tie.
+ */
+export function prefersPortuguese(header: string | null | undefined): boolean {
+  let best: { pt: boolean; q: number } | undefined
+  for (const part of (header ?? '').split(',')) {
+    const [range = '', ...params] = part.trim().toLowerCase().split(';')
+    const primary = range.trim().split('-')[0]
+    const weight = params.map((p) => p.trim()).find((p) => p.startsWith('q='))
+    const q = weight === undefined ? 1 : Number(weight.slice(2))
+    if (!Number.isFinite(q) || q <= 0) continue
+    if (primary !== 'pt' && primary !== 'en' && primary !== '*') continue
+    if (best === undefined || q > best.q) best = { pt: primary === 'pt', q }
+  }
+  return best?.pt ?? false
 }
 
 /** The innermost reason Node's fetch gives (`ECONNREFUSED 127.0.0.1:3000`), not its bare `fetch failed`. */

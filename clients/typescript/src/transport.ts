@@ -7,6 +7,8 @@ export interface TransportOptions {
   fetch: typeof globalThis.fetch
   /** Retries of an answer 429 or 503, each after its `Retry-After`, or of a request no answer came to. */
   maxRetries: number
+  /** Sent as `Accept-Language` unless the call sets its own (`pt-BR`: errors in Portuguese). */
+  language?: string
 }
 
 /** Methods whose retry the service makes safe with an `Idempotency-Key` (the service's README, Safe retries and limits). */
@@ -32,7 +34,7 @@ export function amparoFetch(options: TransportOptions): typeof globalThis.fetch 
 
   return async (input, init) => {
     const original = new Request(input, init)
-    const template = await replayable(original)
+    const template = await replayable(original, options.language)
     const anonymous = template.url === loginUrl || template.headers.has('authorization')
     let token = anonymous ? undefined : await session.token()
     let response = await sendWithRetries(options, template, token)
@@ -57,8 +59,9 @@ interface Template {
   idempotent: boolean
 }
 
-async function replayable(request: Request): Promise<Template> {
+async function replayable(request: Request, language: string | undefined): Promise<Template> {
   const headers = new Headers(request.headers)
+  if (language !== undefined && !headers.has('accept-language')) headers.set('accept-language', language)
   if (KEYED_METHODS.has(request.method) && !headers.has('idempotency-key')) {
     headers.set('idempotency-key', crypto.randomUUID())
   }
@@ -83,7 +86,12 @@ async function sendWithRetries(options: TransportOptions, template: Template, to
       // The caller's own abort or timeout is not a connection failure: it stays as it is.
       if (template.signal.aborted) throw error
       if (!template.idempotent || attempt >= options.maxRetries) {
-        throw new AmparoConnectionError(template.method, template.url, error)
+        throw new AmparoConnectionError(
+          template.method,
+          template.url,
+          error,
+          template.headers.get('accept-language'),
+        )
       }
       await sleep(CONNECTION_RETRY_MS * 2 ** attempt, template.signal)
       continue
@@ -151,7 +159,11 @@ class Session {
     const template: Template = {
       url: this.loginUrl,
       method: 'POST',
-      headers: new Headers({ 'content-type': 'application/json', accept: 'application/json' }),
+      headers: new Headers({
+        'content-type': 'application/json',
+        accept: 'application/json',
+        ...(this.options.language !== undefined && { 'accept-language': this.options.language }),
+      }),
       body: JSON.stringify({ client_id: this.options.clientId, client_secret: this.options.clientSecret }),
       signal: new AbortController().signal,
       // Logging in changes nothing: a second login only issues another token.

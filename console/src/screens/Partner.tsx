@@ -169,7 +169,12 @@ export function PartnerScreen({ id }: { id: string }) {
                     <code className="url">{w.url}</code>{' '}
                     {w.status === 'disabled' ? <Badge tone="bad">desativado</Badge> : null}{' '}
                     {rate == null ? (
-                      <Badge>sem entregas</Badge>
+                      // Only retries so far: nothing delivered nor given up on, but failing.
+                      w.failing_since ? (
+                        <Badge tone="bad">falhando</Badge>
+                      ) : (
+                        <Badge>sem entregas</Badge>
+                      )
                     ) : (
                       <Badge tone={rate >= 0.95 ? 'ok' : rate >= 0.5 ? 'warn' : 'bad'}>
                         {Math.round(rate * 100)}% de sucesso

@@ -39,10 +39,25 @@ export async function refundRows(
   return { rows, total: Number(count.total) }
 }
 
+const REFUND_STATE = [
+  'id',
+  'annual_plan_id',
+  'status',
+  'attempts',
+  'last_error',
+  'next_attempt_at',
+  'give_up_at',
+] as const
+
 export async function findRefund(db: Db, id: number) {
+  return db.selectFrom('annual_plan_refunds').select(REFUND_STATE).where('id', '=', id).executeTakeFirst()
+}
+
+/** The refund of an annual plan (one at most). */
+export async function findRefundOfPlan(db: Db, annualPlanId: number) {
   return db
     .selectFrom('annual_plan_refunds')
-    .select(['id', 'annual_plan_id', 'status', 'attempts', 'last_error', 'next_attempt_at', 'give_up_at'])
-    .where('id', '=', id)
+    .select(REFUND_STATE)
+    .where('annual_plan_id', '=', annualPlanId)
     .executeTakeFirst()
 }

@@ -50,7 +50,7 @@ export const refundsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         retryRefund(
           trx,
           actor(request),
-          request.params.id,
+          { refundId: request.params.id },
           clock.now().toISOString(),
           renderingContext(config),
         ),

@@ -3,13 +3,12 @@ import { NotFoundError } from '../../shared/errors.js'
 import type { RefundStatus } from '../annual-plans/annual-plan.table.js'
 import { requeueFailedRefund } from '../annual-plans/annual-plan-refund.service.js'
 import type { RenderingContext } from '../events/event.service.js'
-import { recordAudit } from '../operators/audit.service.js'
-import type { Operator } from './claims-desk.service.js'
+import { type AuditActor, recordAudit } from '../operators/audit.service.js'
 import { pageOf } from './console.schemas.js'
-import { findRefund, refundRows } from './refunds.repository.js'
+import { findRefund, findRefundOfPlan, refundRows } from './refunds.repository.js'
 
-// The refunds screen (README, Operator console: the operator API behind the screens). A retry is `amparo refund retry`'s,
-// audited in its transaction.
+// The refunds screen (README, Operator console: the operator API behind the screens). A retry is
+// `amparo refund retry`'s too (retryRefund), audited in its transaction.
 
 const iso = (instant: string | null) => (instant === null ? null : new Date(instant).toISOString())
 const UNPAID: readonly RefundStatus[] = ['pending', 'failed']
@@ -48,22 +47,29 @@ const auditState = (r: NonNullable<Awaited<ReturnType<typeof findRefund>>>) => (
   give_up_at: iso(r.give_up_at),
 })
 
-/** A failed refund pending again, due at once, with 3 more days of retries; not failed → 422. */
+/**
+ * A failed refund pending again, due at once, with 3 more days of retries; not failed → 422. Chosen
+ * by its id (the console) or its annual plan's (`amparo refund retry`), and audited alike by both:
+ * `refund.retry` on record `refund` <id>, its state before → after.
+ */
 export async function retryRefund(
   trx: Trx,
-  who: { operator: Operator; ip: string | null },
-  id: number,
+  who: { operator: AuditActor; ip: string | null },
+  which: { refundId: number } | { annualPlanId: number },
   now: string,
   rendering: RenderingContext,
 ) {
-  const before = await findRefund(trx, id)
+  const before =
+    'refundId' in which
+      ? await findRefund(trx, which.refundId)
+      : await findRefundOfPlan(trx, which.annualPlanId)
   if (!before) throw new NotFoundError('Refund')
   const after = await requeueFailedRefund(trx, before.annual_plan_id, now, rendering)
   await recordAudit(trx, {
     ...who,
     action: 'refund.retry',
     recordType: 'refund',
-    recordId: String(id),
+    recordId: String(before.id),
     before: auditState(before),
     after: auditState(after),
     at: now,
