@@ -50,6 +50,7 @@ function cpf(base: number): string {
 export async function seed(db: Db, postgres: boolean, counts: number[]): Promise<PartnerData[]> {
   const partners = await db.selectFrom('partners').select(['id', 'gateway']).orderBy('id').execute()
   const epoch = Date.now() - 730 * DAY
+  const today = new Date().toISOString().slice(0, 10)
   const seeded: PartnerData[] = []
   for (const [index, { id, gateway }] of partners.slice(0, counts.length).entries()) {
     const count = counts[index] as number
@@ -110,6 +111,7 @@ export async function seed(db: Db, postgres: boolean, counts: number[]): Promise
         const lmi = model.default_lmi
         const status = n % 10 < 7 ? 'pago' : n % 10 < 9 ? 'pending' : 'canceled'
         const created = new Date(epoch + Math.floor((n / count) * 729 * DAY)).toISOString()
+        const endsOn = addMonthsClamped(created.slice(0, 10), Number(plan.installments))
         return {
           partner_id: id,
           partner_seq: Number(demo) + n + 1,
@@ -122,8 +124,12 @@ export async function seed(db: Db, postgres: boolean, counts: number[]): Promise
           monthly_premium: Math.round((lmi * Number(plan.monthly_rate_bp)) / 10_000),
           franchise: Math.round((lmi * Number(plan.franchise_rate_bp)) / 10_000),
           installments_count: plan.installments,
-          // The subscription's end: its contracting day plus its installments' months.
-          ends_on: addMonthsClamped(created.slice(0, 10), Number(plan.installments)),
+          // The subscription's end: its contracting day plus its installments' months. A paid one
+          // that ended is recorded as expired, as the worker has done on a running service: left
+          // unrecorded, every API process of the run would record the same ends again, in its
+          // in-process job and on the reads that show them, and measure that besides the load.
+          ends_on: endsOn,
+          expired_at: status === 'pago' && endsOn < today ? `${endsOn}T03:00:00.000Z` : null,
           status,
           origin: n % 2 ? `pdv-${n % 40}` : null,
           canceled_at: status === 'canceled' ? created : null,
