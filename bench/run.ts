@@ -103,7 +103,7 @@ const args = new Command('npm run bench --')
 const mode = (['against', 'scale', 'recurrence', 'webhooks', 'claims', 'clock', 'console'] as const).find(
   (m) => args[m],
 )
-type Numbers = Record<'duration' | 'warmup' | 'connections' | 'pairs' | 'claimsCount' | 'calls', number>
+type Numbers = Record<'duration' | 'warmup' | 'connections' | 'pairs', number>
 const { duration, warmup, connections, pairs } = args as Numbers
 const [kind, only]: ['sqlite' | 'postgres', ScenarioId[]] = [args.db ?? 'sqlite', args.only]
 const subscriptions: number = args.subscriptions ?? (mode === 'scale' ? 1_000_000 : 100_000)
@@ -573,10 +573,8 @@ async function claims(r: Run) {
 
 /** --clock: the demo partners, the own-gateway one's clock moving (bench/lib/clock.ts). */
 async function clock(r: Run) {
-  const partners = (db: Db) => seed(db, kind === 'postgres', [1, 0])
-  const setUp = await onDemo(r.env, async (db, _config, demo) => ({ demo, partners: await partners(db) }))
-  const server = await startApi(r.database, r.env, CLI, join(tmp, 'api.log'))
-  const [other, advancing] = await logIn(server.port, setUp)
+  const { server, sessions } = await serve(r, { counts: [1, 0], sane: false })
+  const [other, advancing] = sessions
   check(advancing?.partner.gateway === 'own' && other, 'the second demo partner should use the own gateway')
   await clockBench(server.port, advancing, other, log)
   await stop(server.child)
