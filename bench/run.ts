@@ -295,14 +295,15 @@ const setUpDatabase = (env: NodeJS.ProcessEnv, counts: number[]) =>
 type SetUp = Awaited<ReturnType<typeof setUpDatabase>>
 
 /** A session (token) for each seeded partner, logged in at the API on `port`. */
-const logIn = (port: number, { demo, partners }: Pick<SetUp, 'demo' | 'partners'>) =>
-  Promise.all(
-    partners.map(async (partner): Promise<Session> => {
-      const { client_id, client_secret } = demo.find((d) => d.id === partner.id) ?? {}
-      const login = await call(port, '/auth/login', undefined, { client_id, client_secret }, 200)
-      return { partner, token: String(login.json.token) }
-    }),
-  )
+async function logIn(port: number, { demo, partners }: Pick<SetUp, 'demo' | 'partners'>) {
+  const sessions: Session[] = []
+  for (const partner of partners) {
+    const { client_id, client_secret } = demo.find((d) => d.id === partner.id) ?? {}
+    const login = await call(port, '/auth/login', undefined, { client_id, client_secret }, 200)
+    sessions.push({ partner, token: String(login.json.token) })
+  }
+  return sessions
+}
 
 /** The run's database and its service environment: what each mode starts from. */
 interface Run {

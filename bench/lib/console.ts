@@ -11,7 +11,7 @@ import type { PartnerData } from './seed.js'
 
 const BUDGET_MS = 300
 
-/** The months `back` months before this one, `YYYY-MM` (UTC), as the dashboard's period takes them. */
+/** The month `back` months before this one, `YYYY-MM` (UTC), as the dashboard's period takes them. */
 const month = (back: number) => {
   const day = new Date()
   day.setUTCDate(1)

@@ -64,11 +64,13 @@ export async function stop(child: ChildProcess): Promise<void> {
 
 export const stopAll = () => Promise.all([...children].map(stop))
 
-/** `command ...words` to its end (5 min at most); its stdout, or an error with the end of its output. */
+/** `command ...words` to its end (15 min at most: a build on a busy machine); its stdout, or an error. */
 export function run(command: string, words: string[], cwd: string): string {
-  const r = spawnSync(command, words, { cwd, encoding: 'utf8', timeout: 300_000 })
+  const r = spawnSync(command, words, { cwd, encoding: 'utf8', timeout: 900_000 })
   if (r.status !== 0)
-    throw new Error(`${command} ${words.join(' ')} failed:\n${(r.stdout + r.stderr).slice(-2000)}`)
+    throw new Error(
+      `${command} ${words.join(' ')} failed (${r.signal ?? r.status}):\n${(r.stdout + r.stderr).slice(-2000)}`,
+    )
   return r.stdout.trim()
 }
 
