@@ -10,22 +10,11 @@ declare module 'autocannon' {
     setupRequest?: (request: Request, context: Record<string, unknown>) => Request | null
   }
 
-  export interface Options {
+  export default function autocannon(options: {
     url: string
-    connections?: number
-    duration?: number
-    timeout?: number
-    requests?: Request[]
-  }
-
-  export interface Result {
-    errors: number
-    timeouts: number
-  }
-
-  function autocannon(
-    options: Options,
-    callback: (error: Error | null, result: Result) => void,
-  ): EventEmitter & { stop(): void }
-  export default autocannon
+    connections: number
+    duration: number
+    timeout: number
+    requests: Request[]
+  }): EventEmitter & PromiseLike<{ errors: number; timeouts: number }>
 }

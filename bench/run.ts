@@ -12,8 +12,8 @@ import {
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { parseArgs } from 'node:util'
 import type { Request } from 'autocannon'
+import { Command, InvalidArgumentError, Option } from 'commander'
 import { sql } from 'kysely'
 import pg from 'pg'
 import { type Config, loadConfig } from '../src/config.js'
@@ -22,31 +22,35 @@ import { migrateTo, migrateToLatest } from '../src/db/migrate.js'
 import { type DemoPartner, loadDemo } from '../src/demo/demo.js'
 import { claimMakers, seedClaims, uploadBench } from './lib/claims.js'
 import { clockBench } from './lib/clock.js'
+import { consoleBench } from './lib/console.js'
 import { type Database, record, replay } from './lib/floor.js'
+import * as load from './lib/load.js'
 import {
-  type Call,
   call,
   check,
   f,
   type Measurement,
-  makers,
-  type Row,
-  requestsOf,
-  runLoad,
   type ScenarioId,
   type Session,
-  type Summary,
   summary,
-  TITLES,
-  table,
   verdict,
 } from './lib/load.js'
-import { cpuUs, memoryOf, run, type Server, startServer, stop, stopAll, waitIdle } from './lib/proc.js'
+import {
+  cpuUs,
+  freePort,
+  memoryOf,
+  run,
+  type Server,
+  startServer,
+  stop,
+  stopAll,
+  waitIdle,
+} from './lib/proc.js'
 import { recurrenceBench } from './lib/recurrence.js'
 import { seed } from './lib/seed.js'
 import { addEndpoint, startReceiver, webhooksBench } from './lib/webhooks.js'
 
-// The issue's targets: CPU ratios to the floor (SQLite), and the limits every run checks.
+// The issue's targets (docs/benchmarks.md, Targets): CPU ratios to the floor (SQLite), and the limits.
 const FLOOR_TARGETS: Record<ScenarioId, number> = { a: 0.5, b: 0.35, c: 0.55, d: 0.3 }
 const P99_MS = { read: 25, write: 60 }
 const MAX_RSS_MB = 200
@@ -59,93 +63,68 @@ const CLAIMS = { p99Ms: 50, uploadMs: 500, memoryTimesFile: 3, pageRatio: 1.2 }
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const CLI = join(ROOT, 'dist/amparo.mjs')
 
-const HELP = `npm run bench -- [options]
-  --db sqlite|postgres   database (default sqlite; postgres: a fresh database, dropped at the end)
-  --pg-url URL           the PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres)
-  --subscriptions N      subscriptions seeded over the 2 demo partners: 100000, or 1000000 with --scale
-  --duration S           measured seconds a scenario (default 10)
-  --warmup S             warm-up seconds before each scenario (default 2)
-  --connections N        concurrent connections (default 50)
-  --only a,b,c,d         scenarios to run (default a,b,c,d)
-  --against REV          instead: REV (built in a temporary git worktree) against this checkout,
-                         server CPU a request, in --pairs N (default 6) fresh pairs of API processes
-  --pairs N              see --against (default 6)
-  --scale                instead: (b) for a partner with 1,000 and one with --subscriptions,
-                         then (d) on that database against one of 2,000 subscriptions
-  --recurrence           instead: 2,000 due installments charged by 1, then 2 workers at a 300 ms fake Stripe
-  --webhooks             instead: --events N events (default 10000) delivered by 1 worker to a local
-                         receiver, then another partner's lag beside an endpoint that hangs
-  --events N             see --webhooks (default 10000)
-  --claims               instead: --claims-count N claims (default 10000) seeded over the subscriptions,
-                         then (g) 10 MiB uploads, (e) openings, (f) pages of claims against (b)'s
-  --claims-count N       see --claims (default 10000)
-  --clock                instead: another partner's p99 while one partner's sandbox clock moves 400 days
-                         over 150 paid subscriptions, and the 409 of a second advance meanwhile
-  --endpoint             each seeded partner has an enabled webhook endpoint (a local receiver answering 200)
-  --no-worker            serve without its in-process jobs and delivery (SQLite): the write path alone
-  --no-build             use dist/ as it is (default: npm run build first)
-  --time-limit MIN       stop everything after MIN minutes: 15, or 45 with --against or --scale
-  --help                 this text
-`
-/** The parser's options, read from HELP: `--name ARG` takes a value, `(default X` gives its default. */
-const OPTIONS = Object.fromEntries(
-  [...HELP.matchAll(/^ {2}--([\w-]+)( \S+)?(?:.*?\(default ([^;)\s]+))?/gm)].map(
-    ([, name, arg, fallback]) => [
-      name as string,
-      arg ? { type: 'string' as const, default: fallback } : { type: 'boolean' as const },
-    ],
-  ),
+const atLeast = (min: number) => (text: string) => {
+  if (!(Number(text) >= min)) throw new InvalidArgumentError(`a number ≥ ${min} expected`)
+  return Number(text)
+}
+const scenarioIds = (text: string) => {
+  const ids = text.split(',').map((id) => id.trim())
+  if (!ids.every((id) => id in load.TITLES)) throw new InvalidArgumentError('a,b,c,d or some of them')
+  return ids as ScenarioId[]
+}
+const args = new Command('npm run bench --')
+  .description('The API beside a bare Fastify server and the floor, or one mode. docs/benchmarks.md')
+  .addOption(
+    new Option('--db <kind>', 'postgres: a fresh database (default sqlite)').choices(['sqlite', 'postgres']),
+  )
+  .option('--pg-url <url>', 'the PostgreSQL server', 'postgres://postgres@127.0.0.1:5432/postgres')
+  .option('--subscriptions <n>', 'seeded (default 100000, 1000000 with --scale)', atLeast(1))
+  .option('--duration <s>', 'measured seconds a scenario', atLeast(0.1), 10)
+  .option('--warmup <s>', 'warm-up seconds before each scenario', atLeast(0), 2)
+  .option('--connections <n>', 'concurrent connections', atLeast(1), 50)
+  .option('--only <ids>', 'scenarios to run, of a,b,c,d', scenarioIds, ['a', 'b', 'c', 'd'])
+  .option('--against <rev>', 'mode: REV (built in a git worktree) against this checkout, in pairs')
+  .option('--pairs <n>', 'see --against', atLeast(1), 6)
+  .option('--scale', 'mode: (b) at 1,000 and at --subscriptions; then (d) there against at 2,000')
+  .option('--recurrence', 'mode: 2,000 due installments charged by 1, then 2 workers')
+  .option('--webhooks', 'mode: --events delivered by a worker; then a lag beside an endpoint that hangs')
+  .option('--events <n>', 'see --webhooks', atLeast(1), 10_000)
+  .option('--claims', 'mode: --claims-count claims; 10 MiB uploads, openings, pages of claims')
+  .option('--claims-count <n>', 'see --claims and --console', atLeast(1), 10_000)
+  .option('--clock', "mode: another partner's p99 while a sandbox clock moves 400 days")
+  .option('--console', 'mode: --claims-count claims; each console screen’s API calls against 300 ms')
+  .option('--calls <n>', 'see --console: measured calls of each', atLeast(1), 100)
+  .option('--endpoint', 'each seeded partner has a webhook endpoint (a local receiver answering 200)')
+  .option('--no-worker', 'serve without its in-process jobs and delivery: the write path alone')
+  .option('--no-build', 'use dist/ as it is (default: npm run build first)')
+  .option('--time-limit <min>', 'hard stop (default 15, 45 with --against or --scale)', atLeast(0.1))
+  .parse()
+  .opts()
+const mode = (['against', 'scale', 'recurrence', 'webhooks', 'claims', 'clock', 'console'] as const).find(
+  (m) => args[m],
 )
-const args = (() => {
-  try {
-    return parseArgs({ options: OPTIONS }).values as Record<string, string | boolean | undefined>
-  } catch (error) {
-    process.stderr.write(`bench: ${(error as Error).message}\n\n${HELP}`)
-    process.exit(2)
-  }
-})()
-if (args.help) {
-  process.stdout.write(HELP)
-  process.exit(0)
-}
-const mode = (['against', 'scale', 'recurrence', 'webhooks', 'claims', 'clock'] as const).find((m) => args[m])
-const kind = args.db as 'sqlite' | 'postgres'
-const numbers = ['duration', 'warmup', 'connections', 'pairs', 'events'].map((name) => Number(args[name]))
-const [duration, warmup, connections, pairs, events] = numbers as [number, number, number, number, number]
-const subscriptions = Number(args.subscriptions ?? (mode === 'scale' ? 1_000_000 : 100_000))
-const only = String(args.only)
-  .split(',')
-  .map((s) => s.trim()) as ScenarioId[]
-if (
-  (kind !== 'sqlite' && kind !== 'postgres') ||
-  ![duration, connections, subscriptions, pairs, events].every((n) => n > 0) ||
-  !(warmup >= 0) ||
-  !only.every((id) => id in TITLES)
-) {
-  process.stderr.write(`bench: invalid options\n\n${HELP}`)
-  process.exit(2)
-}
+type Numbers = Record<'duration' | 'warmup' | 'connections' | 'pairs', number>
+const { duration, warmup, connections, pairs } = args as Numbers
+const [kind, only]: ['sqlite' | 'postgres', ScenarioId[]] = [args.db ?? 'sqlite', args.only]
+const subscriptions: number = args.subscriptions ?? (mode === 'scale' ? 1_000_000 : 100_000)
 const log = (line = '') => process.stdout.write(`${line}\n`)
-const load = () =>
+const loadAverage = () =>
   loadavg()
     .map((l) => l.toFixed(2))
     .join(' / ')
 
-// What the run creates, undone whatever happens.
-let tmp = ''
-const undo: (() => unknown)[] = []
-let cleaning: Promise<void> | null = null
-const cleanup = () => {
-  cleaning ??= (async () => {
+// What the run creates, undone whatever happens (the last step first).
+const tmp = mkdtempSync(join(tmpdir(), 'amparo-bench-'))
+const undo: (() => unknown)[] = [() => rmSync(tmp, { recursive: true, force: true })]
+let cleaning: Promise<void> | undefined
+const cleanup = () =>
+  (cleaning ??= (async () => {
     await stopAll()
     for (const step of undo.reverse()) await Promise.resolve(step()).catch((e) => log(`cleanup: ${e}`))
-    if (tmp) rmSync(tmp, { recursive: true, force: true })
-  })()
-  return cleaning
-}
+  })())
 for (const signal of ['SIGINT', 'SIGTERM'] as const)
   process.once(signal, () => void cleanup().finally(() => process.exit(130)))
-const limitMin = Number(args['time-limit'] ?? (mode === 'against' || mode === 'scale' ? 45 : 15))
+const limitMin: number = args.timeLimit ?? (mode === 'against' || mode === 'scale' ? 45 : 15)
 setTimeout(() => {
   log(`\nbench: time limit of ${limitMin} min reached; stopping`)
   void cleanup().finally(() => process.exit(3))
@@ -161,10 +140,11 @@ function buildRevision(rev: string) {
   const dir = join(tmp, 'against')
   const commit = run('git', ['rev-parse', '--short', `${rev}^{commit}`], ROOT)
   const migrations = (r: string) =>
-    run('git', ['ls-tree', '--name-only', r, 'src/db/migrations/'], ROOT)
-      .split('\n')
-      .map((path) => /\/(\d{4}-[^/]+)\.ts$/.exec(path)?.[1])
-      .filter((name): name is string => name !== undefined)
+    [
+      ...run('git', ['ls-tree', '--name-only', r, 'src/db/migrations/'], ROOT).matchAll(
+        /\/(\d{4}-[^/]+)\.ts$/gm,
+      ),
+    ].map((m) => m[1] as string)
   const [before, after] = [migrations(commit), migrations('HEAD')]
   if (before.length === 0 || before.some((name, i) => after[i] !== name))
     throw new Error(
@@ -177,11 +157,14 @@ function buildRevision(rev: string) {
   return { commit, cli: join(dir, 'dist/amparo.mjs'), lastMigration: before.at(-1) as string }
 }
 
-async function admin(statement: string) {
-  const client = new pg.Client({ connectionString: args['pg-url'] as string })
+/** A statement on the PostgreSQL server (--pg-url), outside the run's databases; its rows. */
+async function admin(text: string, values: unknown[] = []) {
+  const client = new pg.Client({ connectionString: args.pgUrl })
   await client.connect()
-  await client.query(statement).finally(() => client.end())
+  return (await client.query(text, values).finally(() => client.end())).rows
 }
+const databaseName = (database: Database) =>
+  database.kind === 'postgres' ? new URL(database.url).pathname.slice(1) : undefined
 
 /** A new database for the run (PostgreSQL: `amparo_bench_<random>`, empty or copied from `template`). */
 async function freshDatabase(name: string, template?: Database): Promise<Database> {
@@ -191,15 +174,12 @@ async function freshDatabase(name: string, template?: Database): Promise<Databas
     return { kind, file }
   }
   const created = `amparo_bench_${randomBytes(4).toString('hex')}`
-  const from = template?.kind === 'postgres' ? ` template ${databaseName(template)}` : ''
-  await admin(`create database ${created}${from}`)
+  await admin(`create database ${created}${template ? ` template ${databaseName(template)}` : ''}`)
   undo.push(() => admin(`drop database if exists ${created} with (force)`))
-  const url = new URL(args['pg-url'] as string)
+  const url = new URL(args.pgUrl)
   url.pathname = `/${created}`
   return { kind, url: url.toString() }
 }
-const databaseName = (database: Database) =>
-  database.kind === 'postgres' ? new URL(database.url).pathname.slice(1) : undefined
 
 /** The service's environment, rebuilt: nothing of the caller's may redirect it. */
 function serviceEnv(database: Database): NodeJS.ProcessEnv {
@@ -220,10 +200,9 @@ function serviceEnv(database: Database): NodeJS.ProcessEnv {
 /** Before any load: each list's total, a quotation, a contract and the payment of its installment 1. */
 async function sanityChecks(port: number, sessions: Session[]) {
   for (const { partner, token } of sessions) {
-    const page = await call(port, '/subscriptions?page=1&per_page=15', token)
+    const page = await call(port, '/subscriptions?page=1&per_page=15', token, undefined, 200)
     check(page.json.meta?.total === partner.subscriptions, `partner ${partner.id}'s list: ${page.text}`)
-    const quote = await call(port, `/quotation?model_id=${partner.models[0]?.id}`, token)
-    check(quote.status === 200, `quotation: ${quote.status} ${quote.text}`)
+    await call(port, `/quotation?model_id=${partner.models[0]?.id}`, token, undefined, 200)
   }
   const { partner, token } = sessions.find((s) => s.partner.gateway === 'external') as Session
   const body = {
@@ -231,64 +210,54 @@ async function sanityChecks(port: number, sessions: Session[]) {
     customer_id: partner.customerIds[0],
     model_id: partner.models[0]?.id,
   }
-  const contract = await call(port, '/subscriptions', token, JSON.stringify(body))
-  check(contract.status === 201, `contract: ${contract.status} ${contract.text}`)
-  const installments = await call(port, `/subscriptions/${contract.json.id}/installments`, token)
+  const { id } = (await call(port, '/subscriptions', token, body, 201)).json
+  const installments = await call(port, `/subscriptions/${id}/installments`, token, undefined, 200)
   const first = installments.json.find?.((i: { number: number }) => i.number === 1)
-  check(first, `installments: ${installments.status} ${installments.text}`)
-  const path = `/subscriptions/${contract.json.id}/installments/${first.id}/notify-payment`
-  const paid = await call(port, path, token, '')
+  check(first, `installments: ${installments.text}`)
+  const paid = await call(port, `/subscriptions/${id}/installments/${first.id}/notify-payment`, token, '')
   check(paid.status >= 200 && paid.status < 300, `payment: ${paid.status} ${paid.text}`)
 }
 
-/**
- * The node flags of `npm start`, so the API runs as an operator starts it (its heap limits count),
- * and BENCH_NODE_FLAGS (a profile: `--cpu-prof --cpu-prof-dir=DIR`).
- */
-const START_FLAGS = (() => {
-  const words: string[] = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start.split(
-    /\s+/,
-  )
-  const extra = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)
-  return [...words.slice(1, words.indexOf('dist/amparo.mjs')), ...extra]
-})()
+/** `npm start`'s node flags (its heap limits count), and BENCH_NODE_FLAGS (a profile: `--cpu-prof --cpu-prof-dir=DIR`). */
+const START_FLAGS = [
+  ...(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start.match(/--\S+/g) as string[]),
+  ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+]
 
-/** PostgreSQL: a connection to the bench database, to find the API's backends (their CPU counts). */
-let pgClient: pg.Client | null = null
-/** The PostgreSQL database of each API process. */
-const databaseOf = new WeakMap<Server, string>()
-/** Servers idle since their last load: no need to wait for their queue to drain again. */
-const drained = new WeakSet<Server>()
+/** A server under load: on PostgreSQL its database's backends count in its CPU; `drained`: idle since its last load. */
+type Api = Server & { database?: Database; drained?: boolean }
 
-async function startApi(database: Database, env: NodeJS.ProcessEnv, cli = CLI, logFile?: string) {
-  const worker = args['no-worker'] ? ['--no-worker'] : []
-  const server = await startServer([...START_FLAGS, cli, 'serve', ...worker], env, logFile)
-  if (database.kind === 'postgres') databaseOf.set(server, new URL(database.url).pathname.slice(1))
-  return server
+async function startApi(
+  database: Database,
+  env: NodeJS.ProcessEnv,
+  cli = CLI,
+  logFile?: string,
+): Promise<Api> {
+  const worker = args.worker ? [] : ['--no-worker']
+  return { ...(await startServer([...START_FLAGS, cli, 'serve', ...worker], env, logFile)), database }
 }
 
-async function backends(server: Server) {
-  const name = databaseOf.get(server)
-  if (!pgClient || !name) return []
-  const query = 'select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()'
-  return (await pgClient.query<{ pid: number }>(query, [name])).rows.map((r) => Number(r.pid))
+async function pidsOf(api: Api) {
+  const name = api.database && databaseName(api.database)
+  const backends = name ? await admin('select pid from pg_stat_activity where datname = $1', [name]) : []
+  return [api.pid, ...backends.map((row) => Number(row.pid))]
 }
 
-const warm = (server: Server, requests: Request[], seconds = warmup || 0.5) => {
-  drained.delete(server)
-  return runLoad({ port: server.port, connections, requests, seconds, timeoutS: mode === 'scale' ? 120 : 10 })
+const warm = (api: Api, requests: Request[], seconds = warmup || 0.5) => {
+  api.drained = false
+  return load.runLoad(api.port, connections, requests, seconds)
 }
 
-/** Load on `server` for `seconds` (after `warmS` of warm-up); CPU counted until it drained its queue. */
-async function measure(server: Server, requests: Request[], seconds = duration, warmS = warmup) {
-  if (warmS > 0) await warm(server, requests, warmS)
-  const pids = [server.pid, ...(await backends(server))]
-  if (!drained.has(server)) await waitIdle(pids)
+/** Load on `api` for `seconds` (after `warmS` of warm-up); CPU counted until it drained its queue. */
+async function measure(api: Api, requests: Request[], seconds = duration, warmS = warmup) {
+  if (warmS > 0) await warm(api, requests, warmS)
+  const pids = await pidsOf(api)
+  if (!api.drained) await waitIdle(pids)
   const before = cpuUs(pids)
-  const m = await warm(server, requests, seconds)
+  const m = await warm(api, requests, seconds)
   m.cpuUs = cpuUs(pids) - before
   await waitIdle(pids)
-  drained.add(server)
+  api.drained = true
   return m
 }
 
@@ -307,12 +276,13 @@ async function onDemo<T>(
   }
 }
 
-/** The demo and `counts[i]` subscriptions for the i-th partner (and the claims with --claims). */
+/** The demo and `counts[i]` subscriptions for the i-th partner (and the claims with --claims, --console). */
 const setUpDatabase = (env: NodeJS.ProcessEnv, counts: number[]) =>
   onDemo(env, async (db, config, demo) => {
     const partners = await seed(db, kind === 'postgres', counts)
-    const count = Number(args['claims-count'])
-    const claims = args.claims ? await seedClaims(db, partners, count, config.timeZone) : undefined
+    const withClaims = args.claims || args.console
+    const claims = withClaims ? await seedClaims(db, partners, args.claimsCount, config.timeZone) : undefined
+    if (claims && kind === 'postgres') await sql`analyze`.execute(db) // as autovacuum would, a little later
     if (args.endpoint) {
       const receiver = await startReceiver()
       undo.push(() => receiver.close())
@@ -329,8 +299,7 @@ async function logIn(port: number, { demo, partners }: Pick<SetUp, 'demo' | 'par
   const sessions: Session[] = []
   for (const partner of partners) {
     const { client_id, client_secret } = demo.find((d) => d.id === partner.id) ?? {}
-    const login = await call(port, '/auth/login', undefined, JSON.stringify({ client_id, client_secret }))
-    check(login.status === 200, `login of partner ${partner.id}: ${login.status} ${login.text}`)
+    const login = await call(port, '/auth/login', undefined, { client_id, client_secret }, 200)
     sessions.push({ partner, token: String(login.json.token) })
   }
   return sessions
@@ -357,43 +326,41 @@ async function serve(
   log(`Migrating, loading the demo, seeding ${counts.map((n) => f(n)).join(' + ')} subscriptions…`)
   const seeding = performance.now()
   const setUp = await setUpDatabase(env, counts)
-  log(`  ${((performance.now() - seeding) / 1000).toFixed(1)} s; ${setUp.engine}`)
+  log(`  ${f((performance.now() - seeding) / 1000, 1)} s; ${setUp.engine}`)
   const older = o.lastMigration ? await freshDatabase('against', database) : undefined
   if (older) {
     const db = createDb(loadConfig({ ...serviceEnv(older), LOG_LEVEL: 'silent' }).database)
     await migrateTo(db, o.lastMigration as string).finally(() => db.destroy())
   }
-  if (database.kind === 'postgres') {
-    // Connected only now: `create database … template` needs the seeded database without sessions.
-    pgClient = new pg.Client({ connectionString: database.url })
-    await pgClient.connect()
-    undo.push(() => pgClient?.end())
-  }
   const startups: number[] = []
-  let server: Server | undefined
+  let api: Api | undefined
   for (let i = 0; i < (o.starts ?? 1); i++) {
-    if (server) await stop(server.child)
-    server = await startApi(database, env, CLI, join(tmp, 'api.log'))
-    startups.push(server.startupMs)
+    if (api) await stop(api.child)
+    api = await startApi(database, env, CLI, join(tmp, 'api.log'))
+    startups.push(api.startupMs)
   }
-  const api = server as Server
-  const sessions = await logIn(api.port, setUp)
-  if (o.sane !== false) await sanityChecks(api.port, sessions)
-  return { setUp, server: api, sessions, startups, older }
+  const server = api as Api
+  const sessions = await logIn(server.port, setUp)
+  if (o.sane !== false) await sanityChecks(server.port, sessions)
+  return { setUp, server, sessions, startups, older }
 }
 
 /** The scenarios a–d against the bare servers and the floor, with the targets' verdicts. */
 async function scenarios(r: Run) {
-  const { env, database } = r
   // Start-up is the median of 3 starts; a run of < 3 s a scenario (a smoke run) checks one, cheaper.
   const { server, sessions, startups } = await serve(r, { starts: duration < 3 ? 1 : 3 })
   const restingRss = memoryOf(server.pid).rssMb
-  const make = makers(sessions)
+  const make = load.makers(sessions)
 
   // The bare servers answer a real subscription resource, byte for byte.
   const owner = sessions[0] as Session
-  const sample = await call(server.port, `/subscriptions/${owner.partner.firstId}`, owner.token)
-  check(sample.status === 200, `GET /subscriptions/${owner.partner.firstId}: ${sample.status}`)
+  const sample = await call(
+    server.port,
+    `/subscriptions/${owner.partner.firstId}`,
+    owner.token,
+    undefined,
+    200,
+  )
   const bodyFile = join(tmp, 'body.json')
   writeFileSync(bodyFile, JSON.stringify(sample.json))
   const bare = (logFile?: string) =>
@@ -402,69 +369,76 @@ async function scenarios(r: Run) {
       BARE_BODY_FILE: bodyFile,
       ...(logFile && { BARE_LOG_FILE: logFile }),
     })
-  const [plain, logged] = [await bare(), await bare(join(tmp, 'bare.log'))]
-  const baseline: Request[] = [{ method: 'GET', path: '/baseline' }]
-  const baseRow: Row = { name: 'base: bare Fastify', runs: [], verdicts: [] }
-  const loggedRow: Row = { name: 'base+log: bare Fastify + request log', runs: [], verdicts: [] }
+  const bares: Api[] = [await bare(), await bare(join(tmp, 'bare.log'))]
+  const bareRuns: Measurement[][] = [[], []]
   // The bare servers run half their seconds before the scenarios and half after: the machine drifts.
-  const bareRuns = async () => {
+  const runBares = async () => {
     log('Bare servers…')
-    baseRow.runs.push(await measure(plain, baseline, duration / 2))
-    loggedRow.runs.push(await measure(logged, baseline, duration / 2))
+    for (const [i, api] of bares.entries())
+      bareRuns[i]?.push(await measure(api, [{ method: 'GET', path: '/baseline' }], duration / 2))
   }
-  await bareRuns()
+  await runBares()
 
   log(`The floor: recording the requests' SQL in-process, replaying it on a bare ${kind} connection…`)
   const calls = Object.fromEntries(only.map((id) => [id, make[id]]))
-  const recorded = await record(env, database, join(tmp, 'record.sqlite'), calls, 100)
-  const rows: Row[] = []
+  const recorded = await record(r.env, r.database, join(tmp, 'record.sqlite'), calls, 100)
+  const floors: Awaited<ReturnType<typeof replay>>[] = []
   for (const id of only) {
-    const floor = await replay(database, recorded.get(id) ?? [], Math.min(duration, 3))
-    log(`  (${id}) ${floor.statements} statements: ${f(floor.us, 1)} µs`)
-    rows.push({
-      name: `(${id}) ${TITLES[id]}`,
-      runs: [],
-      floorUs: floor.us,
-      statements: floor.statements,
-      verdicts: [],
-    })
+    floors.push(await replay(r.database, recorded.get(id) ?? [], Math.min(duration, 3)))
+    log(`  (${id}) ${floors.at(-1)?.statements} statements: ${f(floors.at(-1)?.us, 1)} µs`)
   }
-  for (const [i, id] of only.entries()) {
-    log(`(${id}) ${TITLES[id]}…`)
-    rows[i]?.runs.push(await measure(server, requestsOf(make[id])))
+  const runs: Measurement[] = []
+  for (const id of only) {
+    log(`(${id}) ${load.TITLES[id]}…`)
+    runs.push(await measure(server, load.requestsOf(make[id])))
   }
-  await bareRuns()
+  await runBares()
   const memory = memoryOf(server.pid)
   await stop(server.child)
 
-  const [baseUs, loggedUs] = [summary(baseRow.runs).us, summary(loggedRow.runs).us]
+  const [base, logged] = bareRuns.map(summary) as [load.Summary, load.Summary]
+  const invalid = (s: load.Summary) => s.problems && `INVALID: ${s.problems}`
+  const cells = (name: string, s: load.Summary) => [name, f(s.rps), f(s.p50, 2), f(s.p99, 2), f(s.us)]
+  const rows = [
+    [...cells('base: bare Fastify', base), '', '', '', invalid(base)],
+    [...cells('base+log: bare Fastify + request log', logged), '', '', '', invalid(logged)],
+  ]
   for (const [i, id] of only.entries()) {
-    const row = rows[i] as Row
-    const { us, p99 } = summary(row.runs)
-    row.floorUs = (row.floorUs as number) + loggedUs
+    const [s, floor] = [summary([runs[i] as Measurement]), floors[i] as { us: number; statements: number }]
+    const floorUs = floor.us + logged.us
     const limit = P99_MS[id === 'd' ? 'write' : 'read']
-    if (kind === 'sqlite')
-      row.verdicts.push(
-        verdict(row.floorUs / us >= FLOOR_TARGETS[id], `÷ floor ≥ ${FLOOR_TARGETS[id]}`),
-        verdict(p99 <= limit, `p99 ≤ ${limit} ms`),
-      )
+    const verdicts =
+      kind === 'sqlite'
+        ? [
+            verdict(floorUs / s.us >= FLOOR_TARGETS[id], `÷ floor ≥ ${FLOOR_TARGETS[id]}`),
+            verdict(s.p99 <= limit, `p99 ≤ ${limit} ms`),
+          ]
+        : []
+    const ratios = [`${f(floorUs)} (${floor.statements} st.)`, f(base.us / s.us, 2), f(floorUs / s.us, 2)]
+    rows.push([
+      ...cells(`(${id}) ${load.TITLES[id]}`, s),
+      ...ratios,
+      [invalid(s), ...verdicts].filter(Boolean).join('; '),
+    ])
   }
+  const head = [
+    'scenario',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'CPU µs/req',
+    'floor µs/req',
+    '÷ base',
+    '÷ floor',
+    'verdicts',
+  ]
+  log(`\n${load.markdown(head, rows)}\n`)
   const startup = [...startups].sort((a, b) => a - b)[startups.length >> 1] as number
-  const [rss, starts] = [
-    `${f(memory.hwmMb)} MB (${f(restingRss)} at rest)`,
-    startups.map((s) => f(s)).join(', '),
-  ]
-  const service = [
-    verdict(memory.hwmMb <= MAX_RSS_MB, `peak RSS ${rss} ≤ ${MAX_RSS_MB} MB`),
-    verdict(
-      startup <= MAX_STARTUP_MS,
-      `start-up ${f(startup)} ms (median of ${starts}) ≤ ${MAX_STARTUP_MS} ms`,
-    ),
-  ]
-  log(`\n${table([baseRow, loggedRow, ...rows], baseUs)}\n\n${service.join('\n')}`)
-  const verdicts = [...rows.flatMap((row) => row.verdicts), ...service]
-  const met = `${verdicts.filter((v) => v.startsWith('ok')).length} of ${verdicts.length} verdicts met`
-  log(`${met}. floor = base+log (${f(loggedUs, 1)} µs) + the request's SQL on a bare driver.`)
+  const rss = `${f(memory.hwmMb)} MB (${f(restingRss)} at rest)`
+  log(verdict(memory.hwmMb <= MAX_RSS_MB, `peak RSS ${rss} ≤ ${MAX_RSS_MB} MB`))
+  const starts = `${f(startup)} ms (median of ${startups.map((s) => f(s)).join(', ')})`
+  log(verdict(startup <= MAX_STARTUP_MS, `start-up ${starts} ≤ ${MAX_STARTUP_MS} ms`))
+  log(`floor = base+log (${f(logged.us, 1)} µs) + the request's SQL on a bare driver.`)
   log(`${f(subscriptions)} subscriptions, ${connections} connections, ${warmup} + ${duration} s a scenario`)
 }
 
@@ -472,13 +446,13 @@ async function scenarios(r: Run) {
  * Each side's CPU a request for `requests`, the measured seconds alternating between the two in
  * ≈ 2 s slices after a warm-up of each (the machine drifts; two processes started together meet it alike).
  */
-async function alternate(sides: Server[], requests: Request[][], order = [0, 1]) {
-  for (const i of order) await warm(sides[i] as Server, requests[i] as Request[])
+async function alternate(sides: Api[], requests: Request[][], order = [0, 1]) {
+  for (const i of order) await warm(sides[i] as Api, requests[i] as Request[])
   const runs: Measurement[][] = [[], []]
   const slices = Math.max(2, Math.round(duration / 2))
   for (let k = 0; k < slices; k++)
     for (const i of k % 2 ? [...order].reverse() : order)
-      runs[i]?.push(await measure(sides[i] as Server, requests[i] as Request[], duration / slices, 0))
+      runs[i]?.push(await measure(sides[i] as Api, requests[i] as Request[], duration / slices, 0))
   return runs
 }
 
@@ -491,7 +465,7 @@ async function scale(r: Run) {
   const { server, sessions } = await serve(r, { counts: [1000, subscriptions], sane: false })
   const us: number[] = []
   for (const session of sessions) {
-    const s = summary([await measure(server, requestsOf(makers([session]).b))])
+    const s = summary([await measure(server, load.requestsOf(load.makers([session]).b))])
     us.push(s.us)
     log(`  a page of ${f(session.partner.subscriptions)}: ${f(s.us)} µs, p50 ${f(s.p50, 2)} ms ${s.problems}`)
   }
@@ -499,58 +473,58 @@ async function scale(r: Run) {
   const paging = `paging cost at ${f(subscriptions)} rows is ${f(ratio, 2)} × at 1,000`
   log(verdict(ratio <= MAX_SCALE_RATIO, `${paging} (≤ ${MAX_SCALE_RATIO} ×)`))
 
-  log(`(d) ${TITLES.d} on a database of 2,000 subscriptions and on this one, alternating…`)
+  log(`(d) ${load.TITLES.d} on a database of 2,000 subscriptions and on this one, alternating…`)
   const small = await freshDatabase('small')
   const smallEnv = serviceEnv(small)
   const smallSetUp = await setUpDatabase(smallEnv, [1000, 1000])
   const smallApi = await startApi(small, smallEnv, CLI, join(tmp, 'small-api.log'))
-  const requests = [makers(await logIn(smallApi.port, smallSetUp)).d, makers(sessions).d].map(requestsOf)
-  const [at2k, atLarge] = (await alternate([smallApi, server], requests)).map(summary) as [Summary, Summary]
+  const requests = [load.makers(await logIn(smallApi.port, smallSetUp)).d, load.makers(sessions).d]
+  const [at2k, atLarge] = (await alternate([smallApi, server], requests.map(load.requestsOf))).map(summary)
   await stop(smallApi.child)
   for (const [label, s] of [['2,000', at2k] as const, [f(subscriptions), atLarge] as const])
-    log(`  a contract at ${label} subscriptions: ${f(s.us)} µs, p50 ${f(s.p50, 2)} ms ${s.problems}`)
-  const contracts = atLarge.us / at2k.us
+    log(`  a contract at ${label} subscriptions: ${f(s?.us)} µs, p50 ${f(s?.p50, 2)} ms ${s?.problems}`)
+  const contracts = (atLarge?.us as number) / (at2k?.us as number)
   const text = `a contract at ${f(subscriptions)} subscriptions costs ${f(contracts, 2)} × one at 2,000`
   log(verdict(contracts <= MAX_CONTRACT_SCALE_RATIO, `${text} (≤ ${MAX_CONTRACT_SCALE_RATIO} ×)`))
 }
 
 /** --against REV: each scenario's CPU a request, REV's build against this checkout's, in fresh pairs. */
 async function against(r: Run) {
-  const revision = buildRevision(args.against as string)
+  const revision = buildRevision(args.against)
   const { server, sessions, older } = await serve(r, { lastMigration: revision.lastMigration })
   await stop(server.child)
-  const olderDb = older as Database
-  const clis = [revision.cli, CLI]
+  const databases = [older as Database, r.database]
   // One key for both sides: the sessions logged in at this checkout's API are used at both.
-  const envs = [{ ...serviceEnv(olderDb), AMPARO_JWT_KEYS: r.env.AMPARO_JWT_KEYS }, r.env]
-  const make = makers(sessions)
+  const envs = [{ ...serviceEnv(older as Database), AMPARO_JWT_KEYS: r.env.AMPARO_JWT_KEYS }, r.env]
+  const make = load.makers(sessions)
   const verdicts: string[] = []
   for (const id of only) {
-    const requests = requestsOf(make[id])
+    const requests = load.requestsOf(make[id])
     const runs: Measurement[][] = [[], []]
     for (let pair = 0; pair < pairs; pair++) {
       // Two processes of one build differ by up to 25 % for life (JIT, memory layout, the core
       // they run on), so every pair is new, and which side starts and runs first alternates.
       const order = pair % 2 ? [1, 0] : [0, 1]
-      const servers: Server[] = []
+      const servers: Api[] = []
       for (const side of order)
         servers[side] = await startApi(
-          [olderDb, r.database][side] as Database,
+          databases[side] as Database,
           envs[side] as NodeJS.ProcessEnv,
-          clis[side],
+          [revision.cli, CLI][side],
         )
       const measured = await alternate(servers, [requests, requests], order)
       for (const s of servers) await stop(s.child)
       for (const [i, side] of measured.entries()) runs[i]?.push(...side)
-      const [before, after] = measured.map(summary) as [Summary, Summary]
+      const [before, after] = measured.map(summary) as [load.Summary, load.Summary]
       const problems = [before.problems, after.problems].filter(Boolean).join(', ')
-      const figures = `before ${f(before.us, 1)} µs, after ${f(after.us, 1)} µs`
-      log(`  (${id}) pair ${pair + 1}: ${figures} ${problems && `INVALID: ${problems}`}`)
+      log(
+        `  (${id}) pair ${pair + 1}: before ${f(before.us, 1)} µs, after ${f(after.us, 1)} µs ${problems && `INVALID: ${problems}`}`,
+      )
     }
     const [before, after] = runs.map((side) => summary(side).us) as [number, number]
     const change = 100 * (after / before - 1)
     const figures = `before ${f(before, 1)} µs, after ${f(after, 1)} µs a request (${change >= 0 ? '+' : ''}${f(change, 1)} %)`
-    verdicts.push(verdict(after <= before * MAX_AGAINST_RATIO, `(${id}) ${TITLES[id]}: ${figures}`))
+    verdicts.push(verdict(after <= before * MAX_AGAINST_RATIO, `(${id}) ${load.TITLES[id]}: ${figures}`))
   }
   log(`\n${revision.commit} (before) against this checkout (after), ${kind}, ${pairs} pairs`)
   for (const v of verdicts) log(v)
@@ -572,17 +546,26 @@ async function claims(r: Run) {
   log(verdict(slowest <= CLAIMS.uploadMs, `${cpu} (≤ ${CLAIMS.uploadMs} ms)`))
   const peak = `peak memory rose ${f(upload.growthMb, 1)} MB, ${f(growth, 2)} × the file`
   log(verdict(growth <= CLAIMS.memoryTimesFile, `${peak} (≤ ${CLAIMS.memoryTimesFile} ×)`))
-  const rows: Row[] = []
-  for (const [name, maker] of [
+  const scenarios = [
     ['(e) POST /claims', make.e],
     ['(f) GET /claims, a page of 15', make.f],
-    ['(b) GET /subscriptions, a page of 15', makers(sessions).b],
-  ] as [string, () => Call][]) {
+    ['(b) GET /subscriptions, a page of 15', load.makers(sessions).b],
+  ] as const
+  const measured: load.Summary[] = []
+  for (const [name, maker] of scenarios) {
     log(`${name}…`)
-    rows.push({ name, runs: [await measure(server, requestsOf(maker))], verdicts: [] })
+    measured.push(summary([await measure(server, load.requestsOf(maker))]))
   }
-  const [opening, claimsPage, page] = rows.map((row) => summary(row.runs)) as [Summary, Summary, Summary]
-  log(`\n${table(rows)}\n`)
+  const rows = measured.map((s, i) => [
+    scenarios[i]?.[0],
+    f(s.rps),
+    f(s.p50, 2),
+    f(s.p99, 2),
+    f(s.us),
+    s.problems,
+  ])
+  log(`\n${load.markdown(['scenario', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'problems'], rows)}\n`)
+  const [opening, claimsPage, page] = measured as [load.Summary, load.Summary, load.Summary]
   log(verdict(opening.p99 <= CLAIMS.p99Ms, `(e) p99 ${f(opening.p99, 2)} ms (≤ ${CLAIMS.p99Ms} ms)`))
   const ratio = claimsPage.us / page.us
   const pages = `(f) a page of claims costs ${f(ratio, 2)} × (b)'s`
@@ -593,13 +576,21 @@ async function claims(r: Run) {
 
 /** --clock: the demo partners, the own-gateway one's clock moving (bench/lib/clock.ts). */
 async function clock(r: Run) {
-  const partners = (db: Db) => seed(db, kind === 'postgres', [1, 0])
-  const setUp = await onDemo(r.env, async (db, _config, demo) => ({ demo, partners: await partners(db) }))
-  const server = await startApi(r.database, r.env, CLI, join(tmp, 'api.log'))
-  const [other, advancing] = await logIn(server.port, setUp)
+  const { server, sessions } = await serve(r, { counts: [1, 0], sane: false })
+  const [other, advancing] = sessions
   check(advancing?.partner.gateway === 'own' && other, 'the second demo partner should use the own gateway')
-  await clockBench({ port: server.port, advancing, other, log })
+  await clockBench(server.port, advancing, other, log)
   await stop(server.child)
+}
+
+/** --console: the claims seeded too, the console's listener on a port of its own (bench/lib/console.ts). */
+async function consoleScreens(r: Run) {
+  const env = { ...r.env, AMPARO_CONSOLE_PORT: String(await freePort()) }
+  const { setUp } = await serve({ ...r, env })
+  const bench = { cli: CLI, env, logFile: join(tmp, 'api.log'), log }
+  await consoleBench(bench, Number(env.AMPARO_CONSOLE_PORT), setUp.partners, args.calls)
+  const claims = [...(setUp.claims?.claims.values() ?? [])].reduce((a, b) => a + b, 0)
+  log(`${f(subscriptions)} subscriptions, ${f(claims)} claims`)
 }
 
 const MODES: Record<NonNullable<typeof mode>, (r: Run) => Promise<unknown>> = {
@@ -607,25 +598,30 @@ const MODES: Record<NonNullable<typeof mode>, (r: Run) => Promise<unknown>> = {
   scale,
   claims,
   clock,
+  console: consoleScreens,
   recurrence: ({ env }) =>
     onDemo(env, (db, { timeZone }) =>
-      recurrenceBench({ db, postgres: kind === 'postgres', timeZone, cli: CLI, env, log }),
+      recurrenceBench(
+        { cli: CLI, env, logFile: join(tmp, 'worker.log'), log },
+        db,
+        kind === 'postgres',
+        timeZone,
+      ),
     ),
   webhooks: ({ env }) =>
     onDemo(env, (db) =>
-      webhooksBench({ db, cli: CLI, env, count: events, logFile: join(tmp, 'worker.log'), log }),
+      webhooksBench({ cli: CLI, env, logFile: join(tmp, 'worker.log'), log }, db, args.events),
     ),
 }
 
 async function main() {
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}`
-  log(`Amparo bench, ${kind}; ${machine}; load ${load()}`)
-  if (!args['no-build']) run('npm', ['run', 'build'], ROOT)
+  log(`Amparo bench, ${kind}; ${machine}; load ${loadAverage()}`)
+  if (args.build) run('npm', ['run', 'build'], ROOT)
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build`)
-  tmp = mkdtempSync(join(tmpdir(), 'amparo-bench-'))
   const database = await freshDatabase('amparo')
   await (mode ? MODES[mode] : scenarios)({ database, env: serviceEnv(database) })
-  log(`load ${load()}`)
+  log(`\n${load.verdictsMet()}; load ${loadAverage()}`)
 }
 
 main()

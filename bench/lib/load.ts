@@ -1,11 +1,19 @@
-import autocannon, { type Request, type Result } from 'autocannon'
+import autocannon, { type Request } from 'autocannon'
 import type { PartnerData } from './seed.js'
 
-// The scenarios, and the autocannon runs that drive them.
+// The scenarios, the autocannon runs that drive them, and what every mode prints.
 
 export interface Session {
   partner: PartnerData
   token: string
+}
+
+/** What run.ts gives a mode: the built CLI, the service's environment, its processes' log, the output. */
+export interface Bench {
+  cli: string
+  env: NodeJS.ProcessEnv
+  logFile: string
+  log: (line?: string) => void
 }
 
 export type ScenarioId = 'a' | 'b' | 'c' | 'd'
@@ -25,30 +33,24 @@ export interface Call {
 }
 
 const int = (min: number, max: number) => min + Math.floor(Math.random() * (max - min + 1))
-const pick = <T>(items: readonly T[]) => items[Math.floor(Math.random() * items.length)] as T
+export const pick = <T>(items: readonly T[]) => items[Math.floor(Math.random() * items.length)] as T
 
 /** The scenarios as request makers over the sessions' partners. */
 export function makers(sessions: Session[]): Record<ScenarioId, () => Call> {
+  const get = (path: (s: Session) => string) => (): Call => {
+    const session = pick(sessions)
+    return { method: 'GET', path: path(session), session }
+  }
   return {
-    a: () => {
-      const session = pick(sessions)
-      return {
-        method: 'GET',
-        path: `/subscriptions/${int(session.partner.firstId, session.partner.lastId)}`,
-        session,
-      }
-    },
-    b: () => {
-      const session = pick(sessions)
-      const page = int(1, Math.max(1, Math.ceil(session.partner.subscriptions / 15)))
-      return { method: 'GET', path: `/subscriptions?page=${page}&per_page=15`, session }
-    },
-    c: () => {
-      const session = pick(sessions)
-      const model = pick(session.partner.models)
+    a: get(({ partner }) => `/subscriptions/${int(partner.firstId, partner.lastId)}`),
+    b: get(
+      ({ partner }) => `/subscriptions?page=${int(1, Math.ceil(partner.subscriptions / 15))}&per_page=15`,
+    ),
+    c: get(({ partner }) => {
+      const model = pick(partner.models)
       const maxima = Math.random() < 0.5 ? `&maxima=${(model.defaultLmi * 0.008).toFixed(2)}` : ''
-      return { method: 'GET', path: `/quotation?model_id=${model.id}${maxima}`, session }
-    },
+      return `/quotation?model_id=${model.id}${maxima}`
+    }),
     d: () => {
       const session = pick(sessions)
       const { planIds, documents, models } = session.partner
@@ -65,8 +67,17 @@ export function makers(sessions: Session[]): Record<ScenarioId, () => Call> {
   }
 }
 
-/** A request to the API on `port` (a body: POST; `''`, POST without one); status, JSON and its start. */
-export async function call(port: number, path: string, token?: string | null, body?: object | string) {
+/**
+ * A request to the API on `port` (a body: POST; `''`, POST without one): its status, text and JSON.
+ * With `expected`, any other status fails the run.
+ */
+export async function call(
+  port: number,
+  path: string,
+  token?: string | null,
+  body?: object | string,
+  expected?: number,
+) {
   const payload = typeof body === 'object' ? JSON.stringify(body) : body || undefined
   const response = await fetch(`http://127.0.0.1:${port}${path}`, {
     method: body === undefined ? 'GET' : 'POST',
@@ -79,9 +90,11 @@ export async function call(port: number, path: string, token?: string | null, bo
     signal: AbortSignal.timeout(600_000),
   })
   const text = await response.text()
+  const status = response.status
+  check(expected === undefined || status === expected, `${path}: ${status} ${text.slice(0, 300)}`)
   // biome-ignore lint/suspicious/noExplicitAny: JSON of several shapes, checked by the callers
   const json: any = /^[[{]/.test(text) ? JSON.parse(text) : {}
-  return { status: response.status, text: text.slice(0, 300), json }
+  return { status, text: text.slice(0, 300), json }
 }
 
 export function check(condition: unknown, message: string): asserts condition {
@@ -117,34 +130,20 @@ export interface Measurement {
  * `connections` connections for `seconds`, after 0.5 s on the same connections that are neither
  * counted nor timed: the first requests on new connections are slow enough to move a short run's p99.
  */
-export async function runLoad(options: {
-  port: number
-  connections: number
-  seconds: number
-  requests: Request[]
-  timeoutS: number
-}): Promise<Measurement> {
+export async function runLoad(port: number, connections: number, requests: Request[], seconds: number) {
   const m: Measurement = { seconds: 0, responses: 0, latencies: [], problems: [], cpuUs: 0 }
   const statuses: Record<string, number> = {}
   const started = performance.now() + 500
-  const result = await new Promise<Result>((resolve, reject) => {
-    const instance = autocannon(
-      {
-        url: `http://127.0.0.1:${options.port}`,
-        connections: options.connections,
-        duration: options.seconds + 0.5,
-        timeout: options.timeoutS,
-        requests: options.requests,
-      },
-      (error, res) => (error ? reject(error) : resolve(res)),
-    )
-    instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
-      m.responses += 1
-      if (performance.now() - ms < started) return
-      if (status >= 200 && status < 300) m.latencies.push(ms)
-      else statuses[status] = (statuses[status] ?? 0) + 1
-    })
+  const url = `http://127.0.0.1:${port}`
+  // A request's timeout: --scale's pages of 1,000,000 rows may wait long behind 50 connections.
+  const running = autocannon({ url, connections, requests, duration: seconds + 0.5, timeout: 120 })
+  running.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
+    m.responses += 1
+    if (performance.now() - ms < started) return
+    if (status >= 200 && status < 300) m.latencies.push(ms)
+    else statuses[status] = (statuses[status] ?? 0) + 1
   })
+  const result = await running
   m.seconds = (performance.now() - started) / 1000
   m.problems = Object.entries(statuses).map(([code, n]) => `${n}×${code}`)
   if (result.errors) m.problems.push(`${result.errors} errors`)
@@ -155,8 +154,9 @@ export async function runLoad(options: {
 /** Several measurements as one: CPU µs a response, 2xx a second, percentiles of the latencies. */
 export function summary(runs: Measurement[]) {
   const sum = (f: (m: Measurement) => number) => runs.reduce((s, m) => s + f(m), 0)
-  const latencies = runs.flatMap((m) => m.latencies).sort((a, b) => a - b)
+  const latencies = runs.flatMap((m) => m.latencies)
   return {
+    ...percentiles(latencies),
     us:
       sum((m) => m.cpuUs) /
       Math.max(
@@ -164,15 +164,17 @@ export function summary(runs: Measurement[]) {
         sum((m) => m.responses),
       ),
     rps: latencies.length / sum((m) => m.seconds),
-    p50: quantile(latencies, 0.5),
-    p99: quantile(latencies, 0.99),
     problems: runs.flatMap((m) => m.problems).join(', '),
   }
 }
 export type Summary = ReturnType<typeof summary>
 
-export const quantile = (sorted: number[], q: number) =>
-  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN
+/** The count, median, 99th percentile and maximum of latencies (ms). */
+export function percentiles(latencies: number[]) {
+  const sorted = [...latencies].sort((a, b) => a - b)
+  const at = (q: number) => sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN
+  return { n: sorted.length, p50: at(0.5), p99: at(0.99), max: at(1) }
+}
 
 /** A figure as the tables print it (thousands separated); blank when not a number. */
 export const f = (n: number | undefined, digits = 0) =>
@@ -180,35 +182,15 @@ export const f = (n: number | undefined, digits = 0) =>
     ? ''
     : n.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
-/** A verdict line: `ok …` or `FAIL …`. */
-export const verdict = (met: boolean, text: string) => `${met ? 'ok' : 'FAIL'} ${text}`
-
-export interface Row {
-  name: string
-  runs: Measurement[]
-  floorUs?: number
-  statements?: number
-  verdicts: string[]
+const verdicts: string[] = []
+/** A verdict line, `ok …` or `FAIL …`, counted for the run's last line (verdictsMet). */
+export function verdict(met: boolean, text: string) {
+  verdicts.push(`${met ? 'ok' : 'FAIL'} ${text}`)
+  return verdicts.at(-1) as string
 }
+export const verdictsMet = () =>
+  `${verdicts.filter((v) => v.startsWith('ok')).length} of ${verdicts.length} verdicts met`
 
-/** The scenarios' table; `baseUs` (the bare server's CPU a request) gives the ÷ base column. */
-export function table(rows: Row[], baseUs = Number.NaN): string {
-  const lines = rows.map((row) => {
-    const s = summary(row.runs)
-    const floor = row.floorUs
-    return `| ${[
-      row.name,
-      f(s.rps),
-      f(s.p50, 2),
-      f(s.p99, 2),
-      f(s.us),
-      floor === undefined ? '' : `${f(floor)} (${row.statements} st.)`,
-      row.name.startsWith('base') ? '' : f(baseUs / s.us, 2),
-      floor === undefined ? '' : f(floor / s.us, 2),
-      [s.problems && `INVALID: ${s.problems}`, ...row.verdicts].filter(Boolean).join('; '),
-    ].join(' | ')} |`
-  })
-  const head =
-    '| scenario | req/s | p50 ms | p99 ms | CPU µs/req | floor µs/req | ÷ base | ÷ floor | verdicts |'
-  return [head, `|${' --- |'.repeat(9)}`, ...lines].join('\n')
-}
+/** A Markdown table. */
+export const markdown = (head: string[], rows: unknown[][]) =>
+  [head, head.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n')

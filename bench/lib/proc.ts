@@ -11,30 +11,24 @@ process.on('exit', () => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL')
 })
 
-export interface Server {
-  child: ChildProcess
-  pid: number
-  port: number
-  /** Milliseconds from spawn to the first 200 of /health. */
-  startupMs: number
-}
+export type Server = Awaited<ReturnType<typeof startServer>>
 
-/** `node ...args`, stopped with the others; stdout (and stderr unless `keepStderr`) to `logFile`. */
+/** `node ...args`, stopped with the others; its output to `logFile` (stderr piped with `pipeStderr`). */
 export function startProcess(
   args: string[],
   env: NodeJS.ProcessEnv,
   logFile = '/dev/null',
-  keepStderr = false,
+  pipeStderr = false,
 ) {
   const out = openSync(logFile, 'a')
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', out, keepStderr ? 'pipe' : out] })
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', out, pipeStderr ? 'pipe' : out] })
   closeSync(out)
   children.add(child)
   child.once('exit', () => children.delete(child))
   return child
 }
 
-/** `node ...args` with PORT=`port` in `env`, once its /health answers 200; stdout to `logFile`. */
+/** `node ...args` with PORT in `env`, once its /health answers 200 (`startupMs` after the spawn). */
 export async function startServer(args: string[], env: NodeJS.ProcessEnv, logFile = '/dev/null') {
   const port = await freePort()
   const started = performance.now()
@@ -55,7 +49,7 @@ export async function startServer(args: string[], env: NodeJS.ProcessEnv, logFil
     }
     await sleep(5)
   }
-  return { child, pid: child.pid as number, port, startupMs: performance.now() - started } satisfies Server
+  return { child, pid: child.pid as number, port, startupMs: performance.now() - started }
 }
 
 /** SIGTERM, then SIGKILL after 12 s; resolves once the process is gone. */
@@ -70,18 +64,19 @@ export async function stop(child: ChildProcess): Promise<void> {
 
 export const stopAll = () => Promise.all([...children].map(stop))
 
-/** `command ...words` to its end (5 min at most); its stdout, or an error with the end of its output. */
+/** `command ...words` to its end (15 min at most: a build on a busy machine); its stdout, or an error. */
 export function run(command: string, words: string[], cwd: string): string {
-  const r = spawnSync(command, words, { cwd, encoding: 'utf8', timeout: 300_000 })
+  const r = spawnSync(command, words, { cwd, encoding: 'utf8', timeout: 900_000 })
   if (r.status !== 0)
-    throw new Error(`${command} ${words.join(' ')} failed:\n${(r.stdout + r.stderr).slice(-2000)}`)
+    throw new Error(
+      `${command} ${words.join(' ')} failed (${r.signal ?? r.status}):\n${(r.stdout + r.stderr).slice(-2000)}`,
+    )
   return r.stdout.trim()
 }
 
 /** `node ...args` to its end, asynchronously (the bench keeps measuring meanwhile); its stdout. */
-export async function runNode(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  return (await promisify(execFile)(process.execPath, args, { env, maxBuffer: 64 << 20 })).stdout
-}
+export const runNode = async (args: string[], env: NodeJS.ProcessEnv) =>
+  (await promisify(execFile)(process.execPath, args, { env, maxBuffer: 64 << 20 })).stdout
 
 /** Polls `condition` every 10 ms for up to `seconds`; throws naming `what` if it never holds. */
 export async function until(condition: () => boolean, seconds: number, what: string) {
@@ -89,15 +84,12 @@ export async function until(condition: () => boolean, seconds: number, what: str
     if (performance.now() > deadline) throw new Error(`${what}: not done in ${seconds} s`)
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
-    })
-  })
+export async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1')
+  await new Promise((resolve) => server.once('listening', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise((resolve) => server.close(resolve))
+  return port
 }
 
 /** Resident memory now and its peak since start (VmRSS, VmHWM), MB. */

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Db } from '../../src/db/database.js'
 import { recordEvent } from '../../src/modules/events/event.service.js'
 import { createEndpoint } from '../../src/modules/webhooks/webhook-endpoint.service.js'
-import { quantile, verdict } from './load.js'
+import { type Bench, f, percentiles, verdict } from './load.js'
 import { startProcess, stop, until } from './proc.js'
 
 // `--webhooks` (issue 24): N pending events delivered by one `amparo worker` (dist/) to a receiver
@@ -50,7 +50,7 @@ export async function addEndpoint(db: Db, partnerId: number, url: string) {
 /** `count` events of the partner, committed in transactions of 500; answers their ids. */
 async function addEvents(db: Db, partnerId: number, count: number): Promise<string[]> {
   const ids: string[] = []
-  for (let i = 0; i < count; i += 500) {
+  for (let i = 0; i < count; i += 500)
     await db.transaction().execute(async (trx) => {
       for (let n = i; n < Math.min(count, i + 500); n++) {
         const object = { id: n, object: 'subscription', status: 'pending' }
@@ -58,43 +58,25 @@ async function addEvents(db: Db, partnerId: number, count: number): Promise<stri
         ids.push(await recordEvent(trx, { partnerId, type: 'subscription.created', object, now }))
       }
     })
-  }
   return ids
 }
 
-interface Options {
-  db: Db
-  cli: string
-  env: NodeJS.ProcessEnv
-  count: number
-  logFile: string
-  log: (line?: string) => void
-}
-
-export async function webhooksBench({ db, cli, env, count, logFile, log }: Options) {
+export async function webhooksBench({ cli, env, logFile, log }: Bench, db: Db, count: number) {
   const receiver = await startReceiver()
   const [a, b] = await db.selectFrom('partners').select('id').orderBy('id').limit(2).execute()
   if (!a || !b) throw new Error('the demo should have two partners')
   const endpointA = await addEndpoint(db, a.id, `${receiver.url}/ok`)
   log(`Seeding ${count} events for partner ${a.id} (one endpoint)…`)
   const ids = await addEvents(db, a.id, count)
-  const verdicts: string[] = []
   log('One `amparo worker` delivering them…')
   const started = performance.now()
   const worker = startProcess([cli, 'worker'], env, logFile)
   try {
     await until(() => ids.every((id) => receiver.received.has(id)), 300, 'delivery')
     const seconds = (Math.max(...receiver.received.values()) - started) / 1000
-    const done = await db
-      .selectFrom('webhook_deliveries')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('status', '=', 'succeeded')
-      .executeTakeFirstOrThrow()
     const rate = count / seconds
-    log(
-      `  ${count} delivered in ${seconds.toFixed(1)} s (spawn to the last receipt): ${rate.toFixed(0)} a second; ${done.n} succeeded rows`,
-    )
-    verdicts.push(verdict(rate >= TARGET_RATE, `${rate.toFixed(0)} deliveries/s ≥ ${TARGET_RATE}`))
+    log(`  ${count} delivered in ${f(seconds, 1)} s (spawn to the last receipt): ${f(rate)} a second`)
+    const rated = verdict(rate >= TARGET_RATE, `${f(rate)} deliveries/s ≥ ${TARGET_RATE}`)
 
     log(
       `Isolation: partner ${a.id}'s endpoint hangs (${HANGING} deliveries), partner ${b.id} gets ${SPACED.count} events ${SPACED.ms} ms apart…`,
@@ -113,22 +95,26 @@ export async function webhooksBench({ db, cli, env, count, logFile, log }: Optio
       committed.set(id as string, performance.now())
       await sleep(SPACED.ms)
     }
-    const arrived = () => [...committed.keys()].every((id) => receiver.received.has(id))
-    await until(arrived, 60, "partner B's delivery")
-    const lags = [...committed]
-      .map(([id, at]) => (receiver.received.get(id) as number) - at)
-      .sort((x, y) => x - y)
-    const [p50, p99] = [quantile(lags, 0.5), quantile(lags, 0.99)]
-    log(
-      `  B's commit→receipt lag: p50 ${p50.toFixed(0)} ms, p99 ${p99.toFixed(0)} ms, max ${lags.at(-1)?.toFixed(0)} ms; ${receiver.hanging.size} requests hanging at A's endpoint`,
+    await until(
+      () => [...committed.keys()].every((id) => receiver.received.has(id)),
+      60,
+      "partner B's delivery",
     )
-    const lag = `p99 lag ${p99.toFixed(0)} ms ≤ ${TARGET_P99_MS} ms`
-    verdicts.push(verdict(p99 <= TARGET_P99_MS, `${lag} beside a hanging endpoint`))
+    const lags = percentiles([...committed].map(([id, at]) => (receiver.received.get(id) as number) - at))
+    const hanging = `${receiver.hanging.size} requests hanging at A's endpoint`
+    log(
+      `  B's commit→receipt lag: p50 ${f(lags.p50)} ms, p99 ${f(lags.p99)} ms, max ${f(lags.max)} ms; ${hanging}\n`,
+    )
+    log(rated)
+    log(
+      verdict(
+        lags.p99 <= TARGET_P99_MS,
+        `p99 lag ${f(lags.p99)} ms ≤ ${TARGET_P99_MS} ms beside a hanging endpoint`,
+      ),
+    )
   } finally {
     // The hanging attempts end at once (the worker lets attempts in flight finish before it exits).
     await receiver.close()
     await stop(worker)
   }
-  log('')
-  for (const v of verdicts) log(v)
 }

@@ -1,0 +1,97 @@
+import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { URI } from 'otpauth'
+import { type Bench, check, f, markdown, percentiles, verdict } from './load.js'
+import { runNode, until } from './proc.js'
+import type { PartnerData } from './seed.js'
+
+// `--console` (issue 36): the operator console's API calls behind each screen (README, Operator
+// console), as an operator made by `amparo operator create` who signed in with TOTP. Calls go one at
+// a time, the screens taking turns; a call's server time is its request log line's `ms`.
+
+const BUDGET_MS = 300
+
+/** The month `back` months before this one, `YYYY-MM` (UTC), as the dashboard's period takes them. */
+const month = (back: number) => {
+  const day = new Date()
+  day.setUTCDate(1)
+  day.setUTCMonth(day.getUTCMonth() - back)
+  return day.toISOString().slice(0, 7)
+}
+
+/** Signed in at the console on `port`, `calls` measured calls of each request. */
+export async function consoleBench(
+  { cli, env, logFile, log }: Bench,
+  port: number,
+  partners: PartnerData[],
+  calls: number,
+) {
+  const origin = `http://127.0.0.1:${port}`
+  const [email, password] = ['bench@amparo.example', randomBytes(12).toString('hex')]
+  const operator = ['operator', 'create', '--email', email, '--role', 'admin', '--password', password]
+  await runNode([cli, ...operator], env)
+  let cookie = ''
+  const send = async (path: string, body?: object) => {
+    const answer = await fetch(origin + path, {
+      method: body ? 'POST' : 'GET',
+      headers: { origin, cookie, accept: 'application/json', 'content-type': 'application/json' },
+      body: body && JSON.stringify(body),
+    })
+    cookie = answer.headers.getSetCookie()[0]?.split(';')[0] ?? cookie
+    const text = await answer.text()
+    check(answer.ok, `${path}: ${answer.status} ${text.slice(0, 300)}`)
+    // biome-ignore lint/suspicious/noExplicitAny: JSON of several shapes, read by the caller
+    return { json: JSON.parse(text) as any, requestId: String(answer.headers.get('x-request-id')) }
+  }
+  const enrolling = await send('/api/session', { email, password, enroll: true })
+  check(enrolling.json.stage === 'enroll', `sign-in: ${JSON.stringify(enrolling.json).slice(0, 300)}`)
+  await send('/api/session/totp', { code: URI.parse(enrolling.json.otpauth_url).generate() })
+
+  const [partner] = partners as [PartnerData]
+  const queue = (await send('/api/claims')).json
+  const open = (await send('/api/claims?status=open')).json
+  const claim = (await send(`/api/claims/${queue.data[0]?.id}`)).json
+  const requests: [string, string][] = [
+    ['Painel: GET /api/dashboard (12 months)', '/api/dashboard'],
+    ['Painel: 24 months', `/api/dashboard?from=${month(23)}&to=${month(0)}`],
+    ['Sinistros: GET /api/claims (the queue)', '/api/claims'],
+    ['Sinistros: open, the last page', `/api/claims?status=open&page=${open.last_page}`],
+    ['Sinistros: fraud signals of a partner', `/api/claims?fraud=true&partner_id=${partner.id}`],
+    ['Sinistro: GET /api/claims/{id}', `/api/claims/${claim.id}`],
+    ['Busca: a CPF', `/api/search?q=${partner.documents[0]}`],
+    ['Busca: an IMEI', `/api/search?q=${claim.device.serial_number}`],
+    ['Busca: a claim number', `/api/search?q=${claim.number}`],
+    ['Parceiros: GET /api/partners', '/api/partners'],
+    ...partners.map((p): [string, string] => [`Parceiro ${p.id} (delivery health)`, `/api/partners/${p.id}`]),
+    ['Reembolsos: failed', '/api/refunds?status=failed'],
+    ['Auditoria: GET /api/audit', '/api/audit'],
+    ['Operadores: GET /api/operators', '/api/operators'],
+  ]
+  log(`${requests.length} requests, ${calls} calls each (after one not counted), taking turns…`)
+  const ids = requests.map(() => [] as string[])
+  for (let n = 0; n <= calls; n++)
+    for (const [i, [, path]] of requests.entries()) {
+      const { requestId } = await send(path)
+      if (n > 0) ids[i]?.push(requestId)
+    }
+
+  // The log's `ms`: Fastify's time from the request's arrival to the answer's end.
+  const times = new Map<string, number>()
+  await until(
+    () => {
+      for (const line of readFileSync(logFile, 'utf8').split('\n'))
+        if (line.includes('"request completed"')) {
+          const { reqId, ms } = JSON.parse(line)
+          times.set(reqId, ms)
+        }
+      return ids.every((list) => list.every((id) => times.has(id)))
+    },
+    10,
+    "the console's request log",
+  )
+  const rows = requests.map(([name], i) => {
+    const { p50, p99, max } = percentiles((ids[i] ?? []).map((id) => times.get(id) as number))
+    return [name, f(p50, 1), f(p99, 1), f(max, 1), verdict(p99 <= BUDGET_MS, `p99 ≤ ${BUDGET_MS} ms`)]
+  })
+  log(`\n${markdown(['request', 'p50 ms', 'p99 ms', 'slowest ms', 'verdict'], rows)}`)
+}
