@@ -11,7 +11,7 @@ import {
   sha256,
 } from './helpers/claim-documents.js'
 import { expectedError } from './helpers/errors.js'
-import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { useTestApp } from './helpers/test-app.js'
 import {
   ANNUAL,
   bearer,
@@ -25,16 +25,15 @@ import {
 // POST /claims/{id}/documents and GET /claims/{id}/documents/{documentId} (README, Claims).
 
 const logLines: string[] = []
-let ctx: TestContext
 let token: string
 let otherToken: string
 let subscription: { id: number; partner_id: number; plan_id: number; customer_id: number; model_id: number }
 
+const ctx = useTestApp({
+  logStream: { write: (line) => void logLines.push(line) },
+  env: { LOG_LEVEL: 'trace' },
+})
 beforeAll(async () => {
-  ctx = await createTestApp({
-    logStream: { write: (line) => void logLines.push(line) },
-    env: { LOG_LEVEL: 'trace' },
-  })
   const catalog = await seedCatalog(ctx.db)
   const mine = await partnerWithToken(ctx.app, ctx.db)
   const other = await partnerWithToken(ctx.app, ctx.db)
@@ -56,7 +55,6 @@ beforeAll(async () => {
     .where('id', '=', contracted.json().id)
     .executeTakeFirstOrThrow()
 })
-afterAll(() => ctx.close())
 
 const claim = (
   type: Parameters<typeof insertTestClaim>[2] = 'accidental_damage',
