@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { LightMyRequestResponse } from 'fastify'
 import { decodeJwt, decodeProtectedHeader, type JWTPayload, SignJWT } from 'jose'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { revokeCredentials } from '../src/modules/partners/partner.service.js'
 import { expectedError, unauthenticatedText } from './helpers/errors.js'
 import { useTestApp } from './helpers/test-app.js'

@@ -1,5 +1,5 @@
 import { connect } from 'node:net'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import {
   BOUNDARY,
   documentForm,

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from './helpers/test-app.js'
 
 // /docs works from anywhere (issue 26 point 5): opened over plain http from another machine, every

@@ -1,5 +1,5 @@
 import { connect } from 'node:net'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { BODY_LIMIT } from '../src/plugins/http.js'
 import { expectedError } from './helpers/errors.js'
 import { useTestApp } from './helpers/test-app.js'

@@ -1,5 +1,5 @@
 import { connect, type Socket } from 'node:net'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, useTestApp } from './helpers/test-app.js'
 import { login, seedPartner, type TestPartner } from './helpers/world.js'
 

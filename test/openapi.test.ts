@@ -1,5 +1,5 @@
 import { Validator } from '@seriousme/openapi-schema-validator'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { EVENT_TYPES } from '../src/modules/events/event.service.js'
 import { createTestApp, useTestApp } from './helpers/test-app.js'
 import { bearer, partnerWithToken, seedCatalog } from './helpers/world.js'

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { subscriptionCard } from './helpers/bodies.js'
 import { useTestApp } from './helpers/test-app.js'
 import { answer, bearer, galaxyOf, type Seller, seller, subscribe } from './helpers/world.js'

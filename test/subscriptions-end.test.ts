@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { addMonthsClamped } from '../src/shared/time.js'
 import { subscriptionCard } from './helpers/bodies.js'
 import { useTestApp } from './helpers/test-app.js'
