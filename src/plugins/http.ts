@@ -10,7 +10,7 @@ import {
 } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Config } from '../config.js'
-import { documentOnWrites, hookList, mayCarryBody } from '../http/http-schemas.js'
+import { documentOnWrites, hookList, mayCarryBody } from '../http/route-documentation.js'
 import { AppError } from '../shared/errors.js'
 import { MAX_JSON_DEPTH, nestsDeeperThan, readBody, sizeLabel } from './body-reader.js'
 import { errorBody, routeNotFound, serverError } from './errors.js'
