@@ -1,6 +1,6 @@
 import { connect } from 'node:net'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { BODY_LIMIT } from '../src/plugins/http.js'
+import { BODY_LIMIT } from '../src/plugins/server-options.js'
 import { expectedError } from './helpers/errors.js'
 import { useTestApp } from './helpers/test-app.js'
 import { bearer, partnerWithToken, seedCatalog, type TestPartner } from './helpers/world.js'
