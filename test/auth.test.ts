@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import type { LightMyRequestResponse } from 'fastify'
 import { decodeJwt, decodeProtectedHeader, type JWTPayload, SignJWT } from 'jose'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { revokeCredentials } from '../src/modules/partners/partner.service.js'
 import { expectedError, unauthenticatedText } from './helpers/errors.js'
-import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { useTestApp } from './helpers/test-app.js'
 import { TEST_JWT_KEYS } from './helpers/test-db.js'
 import { bearer, login, seedCatalog, seedPartner, seedUser, type TestPartner } from './helpers/world.js'
 
@@ -22,29 +22,27 @@ const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
 const USER_EMAIL = 'ops@partner.example'
 const USER_PASSWORD = 'correct horse battery'
 
-let ctx: TestContext
 let partner: TestPartner
 let other: TestPartner
 /** Everything the app logs during this file, at trace level, through the production logger options. */
 const logLines: string[] = []
 
-beforeAll(async () => {
-  // One app and database for the whole file (see the logs tests at the end).
-  ctx = await createTestApp({
-    clock,
-    env: { LOG_LEVEL: 'trace' },
-    logStream: {
-      write: (line: string) => {
-        logLines.push(line)
-      },
+// One app and database for the whole file (see the logs tests at the end).
+const ctx = useTestApp({
+  clock,
+  env: { LOG_LEVEL: 'trace' },
+  logStream: {
+    write: (line: string) => {
+      logLines.push(line)
     },
-  })
+  },
+})
+beforeAll(async () => {
   await seedCatalog(ctx.db)
   partner = await seedPartner(ctx.db)
   other = await seedPartner(ctx.db, 'own')
   await seedUser(ctx.db, partner.id, USER_EMAIL, USER_PASSWORD)
 })
-afterAll(() => ctx?.close())
 afterEach(() => {
   now = START
 })

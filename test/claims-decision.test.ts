@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import {
   type ClaimParty,
   claimOf,
@@ -8,25 +8,22 @@ import {
   paidSubscription,
 } from './helpers/claim-decisions-world.js'
 import { expectedError } from './helpers/errors.js'
-import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { useTestApp } from './helpers/test-app.js'
 import { seedCatalog } from './helpers/world.js'
 
 // The decision of a claim through the sandbox (POST /sandbox/claims/{id}/decision), under the
 // operator's rules (README, Claims: decision and settlement). Galaxy S25: LMI R$ 6,499.00, franchise
 // 15 % = R$ 974.85.
 
-let ctx: TestContext
 let p: ClaimParty
 let other: ClaimParty
 
+const ctx = useTestApp()
 beforeAll(async () => {
-  ctx = await createTestApp()
-  await ctx.app.ready()
   const model = (await seedCatalog(ctx.db)).model('Galaxy S25').id
   p = await claimParty(ctx.app, ctx.db, model)
   other = await claimParty(ctx.app, ctx.db, model)
 })
-afterAll(() => ctx?.close())
 
 const underReview = async (party = p) =>
   claimOf(ctx.db, { subscriptionId: await paidSubscription(ctx.app, party) })

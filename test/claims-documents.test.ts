@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import {
   BOUNDARY,
   documentForm,
@@ -13,7 +13,7 @@ import {
   sha256,
 } from './helpers/claim-documents.js'
 import { expectedError } from './helpers/errors.js'
-import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { useTestApp } from './helpers/test-app.js'
 import {
   ANNUAL,
   bearer,
@@ -27,16 +27,15 @@ import {
 // POST /claims/{id}/documents and GET /claims/{id}/documents/{documentId} (README, Claims).
 
 const logLines: string[] = []
-let ctx: TestContext
 let token: string
 let otherToken: string
 let subscription: { id: number; partner_id: number; plan_id: number; customer_id: number; model_id: number }
 
+const ctx = useTestApp({
+  logStream: { write: (line) => void logLines.push(line) },
+  env: { LOG_LEVEL: 'trace' },
+})
 beforeAll(async () => {
-  ctx = await createTestApp({
-    logStream: { write: (line) => void logLines.push(line) },
-    env: { LOG_LEVEL: 'trace' },
-  })
   const catalog = await seedCatalog(ctx.db)
   const mine = await partnerWithToken(ctx.app, ctx.db)
   const other = await partnerWithToken(ctx.app, ctx.db)
@@ -58,7 +57,6 @@ beforeAll(async () => {
     .where('id', '=', contracted.json().id)
     .executeTakeFirstOrThrow()
 })
-afterAll(() => ctx.close())
 
 const claim = (
   type: Parameters<typeof insertTestClaim>[2] = 'accidental_damage',

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { uniqueImei } from './helpers/bodies.js'
 import {
   type ClaimParty,
@@ -10,24 +10,21 @@ import {
   paidSubscription,
   settle,
 } from './helpers/claim-decisions-world.js'
-import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { useTestApp } from './helpers/test-app.js'
 import { bearer, seedCatalog } from './helpers/world.js'
 
 // The settlement of a claim through the sandbox (POST /sandbox/claims/{id}/settle) and what it does
 // to the contract (README, Claims: decision and settlement): a replacement or an indemnity ends it
 // as `claim_settled` and frees the device; a repair keeps it.
 
-let ctx: TestContext
 let model: number
 let p: ClaimParty
 
+const ctx = useTestApp()
 beforeAll(async () => {
-  ctx = await createTestApp()
-  await ctx.app.ready()
   model = (await seedCatalog(ctx.db)).model('Galaxy S25').id
   p = await claimParty(ctx.app, ctx.db, model)
 })
-afterAll(() => ctx?.close())
 
 const get = async (party: ClaimParty, url: string) => {
   const response = await ctx.app.inject({ method: 'GET', url, headers: bearer(party.token) })

@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { App } from '../src/app.js'
+import { describe, expect, it } from 'vitest'
 import demoCatalog from '../src/demo/demo-catalog.json' with { type: 'json' }
 import { amparoOn, count, json, keys, sqliteFile, useCliWorld, writeJsonFile } from './helpers/cli.js'
-import { buildCheckedApp } from './helpers/test-app.js'
-import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+import { useTestApp } from './helpers/test-app.js'
 import { demoLogins } from './helpers/world.js'
 
 // amparo demo: the demo catalog and partners, idempotent, never in production.
@@ -14,18 +12,7 @@ useCliWorld()
 // Each test runs `amparo demo` (migrations, the catalog, two partners and a contract) in-process:
 // 16 s on PostgreSQL on a loaded machine, so the default 20 s is too close.
 describe('amparo demo', { timeout: 60_000 }, () => {
-  let demo: TestDatabase
-  let demoApp: App
-
-  beforeAll(async () => {
-    demo = await createTestDatabase({ sqliteFile: sqliteFile('demo') })
-    demoApp = await buildCheckedApp({ config: demo.config, db: demo.db, logger: false })
-    await demoApp.ready()
-  })
-  afterAll(async () => {
-    await demoApp?.close()
-    await demo?.drop()
-  })
+  const demo = useTestApp({ sqliteFile: sqliteFile('demo') })
 
   type DemoResult = {
     partners: {
@@ -97,7 +84,7 @@ describe('amparo demo', { timeout: 60_000 }, () => {
       expect(p.client_secret).not.toBe(first.partners[i]?.client_secret)
     }
 
-    expect(await demoLogins(demoApp, second.partners)).toEqual([200, 200, 200, 200])
+    expect(await demoLogins(demo.app, second.partners)).toEqual([200, 200, 200, 200])
   })
 
   it("keeps the operator's changes to demo models, and attributes the operator's models", async () => {
@@ -140,7 +127,7 @@ describe('amparo demo', { timeout: 60_000 }, () => {
         .executeTakeFirstOrThrow()
       expect(Number(attributed.n)).toBe(before.models)
     }
-    expect(await demoLogins(demoApp, again.partners)).toEqual([200, 200, 200, 200])
+    expect(await demoLogins(demo.app, again.partners)).toEqual([200, 200, 200, 200])
   })
 
   it('prints the gateway a demo partner has, once the operator has changed it', async () => {

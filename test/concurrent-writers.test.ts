@@ -34,6 +34,7 @@ let second: Db
 let apps: [App, App]
 const N = 12
 
+// Not useTestApp: two apps over two interleaving connections to one database, built here.
 beforeAll(async () => {
   world = await createWorld({ sqliteFile: join(dir, 'amparo.sqlite') })
   // Both connections yield between statements, so their transactions stay open side by side: one

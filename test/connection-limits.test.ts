@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { createTestApp, type TestContext, useTestApp } from './helpers/test-app.js'
 
 // Connections one client can hold against a listening server (README, Going live): a cap per
 // address beside the per-process one, and no socket kept reading a body nobody will use.
@@ -8,10 +8,10 @@ import { createTestApp, type TestContext } from './helpers/test-app.js'
 
 const OTHER_ADDRESS = '127.0.0.2'
 
-async function listening(env: Record<string, string>): Promise<{ ctx: TestContext; port: number }> {
-  const ctx = await createTestApp({ env })
+/** The port `ctx`'s app listens on, once started. */
+async function listen(ctx: TestContext): Promise<number> {
   await ctx.app.listen({ port: 0, host: '127.0.0.1' })
-  return { ctx, port: (ctx.app.server.address() as { port: number }).port }
+  return (ctx.app.server.address() as { port: number }).port
 }
 
 /** A connected socket; `gone` turns true when the server closes it (it may before anything is sent). */
@@ -44,18 +44,14 @@ function health(socket: Socket & { gone?: boolean }): Promise<string> {
 }
 
 describe('open connections from one address', () => {
-  let ctx: TestContext
+  const ctx = useTestApp({ env: { AMPARO_MAX_CONNECTIONS: '20', AMPARO_MAX_CONNECTIONS_PER_ADDRESS: '5' } })
   let port: number
   const held: Socket[] = []
   beforeAll(async () => {
-    ;({ ctx, port } = await listening({
-      AMPARO_MAX_CONNECTIONS: '20',
-      AMPARO_MAX_CONNECTIONS_PER_ADDRESS: '5',
-    }))
+    port = await listen(ctx)
   })
-  afterAll(async () => {
+  afterAll(() => {
     for (const socket of held) socket.destroy()
-    await ctx?.close()
   })
 
   it('are capped (AMPARO_MAX_CONNECTIONS_PER_ADDRESS): idle sockets from one address leave room for a partner', async () => {
@@ -76,10 +72,10 @@ describe('open connections from one address', () => {
 
 describe('the per-address cap behind a load balancer', () => {
   it('does not count the trusted proxies’ own connections (AMPARO_TRUST_PROXY)', async () => {
-    const { ctx, port } = await listening({
-      AMPARO_MAX_CONNECTIONS_PER_ADDRESS: '2',
-      AMPARO_TRUST_PROXY: `${OTHER_ADDRESS}/32`,
+    const ctx = await createTestApp({
+      env: { AMPARO_MAX_CONNECTIONS_PER_ADDRESS: '2', AMPARO_TRUST_PROXY: `${OTHER_ADDRESS}/32` },
     })
+    const port = await listen(ctx)
     const sockets: Socket[] = []
     try {
       for (let i = 0; i < 6; i++) sockets.push(await open(port, OTHER_ADDRESS))
@@ -92,13 +88,12 @@ describe('the per-address cap behind a load balancer', () => {
 })
 
 describe('an answer sent before the body has arrived', () => {
-  let ctx: TestContext
-  let port: number
   // The default 30 s body deadline: the connection must close long before it.
+  const ctx = useTestApp()
+  let port: number
   beforeAll(async () => {
-    ;({ ctx, port } = await listening({}))
+    port = await listen(ctx)
   })
-  afterAll(() => ctx?.close())
 
   /** Sends `head` and then one byte of body every 100 ms, until the server closes the connection. */
   function trickle(head: string): Promise<{ text: string; closed: boolean }> {

@@ -8,14 +8,13 @@ import {
 } from './helpers/claim-decisions-world.js'
 import { documentForm, pdf, png } from './helpers/claim-documents.js'
 import { type ConsoleHeaders, type ConsoleTestContext, createConsoleApp } from './helpers/console.js'
-import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { useTestApp } from './helpers/test-app.js'
 import { bearer, seedCatalog } from './helpers/world.js'
 
 // The claims desk of the operator console (README, Operator console: Sinistros): the queue, a
 // claim's page with its documents, and the decisions, audited, with the loser of a race told 409.
 // Galaxy S25: LMI R$ 6,499.00, franchise 15 % = R$ 974.85.
 
-let ctx: TestContext
 let consoleCtx: ConsoleTestContext
 let p: ClaimParty
 let other: ClaimParty
@@ -23,9 +22,8 @@ let viewer: ConsoleHeaders
 let adjuster: ConsoleHeaders
 let secondAdjuster: ConsoleHeaders
 
+const ctx = useTestApp()
 beforeAll(async () => {
-  ctx = await createTestApp()
-  await ctx.app.ready()
   consoleCtx = await createConsoleApp({ over: () => ctx })
   await consoleCtx.console.ready()
   const model = (await seedCatalog(ctx.db)).model('Galaxy S25').id
@@ -37,7 +35,6 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await consoleCtx?.close()
-  await ctx?.close()
 })
 
 const get = (url: string, headers: ConsoleHeaders = viewer) =>

@@ -8,22 +8,20 @@ import {
   paidSubscription,
 } from './helpers/claim-decisions-world.js'
 import { type ConsoleHeaders, type ConsoleTestContext, createConsoleApp } from './helpers/console.js'
-import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { useTestApp } from './helpers/test-app.js'
 import { bearer, seedCatalog } from './helpers/world.js'
 
 // The dashboard (README, Operator console: Painel): its figures equal the ones a test adds up from
 // what the partner API shows of the same contracts, payments and claims; an empty database answers
 // zeros. The arithmetic itself (months, rounding) is dashboard.rules.test.ts's.
 
-let ctx: TestContext
 let consoleCtx: ConsoleTestContext
 let viewer: ConsoleHeaders
 let adjuster: ConsoleHeaders
 const parties: ClaimParty[] = []
 
+const ctx = useTestApp()
 beforeAll(async () => {
-  ctx = await createTestApp()
-  await ctx.app.ready()
   consoleCtx = await createConsoleApp({ over: () => ctx })
   await consoleCtx.console.ready()
   const model = (await seedCatalog(ctx.db)).model('Galaxy S25').id
@@ -33,7 +31,6 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await consoleCtx?.close()
-  await ctx?.close()
 })
 
 const cents = (reais: number) => Math.round(reais * 100)

@@ -8,14 +8,13 @@ import {
   paidSubscription,
 } from './helpers/claim-decisions-world.js'
 import { type ConsoleHeaders, type ConsoleTestContext, createConsoleApp } from './helpers/console.js'
-import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { useTestApp } from './helpers/test-app.js'
 import { bearer, seedCatalog } from './helpers/world.js'
 
 // Search, partners and refunds of the operator console (README, Operator console: Busca,
 // Parceiros, Reembolsos): a customer found across partners by any key, credentials issued once and
 // revoked, refunds retried; admin-only changes audited; no secret in any answer.
 
-let ctx: TestContext
 let consoleCtx: ConsoleTestContext
 let a: ClaimParty
 let b: ClaimParty
@@ -24,9 +23,8 @@ let admin: ConsoleHeaders
 /** Every console answer's body, for the check that none holds a secret. */
 const bodies: string[] = []
 
+const ctx = useTestApp()
 beforeAll(async () => {
-  ctx = await createTestApp()
-  await ctx.app.ready()
   consoleCtx = await createConsoleApp({ over: () => ctx })
   await consoleCtx.console.ready()
   const model = (await seedCatalog(ctx.db)).model('Galaxy S25').id
@@ -37,7 +35,6 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await consoleCtx?.close()
-  await ctx?.close()
 })
 
 async function call(method: 'GET' | 'POST' | 'DELETE', url: string, headers: ConsoleHeaders = viewer) {

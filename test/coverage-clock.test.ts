@@ -1,12 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { App } from '../src/app.js'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { advanceCoverageClock } from '../src/modules/annual-plans/annual-plan-events.service.js'
 import { renderingContext } from '../src/modules/events/event.service.js'
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
 import { createMetrics } from '../src/plugins/metrics.js'
 import { JobsFailedError, runJobsOnce } from '../src/worker/worker.js'
-import { buildCheckedApp } from './helpers/test-app.js'
-import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+import { useTestApp } from './helpers/test-app.js'
 import {
   ANNUAL,
   bearer,
@@ -22,21 +20,18 @@ import {
 let now = new Date('2026-11-21T15:00:00.000Z')
 const clock = { now: () => now }
 
-let database: TestDatabase
-let app: App
 let token: string
 let planId: number
 let partner: TestPartner
 
+const ctx = useTestApp({ clock, env: { AMPARO_LOGIN_RATE_LIMIT: '1000' } })
 beforeAll(async () => {
-  database = await createTestDatabase({ env: { AMPARO_LOGIN_RATE_LIMIT: '1000' } })
-  const catalog = await seedCatalog(database.db)
-  app = await buildCheckedApp({ config: database.config, db: database.db, clock, logger: false })
-  ;({ partner, token } = await partnerWithToken(app, database.db, 'external'))
-  await seedPlan(database.db, partner.id, ANNUAL, now.toISOString())
+  const catalog = await seedCatalog(ctx.db)
+  ;({ partner, token } = await partnerWithToken(ctx.app, ctx.db, 'external'))
+  await seedPlan(ctx.db, partner.id, ANNUAL, now.toISOString())
   const headers = bearer(token)
-  await createCustomer(app, token)
-  const created = await app.inject({
+  await createCustomer(ctx.app, token)
+  const created = await ctx.app.inject({
     method: 'POST',
     url: '/annual-plans',
     headers,
@@ -49,31 +44,30 @@ beforeAll(async () => {
   })
   expect(created.statusCode).toBe(201)
   planId = created.json().id
-  const paid = await app.inject({ method: 'POST', url: `/annual-plans/${planId}/notify-payment`, headers })
+  const paid = await ctx.app.inject({
+    method: 'POST',
+    url: `/annual-plans/${planId}/notify-payment`,
+    headers,
+  })
   expect(paid.statusCode).toBe(200)
-})
-
-afterAll(async () => {
-  await app.close()
-  await database.drop()
 })
 
 const stored = async () =>
   (
-    await database.db
+    await ctx.db
       .selectFrom('annual_plans')
       .select('status')
       .where('id', '=', planId)
       .executeTakeFirstOrThrow()
   ).status
 
-const deps = () => ({ db: database.db, clock, timeZone: database.config.timeZone })
+const deps = () => ({ db: ctx.db, clock, timeZone: ctx.config.timeZone })
 
 describe('the worker persists the coverage clock', () => {
   it('leaves a plan paid before its cover starts', async () => {
     now = new Date('2026-11-22T02:59:59.000Z')
     expect(
-      await advanceCoverageClock(database.db, clock.now().toISOString(), renderingContext(database.config)),
+      await advanceCoverageClock(ctx.db, clock.now().toISOString(), renderingContext(ctx.config)),
     ).toEqual({
       protected: 0,
       expired: 0,
@@ -84,14 +78,14 @@ describe('the worker persists the coverage clock', () => {
   it('stores protected from 00:00 local of the next day', async () => {
     now = new Date('2026-11-22T03:00:00.000Z')
     expect(
-      await advanceCoverageClock(database.db, clock.now().toISOString(), renderingContext(database.config)),
+      await advanceCoverageClock(ctx.db, clock.now().toISOString(), renderingContext(ctx.config)),
     ).toEqual({
       protected: 1,
       expired: 0,
     })
     expect(await stored()).toBe('protected')
     expect(
-      await advanceCoverageClock(database.db, clock.now().toISOString(), renderingContext(database.config)),
+      await advanceCoverageClock(ctx.db, clock.now().toISOString(), renderingContext(ctx.config)),
     ).toEqual({
       protected: 0,
       expired: 0,
@@ -100,7 +94,7 @@ describe('the worker persists the coverage clock', () => {
 
   it('stores expired at the end of the term, through a worker round, and counts it', async () => {
     now = new Date('2027-11-22T03:00:00.000Z')
-    const metrics = createMetrics(database.db)
+    const metrics = createMetrics(ctx.db)
     const run = await runJobsOnce({ ...deps(), gateway: null, metrics })
     expect(run.coverage).toEqual({ protected: 0, expired: 1 })
     expect(await stored()).toBe('expired')
@@ -110,11 +104,7 @@ describe('the worker persists the coverage clock', () => {
   })
 
   it('a round whose first job fails still runs the others, then reports the failure', async () => {
-    await database.db
-      .updateTable('annual_plans')
-      .set({ status: 'protected' })
-      .where('id', '=', planId)
-      .execute()
+    await ctx.db.updateTable('annual_plans').set({ status: 'protected' }).where('id', '=', planId).execute()
     // The reconciliation of unrecorded charges is the first job and reads the clock first: only its run fails.
     let calls = 0
     const failingOnce = {
@@ -124,7 +114,7 @@ describe('the worker persists the coverage clock', () => {
         return now
       },
     }
-    const metrics = createMetrics(database.db)
+    const metrics = createMetrics(ctx.db)
     const round = runJobsOnce({ ...deps(), clock: failingOnce, gateway: new SandboxGateway(), metrics })
     const error = await round.catch((e: unknown) => e)
     expect(error).toBeInstanceOf(JobsFailedError)
@@ -145,9 +135,9 @@ describe('the worker persists the coverage clock', () => {
   })
 
   it('the API shows the same status', async () => {
-    const response = await app.inject({
+    const response = await ctx.app.inject({
       url: `/annual-plans/${planId}`,
-      headers: bearer(await login(app, partner)),
+      headers: bearer(await login(ctx.app, partner)),
     })
     expect(response.json().status).toBe('expired')
   })

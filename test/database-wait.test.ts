@@ -78,6 +78,7 @@ let database: TestDatabase | undefined
 let proxied: Server | undefined
 const started: Started[] = []
 
+// Not useTestApp: the app must start while its PostgreSQL is unreachable, before any database exists.
 afterAll(async () => {
   for (const s of started) if (s.child.exitCode === null) s.child.kill('SIGKILL')
   await Promise.all(started.map((s) => s.exited))

@@ -1,18 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { useTestApp } from './helpers/test-app.js'
 
 // /docs works from anywhere (issue 26 point 5): opened over plain http from another machine, every
 // asset it references loads, nothing is upgraded to https, and it is Amparo's reference.
 
-let ctx: TestContext
 let origin: string
 
+const ctx = useTestApp()
 beforeAll(async () => {
-  ctx = await createTestApp()
   await ctx.app.listen({ port: 0, host: '127.0.0.1' })
   origin = `http://127.0.0.1:${(ctx.app.server.address() as { port: number }).port}`
 })
-afterAll(() => ctx.close())
 
 /** The URLs of the scripts, styles and icons an HTML page references. */
 function assetUrls(html: string): string[] {

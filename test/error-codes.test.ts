@@ -3,11 +3,11 @@ import type { InjectOptions } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { GatewayRefusedError } from '../src/modules/payments/payment.errors.js'
-import { clientErrors } from '../src/plugins/http.js'
+import { clientErrors } from '../src/plugins/server-options.js'
 import { ERROR_CODES, type ErrorCode, statusOf } from '../src/shared/errors.js'
 import { requestIdOf } from './helpers/errors.js'
 import { sandboxWith } from './helpers/gateways.js'
-import { buildCheckedApp, createTestApp, type TestContext } from './helpers/test-app.js'
+import { buildCheckedApp, useTestApp } from './helpers/test-app.js'
 import {
   bearer,
   createCustomer,
@@ -20,7 +20,6 @@ import {
 // Every error the service can answer, each with its code, and a request_id equal
 // to the X-Request-Id header. The codes §13 names, plus 417 (docs/decisions.md).
 
-let ctx: TestContext
 let limited: App
 /** Its gateway refuses every first charge as malformed (a bug, a revoked key): 502. */
 let refusing: App
@@ -72,11 +71,16 @@ const pay = (p: Party, id: number, number = '4111111111111111') =>
     payload: card(number),
   })
 
+const ctx = useTestApp({
+  logStream,
+  env: { LOG_LEVEL: 'info' },
+  routes(app) {
+    app.get('/test/boom', { schema: { hide: true } }, async () => {
+      throw new Error('boom')
+    })
+  },
+})
 beforeAll(async () => {
-  ctx = await createTestApp({ logStream, env: { LOG_LEVEL: 'info' } })
-  ctx.app.get('/test/boom', { schema: { hide: true } }, async () => {
-    throw new Error('boom')
-  })
   await seedCatalog(ctx.db)
   await ctx.app.listen({ port: 0, host: '127.0.0.1' })
   port = (ctx.app.server.address() as { port: number }).port
@@ -94,7 +98,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await refusing?.close()
   await limited?.close()
-  await ctx?.close()
 })
 
 interface Answer {

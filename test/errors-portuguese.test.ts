@@ -147,30 +147,16 @@ describe('requests Node’s parser refuses, before any route', () => {
   })
 
   it('400, 413 and 415 from the body parser', async () => {
-    const json = { 'content-type': 'application/json' }
-    const bad = await inBoth({ method: 'POST', url: '/customers', payload: '{"name":', headers: json })
+    const post = (payload: string, contentType = 'application/json') =>
+      inBoth({ method: 'POST', url: '/customers', payload, headers: { 'content-type': contentType } })
+    const bad = await post('{"name":')
     expect(bad.pt.message).toBe('O corpo da requisição não é um JSON válido.')
-    const large = await inBoth({
-      method: 'POST',
-      url: '/customers',
-      payload: JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }),
-      headers: json,
-    })
+    const large = await post(JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }))
     expect(large.pt.message).toBe('O corpo da requisição não pode ter mais de 1 MiB.')
-    const latin1 = await inBoth({
-      method: 'POST',
-      url: '/customers',
-      payload: '{}',
-      headers: { 'content-type': 'application/json; charset=latin1' },
-    })
+    const latin1 = await post('{}', 'application/json; charset=latin1')
     expect(latin1.en.message).toBe('The request body must be sent as application/json in UTF-8.')
     expect(latin1.pt.message).toBe('O corpo da requisição deve ser enviado como application/json em UTF-8.')
-    const text = await inBoth({
-      method: 'POST',
-      url: '/customers',
-      payload: 'x',
-      headers: { 'content-type': 'text/plain' },
-    })
+    const text = await post('x', 'text/plain')
     expect(text.pt.message).toBe('O corpo da requisição deve ser enviado como application/json.')
   })
 })

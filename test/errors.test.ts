@@ -1,35 +1,34 @@
 import { connect } from 'node:net'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BODY_LIMIT } from '../src/plugins/http.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { BODY_LIMIT } from '../src/plugins/server-options.js'
 import { expectedError } from './helpers/errors.js'
-import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { useTestApp } from './helpers/test-app.js'
 import { bearer, partnerWithToken, seedCatalog, type TestPartner } from './helpers/world.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 const LEAK = 'SELECT secret FROM x'
 
-let ctx: TestContext
 let partner: TestPartner
 let token: string
 const logged: string[] = []
 
+// Captures the log lines, to check that a server fault is logged (and its body is not the log).
+const ctx = useTestApp({
+  logger: { level: 'error', stream: { write: (line: string) => logged.push(line) } },
+  routes(app) {
+    // A route that fails the way a bug does: a plain Error whose message must never reach the client.
+    app.get('/test/boom', { schema: { hide: true } }, async () => {
+      throw new Error(`${LEAK} WHERE password = 'hunter2'`)
+    })
+    app.get('/test/boom-status', { schema: { hide: true } }, async () => {
+      throw Object.assign(new Error(LEAK), { statusCode: 503 })
+    })
+  },
+})
 beforeAll(async () => {
-  // Captures the log lines, to check that a server fault is logged (and its body is not the log).
-  ctx = await createTestApp({
-    logger: { level: 'error', stream: { write: (line: string) => logged.push(line) } },
-  })
-  // A route that fails the way a bug does: a plain Error whose message must never reach the client.
-  ctx.app.get('/test/boom', { schema: { hide: true } }, async () => {
-    throw new Error(`${LEAK} WHERE password = 'hunter2'`)
-  })
-  ctx.app.get('/test/boom-status', { schema: { hide: true } }, async () => {
-    throw Object.assign(new Error(LEAK), { statusCode: 503 })
-  })
-  await ctx.app.ready()
   await seedCatalog(ctx.db)
   ;({ partner, token } = await partnerWithToken(ctx.app, ctx.db))
 })
-afterAll(() => ctx?.close())
 
 function postLogin(payload: string | Buffer, contentType = 'application/json', headers = {}) {
   return ctx.app.inject({
@@ -502,15 +501,13 @@ describe('GET /health', () => {
 })
 
 describe('numbers in query strings and paths', () => {
-  let ctx: TestContext
+  const ctx = useTestApp()
   let token: string
 
   beforeAll(async () => {
-    ctx = await createTestApp()
     await seedCatalog(ctx.db)
     ;({ token } = await partnerWithToken(ctx.app, ctx.db))
   })
-  afterAll(() => ctx.close())
 
   it.each(['0x2', '1e1', '%2010', 'Infinity', '10.0'])(
     'per_page=%s is not a plain integer → 422',
@@ -534,12 +531,7 @@ describe('numbers in query strings and paths', () => {
 })
 
 describe('security headers', () => {
-  let ctx: TestContext
-
-  beforeAll(async () => {
-    ctx = await createTestApp()
-  })
-  afterAll(() => ctx.close())
+  const ctx = useTestApp()
 
   it.each(['/health', '/brands', '/nope'])(
     '%s carries headers suited to a JSON API and no x-powered-by',

@@ -1,5 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { App } from '../src/app.js'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { isPostgres } from '../src/db/database.js'
 import { exampleOf } from '../src/http/http-schemas.js'
 import { advanceCoverageClock } from '../src/modules/annual-plans/annual-plan-events.service.js'
@@ -10,8 +9,7 @@ import { expirePendingSubscriptions } from '../src/worker/pending-expiry.job.js'
 import { runRecurrence } from '../src/worker/recurrence.job.js'
 import type { Event } from './helpers/api-types.js'
 import { uniqueImei } from './helpers/bodies.js'
-import { buildCheckedApp } from './helpers/test-app.js'
-import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+import { useTestApp } from './helpers/test-app.js'
 import {
   ANNUAL,
   bearer,
@@ -45,30 +43,32 @@ interface Seller {
   customerId: number
 }
 
-let database: TestDatabase
-let app: App
+const ctx = useTestApp({
+  clock,
+  env: { AMPARO_LOGIN_RATE_LIMIT: '100000', AMPARO_PUBLIC_URL: 'https://api.amparo.test' },
+})
 let own: Seller
 let external: Seller
 let other: Seller
 let modelId: number
 
 async function seller(gateway: 'own' | 'external'): Promise<Seller> {
-  const partner = await seedPartner(database.db, gateway)
-  const token = await login(app, partner)
-  const plan = await seedPlan(database.db, partner.id, TOTAL_12X)
-  await seedPlan(database.db, partner.id, ANNUAL)
-  const customer = await createCustomer(app, token)
+  const partner = await seedPartner(ctx.db, gateway)
+  const token = await login(ctx.app, partner)
+  const plan = await seedPlan(ctx.db, partner.id, TOTAL_12X)
+  await seedPlan(ctx.db, partner.id, ANNUAL)
+  const customer = await createCustomer(ctx.app, token)
   return { partner, token, planId: plan.id, customerId: customer.id }
 }
 
 /** Moves the clock; tokens last an hour, so every seller logs in again. */
 async function setClock(instant: Date) {
   now = instant
-  for (const s of [own, external, other]) s.token = await login(app, s.partner)
+  for (const s of [own, external, other]) s.token = await login(ctx.app, s.partner)
 }
 
 async function call(s: Seller, method: 'GET' | 'POST' | 'PUT', url: string, payload?: object) {
-  return app.inject({ method, url, headers: bearer(s.token), ...(payload && { payload }) })
+  return ctx.app.inject({ method, url, headers: bearer(s.token), ...(payload && { payload }) })
 }
 
 async function ok(s: Seller, method: 'GET' | 'POST' | 'PUT', url: string, payload?: object) {
@@ -102,20 +102,11 @@ const contract = (s: Seller) =>
 const installmentsOf = (s: Seller, id: number) => ok(s, 'GET', `/subscriptions/${id}/installments`)
 
 beforeAll(async () => {
-  database = await createTestDatabase({
-    env: { AMPARO_LOGIN_RATE_LIMIT: '100000', AMPARO_PUBLIC_URL: 'https://api.amparo.test' },
-  })
-  const catalog = await seedCatalog(database.db)
+  const catalog = await seedCatalog(ctx.db)
   modelId = catalog.model('iPhone 16 Pro').id
-  app = await buildCheckedApp({ config: database.config, db: database.db, clock, logger: false })
   own = await seller('own')
   external = await seller('external')
   other = await seller('external')
-})
-
-afterAll(async () => {
-  await app?.close()
-  await database?.drop()
 })
 
 describe('subscription and installment events', () => {
@@ -181,7 +172,7 @@ describe('subscription and installment events', () => {
     const gateway = new SandboxGateway()
     for (const day of ['2026-12-21', '2026-12-22', '2026-12-24', '2026-12-26']) {
       await setClock(at(day))
-      await runRecurrence({ db: database.db, clock, timeZone: TZ, gateway, base: database.config.publicUrl })
+      await runRecurrence({ db: ctx.db, clock, timeZone: TZ, gateway, base: ctx.config.publicUrl })
     }
     const events = (await newEvents(own)).filter(
       (e) => (objectOf(e).subscription_id ?? objectOf(e).id) === created.id,
@@ -217,10 +208,10 @@ describe('subscription and installment events', () => {
     await newEvents(external)
     await setClock(at('2027-01-31'))
     await expirePendingSubscriptions({
-      db: database.db,
+      db: ctx.db,
       clock,
       timeZone: TZ,
-      base: database.config.publicUrl,
+      base: ctx.config.publicUrl,
     })
     const events = await newEvents(external)
     expect(events.map((e) => [e.type, objectOf(e).id])).toEqual([['subscription.canceled', created.id]])
@@ -257,13 +248,13 @@ describe('annual plan events', () => {
     const shown = await ok(external, 'GET', `/annual-plans/${plan.id}`)
     expect(shown).toMatchObject({ status: 'protected', updated_at: '2027-02-02 00:00:00' })
     await ok(external, 'GET', `/annual-plans?filter[status]=protected`)
-    await advanceCoverageClock(database.db, now.toISOString(), renderingContext(database.config))
+    await advanceCoverageClock(ctx.db, now.toISOString(), renderingContext(ctx.config))
     expect((await newEvents(external)).map((e) => [e.type, e.data.object])).toEqual([
       ['annual_plan.protected', shown],
     ])
 
     await setClock(at('2028-02-02', '00:01'))
-    await advanceCoverageClock(database.db, now.toISOString(), renderingContext(database.config))
+    await advanceCoverageClock(ctx.db, now.toISOString(), renderingContext(ctx.config))
     await ok(external, 'GET', `/annual-plans/${plan.id}`)
     const expired = await newEvents(external)
     expect(expired.map((e) => [e.type, objectOf(e).id, objectOf(e).status])).toEqual([
@@ -357,7 +348,7 @@ describe('the outbox gap', () => {
   it.skipIf(!process.env.DATABASE_URL)(
     'an event whose transaction started first and committed last is still seen, once, after the cursor',
     async () => {
-      expect(isPostgres(database.db)).toBe(true)
+      expect(isPostgres(ctx.db)).toBe(true)
       const partnerId = other.partner.id
       const event = (n: number) => ({
         partnerId,
@@ -373,7 +364,7 @@ describe('the outbox gap', () => {
       const inserted = new Promise<void>((resolve) => {
         firstInserted = resolve
       })
-      const first = database.db.transaction().execute(async (trx) => {
+      const first = ctx.db.transaction().execute(async (trx) => {
         await recordEvent(trx, event(1))
         firstInserted()
         await new Promise<void>((resolve) => {
@@ -382,7 +373,7 @@ describe('the outbox gap', () => {
       })
       await inserted
       // …while T2 inserts after it and commits, and the partner polls.
-      await database.db.transaction().execute((trx) => recordEvent(trx, event(2)))
+      await ctx.db.transaction().execute((trx) => recordEvent(trx, event(2)))
       expect((await newEvents(other)).map((e) => objectOf(e).id)).toEqual([2])
       commitFirst()
       await first
@@ -394,7 +385,7 @@ describe('the outbox gap', () => {
   )
 
   it('a committed event is seen once after the cursor (on SQLite, one writer: insertion order is commit order)', async () => {
-    await database.db.transaction().execute(async (trx) => {
+    await ctx.db.transaction().execute(async (trx) => {
       await recordEvent(trx, {
         partnerId: other.partner.id,
         type: 'subscription.created',
@@ -414,12 +405,12 @@ describe('the purge', () => {
     expect(recent.length).toBeLessThan(before.length)
     // The clock reads 2028-02-02: what is older than 2028-01-03 goes, the rest stays.
     // (Every partner's: the other sellers' old events go too.)
-    expect(await purgeEvents(database.db, now)).toBeGreaterThanOrEqual(before.length - recent.length)
+    expect(await purgeEvents(ctx.db, now)).toBeGreaterThanOrEqual(before.length - recent.length)
     expect(await feed(external)).toEqual(recent)
     expect((await call(external, 'GET', `/events/${before[0]?.id}`)).statusCode).toBe(404)
 
     // A year later every event is old; the newest is kept all the same (positions continue from it).
-    await purgeEvents(database.db, new Date(now.getTime() + 365 * 86_400_000))
-    expect(await database.db.selectFrom('events').select('public_id').execute()).toHaveLength(1)
+    await purgeEvents(ctx.db, new Date(now.getTime() + 365 * 86_400_000))
+    expect(await ctx.db.selectFrom('events').select('public_id').execute()).toHaveLength(1)
   })
 })

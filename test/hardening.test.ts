@@ -1,29 +1,27 @@
 import { connect, type Socket } from 'node:net'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp, useTestApp } from './helpers/test-app.js'
 import { login, seedPartner, type TestPartner } from './helpers/world.js'
 
 // README's Safe retries and limits on the wire: slow, idle and oversized clients against a listening server, with the
 // timeouts shortened to a second so that the tests wait for them.
 
-let ctx: TestContext
 let port: number
 let partner: TestPartner
 
+const ctx = useTestApp({
+  env: {
+    AMPARO_HEADERS_TIMEOUT_SECONDS: '1',
+    AMPARO_BODY_TIMEOUT_SECONDS: '1',
+    AMPARO_KEEP_ALIVE_TIMEOUT_SECONDS: '2',
+    AMPARO_MAX_CONNECTIONS: '3',
+  },
+})
 beforeAll(async () => {
-  ctx = await createTestApp({
-    env: {
-      AMPARO_HEADERS_TIMEOUT_SECONDS: '1',
-      AMPARO_BODY_TIMEOUT_SECONDS: '1',
-      AMPARO_KEEP_ALIVE_TIMEOUT_SECONDS: '2',
-      AMPARO_MAX_CONNECTIONS: '3',
-    },
-  })
   partner = await seedPartner(ctx.db)
   await ctx.app.listen({ port: 0, host: '127.0.0.1' })
   port = (ctx.app.server.address() as { port: number }).port
 })
-afterAll(() => ctx?.close())
 
 interface Exchange {
   /** Everything the server sent, and after how many milliseconds it closed the connection. */

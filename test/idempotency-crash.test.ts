@@ -67,6 +67,7 @@ async function partyOf(gateway: 'external' | 'own'): Promise<Party> {
   return { token, planId: plan.id, modelId: model.id }
 }
 
+// Not useTestApp: a crashing app and a healthy one on two connections to one database, built here.
 beforeAll(async () => {
   // A file on SQLite, so that the two apps write through two connections as two processes do.
   database = await createTestDatabase({ sqliteFile: join(dir, 'crash.sqlite') })

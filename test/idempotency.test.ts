@@ -1,44 +1,30 @@
 import { createHash } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { createDb, type Db } from '../src/db/database.js'
 import { fingerprint, fingerprintKeys } from '../src/plugins/idempotency.js'
 import { purgeExpiredIdempotencyKeys } from '../src/plugins/idempotency.repository.js'
 import { cpf } from './helpers/documents.js'
 import { requestIdOf } from './helpers/errors.js'
-import { buildCheckedApp } from './helpers/test-app.js'
-import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+import { buildCheckedApp, useTestApp } from './helpers/test-app.js'
 import { bearer, login, partnerWithToken, seedCatalog, type TestPartner } from './helpers/world.js'
 
 // A clock the tests move: keys live 24 h.
 let now = new Date('2026-11-21T12:00:00.000Z')
 const clock = { now: () => now }
 
-let database: TestDatabase
-let app: App
+// A file database on SQLite, so the cross-connection test below has two real connections.
+const ctx = useTestApp({ clock, onDisk: true })
 let tokenA: string
 let tokenB: string
 let partnerA: number
 let seededA: TestPartner
-const dir = mkdtempSync(join(tmpdir(), 'amparo-idem-'))
 
 beforeAll(async () => {
-  // A file database on SQLite, so the cross-connection test below has two real connections.
-  database = await createTestDatabase({ sqliteFile: join(dir, 'idem.sqlite') })
-  await seedCatalog(database.db)
-  app = await buildCheckedApp({ config: database.config, db: database.db, clock, logger: false })
-  ;({ partner: seededA, token: tokenA } = await partnerWithToken(app, database.db))
+  await seedCatalog(ctx.db)
+  ;({ partner: seededA, token: tokenA } = await partnerWithToken(ctx.app, ctx.db))
   partnerA = seededA.id
-  ;({ token: tokenB } = await partnerWithToken(app, database.db))
-})
-
-afterAll(async () => {
-  await app.close()
-  await database.drop()
-  rmSync(dir, { recursive: true, force: true })
+  ;({ token: tokenB } = await partnerWithToken(ctx.app, ctx.db))
 })
 
 let seq = 0
@@ -72,28 +58,28 @@ async function countCustomers(db: Db, document: string) {
 describe('Idempotency-Key', () => {
   it('replays the first response, marked, and creates nothing twice', async () => {
     const body = customer(nextCpf())
-    const first = await post(app, tokenA, 'key-replay-1', body)
+    const first = await post(ctx.app, tokenA, 'key-replay-1', body)
     expect(first.statusCode).toBe(201)
     expect(first.headers['idempotent-replayed']).toBeUndefined()
 
-    const again = await post(app, tokenA, 'key-replay-1', body)
+    const again = await post(ctx.app, tokenA, 'key-replay-1', body)
     expect(again.statusCode).toBe(201)
     expect(again.headers['idempotent-replayed']).toBe('true')
     expect(again.json()).toEqual(first.json())
-    expect(await countCustomers(database.db, body.document)).toBe(1)
+    expect(await countCustomers(ctx.db, body.document)).toBe(1)
   })
 
   it('treats the same body with keys in another order as the same request', async () => {
     const body = customer(nextCpf())
-    await post(app, tokenA, 'key-order', body)
+    await post(ctx.app, tokenA, 'key-order', body)
     const reordered = { phone: body.phone, email: body.email, document: body.document, name: body.name }
-    const again = await post(app, tokenA, 'key-order', reordered)
+    const again = await post(ctx.app, tokenA, 'key-order', reordered)
     expect(again.headers['idempotent-replayed']).toBe('true')
   })
 
   it('refuses the key with another body: 422 errors.Idempotency-Key', async () => {
-    await post(app, tokenA, 'key-mismatch', customer(nextCpf()))
-    const other = await post(app, tokenA, 'key-mismatch', customer(nextCpf()))
+    await post(ctx.app, tokenA, 'key-mismatch', customer(nextCpf()))
+    const other = await post(ctx.app, tokenA, 'key-mismatch', customer(nextCpf()))
     expect(other.statusCode).toBe(422)
     expect(Object.keys(other.json().errors)).toEqual(['Idempotency-Key'])
   })
@@ -111,13 +97,13 @@ describe('Idempotency-Key', () => {
 
   it('replays across a signing-key rotation: the old key still matches while it verifies', async () => {
     const body = customer(nextCpf())
-    const first = await post(app, tokenA, 'key-rotation', body)
+    const first = await post(ctx.app, tokenA, 'key-rotation', body)
     const rotated = await buildCheckedApp({
       config: {
-        ...database.config,
-        jwtKeys: [{ kid: 'k-new', secret: 'n'.repeat(40) }, ...database.config.jwtKeys],
+        ...ctx.config,
+        jwtKeys: [{ kid: 'k-new', secret: 'n'.repeat(40) }, ...ctx.config.jwtKeys],
       },
-      db: database.db,
+      db: ctx.db,
       clock,
       logger: false,
     })
@@ -135,9 +121,9 @@ describe('Idempotency-Key', () => {
     // Keys in sorted order: JSON.stringify then writes the canonical JSON the fingerprint reads.
     const body = { creditCard: { cvv: '737', expiry: '1230', number: '4111111111111111' } }
     // An own-gateway partner's: another partner's card call is refused before its key is claimed.
-    const { token: own } = await partnerWithToken(app, database.db, 'own')
-    await post(app, own, 'key-card', body, '/subscriptions/999999/payment')
-    const row = await database.db
+    const { token: own } = await partnerWithToken(ctx.app, ctx.db, 'own')
+    await post(ctx.app, own, 'key-card', body, '/subscriptions/999999/payment')
+    const row = await ctx.db
       .selectFrom('idempotency_keys')
       .select('fingerprint')
       .where('key', '=', 'key-card')
@@ -151,7 +137,7 @@ describe('Idempotency-Key', () => {
 
   it('is not held by a row without an answer (a claim an earlier version left): the request runs', async () => {
     const body = customer(nextCpf())
-    await database.db
+    await ctx.db
       .insertInto('idempotency_keys')
       .values({
         partner_id: partnerA,
@@ -163,18 +149,18 @@ describe('Idempotency-Key', () => {
         expires_at: new Date(now.getTime() + 60_000).toISOString(),
       })
       .execute()
-    const first = await post(app, tokenA, 'key-unanswered', body)
+    const first = await post(ctx.app, tokenA, 'key-unanswered', body)
     expect(first.statusCode).toBe(201)
     expect(first.headers['idempotent-replayed']).toBeUndefined()
-    const again = await post(app, tokenA, 'key-unanswered', body)
+    const again = await post(ctx.app, tokenA, 'key-unanswered', body)
     expect(again.headers['idempotent-replayed']).toBe('true')
     expect(again.body).toBe(first.body)
   })
 
   it('keeps keys per partner', async () => {
     const document = nextCpf()
-    const a = await post(app, tokenA, 'shared-key', customer(document))
-    const b = await post(app, tokenB, 'shared-key', customer(document))
+    const a = await post(ctx.app, tokenA, 'shared-key', customer(document))
+    const b = await post(ctx.app, tokenB, 'shared-key', customer(document))
     expect(a.statusCode).toBe(201)
     expect(b.statusCode).toBe(201)
     expect(b.headers['idempotent-replayed']).toBeUndefined()
@@ -182,10 +168,10 @@ describe('Idempotency-Key', () => {
 
   it('replays a refused business rule too (422 duplicate document)', async () => {
     const body = customer(nextCpf())
-    await post(app, tokenA, undefined, body)
-    const refused = await post(app, tokenA, 'key-422', body)
+    await post(ctx.app, tokenA, undefined, body)
+    const refused = await post(ctx.app, tokenA, 'key-422', body)
     expect(refused.statusCode).toBe(422)
-    const again = await post(app, tokenA, 'key-422', body)
+    const again = await post(ctx.app, tokenA, 'key-422', body)
     expect(again.statusCode).toBe(422)
     expect(again.headers['idempotent-replayed']).toBe('true')
     // The kept answer, with this request's id (the one its X-Request-Id header carries).
@@ -194,11 +180,11 @@ describe('Idempotency-Key', () => {
 
   it('forgets a key after 24 hours', async () => {
     const body = customer(nextCpf())
-    await post(app, tokenA, 'key-expiry', body)
+    await post(ctx.app, tokenA, 'key-expiry', body)
     now = new Date(now.getTime() + 24 * 60 * 60 * 1000 + 1000)
     try {
       // The old token expired with the day; log in again.
-      const later = await post(app, await login(app, seededA), 'key-expiry', customer(nextCpf()))
+      const later = await post(ctx.app, await login(ctx.app, seededA), 'key-expiry', customer(nextCpf()))
       expect(later.statusCode).toBe(201)
       expect(later.headers['idempotent-replayed']).toBeUndefined()
     } finally {
@@ -210,13 +196,13 @@ describe('Idempotency-Key', () => {
     ['a space inside', 'has space'],
     ['256 characters', 'k'.repeat(256)],
   ])('refuses a key with %s: 422', async (_label, key) => {
-    const response = await post(app, tokenA, key, customer(nextCpf()))
+    const response = await post(ctx.app, tokenA, key, customer(nextCpf()))
     expect(response.statusCode).toBe(422)
     expect(response.json().errors).toHaveProperty(['Idempotency-Key'])
   })
 
   it('is ignored on GET', async () => {
-    const response = await app.inject({
+    const response = await ctx.app.inject({
       url: '/plans',
       headers: { ...bearer(tokenA), 'idempotency-key': 'x' },
     })
@@ -225,12 +211,12 @@ describe('Idempotency-Key', () => {
   })
 
   it('holds across connections: concurrent first requests create once', async () => {
-    const second = createDb(database.config.database)
-    const other = await buildCheckedApp({ config: database.config, db: second, clock, logger: false })
+    const second = createDb(ctx.config.database)
+    const other = await buildCheckedApp({ config: ctx.config, db: second, clock, logger: false })
     try {
       const body = customer(nextCpf())
       const responses = await Promise.all(
-        Array.from({ length: 10 }, (_, i) => post(i % 2 ? other : app, tokenA, 'key-race', body)),
+        Array.from({ length: 10 }, (_, i) => post(i % 2 ? other : ctx.app, tokenA, 'key-race', body)),
       )
       const statuses = responses.map((r) => r.statusCode)
       // The later ones wait for the first to commit and replay it: none is told to retry (409).
@@ -239,7 +225,7 @@ describe('Idempotency-Key', () => {
         (r) => r.statusCode === 201 && r.headers['idempotent-replayed'] !== 'true',
       )
       expect(created).toHaveLength(1)
-      expect(await countCustomers(database.db, body.document)).toBe(1)
+      expect(await countCustomers(ctx.db, body.document)).toBe(1)
     } finally {
       await other.close()
       await second.destroy()
@@ -247,11 +233,11 @@ describe('Idempotency-Key', () => {
   })
 
   it('purges expired keys', async () => {
-    await post(app, tokenA, 'key-purge', customer(nextCpf()))
+    await post(ctx.app, tokenA, 'key-purge', customer(nextCpf()))
     // Past every key written here (the expiry test wrote one a day later).
     const later = new Date(now.getTime() + 72 * 60 * 60 * 1000)
-    expect(await purgeExpiredIdempotencyKeys(database.db, later)).toBeGreaterThan(0)
-    const left = await database.db
+    expect(await purgeExpiredIdempotencyKeys(ctx.db, later)).toBeGreaterThan(0)
+    const left = await ctx.db
       .selectFrom('idempotency_keys')
       .select('key')
       .where('partner_id', '=', partnerA)

@@ -4,7 +4,7 @@ import type { App } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { issueCredentials } from '../src/modules/partners/partner.service.js'
 import { expectedError } from './helpers/errors.js'
-import { buildCheckedApp, createTestApp, type TestContext } from './helpers/test-app.js'
+import { buildCheckedApp, useTestApp } from './helpers/test-app.js'
 import { seedPartner, seedUser, type TestPartner } from './helpers/world.js'
 
 // Failed logins are limited per account (client id or e-mail) and address, and per account
@@ -29,11 +29,7 @@ const wrong = (p: TestPartner) => ({ client_id: p.clientId, client_secret: 'wron
 const right = (p: TestPartner) => ({ client_id: p.clientId, client_secret: p.clientSecret })
 
 describe('failed logins per account, in memory', () => {
-  let ctx: TestContext
-  beforeAll(async () => {
-    ctx = await createTestApp({ env: { AMPARO_TRUST_PROXY: '10.0.0.0/8' } })
-  })
-  afterAll(() => ctx.close())
+  const ctx = useTestApp({ env: { AMPARO_TRUST_PROXY: '10.0.0.0/8' } })
   afterEach(() => vi.restoreAllMocks())
 
   it('locks out only the address that failed 10 times: the partner keeps logging in elsewhere', async () => {
@@ -137,7 +133,8 @@ async function redisReachable(): Promise<boolean> {
 }
 
 describe.skipIf(!(await redisReachable()))('failed logins per account, shared through Redis', () => {
-  let ctx: TestContext
+  const env = { REDIS_URL, AMPARO_TRUST_PROXY: '10.0.0.0/8' }
+  const ctx = useTestApp({ env })
   let second: App
 
   beforeAll(async () => {
@@ -147,10 +144,8 @@ describe.skipIf(!(await redisReachable()))('failed logins per account, shared th
     if (keys.length) await redis.del(...keys)
     redis.disconnect()
 
-    const env = { REDIS_URL, AMPARO_TRUST_PROXY: '10.0.0.0/8' }
-    ctx = await createTestApp({ env })
     second = await buildCheckedApp({ config: loadConfig({ ...ctx.env, ...env }), db: ctx.db, logger: false })
-    await Promise.all([ctx.app.ready(), second.ready()])
+    await second.ready()
     // Until an app's Redis connection is up, logins pass uncounted (by design): wait for both.
     for (const app of [ctx.app, second]) {
       for (let i = 0; i < 100; i++) {
@@ -160,10 +155,7 @@ describe.skipIf(!(await redisReachable()))('failed logins per account, shared th
       }
     }
   })
-  afterAll(async () => {
-    await second?.close()
-    await ctx?.close()
-  })
+  afterAll(() => second?.close())
 
   it('counts one account and address across two API processes, and keeps its window there', async () => {
     const target = await seedPartner(ctx.db)

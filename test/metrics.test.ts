@@ -1,29 +1,16 @@
 import type { AddressInfo } from 'node:net'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { App } from '../src/app.js'
+import { describe, expect, it } from 'vitest'
 import { createMetrics, type Metrics, serveMetrics } from '../src/plugins/metrics.js'
-import { buildCheckedApp } from './helpers/test-app.js'
-import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+import { useTestApp } from './helpers/test-app.js'
 
-let database: TestDatabase
 let metrics: Metrics
-let app: App
-
-beforeAll(async () => {
-  database = await createTestDatabase()
-  metrics = createMetrics(database.db)
-  app = await buildCheckedApp({ config: database.config, db: database.db, metrics, logger: false })
-})
-afterAll(async () => {
-  await app.close()
-  await database.drop()
-})
+const ctx = useTestApp({ metrics: (db) => (metrics = createMetrics(db)) })
 
 describe('Prometheus metrics', () => {
   it('counts and times requests by route pattern and status', async () => {
-    await app.inject({ url: '/health' })
-    await app.inject({ url: '/brands/1' })
-    await app.inject({ url: '/brands/2' })
+    await ctx.app.inject({ url: '/health' })
+    await ctx.app.inject({ url: '/brands/1' })
+    await ctx.app.inject({ url: '/brands/2' })
     const text = await metrics.registry.metrics()
     expect(text).toContain('amparo_http_requests_total{method="GET",route="/health",status="200"} 1')
     expect(text).toContain('amparo_http_requests_total{method="GET",route="/brands/:brandId",status="401"} 2')
@@ -35,7 +22,7 @@ describe('Prometheus metrics', () => {
 
   it('reports the PostgreSQL pool when there is one', async () => {
     const text = await metrics.registry.metrics()
-    if (database.config.database.kind === 'postgres') {
+    if (ctx.config.database.kind === 'postgres') {
       expect(text).toMatch(/amparo_db_pool_connections \d+/)
     } else {
       expect(text).toContain('# TYPE amparo_db_pool_connections gauge')
@@ -53,6 +40,6 @@ describe('Prometheus metrics', () => {
     } finally {
       server.close()
     }
-    expect((await app.inject({ url: '/metrics' })).statusCode).toBe(404)
+    expect((await ctx.app.inject({ url: '/metrics' })).statusCode).toBe(404)
   })
 })

@@ -32,6 +32,7 @@ const EXAMPLES_DAY = new Date('2026-11-21T15:04:05.000Z')
 const sdkDirectory = mkdtempSync(join(tmpdir(), 'amparo-examples-sdk-'))
 const clientVersion = JSON.parse(readFileSync('clients/typescript/package.json', 'utf8')).version
 writeFileSync(join(sdkDirectory, `amparo-client-${clientVersion}.tgz`), Buffer.from([0x1f, 0x8b, 8, 0]))
+// Not useTestApp: the app is built at collection time, since the test list is read from its document.
 const ctx = await createTestApp({
   clock: { now: () => EXAMPLES_DAY },
   env: { AMPARO_RATE_LIMIT: '1000000', AMPARO_LOGIN_RATE_LIMIT: '100000' },

@@ -1,16 +1,10 @@
 import { Validator } from '@seriousme/openapi-schema-validator'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { EVENT_TYPES } from '../src/modules/events/event.service.js'
-import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { createTestApp, useTestApp } from './helpers/test-app.js'
 import { bearer, partnerWithToken, seedCatalog } from './helpers/world.js'
 
-let ctx: TestContext
-
-beforeAll(async () => {
-  ctx = await createTestApp()
-  await ctx.app.ready()
-})
-afterAll(() => ctx.close())
+const ctx = useTestApp()
 
 type Operation = {
   operationId?: string

@@ -19,6 +19,7 @@ let db: Db
 let app: App
 let token: string
 
+// Not useTestApp: the app runs on a database that is not there.
 beforeAll(async () => {
   db = createDb(config.database)
   app = await buildCheckedApp({ config, db, logger: false })

@@ -3,14 +3,13 @@ import { sql } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { isPostgres } from '../src/db/database.js'
 import { migrateToLatest } from '../src/db/migrate.js'
-import { insertCustomer } from '../src/modules/customers/customer.repository.js'
 import {
   findSubscriptionState,
   listSubscriptionViews,
 } from '../src/modules/subscriptions/subscription.repository.js'
 import { contractSubscription } from '../src/modules/subscriptions/subscription.service.js'
 import type { SubscriptionsTable } from '../src/modules/subscriptions/subscription.table.js'
-import { useDatabaseAt } from './helpers/world/older-schema.js'
+import { olderCustomer, olderSubscription, useDatabaseAt } from './helpers/world/older-schema.js'
 import { seedCatalog, seedOlderPlan, seedPartner, TOTAL_12X } from './helpers/world.js'
 
 // Migration 0006 numbers the subscriptions a database already has: a database at 0005 gets rows,
@@ -36,25 +35,7 @@ beforeAll(async () => {
   for (const document of ['52998224725', '12345678909', '11144477735']) {
     const partner = await seedPartner(ctx.db)
     const plan = await seedOlderPlan(ctx.db, partner.id, TOTAL_12X, NOW)
-    const customerId = await ctx.db.transaction().execute(async (trx) => {
-      const customer = await insertCustomer(trx, {
-        partner_id: partner.id,
-        name: 'Cliente',
-        document,
-        document_kind: 'cpf',
-        email: 'cliente@example.com',
-        phone: '11987654321',
-        street: null,
-        number: null,
-        complement: null,
-        zipcode: null,
-        neighborhood: null,
-        city: null,
-        state: null,
-        created_at: NOW,
-      })
-      return customer.id
-    })
+    const customerId = await olderCustomer(ctx.db, partner.id, NOW, document)
     const planId = plan.id
     fixtures.push({
       partnerId: partner.id,
@@ -67,28 +48,13 @@ beforeAll(async () => {
   // The first two partners interleaved; the third has none.
   for (const index of [0, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0]) {
     const f = fixtures[index] as Fixture
-    const row = {
+    const row = olderSubscription({
       partner_id: f.partnerId,
       customer_id: f.customerId,
       plan_id: f.planId,
       model_id: f.modelId,
-      store_id: null,
-      serial_number: null,
-      second_serial_number: null,
-      is_used: false,
-      lmi: 100_000,
-      monthly_premium: 1200,
-      franchise: 15_000,
-      installments_count: 12,
-      status: 'pending' as const,
-      origin: null,
-      card_token: null,
-      card_brand: null,
-      card_last4: null,
-      canceled_at: null,
-      cancel_reason: null,
       created_at: NOW,
-    }
+    })
     // Before 0006 the table has no partner_seq: the row is what an older version wrote.
     const { id } = await ctx.db
       .insertInto('subscriptions')

@@ -38,6 +38,7 @@ interface Started {
 const started: Started[] = []
 const databases: TestDatabase[] = []
 
+// Not useTestApp: each test starts its own `amparo` process on a database of its own.
 afterAll(async () => {
   for (const server of started) {
     if (server.child.exitCode === null) server.child.kill('SIGKILL')

@@ -4,7 +4,7 @@ import type { App } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { LOGIN_ADDRESS_FACTOR } from '../src/plugins/rate-limits.js'
 import { expectedError } from './helpers/errors.js'
-import { buildCheckedApp, createTestApp, type TestContext } from './helpers/test-app.js'
+import { buildCheckedApp, createTestApp, useTestApp } from './helpers/test-app.js'
 import { bearer, partnerWithToken, seedCatalog, type TestPartner } from './helpers/world.js'
 
 const REDIS_URL = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379'
@@ -22,18 +22,16 @@ async function redisReachable(): Promise<boolean> {
 }
 
 describe('rate limits, in memory', () => {
-  let ctx: TestContext
+  const ctx = useTestApp({ env: { AMPARO_RATE_LIMIT: '5', AMPARO_LOGIN_RATE_LIMIT: '3' } })
   let a: TestPartner
   let tokenA: string
   let tokenB: string
 
   beforeAll(async () => {
-    ctx = await createTestApp({ env: { AMPARO_RATE_LIMIT: '5', AMPARO_LOGIN_RATE_LIMIT: '3' } })
     await seedCatalog(ctx.db)
     ;({ partner: a, token: tokenA } = await partnerWithToken(ctx.app, ctx.db))
     ;({ token: tokenB } = await partnerWithToken(ctx.app, ctx.db))
   })
-  afterAll(() => ctx.close())
 
   it('counts requests per partner and answers 429 with Retry-After past the limit', async () => {
     const remaining: string[] = []
@@ -131,7 +129,8 @@ describe('login limits per address, whatever the client id', () => {
 })
 
 describe.skipIf(!(await redisReachable()))('rate limits shared through Redis', () => {
-  let ctx: TestContext
+  const env = { AMPARO_RATE_LIMIT: '4', REDIS_URL }
+  const ctx = useTestApp({ env })
   let second: App
   let token: string
 
@@ -142,8 +141,6 @@ describe.skipIf(!(await redisReachable()))('rate limits shared through Redis', (
     if (keys.length) await redis.del(...keys)
     redis.disconnect()
 
-    const env = { AMPARO_RATE_LIMIT: '4', REDIS_URL }
-    ctx = await createTestApp({ env })
     await seedCatalog(ctx.db)
     ;({ token } = await partnerWithToken(ctx.app, ctx.db))
     second = await buildCheckedApp({ config: loadConfig({ ...ctx.env, ...env }), db: ctx.db, logger: false })
@@ -158,10 +155,7 @@ describe.skipIf(!(await redisReachable()))('rate limits shared through Redis', (
       }
     }
   })
-  afterAll(async () => {
-    await second.close()
-    await ctx.close()
-  })
+  afterAll(() => second?.close())
 
   it('counts one partner across two API instances', async () => {
     const statuses = []

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { subscriptionCard } from './helpers/bodies.js'
-import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { useTestApp } from './helpers/test-app.js'
 import { answer, bearer, galaxyOf, type Seller, seller, subscribe } from './helpers/world.js'
 
 // The sandbox clock on a listening server, as `npm start` serves it: a long advance of one partner's
@@ -13,14 +13,13 @@ const PAID = 60
 /** The longest an advance holds its clock without renewing it (docs/decisions.md). */
 const CLAIM_SECONDS = 30
 
-let ctx: TestContext
 let base = ''
 let advancing: Seller
 let other: Seller
 let otherSubscription = 0
 
+const ctx = useTestApp()
 beforeAll(async () => {
-  ctx = await createTestApp()
   const modelId = await galaxyOf(ctx)
   advancing = await seller(ctx, 'own')
   other = await seller(ctx, 'own')
@@ -31,7 +30,6 @@ beforeAll(async () => {
   otherSubscription = await subscribe(ctx, other, modelId)
   base = await ctx.app.listen({ port: 0, host: '127.0.0.1' })
 }, 120_000)
-afterAll(() => ctx?.close())
 
 const request = async (s: Seller | null, method: 'GET' | 'POST', path: string, body?: object) => {
   const response = await fetch(`${base}${path}`, {

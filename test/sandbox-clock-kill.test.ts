@@ -1,16 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { Clock } from '../src/shared/clock.js'
 import { subscriptionCard } from './helpers/bodies.js'
 import { amparoProcess } from './helpers/cli.js'
-import { buildCheckedApp, type TestContext } from './helpers/test-app.js'
-import { createTestDatabase } from './helpers/test-db.js'
+import { buildCheckedApp, useTestApp } from './helpers/test-app.js'
 import { answer, bearer, galaxyOf, type Seller, seller, subscribe } from './helpers/world.js'
 
 // Sandbox clock: an `amparo serve` killed (-9) in the middle of a clock advance leaves the clock
@@ -18,26 +14,15 @@ import { answer, bearer, galaxyOf, type Seller, seller, subscribe } from './help
 // renewal (docs/decisions.md); then another advance carries on. A real kill, on either database.
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-const dir = mkdtempSync(join(tmpdir(), 'amparo-clock-kill-'))
 const DAY = 86_400
 const PAID = 40
 /** The longest a killed advance may keep its partner's clock held. */
 const CLAIM_SECONDS = 30
 
-let ctx: TestContext
+const ctx = useTestApp({ onDisk: true })
 let s: Seller
 
 beforeAll(async () => {
-  const database = await createTestDatabase({ sqliteFile: join(dir, 'amparo.sqlite') })
-  const app = await buildCheckedApp({ config: database.config, db: database.db, logger: false })
-  ctx = {
-    ...database,
-    app,
-    async close() {
-      await app.close()
-      await database.drop()
-    },
-  }
   const modelId = await galaxyOf(ctx)
   s = await seller(ctx, 'own')
   for (let i = 0; i < PAID; i++) {
@@ -45,10 +30,6 @@ beforeAll(async () => {
     await answer(ctx, s, 'POST', `/subscriptions/${id}/payment`, subscriptionCard)
   }
 }, 120_000)
-afterAll(async () => {
-  await ctx?.close()
-  rmSync(dir, { recursive: true, force: true })
-})
 
 async function freePort(): Promise<number> {
   const probe = createServer()
@@ -104,7 +85,7 @@ async function advanceAt(at: Date, days: number) {
       payload: { days },
     })
   } finally {
-    await app.close()
+    await ctx.app.close()
   }
 }
 

@@ -130,6 +130,7 @@ async function pingLag(served: Served, path: string): Promise<number | null> {
   return Date.now() - started
 }
 
+// Not useTestApp: `amparo serve` runs as its own process; only its database is made here.
 beforeAll(async () => {
   receiver = await startReceiver()
   if (onPostgres) {

@@ -32,6 +32,7 @@ const servers: Server[] = []
 let database: TestDatabase | undefined
 let dbEnv: Record<string, string>
 
+// Not useTestApp: `amparo serve` runs as its own process; only its database is made here.
 beforeAll(async () => {
   if (process.env.DATABASE_URL) {
     database = await createTestDatabase()

@@ -1,6 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { existsSync, readFileSync } from 'node:fs'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
@@ -11,8 +9,7 @@ import type { PaymentGateway } from '../src/modules/payments/payment-gateway.js'
 import type { Clock } from '../src/shared/clock.js'
 import { runRecurrence } from '../src/worker/recurrence.job.js'
 import { APPROVES_ONCE, StripeServer, THREE_D_SECURE } from './helpers/stripe-server.js'
-import { buildCheckedApp } from './helpers/test-app.js'
-import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+import { buildCheckedApp, useTestApp } from './helpers/test-app.js'
 import {
   ANNUAL,
   bearer,
@@ -43,11 +40,8 @@ const card = (number: string) => ({ creditCard: { number, expiry: '1230', cvv: C
 const NUMBERS = [VISA, MASTERCARD, INSUFFICIENT, DECLINED, APPROVES_ONCE, THREE_D_SECURE]
 
 const server = new StripeServer()
-const sqliteFile = join(mkdtempSync(join(tmpdir(), 'amparo-stripe-')), 'amparo.sqlite')
-let database: TestDatabase
 /** This database's namespace of Stripe idempotency keys. */
 let namespace = ''
-let app: App
 /** The same service with a gateway that gives up after 400 ms, for the timeout. */
 let impatient: App
 const logLines: string[] = []
@@ -61,44 +55,42 @@ interface Party {
   modelId: number
 }
 
+// Registered first, so that its after hook runs last, once the apps have closed.
+beforeAll(() => server.start())
+afterAll(() => server.stop())
+const ctx = useTestApp(() => ({
+  clock,
+  logStream,
+  // A file, not memory, on SQLite: the last test reads the file and its WAL byte by byte.
+  onDisk: true,
+  env: {
+    AMPARO_PAYMENT_GATEWAY: 'stripe',
+    STRIPE_SECRET_KEY: 'sk_test_amparo0fake0key',
+    STRIPE_API_URL: server.url,
+    AMPARO_PAYMENT_CLAIM_SECONDS: String(CLAIM_SECONDS),
+    LOG_LEVEL: 'trace',
+  },
+}))
 beforeAll(async () => {
-  await server.start()
-  database = await createTestDatabase({
-    // A file, not memory, on SQLite: the last test reads the file and its WAL byte by byte.
-    sqliteFile,
-    env: {
-      AMPARO_PAYMENT_GATEWAY: 'stripe',
-      STRIPE_SECRET_KEY: 'sk_test_amparo0fake0key',
-      STRIPE_API_URL: server.url,
-      AMPARO_PAYMENT_CLAIM_SECONDS: String(CLAIM_SECONDS),
-      LOG_LEVEL: 'trace',
-    },
-  })
-  await seedCatalog(database.db)
-  app = await buildCheckedApp({ config: database.config, db: database.db, clock, logStream })
-  namespace = await loadKeyNamespace(database.db)
-  const slowGateway = await gatewayOf(database.config, database.db, { timeoutMs: 400, maxNetworkRetries: 0 })
+  await seedCatalog(ctx.db)
+  namespace = await loadKeyNamespace(ctx.db)
+  const slowGateway = await gatewayOf(ctx.config, ctx.db, { timeoutMs: 400, maxNetworkRetries: 0 })
   impatient = await buildCheckedApp({
-    config: database.config,
-    db: database.db,
+    config: ctx.config,
+    db: ctx.db,
     clock,
     gateway: slowGateway,
     logStream,
   })
 })
-afterAll(async () => {
-  await app?.close()
-  await impatient?.close()
-  await database?.drop()
-  await server.stop()
-})
+afterAll(() => impatient?.close())
 
 async function party(mode: 'own' | 'external' = 'own'): Promise<Party> {
-  const { partner, token } = await partnerWithToken(app, database.db, mode)
-  const plan = await seedPlan(database.db, partner.id, TOTAL_12X, START.toISOString())
-  const annual = await seedPlan(database.db, partner.id, ANNUAL, START.toISOString())
-  await createCustomer(app, token)
-  const model = await database.db
+  const { partner, token } = await partnerWithToken(ctx.app, ctx.db, mode)
+  const plan = await seedPlan(ctx.db, partner.id, TOTAL_12X, START.toISOString())
+  const annual = await seedPlan(ctx.db, partner.id, ANNUAL, START.toISOString())
+  await createCustomer(ctx.app, token)
+  const model = await ctx.db
     .selectFrom('models')
     .select('id')
     .where('name', '=', 'Galaxy S25')
@@ -110,7 +102,7 @@ const call = (on: App, method: 'GET' | 'POST' | 'PUT', url: string, token: strin
   on.inject({ method, url, headers: bearer(token), ...(payload && { payload }) })
 
 async function contract(p: Party): Promise<{ id: number; installments: { id: number; status: string }[] }> {
-  const created = await call(app, 'POST', '/subscriptions', p.token, {
+  const created = await call(ctx.app, 'POST', '/subscriptions', p.token, {
     plan_id: p.planId,
     customer_document: '52998224725',
     model_id: p.modelId,
@@ -122,7 +114,7 @@ async function contract(p: Party): Promise<{ id: number; installments: { id: num
 
 /** Read from the database: the partner's token does not outlive the clock's jumps. */
 async function installments(_p: Party, id: number) {
-  return database.db
+  return ctx.db
     .selectFrom('installments')
     .select(['id', 'status'])
     .where('subscription_id', '=', id)
@@ -130,10 +122,10 @@ async function installments(_p: Party, id: number) {
     .execute()
 }
 
-const pay = (p: Party, id: number, number: string, on = app) =>
+const pay = (p: Party, id: number, number: string, on = ctx.app) =>
   call(on, 'POST', `/subscriptions/${id}/payment`, p.token, card(number))
 const updateCard = (p: Party, id: number, number: string) =>
-  call(app, 'PUT', `/subscriptions/${id}/card`, p.token, card(number))
+  call(ctx.app, 'PUT', `/subscriptions/${id}/card`, p.token, card(number))
 
 async function paidSubscription(p: Party, number = VISA) {
   const s = await contract(p)
@@ -144,10 +136,10 @@ async function paidSubscription(p: Party, number = VISA) {
 
 const recurrence = () =>
   runRecurrence({
-    db: database.db,
+    db: ctx.db,
     clock,
-    timeZone: database.config.timeZone,
-    gateway: app.gateway as PaymentGateway,
+    timeZone: ctx.config.timeZone,
+    gateway: ctx.app.gateway as PaymentGateway,
     claimSeconds: CLAIM_SECONDS,
   })
 
@@ -158,7 +150,7 @@ describe('first payment of a subscription', () => {
     now = START
     const p = await party()
     const s = await paidSubscription(p)
-    const body = (await call(app, 'GET', `/subscriptions/${s.id}`, p.token)).json()
+    const body = (await call(ctx.app, 'GET', `/subscriptions/${s.id}`, p.token)).json()
     expect(body).toMatchObject({ status: 'pago', card: { brand: 'visa', last4: '1111' } })
 
     const [first] = s.installments
@@ -200,7 +192,7 @@ describe('first payment of a subscription', () => {
     // A second subscription of the same customer: no second Stripe customer.
     await paidSubscription(p, MASTERCARD)
     expect(server.requests.filter((r) => r.idempotencyKey === customerKey)).toHaveLength(1)
-    const stored = await database.db
+    const stored = await ctx.db
       .selectFrom('subscriptions')
       .select(['card_token', 'card_brand', 'card_last4'])
       .where('id', '=', s.id)
@@ -241,7 +233,7 @@ describe('first payment of a subscription', () => {
 describe('an annual plan', () => {
   it('is charged once in the issuer’s installments, not saved for later', async () => {
     const p = await party()
-    const created = await call(app, 'POST', '/annual-plans', p.token, {
+    const created = await call(ctx.app, 'POST', '/annual-plans', p.token, {
       model_id: p.modelId,
       customer_document: '52998224725',
       plan_id: p.annualPlanId,
@@ -249,7 +241,7 @@ describe('an annual plan', () => {
     })
     expect(created.statusCode, created.body).toBe(201)
     const { id, premium } = created.json()
-    const paid = await call(app, 'POST', `/annual-plans/${id}/payment`, p.token, {
+    const paid = await call(ctx.app, 'POST', `/annual-plans/${id}/payment`, p.token, {
       card_number: VISA,
       card_holder: 'MARIA',
       card_expiry: '12/30',
@@ -303,19 +295,19 @@ describe('PUT /subscriptions/{id}/card', () => {
     now = new Date(START.getTime() + 31 * DAY)
     expect(await recurrence()).toMatchObject({ declined: expect.any(Number) })
     expect((await installments(p, s.id))[1]?.status).toBe('pending')
-    p.token = await login(app, p.partner)
+    p.token = await login(ctx.app, p.partner)
 
     const declined = await updateCard(p, s.id, DECLINED)
     expect(declined.statusCode, declined.body).toBe(402)
     expect(declined.json()).toMatchObject({ decline_code: 'card_declined' })
-    expect((await call(app, 'GET', `/subscriptions/${s.id}`, p.token)).json().card).toEqual({
+    expect((await call(ctx.app, 'GET', `/subscriptions/${s.id}`, p.token)).json().card).toEqual({
       brand: 'visa',
       last4: '0341',
     })
 
     const before = server.requests.length
     const oldCard = (
-      await database.db
+      await ctx.db
         .selectFrom('subscriptions')
         .select('card_token')
         .where('id', '=', s.id)
@@ -365,9 +357,9 @@ describe('PUT /subscriptions/{id}/card', () => {
     expect(Object.keys(refused.json().errors)).toEqual(['status'])
 
     const canceled = await paidSubscription(p)
-    expect((await call(app, 'POST', `/subscriptions/${canceled.id}/cancellation`, p.token)).statusCode).toBe(
-      200,
-    )
+    expect(
+      (await call(ctx.app, 'POST', `/subscriptions/${canceled.id}/cancellation`, p.token)).statusCode,
+    ).toBe(200)
     expect(Object.keys((await updateCard(p, canceled.id, VISA)).json().errors)).toEqual(['status'])
 
     const stranger = await party()
@@ -414,7 +406,7 @@ describe('when Stripe does not answer', () => {
     expect(timedOut.json()).toMatchObject({ code: 'service_unavailable' })
     expect(Number(timedOut.headers['retry-after'])).toBeLessThanOrEqual(5)
     expect((await installments(p, s.id))[0]?.status).toBe('pending')
-    const ledger = await database.db
+    const ledger = await ctx.db
       .selectFrom('payments')
       .selectAll()
       .where('subscription_id', '=', s.id)
@@ -453,14 +445,14 @@ describe('when Stripe does not answer', () => {
     const before = logLines.length
     server.failNext(status)
     // 500 is retried once by the library with the same key: fail that one too.
-    const failing = status === 500 ? impatient : app
+    const failing = status === 500 ? impatient : ctx.app
     const response = await pay(p, s.id, VISA, failing)
     expect(response.statusCode, response.body).toBe(503)
     expect(Number(response.headers['retry-after'])).toBeLessThanOrEqual(5)
     const logged = logLines.slice(before).join('')
     expect(logged).toContain('payment gateway unavailable')
     expect(logged).toMatch(/"stripe_request_id":"req_fake\d+"/)
-    const ledger = await database.db
+    const ledger = await ctx.db
       .selectFrom('payments')
       .selectAll()
       .where('subscription_id', '=', s.id)
@@ -491,16 +483,15 @@ describe('when Stripe does not answer', () => {
 
 describe('card data at rest and in logs, after the Stripe suite', () => {
   it('appears in no table and no log line', async () => {
-    const current = isPostgres(database.db)
-      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]
-          ?.schema
+    const current = isPostgres(ctx.db)
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(ctx.db)).rows[0]?.schema
       : undefined
-    const tables = (await database.db.introspection.getTables()).filter((t) => t.schema === current)
+    const tables = (await ctx.db.introspection.getTables()).filter((t) => t.schema === current)
     const dump: string[] = []
     for (const table of tables) {
       dump.push(
         JSON.stringify(
-          await database.db
+          await ctx.db
             .selectFrom(table.name as 'payments')
             .selectAll()
             .execute(),
@@ -521,7 +512,8 @@ describe('card data at rest and in logs, after the Stripe suite', () => {
       expect(cvv.test(text), `security code in ${where}`).toBe(false)
     }
     // The bytes on disk too, pages and write-ahead log (freed pages keep what was written there).
-    if (!isPostgres(database.db)) {
+    if (!isPostgres(ctx.db)) {
+      const sqliteFile = ctx.env.AMPARO_SQLITE_FILE as string
       const files = [sqliteFile, `${sqliteFile}-wal`].filter((file) => existsSync(file))
       expect(files).toContain(sqliteFile)
       const bytes = files.map((file) => readFileSync(file).toString('latin1'))

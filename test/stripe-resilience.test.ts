@@ -59,6 +59,7 @@ async function deployment(extra: Record<string, string> = {}): Promise<Deploymen
   return { database, app, partner, token, planId: plan.id, modelId: model('Galaxy S25').id }
 }
 
+// Not useTestApp: several deployments (a database and an app each) share one Stripe account.
 const deployments: Deployment[] = []
 let a: Deployment
 

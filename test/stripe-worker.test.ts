@@ -1,8 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { App } from '../src/app.js'
 import { createDb, type Db } from '../src/db/database.js'
 import { gatewayOf } from '../src/modules/payments/gateway-factory.js'
 import { loadKeyNamespace } from '../src/modules/payments/key-namespace.repository.js'
@@ -12,8 +8,7 @@ import { runRecurrence } from '../src/worker/recurrence.job.js'
 import { runRefunds } from '../src/worker/refunds.job.js'
 import { uniqueImei } from './helpers/bodies.js'
 import { StripeServer } from './helpers/stripe-server.js'
-import { buildCheckedApp } from './helpers/test-app.js'
-import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+import { useTestApp } from './helpers/test-app.js'
 import {
   ANNUAL,
   bearer,
@@ -28,7 +23,6 @@ import {
 // The worker against a local Stripe-compatible server, through the real `stripe` library: refunds
 // paid with an idempotency key of their own, and the recurrence at a gateway's real speed.
 
-const dir = mkdtempSync(join(tmpdir(), 'amparo-stripe-worker-'))
 const START = new Date('2026-11-21T15:00:00.000Z')
 let now = START
 const clock: Clock = { now: () => now }
@@ -37,8 +31,6 @@ const CLAIM_SECONDS = 60
 const VISA = '4111111111111111'
 
 const server = new StripeServer()
-let database: TestDatabase
-let app: App
 /** No retry inside the library: each 500 is one failed attempt of the worker. */
 let gateway: PaymentGateway
 let namespace = ''
@@ -48,39 +40,35 @@ let modelId = 0
 let annualPlanId = 0
 let subscriptionPlanId = 0
 
+// Registered first, so that its after hook runs last, once the app has closed.
+beforeAll(() => server.start())
+afterAll(() => server.stop())
+const ctx = useTestApp(() => ({
+  clock,
+  onDisk: true,
+  env: {
+    AMPARO_PAYMENT_GATEWAY: 'stripe',
+    STRIPE_SECRET_KEY: 'sk_test_amparo0fake0key',
+    STRIPE_API_URL: server.url,
+    AMPARO_PAYMENT_CLAIM_SECONDS: String(CLAIM_SECONDS),
+  },
+}))
 beforeAll(async () => {
-  await server.start()
-  database = await createTestDatabase({
-    sqliteFile: join(dir, 'stripe-worker.sqlite'),
-    env: {
-      AMPARO_PAYMENT_GATEWAY: 'stripe',
-      STRIPE_SECRET_KEY: 'sk_test_amparo0fake0key',
-      STRIPE_API_URL: server.url,
-      AMPARO_PAYMENT_CLAIM_SECONDS: String(CLAIM_SECONDS),
-    },
-  })
-  const { model } = await seedCatalog(database.db)
+  const { model } = await seedCatalog(ctx.db)
   modelId = model('Galaxy S25').id
-  app = await buildCheckedApp({ config: database.config, db: database.db, clock, logger: false })
-  gateway = (await gatewayOf(database.config, database.db, {
+  gateway = (await gatewayOf(ctx.config, ctx.db, {
     maxNetworkRetries: 0,
     timeoutMs: 2_000,
   })) as PaymentGateway
-  namespace = await loadKeyNamespace(database.db)
-  ;({ partner, token } = await partnerWithToken(app, database.db, 'own'))
-  await createCustomer(app, token)
-  annualPlanId = (await seedPlan(database.db, partner.id, ANNUAL, START.toISOString())).id
-  subscriptionPlanId = (await seedPlan(database.db, partner.id, TOTAL_12X, START.toISOString())).id
-})
-afterAll(async () => {
-  await app?.close()
-  await database?.drop()
-  await server.stop()
-  rmSync(dir, { recursive: true, force: true })
+  namespace = await loadKeyNamespace(ctx.db)
+  ;({ partner, token } = await partnerWithToken(ctx.app, ctx.db, 'own'))
+  await createCustomer(ctx.app, token)
+  annualPlanId = (await seedPlan(ctx.db, partner.id, ANNUAL, START.toISOString())).id
+  subscriptionPlanId = (await seedPlan(ctx.db, partner.id, TOTAL_12X, START.toISOString())).id
 })
 
 async function call(method: 'GET' | 'POST' | 'PUT', url: string, payload?: object) {
-  const response = await app.inject({ method, url, headers: bearer(token), ...(payload && { payload }) })
+  const response = await ctx.app.inject({ method, url, headers: bearer(token), ...(payload && { payload }) })
   const created = method === 'POST' && /^\/(annual-plans|subscriptions)$/.test(url)
   expect(response.statusCode, `${method} ${url}: ${response.body}`).toBe(created ? 201 : 200)
   return response.json()
@@ -98,13 +86,13 @@ async function canceledPlan() {
   await call('POST', `/annual-plans/${id}/payment`, card)
   const { protocol } = await call('PUT', `/annual-plans/${id}/cancellation`)
   const plan = await call('POST', `/annual-plans/${id}/cancellation/${protocol}`)
-  const charge = await database.db
+  const charge = await ctx.db
     .selectFrom('payments')
     .select('transaction_id')
     .where('annual_plan_id', '=', id)
     .where('route', '=', 'card')
     .executeTakeFirstOrThrow()
-  const refund = await database.db
+  const refund = await ctx.db
     .selectFrom('annual_plan_refunds')
     .select('id')
     .where('annual_plan_id', '=', id)
@@ -114,15 +102,15 @@ async function canceledPlan() {
 
 const refunds = () =>
   runRefunds({
-    db: database.db,
+    db: ctx.db,
     gateway,
     clock,
-    timeZone: database.config.timeZone,
+    timeZone: ctx.config.timeZone,
     claimSeconds: CLAIM_SECONDS,
   })
 
 const refundLedger = (planId: number) =>
-  database.db
+  ctx.db
     .selectFrom('payments')
     .select(['outcome', 'transaction_id'])
     .where('annual_plan_id', '=', planId)
@@ -201,7 +189,7 @@ describe('the recurrence at gateway speed', () => {
         creditCard: { number: VISA, expiry: '1230', cvv: '123' },
       })
     }
-    second = createDb(database.config.database)
+    second = createDb(ctx.config.database)
   })
   afterAll(() => second?.destroy())
 
@@ -216,12 +204,12 @@ describe('the recurrence at gateway speed', () => {
         db,
         gateway,
         clock,
-        timeZone: database.config.timeZone,
+        timeZone: ctx.config.timeZone,
         claimSeconds: CLAIM_SECONDS,
         concurrency: 4,
         batchSize: 5,
       })
-    const [a, b] = await Promise.all([worker(database.db), worker(second)])
+    const [a, b] = await Promise.all([worker(ctx.db), worker(second)])
     const elapsed = Date.now() - started
     server.latencyMs = 0
 
@@ -231,7 +219,7 @@ describe('the recurrence at gateway speed', () => {
     expect(b.charged).toBeGreaterThan(0)
     const offSession = server.charges.slice(before).filter((pi) => pi.off_session)
     expect(offSession).toHaveLength(SUBSCRIPTIONS)
-    const ledger = await database.db
+    const ledger = await ctx.db
       .selectFrom('payments')
       .select('installment_id')
       .where('route', '=', 'recurrence')

@@ -1,21 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { addMonthsClamped } from '../src/shared/time.js'
 import { subscriptionCard } from './helpers/bodies.js'
-import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { useTestApp } from './helpers/test-app.js'
 import { answer, galaxyOf, seller as newSeller, type Seller, send } from './helpers/world.js'
 
 // A subscription ends (README, Subscriptions): once the month of its last installment has passed
 // it is `expired`, with one `subscription.expired`, and its device may be protected again. Driven
 // by the sandbox clock, whose advance runs the worker's jobs at each day crossed.
 
-let ctx: TestContext
 let modelId = 0
 
+const ctx = useTestApp()
 beforeAll(async () => {
-  ctx = await createTestApp()
   modelId = await galaxyOf(ctx)
 })
-afterAll(() => ctx?.close())
 
 const call = (s: Seller, method: 'GET' | 'POST' | 'PUT', url: string, payload?: object, status = 200) =>
   answer(ctx, s, method, url, payload, status)

@@ -9,7 +9,7 @@ import { RETRY_DELAYS } from '../src/modules/webhooks/webhook.rules.js'
 import { claimDue, purgeDeliveries } from '../src/modules/webhooks/webhook-delivery.service.js'
 import { deliverWebhooksOnce, runWebhookLoop, type WebhookDeps } from '../src/worker/webhooks.job.js'
 import { type Receiver, startReceiver } from './helpers/receiver.js'
-import { createTestApp, type TestContext } from './helpers/test-app.js'
+import { useTestApp } from './helpers/test-app.js'
 import { bearer, login, partnerWithToken, type TestPartner } from './helpers/world.js'
 
 // Webhook delivery (README, Webhooks) to a real receiver listening on 127.0.0.1, which verifies the
@@ -21,7 +21,6 @@ const advance = (seconds: number) => {
   now = new Date(now.getTime() + seconds * 1000)
 }
 
-let ctx: TestContext
 let app: App
 let receiver: Receiver
 
@@ -81,14 +80,13 @@ const headersOf = (r: { headers: Record<string, unknown> }) => ({
   'webhook-signature': String(r.headers['webhook-signature']),
 })
 
+const ctx = useTestApp({ clock })
 beforeAll(async () => {
-  ctx = await createTestApp({ clock })
   app = ctx.app
   receiver = await startReceiver()
 })
 afterAll(async () => {
   await receiver?.close()
-  await ctx?.close()
 })
 afterEach(async () => {
   // Nothing left due for the next test.

@@ -30,6 +30,7 @@ import {
 // Every describe has its own database: SQLite in a file (the CLI and the second worker open their
 // own connections to it), or a fresh PostgreSQL schema when DATABASE_URL is set.
 const dir = mkdtempSync(join(tmpdir(), 'amparo-worker-'))
+// Not useTestApp: each describe builds a world of its own (createWorld below), on a file the worker process opens.
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const TZ = 'America/Sao_Paulo'

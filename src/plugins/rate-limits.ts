@@ -1,7 +1,7 @@
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Redis } from 'ioredis'
-import { documentRateLimit } from '../http/http-schemas.js'
+import { documentRateLimit } from '../http/route-documentation.js'
 import { AppError } from '../shared/errors.js'
 import { limitFailedLogins, loginAccount } from './login-failures.js'
 

@@ -1,11 +1,9 @@
 import type { AddressInfo } from 'node:net'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { type AmparoClient, AmparoError, createAmparoClient } from '../../clients/typescript/src/index.js'
-import type { App } from '../../src/app.js'
-import { buildApp } from '../../src/app.js'
 import { type DemoPartner, loadDemo } from '../../src/demo/demo.js'
 import { uniqueImei } from '../helpers/bodies.js'
-import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js'
+import { useTestApp } from '../helpers/test-app.js'
 
 // The README's main flows through @amparo/client, against the app listening on a real socket with
 // the demo loaded: the client sees what a partner's program would.
@@ -14,8 +12,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js'
 let offsetMs = 0
 const clock = { now: () => new Date(Date.now() + offsetMs) }
 
-let database: TestDatabase
-let app: App
+const ctx = useTestApp({ clock })
 let baseUrl: string
 let demo: DemoPartner[]
 /** What the external partner's client sent: method, path and headers of every request. */
@@ -24,11 +21,9 @@ let amparo: AmparoClient
 let own: AmparoClient
 
 beforeAll(async () => {
-  database = await createTestDatabase()
-  demo = (await loadDemo(database.db, database.config, new Date().toISOString())).partners
-  app = await buildApp({ config: database.config, db: database.db, clock, logger: false })
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
+  demo = (await loadDemo(ctx.db, ctx.config, new Date().toISOString())).partners
+  await ctx.app.listen({ host: '127.0.0.1', port: 0 })
+  baseUrl = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`
   const partner = (gateway: string) => demo.find((p) => p.gateway === gateway) as DemoPartner
   const external = partner('external')
   amparo = createAmparoClient({
@@ -46,11 +41,6 @@ beforeAll(async () => {
   })
   const { client_id, client_secret } = partner('own')
   own = createAmparoClient({ baseUrl, clientId: client_id, clientSecret: client_secret })
-})
-
-afterAll(async () => {
-  await app?.close()
-  await database?.drop()
 })
 
 const MARIA = {

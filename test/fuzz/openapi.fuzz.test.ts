@@ -61,6 +61,7 @@ async function check<T>(name: string, property: fc.IAsyncProperty<T>) {
   }
 }
 
+// Not useTestApp: the app is built at collection time, since the operations fuzzed are read from its document.
 // The world's clock is the real one: plans, installments and coverage dates move with it.
 const ctx: TestContext = await createTestApp({
   env: { AMPARO_RATE_LIMIT: '1000000', AMPARO_LOGIN_RATE_LIMIT: '100000' },

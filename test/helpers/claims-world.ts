@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, vi } from 'vitest'
 import { formatTimestamp } from '../../src/shared/time.js'
 import { customerBody, type Json, uniqueImei } from './bodies.js'
-import { createTestApp, type TestContext } from './test-app.js'
+import { type TestContext, useTestApp } from './test-app.js'
 import {
   ANNUAL,
   bearer,
@@ -61,18 +61,15 @@ export interface ClaimBody {
 export function useClaimsWorld() {
   // Each test contracts and pays through the API at several clock times: slow on a loaded machine.
   vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 })
+  ctx = useTestApp({
+    clock: { now: () => now },
+    env: { AMPARO_LOGIN_RATE_LIMIT: '100000', AMPARO_RATE_LIMIT: '100000' },
+  })
   beforeAll(async () => {
-    ctx = await createTestApp({
-      clock: { now: () => now },
-      env: { AMPARO_LOGIN_RATE_LIMIT: '100000', AMPARO_RATE_LIMIT: '100000' },
-    })
-    await ctx.app.ready()
     pro = (await seedCatalog(ctx.db)).model('iPhone 16 Pro').id
   })
-  afterAll(async () => {
-    tokens.clear()
-    await ctx?.close()
-  })
+  // Tokens are kept by client id: they go with the file's database.
+  afterAll(() => tokens.clear())
 }
 
 export const iso = (ms: number) => new Date(ms).toISOString()

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, expect, inject } from 'vitest'
 import type { App } from '../../src/app.js'
 import { run } from '../../src/cli/program.js'
 import type { Db } from '../../src/db/database.js'
-import { buildCheckedApp } from './test-app.js'
-import { createTestDatabase, type TestDatabase } from './test-db.js'
+import { useTestApp } from './test-app.js'
+import type { TestDatabase } from './test-db.js'
 import { seedCatalog } from './world.js'
 
 // Every command opens its own connection, so SQLite runs on a file (`:memory:` would give each
@@ -126,16 +126,15 @@ export async function unmigratedDatabase(): Promise<{
 
 /** Opens the database and the app before a file's first test; closes and removes them after its last. */
 export function useCliWorld(): void {
+  // The file's own folder, made now: useTestApp reads the file's path as it is called.
+  const folder = mkdtempSync(join(tmpdir(), 'amparo-cli-'))
+  dir = folder
+  // Registered first, so its after hook runs last: the folder goes once the database has closed.
+  afterAll(() => rmSync(folder, { recursive: true, force: true }))
+  const ctx = useTestApp({ sqliteFile: sqliteFile('main') })
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'amparo-cli-'))
-    main = await createTestDatabase({ sqliteFile: sqliteFile('main') })
+    main = ctx
+    app = ctx.app
     await seedCatalog(main.db)
-    app = await buildCheckedApp({ config: main.config, db: main.db, logger: false })
-    await app.ready()
-  })
-  afterAll(async () => {
-    await app?.close()
-    await main?.drop()
-    rmSync(dir, { recursive: true, force: true })
   })
 }

@@ -1,6 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll } from 'vitest'
 import { type App, buildApp } from '../../src/app.js'
+import type { Db } from '../../src/db/database.js'
 import type { PaymentGateway } from '../../src/modules/payments/payment-gateway.js'
+import type { Metrics } from '../../src/plugins/metrics.js'
 import type { Clock } from '../../src/shared/clock.js'
 import { checkInjected } from './openapi-responses.js'
 import { createTestDatabase, type TestDatabase } from './test-db.js'
@@ -20,20 +25,32 @@ export interface TestAppOptions {
   sdkDirectory?: string
   /** A SQLite file instead of memory, for tests whose CLI or second worker opens its own connection. */
   sqliteFile?: string
+  /**
+   * SQLite in a file of a fresh temporary folder, removed once the database is closed: for tests
+   * that open a second connection or process on it (`env.AMPARO_SQLITE_FILE` names the file).
+   */
+  onDisk?: boolean
   /** The card gateway (`null` for none); the configured one unless told. */
   gateway?: PaymentGateway | null
+  /** The Prometheus metrics the app records, made on its database (none unless told). */
+  metrics?: (db: Db) => Metrics
+  /** Routes a file adds for its own tests (a handler that throws), before the app is ready. */
+  routes?: (app: App) => void
 }
 
 /**
  * The set-up fixture of a test file: `const ctx = useTestApp({ clock })` at the top level builds
  * the app on a fresh database before the file's first test (ready to inject) and closes both after
  * its last. `ctx` is filled in place, so it is read inside tests and later `beforeAll` hooks,
- * which run after this one: that is where a file seeds its world (see world.ts).
+ * which run after this one: that is where a file seeds its world (see world.ts). Options given as
+ * a function are read when the app is built, for settings known only then (a stub server's URL).
  */
-export function useTestApp(options: TestAppOptions = {}): TestContext {
+export function useTestApp(options: TestAppOptions | (() => TestAppOptions) = {}): TestContext {
   const ctx = {} as TestContext
   beforeAll(async () => {
-    Object.assign(ctx, await createTestApp(options))
+    const settled = typeof options === 'function' ? options() : options
+    Object.assign(ctx, await createTestApp(settled))
+    settled.routes?.(ctx.app)
     await ctx.app.ready()
   })
   afterAll(async () => {
@@ -49,7 +66,9 @@ export function useTestApp(options: TestAppOptions = {}): TestContext {
  * document (status documented, body matching its schema): a mismatch fails the calling test.
  */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestContext> {
-  const database = await createTestDatabase({ env: options.env, sqliteFile: options.sqliteFile })
+  const folder = options.onDisk ? mkdtempSync(join(tmpdir(), 'amparo-test-')) : undefined
+  const sqliteFile = folder ? join(folder, 'amparo.sqlite') : options.sqliteFile
+  const database = await createTestDatabase({ env: options.env, sqliteFile })
   const app = await buildApp({
     config: database.config,
     db: database.db,
@@ -58,6 +77,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestC
     logger: options.logger ?? (options.logStream ? undefined : false),
     logStream: options.logStream,
     sdkDirectory: options.sdkDirectory,
+    metrics: options.metrics?.(database.db),
   })
   checkEveryResponse(app)
   return {
@@ -66,6 +86,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestC
     async close() {
       await app.close()
       await database.drop()
+      if (folder) rmSync(folder, { recursive: true, force: true })
     },
   }
 }

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { errorResponses, Id, Money, nullable, Timestamp } from '../../http/http-schemas.js'
+import { errorResponses } from '../../http/error-responses.js'
+import { Id, Money, nullable, Timestamp } from '../../http/http-schemas.js'
 import { baseUrl } from '../../http/links.js'
 import { commit } from '../../plugins/unit-of-work.js'
 import { renderingContext } from '../events/event.service.js'

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errorResponse, errorResponses } from '../../http/http-schemas.js'
+import { errorResponse, errorResponses } from '../../http/error-responses.js'
 import { formatTimestamp } from '../../shared/time.js'
 import { LoginBody, LoginResult } from './auth.schemas.js'
 import { login } from './auth.service.js'

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errorResponses } from '../../http/http-schemas.js'
+import { errorResponses } from '../../http/error-responses.js'
 import { baseUrl, listPage } from '../../http/links.js'
 import { PageOf, PageQuery } from '../../shared/pagination.js'
 import { brandResource, modelResource, modelSummary } from './catalog.mapper.js'

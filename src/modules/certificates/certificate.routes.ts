@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
-import { errorResponses } from '../../http/http-schemas.js'
+import { errorResponses } from '../../http/error-responses.js'
 import { baseUrl } from '../../http/links.js'
 import { NotFoundError } from '../../shared/errors.js'
 import { AnnualPlanParams } from '../annual-plans/annual-plan.schemas.js'

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { attachmentDisposition } from '../../http/content-disposition.js'
-import { errorResponse, errorResponses } from '../../http/http-schemas.js'
+import { errorResponse, errorResponses } from '../../http/error-responses.js'
 import { commit } from '../../plugins/unit-of-work.js'
 import { acceptForms, readForm, uploadBodyLimit } from '../../plugins/upload.js'
 import { MAX_DOCUMENT_BYTES } from './claim-document.rules.js'

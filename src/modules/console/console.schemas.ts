@@ -1,6 +1,7 @@
 import { type TSchema, Type } from 'typebox'
 import { guardedErrors } from '../../console/console-schemas.js'
-import { type ErrorAnswer, errorResponses, nullable } from '../../http/http-schemas.js'
+import { type ErrorAnswer, errorResponses } from '../../http/error-responses.js'
+import { nullable } from '../../http/http-schemas.js'
 
 // Shapes every console read shares. The console answers cents and UTC instants (ISO 8601); the
 // screens format them in pt-BR (docs/decisions.md, Operator console data).

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errorResponses } from '../../http/http-schemas.js'
+import { errorResponses } from '../../http/error-responses.js'
 import { commit } from '../../plugins/unit-of-work.js'
 import { nowIso } from '../../shared/clock.js'
 import { customerResource } from './customer.mapper.js'

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errorResponses } from '../../http/http-schemas.js'
+import { errorResponses } from '../../http/error-responses.js'
 import { Event, EventList, EventListQuery, EventParams } from './event.schemas.js'
 import { EVENT_RETENTION_DAYS, listEvents, showEvent } from './event.service.js'
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { sql } from 'kysely'
 import { Type } from 'typebox'
-import { errorResponses } from '../../http/http-schemas.js'
+import { errorResponses } from '../../http/error-responses.js'
 import { baseUrl } from '../../http/links.js'
 import { API_NAME, API_VERSION } from '../../plugins/openapi.js'
 import { ServiceUnavailableError } from '../../shared/errors.js'

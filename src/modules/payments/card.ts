@@ -1,4 +1,4 @@
-import type { ErrorAnswer } from '../../http/http-schemas.js'
+import type { ErrorAnswer } from '../../http/error-responses.js'
 import { normalizeCardNumber } from '../../shared/documents.js'
 import { AppError, ValidationError } from '../../shared/errors.js'
 import type { CardData } from './payment-gateway.js'

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { usedDevice } from '../../http/contracting-fields.js'
-import { errorResponses } from '../../http/http-schemas.js'
+import { errorResponses } from '../../http/error-responses.js'
 import { type FieldErrors, ValidationError } from '../../shared/errors.js'
 import { annualQuoteResource, planResource, subscriptionQuoteResource } from './plan.mapper.js'
 import {

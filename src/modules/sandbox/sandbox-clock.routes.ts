@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errorResponses } from '../../http/http-schemas.js'
+import { errorResponses } from '../../http/error-responses.js'
 import { AdvanceBody, AdvancedClock, SandboxClock } from './sandbox-clock.schemas.js'
 import { advanceClock, type PartnerJobs, showClock } from './sandbox-clock.service.js'
 

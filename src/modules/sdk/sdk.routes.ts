@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { errorResponses } from '../../http/http-schemas.js'
+import { errorResponses } from '../../http/error-responses.js'
 import { NotFoundError } from '../../shared/errors.js'
 import { defaultSdkDirectory, loadSdkPackage, type SdkPackage } from './sdk.package.js'
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { errorResponses } from '../../http/http-schemas.js'
+import { errorResponses } from '../../http/error-responses.js'
 import { pageFor } from '../../http/links.js'
 import { commit } from '../../plugins/unit-of-work.js'
 import { nowIso } from '../../shared/clock.js'

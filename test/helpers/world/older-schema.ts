@@ -3,6 +3,7 @@
 
 import type { Insertable } from 'kysely'
 import { afterAll, beforeAll } from 'vitest'
+import type { Db } from '../../../src/db/database.js'
 import { migrateTo } from '../../../src/db/migrate.js'
 import type { AnnualPlansTable } from '../../../src/modules/annual-plans/annual-plan.table.js'
 import { insertCustomer } from '../../../src/modules/customers/customer.repository.js'
@@ -48,27 +49,10 @@ export async function olderContracts(ctx: TestDatabase, now: string): Promise<Ol
   const partner = await seedPartner(db)
   const subscriptionPlan = await seedOlderPlan(db, partner.id, TOTAL_12X)
   const annualPlan = await seedOlderPlan(db, partner.id, ANNUAL)
-  const customer = await db.transaction().execute((trx) =>
-    insertCustomer(trx, {
-      partner_id: partner.id,
-      name: 'Cliente',
-      document: '52998224725',
-      document_kind: 'cpf',
-      email: 'cliente@example.com',
-      phone: '11987654321',
-      street: null,
-      number: null,
-      complement: null,
-      zipcode: null,
-      neighborhood: null,
-      city: null,
-      state: null,
-      created_at: now,
-    }),
-  )
+  const customerId = await olderCustomer(db, partner.id, now)
   const common = {
     partner_id: partner.id,
-    customer_id: customer.id,
+    customer_id: customerId,
     model_id: catalog.model('iPhone 16 Pro').id,
     store_id: null,
     is_used: false,
@@ -80,21 +64,8 @@ export async function olderContracts(ctx: TestDatabase, now: string): Promise<Ol
     async subscription(values = {}) {
       seq += 1
       const row = {
-        ...common,
-        plan_id: subscriptionPlan.id,
+        ...olderSubscription({ ...common, plan_id: subscriptionPlan.id }),
         partner_seq: seq,
-        serial_number: null,
-        second_serial_number: null,
-        monthly_premium: 1200,
-        franchise: 15_000,
-        installments_count: 12,
-        status: 'pending',
-        origin: null,
-        card_token: null,
-        card_brand: null,
-        card_last4: null,
-        canceled_at: null,
-        cancel_reason: null,
         ...values,
       } as Insertable<SubscriptionsTable>
       return (await db.insertInto('subscriptions').values(row).returning('id').executeTakeFirstOrThrow()).id
@@ -110,5 +81,61 @@ export async function olderContracts(ctx: TestDatabase, now: string): Promise<Ol
       } as Insertable<AnnualPlansTable>
       return (await db.insertInto('annual_plans').values(row).returning('id').executeTakeFirstOrThrow()).id
     },
+  }
+}
+
+/** A customer of `partnerId` written as a row at `now`, with no address; its id. */
+export async function olderCustomer(db: Db, partnerId: number, now: string, document = '52998224725') {
+  const customer = await db.transaction().execute((trx) =>
+    insertCustomer(trx, {
+      partner_id: partnerId,
+      name: 'Cliente',
+      document,
+      document_kind: 'cpf',
+      email: 'cliente@example.com',
+      phone: '11987654321',
+      street: null,
+      number: null,
+      complement: null,
+      zipcode: null,
+      neighborhood: null,
+      city: null,
+      state: null,
+      created_at: now,
+    }),
+  )
+  return customer.id
+}
+
+interface SubscriptionParties {
+  partner_id: number
+  customer_id: number
+  plan_id: number
+  model_id: number
+  created_at: string
+}
+
+/**
+ * A pending 12-installment subscription row as the first schemas had it (no `partner_seq`, which
+ * migration 0006 added): columns a later migration added are the caller's to put over it.
+ */
+export function olderSubscription(parties: SubscriptionParties) {
+  return {
+    store_id: null,
+    is_used: false,
+    lmi: 100_000,
+    ...parties,
+    serial_number: null,
+    second_serial_number: null,
+    monthly_premium: 1200,
+    franchise: 15_000,
+    installments_count: 12,
+    status: 'pending' as const,
+    origin: null,
+    card_token: null,
+    card_brand: null,
+    card_last4: null,
+    canceled_at: null,
+    cancel_reason: null,
   }
 }

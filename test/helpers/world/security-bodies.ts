@@ -22,23 +22,24 @@ export type Method = 'GET' | 'POST' | 'PUT'
 export const NOW = new Date('2026-11-21T15:00:00.000Z')
 export const clock = { now: () => NOW }
 export const ENV = { AMPARO_RATE_LIMIT: '1000000', AMPARO_LOGIN_RATE_LIMIT: '100000' }
-export const subscriptionBody = (p: Party): Json => ({
-  plan_id: p.subscriptionPlanId,
-  customer_id: p.customer.id,
+/** What every sale of `p` names: the plan, the model and store, the most the customer accepts. */
+const sale = (p: Party, planId: number) => ({
+  plan_id: planId,
   model_id: p.modelId,
   store_id: p.storeId,
-  serial_number: imei(next()),
   maxima: 6000,
+})
+export const subscriptionBody = (p: Party): Json => ({
+  ...sale(p, p.subscriptionPlanId),
+  customer_id: p.customer.id,
+  serial_number: imei(next()),
   metadata: { origin: 'pdv-01' },
 })
 
 export const annualBody = (p: Party): Json => ({
-  plan_id: p.annualPlanId,
+  ...sale(p, p.annualPlanId),
   customer_document: p.customer.document,
-  model_id: p.modelId,
-  store_id: p.storeId,
   imei: imei(next()),
-  maxima: 6000,
   payment: { method: 'credit_card', installments: 3 },
 })
 

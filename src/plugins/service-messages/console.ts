@@ -1,0 +1,20 @@
+/** The service's own messages in Portuguese (service-messages.ts). Partners, operators and the console. */
+export const CONSOLE_MESSAGES: Record<string, string> = {
+  // Partners, operators and the console
+  'The LMI factors must satisfy 0 < min ≤ max ≤ 10.':
+    'Os fatores de LMI devem satisfazer 0 < min ≤ max ≤ 10.',
+  'The password must be at least 8 characters, not only spaces.':
+    'A senha deve ter no mínimo 8 caracteres, não só espaços.',
+  'The email belongs to a user of another partner.': 'O email pertence a um usuário de outro parceiro.',
+  'The password must be {{min}} to 200 characters.': 'A senha deve ter de {{min}} a 200 caracteres.',
+  'The email must be a valid e-mail address.': 'O email deve ser um endereço de e-mail válido.',
+  'An operator with this e-mail already exists.': 'Já existe um operador com este e-mail.',
+  'An operator cannot disable itself.': 'Um operador não pode desativar a si mesmo.',
+  'Wrong or already used code.': 'Código incorreto ou já usado.',
+  'This request must come from the console’s own pages.':
+    'Esta requisição deve vir das próprias páginas do console.',
+  'This action needs the {{role}} role.': 'Esta ação exige o papel {{role}}.',
+  'The {{field}} field must be a month, YYYY-MM.': 'O campo {{field}} deve ser um mês, YYYY-MM.',
+  'The to field must be a month at or after from.': 'O campo to deve ser um mês igual ou posterior a from.',
+  'The period must be at most {{months}} months.': 'O período deve ter no máximo {{months}} meses.',
+}
