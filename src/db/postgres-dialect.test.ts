@@ -7,10 +7,9 @@ import { loadConfig } from '../config.js'
 import { createDb, type Database } from './database.js'
 import { migrateToLatest } from './migrate.js'
 
-// What lets several processes, or several schemas of one database (a schema per test file),
+// What lets several processes, or several schemas of one database,
 // migrate at once: the migrator reads and locks the connection's schema only.
 describe.skipIf(!process.env.DATABASE_URL)('the PostgreSQL migrator', () => {
-  const url = process.env.DATABASE_URL as string
   let database: TestDatabase
   let admin: pg.Client
   const other = `test_other_${randomBytes(6).toString('hex')}`
@@ -19,7 +18,8 @@ describe.skipIf(!process.env.DATABASE_URL)('the PostgreSQL migrator', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase()
-    admin = new pg.Client({ connectionString: url })
+    // Another client of the file's database (a copy of the run's template).
+    admin = new pg.Client({ connectionString: database.env.DATABASE_URL })
     await admin.connect()
     await admin.query(
       `create schema ${other}; create table ${other}.plans (id serial primary key, name text)`,
@@ -72,10 +72,11 @@ describe.skipIf(!process.env.DATABASE_URL)('the PostgreSQL migrator', () => {
   it("migrates a schema while another schema's migration holds its lock", async () => {
     const fresh = `test_fresh_${randomBytes(6).toString('hex')}`
     await admin.query(`create schema ${fresh}`)
-    const separator = url.includes('?') ? '&' : '?'
+    const own = database.env.DATABASE_URL as string
+    const separator = own.includes('?') ? '&' : '?'
     const options = encodeURIComponent(`-c search_path=${fresh}`)
     const db = createDb(
-      loadConfig({ ...database.env, DATABASE_URL: `${url}${separator}options=${options}` }).database,
+      loadConfig({ ...database.env, DATABASE_URL: `${own}${separator}options=${options}` }).database,
     )
     try {
       await database.db.connection().execute(async (connection) => {

@@ -215,6 +215,8 @@ export function useSubscriptionsWorld(): void {
     mariaOfB = await addCustomer(b.token, MARIA, { name: 'Maria (B)' })
     carlaOfB = await addCustomer(b.token, CARLA, { name: 'Carla (B)' })
     subscriptionOfB = await contract(b.token, { plan_id: otherPlan, customer_id: mariaOfB.id, model_id: pro })
+    // The list of a file's world: the previous file of this worker left its own (vitest.config.ts).
+    subscriptionsOfB.length = 0
     subscriptionsOfB.push(subscriptionOfB.id)
   })
 }
