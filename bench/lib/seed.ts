@@ -48,6 +48,9 @@ function cpf(base: number): string {
 
 /** Seeds `counts[i]` subscriptions for the i-th partner (in id order). */
 export async function seed(db: Db, postgres: boolean, counts: number[]): Promise<PartnerData[]> {
+  // The demo's endpoint that nothing answers (shown failing on the console) would have every event
+  // of the run delivered, and refused, beside the load; --endpoint adds endpoints of the bench's.
+  await db.updateTable('webhook_endpoints').set({ status: 'disabled' }).execute()
   const partners = await db.selectFrom('partners').select(['id', 'gateway']).orderBy('id').execute()
   const epoch = Date.now() - 730 * DAY
   const today = new Date().toISOString().slice(0, 10)
