@@ -1,5 +1,3 @@
-import PDFDocument from 'pdfkit'
-
 /** Everything a certificate prints, already in the words and figures it prints them in. */
 export interface CertificateContent {
   title: string
@@ -30,7 +28,10 @@ const RULE = '#cbd2d9'
  * The certificate as a PDF (A4, pdfkit's built-in Helvetica: its WinAnsi encoding covers
  * Portuguese). A section is a small-caps heading over label/value lines.
  */
-export function renderCertificatePdf(content: CertificateContent): Promise<Buffer> {
+export async function renderCertificatePdf(content: CertificateContent): Promise<Buffer> {
+  // Loaded at the first certificate: its fonts' metrics are 6 MB of heap that every process would
+  // otherwise carry, and garbage collection pays for on every request (docs/benchmarks.md).
+  const { default: PDFDocument } = await import('pdfkit')
   const doc = new PDFDocument({
     size: 'A4',
     margin: MARGIN,

@@ -1,5 +1,4 @@
 import { Readable } from 'node:stream'
-import { fileTypeFromFile } from 'file-type'
 import type { Db, Trx } from '../../db/database.js'
 import { AppError, NotFoundError, StateError, ValidationError } from '../../shared/errors.js'
 import { claimDocumentResource } from './claim.mapper.js'
@@ -112,6 +111,8 @@ export async function receiveDocument(
   else if (!isDocumentKind(kind)) errors.kind = ['The selected kind is invalid.']
   if (file === null || file.size === 0) errors.file = ['The file field is required.']
   if (Object.keys(errors).length > 0 || file === null) throw new ValidationError(errors)
+  // Loaded at the first upload, as pdfkit at the first certificate: not carried by every process.
+  const { fileTypeFromFile } = await import('file-type')
   const recognised = await fileTypeFromFile(file.path)
   if (!isAcceptedContentType(recognised?.mime)) {
     throw new AppError(
