@@ -3,30 +3,22 @@ import type { Db } from '../../db/database.js'
 import { loadKeyNamespace } from './key-namespace.repository.js'
 import type { PaymentGateway } from './payment-gateway.js'
 import { SandboxGateway } from './sandbox-gateway.js'
-import { STRIPE_DEFAULTS, StripeGateway, type StripeGatewayOptions } from './stripe-gateway.js'
+import type { StripeGatewayOptions } from './stripe-gateway.js'
 
 /**
- * The gateway the configuration names; null when card payments are off. `keyNamespace`: the
- * deployment's (`loadKeyNamespace`), which Stripe's idempotency keys start with; the rest: tests'
- * timeouts.
+ * The configured gateway of a process; null when card payments are off. Stripe's idempotency keys
+ * start with the deployment's key namespace, read from (or made in) `db`; `options`: tests' timeouts.
  */
-export function createGateway(
-  config: Pick<Config, 'paymentGateway' | 'stripe'>,
-  options: Pick<StripeGatewayOptions, 'keyNamespace'> & Partial<StripeGatewayOptions>,
-): PaymentGateway | null {
-  if (config.paymentGateway === 'sandbox') return new SandboxGateway()
-  if (config.paymentGateway === 'stripe' && config.stripe) {
-    return new StripeGateway({ ...STRIPE_DEFAULTS, ...config.stripe, ...options })
-  }
-  return null
-}
-
-/** The configured gateway of a process, with the deployment's key namespace read from (or made in) `db`. */
 export async function gatewayOf(
   config: Pick<Config, 'paymentGateway' | 'stripe'>,
   db: Db,
   options: Partial<StripeGatewayOptions> = {},
 ): Promise<PaymentGateway | null> {
-  const keyNamespace = config.paymentGateway === 'stripe' ? await loadKeyNamespace(db) : ''
-  return createGateway(config, { keyNamespace, ...options })
+  if (config.paymentGateway === 'sandbox') return new SandboxGateway()
+  if (config.paymentGateway !== 'stripe' || !config.stripe) return null
+  // Loaded only for Stripe: the library is 4 MB of heap that every other process would carry and
+  // pay for in garbage collection on each request (docs/benchmarks.md, Today's figures).
+  const { STRIPE_DEFAULTS, StripeGateway } = await import('./stripe-gateway.js')
+  const keyNamespace = await loadKeyNamespace(db)
+  return new StripeGateway({ ...STRIPE_DEFAULTS, ...config.stripe, keyNamespace, ...options })
 }
