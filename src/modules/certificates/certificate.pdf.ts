@@ -30,7 +30,7 @@ const RULE = '#cbd2d9'
  */
 export async function renderCertificatePdf(content: CertificateContent): Promise<Buffer> {
   // Loaded at the first certificate: its fonts' metrics are 6 MB of heap that every process would
-  // otherwise carry, and garbage collection pays for on every request (docs/benchmarks.md).
+  // otherwise carry and pay for in garbage collection (docs/benchmarks.md, Today's figures).
   const { default: PDFDocument } = await import('pdfkit')
   const doc = new PDFDocument({
     size: 'A4',

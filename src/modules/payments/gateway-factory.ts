@@ -17,7 +17,7 @@ export async function gatewayOf(
   if (config.paymentGateway === 'sandbox') return new SandboxGateway()
   if (config.paymentGateway !== 'stripe' || !config.stripe) return null
   // Loaded only for Stripe: the library is 4 MB of heap that every other process would carry and
-  // pay for in garbage collection on each request (docs/benchmarks.md, Today's figures).
+  // pay for in garbage collection (docs/benchmarks.md, Today's figures).
   const { STRIPE_DEFAULTS, StripeGateway } = await import('./stripe-gateway.js')
   const keyNamespace = await loadKeyNamespace(db)
   return new StripeGateway({ ...STRIPE_DEFAULTS, ...config.stripe, keyNamespace, ...options })
