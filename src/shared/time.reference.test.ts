@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { DateTime } from 'luxon'
 import { describe, expect, it } from 'vitest'
 import { runs } from '../../test/helpers/runs.js'
-import { addMonthsClamped, formatTimestamp } from './time.js'
+import { addMonthsClamped, formatTimestamp, parseLocalTimestamp } from './time.js'
 
 // time.ts computes wall clocks from a cached offset per UTC day and month arithmetic by hand,
 // for speed; these compare it, over generated inputs, with the straightforward implementations it
@@ -91,6 +91,52 @@ describe('formatTimestamp against Intl on every call', () => {
     expect(() => formatTimestamp('not a date', 'UTC')).toThrow(RangeError)
     expect(() => formatTimestamp('2026-01-01T00:00:00Z', 'Mars/Olympus')).toThrow(RangeError)
   })
+})
+
+describe('parseLocalTimestamp against luxon', () => {
+  const luxonParse = (text: string, zone: string) => {
+    const local = DateTime.fromFormat(text, 'yyyy-MM-dd HH:mm:ss', { zone })
+    return local.isValid ? local.toUTC().toISO() : null
+  }
+
+  it('agrees for wall times 1900–2100, impossible ones included', () => {
+    const part = (max: number) => fc.integer({ min: 0, max }).map((n) => String(n).padStart(2, '0'))
+    const text = fc
+      .tuple(fc.integer({ min: 1900, max: 2100 }), part(12), part(31), part(24), part(59), part(59))
+      .map(([y, mo, d, h, mi, s]) => `${y}-${mo}-${d} ${h}:${mi}:${s}`)
+    fc.assert(
+      fc.property(text, fc.constantFrom(...ZONES), (t, zone) => {
+        expect(parseLocalTimestamp(t, zone)).toBe(luxonParse(t, zone))
+      }),
+      { seed: SEED, numRuns: runs(20_000) },
+    )
+  })
+
+  it('agrees on the wall times around every transition of these zones, 1990–2040', () => {
+    // Each change found by 6-day steps and bisection (as above), then the wall times shown for
+    // three hours either side of it, which include those it skips or repeats.
+    const offsetAt = (ms: number, zone: string) => DateTime.fromMillis(ms, { zone }).offset
+    const step = 6 * 86_400_000
+    for (const zone of ZONES) {
+      let previous = offsetAt(Date.UTC(1990, 0, 1), zone)
+      for (let ms = Date.UTC(1990, 0, 1); ms < Date.UTC(2040, 0, 1); ms += step) {
+        const offset = offsetAt(ms, zone)
+        if (offset === previous) continue
+        let [low, high] = [ms - step, ms]
+        while (high - low > 1000) {
+          const mid = low + Math.floor((high - low) / 2000) * 1000
+          if (offsetAt(mid, zone) === offset) high = mid
+          else low = mid
+        }
+        for (let delta = -3 * 3_600_000; delta <= 3 * 3_600_000; delta += 5 * 60_000) {
+          const wall = new Date(high + delta + previous * 60_000).toISOString()
+          const text = `${wall.slice(0, 10)} ${wall.slice(11, 19)}`
+          expect(parseLocalTimestamp(text, zone)).toBe(luxonParse(text, zone))
+        }
+        previous = offset
+      }
+    }
+  }, 120_000)
 })
 
 describe('addMonthsClamped against luxon', () => {

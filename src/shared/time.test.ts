@@ -5,6 +5,7 @@ import {
   formatDate,
   formatTimestamp,
   isValidTimeZone,
+  parseLocalTimestamp,
   startOfNextDay,
 } from './time.js'
 
@@ -166,6 +167,31 @@ describe('startOfNextDay', () => {
   it('rejects invalid instants and zones', () => {
     expect(() => startOfNextDay('nope', SP)).toThrow(RangeError)
     expect(() => startOfNextDay('2026-11-21T03:00:00.000Z', 'Mars/Olympus')).toThrow(RangeError)
+  })
+})
+
+describe('parseLocalTimestamp', () => {
+  it('reads a wall-clock time in the zone as a UTC instant', () => {
+    expect(parseLocalTimestamp('2026-11-26 21:30:00', SP)).toBe('2026-11-27T00:30:00.000Z')
+    expect(parseLocalTimestamp('2026-07-01 12:00:00', LISBON)).toBe('2026-07-01T11:00:00.000Z')
+  })
+
+  it('answers null for a time that does not exist or is not in the format', () => {
+    for (const text of ['2026-02-30 10:00:00', '2026-11-26 25:00:00', '2026-11-26 12:60:00']) {
+      expect(parseLocalTimestamp(text, SP)).toBeNull()
+    }
+    for (const text of [
+      '2026-11-26T12:00:00',
+      '2026-11-26 12:00',
+      '2026-11-26 12:00:00Z',
+      ' 2026-11-26 12:00:00',
+    ]) {
+      expect(parseLocalTimestamp(text, SP)).toBeNull()
+    }
+  })
+
+  it('moves a time a DST change skips forward, as the clock was', () => {
+    expect(parseLocalTimestamp('2026-03-29 01:30:00', LISBON)).toBe('2026-03-29T01:30:00.000Z')
   })
 })
 

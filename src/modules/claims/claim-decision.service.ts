@@ -18,7 +18,7 @@ import {
   settlementEndsContract,
   settlementErrors,
 } from './claim.rules.js'
-import { claimResourceOf, recordClaimEvent } from './claim.service.js'
+import { recordClaimEvent } from './claim.service.js'
 import type { DenialReason, SettlementMethod } from './claim.table.js'
 
 // The operator's decision and settlement of a claim (README, Claims: decision and settlement), for
@@ -148,6 +148,5 @@ async function recordedClaim(
   type: 'claim.approved' | 'claim.denied' | 'claim.settled',
   { now, rendering }: Moment,
 ) {
-  await recordClaimEvent(trx, type, id, now, rendering.timeZone)
-  return claimResourceOf(trx, await findClaimToDecide(trx, { operator: true }, id), rendering.timeZone)
+  return recordClaimEvent(trx, type, id, now, rendering.timeZone)
 }

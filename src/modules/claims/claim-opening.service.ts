@@ -4,6 +4,7 @@ import { formatDate, parseLocalTimestamp } from '../../shared/time.js'
 import { deviceKey } from '../devices/device.rules.js'
 import type { CoverageType } from '../plans/plan.rules.js'
 import { coverageEndsAt } from '../subscriptions/subscription.rules.js'
+import type { ClaimResource } from './claim.mapper.js'
 import { insertClaim, nextClaimSequence } from './claim.repository.js'
 import {
   annualPlanInForce,
@@ -148,7 +149,7 @@ const monthsBefore = (instant: string, months: number) => {
 
 /**
  * Opens a claim `documents_pending` at `now` (the partner's clock) and writes `claim.opened`;
- * answers its id. 422 `validation_failed` under the field at fault, `invalid_state` (errors.status)
+ * answers the claim's resource. 422 `validation_failed` under the field at fault, `invalid_state` (errors.status)
  * for another open claim or the yearly limit.
  */
 export async function openClaim(
@@ -157,7 +158,7 @@ export async function openClaim(
   body: ClaimBody,
   now: string,
   timeZone: string,
-): Promise<number> {
+): Promise<ClaimResource> {
   const errors: FieldErrors = {}
   const occurredAt = parseLocalTimestamp(body.occurred_at, timeZone)
   if (occurredAt === null) {
@@ -235,6 +236,5 @@ export async function openClaim(
     created_at: now,
     updated_at: now,
   })
-  await recordClaimEvent(trx, 'claim.opened', id, now, timeZone)
-  return id
+  return recordClaimEvent(trx, 'claim.opened', id, now, timeZone)
 }

@@ -2,7 +2,7 @@ import type { Insertable, Selectable } from 'kysely'
 import type { Db, Trx } from '../../db/database.js'
 import { intRange } from '../../db/dialect-sql.js'
 import { type PageWindow, pageByIds } from '../../db/page.js'
-import { prepared } from '../../db/prepared.js'
+import { insertReturningId, prepared } from '../../db/prepared.js'
 import type { ClaimDocumentsTable, ClaimStatus, ClaimsTable } from './claim.table.js'
 
 export type ClaimRow = Selectable<ClaimsTable>
@@ -13,32 +13,35 @@ export type ClaimDocumentRow = Selectable<ClaimDocumentsTable>
  * PostgreSQL holds the row until the transaction ends (a concurrent opening waits and then draws
  * the next one) and on SQLite runs under the one writer.
  */
-export async function nextClaimSequence(trx: Trx, year: number): Promise<number> {
-  const { last } = await trx
+const claimNumberUpsert = prepared((trx: Trx, year: number) =>
+  trx
     .insertInto('claim_numbers')
     .values({ year, last: 1 })
     .onConflict((oc) => oc.column('year').doUpdateSet((eb) => ({ last: eb('claim_numbers.last', '+', 1) })))
-    .returning('last')
-    .executeTakeFirstOrThrow()
-  return last
+    .returning('last'),
+)
+
+export async function nextClaimSequence(trx: Trx, year: number): Promise<number> {
+  const [row] = await claimNumberUpsert(trx, year)
+  if (!row) throw new Error(`no claim number drawn for ${year}`)
+  return row.last
 }
 
-/** Inserts the claim, numbered after the partner's last one (its counter incremented by an upsert). */
-export async function insertClaim(trx: Trx, values: Insertable<ClaimsTable>): Promise<number> {
-  const { total } = await trx
+const claimCountUpsert = prepared((trx: Trx, partnerId: number) =>
+  trx
     .insertInto('partner_claim_counts')
-    .values({ partner_id: values.partner_id, total: 1 })
+    .values({ partner_id: partnerId, total: 1 })
     .onConflict((oc) =>
       oc.column('partner_id').doUpdateSet((eb) => ({ total: eb('partner_claim_counts.total', '+', 1) })),
     )
-    .returning('total')
-    .executeTakeFirstOrThrow()
-  const { id } = await trx
-    .insertInto('claims')
-    .values({ ...values, partner_seq: total })
-    .returning('id')
-    .executeTakeFirstOrThrow()
-  return id
+    .returning('total'),
+)
+
+/** Inserts the claim, numbered after the partner's last one (its counter incremented by an upsert). */
+export async function insertClaim(trx: Trx, values: Insertable<ClaimsTable>): Promise<number> {
+  const [counter] = await claimCountUpsert(trx, values.partner_id)
+  if (!counter) throw new Error(`no claim count for partner ${values.partner_id}`)
+  return insertReturningId(trx, 'claims', { ...values, partner_seq: counter.total })
 }
 
 /** A claim with what its resource shows besides documents: the customer and the model. */
@@ -67,8 +70,15 @@ export async function findClaimView(db: Db, partnerId: number, id: number): Prom
 
 /** A claim's view by id alone, whoever's it is: for its events and the operator's commands. */
 export async function findClaimViewById(db: Db, id: number): Promise<ClaimView | undefined> {
-  return views(db).where('cl.id', '=', id).executeTakeFirst()
+  const [view] = await claimViewById(db, id)
+  return view
 }
+const claimViewById = prepared((db: Db, id: number) => views(db).where('cl.id', '=', id))
+
+/** One claim's documents' metadata (never the bytes), oldest first. */
+export const listDocumentsOfClaim = prepared((db: Db, claimId: number) =>
+  db.selectFrom('claim_documents').selectAll().where('claim_id', '=', claimId).orderBy('id'),
+)
 
 /** The claim row alone, when it is this partner's. */
 export async function findClaimRow(db: Db, partnerId: number, id: number): Promise<ClaimRow | undefined> {
@@ -81,7 +91,7 @@ export async function findClaimRow(db: Db, partnerId: number, id: number): Promi
 }
 
 /** Documents' metadata (never the bytes) of these claims, oldest first. */
-export async function listDocumentsOf(db: Db, claimIds: number[]): Promise<ClaimDocumentRow[]> {
+async function listDocumentsOf(db: Db, claimIds: number[]): Promise<ClaimDocumentRow[]> {
   if (claimIds.length === 0) return []
   return db
     .selectFrom('claim_documents')

@@ -50,10 +50,7 @@ ${OPENING_RULES}`,
     async (request, reply) => {
       const { partnerId } = request.partner
       const now = request.clock.now().toISOString()
-      return commit(reply.code(201), async (trx) => {
-        const id = await openClaim(trx, partnerId, request.body, now, timeZone)
-        return showClaim(trx, partnerId, id, timeZone)
-      })
+      return commit(reply.code(201), (trx) => openClaim(trx, partnerId, request.body, now, timeZone))
     },
   )
 

@@ -1,14 +1,14 @@
 import type { Db, Trx } from '../../db/database.js'
 import { NotFoundError, StateError } from '../../shared/errors.js'
 import { type EventType, recordEvent } from '../events/event.service.js'
-import { claimResource } from './claim.mapper.js'
+import { type ClaimResource, claimResource } from './claim.mapper.js'
 import {
   type ClaimFilter,
   type ClaimView,
   findClaimView,
   findClaimViewById,
   listClaimPage,
-  listDocumentsOf,
+  listDocumentsOfClaim,
   transitionClaim,
 } from './claim.repository.js'
 import { canWithdraw, WITHDRAWABLE_STATUSES } from './claim.rules.js'
@@ -27,7 +27,7 @@ export async function findClaimForPartner(db: Db, partnerId: number, id: number)
 
 /** The claim's resource with its documents, as GET /claims/{id} shows it. */
 export async function claimResourceOf(db: Db, view: ClaimView, timeZone: string) {
-  return claimResource(view, await listDocumentsOf(db, [view.id]), timeZone)
+  return claimResource(view, await listDocumentsOfClaim(db, view.id), timeZone)
 }
 
 /** GET /claims/{id}: the partner's claim as a resource; 404 when it is not theirs. */
@@ -35,18 +35,22 @@ export async function showClaim(db: Db, partnerId: number, id: number, timeZone:
   return claimResourceOf(db, await findClaimForPartner(db, partnerId, id), timeZone)
 }
 
-/** Writes a `claim.*` event of the claim as it now is, in the caller's transaction. */
+/**
+ * Writes a `claim.*` event of the claim as it now is, in the caller's transaction; answers the
+ * resource it carries, which is the claim's answer too (rendered once).
+ */
 export async function recordClaimEvent(
   trx: Trx,
   type: ClaimEventType,
   id: number,
   now: string,
   timeZone: string,
-): Promise<void> {
+): Promise<ClaimResource> {
   const view = await findClaimViewById(trx, id)
   if (!view) throw new Error(`claim ${id} not found for its event`)
   const object = await claimResourceOf(trx, view, timeZone)
   await recordEvent(trx, { partnerId: view.partner_id, type, object, now })
+  return object
 }
 
 /** A page of the partner's claims matching `filter`, newest first, with their documents, and the total. */
@@ -84,6 +88,5 @@ export async function withdrawClaim(trx: Trx, partnerId: number, id: number, now
       `The claim is ${current.replace('_', ' ')}: only a claim awaiting documents or under review can be withdrawn.`,
     )
   }
-  await recordClaimEvent(trx, 'claim.withdrawn', id, now, timeZone)
-  return showClaim(trx, partnerId, id, timeZone)
+  return recordClaimEvent(trx, 'claim.withdrawn', id, now, timeZone)
 }

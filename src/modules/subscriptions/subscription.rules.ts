@@ -1,6 +1,5 @@
-import { DateTime } from 'luxon'
 import { StateError } from '../../shared/errors.js'
-import { addDays, addMonthsClamped, formatDate } from '../../shared/time.js'
+import { addDays, addMonthsClamped, formatDate, startOfLocalDate } from '../../shared/time.js'
 import type { CancellationReason } from './subscription.schemas.js'
 import { type InstallmentStatus, type SubscriptionStatus, UNPAID_STATUSES } from './subscription.table.js'
 
@@ -58,7 +57,7 @@ export function coverageEndsOn(contractedOn: string, installmentsCount: number):
 
 /** The instant the subscription ends: 00:00 of `endsOn` in the service zone (its first instant on a DST day). */
 export function coverageEndsAt(endsOn: string, timeZone: string): string {
-  return DateTime.fromISO(endsOn, { zone: timeZone }).toJSDate().toISOString()
+  return startOfLocalDate(endsOn, timeZone)
 }
 
 /** What the end of a subscription reads of it. */
@@ -106,7 +105,7 @@ export const UNPAID_CANCELLATION = { from: 'pending', reason: 'first_installment
  */
 export function expiryCutoff(today: string, timeZone: string): string {
   const day = addDays(today, 1 - PENDING_EXPIRY_DAYS)
-  return DateTime.fromISO(day, { zone: timeZone }).toJSDate().toISOString()
+  return startOfLocalDate(day, timeZone)
 }
 
 /**
