@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import { type SqliteDatabase, SqliteDialect, type SqliteStatement } from 'kysely'
+import { checkpointOnAThread } from './sqlite-checkpoints.js'
 
 const STATEMENT_CACHE_SIZE = 500
 
@@ -27,13 +28,14 @@ export function sqliteDialect(file: string): { dialect: SqliteDialect; readNow: 
   raw.pragma('synchronous = NORMAL')
   raw.pragma('foreign_keys = ON')
   raw.pragma('busy_timeout = 5000')
+  const stopCheckpoints = file === ':memory:' ? undefined : checkpointOnAThread(raw, file)
   // SQLite's own lower() changes ASCII letters only, so a case-insensitive name filter missed `É`
   // for `é` where PostgreSQL (UTF-8) matched it. No index is built on lower(): replacing it
   // changes no stored data.
   raw.function('lower', { deterministic: true }, (text: unknown) =>
     text === null ? null : String(text).toLowerCase(),
   )
-  const { database, readNow } = adapt(raw)
+  const { database, readNow } = adapt(raw, stopCheckpoints)
   return { dialect: new SqliteDialect({ database }), readNow }
 }
 
@@ -49,7 +51,10 @@ function allRows({ stmt, toRow }: Prepared, params: ReadonlyArray<unknown>): unk
   return toRow ? (rows as unknown[][]).map(toRow) : rows
 }
 
-function adapt(raw: BetterSqlite3.Database): { database: SqliteDatabase; readNow: ReadNow } {
+function adapt(
+  raw: BetterSqlite3.Database,
+  beforeClose?: () => void,
+): { database: SqliteDatabase; readNow: ReadNow } {
   const cache = new Map<string, Prepared>()
   const statement = (sql: string) => {
     let prepared = cache.get(sql)
@@ -64,7 +69,10 @@ function adapt(raw: BetterSqlite3.Database): { database: SqliteDatabase; readNow
     return prepared
   }
   const database: SqliteDatabase = {
-    close: () => raw.close(),
+    close: () => {
+      beforeClose?.()
+      raw.close()
+    },
     prepare(sql: string): SqliteStatement {
       const prepared = statement(sql)
       const { stmt, toRow } = prepared
