@@ -1,14 +1,6 @@
-// `npm run bench`: the API under load beside a bare Fastify server and the floor. docs/benchmarks.md.
+// `npm run bench`: the API under load, scenarios a–d or one mode. docs/benchmarks.md.
 import { randomBytes } from 'node:crypto'
-import {
-  copyFileSync,
-  existsSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -23,12 +15,13 @@ import { type DemoPartner, loadDemo } from '../src/demo/demo.js'
 import { claimMakers, seedClaims, uploadBench } from './lib/claims.js'
 import { clockBench } from './lib/clock.js'
 import { consoleBench } from './lib/console.js'
-import { type Database, record, replay } from './lib/floor.js'
 import * as load from './lib/load.js'
 import {
+  type Bench,
   call,
   check,
   f,
+  log,
   type Measurement,
   type ScenarioId,
   type Session,
@@ -50,8 +43,7 @@ import { recurrenceBench } from './lib/recurrence.js'
 import { seed } from './lib/seed.js'
 import { addEndpoint, startReceiver, webhooksBench } from './lib/webhooks.js'
 
-// The issue's targets (docs/benchmarks.md, Targets): CPU ratios to the floor (SQLite), and the limits.
-const FLOOR_TARGETS: Record<ScenarioId, number> = { a: 0.5, b: 0.35, c: 0.55, d: 0.3 }
+// The issues' limits (docs/benchmarks.md, Targets).
 const P99_MS = { read: 25, write: 60 }
 const MAX_RSS_MB = 200
 const MAX_STARTUP_MS = 1500
@@ -73,7 +65,7 @@ const scenarioIds = (text: string) => {
   return ids as ScenarioId[]
 }
 const args = new Command('npm run bench --')
-  .description('The API beside a bare Fastify server and the floor, or one mode. docs/benchmarks.md')
+  .description('The API under load, scenarios a–d, or one mode. docs/benchmarks.md')
   .addOption(
     new Option('--db <kind>', 'postgres: a fresh database (default sqlite)').choices(['sqlite', 'postgres']),
   )
@@ -107,7 +99,6 @@ type Numbers = Record<'duration' | 'warmup' | 'connections' | 'pairs', number>
 const { duration, warmup, connections, pairs } = args as Numbers
 const [kind, only]: ['sqlite' | 'postgres', ScenarioId[]] = [args.db ?? 'sqlite', args.only]
 const subscriptions: number = args.subscriptions ?? (mode === 'scale' ? 1_000_000 : 100_000)
-const log = (line = '') => process.stdout.write(`${line}\n`)
 const loadAverage = () =>
   loadavg()
     .map((l) => l.toFixed(2))
@@ -139,12 +130,10 @@ function buildRevision(rev: string) {
   log(`Building ${rev} in a temporary worktree…`)
   const dir = join(tmp, 'against')
   const commit = run('git', ['rev-parse', '--short', `${rev}^{commit}`], ROOT)
-  const migrations = (r: string) =>
-    [
-      ...run('git', ['ls-tree', '--name-only', r, 'src/db/migrations/'], ROOT).matchAll(
-        /\/(\d{4}-[^/]+)\.ts$/gm,
-      ),
-    ].map((m) => m[1] as string)
+  const migrations = (r: string) => {
+    const files = run('git', ['ls-tree', '--name-only', r, 'src/db/migrations/'], ROOT)
+    return [...files.matchAll(/\/(\d{4}-[^/]+)\.ts$/gm)].map((m) => m[1] as string)
+  }
   const [before, after] = [migrations(commit), migrations('HEAD')]
   if (before.length === 0 || before.some((name, i) => after[i] !== name))
     throw new Error(
@@ -156,6 +145,10 @@ function buildRevision(rev: string) {
   run('npm', ['run', 'build'], dir)
   return { commit, cli: join(dir, 'dist/amparo.mjs'), lastMigration: before.at(-1) as string }
 }
+
+type Database = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string }
+/** A database and its service's environment: what each mode starts from. */
+type Run = { database: Database; env: NodeJS.ProcessEnv }
 
 /** A statement on the PostgreSQL server (--pg-url), outside the run's databases; its rows. */
 async function admin(text: string, values: unknown[] = []) {
@@ -225,20 +218,15 @@ const START_FLAGS = [
 ]
 
 /** A server under load: on PostgreSQL its database's backends count in its CPU; `drained`: idle since its last load. */
-type Api = Server & { database?: Database; drained?: boolean }
+type Api = Server & { database: Database; drained?: boolean }
 
-async function startApi(
-  database: Database,
-  env: NodeJS.ProcessEnv,
-  cli = CLI,
-  logFile?: string,
-): Promise<Api> {
+async function startApi({ database, env }: Run, cli = CLI, logFile?: string): Promise<Api> {
   const worker = args.worker ? [] : ['--no-worker']
   return { ...(await startServer([...START_FLAGS, cli, 'serve', ...worker], env, logFile)), database }
 }
 
 async function pidsOf(api: Api) {
-  const name = api.database && databaseName(api.database)
+  const name = databaseName(api.database)
   const backends = name ? await admin('select pid from pg_stat_activity where datname = $1', [name]) : []
   return [api.pid, ...backends.map((row) => Number(row.pid))]
 }
@@ -305,12 +293,6 @@ async function logIn(port: number, { demo, partners }: Pick<SetUp, 'demo' | 'par
   return sessions
 }
 
-/** The run's database and its service environment: what each mode starts from. */
-interface Run {
-  database: Database
-  env: NodeJS.ProcessEnv
-}
-
 /**
  * The seeded database (60 / 40 % of --subscriptions unless `counts`), its API started `starts`
  * times (the last kept; start-up is spawn to the first 200 of /health), the partners logged in, the
@@ -318,16 +300,16 @@ interface Run {
  * (SQLite: the file; PostgreSQL: `create database … template`) migrated down to it, for an older revision.
  */
 async function serve(
-  { database, env }: Run,
+  r: Run,
   o: { counts?: number[]; starts?: number; sane?: boolean; lastMigration?: string } = {},
 ) {
   const large = Math.round(subscriptions * 0.6)
   const counts = o.counts ?? [large, subscriptions - large]
   log(`Migrating, loading the demo, seeding ${counts.map((n) => f(n)).join(' + ')} subscriptions…`)
   const seeding = performance.now()
-  const setUp = await setUpDatabase(env, counts)
+  const setUp = await setUpDatabase(r.env, counts)
   log(`  ${f((performance.now() - seeding) / 1000, 1)} s; ${setUp.engine}`)
-  const older = o.lastMigration ? await freshDatabase('against', database) : undefined
+  const older = o.lastMigration ? await freshDatabase('against', r.database) : undefined
   if (older) {
     const db = createDb(loadConfig({ ...serviceEnv(older), LOG_LEVEL: 'silent' }).database)
     await migrateTo(db, o.lastMigration as string).finally(() => db.destroy())
@@ -336,7 +318,7 @@ async function serve(
   let api: Api | undefined
   for (let i = 0; i < (o.starts ?? 1); i++) {
     if (api) await stop(api.child)
-    api = await startApi(database, env, CLI, join(tmp, 'api.log'))
+    api = await startApi(r, CLI, join(tmp, 'api.log'))
     startups.push(api.startupMs)
   }
   const server = api as Api
@@ -345,100 +327,31 @@ async function serve(
   return { setUp, server, sessions, startups, older }
 }
 
-/** The scenarios a–d against the bare servers and the floor, with the targets' verdicts. */
+/** The scenarios a–d, with the limits' verdicts: p99 (SQLite), peak RSS, start-up. */
 async function scenarios(r: Run) {
   // Start-up is the median of 3 starts; a run of < 3 s a scenario (a smoke run) checks one, cheaper.
   const { server, sessions, startups } = await serve(r, { starts: duration < 3 ? 1 : 3 })
   const restingRss = memoryOf(server.pid).rssMb
   const make = load.makers(sessions)
-
-  // The bare servers answer a real subscription resource, byte for byte.
-  const owner = sessions[0] as Session
-  const sample = await call(
-    server.port,
-    `/subscriptions/${owner.partner.firstId}`,
-    owner.token,
-    undefined,
-    200,
-  )
-  const bodyFile = join(tmp, 'body.json')
-  writeFileSync(bodyFile, JSON.stringify(sample.json))
-  const bare = (logFile?: string) =>
-    startServer([join(ROOT, 'bench/bare-server.mjs')], {
-      PATH: process.env.PATH,
-      BARE_BODY_FILE: bodyFile,
-      ...(logFile && { BARE_LOG_FILE: logFile }),
-    })
-  const bares: Api[] = [await bare(), await bare(join(tmp, 'bare.log'))]
-  const bareRuns: Measurement[][] = [[], []]
-  // The bare servers run half their seconds before the scenarios and half after: the machine drifts.
-  const runBares = async () => {
-    log('Bare servers…')
-    for (const [i, api] of bares.entries())
-      bareRuns[i]?.push(await measure(api, [{ method: 'GET', path: '/baseline' }], duration / 2))
-  }
-  await runBares()
-
-  log(`The floor: recording the requests' SQL in-process, replaying it on a bare ${kind} connection…`)
-  const calls = Object.fromEntries(only.map((id) => [id, make[id]]))
-  const recorded = await record(r.env, r.database, join(tmp, 'record.sqlite'), calls, 100)
-  const floors: Awaited<ReturnType<typeof replay>>[] = []
+  const rows: load.Row[] = []
   for (const id of only) {
-    floors.push(await replay(r.database, recorded.get(id) ?? [], Math.min(duration, 3)))
-    log(`  (${id}) ${floors.at(-1)?.statements} statements: ${f(floors.at(-1)?.us, 1)} µs`)
+    const name = `(${id}) ${load.TITLES[id]}`
+    log(`${name}…`)
+    const s = summary([await measure(server, load.requestsOf(make[id]))])
+    const limit = P99_MS[id === 'd' ? 'write' : 'read']
+    const verdicts = [s.problems && `INVALID: ${s.problems}`]
+    if (kind === 'sqlite') verdicts.push(verdict(s.p99 <= limit, `p99 ≤ ${limit} ms`))
+    rows.push([name, s, verdicts.filter(Boolean).join('; ')])
   }
-  const runs: Measurement[] = []
-  for (const id of only) {
-    log(`(${id}) ${load.TITLES[id]}…`)
-    runs.push(await measure(server, load.requestsOf(make[id])))
-  }
-  await runBares()
   const memory = memoryOf(server.pid)
   await stop(server.child)
 
-  const [base, logged] = bareRuns.map(summary) as [load.Summary, load.Summary]
-  const invalid = (s: load.Summary) => s.problems && `INVALID: ${s.problems}`
-  const cells = (name: string, s: load.Summary) => [name, f(s.rps), f(s.p50, 2), f(s.p99, 2), f(s.us)]
-  const rows = [
-    [...cells('base: bare Fastify', base), '', '', '', invalid(base)],
-    [...cells('base+log: bare Fastify + request log', logged), '', '', '', invalid(logged)],
-  ]
-  for (const [i, id] of only.entries()) {
-    const [s, floor] = [summary([runs[i] as Measurement]), floors[i] as { us: number; statements: number }]
-    const floorUs = floor.us + logged.us
-    const limit = P99_MS[id === 'd' ? 'write' : 'read']
-    const verdicts =
-      kind === 'sqlite'
-        ? [
-            verdict(floorUs / s.us >= FLOOR_TARGETS[id], `÷ floor ≥ ${FLOOR_TARGETS[id]}`),
-            verdict(s.p99 <= limit, `p99 ≤ ${limit} ms`),
-          ]
-        : []
-    const ratios = [`${f(floorUs)} (${floor.statements} st.)`, f(base.us / s.us, 2), f(floorUs / s.us, 2)]
-    rows.push([
-      ...cells(`(${id}) ${load.TITLES[id]}`, s),
-      ...ratios,
-      [invalid(s), ...verdicts].filter(Boolean).join('; '),
-    ])
-  }
-  const head = [
-    'scenario',
-    'req/s',
-    'p50 ms',
-    'p99 ms',
-    'CPU µs/req',
-    'floor µs/req',
-    '÷ base',
-    '÷ floor',
-    'verdicts',
-  ]
-  log(`\n${load.markdown(head, rows)}\n`)
+  log(`\n${load.scenarioTable(rows, 'verdicts')}\n`)
   const startup = [...startups].sort((a, b) => a - b)[startups.length >> 1] as number
   const rss = `${f(memory.hwmMb)} MB (${f(restingRss)} at rest)`
   log(verdict(memory.hwmMb <= MAX_RSS_MB, `peak RSS ${rss} ≤ ${MAX_RSS_MB} MB`))
   const starts = `${f(startup)} ms (median of ${startups.map((s) => f(s)).join(', ')})`
   log(verdict(startup <= MAX_STARTUP_MS, `start-up ${starts} ≤ ${MAX_STARTUP_MS} ms`))
-  log(`floor = base+log (${f(logged.us, 1)} µs) + the request's SQL on a bare driver.`)
   log(`${f(subscriptions)} subscriptions, ${connections} connections, ${warmup} + ${duration} s a scenario`)
 }
 
@@ -474,10 +387,10 @@ async function scale(r: Run) {
   log(verdict(ratio <= MAX_SCALE_RATIO, `${paging} (≤ ${MAX_SCALE_RATIO} ×)`))
 
   log(`(d) ${load.TITLES.d} on a database of 2,000 subscriptions and on this one, alternating…`)
-  const small = await freshDatabase('small')
-  const smallEnv = serviceEnv(small)
-  const smallSetUp = await setUpDatabase(smallEnv, [1000, 1000])
-  const smallApi = await startApi(small, smallEnv, CLI, join(tmp, 'small-api.log'))
+  const database = await freshDatabase('small')
+  const small = { database, env: serviceEnv(database) }
+  const smallSetUp = await setUpDatabase(small.env, [1000, 1000])
+  const smallApi = await startApi(small, CLI, join(tmp, 'small-api.log'))
   const requests = [load.makers(await logIn(smallApi.port, smallSetUp)).d, load.makers(sessions).d]
   const [at2k, atLarge] = (await alternate([smallApi, server], requests.map(load.requestsOf))).map(summary)
   await stop(smallApi.child)
@@ -493,9 +406,9 @@ async function against(r: Run) {
   const revision = buildRevision(args.against)
   const { server, sessions, older } = await serve(r, { lastMigration: revision.lastMigration })
   await stop(server.child)
-  const databases = [older as Database, r.database]
   // One key for both sides: the sessions logged in at this checkout's API are used at both.
-  const envs = [{ ...serviceEnv(older as Database), AMPARO_JWT_KEYS: r.env.AMPARO_JWT_KEYS }, r.env]
+  const env = { ...serviceEnv(older as Database), AMPARO_JWT_KEYS: r.env.AMPARO_JWT_KEYS }
+  const sides: Run[] = [{ database: older as Database, env }, r]
   const make = load.makers(sessions)
   const verdicts: string[] = []
   for (const id of only) {
@@ -506,12 +419,7 @@ async function against(r: Run) {
       // they run on), so every pair is new, and which side starts and runs first alternates.
       const order = pair % 2 ? [1, 0] : [0, 1]
       const servers: Api[] = []
-      for (const side of order)
-        servers[side] = await startApi(
-          databases[side] as Database,
-          envs[side] as NodeJS.ProcessEnv,
-          [revision.cli, CLI][side],
-        )
+      for (const side of order) servers[side] = await startApi(sides[side] as Run, [revision.cli, CLI][side])
       const measured = await alternate(servers, [requests, requests], order)
       for (const s of servers) await stop(s.child)
       for (const [i, side] of measured.entries()) runs[i]?.push(...side)
@@ -551,21 +459,14 @@ async function claims(r: Run) {
     ['(f) GET /claims, a page of 15', make.f],
     ['(b) GET /subscriptions, a page of 15', load.makers(sessions).b],
   ] as const
-  const measured: load.Summary[] = []
+  const rows: load.Row[] = []
   for (const [name, maker] of scenarios) {
     log(`${name}…`)
-    measured.push(summary([await measure(server, load.requestsOf(maker))]))
+    const s = summary([await measure(server, load.requestsOf(maker))])
+    rows.push([name, s, s.problems])
   }
-  const rows = measured.map((s, i) => [
-    scenarios[i]?.[0],
-    f(s.rps),
-    f(s.p50, 2),
-    f(s.p99, 2),
-    f(s.us),
-    s.problems,
-  ])
-  log(`\n${load.markdown(['scenario', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'problems'], rows)}\n`)
-  const [opening, claimsPage, page] = measured as [load.Summary, load.Summary, load.Summary]
+  log(`\n${load.scenarioTable(rows, 'problems')}\n`)
+  const [opening, claimsPage, page] = rows.map(([, s]) => s) as [load.Summary, load.Summary, load.Summary]
   log(verdict(opening.p99 <= CLAIMS.p99Ms, `(e) p99 ${f(opening.p99, 2)} ms (≤ ${CLAIMS.p99Ms} ms)`))
   const ratio = claimsPage.us / page.us
   const pages = `(f) a page of claims costs ${f(ratio, 2)} × (b)'s`
@@ -579,7 +480,7 @@ async function clock(r: Run) {
   const { server, sessions } = await serve(r, { counts: [1, 0], sane: false })
   const [other, advancing] = sessions
   check(advancing?.partner.gateway === 'own' && other, 'the second demo partner should use the own gateway')
-  await clockBench(server.port, advancing, other, log)
+  await clockBench(server.port, advancing, other)
   await stop(server.child)
 }
 
@@ -587,11 +488,17 @@ async function clock(r: Run) {
 async function consoleScreens(r: Run) {
   const env = { ...r.env, AMPARO_CONSOLE_PORT: String(await freePort()) }
   const { setUp } = await serve({ ...r, env })
-  const bench = { cli: CLI, env, logFile: join(tmp, 'api.log'), log }
-  await consoleBench(bench, Number(env.AMPARO_CONSOLE_PORT), setUp.partners, args.calls)
+  await consoleBench(benchOf(env, 'api.log'), Number(env.AMPARO_CONSOLE_PORT), setUp.partners, args.calls)
   const claims = [...(setUp.claims?.claims.values() ?? [])].reduce((a, b) => a + b, 0)
   log(`${f(subscriptions)} subscriptions, ${f(claims)} claims`)
 }
+
+/** What a mode of bench/lib gets: the built CLI, the service's environment, a log file. */
+const benchOf = (env: NodeJS.ProcessEnv, logName: string): Bench => ({
+  cli: CLI,
+  env,
+  logFile: join(tmp, logName),
+})
 
 const MODES: Record<NonNullable<typeof mode>, (r: Run) => Promise<unknown>> = {
   against,
@@ -601,17 +508,9 @@ const MODES: Record<NonNullable<typeof mode>, (r: Run) => Promise<unknown>> = {
   console: consoleScreens,
   recurrence: ({ env }) =>
     onDemo(env, (db, { timeZone }) =>
-      recurrenceBench(
-        { cli: CLI, env, logFile: join(tmp, 'worker.log'), log },
-        db,
-        kind === 'postgres',
-        timeZone,
-      ),
+      recurrenceBench(benchOf(env, 'worker.log'), db, kind === 'postgres', timeZone),
     ),
-  webhooks: ({ env }) =>
-    onDemo(env, (db) =>
-      webhooksBench({ cli: CLI, env, logFile: join(tmp, 'worker.log'), log }, db, args.events),
-    ),
+  webhooks: ({ env }) => onDemo(env, (db) => webhooksBench(benchOf(env, 'worker.log'), db, args.events)),
 }
 
 async function main() {

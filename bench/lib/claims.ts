@@ -1,7 +1,7 @@
 import type { Db } from '../../src/db/database.js'
 import type { ClaimStatus } from '../../src/modules/claims/claim.table.js'
 import { formatDate } from '../../src/shared/time.js'
-import { type Call, call, check, type Session } from './load.js'
+import { type Call, call, check, pick, type Session } from './load.js'
 import { cpuUs, memoryOf } from './proc.js'
 import { inBatches, type PartnerData } from './seed.js'
 
@@ -120,15 +120,11 @@ export async function seedClaims(db: Db, partners: PartnerData[], count: number,
       }
     }
     await inBatches(inForce.length, paid, (rows) => db.insertInto('installments').values(rows).execute())
-    openable.set(
-      partner.id,
-      inForce.map((s) => s.id),
-    )
+    const pool = inForce.map((s) => s.id)
+    openable.set(partner.id, pool)
   }
   return { openable, claims }
 }
-
-const pick = <T>(items: readonly T[]) => items[Math.floor(Math.random() * items.length)] as T
 
 /** (e) a theft claim a day ago on the next subscription of the pool; (f) a random page of claims. */
 export function claimMakers(

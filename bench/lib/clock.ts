@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { call, f, percentiles, type Session, verdict } from './load.js'
+import { call, f, log, percentiles, type Session, verdict } from './load.js'
 
 // `--clock` (issue 33): another partner's latency while one partner's sandbox clock moves 400 days
 // over 150 paid subscriptions, against the same requests at rest; and the 409 a second advance of
@@ -17,12 +17,7 @@ const show = ({ n, p50, p99, max }: ReturnType<typeof percentiles>) =>
   `${n} requests, p50 ${f(p50, 1)} ms, p99 ${f(p99, 1)} ms, max ${f(max, 1)} ms`
 
 /** `advancing`: the own-gateway partner whose clock moves; `other`: the partner whose requests are timed. */
-export async function clockBench(
-  port: number,
-  advancing: Session,
-  other: Session,
-  log: (line?: string) => void,
-) {
+export async function clockBench(port: number, advancing: Session, other: Session) {
   log(`Contracting ${PAID} subscriptions of partner ${advancing.partner.id}, installment 1 paid by card…`)
   const { customerIds, planIds, models } = advancing.partner
   const card = { creditCard: { number: '4111111111111111', expiry: '1230', cvv: '123', holder: 'BENCH' } }

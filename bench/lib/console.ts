@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { URI } from 'otpauth'
-import { type Bench, check, f, markdown, percentiles, verdict } from './load.js'
+import { type Bench, check, f, log, markdown, percentiles, verdict } from './load.js'
 import { runNode, until } from './proc.js'
 import type { PartnerData } from './seed.js'
 
@@ -21,7 +21,7 @@ const month = (back: number) => {
 
 /** Signed in at the console on `port`, `calls` measured calls of each request. */
 export async function consoleBench(
-  { cli, env, logFile, log }: Bench,
+  { cli, env, logFile }: Bench,
   port: number,
   partners: PartnerData[],
   calls: number,

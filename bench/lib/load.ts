@@ -8,13 +8,15 @@ export interface Session {
   token: string
 }
 
-/** What run.ts gives a mode: the built CLI, the service's environment, its processes' log, the output. */
+/** What run.ts gives a mode: the built CLI, the service's environment, its processes' log. */
 export interface Bench {
   cli: string
   env: NodeJS.ProcessEnv
   logFile: string
-  log: (line?: string) => void
 }
+
+/** A line of the run's output. */
+export const log = (line = '') => process.stdout.write(`${line}\n`)
 
 export type ScenarioId = 'a' | 'b' | 'c' | 'd'
 export const TITLES: Record<ScenarioId, string> = {
@@ -24,7 +26,7 @@ export const TITLES: Record<ScenarioId, string> = {
   d: 'POST /subscriptions, customer by document, 12 installments',
 }
 
-/** One request of a scenario: what autocannon sends, and what the floor records in-process. */
+/** One request of a scenario (`requestsOf` makes autocannon send it). */
 export interface Call {
   method: 'GET' | 'POST'
   path: string
@@ -155,14 +157,10 @@ export async function runLoad(port: number, connections: number, requests: Reque
 export function summary(runs: Measurement[]) {
   const sum = (f: (m: Measurement) => number) => runs.reduce((s, m) => s + f(m), 0)
   const latencies = runs.flatMap((m) => m.latencies)
+  const responses = sum((m) => m.responses)
   return {
     ...percentiles(latencies),
-    us:
-      sum((m) => m.cpuUs) /
-      Math.max(
-        1,
-        sum((m) => m.responses),
-      ),
+    us: sum((m) => m.cpuUs) / Math.max(1, responses),
     rps: latencies.length / sum((m) => m.seconds),
     problems: runs.flatMap((m) => m.problems).join(', '),
   }
@@ -194,3 +192,11 @@ export const verdictsMet = () =>
 /** A Markdown table. */
 export const markdown = (head: string[], rows: unknown[][]) =>
   [head, head.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n')
+
+/** A scenario's row: its name, its summary, and a last cell (verdicts, problems). */
+export type Row = [string, Summary, string]
+export const scenarioTable = (rows: Row[], last: string) =>
+  markdown(
+    ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', last],
+    rows.map(([name, s, cell]) => [name, f(s.rps), f(s.p50, 2), f(s.p99, 2), f(s.us), cell]),
+  )

@@ -54,14 +54,8 @@ export async function contractDemoCardContracts(
   now: string,
 ): Promise<void> {
   if (partner.gateway !== 'own' || !demoChargesCards(config)) return
+  if (await cardCustomer(trx, partner)) return
   const { customer, subscription, annualPlan } = DEMO_CARD_CONTRACTS
-  const known = await trx
-    .selectFrom('customers')
-    .select('id')
-    .where('partner_id', '=', partner.partnerId)
-    .where('document', '=', customer.document.replace(/\D/g, ''))
-    .executeTakeFirst()
-  if (known) return
   const planId = (name: string) =>
     trx
       .selectFrom('plans')
@@ -71,36 +65,21 @@ export async function contractDemoCardContracts(
       .executeTakeFirstOrThrow()
   const modelId = (name: string) =>
     trx.selectFrom('models').select('id').where('name', '=', name).executeTakeFirstOrThrow()
+  /** A contract's body as the API takes it: the partner's plan and the model, by name, and the customer. */
+  const terms = async ({ plan, model }: { plan: string; model: string }) => ({
+    plan_id: (await planId(plan)).id,
+    customer_document: customer.document,
+    model_id: (await modelId(model)).id,
+  })
 
   const at = paidAt(now)
   const rendering = renderingContext(config)
   await createCustomer(trx, partner.partnerId, { ...customer, phone: '(21) 98765-4321' }, at)
   const time = { now: at, realNow: now, timeZone: config.timeZone }
-  await contractSubscription(
-    trx,
-    partner,
-    {
-      plan_id: (await planId(subscription.plan)).id,
-      customer_document: customer.document,
-      model_id: (await modelId(subscription.model)).id,
-      serial_number: subscription.serialNumber,
-    },
-    time,
-    rendering,
-    rendering.base,
-  )
-  await contractAnnualPlan(
-    trx,
-    partner,
-    {
-      plan_id: (await planId(annualPlan.plan)).id,
-      customer_document: customer.document,
-      model_id: (await modelId(annualPlan.model)).id,
-      imei: annualPlan.imei,
-    },
-    time,
-    rendering,
-  )
+  const subscriptionBody = { ...(await terms(subscription)), serial_number: subscription.serialNumber }
+  await contractSubscription(trx, partner, subscriptionBody, time, rendering, rendering.base)
+  const annualPlanBody = { ...(await terms(annualPlan)), imei: annualPlan.imei }
+  await contractAnnualPlan(trx, partner, annualPlanBody, time, rendering)
 }
 
 /**
@@ -114,14 +93,9 @@ export async function payDemoCardContracts(
   now: string,
 ): Promise<void> {
   if (partner.gateway !== 'own' || !demoChargesCards(config)) return
-  const { customer, card } = DEMO_CARD_CONTRACTS
-  const owner = await db
-    .selectFrom('customers')
-    .select('id')
-    .where('partner_id', '=', partner.partnerId)
-    .where('document', '=', customer.document.replace(/\D/g, ''))
-    .executeTakeFirst()
+  const owner = await cardCustomer(db, partner)
   if (!owner) return
+  const { card } = DEMO_CARD_CONTRACTS
   const at = new Date(paidAt(now))
   const context = {
     gateway: await gatewayOf(config, db),
@@ -134,34 +108,31 @@ export async function payDemoCardContracts(
   }
   const expiry = `12${String((at.getUTCFullYear() + 3) % 100).padStart(2, '0')}`
 
-  const subscriptions = await db
-    .selectFrom('subscriptions')
-    .select('id')
-    .where('partner_id', '=', partner.partnerId)
-    .where('customer_id', '=', owner.id)
-    .where('status', '=', 'pending')
-    .execute()
-  for (const { id } of subscriptions) {
+  /** The customer's contracts of `table` still in `status` (awaiting their first payment). */
+  const unpaid = (table: 'subscriptions' | 'annual_plans', status: 'pending' | 'awaiting_payment') =>
+    db
+      .selectFrom(table)
+      .select('id')
+      .where('partner_id', '=', partner.partnerId)
+      .where('customer_id', '=', owner.id)
+      .where('status', '=', status)
+      .execute()
+  for (const { id } of await unpaid('subscriptions', 'pending'))
     await payFirstInstallmentByCard(db, partner, id, { ...card, expiry }, context)
-  }
-  const annualPlans = await db
-    .selectFrom('annual_plans')
+  // An annual plan's payment takes the expiry as MM/YY.
+  const annualPlanCard = { ...card, expiry: `${expiry.slice(0, 2)}/${expiry.slice(2)}` }
+  for (const { id } of await unpaid('annual_plans', 'awaiting_payment'))
+    await payAnnualPlanByCard(db, partner, id, annualPlanCard, 1, context)
+}
+
+/** The customer of the partner's card-paid contracts, once the demo contracted them. */
+const cardCustomer = (db: Db | Trx, partner: PartnerContext) =>
+  db
+    .selectFrom('customers')
     .select('id')
     .where('partner_id', '=', partner.partnerId)
-    .where('customer_id', '=', owner.id)
-    .where('status', '=', 'awaiting_payment')
-    .execute()
-  for (const { id } of annualPlans) {
-    await payAnnualPlanByCard(
-      db,
-      partner,
-      id,
-      { ...card, expiry: `${expiry.slice(0, 2)}/${expiry.slice(2)}` },
-      1,
-      context,
-    )
-  }
-}
+    .where('document', '=', DEMO_CARD_CONTRACTS.customer.document.replace(/\D/g, ''))
+    .executeTakeFirst()
 
 const paidAt = (now: string) =>
   new Date(Date.parse(now) - DEMO_CARD_CONTRACTS.paidDaysAgo * DAY_MS).toISOString()

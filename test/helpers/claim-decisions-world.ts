@@ -6,6 +6,7 @@ import { claimNumber } from '../../src/modules/claims/claim.rules.js'
 import type { ClaimStatus } from '../../src/modules/claims/claim.table.js'
 import { deviceKey } from '../../src/modules/devices/device.rules.js'
 import { subscriptionCard, uniqueImei } from './bodies.js'
+import { testClaimRow } from './claim-documents.js'
 import {
   ANNUAL,
   bearer,
@@ -123,41 +124,24 @@ export async function claimOf(
     .select('document')
     .where('id', '=', source.customer_id)
     .executeTakeFirstOrThrow()
+  const subscriptionId = 'subscriptionId' in contract ? contract.subscriptionId : null
   return db.transaction().execute(async (trx) => {
     const year = Number(now.slice(0, 4))
-    return insertClaim(trx, {
+    const row = testClaimRow({ ...source, id: subscriptionId }, 'accidental_damage', status, {
       number: claimNumber(year, await nextClaimSequence(trx, year)),
-      partner_id: source.partner_id,
-      subscription_id: 'subscriptionId' in contract ? contract.subscriptionId : null,
       annual_plan_id: 'annualPlanId' in contract ? contract.annualPlanId : null,
-      plan_id: source.plan_id,
-      customer_id: source.customer_id,
       customer_document: customer.document,
-      model_id: source.model_id,
       serial_number: source.serial_number,
       device_key: source.serial_number ? deviceKey(source.serial_number) : null,
-      second_device_key: null,
-      type: 'accidental_damage',
-      status,
       occurred_at: occurredAt,
       description: 'Caiu no chão e a tela quebrou.',
-      police_report_number: null,
-      police_report_issued_on: null,
       lmi: source.lmi,
       franchise: source.franchise,
-      outcome: null,
-      settlement_method: null,
-      approved_amount: null,
-      payable_amount: null,
-      reason_code: null,
-      note: null,
-      decided_at: null,
-      settlement_reference: null,
-      settled_at: null,
       fraud_signals: JSON.stringify(['early_claim']),
       created_at: now,
       updated_at: now,
     })
+    return insertClaim(trx, row)
   })
 }
 

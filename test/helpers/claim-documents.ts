@@ -114,18 +114,23 @@ export async function insertTestClaim(
 }
 
 type TestClaimSubscription = {
-  id: number
+  /** Null for a claim of an annual plan (its `annual_plan_id` among the overrides). */
+  id: number | null
   partner_id: number
   plan_id: number
   customer_id: number
   model_id: number
 }
 
-/** The row of such a claim, numbered anew, for a test that writes it itself (an older schema). */
+/**
+ * The row of such a claim, numbered anew, for a test that writes it itself (an older schema) or
+ * through the repository; `overrides` replace its fields.
+ */
 export function testClaimRow(
   subscription: TestClaimSubscription,
   type: CoverageType,
   status: ClaimStatus = 'documents_pending',
+  overrides: Partial<Insertable<ClaimsTable>> = {},
 ) {
   claimCount += 1
   const now = '2026-11-21T12:00:00.000Z'
@@ -160,5 +165,6 @@ export function testClaimRow(
     settled_at: null,
     created_at: now,
     updated_at: now,
+    ...overrides,
   } satisfies Insertable<ClaimsTable>
 }
