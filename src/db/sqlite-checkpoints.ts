@@ -10,6 +10,7 @@ import type BetterSqlite3 from 'better-sqlite3'
 // checkpoint again as before.
 
 const EVERY_MS = 250
+const STARTS_AFTER_MS = 1000
 
 // The thread's code, evaluated (the service runs as one bundled file); `driver` is better-sqlite3's path.
 const CHECKPOINTER = `
@@ -28,11 +29,25 @@ parentPort.once('message', () => {
 `
 
 /**
- * Moves `raw`'s checkpoints to a thread of their own; answers the function that stops it, to call
- * before `raw` closes. It waits (≤ 5 s) for the thread's connection to close, so that `raw`'s close,
- * the last, checkpoints the log and removes it, as a clean shutdown always did.
+ * Moves `raw`'s checkpoints to a thread of their own, started a second after the connection opens
+ * (a migration's or a CLI command's connection closes before that: no thread, nothing to wait for);
+ * answers the function that stops it, to call before `raw` closes. Stopping waits (≤ 5 s) for the
+ * thread's connection to close, so that `raw`'s close, the last, checkpoints the log and removes
+ * it, as a clean shutdown always did.
  */
 export function checkpointOnAThread(raw: BetterSqlite3.Database, file: string): () => void {
+  let stop: (() => void) | undefined
+  const starting = setTimeout(() => {
+    stop = startCheckpointer(raw, file)
+  }, STARTS_AFTER_MS)
+  starting.unref()
+  return () => {
+    clearTimeout(starting)
+    stop?.()
+  }
+}
+
+function startCheckpointer(raw: BetterSqlite3.Database, file: string): () => void {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3')
   const closed = new Int32Array(new SharedArrayBuffer(4))
   const workerData = { file, driver, everyMs: EVERY_MS, closed: closed.buffer }

@@ -195,7 +195,7 @@ export function parseLocalTimestamp(text: string, zone: string): string | null {
   const wall = Date.parse(`${iso}Z`)
   // A real calendar time away from the zone's offset changes is plain arithmetic over the cached
   // offsets; the rest (an impossible time, 24:00:00, a change near it) goes through luxon, whose
-  // parse costs ≈ 50 times as much (docs/benchmarks.md, Optimisations kept).
+  // parse costs ≈ 13 times as much (docs/benchmarks.md, Optimisations kept).
   if (!Number.isNaN(wall) && new Date(wall).toISOString().startsWith(iso)) {
     const instant = instantOfWall(wall, zone)
     if (instant !== undefined) return new Date(instant).toISOString()
