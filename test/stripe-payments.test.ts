@@ -63,13 +63,7 @@ const ctx = useTestApp(() => ({
   logStream,
   // A file, not memory, on SQLite: the last test reads the file and its WAL byte by byte.
   onDisk: true,
-  env: {
-    AMPARO_PAYMENT_GATEWAY: 'stripe',
-    STRIPE_SECRET_KEY: 'sk_test_amparo0fake0key',
-    STRIPE_API_URL: server.url,
-    AMPARO_PAYMENT_CLAIM_SECONDS: String(CLAIM_SECONDS),
-    LOG_LEVEL: 'trace',
-  },
+  env: { ...server.env(CLAIM_SECONDS), LOG_LEVEL: 'trace' },
 }))
 beforeAll(async () => {
   await seedCatalog(ctx.db)

@@ -46,12 +46,7 @@ afterAll(() => server.stop())
 const ctx = useTestApp(() => ({
   clock,
   onDisk: true,
-  env: {
-    AMPARO_PAYMENT_GATEWAY: 'stripe',
-    STRIPE_SECRET_KEY: 'sk_test_amparo0fake0key',
-    STRIPE_API_URL: server.url,
-    AMPARO_PAYMENT_CLAIM_SECONDS: String(CLAIM_SECONDS),
-  },
+  env: server.env(CLAIM_SECONDS),
 }))
 beforeAll(async () => {
   const { model } = await seedCatalog(ctx.db)

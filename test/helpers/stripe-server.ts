@@ -78,6 +78,16 @@ export class StripeServer {
   private server!: Server
   url = ''
 
+  /** The service's environment for a Stripe gateway at this server (after start()). */
+  env(claimSeconds: number): Record<string, string> {
+    return {
+      AMPARO_PAYMENT_GATEWAY: 'stripe',
+      STRIPE_SECRET_KEY: 'sk_test_amparo0fake0key',
+      STRIPE_API_URL: this.url,
+      AMPARO_PAYMENT_CLAIM_SECONDS: String(claimSeconds),
+    }
+  }
+
   async start(): Promise<this> {
     this.server = createServer((req, res) => void this.handle(req, res))
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve))

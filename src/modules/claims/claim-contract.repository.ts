@@ -171,9 +171,9 @@ const deviceClaimsSince = prepared((db: Db, first: string, second: string, since
 
 /** Claims of any partner naming one of these devices (one or two keys), opened at or after `since`. */
 export async function countDeviceClaimsSince(db: Db, keys: string[], since: string): Promise<number> {
-  const [first, second = first] = keys
-  if (first === undefined || second === undefined) return 0
-  const [row] = await deviceClaimsSince(db, first, second, since)
+  const [first, second] = keys
+  if (first === undefined) return 0
+  const [row] = await deviceClaimsSince(db, first, second ?? first, since)
   return Number(row?.n ?? 0)
 }
 
