@@ -3,7 +3,7 @@ import type { PartnerScope } from '../../db/partner-scope.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import { formatDate } from '../../shared/time.js'
 import type { RenderingContext } from '../events/event.service.js'
-import { coverageEndsAt, expiredAt } from './subscription.rules.js'
+import { coverageEndsAt, endedBy, expiredAt } from './subscription.rules.js'
 import {
   type EndingSubscription,
   findEndedSubscriptions,
@@ -69,7 +69,8 @@ export async function catchUpEndOf(
   now: string,
   rendering: RenderingContext,
 ): Promise<boolean> {
-  const ended = subscriptions.filter((s) => s.expired_at === null && expiredAt(s, now, rendering.timeZone))
+  const today = formatDate(now, rendering.timeZone)
+  const ended = subscriptions.filter((s) => s.expired_at === null && endedBy(s, today))
   if (ended.length === 0) return false
   await retryingTransaction(db, async (trx) => {
     for (const subscription of ended) await recordExpiry(trx, subscription, now, rendering)

@@ -10,6 +10,7 @@ import {
   coverageEndsAt,
   coverageEndsOn,
   ExpiredUnpaidError,
+  endedBy,
   expiredAt,
   expiryCutoff,
   isUnpaid,
@@ -82,7 +83,7 @@ describe('coverageEndsOn', () => {
   })
 })
 
-describe('expiredAt / statusAt', () => {
+describe('expiredAt / endedBy / statusAt', () => {
   const active = { status: 'pago' as const, ends_on: '2027-11-21' }
 
   it.each([
@@ -93,6 +94,15 @@ describe('expiredAt / statusAt', () => {
   ])('an active subscription %s → expired %s', (_label, now, expected) => {
     expect(expiredAt(active, now, SP)).toBe(expected)
     expect(statusAt(active, new Date(now), SP)).toBe(expected ? 'expired' : 'pago')
+  })
+
+  it.each([
+    ['2027-11-20', false],
+    ['2027-11-21', true],
+    ['2030-01-01', true],
+  ])('an active subscription on the partner’s date %s → ended %s', (today, expected) => {
+    expect(endedBy(active, today)).toBe(expected)
+    expect(endedBy({ ...active, status: 'canceled' }, today)).toBe(false)
   })
 
   it.each([

@@ -71,7 +71,12 @@ export interface EndFields {
  * month. A subscription canceled, or never activated, does not expire: it has ended otherwise.
  */
 export function expiredAt(subscription: EndFields, now: string | Date, timeZone: string): boolean {
-  return subscription.status === 'pago' && formatDate(now, timeZone) >= subscription.ends_on
+  return endedBy(subscription, formatDate(now, timeZone))
+}
+
+/** `expiredAt` on the partner's date `today` ('YYYY-MM-DD', service zone): for many rows at one instant. */
+export function endedBy(subscription: EndFields, today: string): boolean {
+  return subscription.status === 'pago' && today >= subscription.ends_on
 }
 
 /** The status the API shows at `now`. */
