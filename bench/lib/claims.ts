@@ -96,10 +96,8 @@ export async function seedClaims(db: Db, partners: PartnerData[], count: number,
       }
     }
     await inBatches(inForce.length, paid, (rows) => db.insertInto('installments').values(rows).execute())
-    openable.set(
-      partner.id,
-      inForce.map((s) => s.id),
-    )
+    const pool = inForce.map((s) => s.id)
+    openable.set(partner.id, pool)
   }
   return { openable, claims, total: seq }
 }

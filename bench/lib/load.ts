@@ -124,14 +124,10 @@ export type Measurement = Awaited<ReturnType<typeof runLoad>>
 export function summary(runs: Measurement[]) {
   const sum = (f: (m: Measurement) => number) => runs.reduce((s, m) => s + f(m), 0)
   const latencies = runs.flatMap((m) => m.latencies)
+  const responses = sum((m) => m.responses)
   return {
     ...percentiles(latencies),
-    us:
-      sum((m) => m.cpuUs) /
-      Math.max(
-        1,
-        sum((m) => m.responses),
-      ),
+    us: sum((m) => m.cpuUs) / Math.max(1, responses),
     rps: latencies.length / sum((m) => m.seconds),
     problems: runs.flatMap((m) => m.problems).join(', '),
   }
