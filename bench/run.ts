@@ -4,7 +4,6 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSyn
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { Request } from 'autocannon'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { sql } from 'kysely'
 import pg from 'pg'
@@ -16,29 +15,8 @@ import { claimMakers, seedClaims, uploadBench } from './lib/claims.js'
 import { clockBench } from './lib/clock.js'
 import { consoleBench } from './lib/console.js'
 import * as load from './lib/load.js'
-import {
-  type Bench,
-  call,
-  check,
-  f,
-  log,
-  type Measurement,
-  type ScenarioId,
-  type Session,
-  summary,
-  verdict,
-} from './lib/load.js'
-import {
-  cpuUs,
-  freePort,
-  memoryOf,
-  run,
-  type Server,
-  startServer,
-  stop,
-  stopAll,
-  waitIdle,
-} from './lib/proc.js'
+import { type Call, call, check, f, log, type Session, summary, TITLES, verdict } from './lib/load.js'
+import { cpuUs, freePort, memoryOf, run, startServer, stop, stopAll, waitIdle } from './lib/proc.js'
 import { recurrenceBench } from './lib/recurrence.js'
 import { seed } from './lib/seed.js'
 import { addEndpoint, startReceiver, webhooksBench } from './lib/webhooks.js'
@@ -61,8 +39,8 @@ const atLeast = (min: number) => (text: string) => {
 }
 const scenarioIds = (text: string) => {
   const ids = text.split(',').map((id) => id.trim())
-  if (!ids.every((id) => id in load.TITLES)) throw new InvalidArgumentError('a,b,c,d or some of them')
-  return ids as ScenarioId[]
+  if (!ids.every((id) => id in TITLES)) throw new InvalidArgumentError('a,b,c,d or some of them')
+  return ids as load.ScenarioId[]
 }
 const args = new Command('npm run bench --')
   .description('The API under load, scenarios a–d, or one mode. docs/benchmarks.md')
@@ -97,8 +75,10 @@ const mode = (['against', 'scale', 'recurrence', 'webhooks', 'claims', 'clock', 
 )
 type Numbers = Record<'duration' | 'warmup' | 'connections' | 'pairs', number>
 const { duration, warmup, connections, pairs } = args as Numbers
-const [kind, only]: ['sqlite' | 'postgres', ScenarioId[]] = [args.db ?? 'sqlite', args.only]
+const [kind, only]: ['sqlite' | 'postgres', load.ScenarioId[]] = [args.db ?? 'sqlite', args.only]
 const subscriptions: number = args.subscriptions ?? (mode === 'scale' ? 1_000_000 : 100_000)
+/** What the two demo partners are seeded with unless a mode says otherwise: 60 / 40 %. */
+const SHARES = [Math.round(subscriptions * 0.6), subscriptions - Math.round(subscriptions * 0.6)]
 const loadAverage = () =>
   loadavg()
     .map((l) => l.toFixed(2))
@@ -106,6 +86,7 @@ const loadAverage = () =>
 
 // What the run creates, undone whatever happens (the last step first).
 const tmp = mkdtempSync(join(tmpdir(), 'amparo-bench-'))
+const LOG = join(tmp, 'api.log') // the run's processes' output
 const undo: (() => unknown)[] = [() => rmSync(tmp, { recursive: true, force: true })]
 let cleaning: Promise<void> | undefined
 const cleanup = () =>
@@ -113,18 +94,17 @@ const cleanup = () =>
     await stopAll()
     for (const step of undo.reverse()) await Promise.resolve(step()).catch((e) => log(`cleanup: ${e}`))
   })())
-for (const signal of ['SIGINT', 'SIGTERM'] as const)
-  process.once(signal, () => void cleanup().finally(() => process.exit(130)))
+const quit = (code: number) => void cleanup().finally(() => process.exit(code))
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => quit(130))
 const limitMin: number = args.timeLimit ?? (mode === 'against' || mode === 'scale' ? 45 : 15)
 setTimeout(() => {
   log(`\nbench: time limit of ${limitMin} min reached; stopping`)
-  void cleanup().finally(() => process.exit(3))
+  quit(3)
 }, limitMin * 60_000).unref()
 
 /**
- * REV checked out in a detached git worktree and built there, with this checkout's node_modules;
- * `lastMigration` is its newest migration. Its migrations must be a prefix of this checkout's: its
- * side serves a copy of the seeded database migrated down to its schema.
+ * REV built in a detached git worktree, with this checkout's node_modules. Its migrations must be
+ * the first of this checkout's: its side serves a copy of the seeded database migrated down to its last.
  */
 function buildRevision(rev: string) {
   log(`Building ${rev} in a temporary worktree…`)
@@ -146,9 +126,9 @@ function buildRevision(rev: string) {
   return { commit, cli: join(dir, 'dist/amparo.mjs'), lastMigration: before.at(-1) as string }
 }
 
-type Database = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string }
-/** A database and its service's environment: what each mode starts from. */
-type Run = { database: Database; env: NodeJS.ProcessEnv }
+type Database =
+  | { kind: 'sqlite'; file: string; name?: undefined }
+  | { kind: 'postgres'; url: string; name: string }
 
 /** A statement on the PostgreSQL server (--pg-url), outside the run's databases; its rows. */
 async function admin(text: string, values: unknown[] = []) {
@@ -156,8 +136,6 @@ async function admin(text: string, values: unknown[] = []) {
   await client.connect()
   return (await client.query(text, values).finally(() => client.end())).rows
 }
-const databaseName = (database: Database) =>
-  database.kind === 'postgres' ? new URL(database.url).pathname.slice(1) : undefined
 
 /** A new database for the run (PostgreSQL: `amparo_bench_<random>`, empty or copied from `template`). */
 async function freshDatabase(name: string, template?: Database): Promise<Database> {
@@ -167,12 +145,16 @@ async function freshDatabase(name: string, template?: Database): Promise<Databas
     return { kind, file }
   }
   const created = `amparo_bench_${randomBytes(4).toString('hex')}`
-  await admin(`create database ${created}${template ? ` template ${databaseName(template)}` : ''}`)
+  await admin(`create database ${created}${template ? ` template ${template.name}` : ''}`)
   undo.push(() => admin(`drop database if exists ${created} with (force)`))
   const url = new URL(args.pgUrl)
   url.pathname = `/${created}`
-  return { kind, url: url.toString() }
+  return { kind, url: url.toString(), name: created }
 }
+
+// One key for every API: --against's sides take the same tokens.
+const JWT_KEYS = `bench=${randomBytes(24).toString('hex')}`
+let consolePort: number | undefined // --console's listener
 
 /** The service's environment, rebuilt: nothing of the caller's may redirect it. */
 function serviceEnv(database: Database): NodeJS.ProcessEnv {
@@ -182,79 +164,24 @@ function serviceEnv(database: Database): NodeJS.ProcessEnv {
   return {
     ...Object.fromEntries(kept),
     ...(database.kind === 'sqlite' ? { AMPARO_SQLITE_FILE: database.file } : { DATABASE_URL: database.url }),
+    ...(consolePort && { AMPARO_CONSOLE_PORT: String(consolePort) }),
     AMPARO_ENV: 'test',
-    AMPARO_JWT_KEYS: `bench=${randomBytes(24).toString('hex')}`,
+    AMPARO_JWT_KEYS: JWT_KEYS,
     AMPARO_RATE_LIMIT: '1000000', // the per-partner limiter runs (its cost is measured) but never answers 429
     LOG_LEVEL: 'info',
     HOST: '127.0.0.1',
   }
 }
 
-/** Before any load: each list's total, a quotation, a contract and the payment of its installment 1. */
-async function sanityChecks(port: number, sessions: Session[]) {
-  for (const { partner, token } of sessions) {
-    const page = await call(port, '/subscriptions?page=1&per_page=15', token, undefined, 200)
-    check(page.json.meta?.total === partner.subscriptions, `partner ${partner.id}'s list: ${page.text}`)
-    await call(port, `/quotation?model_id=${partner.models[0]?.id}`, token, undefined, 200)
-  }
-  const { partner, token } = sessions.find((s) => s.partner.gateway === 'external') as Session
-  const body = {
-    plan_id: partner.planIds[0],
-    customer_id: partner.customerIds[0],
-    model_id: partner.models[0]?.id,
-  }
-  const { id } = (await call(port, '/subscriptions', token, body, 201)).json
-  const installments = await call(port, `/subscriptions/${id}/installments`, token, undefined, 200)
-  const first = installments.json.find?.((i: { number: number }) => i.number === 1)
-  check(first, `installments: ${installments.text}`)
-  const paid = await call(port, `/subscriptions/${id}/installments/${first.id}/notify-payment`, token, '')
-  check(paid.status >= 200 && paid.status < 300, `payment: ${paid.status} ${paid.text}`)
-}
+/** What a mode of bench/lib gets. */
+const bench = (database: Database): load.Bench => ({ cli: CLI, env: serviceEnv(database), logFile: LOG })
 
-/** `npm start`'s node flags (its heap limits count), and BENCH_NODE_FLAGS (a profile: `--cpu-prof --cpu-prof-dir=DIR`). */
-const START_FLAGS = [
-  ...(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start.match(/--\S+/g) as string[]),
-  ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
-]
-
-/** A server under load: on PostgreSQL its database's backends count in its CPU; `drained`: idle since its last load. */
-type Api = Server & { database: Database; drained?: boolean }
-
-async function startApi({ database, env }: Run, cli = CLI, logFile?: string): Promise<Api> {
-  const worker = args.worker ? [] : ['--no-worker']
-  return { ...(await startServer([...START_FLAGS, cli, 'serve', ...worker], env, logFile)), database }
-}
-
-async function pidsOf(api: Api) {
-  const name = databaseName(api.database)
-  const backends = name ? await admin('select pid from pg_stat_activity where datname = $1', [name]) : []
-  return [api.pid, ...backends.map((row) => Number(row.pid))]
-}
-
-const warm = (api: Api, requests: Request[], seconds = warmup || 0.5) => {
-  api.drained = false
-  return load.runLoad(api.port, connections, requests, seconds)
-}
-
-/** Load on `api` for `seconds` (after `warmS` of warm-up); CPU counted until it drained its queue. */
-async function measure(api: Api, requests: Request[], seconds = duration, warmS = warmup) {
-  if (warmS > 0) await warm(api, requests, warmS)
-  const pids = await pidsOf(api)
-  if (!api.drained) await waitIdle(pids)
-  const before = cpuUs(pids)
-  const m = await warm(api, requests, seconds)
-  m.cpuUs = cpuUs(pids) - before
-  await waitIdle(pids)
-  api.drained = true
-  return m
-}
-
-/** `work` on the database of `env`, migrated and holding the demo. */
+/** `work` on `database`, migrated and holding the demo. */
 async function onDemo<T>(
-  env: NodeJS.ProcessEnv,
+  database: Database,
   work: (db: Db, config: Config, demo: DemoPartner[]) => Promise<T>,
 ) {
-  const config = loadConfig({ ...env, LOG_LEVEL: 'silent' })
+  const config = loadConfig({ ...serviceEnv(database), LOG_LEVEL: 'silent' })
   const db = createDb(config.database)
   try {
     await migrateToLatest(db)
@@ -265,9 +192,11 @@ async function onDemo<T>(
 }
 
 /** The demo and `counts[i]` subscriptions for the i-th partner (and the claims with --claims, --console). */
-const setUpDatabase = (env: NodeJS.ProcessEnv, counts: number[]) =>
-  onDemo(env, async (db, config, demo) => {
-    const partners = await seed(db, kind === 'postgres', counts)
+async function setUp(database: Database, counts = SHARES) {
+  log(`Migrating, loading the demo, seeding ${counts.map((n) => f(n)).join(' + ')} subscriptions…`)
+  const started = performance.now()
+  return onDemo(database, async (db, config, demo) => {
+    const partners = await seed(db, counts)
     const withClaims = args.claims || args.console
     const claims = withClaims ? await seedClaims(db, partners, args.claimsCount, config.timeZone) : undefined
     if (claims && kind === 'postgres') await sql`analyze`.execute(db) // as autovacuum would, a little later
@@ -278,73 +207,109 @@ const setUpDatabase = (env: NodeJS.ProcessEnv, counts: number[]) =>
     }
     const version = kind === 'sqlite' ? sql`'SQLite ' || sqlite_version()` : sql`version()`
     const engine = await sql<{ v: string }>`select ${version} as v`.execute(db)
-    return { demo, partners, claims, engine: String(engine.rows[0]?.v).split(' on ')[0] }
+    log(`  ${f((performance.now() - started) / 1000, 1)} s; ${String(engine.rows[0]?.v).split(' on ')[0]}`)
+    return { demo, partners, claims }
   })
-type SetUp = Awaited<ReturnType<typeof setUpDatabase>>
+}
+type SetUp = Awaited<ReturnType<typeof setUp>>
 
-/** A session (token) for each seeded partner, logged in at the API on `port`. */
-async function logIn(port: number, { demo, partners }: Pick<SetUp, 'demo' | 'partners'>) {
-  const sessions: Session[] = []
-  for (const partner of partners) {
-    const { client_id, client_secret } = demo.find((d) => d.id === partner.id) ?? {}
-    const login = await call(port, '/auth/login', undefined, { client_id, client_secret }, 200)
-    sessions.push({ partner, token: String(login.json.token) })
+/** `npm start`'s node flags (its heap limits count), and BENCH_NODE_FLAGS (a profile: `--cpu-prof --cpu-prof-dir=DIR`). */
+const START_FLAGS = [
+  ...(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start.match(/--\S+/g) as string[]),
+  ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+]
+
+/** A server under load: on PostgreSQL its database's backends count in its CPU; `drained`: idle since its last load. */
+type Api = Awaited<ReturnType<typeof startServer>> & { database: Database; drained?: boolean }
+
+async function startApi(database: Database, cli = CLI, logFile?: string): Promise<Api> {
+  const worker = args.worker ? [] : ['--no-worker']
+  const server = await startServer([...START_FLAGS, cli, 'serve', ...worker], serviceEnv(database), logFile)
+  return { ...server, database }
+}
+
+/** Before any load: each list's total, a quotation, a contract and the payment of its installment 1. */
+async function sanityChecks(port: number, sessions: Session[]) {
+  for (const { partner, token } of sessions) {
+    const page = await call(port, '/subscriptions?page=1&per_page=15', token, undefined, 200)
+    check(page.json.meta?.total === partner.subscriptions, `partner ${partner.id}'s list: ${page.text}`)
+    await call(port, `/quotation?model_id=${partner.models[0]?.id}`, token, undefined, 200)
   }
-  return sessions
+  const { partner, token } = sessions.find((s) => s.partner.gateway === 'external') as Session
+  const { planIds, customerIds, models } = partner
+  const body = { plan_id: planIds[0], customer_id: customerIds[0], model_id: models[0]?.id }
+  const { id } = (await call(port, '/subscriptions', token, body, 201)).json
+  const installments = await call(port, `/subscriptions/${id}/installments`, token, undefined, 200)
+  const first = installments.json.find?.((i: { number: number }) => i.number === 1)
+  check(first, `installments: ${installments.text}`)
+  const paid = await call(port, `/subscriptions/${id}/installments/${first.id}/notify-payment`, token, '')
+  check(paid.status >= 200 && paid.status < 300, `payment: ${paid.status} ${paid.text}`)
 }
 
 /**
- * The seeded database (60 / 40 % of --subscriptions unless `counts`), its API started `starts`
- * times (the last kept; start-up is spawn to the first 200 of /health), the partners logged in, the
- * sanity checks passed unless `sane` is false. With `lastMigration`: a copy of the seeded database
- * (SQLite: the file; PostgreSQL: `create database … template`) migrated down to it, for an older revision.
+ * The API on `database` started `starts` times (the last kept; start-up is spawn to the first 200 of
+ * /health), the partners logged in, the sanity checks passed unless `sane` is false.
  */
-async function serve(
-  r: Run,
-  o: { counts?: number[]; starts?: number; sane?: boolean; lastMigration?: string } = {},
-) {
-  const large = Math.round(subscriptions * 0.6)
-  const counts = o.counts ?? [large, subscriptions - large]
-  log(`Migrating, loading the demo, seeding ${counts.map((n) => f(n)).join(' + ')} subscriptions…`)
-  const seeding = performance.now()
-  const setUp = await setUpDatabase(r.env, counts)
-  log(`  ${f((performance.now() - seeding) / 1000, 1)} s; ${setUp.engine}`)
-  const older = o.lastMigration ? await freshDatabase('against', r.database) : undefined
-  if (older) {
-    const db = createDb(loadConfig({ ...serviceEnv(older), LOG_LEVEL: 'silent' }).database)
-    await migrateTo(db, o.lastMigration as string).finally(() => db.destroy())
+async function start(database: Database, { demo, partners }: SetUp, { starts = 1, sane = true } = {}) {
+  let server = await startApi(database, CLI, LOG)
+  const startups = [server.startupMs]
+  while (startups.length < starts) {
+    await stop(server.child)
+    server = await startApi(database, CLI, LOG)
+    startups.push(server.startupMs)
   }
-  const startups: number[] = []
-  let api: Api | undefined
-  for (let i = 0; i < (o.starts ?? 1); i++) {
-    if (api) await stop(api.child)
-    api = await startApi(r, CLI, join(tmp, 'api.log'))
-    startups.push(api.startupMs)
+  const sessions: Session[] = []
+  for (const partner of partners) {
+    const { client_id, client_secret } = demo.find((d) => d.id === partner.id) ?? {}
+    const login = await call(server.port, '/auth/login', undefined, { client_id, client_secret }, 200)
+    sessions.push({ partner, token: String(login.json.token) })
   }
-  const server = api as Api
-  const sessions = await logIn(server.port, setUp)
-  if (o.sane !== false) await sanityChecks(server.port, sessions)
-  return { setUp, server, sessions, startups, older }
+  if (sane) await sanityChecks(server.port, sessions)
+  return { server, sessions, startups }
+}
+
+const warm = (api: Api, make: () => Call, seconds = warmup || 0.5) => {
+  api.drained = false
+  return load.runLoad(api.port, connections, make, seconds)
+}
+
+/** Load on `api` for `seconds` (after `warmS` of warm-up); CPU counted until it drained its queue. */
+async function measure(api: Api, make: () => Call, seconds = duration, warmS = warmup) {
+  if (warmS > 0) await warm(api, make, warmS)
+  const { name } = api.database
+  const backends = name ? await admin('select pid from pg_stat_activity where datname = $1', [name]) : []
+  const pids = [api.pid, ...backends.map((row) => Number(row.pid))]
+  if (!api.drained) await waitIdle(pids)
+  const before = cpuUs(pids)
+  const m = await warm(api, make, seconds)
+  m.cpuUs = cpuUs(pids) - before
+  await waitIdle(pids)
+  api.drained = true
+  return m
+}
+
+/** A scenario `name` measured on `api`: its summary. */
+async function scenario(api: Api, name: string, make: () => Call) {
+  log(`${name}…`)
+  return { name, ...summary([await measure(api, make)]) }
 }
 
 /** The scenarios a–d, with the limits' verdicts: p99 (SQLite), peak RSS, start-up. */
-async function scenarios(r: Run) {
+async function scenarios(database: Database) {
   // Start-up is the median of 3 starts; a run of < 3 s a scenario (a smoke run) checks one, cheaper.
-  const { server, sessions, startups } = await serve(r, { starts: duration < 3 ? 1 : 3 })
+  const seeded = await setUp(database)
+  const { server, sessions, startups } = await start(database, seeded, { starts: duration < 3 ? 1 : 3 })
   const restingRss = memoryOf(server.pid).rssMb
   const make = load.makers(sessions)
   const rows: load.Row[] = []
   for (const id of only) {
-    const name = `(${id}) ${load.TITLES[id]}`
-    log(`${name}…`)
-    const s = summary([await measure(server, load.requestsOf(make[id]))])
+    const s = await scenario(server, TITLES[id], make[id])
     const limit = P99_MS[id === 'd' ? 'write' : 'read']
     const verdicts = [s.problems && `INVALID: ${s.problems}`]
     if (kind === 'sqlite') verdicts.push(verdict(s.p99 <= limit, `p99 ≤ ${limit} ms`))
-    rows.push([name, s, verdicts.filter(Boolean).join('; ')])
+    rows.push([s.name, s, verdicts.filter(Boolean).join('; ')])
   }
   const memory = memoryOf(server.pid)
-  await stop(server.child)
 
   log(`\n${load.scenarioTable(rows, 'verdicts')}\n`)
   const startup = [...startups].sort((a, b) => a - b)[startups.length >> 1] as number
@@ -356,16 +321,16 @@ async function scenarios(r: Run) {
 }
 
 /**
- * Each side's CPU a request for `requests`, the measured seconds alternating between the two in
- * ≈ 2 s slices after a warm-up of each (the machine drifts; two processes started together meet it alike).
+ * Each side's CPU a request, the measured seconds alternating between the two in ≈ 2 s slices after
+ * a warm-up of each (the machine drifts; two processes started together meet it alike).
  */
-async function alternate(sides: Api[], requests: Request[][], order = [0, 1]) {
-  for (const i of order) await warm(sides[i] as Api, requests[i] as Request[])
-  const runs: Measurement[][] = [[], []]
+async function alternate(sides: Api[], makes: (() => Call)[], order = [0, 1]) {
+  for (const i of order) await warm(sides[i] as Api, makes[i] as () => Call)
+  const runs: load.Measurement[][] = [[], []]
   const slices = Math.max(2, Math.round(duration / 2))
   for (let k = 0; k < slices; k++)
     for (const i of k % 2 ? [...order].reverse() : order)
-      runs[i]?.push(await measure(sides[i] as Api, requests[i] as Request[], duration / slices, 0))
+      runs[i]?.push(await measure(sides[i] as Api, makes[i] as () => Call, duration / slices, 0))
   return runs
 }
 
@@ -374,11 +339,12 @@ async function alternate(sides: Api[], requests: Request[][], order = [0, 1]) {
  * against one of 2,000 subscriptions served by a second API process (what a contract writes grows
  * with the whole database, not with one partner's share of it).
  */
-async function scale(r: Run) {
-  const { server, sessions } = await serve(r, { counts: [1000, subscriptions], sane: false })
+async function scale(database: Database) {
+  const seeded = await setUp(database, [1000, subscriptions])
+  const { server, sessions } = await start(database, seeded, { sane: false })
   const us: number[] = []
   for (const session of sessions) {
-    const s = summary([await measure(server, load.requestsOf(load.makers([session]).b))])
+    const s = summary([await measure(server, load.makers([session]).b)])
     us.push(s.us)
     log(`  a page of ${f(session.partner.subscriptions)}: ${f(s.us)} µs, p50 ${f(s.p50, 2)} ms ${s.problems}`)
   }
@@ -386,14 +352,11 @@ async function scale(r: Run) {
   const paging = `paging cost at ${f(subscriptions)} rows is ${f(ratio, 2)} × at 1,000`
   log(verdict(ratio <= MAX_SCALE_RATIO, `${paging} (≤ ${MAX_SCALE_RATIO} ×)`))
 
-  log(`(d) ${load.TITLES.d} on a database of 2,000 subscriptions and on this one, alternating…`)
-  const database = await freshDatabase('small')
-  const small = { database, env: serviceEnv(database) }
-  const smallSetUp = await setUpDatabase(small.env, [1000, 1000])
-  const smallApi = await startApi(small, CLI, join(tmp, 'small-api.log'))
-  const requests = [load.makers(await logIn(smallApi.port, smallSetUp)).d, load.makers(sessions).d]
-  const [at2k, atLarge] = (await alternate([smallApi, server], requests.map(load.requestsOf))).map(summary)
-  await stop(smallApi.child)
+  log(`${TITLES.d} on a database of 2,000 subscriptions and on this one, alternating…`)
+  const smallDatabase = await freshDatabase('small')
+  const small = await start(smallDatabase, await setUp(smallDatabase, [1000, 1000]), { sane: false })
+  const makes = [load.makers(small.sessions).d, load.makers(sessions).d]
+  const [at2k, atLarge] = (await alternate([small.server, server], makes)).map(summary)
   for (const [label, s] of [['2,000', at2k] as const, [f(subscriptions), atLarge] as const])
     log(`  a contract at ${label} subscriptions: ${f(s?.us)} µs, p50 ${f(s?.p50, 2)} ms ${s?.problems}`)
   const contracts = (atLarge?.us as number) / (at2k?.us as number)
@@ -402,37 +365,39 @@ async function scale(r: Run) {
 }
 
 /** --against REV: each scenario's CPU a request, REV's build against this checkout's, in fresh pairs. */
-async function against(r: Run) {
+async function against(database: Database) {
   const revision = buildRevision(args.against)
-  const { server, sessions, older } = await serve(r, { lastMigration: revision.lastMigration })
+  const seeded = await setUp(database)
+  // REV's side: a copy of the seeded database (SQLite: the file; PostgreSQL: `create database … template`).
+  const older = await freshDatabase('against', database)
+  const db = createDb(loadConfig({ ...serviceEnv(older), LOG_LEVEL: 'silent' }).database)
+  await migrateTo(db, revision.lastMigration).finally(() => db.destroy())
+  const { server, sessions } = await start(database, seeded)
   await stop(server.child)
-  // One key for both sides: the sessions logged in at this checkout's API are used at both.
-  const env = { ...serviceEnv(older as Database), AMPARO_JWT_KEYS: r.env.AMPARO_JWT_KEYS }
-  const sides: Run[] = [{ database: older as Database, env }, r]
+  const sides = [older, database]
   const make = load.makers(sessions)
   const verdicts: string[] = []
   for (const id of only) {
-    const requests = load.requestsOf(make[id])
-    const runs: Measurement[][] = [[], []]
+    const runs: load.Measurement[][] = [[], []]
     for (let pair = 0; pair < pairs; pair++) {
       // Two processes of one build differ by up to 25 % for life (JIT, memory layout, the core
       // they run on), so every pair is new, and which side starts and runs first alternates.
       const order = pair % 2 ? [1, 0] : [0, 1]
       const servers: Api[] = []
-      for (const side of order) servers[side] = await startApi(sides[side] as Run, [revision.cli, CLI][side])
-      const measured = await alternate(servers, [requests, requests], order)
+      for (const side of order)
+        servers[side] = await startApi(sides[side] as Database, [revision.cli, CLI][side])
+      const measured = await alternate(servers, [make[id], make[id]], order)
       for (const s of servers) await stop(s.child)
       for (const [i, side] of measured.entries()) runs[i]?.push(...side)
       const [before, after] = measured.map(summary) as [load.Summary, load.Summary]
       const problems = [before.problems, after.problems].filter(Boolean).join(', ')
-      log(
-        `  (${id}) pair ${pair + 1}: before ${f(before.us, 1)} µs, after ${f(after.us, 1)} µs ${problems && `INVALID: ${problems}`}`,
-      )
+      const figures = `before ${f(before.us, 1)} µs, after ${f(after.us, 1)} µs`
+      log(`  (${id}) pair ${pair + 1}: ${figures} ${problems && `INVALID: ${problems}`}`)
     }
     const [before, after] = runs.map((side) => summary(side).us) as [number, number]
     const change = 100 * (after / before - 1)
     const figures = `before ${f(before, 1)} µs, after ${f(after, 1)} µs a request (${change >= 0 ? '+' : ''}${f(change, 1)} %)`
-    verdicts.push(verdict(after <= before * MAX_AGAINST_RATIO, `(${id}) ${load.TITLES[id]}: ${figures}`))
+    verdicts.push(verdict(after <= before * MAX_AGAINST_RATIO, `${TITLES[id]}: ${figures}`))
   }
   log(`\n${revision.commit} (before) against this checkout (after), ${kind}, ${pairs} pairs`)
   for (const v of verdicts) log(v)
@@ -440,77 +405,58 @@ async function against(r: Run) {
 }
 
 /** --claims: (g) uploads first (the memory they add is read from the process at rest), (e), (f) against (b). */
-async function claims(r: Run) {
-  const { server, sessions, setUp } = await serve(r)
-  const seeded = setUp.claims as NonNullable<SetUp['claims']>
-  const make = claimMakers(sessions, seeded.openable, seeded.claims)
-  const upload = await uploadBench(server.port, server, make.e, 5)
+async function claims(database: Database) {
+  const seeded = await setUp(database)
+  const { server, sessions } = await start(database, seeded)
+  const { openable, claims: counts, total } = seeded.claims as NonNullable<SetUp['claims']>
+  const make = claimMakers(sessions, openable, counts)
+  const upload = await uploadBench(server.port, server.pid, make.e, 5)
   const slowest = Math.max(...upload.runs.map((u) => u.cpuMs))
   const growth = upload.growthMb / upload.fileMb
-  log(
-    `(g) 10 MiB uploads: ${upload.runs.map((u) => `${f(u.ms)} ms (CPU ${f(u.cpuMs)} ms, +${f(u.growthMb, 1)} MB)`).join(', ')}`,
-  )
+  const each = upload.runs.map((u) => `${f(u.ms)} ms (CPU ${f(u.cpuMs)} ms, +${f(u.growthMb, 1)} MB)`)
+  log(`(g) 10 MiB uploads: ${each.join(', ')}`)
   const cpu = `the slowest took ${f(slowest)} ms of server CPU`
   log(verdict(slowest <= CLAIMS.uploadMs, `${cpu} (≤ ${CLAIMS.uploadMs} ms)`))
   const peak = `peak memory rose ${f(upload.growthMb, 1)} MB, ${f(growth, 2)} × the file`
   log(verdict(growth <= CLAIMS.memoryTimesFile, `${peak} (≤ ${CLAIMS.memoryTimesFile} ×)`))
-  const scenarios = [
-    ['(e) POST /claims', make.e],
-    ['(f) GET /claims, a page of 15', make.f],
-    ['(b) GET /subscriptions, a page of 15', load.makers(sessions).b],
-  ] as const
-  const rows: load.Row[] = []
-  for (const [name, maker] of scenarios) {
-    log(`${name}…`)
-    const s = summary([await measure(server, load.requestsOf(maker))])
-    rows.push([name, s, s.problems])
-  }
+  const opening = await scenario(server, '(e) POST /claims', make.e)
+  const claimsPage = await scenario(server, '(f) GET /claims, a page of 15', make.f)
+  const page = await scenario(server, TITLES.b, load.makers(sessions).b)
+  const rows = [opening, claimsPage, page].map((s): load.Row => [s.name, s, s.problems])
   log(`\n${load.scenarioTable(rows, 'problems')}\n`)
-  const [opening, claimsPage, page] = rows.map(([, s]) => s) as [load.Summary, load.Summary, load.Summary]
   log(verdict(opening.p99 <= CLAIMS.p99Ms, `(e) p99 ${f(opening.p99, 2)} ms (≤ ${CLAIMS.p99Ms} ms)`))
   const ratio = claimsPage.us / page.us
   const pages = `(f) a page of claims costs ${f(ratio, 2)} × (b)'s`
   log(verdict(ratio <= CLAIMS.pageRatio, `${pages} (≤ ${CLAIMS.pageRatio} ×)`))
-  const total = [...seeded.claims.values()].reduce((a, b) => a + b, 0)
   log(`${f(subscriptions)} subscriptions, ${f(total)} claims, ${connections} connections`)
 }
 
 /** --clock: the demo partners, the own-gateway one's clock moving (bench/lib/clock.ts). */
-async function clock(r: Run) {
-  const { server, sessions } = await serve(r, { counts: [1, 0], sane: false })
+async function clock(database: Database) {
+  const { server, sessions } = await start(database, await setUp(database, [1, 0]), { sane: false })
   const [other, advancing] = sessions
   check(advancing?.partner.gateway === 'own' && other, 'the second demo partner should use the own gateway')
   await clockBench(server.port, advancing, other)
-  await stop(server.child)
 }
 
 /** --console: the claims seeded too, the console's listener on a port of its own (bench/lib/console.ts). */
-async function consoleScreens(r: Run) {
-  const env = { ...r.env, AMPARO_CONSOLE_PORT: String(await freePort()) }
-  const { setUp } = await serve({ ...r, env })
-  await consoleBench(benchOf(env, 'api.log'), Number(env.AMPARO_CONSOLE_PORT), setUp.partners, args.calls)
-  const claims = [...(setUp.claims?.claims.values() ?? [])].reduce((a, b) => a + b, 0)
-  log(`${f(subscriptions)} subscriptions, ${f(claims)} claims`)
+async function consoleScreens(database: Database) {
+  consolePort = await freePort()
+  const seeded = await setUp(database)
+  await start(database, seeded)
+  await consoleBench(bench(database), consolePort, seeded.partners, args.calls)
+  log(`${f(subscriptions)} subscriptions, ${f(seeded.claims?.total)} claims`)
 }
 
-/** What a mode of bench/lib gets: the built CLI, the service's environment, a log file. */
-const benchOf = (env: NodeJS.ProcessEnv, logName: string): Bench => ({
-  cli: CLI,
-  env,
-  logFile: join(tmp, logName),
-})
-
-const MODES: Record<NonNullable<typeof mode>, (r: Run) => Promise<unknown>> = {
+const MODES: Record<NonNullable<typeof mode>, (database: Database) => Promise<unknown>> = {
   against,
   scale,
   claims,
   clock,
   console: consoleScreens,
-  recurrence: ({ env }) =>
-    onDemo(env, (db, { timeZone }) =>
-      recurrenceBench(benchOf(env, 'worker.log'), db, kind === 'postgres', timeZone),
-    ),
-  webhooks: ({ env }) => onDemo(env, (db) => webhooksBench(benchOf(env, 'worker.log'), db, args.events)),
+  recurrence: (database) =>
+    onDemo(database, (db, config) => recurrenceBench(bench(database), db, config.timeZone)),
+  webhooks: (database) => onDemo(database, (db) => webhooksBench(bench(database), db, args.events)),
 }
 
 async function main() {
@@ -518,16 +464,14 @@ async function main() {
   log(`Amparo bench, ${kind}; ${machine}; load ${loadAverage()}`)
   if (args.build) run('npm', ['run', 'build'], ROOT)
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build`)
-  const database = await freshDatabase('amparo')
-  await (mode ? MODES[mode] : scenarios)({ database, env: serviceEnv(database) })
+  await (mode ? MODES[mode] : scenarios)(await freshDatabase('amparo'))
   log(`\n${load.verdictsMet()}; load ${loadAverage()}`)
 }
 
-main()
-  .then(() => cleanup())
-  .then(() => process.exit(0))
-  .catch(async (error: unknown) => {
+main().then(
+  () => quit(0),
+  (error: unknown) => {
     process.stderr.write(`\nbench: ${error instanceof Error ? (error.stack ?? error.message) : error}\n`)
-    await cleanup()
-    process.exit(1)
-  })
+    quit(1)
+  },
+)

@@ -1,7 +1,7 @@
 import type { Db } from '../../src/db/database.js'
 import type { ClaimStatus } from '../../src/modules/claims/claim.table.js'
 import { formatDate } from '../../src/shared/time.js'
-import { type Call, call, check, pick, type Session } from './load.js'
+import { type Call, call, check, maker, type Session } from './load.js'
 import { cpuUs, memoryOf } from './proc.js'
 import { inBatches, type PartnerData } from './seed.js'
 
@@ -9,15 +9,9 @@ import { inBatches, type PartnerData } from './seed.js'
 // (f) pages of GET /claims beside (b)'s pages of subscriptions, (g) 10 MiB uploads.
 
 const DAY = 86_400_000
-const STATUSES = [
-  'settled',
-  'settled',
-  'denied',
-  'withdrawn',
-  'documents_pending',
-  'under_review',
-  'approved',
-]
+const THEFT = 'Celular roubado na saída do metrô.'
+// The seeded claims' statuses in turn: every one, settled twice as often.
+const STATUSES = 'settled settled denied withdrawn documents_pending under_review approved'.split(' ')
 
 /**
  * `count` claims over the partners (as their subscriptions), each on its own subscription among the
@@ -31,48 +25,34 @@ export async function seedClaims(db: Db, partners: PartnerData[], count: number,
   const openable = new Map<number, number[]>()
   const claims = new Map<number, number>()
   for (const partner of partners) {
+    // The claim's columns copied from its subscription.
     const subscriptions = await db
       .selectFrom('subscriptions as s')
       .innerJoin('customers as c', 'c.id', 's.customer_id')
-      .select(['s.id', 's.plan_id', 's.customer_id', 'c.document', 's.model_id', 's.serial_number'])
-      .select(['s.lmi', 's.franchise'])
+      .select(['s.id as subscription_id', 's.plan_id', 's.customer_id', 'c.document as customer_document'])
+      .select(['s.model_id', 's.serial_number', 's.serial_number as device_key', 's.lmi', 's.franchise'])
       .where('s.partner_id', '=', partner.id)
       .where('s.id', '>=', partner.firstId)
       .orderBy('s.id')
       .limit(Math.round((count * partner.subscriptions) / total))
       .execute()
     claims.set(partner.id, subscriptions.length)
-    // Numbered after the partner's claims so far, its counter set to the last (as insertClaim does).
-    const counted = await db
-      .selectFrom('partner_claim_counts')
-      .select('total')
-      .where('partner_id', '=', partner.id)
-      .executeTakeFirst()
-    const before = Number(counted?.total ?? 0)
-    const claimRow = (n: number) => {
+    const claim = (n: number) => {
       const s = subscriptions[n] as (typeof subscriptions)[number]
       seq += 1
       const status = STATUSES[seq % STATUSES.length] as ClaimStatus
       const at = new Date(Date.UTC(2025, 0, 1) + seq * 3_000_000).toISOString()
       const [approved, denied] = [['settled', 'approved'].includes(status), status === 'denied']
       return {
+        ...s,
         number: `SIN-2025-${String(seq).padStart(6, '0')}`,
         partner_id: partner.id,
-        partner_seq: before + n + 1,
-        subscription_id: s.id,
-        plan_id: s.plan_id,
-        customer_id: s.customer_id,
-        customer_document: s.document,
-        model_id: s.model_id,
-        serial_number: s.serial_number,
-        device_key: s.serial_number,
+        partner_seq: n + 1, // the demo opens no claims
         type: seq % 3 ? ('robbery' as const) : ('accidental_damage' as const),
         status,
         occurred_at: at,
-        description: 'Celular roubado na saída do metrô.',
+        description: THEFT,
         police_report_number: seq % 3 ? `BO-${seq}` : null,
-        lmi: s.lmi,
-        franchise: s.franchise,
         outcome: approved ? ('approved' as const) : denied ? ('denied' as const) : null,
         settlement_method: approved ? ('indemnity' as const) : null,
         approved_amount: approved ? s.lmi : null,
@@ -86,19 +66,16 @@ export async function seedClaims(db: Db, partners: PartnerData[], count: number,
         updated_at: at,
       }
     }
-    await inBatches(subscriptions.length, claimRow, (rows) => db.insertInto('claims').values(rows).execute())
-    const last = before + subscriptions.length
-    await db
-      .insertInto('partner_claim_counts')
-      .values({ partner_id: partner.id, total: last })
-      .onConflict((oc) => oc.column('partner_id').doUpdateSet({ total: last }))
-      .execute()
+    await inBatches(subscriptions.length, claim, (rows) => db.insertInto('claims').values(rows).execute())
+    // The partner's counter, as insertClaim keeps it.
+    const counter = { partner_id: partner.id, total: subscriptions.length }
+    await db.insertInto('partner_claim_counts').values(counter).execute()
     const inForce = await db
       .selectFrom('subscriptions')
       .select(['id', 'monthly_premium', 'created_at'])
       .where('partner_id', '=', partner.id)
       // Neither the demo's contract nor one with a seeded claim.
-      .where('id', '>', subscriptions.at(-1)?.id ?? partner.firstId - 1)
+      .where('id', '>', subscriptions.at(-1)?.subscription_id ?? partner.firstId - 1)
       .where('status', '=', 'pago')
       .where('ends_on', '>', today)
       .where('created_at', '<', new Date(Date.now() - 2 * DAY).toISOString())
@@ -107,14 +84,13 @@ export async function seedClaims(db: Db, partners: PartnerData[], count: number,
       .execute()
     const paid = (n: number) => {
       const s = inForce[n] as (typeof inForce)[number]
-      const first = { number: 1, amount: s.monthly_premium, status: 'paid' as const, paid_at: s.created_at }
-      const unset = { next_attempt_on: null, last_decline_code: null, locked_until: null }
-      const due = formatDate(s.created_at, timeZone)
       return {
-        ...first,
-        ...unset,
         subscription_id: s.id,
-        due_date: due,
+        number: 1,
+        amount: s.monthly_premium,
+        status: 'paid' as const,
+        paid_at: s.created_at,
+        due_date: formatDate(s.created_at, timeZone),
         failed_attempts: 0,
         created_at: s.created_at,
       }
@@ -123,38 +99,21 @@ export async function seedClaims(db: Db, partners: PartnerData[], count: number,
     const pool = inForce.map((s) => s.id)
     openable.set(partner.id, pool)
   }
-  return { openable, claims }
+  return { openable, claims, total: seq }
 }
 
 /** (e) a theft claim a day ago on the next subscription of the pool; (f) a random page of claims. */
-export function claimMakers(
-  sessions: Session[],
-  openable: Map<number, number[]>,
-  claims: Map<number, number>,
-) {
+export function claimMakers(sessions: Session[], pool: Map<number, number[]>, counts: Map<number, number>) {
   const yesterday = `${formatDate(new Date(Date.now() - DAY).toISOString(), 'America/Sao_Paulo')} 12:00:00`
+  const theft = (p: PartnerData) => {
+    const id = pool.get(p.id)?.pop()
+    const police_report = { number: `BO-${id}` }
+    return { subscription_id: id, type: 'robbery', occurred_at: yesterday, description: THEFT, police_report }
+  }
+  const pages = (p: PartnerData) => Math.max(1, Math.ceil((counts.get(p.id) ?? 0) / 15))
   return {
-    e: (): Call => {
-      const session = pick(sessions)
-      const id = openable.get(session.partner.id)?.pop()
-      const body = JSON.stringify({
-        subscription_id: id,
-        type: 'robbery',
-        occurred_at: yesterday,
-        description: 'Celular roubado na saída do metrô.',
-        police_report: { number: `BO-${id}` },
-      })
-      return { method: 'POST', path: '/claims', session, body }
-    },
-    f: (): Call => {
-      const session = pick(sessions)
-      const pages = Math.max(1, Math.ceil((claims.get(session.partner.id) ?? 0) / 15))
-      return {
-        method: 'GET',
-        path: `/claims?page=${1 + Math.floor(Math.random() * pages)}&per_page=15`,
-        session,
-      }
-    },
+    e: maker(sessions, '/claims', theft),
+    f: maker(sessions, (p) => `/claims?page=${1 + Math.floor(Math.random() * pages(p))}&per_page=15`),
   }
 }
 
@@ -163,25 +122,25 @@ export function claimMakers(
  * time at the client, the server's CPU time for it (the machine may be shared: the figure checked),
  * and how far the server's peak memory rose above its memory before the first (after each, and overall).
  */
-export async function uploadBench(port: number, server: { pid: number }, open: () => Call, times: number) {
+export async function uploadBench(port: number, pid: number, open: () => Call, times: number) {
   const bytes = 10 * 1024 * 1024
   const boundary = '----AmparoBench'
   const part = (headers: string) => `--${boundary}\r\nContent-Disposition: form-data; ${headers}\r\n\r\n`
   const head = `${part('name="kind"')}invoice\r\n${part('name="file"; filename="nota-fiscal.pdf"\r\nContent-Type: application/pdf')}`
   const body = (file: Buffer) =>
     Buffer.concat([Buffer.from(head), file, Buffer.from(`\r\n--${boundary}--\r\n`)])
-  const [small, large] = [Buffer.from('%PDF-1.4\n'), Buffer.alloc(bytes, 0x20)]
+  const large = Buffer.alloc(bytes, 0x20)
   large.write('%PDF-1.4\n')
-  const [warming, measured] = [body(small), body(large)]
+  const [warming, measured] = [body(Buffer.from('%PDF-1.4\n')), body(large)]
   const runs: { ms: number; cpuMs: number; growthMb: number }[] = []
   let before = 0
   // The first, of a small file, only loads what an upload needs (multipart, file-type): not counted.
   for (let i = -1; i < times; i++) {
-    if (i === 0) before = memoryOf(server.pid).rssMb
+    if (i === 0) before = memoryOf(pid).rssMb
     const claim = open()
     const opened = await call(port, claim.path, claim.session.token, claim.body)
     check(opened.status === 201, `claim for the upload: ${opened.status} ${opened.text}`)
-    const [cpu, started] = [cpuUs([server.pid]), performance.now()]
+    const [cpu, started] = [cpuUs([pid]), performance.now()]
     const answer = await fetch(`http://127.0.0.1:${port}/claims/${opened.json.id}/documents`, {
       method: 'POST',
       headers: {
@@ -192,8 +151,8 @@ export async function uploadBench(port: number, server: { pid: number }, open: (
     })
     await answer.text()
     check(answer.status === 201, `upload: ${answer.status}`)
-    const [ms, cpuMs] = [performance.now() - started, (cpuUs([server.pid]) - cpu) / 1000]
-    if (i >= 0) runs.push({ ms, cpuMs, growthMb: memoryOf(server.pid).hwmMb - before })
+    const [ms, cpuMs] = [performance.now() - started, (cpuUs([pid]) - cpu) / 1000]
+    if (i >= 0) runs.push({ ms, cpuMs, growthMb: memoryOf(pid).hwmMb - before })
   }
-  return { runs, growthMb: memoryOf(server.pid).hwmMb - before, fileMb: bytes / 1024 / 1024 }
+  return { runs, growthMb: memoryOf(pid).hwmMb - before, fileMb: bytes / 1024 / 1024 }
 }

@@ -9,8 +9,7 @@ import { call, f, log, percentiles, type Session, verdict } from './load.js'
 const PAID = 150
 const DAYS = 400
 const TARGET_P99_MS = 100
-/** Concurrent request loops of the other partner (each waits for its answer before the next). */
-const LANES = 4
+const LANES = 4 // the other partner's request loops, each waiting for its answer before the next
 const REST_SECONDS = 3
 
 const show = ({ n, p50, p99, max }: ReturnType<typeof percentiles>) =>
@@ -22,11 +21,8 @@ export async function clockBench(port: number, advancing: Session, other: Sessio
   const { customerIds, planIds, models } = advancing.partner
   const card = { creditCard: { number: '4111111111111111', expiry: '1230', cvv: '123', holder: 'BENCH' } }
   for (let i = 0; i < PAID; i++) {
-    const body = {
-      plan_id: planIds[0],
-      customer_id: customerIds[i % customerIds.length],
-      model_id: models[0]?.id,
-    }
+    const customer_id = customerIds[i % customerIds.length]
+    const body = { plan_id: planIds[0], customer_id, model_id: models[0]?.id }
     const { json } = await call(port, '/subscriptions', advancing.token, body, 201)
     await call(port, `/subscriptions/${json.id}/payment`, advancing.token, card, 200)
   }

@@ -13,10 +13,8 @@ const BUDGET_MS = 300
 
 /** The month `back` months before this one, `YYYY-MM` (UTC), as the dashboard's period takes them. */
 const month = (back: number) => {
-  const day = new Date()
-  day.setUTCDate(1)
-  day.setUTCMonth(day.getUTCMonth() - back)
-  return day.toISOString().slice(0, 7)
+  const now = new Date()
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back)).toISOString().slice(0, 7)
 }
 
 /** Signed in at the console on `port`, `calls` measured calls of each request. */
@@ -77,18 +75,15 @@ export async function consoleBench(
 
   // The log's `ms`: Fastify's time from the request's arrival to the answer's end.
   const times = new Map<string, number>()
-  await until(
-    () => {
-      for (const line of readFileSync(logFile, 'utf8').split('\n'))
-        if (line.includes('"request completed"')) {
-          const { reqId, ms } = JSON.parse(line)
-          times.set(reqId, ms)
-        }
-      return ids.every((list) => list.every((id) => times.has(id)))
-    },
-    10,
-    "the console's request log",
-  )
+  const logged = () => {
+    for (const line of readFileSync(logFile, 'utf8').split('\n'))
+      if (line.includes('"request completed"')) {
+        const { reqId, ms } = JSON.parse(line)
+        times.set(reqId, ms)
+      }
+    return ids.every((list) => list.every((id) => times.has(id)))
+  }
+  await until(logged, 10, "the console's request log")
   const rows = requests.map(([name], i) => {
     const { p50, p99, max } = percentiles((ids[i] ?? []).map((id) => times.get(id) as number))
     return [name, f(p50, 1), f(p99, 1), f(max, 1), verdict(p99 <= BUDGET_MS, `p99 ≤ ${BUDGET_MS} ms`)]

@@ -3,71 +3,53 @@ import type { PartnerData } from './seed.js'
 
 // The scenarios, the autocannon runs that drive them, and what every mode prints.
 
-export interface Session {
-  partner: PartnerData
-  token: string
-}
-
+export type Session = { partner: PartnerData; token: string }
 /** What run.ts gives a mode: the built CLI, the service's environment, its processes' log. */
-export interface Bench {
-  cli: string
-  env: NodeJS.ProcessEnv
-  logFile: string
-}
+export type Bench = { cli: string; env: NodeJS.ProcessEnv; logFile: string }
+/** One request of a scenario. */
+export type Call = { method: 'GET' | 'POST'; path: string; session: Session; body?: string }
 
-/** A line of the run's output. */
 export const log = (line = '') => process.stdout.write(`${line}\n`)
 
-export type ScenarioId = 'a' | 'b' | 'c' | 'd'
-export const TITLES: Record<ScenarioId, string> = {
-  a: 'GET /subscriptions/{id}',
-  b: 'GET /subscriptions, a page of 15',
-  c: 'GET /quotation',
-  d: 'POST /subscriptions, customer by document, 12 installments',
+export const TITLES = {
+  a: '(a) GET /subscriptions/{id}',
+  b: '(b) GET /subscriptions, a page of 15',
+  c: '(c) GET /quotation',
+  d: '(d) POST /subscriptions, customer by document, 12 installments',
 }
-
-/** One request of a scenario (`requestsOf` makes autocannon send it). */
-export interface Call {
-  method: 'GET' | 'POST'
-  path: string
-  session: Session
-  body?: string
-}
+export type ScenarioId = keyof typeof TITLES
 
 const int = (min: number, max: number) => min + Math.floor(Math.random() * (max - min + 1))
 export const pick = <T>(items: readonly T[]) => items[Math.floor(Math.random() * items.length)] as T
 
-/** The scenarios as request makers over the sessions' partners. */
-export function makers(sessions: Session[]): Record<ScenarioId, () => Call> {
-  const get = (path: (s: Session) => string) => (): Call => {
+/** Requests of a random session: GET `path`, or POST it the partner's `body` as JSON. */
+export const maker =
+  (sessions: Session[], path: string | ((p: PartnerData) => string), body?: (p: PartnerData) => object) =>
+  (): Call => {
     const session = pick(sessions)
-    return { method: 'GET', path: path(session), session }
+    const json = body && JSON.stringify(body(session.partner))
+    const to = typeof path === 'string' ? path : path(session.partner)
+    return { method: json ? 'POST' : 'GET', path: to, session, body: json }
   }
-  return {
-    a: get(({ partner }) => `/subscriptions/${int(partner.firstId, partner.lastId)}`),
-    b: get(
-      ({ partner }) => `/subscriptions?page=${int(1, Math.ceil(partner.subscriptions / 15))}&per_page=15`,
-    ),
-    c: get(({ partner }) => {
-      const model = pick(partner.models)
-      const maxima = Math.random() < 0.5 ? `&maxima=${(model.defaultLmi * 0.008).toFixed(2)}` : ''
-      return `/quotation?model_id=${model.id}${maxima}`
-    }),
-    d: () => {
-      const session = pick(sessions)
-      const { planIds, documents, models } = session.partner
-      const body = JSON.stringify({
-        plan_id: pick(planIds),
-        customer_document: pick(documents),
-        model_id: pick(models).id,
-        serial_number: String(int(1e14, 9e14)),
-        is_used: Math.random() < 0.15,
-        metadata: { origin: `pdv-${int(1, 40)}` },
-      })
-      return { method: 'POST', path: '/subscriptions', session, body }
-    },
-  }
-}
+
+/** The scenarios over the sessions' partners. */
+export const makers = (sessions: Session[]): Record<ScenarioId, () => Call> => ({
+  a: maker(sessions, (p) => `/subscriptions/${int(p.firstId, p.lastId)}`),
+  b: maker(sessions, (p) => `/subscriptions?page=${int(1, Math.ceil(p.subscriptions / 15))}&per_page=15`),
+  c: maker(sessions, (p) => {
+    const model = pick(p.models)
+    const maxima = Math.random() < 0.5 ? `&maxima=${(model.defaultLmi * 0.008).toFixed(2)}` : ''
+    return `/quotation?model_id=${model.id}${maxima}`
+  }),
+  d: maker(sessions, '/subscriptions', (p) => ({
+    plan_id: pick(p.planIds),
+    customer_document: pick(p.documents),
+    model_id: pick(p.models).id,
+    serial_number: String(int(1e14, 9e14)),
+    is_used: Math.random() < 0.15,
+    metadata: { origin: `pdv-${int(1, 40)}` },
+  })),
+})
 
 /**
  * A request to the API on `port` (a body: POST; `''`, POST without one): its status, text and JSON.
@@ -76,7 +58,7 @@ export function makers(sessions: Session[]): Record<ScenarioId, () => Call> {
 export async function call(
   port: number,
   path: string,
-  token?: string | null,
+  token?: string,
   body?: object | string,
   expected?: number,
 ) {
@@ -91,8 +73,7 @@ export async function call(
     body: payload,
     signal: AbortSignal.timeout(600_000),
   })
-  const text = await response.text()
-  const status = response.status
+  const [status, text] = [response.status, await response.text()]
   check(expected === undefined || status === expected, `${path}: ${status} ${text.slice(0, 300)}`)
   // biome-ignore lint/suspicious/noExplicitAny: JSON of several shapes, checked by the callers
   const json: any = /^[[{]/.test(text) ? JSON.parse(text) : {}
@@ -103,40 +84,25 @@ export function check(condition: unknown, message: string): asserts condition {
   if (!condition) throw new Error(`sanity check failed: ${message}`)
 }
 
-/** What autocannon sends for a maker: a new call for every request. */
-export const requestsOf = (make: () => Call): Request[] => [
-  {
-    setupRequest: (req) => {
-      const { method, path, session, body } = make()
-      const headers = { accept: 'application/json', authorization: `Bearer ${session.token}` }
-      return body
-        ? { ...req, method, path, body, headers: { ...headers, 'content-type': 'application/json' } }
-        : { ...req, method, path, headers }
-    },
-  },
-]
-
-export interface Measurement {
-  seconds: number
-  /** Responses of every status, the settling included: what the server's CPU served. */
-  responses: number
-  /** Latencies of the 2xx responses, ms. */
-  latencies: number[]
-  /** Non-2xx responses, errors and timeouts, as text. */
-  problems: string[]
-  /** CPU of the server (and its PostgreSQL backends), µs; set by the caller. */
-  cpuUs: number
-}
-
 /**
- * `connections` connections for `seconds`, after 0.5 s on the same connections that are neither
- * counted nor timed: the first requests on new connections are slow enough to move a short run's p99.
+ * `connections` connections for `seconds` of `make`'s requests, after 0.5 s on the same connections
+ * that are neither counted nor timed: the first requests on new connections are slow enough to move a
+ * short run's p99. `responses` counts every status, the settling included: what the server's CPU
+ * served; `latencies` are the 2xx's; `cpuUs`, the server's (and its PostgreSQL backends'), is the caller's.
  */
-export async function runLoad(port: number, connections: number, requests: Request[], seconds: number) {
-  const m: Measurement = { seconds: 0, responses: 0, latencies: [], problems: [], cpuUs: 0 }
+export async function runLoad(port: number, connections: number, make: () => Call, seconds: number) {
+  const m = { seconds: 0, responses: 0, latencies: [] as number[], problems: [] as string[], cpuUs: 0 }
+  const setupRequest = (req: Request): Request => {
+    const { method, path, session, body } = make()
+    const headers = { accept: 'application/json', authorization: `Bearer ${session.token}` }
+    return body
+      ? { ...req, method, path, body, headers: { ...headers, 'content-type': 'application/json' } }
+      : { ...req, method, path, headers }
+  }
   const statuses: Record<string, number> = {}
   const started = performance.now() + 500
   const url = `http://127.0.0.1:${port}`
+  const requests = [{ setupRequest }]
   // A request's timeout: --scale's pages of 1,000,000 rows may wait long behind 50 connections.
   const running = autocannon({ url, connections, requests, duration: seconds + 0.5, timeout: 120 })
   running.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
@@ -152,6 +118,7 @@ export async function runLoad(port: number, connections: number, requests: Reque
   if (result.timeouts) m.problems.push(`${result.timeouts} timeouts`)
   return m
 }
+export type Measurement = Awaited<ReturnType<typeof runLoad>>
 
 /** Several measurements as one: CPU µs a response, 2xx a second, percentiles of the latencies. */
 export function summary(runs: Measurement[]) {
@@ -189,7 +156,6 @@ export function verdict(met: boolean, text: string) {
 export const verdictsMet = () =>
   `${verdicts.filter((v) => v.startsWith('ok')).length} of ${verdicts.length} verdicts met`
 
-/** A Markdown table. */
 export const markdown = (head: string[], rows: unknown[][]) =>
   [head, head.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n')
 

@@ -11,25 +11,18 @@ process.on('exit', () => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL')
 })
 
-export type Server = Awaited<ReturnType<typeof startServer>>
-
-/** `node ...args`, stopped with the others; its output to `logFile` (stderr piped with `pipeStderr`). */
-export function startProcess(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  logFile = '/dev/null',
-  pipeStderr = false,
-) {
-  const out = openSync(logFile, 'a')
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', out, pipeStderr ? 'pipe' : out] })
-  closeSync(out)
+/** `node ...args`, stopped with the others; its output to the file `out` (stderr piped with `pipeStderr`). */
+export function startProcess(args: string[], env: NodeJS.ProcessEnv, out = '/dev/null', pipeStderr = false) {
+  const fd = openSync(out, 'a')
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', fd, pipeStderr ? 'pipe' : fd] })
+  closeSync(fd)
   children.add(child)
   child.once('exit', () => children.delete(child))
   return child
 }
 
-/** `node ...args` with PORT in `env`, once its /health answers 200 (`startupMs` after the spawn). */
-export async function startServer(args: string[], env: NodeJS.ProcessEnv, logFile = '/dev/null') {
+/** `node ...args` on a free PORT, once its /health answers 200 (`startupMs` after the spawn). */
+export async function startServer(args: string[], env: NodeJS.ProcessEnv, logFile?: string) {
   const port = await freePort()
   const started = performance.now()
   const child = startProcess(args, { ...env, PORT: String(port) }, logFile, true)
@@ -67,10 +60,8 @@ export const stopAll = () => Promise.all([...children].map(stop))
 /** `command ...words` to its end (15 min at most: a build on a busy machine); its stdout, or an error. */
 export function run(command: string, words: string[], cwd: string): string {
   const r = spawnSync(command, words, { cwd, encoding: 'utf8', timeout: 900_000 })
-  if (r.status !== 0)
-    throw new Error(
-      `${command} ${words.join(' ')} failed (${r.signal ?? r.status}):\n${(r.stdout + r.stderr).slice(-2000)}`,
-    )
+  const failed = `${command} ${words.join(' ')} failed (${r.signal ?? r.status})`
+  if (r.status !== 0) throw new Error(`${failed}:\n${(r.stdout + r.stderr).slice(-2000)}`)
   return r.stdout.trim()
 }
 

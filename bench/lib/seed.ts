@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Db } from '../../src/db/database.js'
+import { type Db, isPostgres } from '../../src/db/database.js'
 import { addMonthsClamped } from '../../src/shared/time.js'
 
 // The dataset, inserted with plain Kysely in batches of 1,000 rows into a database holding the
@@ -8,32 +8,12 @@ import { addMonthsClamped } from '../../src/shared/time.js'
 // the demo's and the partner's counter set, as contracting does. Only what the scenarios read is
 // filled in: no installments, no cards, no stores (columns left out are null).
 
-export interface PartnerData {
-  id: number
-  gateway: string
-  subscriptions: number
-  /** Its subscriptions: the demo's and the seeded ones, the ids firstId..lastId. */
-  firstId: number
-  lastId: number
-  customerIds: number[]
-  /** Their documents (valid CPFs, bare), in the same order. */
-  documents: string[]
-  /** Its 12-installment subscription plans: what scenario (d) contracts. */
-  planIds: number[]
-  models: { id: number; defaultLmi: number }[]
-}
-
-const BATCH = 1000
 const DAY = 86_400_000
 
-/** `count` rows made by `make(n)`, written `BATCH` at a time (the claims' and installments' seeds too). */
-export async function inBatches<T>(
-  count: number,
-  make: (n: number) => T,
-  write: (rows: T[]) => Promise<unknown>,
-) {
-  for (let start = 0; start < count; start += BATCH)
-    await write(Array.from({ length: Math.min(BATCH, count - start) }, (_, k) => make(start + k)))
+/** `count` rows made by `make(n)`, written 1,000 at a time. */
+export async function inBatches<T>(count: number, make: (n: number) => T, write: (rows: T[]) => unknown) {
+  for (let start = 0; start < count; start += 1000)
+    await write(Array.from({ length: Math.min(1000, count - start) }, (_, k) => make(start + k)))
 }
 
 /** The 9 digits of `base` and their two check digits: a CPF the API accepts. */
@@ -46,15 +26,17 @@ function cpf(base: number): string {
   return digits.join('')
 }
 
+export type PartnerData = Awaited<ReturnType<typeof seed>>[number]
+
 /** Seeds `counts[i]` subscriptions for the i-th partner (in id order). */
-export async function seed(db: Db, postgres: boolean, counts: number[]): Promise<PartnerData[]> {
+export async function seed(db: Db, counts: number[]) {
   // The demo's endpoint that nothing answers (shown failing on the console) would have every event
   // of the run delivered, and refused, beside the load; --endpoint adds endpoints of the bench's.
   await db.updateTable('webhook_endpoints').set({ status: 'disabled' }).execute()
   const partners = await db.selectFrom('partners').select(['id', 'gateway']).orderBy('id').execute()
   const epoch = Date.now() - 730 * DAY
   const today = new Date().toISOString().slice(0, 10)
-  const seeded: PartnerData[] = []
+  const seeded = []
   for (const [index, { id, gateway }] of partners.slice(0, counts.length).entries()) {
     const count = counts[index] as number
     const { demo, lastDemoId } = await db
@@ -78,72 +60,64 @@ export async function seed(db: Db, postgres: boolean, counts: number[]): Promise
         .orderBy('m.id')
         .execute()
     ).filter((m) => Boolean(m.active) && !m.unavailable)
+    const customer = (n: number) => ({
+      partner_id: id,
+      name: `Cliente ${n} da Silva`,
+      document: cpf(200_000_000 + index * 100_000 + n),
+      document_kind: 'cpf' as const,
+      email: `cliente${n}.p${id}@bench.example`,
+      phone: `119${String(n).padStart(8, '0')}`,
+      street: 'Avenida Paulista',
+      number: 1 + (n % 3000),
+      complement: n % 3 ? null : `Apto ${n % 300}`,
+      zipcode: '01310100',
+      neighborhood: 'Bela Vista',
+      city: 'São Paulo',
+      state: 'SP',
+      created_at: new Date(epoch + n * 1000).toISOString(),
+    })
     const customerCount = Math.min(50_000, Math.max(20, Math.ceil(count / 3)))
-    await inBatches(
-      customerCount,
-      (n) => ({
-        partner_id: id,
-        name: `Cliente ${n} da Silva`,
-        document: cpf(200_000_000 + index * 100_000 + n),
-        document_kind: 'cpf' as const,
-        email: `cliente${n}.p${id}@bench.example`,
-        phone: `119${String(n).padStart(8, '0')}`,
-        street: 'Avenida Paulista',
-        number: 1 + (n % 3000),
-        complement: n % 3 ? null : `Apto ${n % 300}`,
-        zipcode: '01310100',
-        neighborhood: 'Bela Vista',
-        city: 'São Paulo',
-        state: 'SP',
-        created_at: new Date(epoch + n * 1000).toISOString(),
-      }),
-      (rows) => db.insertInto('customers').values(rows).execute(),
-    )
+    await inBatches(customerCount, customer, (rows) => db.insertInto('customers').values(rows).execute())
     const customers = await db
       .selectFrom('customers')
       .select(['id', 'document'])
       .where('partner_id', '=', id)
       .orderBy('id')
       .execute()
-    const customerIds = customers.map((c) => c.id)
-    await inBatches(
-      count,
-      (n) => {
-        const plan = plans[n % plans.length] as (typeof plans)[number]
-        const model = models[(n * 7) % models.length] as (typeof models)[number]
-        const lmi = model.default_lmi
-        const status = n % 10 < 7 ? 'pago' : n % 10 < 9 ? 'pending' : 'canceled'
-        const created = new Date(epoch + Math.floor((n / count) * 729 * DAY)).toISOString()
-        const endsOn = addMonthsClamped(created.slice(0, 10), Number(plan.installments))
-        return {
-          partner_id: id,
-          partner_seq: Number(demo) + n + 1,
-          customer_id: customerIds[n % customerIds.length] as number,
-          plan_id: plan.id,
-          model_id: model.id,
-          serial_number: String(350_000_000_000_000 + n),
-          is_used: n % 7 === 0 ? 1 : 0,
-          lmi,
-          monthly_premium: Math.round((lmi * Number(plan.monthly_rate_bp)) / 10_000),
-          franchise: Math.round((lmi * Number(plan.franchise_rate_bp)) / 10_000),
-          installments_count: plan.installments,
-          // The subscription's end: its contracting day plus its installments' months. A paid one
-          // that ended is recorded as expired, as the worker has done on a running service: left
-          // unrecorded, every API process of the run would record the same ends again, in its
-          // in-process job and on the reads that show them, and measure that besides the load.
-          ends_on: endsOn,
-          expired_at: status === 'pago' && endsOn < today ? `${endsOn}T03:00:00.000Z` : null,
-          status,
-          origin: n % 2 ? `pdv-${n % 40}` : null,
-          canceled_at: status === 'canceled' ? created : null,
-          cancel_reason: status === 'canceled' ? 'partner_request' : null,
-          cancel_comment: status === 'canceled' ? 'Cliente desistiu da proteção.' : null,
-          created_at: created,
-          updated_at: created,
-        } as const
-      },
-      (rows) => db.insertInto('subscriptions').values(rows).execute(),
-    )
+    const subscription = (n: number) => {
+      const plan = plans[n % plans.length] as (typeof plans)[number]
+      const model = models[(n * 7) % models.length] as (typeof models)[number]
+      const lmi = model.default_lmi
+      const status = n % 10 < 7 ? 'pago' : n % 10 < 9 ? 'pending' : 'canceled'
+      const created = new Date(epoch + Math.floor((n / count) * 729 * DAY)).toISOString()
+      const endsOn = addMonthsClamped(created.slice(0, 10), Number(plan.installments))
+      const canceled = status === 'canceled'
+      return {
+        partner_id: id,
+        partner_seq: Number(demo) + n + 1,
+        customer_id: customers[n % customers.length]?.id as number,
+        plan_id: plan.id,
+        model_id: model.id,
+        serial_number: String(350_000_000_000_000 + n),
+        is_used: n % 7 === 0 ? 1 : 0,
+        lmi,
+        monthly_premium: Math.round((lmi * Number(plan.monthly_rate_bp)) / 10_000),
+        franchise: Math.round((lmi * Number(plan.franchise_rate_bp)) / 10_000),
+        installments_count: plan.installments,
+        ends_on: endsOn,
+        // A paid one that ended is recorded as expired, as the worker has done on a running service:
+        // else every API process of the run would record the same ends again, beside the load.
+        expired_at: status === 'pago' && endsOn < today ? `${endsOn}T03:00:00.000Z` : null,
+        status,
+        origin: n % 2 ? `pdv-${n % 40}` : null,
+        canceled_at: canceled ? created : null,
+        cancel_reason: canceled ? ('partner_request' as const) : null,
+        cancel_comment: canceled ? 'Cliente desistiu da proteção.' : null,
+        created_at: created,
+        updated_at: created,
+      } as const
+    }
+    await inBatches(count, subscription, (rows) => db.insertInto('subscriptions').values(rows).execute())
     await db
       .insertInto('partner_subscription_counts')
       .values({ partner_id: id, total: Number(demo) + count })
@@ -161,16 +135,17 @@ export async function seed(db: Db, postgres: boolean, counts: number[]): Promise
       id,
       gateway,
       subscriptions: Number(demo) + count,
+      // Its seeded subscriptions are the ids firstId..lastId.
       firstId,
       lastId,
-      customerIds,
-      documents: customers.map((c) => c.document),
-      planIds: plans.filter((p) => Number(p.installments) === 12).map((p) => p.id),
+      customerIds: customers.map((c) => c.id),
+      documents: customers.map((c) => c.document), // valid CPFs, bare
+      planIds: plans.filter((p) => Number(p.installments) === 12).map((p) => p.id), // what (d) contracts
       models: models.map((m) => ({ id: m.id, defaultLmi: m.default_lmi })),
     })
   }
   // PostgreSQL: the state autovacuum reaches on its own a little later (statistics, visibility map).
-  if (postgres) await sql`vacuum analyze`.execute(db)
+  if (isPostgres(db)) await sql`vacuum analyze`.execute(db)
   else await sql`pragma wal_checkpoint(truncate)`.execute(db)
   return seeded
 }

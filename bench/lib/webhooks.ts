@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Db } from '../../src/db/database.js'
@@ -19,27 +19,22 @@ const SPACED = { count: 50, ms: 100 }
 export async function startReceiver() {
   const received = new Map<string, number>()
   const hanging = new Set<ServerResponse>()
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+  const server = createServer((request, response) => {
     request.resume()
-    if (request.url === '/hang') {
-      hanging.add(response)
-      return
+    if (request.url === '/hang') hanging.add(response)
+    else {
+      received.set(String(request.headers['webhook-id']), performance.now())
+      response.end()
     }
-    received.set(String(request.headers['webhook-id']), performance.now())
-    response.end()
   })
   server.keepAliveTimeout = 60_000
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  return {
-    url,
-    received,
-    hanging,
-    close: () => {
-      server.closeAllConnections()
-      return new Promise<void>((resolve) => server.close(() => resolve()))
-    },
+  const close = () => {
+    server.closeAllConnections()
+    return new Promise<void>((resolve) => server.close(() => resolve()))
   }
+  return { url, received, hanging, close }
 }
 
 export async function addEndpoint(db: Db, partnerId: number, url: string) {
@@ -71,46 +66,34 @@ export async function webhooksBench({ cli, env, logFile }: Bench, db: Db, count:
   log('One `amparo worker` delivering them…')
   const started = performance.now()
   const worker = startProcess([cli, 'worker'], env, logFile)
-  try {
-    await until(() => ids.every((id) => receiver.received.has(id)), 300, 'delivery')
-    const seconds = (Math.max(...receiver.received.values()) - started) / 1000
-    const rate = count / seconds
-    log(`  ${count} delivered in ${f(seconds, 1)} s (spawn to the last receipt): ${f(rate)} a second`)
-    const rated = verdict(rate >= TARGET_RATE, `${f(rate)} deliveries/s ≥ ${TARGET_RATE}`)
+  await until(() => ids.every((id) => receiver.received.has(id)), 300, 'delivery')
+  const seconds = (Math.max(...receiver.received.values()) - started) / 1000
+  const rate = count / seconds
+  log(`  ${count} delivered in ${f(seconds, 1)} s (spawn to the last receipt): ${f(rate)} a second`)
+  const rated = verdict(rate >= TARGET_RATE, `${f(rate)} deliveries/s ≥ ${TARGET_RATE}`)
 
-    log(
-      `Isolation: partner ${a.id}'s endpoint hangs (${HANGING} deliveries), partner ${b.id} gets ${SPACED.count} events ${SPACED.ms} ms apart…`,
-    )
-    await db
-      .updateTable('webhook_endpoints')
-      .set({ url: `${receiver.url}/hang` })
-      .where('id', '=', endpointA.id)
-      .execute()
-    await addEvents(db, a.id, HANGING)
-    await until(() => receiver.hanging.size > 0, 10, 'the hanging endpoint')
-    await addEndpoint(db, b.id, `${receiver.url}/ok`)
-    const committed = new Map<string, number>()
-    for (let i = 0; i < SPACED.count; i++) {
-      const [id] = await addEvents(db, b.id, 1)
-      committed.set(id as string, performance.now())
-      await sleep(SPACED.ms)
-    }
-    await until(
-      () => [...committed.keys()].every((id) => receiver.received.has(id)),
-      60,
-      "partner B's delivery",
-    )
-    const lags = percentiles([...committed].map(([id, at]) => (receiver.received.get(id) as number) - at))
-    const hanging = `${receiver.hanging.size} requests hanging at A's endpoint`
-    log(
-      `  B's commit→receipt lag: p50 ${f(lags.p50)} ms, p99 ${f(lags.p99)} ms, max ${f(lags.max)} ms; ${hanging}\n`,
-    )
-    log(rated)
-    const lag = `p99 lag ${f(lags.p99)} ms ≤ ${TARGET_P99_MS} ms beside a hanging endpoint`
-    log(verdict(lags.p99 <= TARGET_P99_MS, lag))
-  } finally {
-    // The hanging attempts end at once (the worker lets attempts in flight finish before it exits).
-    await receiver.close()
-    await stop(worker)
+  const spaced = `${SPACED.count} events ${SPACED.ms} ms apart`
+  log(`Isolation: partner ${a.id}'s endpoint hangs (${HANGING} deliveries), partner ${b.id} gets ${spaced}…`)
+  const hang = { url: `${receiver.url}/hang` }
+  await db.updateTable('webhook_endpoints').set(hang).where('id', '=', endpointA.id).execute()
+  await addEvents(db, a.id, HANGING)
+  await until(() => receiver.hanging.size > 0, 10, 'the hanging endpoint')
+  await addEndpoint(db, b.id, `${receiver.url}/ok`)
+  const committed = new Map<string, number>()
+  for (let i = 0; i < SPACED.count; i++) {
+    const [id] = await addEvents(db, b.id, 1)
+    committed.set(id as string, performance.now())
+    await sleep(SPACED.ms)
   }
+  const delivered = () => [...committed.keys()].every((id) => receiver.received.has(id))
+  await until(delivered, 60, "partner B's delivery")
+  const lags = percentiles([...committed].map(([id, at]) => (receiver.received.get(id) as number) - at))
+  const lag = `p50 ${f(lags.p50)} ms, p99 ${f(lags.p99)} ms, max ${f(lags.max)} ms`
+  log(`  B's commit→receipt lag: ${lag}; ${receiver.hanging.size} requests hanging at A's endpoint\n`)
+  log(rated)
+  const beside = `p99 lag ${f(lags.p99)} ms ≤ ${TARGET_P99_MS} ms beside a hanging endpoint`
+  log(verdict(lags.p99 <= TARGET_P99_MS, beside))
+  // The hanging attempts end at once (the worker lets attempts in flight finish before it exits).
+  await receiver.close()
+  await stop(worker)
 }
