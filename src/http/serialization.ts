@@ -2,44 +2,30 @@ import { SerializerSelector } from '@fastify/fast-json-stringify-compiler'
 
 type Schemas = Record<string, unknown>
 
-/** The names a schema's `$ref`s point at (`Subscription`), local pointers (`#/…`) aside. */
-function refsOf(schema: unknown, found = new Set<string>()): Set<string> {
-  if (Array.isArray(schema)) for (const item of schema) refsOf(item, found)
-  else if (schema && typeof schema === 'object') {
-    for (const [key, value] of Object.entries(schema)) {
-      if (key === '$ref' && typeof value === 'string' && !value.startsWith('#'))
-        found.add(value.split('#')[0] ?? value)
-      else refsOf(value, found)
-    }
+/**
+ * `schema` with each `$ref` to a shared schema (`Subscription`, registered by `named`) replaced by
+ * that schema, recursively; local pointers (`#/…`) are left as they are.
+ */
+function inlined(schema: unknown, shared: Schemas): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => inlined(item, shared))
+  if (!schema || typeof schema !== 'object') return schema
+  const { $ref, ...rest } = schema as { $ref?: unknown }
+  if (typeof $ref === 'string' && $ref in shared) {
+    const { $id: _id, ...target } = shared[$ref] as Schemas
+    return inlined({ ...target, ...rest }, shared)
   }
-  return found
+  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, inlined(value, shared)]))
 }
 
 /**
- * Fastify's serializer factory, given to each response only the shared schemas it refers to
- * (transitively) rather than all of them: fast-json-stringify takes in every external schema it is
- * handed for each status of each route, and with the named resources (`named`) that doubled the
- * time the app took to start. The answers' code is the same.
+ * Fastify's serializer factory, compiling each response with the shared schemas it refers to
+ * written in place: fast-json-stringify then builds one function for the answer rather than one
+ * called per reference (a page of subscriptions: −4 % of its instructions, docs/benchmarks.md).
+ * Handing it the shared schemas as external ones instead doubled the time the app took to start.
  */
 export function buildSerializer(externalSchemas: unknown, options?: object) {
   const shared = (externalSchemas ?? {}) as Schemas
   const factory = SerializerSelector()
-  const closure = new Map<string, string[]>()
-  const namesFrom = (name: string): string[] => {
-    let names = closure.get(name)
-    if (!names) {
-      names = [name]
-      closure.set(name, names)
-      for (const next of refsOf(shared[name]))
-        for (const n of namesFrom(next)) if (!names.includes(n)) names.push(n)
-    }
-    return names
-  }
-  return (route: { schema?: unknown; method: string; url: string; httpStatus: string }) => {
-    const used = [...refsOf(route.schema)].flatMap(namesFrom)
-    const schemas = Object.fromEntries(
-      used.filter((name) => name in shared).map((name) => [name, shared[name]]),
-    )
-    return factory(schemas, options)(route)
-  }
+  return (route: { schema?: unknown; method: string; url: string; httpStatus: string }) =>
+    factory({}, options)({ ...route, schema: inlined(route.schema, shared) })
 }
