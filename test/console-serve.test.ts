@@ -160,7 +160,8 @@ describe('amparo serve', () => {
     })
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
     try {
-      for (let tries = 0; !stdout.includes('Operator console:'); tries++) {
+      // The operator's lines come last, maybe in a later write than the console's address.
+      for (let tries = 0; !/password +amparo-demo-console$/m.test(stdout); tries++) {
         if (child.exitCode !== null || tries > 1200) throw new Error(`serve did not start:\n${stdout}`)
         await new Promise((resolve) => setTimeout(resolve, 100))
       }
