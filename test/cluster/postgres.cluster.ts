@@ -816,20 +816,13 @@ describe('4. graceful shutdown', () => {
     )
     const after = fromVictim.filter((r) => r.startedAt > exitedAt)
     const fiveXx = t.replies.filter((r) => r.status >= 500)
-    // A new connection made in the instant the listener closes can be reset instead of refused
-    // (it sat in the kernel's accept queue): the server never read its request. Allowed only so.
-    const listenerClosedAt = Math.min(
-      ...t.failures
-        .filter((f) => f.port === victim.port && f.code === 'ECONNREFUSED')
-        .map((f) => f.startedAt),
-    )
+    // A new connection made as the listener closes can be reset instead of refused (it sat in the
+    // kernel's accept queue): the server never read its request. When it was made is not known
+    // (a request waits for the agent's socket, a stale keep-alive one is resent on a new
+    // connection), so any such reset after the signal is allowed, and a contract among them must
+    // not have been written.
     const resetAtTheDoor = t.failures.filter(
-      (f) =>
-        f.port === victim.port &&
-        f.code === 'ECONNRESET' &&
-        !f.reused &&
-        f.startedAt >= signalledAt &&
-        f.startedAt <= listenerClosedAt,
+      (f) => f.port === victim.port && f.code === 'ECONNRESET' && !f.reused && f.startedAt >= signalledAt,
     )
     const resetOrigins = resetAtTheDoor.flatMap((f) => failedContracts.get(f) ?? [])
     const resetButWritten = await db.query(
@@ -856,7 +849,10 @@ describe('4. graceful shutdown', () => {
     expect(fiveXx.map((r) => `${r.port} ${r.status} ${JSON.stringify(r.json)}`)).toEqual([])
     // Nothing failed but new connections to the stopped process, refused.
     expect(
-      notRefused.map((f) => `:${f.port} ${f.code} ${f.startedAt - signalledAt} ms after SIGTERM`),
+      notRefused.map(
+        (f) =>
+          `:${f.port} ${f.code} ${f.reused ? 'reused' : 'new'} ${f.startedAt - signalledAt} ms after SIGTERM`,
+      ),
     ).toEqual([])
     expect(resetButWritten).toEqual([])
     expect(after.length).toBeGreaterThan(0)
