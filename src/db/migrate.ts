@@ -28,6 +28,7 @@ import * as consoleReads from './migrations/0018-console-reads.js'
 import * as certificates from './migrations/0019-certificates.js'
 import * as partialIndexes from './migrations/0020-partial-indexes.js'
 import * as claimStorage from './migrations/0021-claim-storage.js'
+import * as writeIndexes from './migrations/0022-write-indexes.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
 const migrations: Record<string, Migration> = {
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   '0019-certificates': certificates,
   '0020-partial-indexes': partialIndexes,
   '0021-claim-storage': claimStorage,
+  '0022-write-indexes': writeIndexes,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

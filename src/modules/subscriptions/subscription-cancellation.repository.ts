@@ -113,6 +113,7 @@ export async function findExpiredPending(
     .select('s.id')
     .where('s.id', '>', after)
     .where('s.status', '=', 'pending')
+    .where('s.expired_at', 'is', null) // always, when pending: the condition of the index it reads
     .where('i.status', 'in', UNPAID_STATUSES)
     .where('s.created_at', '<', cutoff)
     .where(inPartnerScope(scope, 's.partner_id'))
