@@ -4,10 +4,10 @@ import { type Kysely, sql } from 'kysely'
  * Fewer index entries a contract writes (docs/benchmarks.md, Against a9367e9), each index still
  * serving its reads:
  *
- * - `subscriptions_unexpired` (status, ends_on) over subscriptions whose expiry is not recorded
- *   replaces `subscriptions_active_idx` (status, ends_on) and `subscriptions_to_expire` (ends_on, id),
- *   which SQLite's planner never chose; the expiry job no longer reads the expired ones again, and
- *   the queries that read it say `expired_at is null`;
+ * - `subscriptions_unexpired` (status, ends_on, expired_at) over subscriptions whose expiry is not
+ *   recorded replaces `subscriptions_active_idx` (status, ends_on) and `subscriptions_to_expire`
+ *   (ends_on, id), which SQLite's planner never chose; the expiry job no longer reads the expired
+ *   ones again, and the queries that read it say `expired_at is null`;
  * - `subscriptions_created_at_idx` goes: the dashboard reads contracts from `premium_months`;
  * - a device's protection is held by a subscription or an annual plan, never both, and an
  *   installment is due for a charge only once a card is stored: their indexes hold the rows with

@@ -83,9 +83,9 @@ export async function claimsByMonth(db: Db, { start, end }: Period) {
 }
 
 /**
- * Protections in force at `now`, in one statement: subscriptions active (`pago`) whose end
- * (`ends_on`, service zone) is after `today` and whose expiry no clock ahead recorded, and annual plans paid or protected whose cover ends
- * after `now`.
+ * Protections in force at `now`, in one statement: subscriptions active (`pago`), not expired (a
+ * partner's clock ahead may have recorded it before `today`) and whose end (`ends_on`, service
+ * zone) is after `today`, and annual plans paid or protected whose cover ends after `now`.
  */
 export async function activeProtections(db: Db, { now, today }: { now: string; today: string }) {
   const { rows } = await sql<{ subscriptions: string; annual_plans: string }>`select
