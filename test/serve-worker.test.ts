@@ -114,12 +114,14 @@ async function pingLag(served: Served, path: string): Promise<number | null> {
   const endpoint = await api(served.base, token, 'POST', '/webhook-endpoints', { url: receiver.url(path) })
   const started = Date.now()
   const { event_id } = await api(served.base, token, 'POST', `/webhook-endpoints/${endpoint.id}/ping`)
-  while (receiver.at(path).length === 0 && Date.now() - started < 3000) {
+  // The ping, not whatever else reaches the endpoint: on PostgreSQL a worker started later also
+  // dispatches the events an earlier serve left in the feed (the demo's), to every endpoint then enabled.
+  const ping = () => receiver.at(path).find((r) => r.headers['webhook-id'] === event_id)
+  while (!ping() && Date.now() - started < 3000) {
     await new Promise((resolve) => setTimeout(resolve, 25))
   }
-  const [request] = receiver.at(path)
+  const request = ping()
   if (!request) return null
-  expect(request.headers['webhook-id']).toBe(event_id)
   const headers = Object.fromEntries(
     ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [h, String(request.headers[h])]),
   )
