@@ -1,9 +1,11 @@
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import BetterSqlite3 from 'better-sqlite3'
 import { sql } from 'kysely'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createDb } from './database.js'
+import { checkpointOnAThread } from './sqlite-checkpoints.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'amparo-checkpoints-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -51,5 +53,48 @@ describe('the write-ahead log of a database file', () => {
     expect(existsSync(`${file}-wal`)).toBe(true)
     await db.destroy()
     expect(existsSync(`${file}-wal`)).toBe(false)
+  })
+})
+
+describe('under commits that never pause', () => {
+  it('the log starts over once it holds the restart size, instead of growing for as long as they last', {
+    timeout: 120_000,
+  }, async () => {
+    const file = join(dir, 'steady.sqlite')
+    const raw = new BetterSqlite3(file)
+    raw.pragma('journal_mode = WAL')
+    raw.pragma('synchronous = NORMAL')
+    raw.pragma('busy_timeout = 5000')
+    const restartPages = 256 // 1 MiB: the service's is 16 MiB
+    const stop = checkpointOnAThread(raw, file, restartPages)
+    try {
+      await until(() => raw.pragma('wal_autocheckpoint', { simple: true }) === 0)
+      raw.exec('create table filler (bytes blob not null)')
+      const insert = raw.prepare('insert into filler values (randomblob(4000))')
+      const commit = raw.transaction(() => {
+        for (let i = 0; i < 4; i++) insert.run()
+      })
+      // The log's header carries a new salt each time the log starts over.
+      const salt = () => {
+        const header = Buffer.alloc(4)
+        const fd = openSync(`${file}-wal`, 'r')
+        readSync(fd, header, 0, 4, 16)
+        closeSync(fd)
+        return header.toString('hex')
+      }
+      const salts = new Set([salt()])
+      // Without restarts the log would hold all of it: 128 MiB is over a hundred restart sizes.
+      for (let written = 0; salts.size < 3; written += 100 * 4096) {
+        if (written > 128 * 2 ** 20)
+          throw new Error(`the log started over ${salts.size - 1} times in 128 MiB`)
+        // A busy service's turn: commits back to back, then whatever else is ready.
+        for (let i = 0; i < 25; i++) commit()
+        salts.add(salt())
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+    } finally {
+      stop()
+      raw.close()
+    }
   })
 })
