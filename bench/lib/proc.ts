@@ -90,12 +90,15 @@ export function memoryOf(pid: number): { rssMb: number; hwmMb: number } {
   return { rssMb: kb('VmRSS') / 1024, hwmMb: kb('VmHWM') / 1024 }
 }
 
-/** CPU time (user + system) of processes so far, µs; /proc counts 100 ticks a second. */
-export function cpuUs(pids: number[]): number {
+/**
+ * CPU time (user + system) of processes so far, µs; /proc counts 100 ticks a second. `mainThread`:
+ * only each process's first thread.
+ */
+export function cpuUs(pids: number[], { mainThread = false } = {}): number {
   let sum = 0
   for (const pid of pids) {
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      const stat = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8')
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
       sum += (Number(fields[11]) + Number(fields[12])) * 10_000
     } catch {
@@ -105,12 +108,16 @@ export function cpuUs(pids: number[]): number {
   return sum
 }
 
-/** Waits until the processes are idle (≤ 2 ticks in 250 ms, twice in a row): the server drained its queue. */
+/**
+ * Waits until the processes' main threads are idle (≤ 2 ticks in 250 ms, twice in a row): the server
+ * drained its queue. Not every thread: with `--cpu-prof` each isolate's profiler thread (the
+ * checkpoint thread's too) never rests.
+ */
 export async function waitIdle(pids: number[]): Promise<void> {
   for (let quiet = 0, deadline = Date.now() + 600_000; quiet < 2; ) {
     if (Date.now() > deadline) throw new Error('a server did not drain its queue in 10 minutes')
-    const before = cpuUs(pids)
+    const before = cpuUs(pids, { mainThread: true })
     await sleep(250)
-    quiet = cpuUs(pids) - before <= 20_000 ? quiet + 1 : 0
+    quiet = cpuUs(pids, { mainThread: true }) - before <= 20_000 ? quiet + 1 : 0
   }
 }
