@@ -80,7 +80,11 @@ function startCheckpointer(raw: BetterSqlite3.Database, file: string, restartPag
   worker.once('error', () => {}) // 'exit' follows and gives the checkpoints back to the commits
   worker.on('message', () => {
     // Between two transactions only: nothing commits while it copies, so it copies everything.
-    if (raw.open && !raw.inTransaction) raw.pragma('wal_checkpoint(PASSIVE)')
+    // Should it fail (the connection busy with a streamed read), the thread asks again next pass.
+    if (!raw.open || raw.inTransaction) return
+    try {
+      raw.pragma('wal_checkpoint(PASSIVE)')
+    } catch {}
   })
   return () => {
     if (!running) return
