@@ -10,7 +10,15 @@ import { claimDue, purgeDeliveries } from '../src/modules/webhooks/webhook-deliv
 import { deliverWebhooksOnce, runWebhookLoop, type WebhookDeps } from '../src/worker/webhooks.job.js'
 import { type Receiver, startReceiver } from './helpers/receiver.js'
 import { useTestApp } from './helpers/test-app.js'
-import { bearer, login, partnerWithToken, type TestPartner } from './helpers/world.js'
+import {
+  bearer,
+  contractSubscription,
+  galaxyOf,
+  login,
+  partnerWithToken,
+  seller as sellerWithPlans,
+  type TestPartner,
+} from './helpers/world.js'
 
 // Webhook delivery (README, Webhooks) to a real receiver listening on 127.0.0.1, which verifies the
 // signatures with the `standardwebhooks` library; the schedule runs on an injected clock.
@@ -169,6 +177,45 @@ describe('signed delivery', () => {
     expect(() =>
       new Webhook(hook.secret).verify(second?.body ?? '', headersOf(second ?? { headers: {} })),
     ).toThrow()
+  })
+})
+
+describe('from its registration on', () => {
+  it('receives no event created before the endpoint, even when the dispatcher runs later', async () => {
+    const galaxy = await galaxyOf(ctx)
+    const w = await sellerWithPlans(ctx)
+    const s: Seller = {
+      partnerId: w.partnerId,
+      partner: w.partner,
+      token: w.token,
+      loggedInAt: now.getTime(),
+    }
+    await endpoint(s, '/older')
+    const before = await contractSubscription(ctx, w, galaxy)
+    advance(1)
+    // Registered after the first contract; nothing dispatched in between (a worker behind).
+    const newer = await endpoint(s, '/newer')
+    advance(1)
+    const after = await contractSubscription(ctx, w, galaxy)
+    await deliver()
+    // Deliveries are unordered: the subscriptions each endpoint heard of, in id order.
+    const contracted = (path: string) =>
+      receiver
+        .at(path)
+        .map((r) => JSON.parse(r.body).data.object.id as number)
+        .sort((x, y) => x - y)
+    expect(contracted('/older')).toEqual([before.id, after.id])
+    expect(contracted('/newer')).toEqual([after.id])
+    expect(await deliveries(s, newer.id)).toHaveLength(1)
+    // A redelivery is the partner's explicit request: every enabled endpoint subscribed, the newer too.
+    const [first] = (await call(s, 'GET', '/events?type=subscription.created')).data
+    expect(first.data.object.id).toBe(before.id)
+    expect(await call(s, 'POST', `/events/${first.id}/redeliver`)).toEqual({
+      event_id: first.id,
+      deliveries: 2,
+    })
+    await deliver()
+    expect(contracted('/newer')).toEqual([before.id, after.id])
   })
 })
 

@@ -21,6 +21,10 @@ export const DEMO_CONTRACT = {
 
 const DAY_MS = 86_400_000
 
+/** When the contract's installment 1 was paid: where the external partner's demo history starts. */
+export const demoContractPaidAt = (now: string): string =>
+  new Date(Date.parse(now) - DEMO_CONTRACT.paidDaysAgo * DAY_MS).toISOString()
+
 /** The contract, unless the partner already has its customer (a second `amparo demo` run). */
 export async function ensureDemoContract(
   trx: Trx,
@@ -28,7 +32,7 @@ export async function ensureDemoContract(
   config: Pick<Config, 'publicUrl' | 'port' | 'timeZone'>,
   now: string,
 ): Promise<void> {
-  const { customer, plan, model, serialNumber, paidDaysAgo } = DEMO_CONTRACT
+  const { customer, plan, model, serialNumber } = DEMO_CONTRACT
   const partner = await partnerContextOf(trx, partnerId)
   if (partner.gateway !== 'external') return
   const known = await trx
@@ -50,7 +54,7 @@ export async function ensureDemoContract(
     .where('name', '=', model)
     .executeTakeFirstOrThrow()
 
-  const paidAt = new Date(Date.parse(now) - paidDaysAgo * DAY_MS)
+  const paidAt = new Date(demoContractPaidAt(now))
   const rendering = renderingContext(config)
   await createCustomer(trx, partnerId, { ...customer, phone: '(11) 91234-5678' }, paidAt.toISOString())
   const subscription = await contractSubscription(

@@ -17,7 +17,7 @@ import { createPlan, type NewPlan } from '../modules/plans/plan.service.js'
 import { createEndpoint } from '../modules/webhooks/webhook-endpoint.service.js'
 import { contractDemoCardContracts, payDemoCardContracts } from './demo-card-contracts.js'
 import demoCatalog from './demo-catalog.json' with { type: 'json' }
-import { ensureDemoContract, partnerContextOf } from './demo-contract.js'
+import { demoContractPaidAt, ensureDemoContract, partnerContextOf } from './demo-contract.js'
 
 /**
  * The external demo partner's webhook endpoint that fails (docs/decisions.md, Demo data): a loopback
@@ -199,8 +199,10 @@ async function ensurePartner(trx: Trx, template: (typeof PARTNERS)[number], now:
     .where('name', '=', template.name)
     .executeTakeFirst()
   const { id, gateway } = existing ?? (await createPartner(trx, template, now))
+  // Registered as of the partner's demo history (its contract a week back): an endpoint receives
+  // the events from its registration on, and the worker's first run is to fail on that history.
   if (!existing && template.webhook)
-    await createEndpoint(trx, id, { ...template.webhook, events: ['*'] }, now)
+    await createEndpoint(trx, id, { ...template.webhook, events: ['*'] }, demoContractPaidAt(now))
   await attributeAllModels(trx, id)
   const plans = await trx.selectFrom('plans').select('name').where('partner_id', '=', id).execute()
   const names = new Set(plans.map((p) => p.name))

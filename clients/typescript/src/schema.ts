@@ -657,7 +657,7 @@ export interface paths {
         put?: never;
         /**
          * Deliver an event again
-         * @description Schedules the event again to every enabled endpoint subscribed to its type (a `ping` to its endpoint), with the same `webhook-id`. At most 10 times an hour for one event (then 429 `rate_limited` with `Retry-After`). Another partner’s or an unknown event → 404.
+         * @description Schedules the event again to every enabled endpoint subscribed to its type (a `ping` to its endpoint), with the same `webhook-id`; also to one registered after the event, which its first dispatch skipped. At most 10 times an hour for one event (then 429 `rate_limited` with `Retry-After`). Another partner’s or an unknown event → 404.
          */
         post: operations["redeliverEvent"];
         delete?: never;
@@ -1361,7 +1361,8 @@ export interface paths {
          * Register a webhook endpoint
          * @description At most 10 endpoints a partner (the 11th → 422 under `url`). The answer holds the signing
          *     `secret`, shown only here and by rotate-secret. An invalid or forbidden `url` → 422 `errors.url`; an unknown
-         *     event type → 422 under `events.N`.
+         *     event type → 422 under `events.N`. The endpoint receives the events created from its registration on (earlier
+         *     ones: `GET /events`, or `POST /events/{id}/redeliver`).
          *     Events are POSTed as Standard Webhooks 1.0 messages: `webhook-id` (the event id: de-duplicate by
          *     it), `webhook-timestamp`, `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `{id}.{timestamp}.{body}` keyed with
          *     the secret's base64-decoded part after `whsec_`; two signatures for 24 h after a rotation); the body is the event

@@ -6,7 +6,7 @@ import type { NewDelivery } from './webhook-endpoint.repository.js'
 // The delivery side: the dispatcher turns numbered events into deliveries after its cursor, and
 // workers claim due deliveries with a lease (one attempt by one worker at a time), then settle them.
 
-/** An event and an enabled endpoint of its partner, within one dispatch window. */
+/** An event and an enabled endpoint of its partner registered by then, within one dispatch window. */
 export interface EventForEndpoint {
   event_id: number
   public_id: string
@@ -56,6 +56,10 @@ export async function dispatchWindow(
     .where('events.position', '>', from)
     .where('events.position', '<=', last)
     .where('webhook_endpoints.status', '=', 'enabled')
+    // An endpoint receives the events from its registration on (README, Webhooks), however far
+    // behind the dispatcher is. An event's time is its partner's clock, never behind the real time
+    // an endpoint is stamped with; on SQLite both are toISOString() text, which sorts as time.
+    .whereRef('events.created_at', '>=', 'webhook_endpoints.created_at')
     .orderBy('events.position')
     .execute()
   await work(pairs)

@@ -57,7 +57,8 @@ export const webhookEndpointRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Register a webhook endpoint',
         description: `At most 10 endpoints a partner (the 11th → 422 under \`url\`). The answer holds the signing
 \`secret\`, shown only here and by rotate-secret. An invalid or forbidden \`url\` → 422 \`errors.url\`; an unknown
-event type → 422 under \`events.N\`.
+event type → 422 under \`events.N\`. The endpoint receives the events created from its registration on (earlier
+ones: \`GET /events\`, or \`POST /events/{id}/redeliver\`).
 ${DELIVERY}`,
         body: EndpointBody,
         response: { 201: CreatedEndpoint, ...errorResponses(400, 401, 413, 415, 422) },
@@ -246,7 +247,7 @@ export const eventRedeliveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'redeliverEvent',
         summary: 'Deliver an event again',
         description:
-          'Schedules the event again to every enabled endpoint subscribed to its type (a `ping` to its endpoint), with the same `webhook-id`. At most 10 times an hour for one event (then 429 `rate_limited` with `Retry-After`). Another partner’s or an unknown event → 404.',
+          'Schedules the event again to every enabled endpoint subscribed to its type (a `ping` to its endpoint), with the same `webhook-id`; also to one registered after the event, which its first dispatch skipped. At most 10 times an hour for one event (then 429 `rate_limited` with `Retry-After`). Another partner’s or an unknown event → 404.',
         params: EventParams,
         response: { 202: RedeliverAnswer, ...errorResponses(401, 404) },
       },
