@@ -19,7 +19,7 @@ import type BetterSqlite3 from 'better-sqlite3'
 const EVERY_MS = 250
 const STARTS_AFTER_MS = 1000
 /** 16 MiB of 4 KiB pages. */
-export const RESTART_PAGES = 4096
+const RESTART_PAGES = 4096
 
 // The thread's code, evaluated (the service runs as one bundled file); `driver` is better-sqlite3's path.
 const CHECKPOINTER = `
