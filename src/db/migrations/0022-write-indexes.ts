@@ -13,10 +13,11 @@ import { type Kysely, sql } from 'kysely'
  *   installment is due for a charge only once a card is stored: their indexes hold the rows with
  *   a value only, which look-ups by value (`=`, `<=`) still use.
  */
-const NOT_NULL: [name: string, table: string, columns: string[], column: string][] = [
-  ['device_protections_subscription_idx', 'device_protections', ['subscription_id'], 'subscription_id'],
-  ['device_protections_annual_plan_idx', 'device_protections', ['annual_plan_id'], 'annual_plan_id'],
-  ['installments_due_idx', 'installments', ['status', 'next_attempt_on'], 'next_attempt_on'],
+// Each holds the rows whose last column has a value.
+const NOT_NULL: [name: string, table: string, columns: string[]][] = [
+  ['device_protections_subscription_idx', 'device_protections', ['subscription_id']],
+  ['device_protections_annual_plan_idx', 'device_protections', ['annual_plan_id']],
+  ['installments_due_idx', 'installments', ['status', 'next_attempt_on']],
 ]
 
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -29,13 +30,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(['status', 'ends_on', 'expired_at'])
     .where(sql.ref('expired_at'), 'is', null)
     .execute()
-  for (const [name, table, columns, column] of NOT_NULL) {
+  for (const [name, table, columns] of NOT_NULL) {
     await db.schema.dropIndex(name).execute()
     await db.schema
       .createIndex(name)
       .on(table)
       .columns(columns)
-      .where(sql.ref(column), 'is not', null)
+      .where(sql.ref(columns.at(-1) as string), 'is not', null)
       .execute()
   }
 }
