@@ -167,6 +167,9 @@ function serviceEnv(database: Database): NodeJS.ProcessEnv {
     ...(consolePort && { AMPARO_CONSOLE_PORT: String(consolePort) }),
     AMPARO_ENV: 'test',
     AMPARO_JWT_KEYS: JWT_KEYS,
+    // As production must set it: links follow it, not the Host header, and an event's resource is
+    // the response's own (without it, a contract renders its subscription a second time for the event).
+    AMPARO_PUBLIC_URL: 'http://127.0.0.1',
     AMPARO_RATE_LIMIT: '1000000', // the per-partner limiter runs (its cost is measured) but never answers 429
     LOG_LEVEL: 'info',
     HOST: '127.0.0.1',
