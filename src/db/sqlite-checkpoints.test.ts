@@ -65,8 +65,9 @@ describe('under commits that never pause', () => {
     raw.pragma('journal_mode = WAL')
     raw.pragma('synchronous = NORMAL')
     raw.pragma('busy_timeout = 5000')
-    const restartPages = 256 // 1 MiB: the service's is 16 MiB
-    const stop = checkpointOnAThread(raw, file, restartPages)
+    // 1 MiB (the service's is 16 MiB), and a pass every 25 ms rather than 250: the 128 MiB below
+    // then span many passes however fast this machine writes them.
+    const stop = checkpointOnAThread(raw, file, { restartPages: 256, everyMs: 25 })
     try {
       await until(() => raw.pragma('wal_autocheckpoint', { simple: true }) === 0)
       raw.exec('create table filler (bytes blob not null)')

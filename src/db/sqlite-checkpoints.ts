@@ -50,11 +50,11 @@ parentPort.once('message', () => {
 export function checkpointOnAThread(
   raw: BetterSqlite3.Database,
   file: string,
-  restartPages = RESTART_PAGES,
+  { restartPages = RESTART_PAGES, everyMs = EVERY_MS } = {},
 ): () => void {
   let stop: (() => void) | undefined
   const starting = setTimeout(() => {
-    stop = startCheckpointer(raw, file, restartPages)
+    stop = startCheckpointer(raw, file, restartPages, everyMs)
   }, STARTS_AFTER_MS)
   starting.unref()
   return () => {
@@ -63,10 +63,15 @@ export function checkpointOnAThread(
   }
 }
 
-function startCheckpointer(raw: BetterSqlite3.Database, file: string, restartPages: number): () => void {
+function startCheckpointer(
+  raw: BetterSqlite3.Database,
+  file: string,
+  restartPages: number,
+  everyMs: number,
+): () => void {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3')
   const closed = new Int32Array(new SharedArrayBuffer(4))
-  const workerData = { file, driver, everyMs: EVERY_MS, restartPages, closed: closed.buffer }
+  const workerData = { file, driver, everyMs, restartPages, closed: closed.buffer }
   const worker = new Worker(CHECKPOINTER, { eval: true, workerData })
   worker.unref()
   raw.pragma('wal_autocheckpoint = 0')
