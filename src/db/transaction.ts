@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { sql } from 'kysely'
 import { type Db, isPostgres, type Trx } from './database.js'
 import { inGroup } from './group-commit.js'
 
@@ -23,18 +22,15 @@ function isRetryable(error: unknown): boolean {
  * stops the whole event loop (and, for two connections of one process, the very writer it waits
  * for); so each transaction here opens its snapshot with a read first, and waits asynchronously.
  * PostgreSQL's serialization failures and deadlocks are retried too. `work` must not have effects
- * outside the database. On SQLite the transactions of one turn of the event loop commit together
- * (group-commit.ts).
+ * outside the database. On SQLite the transactions of one turn of the event loop run as one, which
+ * reads first (group-commit.ts).
  */
 export async function retryingTransaction<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
   const sqlite = !isPostgres(db)
   for (let attempt = 1; ; attempt++) {
     try {
       if (sqlite) return await inGroup(db, work, isRetryable)
-      return await db.transaction().execute(async (trx) => {
-        if (sqlite) await sql`select 1 from sqlite_schema limit 1`.execute(trx)
-        return work(trx)
-      })
+      return await db.transaction().execute(work)
     } catch (error) {
       if (attempt >= MAX_ATTEMPTS || !isRetryable(error)) throw error
       await sleep(Math.random() * Math.min(100, 5 * 2 ** attempt))
