@@ -1,13 +1,15 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import BetterSqlite3 from 'better-sqlite3'
 import { Kysely, sql } from 'kysely'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Database, Db, Trx } from './database.js'
 import { sqliteDialect } from './sqlite.js'
 import { retryingTransaction } from './transaction.js'
 
-// Through retryingTransaction, as every write of the service on SQLite.
+// Through retryingTransaction, as every write of the service on SQLite, on a file database.
 
 let dir: string
 let db: Db
@@ -63,22 +65,105 @@ describe('write transactions of one turn', () => {
     expect(commits()).toBe(1)
   })
 
-  it('one the database refuses runs again with all the others, each written once', async () => {
+  it('one whose own statement is refused (SQLITE_BUSY) runs again, the others once', async () => {
     let refusals = 1
-    const runs = { a: 0, b: 0 }
-    await Promise.all([
+    const runs = { a: 0, b: 0, c: 0 }
+    const run = (name: keyof typeof runs) => async (trx: Trx) => {
+      runs[name] += 1
+      await note(name)(trx)
+      if (name === 'b' && refusals-- > 0)
+        throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' })
+    }
+    await Promise.all([run('a'), run('b'), run('c')].map((work) => retryingTransaction(db, work)))
+    expect(runs).toEqual({ a: 1, b: 2, c: 1 })
+    expect(await texts()).toEqual(['a', 'c', 'b'])
+  })
+
+  it('one refused because another connection holds the write lock runs again, the others once', async () => {
+    const other = new BetterSqlite3(join(dir, 'db.sqlite'))
+    const runs = { a: 0, b: 0, c: 0 }
+    try {
+      await Promise.all([
+        retryingTransaction(db, async (trx) => {
+          runs.b += 1
+          // The other connection writes while this member does, on its first run only.
+          if (runs.b === 1) other.exec('begin immediate')
+          try {
+            await note('b')(trx)
+          } finally {
+            if (other.inTransaction) other.exec('rollback')
+          }
+        }),
+        ...(['a', 'c'] as const).map((name) =>
+          retryingTransaction(db, async (trx) => {
+            runs[name] += 1
+            await note(name)(trx)
+          }),
+        ),
+      ])
+    } finally {
+      other.close()
+    }
+    expect(runs).toEqual({ a: 1, b: 2, c: 1 })
+    expect(await texts()).toEqual(['a', 'c', 'b'])
+  })
+})
+
+describe('a member that ends the transaction', () => {
+  it('fills the disk: it alone gets SQLITE_FULL, the others are written once', async () => {
+    const pages = Number(
+      (await sql<{ page_count: number }>`pragma page_count`.execute(db)).rows[0]?.page_count,
+    )
+    await sql.raw(`pragma max_page_count = ${pages + 20}`).execute(db)
+    const runs = { a: 0, big: 0, c: 0 }
+    const results = await Promise.allSettled([
       retryingTransaction(db, async (trx) => {
         runs.a += 1
         await note('a')(trx)
       }),
       retryingTransaction(db, async (trx) => {
-        runs.b += 1
-        await note('b')(trx)
-        if (refusals-- > 0) throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' })
+        runs.big += 1
+        await note('x'.repeat(1_000_000))(trx)
+      }),
+      retryingTransaction(db, async (trx) => {
+        runs.c += 1
+        await note('c')(trx)
       }),
     ])
-    expect(runs).toEqual({ a: 2, b: 2 })
-    // Each ran again after its own random wait, so in either order.
-    expect((await texts()).sort()).toEqual(['a', 'b'])
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'SQLITE_FULL' })
+    // a's first run was undone with the transaction; c had not run; big ran again alone.
+    expect(runs).toEqual({ a: 2, big: 2, c: 1 })
+    expect(await texts()).toEqual(['a', 'c'])
+  })
+})
+
+describe('a member that holds its group past the budget', () => {
+  it('is cut off: the others commit without it, then it runs again alone', async () => {
+    const events: string[] = []
+    let slowRuns = 0
+    const slow = retryingTransaction(db, async (trx) => {
+      slowRuns += 1
+      await sleep(1_000)
+      events.push(`slow woke (run ${slowRuns})`)
+      await note('slow')(trx)
+    }).then(() => events.push('slow answered'))
+    const others = ['a', 'c'].map((text) =>
+      retryingTransaction(db, note(text)).then(() => events.push(`${text} answered`)),
+    )
+    await Promise.all([slow, ...others])
+    expect(events.slice(0, 2).sort()).toEqual(['a answered', 'c answered'])
+    expect(events).toContain('slow answered')
+    expect(slowRuns).toBe(2)
+    expect((await texts()).sort()).toEqual(['a', 'c', 'slow'])
+  })
+})
+
+describe('a group', () => {
+  it("takes 64 members at most: the turn's next ones commit in a group of their own", async () => {
+    const many = Array.from({ length: 65 }, (_, i) => String(i))
+    await Promise.all(many.map((text) => retryingTransaction(db, note(text))))
+    expect(await texts()).toEqual(many)
+    expect(commits()).toBe(2)
   })
 })

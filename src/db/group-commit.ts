@@ -5,9 +5,30 @@ import type { Database, Db, Trx } from './database.js'
 // commit writes every page it changed to the log, and most of a contract's pages (the right edge of
 // each index, the partner's counter, the sequence table) are the next contract's too: one commit
 // for the turn writes them once (docs/decisions.md, Performance). The transactions wait for the end
-// of the turn (setImmediate), then run one after the other, each in a savepoint of one transaction,
-// so that a refused one undoes only its own writes; each answers once that transaction committed.
-// The write lock is held only while they run, as a single transaction holds it.
+// of the turn (setImmediate), then run one after the other, each in a savepoint of one transaction;
+// each answers once that transaction committed. The write lock is held only while they run, as a
+// single transaction holds it.
+//
+// One member's failure is that member's alone:
+// - an error that leaves the transaction open (a 4xx refusal, or its own statement refused with
+//   SQLITE_BUSY) rolls back to its savepoint and rejects only it; the others go on and commit, and
+//   `retryingTransaction` runs a refused one again (so only its own BUSY spends its attempts);
+// - an error after which SQLite ended the transaction itself (SQLITE_FULL, IOERR, NOMEM, INTERRUPT:
+//   its savepoint is gone) undoes every member: the others run again as a new group without it,
+//   and it runs again alone, where its error is its own;
+// - a member that holds its group past `BUDGET_MS` (it awaits something besides the database) has
+//   the transaction rolled back under it, so its next statement fails; the others run again as a
+//   new group without it, and once its first run settled it runs again alone, with no budget;
+// - a commit SQLite refuses (SQLITE_BUSY: another process's writer) rejects every member, each to
+//   be run again by `retryingTransaction`; any other failed commit runs each member again alone.
+// Every run again leaves out at least one member, so a group's work ends. A group takes at most
+// `MAX_MEMBERS`: it bounds how long one commit holds the write lock and how much one failed
+// commit runs again (docs/decisions.md, Performance).
+
+/** Members of one group at most; the turn's next ones form the next group. */
+const MAX_MEMBERS = 64
+/** How long a member may keep the others of its group waiting: a request's statements take ≈ 1 ms. */
+const BUDGET_MS = 250
 
 interface Member {
   work: (trx: Trx) => Promise<unknown>
@@ -15,13 +36,20 @@ interface Member {
   reject: (error: unknown) => void
 }
 
+/** What one member's run in the group's transaction came to. */
+type Outcome =
+  | { done: true; value: unknown }
+  | { refused: unknown }
+  | { ended: unknown }
+  | { late: Promise<unknown> }
+
 const queues = new WeakMap<Db, Member[]>()
 
 /**
  * Runs `work` with the other write transactions of this turn on `db`, in one transaction; resolves
- * once it committed. `isRetryable` tells an error that undoes the whole transaction (the database
- * refused it: every member's work is rejected with it, to run again) from one that undoes only
- * this work (rejected with it).
+ * once it committed, or rejects with its own error (after which nothing of it stays). `isRetryable`
+ * tells a commit the database refused (every member is rejected with it, to run again) from one
+ * that failed otherwise.
  */
 export function inGroup<T>(
   db: Db,
@@ -30,12 +58,13 @@ export function inGroup<T>(
 ): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let queue = queues.get(db)
-    if (!queue) {
-      queue = []
-      queues.set(db, queue)
+    if (!queue || queue.length >= MAX_MEMBERS) {
+      const members: Member[] = []
+      queue = members
+      queues.set(db, members)
       setImmediate(() => {
-        queues.delete(db)
-        void runGroup(db, queue as Member[], isRetryable)
+        if (queues.get(db) === members) queues.delete(db)
+        void runGroup(db, members, isRetryable)
       })
     }
     queue.push({ work, resolve: resolve as (value: unknown) => void, reject })
@@ -43,6 +72,9 @@ export function inGroup<T>(
 }
 
 async function runGroup(db: Db, members: Member[], isRetryable: (error: unknown) => boolean) {
+  const alone = members.length === 1
+  // Members still to answer: a refused one is answered at once.
+  let open = members
   const done: [Member, unknown][] = []
   let trx: ControlledTransaction<Database> | undefined
   try {
@@ -50,28 +82,73 @@ async function runGroup(db: Db, members: Member[], isRetryable: (error: unknown)
     // A snapshot read first: see retryingTransaction.
     await sql`select 1 from sqlite_schema limit 1`.execute(trx)
     for (const [index, member] of members.entries()) {
-      const name = `m${index}`
-      const savepoint = await trx.savepoint(name).execute()
-      try {
-        done.push([member, await member.work(savepoint as unknown as Trx)])
-        await savepoint.releaseSavepoint(name).execute()
-      } catch (error) {
-        if (isRetryable(error)) throw error
-        await savepoint.rollbackToSavepoint(name).execute()
-        await savepoint.releaseSavepoint(name).execute()
-        member.reject(error)
+      const outcome = await runMember(trx, member, `m${index}`, alone ? undefined : BUDGET_MS)
+      if ('done' in outcome) {
+        done.push([member, outcome.value])
+        continue
       }
+      if ('refused' in outcome) {
+        member.reject(outcome.refused)
+        open = open.filter((m) => m !== member)
+        continue
+      }
+      // Nothing of this transaction stays: the others run again without this member.
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => {})
+      const others = open.filter((m) => m !== member)
+      if (others.length > 0) void runGroup(db, others, isRetryable)
+      const again = () => void runGroup(db, [member], isRetryable)
+      if ('late' in outcome) outcome.late.then(again, again)
+      else if (others.length > 0) again()
+      else member.reject(outcome.ended)
+      return
     }
     await trx.commit().execute()
   } catch (error) {
-    // The database refused the transaction: nothing of it stays, and every member runs again.
     await trx
       ?.rollback()
       .execute()
       .catch(() => {})
-    // (A member refused on its own was rejected already; a promise settles once.)
-    for (const member of members) member.reject(error)
+    if (open.length === 1 || isRetryable(error)) for (const member of open) member.reject(error)
+    else for (const member of open) void runGroup(db, [member], isRetryable)
     return
   }
   for (const [member, value] of done) member.resolve(value)
+}
+
+/** Runs one member in a savepoint of `trx`; `budgetMs` undefined lets it take its time. */
+async function runMember(
+  trx: ControlledTransaction<Database>,
+  member: Member,
+  name: string,
+  budgetMs: number | undefined,
+): Promise<Outcome> {
+  const savepoint = await trx.savepoint(name).execute()
+  let timer: NodeJS.Timeout | undefined
+  const late = Symbol('late')
+  try {
+    const run = member.work(savepoint as unknown as Trx)
+    const deadline =
+      budgetMs === undefined
+        ? []
+        : [new Promise<typeof late>((ok) => (timer = setTimeout(ok, budgetMs, late)))]
+    const value = await Promise.race([run, ...deadline])
+    if (value === late) return { late: run }
+    // Fails too when the work caught an error that ended the transaction and went on.
+    await savepoint.releaseSavepoint(name).execute()
+    return { done: true, value }
+  } catch (error) {
+    try {
+      await savepoint.rollbackToSavepoint(name).execute()
+      await savepoint.releaseSavepoint(name).execute()
+    } catch {
+      // No such savepoint: SQLite ended the transaction with this member's statement.
+      return { ended: error }
+    }
+    return { refused: error }
+  } finally {
+    clearTimeout(timer)
+  }
 }

@@ -23,7 +23,8 @@ function isRetryable(error: unknown): boolean {
  * for); so each transaction here opens its snapshot with a read first, and waits asynchronously.
  * PostgreSQL's serialization failures and deadlocks are retried too. `work` must not have effects
  * outside the database. On SQLite the transactions of one turn of the event loop run as one, which
- * reads first (group-commit.ts).
+ * reads first (group-commit.ts); there a transaction is refused, and spends an attempt, only for its
+ * own statement or for the group's commit, never for another member's.
  */
 export async function retryingTransaction<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
   const sqlite = !isPostgres(db)
