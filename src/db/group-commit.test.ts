@@ -167,3 +167,10 @@ describe('a group', () => {
     expect(commits()).toBe(2)
   })
 })
+
+describe('a commit', () => {
+  it('is on disk before its members answer: the log is synced at every commit (synchronous = FULL)', async () => {
+    const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(db)
+    expect(rows[0]?.synchronous).toBe(2)
+  })
+})

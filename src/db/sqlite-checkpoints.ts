@@ -6,7 +6,7 @@ import type BetterSqlite3 from 'better-sqlite3'
 // the log past 1,000 pages: copying and syncing stopped the event loop for 5–12 ms every ≈ 80 claim
 // openings, and took ≈ 200 µs of each on average (docs/benchmarks.md, Optimisations kept). Here a
 // thread with its own connection checkpoints the log every quarter second instead, beside the
-// commits (PASSIVE: it never waits for a reader or writer). Should the thread stop, commits
+// commits (PASSIVE: it never waits for a reader or writer), synced as the service's connection. Should the thread stop, commits
 // checkpoint again as before.
 //
 // The log starts over only when a commit begins with every page of it copied, and under a steady
@@ -26,6 +26,7 @@ const CHECKPOINTER = `
 const { parentPort, workerData } = require('node:worker_threads')
 const Database = require(workerData.driver)
 const db = new Database(workerData.file)
+db.pragma('synchronous = FULL')
 const timer = setInterval(() => {
   const [{ log }] = db.pragma('wal_checkpoint(PASSIVE)')
   if (log >= workerData.restartPages) parentPort.postMessage('restart')
