@@ -39,6 +39,8 @@ const UNAVAILABLE_CODES = new Set([
   'SQLITE_BUSY_SNAPSHOT',
   'SQLITE_BUSY_RECOVERY',
   'SQLITE_BUSY_TIMEOUT',
+  // The disk is full: the write that needed the space is refused, until there is room again.
+  'SQLITE_FULL',
 ])
 const UNAVAILABLE_MESSAGES =
   /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly|is not currently accepting connections/i
