@@ -261,7 +261,11 @@ describe('PATCH /subscriptions/{id}', () => {
     ).toEqual({ second_serial_number: ['The second serial number and serial number must be different.'] })
     expect(
       refusal(await call('PATCH', `/subscriptions/${id}`, a.token, { second_serial_number: ' -/- ' })),
-    ).toEqual({ second_serial_number: ['The second serial number must contain a letter or a digit.'] })
+    ).toEqual({
+      second_serial_number: [
+        'The second serial number must be Latin letters and digits (A-Z, 0-9); spaces and punctuation are ignored.',
+      ],
+    })
     const unset = await created(await subscription(a, {}))
     expect(
       refusal(

@@ -197,7 +197,8 @@ export async function openClaim(
     )
   }
 
-  const keys = contract.serials.filter((s): s is string => !!s).map(deviceKey)
+  // A serial that names no device (written before serials were read as skeletons) matches none.
+  const keys = contract.serials.map((s) => (s ? deviceKey(s) : '')).filter((key) => key !== '')
   const signals = fraudSignals({
     occurredAt,
     coverageStartedAt: contract.coverageStartedAt,
