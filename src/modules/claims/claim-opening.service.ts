@@ -197,7 +197,7 @@ export async function openClaim(
     )
   }
 
-  // A serial that names no device (written before serials were read as skeletons) matches none.
+  // A serial that names no device (letters of another script, kept as contracted) matches none.
   const keys = contract.serials.map((s) => (s ? deviceKey(s) : '')).filter((key) => key !== '')
   const signals = fraudSignals({
     occurredAt,
