@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { uniqueImei } from './helpers/bodies.js'
 import {
   type ClaimBody,
+  call,
   ctx,
   ok,
   openClaim,
@@ -55,5 +56,26 @@ describe('a claim on a contract whose device has no serial number', () => {
     expect(claim.device.serial_number).toBe(imei)
     const page = await ok<{ data: ClaimBody[] }>(s, 'GET', `/claims?filter[subscription_id]=${id}`)
     expect(page.data.map((c) => c.device.serial_number)).toEqual([imei])
+  })
+})
+
+describe('a device written with look-alikes', () => {
+  it('is the same device for repeat_device: Cyrillic letters and Arabic-Indic digits', async () => {
+    const [first, second] = [await seller(), await seller()]
+    const digits = String(process.pid).padStart(6, '0')
+    const latin = await paidSubscription(first, { serials: { serial_number: `ABCXKE ${digits}` } })
+    const earlier = await openClaim(first, theft(latin))
+    await ok(first, 'POST', `/claims/${earlier.id}/withdraw`)
+    const canceled = await call(first, 'POST', `/subscriptions/${latin}/cancellation`, {
+      reason: 'Trocou de loja.',
+    })
+    expect(canceled.statusCode, canceled.body).toBe(200)
+    // The same handset, its serial typed in Cyrillic capitals and Arabic-Indic digits.
+    const arabic = [...digits].map((d) => String.fromCodePoint(0x0660 + Number(d))).join('')
+    const lookAlike = await paidSubscription(second, { serials: { serial_number: `АВСХКЕ-${arabic}` } })
+    const claim = await openClaim(second, theft(lookAlike))
+    expect(claim.device.serial_number).toBe(`АВСХКЕ-${arabic}`)
+    expect(await signalsOf(claim.id)).toContain('repeat_device')
+    expect(await signalsOf(earlier.id)).not.toContain('repeat_device')
   })
 })

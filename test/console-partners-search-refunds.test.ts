@@ -125,6 +125,31 @@ describe('search', () => {
     }
   })
 
+  it('finds a device written with look-alike letters and another script’s digits by its Latin serial', async () => {
+    const n = uniqueImei().slice(-6)
+    const arabic = n.replace(/\d/g, (d) => String.fromCodePoint(0x0660 + Number(d)))
+    const written = `АВСХКЕ-${arabic}`
+    const id = await paidSubscription(ctx.app, a, written)
+    const claimId = await claimOf(ctx.db, { subscriptionId: id })
+    const claim = await ctx.db
+      .selectFrom('claims')
+      .select('device_key')
+      .where('id', '=', claimId)
+      .executeTakeFirstOrThrow()
+    expect(claim.device_key).toBe(`ABCXKE${n}`)
+    const devanagari = n.replace(/\d/g, (d) => String.fromCodePoint(0x0966 + Number(d)))
+    for (const q of [`ABCXKE ${n}`, `abcxke-${devanagari}`, written]) {
+      const response = await call('GET', `/api/search?q=${encodeURIComponent(q)}`)
+      expect(response.statusCode, q).toBe(200)
+      const ids = response
+        .json()
+        .customers.flatMap((p: { contracts: { id: number; kind: string }[] }) =>
+          p.contracts.map((c) => `${c.kind}:${c.id}`),
+        )
+      expect(ids, q).toContain(`subscription:${id}`)
+    }
+  })
+
   it('answers no one for an unknown key, and 422 for an empty one', async () => {
     expect((await call('GET', '/api/search?q=ZZZ-NOTHING-9')).json()).toEqual({ customers: [] })
     expect((await call('GET', '/api/search?q=')).statusCode).toBe(422)

@@ -1,5 +1,5 @@
 import { beforeAll, expect, it } from 'vitest'
-import { migrateToLatest } from '../src/db/migrate.js'
+import { migrateTo } from '../src/db/migrate.js'
 import { olderContracts, useDatabaseAt } from './helpers/world/older-schema.js'
 
 // Migration 0008 records the active protections a database already has, oldest first: where two
@@ -27,7 +27,7 @@ beforeAll(async () => {
   await plan('planCanceled', 1, { imei: '356938035643817', status: 'canceled' })
   await plan('planDuplicate', 4, { imei: '35-693803-564380-9', status: 'paid' })
 
-  expect(await migrateToLatest(ctx.db)).toContain('0008-device-protections')
+  expect(await migrateTo(ctx.db, '0008-device-protections')).toEqual(['0008-device-protections'])
 })
 
 it('records each active device once, for its oldest active protection', async () => {

@@ -222,6 +222,73 @@ describe('one active protection per device', () => {
   }, 120_000)
 })
 
+/** `digits` in another script's decimal digits: its zero's code point (Arabic-Indic ٠ is 0x0660). */
+const inScript = (digits: string, zero: number) =>
+  digits.replace(/\d/g, (d) => String.fromCodePoint(zero + Number(d)))
+const ARABIC_INDIC = 0x0660
+const DEVANAGARI = 0x0966
+const NOT_LATIN = /must be Latin letters and digits/
+
+describe('serials written in other scripts', () => {
+  it('an IMEI in Arabic-Indic or Devanagari digits is the insured device, in a subscription or an annual plan', async () => {
+    const [a, b] = sellers as [Seller, Seller]
+    const device = nextImei()
+    await created(await annualPlan(a, { imei: device }))
+    for (const written of [inScript(device, ARABIC_INDIC), inScript(device, DEVANAGARI)]) {
+      expect(refusal(await subscription(b, { serial_number: written })).serial_number?.[0]).toMatch(HELD)
+      // An annual plan's IMEI is 15 ASCII digits: any other writing of it is refused.
+      expect(refusal(await annualPlan(b, { imei: written })).imei).toBeDefined()
+    }
+    const serial = `${nextImei()}`
+    await created(await subscription(a, { serial_number: inScript(serial, ARABIC_INDIC) }))
+    expect(refusal(await subscription(b, { serial_number: serial })).serial_number?.[0]).toMatch(HELD)
+  })
+
+  it('Cyrillic and Greek look-alike letters are the insured device', async () => {
+    const [a, b] = sellers as [Seller, Seller]
+    const n = String(serial++)
+    await created(await subscription(a, { serial_number: `ABCXKE ${n}` }))
+    for (const written of [`АВСХКЕ ${n}`, `ΑΒCΧΚΕ-${n}`, `AВCXКE${inScript(n, ARABIC_INDIC)}`]) {
+      expect(refusal(await subscription(b, { serial_number: written })).serial_number?.[0]).toMatch(HELD)
+    }
+  })
+
+  it('refuses a serial that is not Latin letters and digits once read so', async () => {
+    const [a] = sellers as [Seller]
+    for (const written of ['序列号-123', '📱ABC123', 'ДЖ-12']) {
+      expect(refusal(await subscription(a, { serial_number: written }))).toEqual({
+        serial_number: [expect.stringMatching(NOT_LATIN)],
+      })
+    }
+  })
+
+  it('PATCH: the insured device in another script is refused, and so is a serial of other letters', async () => {
+    const [a, b] = sellers as [Seller, Seller]
+    const device = nextImei()
+    await created(await annualPlan(a, { imei: device }))
+    const id = await created(await subscription(b, {}))
+    expect(
+      refusal(
+        await call('PATCH', `/subscriptions/${id}`, b.token, {
+          serial_number: inScript(device, ARABIC_INDIC),
+        }),
+      ),
+    ).toEqual({ serial_number: [expect.stringMatching(HELD)] })
+    expect(
+      refusal(await call('PATCH', `/subscriptions/${id}`, b.token, { serial_number: '序列号' })),
+    ).toEqual({
+      serial_number: [expect.stringMatching(NOT_LATIN)],
+    })
+    // A serial set in Cyrillic is set: the same device in Latin letters changes nothing.
+    const n = String(serial++)
+    const ok = await call('PATCH', `/subscriptions/${id}`, b.token, { second_serial_number: `РНОТО-${n}` })
+    expect(ok.statusCode, ok.body).toBe(200)
+    const again = await call('PATCH', `/subscriptions/${id}`, b.token, { second_serial_number: `photo ${n}` })
+    expect(again.statusCode, again.body).toBe(200)
+    expect(again.json().device.second_serial_number).toBe(`РНОТО-${n}`)
+  })
+})
+
 describe('PATCH /subscriptions/{id}', () => {
   it('sets a serial not set yet, and repeats the same without change', async () => {
     const [a] = sellers as [Seller]
@@ -261,7 +328,11 @@ describe('PATCH /subscriptions/{id}', () => {
     ).toEqual({ second_serial_number: ['The second serial number and serial number must be different.'] })
     expect(
       refusal(await call('PATCH', `/subscriptions/${id}`, a.token, { second_serial_number: ' -/- ' })),
-    ).toEqual({ second_serial_number: ['The second serial number must contain a letter or a digit.'] })
+    ).toEqual({
+      second_serial_number: [
+        'The second serial number must be Latin letters and digits (A-Z, 0-9); spaces and punctuation are ignored.',
+      ],
+    })
     const unset = await created(await subscription(a, {}))
     expect(
       refusal(

@@ -1099,8 +1099,10 @@ export interface paths {
          *     A device has one active protection across the whole service: a serial number that already
          *     has one (a `pending` or `pago` subscription not past its end, or an annual plan `awaiting_payment`, `paid` or
          *     `protected`, of any partner, an IMEI included) → 422 under that field. Serials compare without case,
-         *     spaces or punctuation (`ABC-123 ` is `abc123`). To protect the device again, cancel its current
-         *     protection first (`POST /subscriptions/{id}/cancellation`, or the annual plan's cancellation).
+         *     spaces or punctuation (`ABC-123 ` is `abc123`), any script's digits as ASCII ones and look-alike letters
+         *     (Cyrillic `А`, Greek `Α`) as the Latin ones, O as 0 and I as 1; a serial that is not Latin letters and
+         *     digits once read so → 422. To protect the device again, cancel its current protection first
+         *     (`POST /subscriptions/{id}/cancellation`, or the annual plan's cancellation).
          */
         post: operations["contractSubscription"];
         delete?: never;
@@ -1136,8 +1138,10 @@ export interface paths {
          *     A device has one active protection across the whole service: a serial number that already
          *     has one (a `pending` or `pago` subscription not past its end, or an annual plan `awaiting_payment`, `paid` or
          *     `protected`, of any partner, an IMEI included) → 422 under that field. Serials compare without case,
-         *     spaces or punctuation (`ABC-123 ` is `abc123`). To protect the device again, cancel its current
-         *     protection first (`POST /subscriptions/{id}/cancellation`, or the annual plan's cancellation).
+         *     spaces or punctuation (`ABC-123 ` is `abc123`), any script's digits as ASCII ones and look-alike letters
+         *     (Cyrillic `А`, Greek `Α`) as the Latin ones, O as 0 and I as 1; a serial that is not Latin letters and
+         *     digits once read so → 422. To protect the device again, cancel its current protection first
+         *     (`POST /subscriptions/{id}/cancellation`, or the annual plan's cancellation).
          */
         patch: operations["informSerials"];
         trace?: never;

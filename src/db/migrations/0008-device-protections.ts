@@ -1,5 +1,4 @@
 import { type Kysely, sql } from 'kysely'
-import { deviceKey } from '../../modules/devices/device.rules.js'
 import { columnTypes } from './column-types.js'
 
 /**
@@ -82,3 +81,10 @@ interface Active {
 }
 
 const instant = (value: string) => new Date(value).getTime()
+
+/** The device key of this migration's day, frozen: letters and digits of any script, uppercase. */
+const deviceKey = (input: string) =>
+  input
+    .normalize('NFKC')
+    .replace(/[^\p{L}\p{N}]/gu, '')
+    .toUpperCase()

@@ -197,7 +197,8 @@ export async function openClaim(
     )
   }
 
-  const keys = contract.serials.filter((s): s is string => !!s).map(deviceKey)
+  // A serial that names no device (letters of another script, kept as contracted) matches none.
+  const keys = contract.serials.map((s) => (s ? deviceKey(s) : '')).filter((key) => key !== '')
   const signals = fraudSignals({
     occurredAt,
     coverageStartedAt: contract.coverageStartedAt,

@@ -7,7 +7,13 @@ import type { Db } from '../../db/database.js'
 /** Customer ids of the contracts and claims these keys name. */
 export async function customerIdsMatching(
   db: Db,
-  keys: { claimNumber: string | null; policyNumber: string | null; id: number | null; serials: string[] },
+  keys: {
+    claimNumber: string | null
+    policyNumber: string | null
+    id: number | null
+    serials: string[]
+    deviceKey: string | null
+  },
 ): Promise<number[]> {
   const lookups: Promise<{ customer_id: number }[]>[] = []
   if (keys.claimNumber)
@@ -43,8 +49,22 @@ export async function customerIdsMatching(
       lookups.push(
         db.selectFrom('annual_plans').select('customer_id').where(column, 'in', serials).limit(200).execute(),
       )
+  }
+  if (keys.deviceKey !== null) {
+    const key = keys.deviceKey
+    for (const column of ['device_key', 'second_device_key'] as const)
+      lookups.push(db.selectFrom('claims').select('customer_id').where(column, '=', key).limit(200).execute())
+    // The contract holding the device now, however its serial was written.
     lookups.push(
-      db.selectFrom('claims').select('customer_id').where('device_key', 'in', serials).limit(200).execute(),
+      db
+        .selectFrom('device_protections as dp')
+        .leftJoin('subscriptions as s', 's.id', 'dp.subscription_id')
+        .leftJoin('annual_plans as ap', 'ap.id', 'dp.annual_plan_id')
+        .select((eb) => eb.fn.coalesce('s.customer_id', 'ap.customer_id').as('customer_id'))
+        .where('dp.device_key', '=', key)
+        // A protection names exactly one holder (a check constraint).
+        .$narrowType<{ customer_id: number }>()
+        .execute(),
     )
   }
   const found = await Promise.all(lookups)

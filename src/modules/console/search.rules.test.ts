@@ -20,9 +20,18 @@ describe('searchKeys', () => {
     expect(keys('490154203237518')).toMatchObject({ id: null, serials: ['490154203237518'] })
   })
 
-  it('tries an IMEI or serial both as typed and as its device key', () => {
-    expect(keys('49-015420-323751-8').serials).toEqual(['49-015420-323751-8', '490154203237518'])
-    expect(keys('f2lxk0abc123').serials).toEqual(['f2lxk0abc123', 'F2LXK0ABC123'])
+  it('tries an IMEI or serial as typed, bare, and as its device key', () => {
+    expect(keys('49-015420-323751-8')).toMatchObject({
+      serials: ['49-015420-323751-8', '490154203237518'],
+      deviceKey: '490154203237518',
+    })
+    expect(keys('f2lxkoabc123')).toMatchObject({
+      serials: ['f2lxkoabc123', 'F2LXKOABC123'],
+      deviceKey: 'F2LXK0ABC123',
+    })
+    expect(keys('АВСХКЕ 2026').deviceKey).toBe('ABCXKE2026')
+    expect(keys('٣٥٦٧٨٩١٢٠٣٣٤١٨٨').deviceKey).toBe('356789120334188')
+    expect(keys('序列号序列号').deviceKey).toBeNull()
   })
 })
 

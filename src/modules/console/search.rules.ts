@@ -13,8 +13,10 @@ export interface SearchKeys {
   policyNumber: string | null
   /** A subscription or annual plan id. */
   id: number | null
-  /** The text as typed and its device key (letters and digits, uppercase), for serials and IMEIs. */
+  /** The text as typed and bare (letters and digits, uppercase), as serials and IMEIs are stored. */
   serials: string[]
+  /** Its device key, as protections and claims compare devices (docs/decisions.md, Devices). */
+  deviceKey: string | null
 }
 
 const MAX_ID = 2_147_483_647
@@ -23,13 +25,18 @@ export function searchKeys(q: string): SearchKeys {
   const text = q.trim()
   const upper = text.toUpperCase()
   const numeric = /^\d{1,10}$/.test(text) ? Number(text) : null
+  const bare = text
+    .normalize('NFKC')
+    .replace(/[^\p{L}\p{N}]/gu, '')
+    .toUpperCase()
   const key = deviceKey(text)
   return {
     document: normalizeDocument(text)?.value ?? null,
     claimNumber: /^SIN-\d{4}-\d{6,}$/.test(upper) ? upper : null,
     policyNumber: /^AMP-\d{4}-\d{6,}$/.test(upper) ? upper : null,
     id: numeric !== null && numeric >= 1 && numeric <= MAX_ID ? numeric : null,
-    serials: text.length < 4 ? [] : [...new Set([text, key].filter((s) => s.length >= 4))],
+    serials: text.length < 4 ? [] : [...new Set([text, bare].filter((s) => s.length >= 4))],
+    deviceKey: text.length < 4 || key.length < 4 ? null : key,
   }
 }
 

@@ -1,16 +1,44 @@
+import { CONFUSABLES } from './confusables.data.js'
+
 // Devices (docs/decisions.md, Devices): one active protection per device, its serial numbers and IMEIs compared
-// without case, spaces or punctuation.
+// by a skeleton: without case, spaces or punctuation, whatever script their digits and look-alike
+// letters are written in.
+
+/** Each character outside ASCII that UTS #39 confuses with ASCII letters and digits, to their key form. */
+const LOOK_ALIKES = new Map<string, string>(
+  CONFUSABLES.flatMap(([form, chars]) => [...chars].map((char) => [char, form] as const)),
+)
+
+/** Spaces, punctuation, controls and invisible format characters, and ASCII's symbols (`+`, `|`, `~`). */
+const IGNORED = /[\p{White_Space}\p{P}\p{Cc}\p{Cf}$+<=>^`|~]/gu
 
 /**
- * The key a serial number or IMEI is compared by: its letters and digits (any script), uppercase.
- * `ABC-123 ` and `abc123` are one device; so are an IMEI written `49-015420-323751-8` and bare.
- * Empty when the input has no letter or digit.
+ * The ASCII digit of a decimal digit of any script: Unicode assigns each script's digits 0 to 9
+ * in one run of ten code points, and such runs only ever follow one another whole.
+ */
+function asciiDigit(digit: string): string {
+  const code = digit.codePointAt(0) as number
+  let start = code
+  while (/\p{Nd}/u.test(String.fromCodePoint(start - 1))) start--
+  return String((code - start) % 10)
+}
+
+/**
+ * The key a serial number or IMEI is compared by, or '' when it names no device. Every decimal
+ * digit is read as its ASCII digit (`٣` is 3), compatibility forms as their plain ones (`Ａ`),
+ * spaces and punctuation are dropped, letters that look like ASCII ones (Cyrillic `А`, Greek `Α`)
+ * are read as those, and the result is uppercase with O as 0 and I as 1 (UTS #39 confuses them).
+ * Anything else left (`序`, an emoji, `é`) makes it no device: a serial is ASCII letters and digits.
  */
 export function deviceKey(input: string): string {
-  return input
+  const plain = input
+    .replace(/(?![0-9])\p{Nd}/gu, asciiDigit)
     .normalize('NFKC')
-    .replace(/[^\p{L}\p{N}]/gu, '')
-    .toUpperCase()
+    .replace(IGNORED, '')
+  let key = ''
+  for (const char of plain) key += char < '\x80' ? char : (LOOK_ALIKES.get(char) ?? char)
+  key = key.toUpperCase().replace(/O/g, '0').replace(/I/g, '1')
+  return /^[A-Z0-9]+$/.test(key) ? key : ''
 }
 
 /** Whether two serials name one device; blanks name none. */
@@ -18,6 +46,11 @@ export function sameDevice(a?: string | null, b?: string | null): boolean {
   if (!a || !b) return false
   const key = deviceKey(a)
   return key !== '' && key === deviceKey(b)
+}
+
+/** The refusal of a serial that names no device. */
+export function notADevice(label: string): string {
+  return `The ${label} must be Latin letters and digits (A-Z, 0-9); spaces and punctuation are ignored.`
 }
 
 /** The refusal of a device that already has an active protection: it does not say whose. */

@@ -1,7 +1,7 @@
 import type { Trx } from '../../db/database.js'
 import type { PartnerTime } from '../../shared/clock.js'
 import { type FieldErrors, NotFoundError, StateError, ValidationError } from '../../shared/errors.js'
-import { deviceKey, sameDevice } from '../devices/device.rules.js'
+import { deviceKey, notADevice, sameDevice } from '../devices/device.rules.js'
 import { protectDevices } from '../devices/device-protection.service.js'
 import { findSubscriptionSerials, setSerials } from './subscription.repository.js'
 import { assertSerialsInformable, statusAt } from './subscription.rules.js'
@@ -60,7 +60,7 @@ function serialChanges(
       }
     } else if (given !== null) {
       if (deviceKey(given)) changes[field] = given
-      else errors[field] = [`The ${label} must contain a letter or a digit.`]
+      else errors[field] = [notADevice(label)]
     }
   }
   const after = { ...current, ...changes }

@@ -6,7 +6,7 @@ import { NotFoundError, ValidationError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
 import { resolveCustomer } from '../customers/customer-reference.js'
-import { deviceKey, sameDevice } from '../devices/device.rules.js'
+import { deviceKey, notADevice, sameDevice } from '../devices/device.rules.js'
 import { protectDevices } from '../devices/device-protection.service.js'
 import { type RenderingContext, recordEvent } from '../events/event.service.js'
 import { subscriptionPlanOf } from '../plans/plan.service.js'
@@ -40,12 +40,12 @@ export const serialFields = (serials: Serials) =>
   SERIALS.map(({ field, label }) => ({ field, label, value: serials[field] }))
 
 /**
- * The serials' own rules, into `errors`: each names a device (has a letter or digit), and the two
- * differ (compared as devices are: without case, spaces or punctuation).
+ * The serials' own rules, into `errors`: each names a device (Latin letters and digits once read
+ * as devices are compared), and the two differ.
  */
 export function checkSerials(serials: Serials, errors: FieldErrors): void {
   for (const { field, label, value } of serialFields(serials)) {
-    if (value?.trim() && !deviceKey(value)) errors[field] = [`The ${label} must contain a letter or a digit.`]
+    if (value?.trim() && !deviceKey(value)) errors[field] = [notADevice(label)]
   }
   if (sameDevice(serials.serial_number, serials.second_serial_number)) {
     errors.second_serial_number = ['The second serial number and serial number must be different.']

@@ -16,7 +16,8 @@ export const CONTRACT_MESSAGES: Record<string, string> = {
   'The installment can no longer be paid.': 'A parcela não pode mais ser paga.',
   'The {{field}} is already set and cannot be changed.':
     'O {{field}} já foi informado e não pode ser alterado.',
-  'The {{field}} must contain a letter or a digit.': 'O {{field}} deve conter uma letra ou um dígito.',
+  'The {{field}} must be Latin letters and digits (A-Z, 0-9); spaces and punctuation are ignored.':
+    'O {{field}} deve ter só letras latinas e dígitos (A-Z, 0-9); espaços e pontuação são ignorados.',
   'The second serial number and serial number must be different.':
     'Os campos second serial number e serial number devem ser diferentes.',
   'The {{field}} already has an active protection. A device can be protected again once its current protection is canceled or has ended.':
