@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import { CONFUSABLES } from './0023-confusables.js'
+import unhomoglyph from 'unhomoglyph'
 
 /**
  * Device keys become skeletons (docs/decisions.md, Devices): every script's digits read as ASCII
@@ -96,10 +96,9 @@ const active = (row: Protection) =>
   ['pending', 'pago'].includes(row.status ?? '') ||
   ['awaiting_payment', 'paid', 'protected'].includes(row.plan_status ?? '')
 
-// The device key of this migration's day, frozen: the live one may change after it.
-const LOOK_ALIKES = new Map<string, string>(
-  CONFUSABLES.flatMap(([form, chars]) => [...chars].map((char) => [char, form] as const)),
-)
+// The device key of this migration's day, frozen: the live one may change after it (the
+// confusables are the library's, pinned by the lockfile).
+const lookAlike = (char: string) => unhomoglyph(char).replace(/l/g, '1').replace(/rn/g, 'M')
 
 function asciiDigit(digit: string): string {
   const code = digit.codePointAt(0) as number
@@ -114,7 +113,7 @@ function skeleton(input: string): string {
     .normalize('NFKC')
     .replace(/[\p{White_Space}\p{P}\p{Cc}\p{Cf}$+<=>^`|~]/gu, '')
   let key = ''
-  for (const char of plain) key += char < '\x80' ? char : (LOOK_ALIKES.get(char) ?? char)
+  for (const char of plain) key += char < '\x80' ? char : lookAlike(char)
   key = key.toUpperCase().replace(/O/g, '0').replace(/I/g, '1')
   return /^[A-Z0-9]+$/.test(key) ? key : ''
 }

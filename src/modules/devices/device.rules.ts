@@ -1,13 +1,17 @@
-import { CONFUSABLES } from './confusables.data.js'
+import unhomoglyph from 'unhomoglyph'
 
 // Devices (docs/decisions.md, Devices): one active protection per device, its serial numbers and IMEIs compared
 // by a skeleton: without case, spaces or punctuation, whatever script their digits and look-alike
 // letters are written in.
 
-/** Each character outside ASCII that UTS #39 confuses with ASCII letters and digits, to their key form. */
-const LOOK_ALIKES = new Map<string, string>(
-  CONFUSABLES.flatMap(([form, chars]) => [...chars].map((char) => [char, form] as const)),
-)
+/**
+ * A character outside ASCII as the ASCII it is confused with (UTS #39's confusables, through
+ * `unhomoglyph`), in a key's form: the prototype `l` (of 1, I and l) is 1, `rn` (of m) is M.
+ * A character with no ASCII look-alike stays itself, and the key refuses it.
+ */
+function lookAlike(char: string): string {
+  return unhomoglyph(char).replace(/l/g, '1').replace(/rn/g, 'M')
+}
 
 /** Spaces, punctuation, controls and invisible format characters, and ASCII's symbols (`+`, `|`, `~`). */
 const IGNORED = /[\p{White_Space}\p{P}\p{Cc}\p{Cf}$+<=>^`|~]/gu
@@ -36,7 +40,7 @@ export function deviceKey(input: string): string {
     .normalize('NFKC')
     .replace(IGNORED, '')
   let key = ''
-  for (const char of plain) key += char < '\x80' ? char : (LOOK_ALIKES.get(char) ?? char)
+  for (const char of plain) key += char < '\x80' ? char : lookAlike(char)
   key = key.toUpperCase().replace(/O/g, '0').replace(/I/g, '1')
   return /^[A-Z0-9]+$/.test(key) ? key : ''
 }
