@@ -51,8 +51,9 @@ export default defineConfig({
     // locks that schema only (src/db/postgres-dialect.ts).
     maxWorkers: '100%',
     sequence: { sequencer: SlowFirst },
-    // Secrets and passwords hashed at a low cost in the test process (see the file).
-    setupFiles: ['test/helpers/hash-cost.ts'],
+    // Secrets and passwords hashed at a low cost in the test process; write transactions that hold
+    // anything but the database fail their test (see the files).
+    setupFiles: ['test/helpers/hash-cost.ts', 'test/helpers/transaction-guard.ts'],
     // Once a run: the sources bundled for the processes tests start; on PostgreSQL a migrated template.
     globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 20_000,

@@ -5,7 +5,7 @@ import { pino } from 'pino'
 import { buildApp } from './app.js'
 import type { Config } from './config.js'
 import { buildConsoleApp, type ConsoleApp } from './console/app.js'
-import { createDb, type Db, sharingEventLoop } from './db/database.js'
+import { createDb, type Db } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
 import { whenReachable } from './db/reachable.js'
 import { type DemoOperator, type DemoPartner, isEmpty, loadDemoIfEmpty } from './demo/demo.js'
@@ -50,11 +50,11 @@ export async function startServer(
 
   // `amparo serve` on SQLite: the background jobs run here, so that `npm start` is a complete
   // service (webhooks delivered, renewals charged, the coverage clock moving). SQLite answers
-  // synchronously, so the jobs yield to requests after each statement (a billing round of
-  // thousands of statements would otherwise hold every request of the process).
+  // synchronously: requests run between the jobs' transactions, each of which starts in a turn of
+  // the event loop of its own (src/db/README.md, Transactions).
   const background = worker
     ? startBackground(
-        workerDeps(sharingEventLoop(db), config, {
+        workerDeps(db, config, {
           gateway: app.gateway,
           log: app.log.child({ name: 'amparo-worker' }),
         }),

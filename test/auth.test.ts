@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { LightMyRequestResponse } from 'fastify'
 import { decodeJwt, decodeProtectedHeader, type JWTPayload, SignJWT } from 'jose'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { retryingTransaction } from '../src/db/transaction.js'
 import { revokeCredentials } from '../src/modules/partners/partner.service.js'
 import { expectedError, unauthenticatedText } from './helpers/errors.js'
 import { useTestApp } from './helpers/test-app.js'
@@ -269,7 +270,7 @@ describe('credential revocation', () => {
     const token = await login(ctx.app, revoked)
     await expectBrandsServed(token)
 
-    await revokeCredentials(ctx.db, revoked.clientId, now.toISOString())
+    await retryingTransaction(ctx.db, (trx) => revokeCredentials(trx, revoked.clientId, now.toISOString()))
 
     expectUnauthenticated(await getBrands(bearer(token)))
     expectUnauthenticated(
@@ -282,14 +283,14 @@ describe('credential revocation', () => {
   it('leaves the tokens of other credentials working', async () => {
     const token = await login(ctx.app, other)
     const revoked = await seedPartner(ctx.db)
-    await revokeCredentials(ctx.db, revoked.clientId, now.toISOString())
+    await retryingTransaction(ctx.db, (trx) => revokeCredentials(trx, revoked.clientId, now.toISOString()))
     await expectBrandsServed(token)
   })
 
   it('refuses a token re-forged for a revoked credential even when signed with the right key', async () => {
     const revoked = await seedPartner(ctx.db)
     const claims = await validClaims(revoked)
-    await revokeCredentials(ctx.db, revoked.clientId, now.toISOString())
+    await retryingTransaction(ctx.db, (trx) => revokeCredentials(trx, revoked.clientId, now.toISOString()))
     expectUnauthenticated(await getBrands(bearer(await sign(claims))))
   })
 })

@@ -2,10 +2,9 @@ import { Redis } from 'ioredis'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { App } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
-import { issueCredentials } from '../src/modules/partners/partner.service.js'
 import { expectedError } from './helpers/errors.js'
 import { buildCheckedApp, useTestApp } from './helpers/test-app.js'
-import { seedPartner, seedUser, type TestPartner } from './helpers/world.js'
+import { credentialsFor, seedPartner, seedUser, type TestPartner } from './helpers/world.js'
 
 // Failed logins are limited per account (client id or e-mail) and address, and per account
 // whatever the address at a much higher count (README, Rate limits): an outsider cannot keep a
@@ -63,7 +62,7 @@ describe('failed logins per account, in memory', () => {
     expect(retryAfter).toBeLessThanOrEqual(15 * 60)
 
     // The same partner's other credential and user are other accounts.
-    const other = await issueCredentials(ctx.db, target.id, 'test', new Date().toISOString())
+    const other = await credentialsFor(ctx.db, target.id, 'test', new Date().toISOString())
     const byOther = await attempt(ctx.app, { client_id: other.client_id, client_secret: other.client_secret })
     expect(byOther.statusCode).toBe(200)
     await seedUser(ctx.db, target.id, 'owner@loja.example', 'correct-horse-9')

@@ -9,11 +9,10 @@ import type { Readable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type DemoPartner, loadDemo } from '../src/demo/demo.js'
-import { issueCredentials, upsertUser } from '../src/modules/partners/partner.service.js'
 import { amparoProcess } from './helpers/cli.js'
 import { StripeServer } from './helpers/stripe-server.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
-import { seedPartner } from './helpers/world.js'
+import { credentialsFor, seedPartner, seedUser } from './helpers/world.js'
 
 // The production refusals (README, Going live), on `amparo serve` started as a real process in production
 // on a database first set up in test mode (the demo loaded, `test_` credentials issued).
@@ -149,8 +148,8 @@ describe('production on a database first set up in test mode', () => {
     ;({ partners: demo } = await loadDemo(db.db, db.config, new Date().toISOString()))
     const partner = await seedPartner(db.db)
     testCredential = { client_id: partner.clientId, client_secret: partner.clientSecret }
-    live = await issueCredentials(db.db, partner.id, 'production', new Date().toISOString())
-    await upsertUser(db.db, partner.id, 'owner@loja.example', 'correct-horse-9', new Date().toISOString())
+    live = await credentialsFor(db.db, partner.id, 'production', new Date().toISOString())
+    await seedUser(db.db, partner.id, 'owner@loja.example', 'correct-horse-9', new Date().toISOString())
     server = await serve({ ...db.env, ...PRODUCTION })
     await untilServing(server)
   }, SERVER_TEST_MS)
@@ -240,7 +239,7 @@ describe('production with the Stripe gateway and a live key', () => {
       const { partners } = await loadDemo(db.db, db.config, new Date().toISOString())
       const own = partners.find((p) => p.gateway === 'own')
       if (!own) throw new Error('the demo has no own-gateway partner')
-      const live = await issueCredentials(db.db, own.id, 'production', new Date().toISOString())
+      const live = await credentialsFor(db.db, own.id, 'production', new Date().toISOString())
       const server = await serve({
         ...db.env,
         ...PRODUCTION,

@@ -3,7 +3,7 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { isPostgres } from '../src/db/database.js'
-import { createPartner, issueCredentials } from '../src/modules/partners/partner.service.js'
+import { createPartner } from '../src/modules/partners/partner.service.js'
 import { systemClock } from '../src/shared/clock.js'
 import { formatDate } from '../src/shared/time.js'
 import { runJobsOnce } from '../src/worker/worker.js'
@@ -13,6 +13,7 @@ import { interleaving } from './helpers/test-db.js'
 import {
   answer,
   bearer,
+  credentialsFor,
   galaxyOf,
   seller as newSeller,
   type Seller,
@@ -264,7 +265,7 @@ describe('production', () => {
       .transaction()
       .execute((trx) => createPartner(trx, { name: 'Live', gateway: 'external' }, now))
     partnerId = partner.id
-    const credentials = await issueCredentials(prod.db, partner.id, 'production', now)
+    const credentials = await credentialsFor(prod.db, partner.id, 'production', now)
     const login = await prod.app.inject({
       method: 'POST',
       url: '/auth/login',

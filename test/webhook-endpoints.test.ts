@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
-import { issueCredentials } from '../src/modules/partners/partner.service.js'
 import { deliverWebhooksOnce } from '../src/worker/webhooks.job.js'
 import { expectedError } from './helpers/errors.js'
 import { buildCheckedApp, createTestApp, useTestApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
-import { bearer, login, partnerWithToken, seedPartner } from './helpers/world.js'
+import { bearer, credentialsFor, login, partnerWithToken, seedPartner } from './helpers/world.js'
 
 // The webhook endpoints (README, Webhooks): create, list, get, patch, delete, rotate-secret, ping,
 // deliveries, redeliver; the bad inputs; the URL rules in test and in production.
@@ -216,12 +215,7 @@ describe('URL rules in production', () => {
     })
     prod = await buildCheckedApp({ config: database.config, db: database.db, logger: false })
     const partner = await seedPartner(database.db)
-    const credentials = await issueCredentials(
-      database.db,
-      partner.id,
-      'production',
-      new Date().toISOString(),
-    )
+    const credentials = await credentialsFor(database.db, partner.id, 'production', new Date().toISOString())
     live = await login(prod, {
       id: partner.id,
       clientId: credentials.client_id,

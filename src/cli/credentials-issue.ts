@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 import { retryingTransaction } from '../db/transaction.js'
 import { recordAudit } from '../modules/operators/audit.service.js'
-import { issueCredentials } from '../modules/partners/partner.service.js'
+import { issueCredentials, newCredentials } from '../modules/partners/partner.service.js'
 import { cliActor } from './audit.js'
 import { type Io, positiveInt, report, withDatabase } from './context.js'
 
@@ -13,10 +13,11 @@ export function registerCredentialsIssue(credentials: Command, io: Io) {
     .option('--json', 'print one JSON object')
     .action(async (id: string, options: { json?: boolean }) => {
       const partnerId = positiveInt(id, 'partner id')
-      const issued = await withDatabase(io, (db, config) =>
-        retryingTransaction(db, async (trx) => {
+      const issued = await withDatabase(io, async (db, config) => {
+        const made = await newCredentials(config.env)
+        return retryingTransaction(db, async (trx) => {
           const now = new Date().toISOString()
-          const credentials = await issueCredentials(trx, partnerId, config.env, now)
+          const credentials = await issueCredentials(trx, partnerId, made, now)
           // The secret never goes into the log: only which credential, of which partner.
           await recordAudit(trx, {
             operator: cliActor(io),
@@ -29,8 +30,8 @@ export function registerCredentialsIssue(credentials: Command, io: Io) {
             at: now,
           })
           return credentials
-        }),
-      )
+        })
+      })
       report(
         io,
         options.json,

@@ -1,5 +1,6 @@
 import type { Command } from 'commander'
-import { upsertUser } from '../modules/partners/partner.service.js'
+import { retryingTransaction } from '../db/transaction.js'
+import { newUser, upsertUser } from '../modules/partners/partner.service.js'
 import { type Io, positiveInt, report, withDatabase } from './context.js'
 
 export function registerUserCreate(user: Command, io: Io) {
@@ -15,9 +16,10 @@ export function registerUserCreate(user: Command, io: Io) {
     .option('--json', 'print one JSON object')
     .action(async (id: string, options: { email: string; password: string; json?: boolean }) => {
       const partnerId = positiveInt(id, 'partner id')
-      const created = await withDatabase(io, (db) =>
-        upsertUser(db, partnerId, options.email, options.password, new Date().toISOString()),
-      )
+      const created = await withDatabase(io, async (db) => {
+        const user = await newUser(options.email, options.password)
+        return retryingTransaction(db, (trx) => upsertUser(trx, partnerId, user, new Date().toISOString()))
+      })
       report(io, options.json, created, `User #${created.id} ${created.email} can log in.`)
     })
 }

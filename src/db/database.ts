@@ -1,5 +1,4 @@
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
-import { Kysely, type KyselyPlugin, PostgresAdapter, type Transaction } from 'kysely'
+import { Kysely, PostgresAdapter, type Transaction } from 'kysely'
 import type { Pool } from 'pg'
 import type { Config } from '../config.js'
 import type {
@@ -125,25 +124,4 @@ export function directReader(db: Kysely<any>): ReadNow | undefined {
 // biome-ignore lint/suspicious/noExplicitAny: works for typed and untyped instances
 export function isPostgres(db: Kysely<any>): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter
-}
-
-/**
- * Yields to the event loop after every statement. better-sqlite3 answers synchronously, so a long
- * run of statements (a sandbox clock advance makes thousands) would otherwise keep every other
- * request of the process waiting until its end.
- */
-const yieldingEachStatement: KyselyPlugin = {
-  transformQuery: (args) => args.node,
-  transformResult: async (args) => {
-    await yieldToEventLoop()
-    return args.result
-  },
-}
-
-/**
- * `db` for a long run of work that must share the process with requests: on SQLite, other
- * requests run between its statements; PostgreSQL's driver already waits on the network.
- */
-export function sharingEventLoop(db: Db): Db {
-  return isPostgres(db) ? db : db.withPlugin(yieldingEachStatement)
 }

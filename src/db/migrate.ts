@@ -88,12 +88,28 @@ function applied({ error, results = [] }: MigrationResultSet): string[] {
 /** Applies every pending migration; safe to run from several processes at once (Kysely locks). */
 // biome-ignore lint/suspicious/noExplicitAny: migrations run on an untyped view of the schema
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
-  return applied(await (await migrator(db)).migrateToLatest())
+  return applied(await waitingForWriters(db, async () => (await migrator(db)).migrateToLatest()))
 }
 
 /** Applies (or reverts) migrations up to `name` included: tests of a migration's data step. */
 // biome-ignore lint/suspicious/noExplicitAny: migrations run on an untyped view of the schema
 export async function migrateTo(db: Kysely<any>, name: string): Promise<string[]> {
   if (!(name in migrations)) throw new MigrationError(`No migration ${name}`)
-  return applied(await (await migrator(db)).migrateTo(name))
+  return applied(await waitingForWriters(db, async () => (await migrator(db)).migrateTo(name)))
+}
+
+/**
+ * SQLite: migrations wait for another process's writer in SQLite's busy handler (up to 5 s), which
+ * the service's connection otherwise has not (sqlite.ts): they run before anything is served, and
+ * are not one transaction that could be tried again.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: migrations run on an untyped view of the schema
+async function waitingForWriters<T>(db: Kysely<any>, run: () => Promise<T>): Promise<T> {
+  if (isPostgres(db)) return run()
+  await sql`pragma busy_timeout = 5000`.execute(db)
+  try {
+    return await run()
+  } finally {
+    await sql`pragma busy_timeout = 0`.execute(db)
+  }
 }

@@ -29,7 +29,9 @@ export function sqliteDialect(file: string): { dialect: SqliteDialect; readNow: 
   // (NORMAL could drop the last commits). Group commit makes it one sync a turn (docs/decisions.md).
   raw.pragma('synchronous = FULL')
   raw.pragma('foreign_keys = ON')
-  raw.pragma('busy_timeout = 5000')
+  // No busy handler: it sleeps on the event loop. A write refused for another connection's lock is
+  // retried asynchronously (transaction.ts); readers never wait for it in WAL mode.
+  raw.pragma('busy_timeout = 0')
   const stopCheckpoints = file === ':memory:' ? undefined : checkpointOnAThread(raw, file)
   // SQLite's own lower() changes ASCII letters only, so a case-insensitive name filter missed `É`
   // for `é` where PostgreSQL (UTF-8) matched it. No index is built on lower(): replacing it

@@ -10,6 +10,8 @@ import {
   attributeAllModels,
   createPartner,
   issueCredentials,
+  newCredentials,
+  newUser,
   upsertUser,
 } from '../modules/partners/partner.service.js'
 import type { GatewayMode } from '../modules/partners/partner.table.js'
@@ -173,8 +175,12 @@ async function load(db: Db, config: Config, now: string, onlyIfEmpty: boolean) {
   for (const [i, template] of PARTNERS.entries()) {
     const { id, gateway } = stored[i] as Pick<DemoPartner, 'id' | 'gateway'>
     const password = randomBytes(9).toString('base64url')
-    await upsertUser(db, id, template.email, password, now)
-    const credentials = await issueCredentials(db, id, config.env, now)
+    const user = await newUser(template.email, password)
+    const made = await newCredentials(config.env)
+    const credentials = await retryingTransaction(db, async (trx) => {
+      await upsertUser(trx, id, user, now)
+      return issueCredentials(trx, id, made, now)
+    })
     partners.push({
       id,
       name: template.name,

@@ -1,11 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { type JWTPayload, SignJWT } from 'jose'
 import { beforeAll, describe, expect, it } from 'vitest'
-import {
-  issueCredentials,
-  revokeCredentials,
-  upsertUser,
-} from '../../src/modules/partners/partner.service.js'
+import { retryingTransaction } from '../../src/db/transaction.js'
+import { revokeCredentials } from '../../src/modules/partners/partner.service.js'
 import { unauthenticatedText } from '../helpers/errors.js'
 import { TEST_JWT_KEYS } from '../helpers/test-db.js'
 import {
@@ -21,7 +18,7 @@ import {
   subscriptionCard,
   useSecurityWorld,
 } from '../helpers/world/security.js'
-import { login } from '../helpers/world.js'
+import { credentialsFor, login, seedUser } from '../helpers/world.js'
 
 // OWASP API2:2023 (broken authentication): a token that is not genuine, current and of an active
 // credential answers exactly 401 on every module's routes, before any validation or lookup.
@@ -32,15 +29,15 @@ let revokedClaims: JWTPayload
 let disabledUserToken: string
 beforeAll(async () => {
   const a = w.a.external
-  const second = await issueCredentials(w.db, a.partnerId, 'test', NOW.toISOString())
+  const second = await credentialsFor(w.db, a.partnerId, 'test', NOW.toISOString())
   revokedToken = await login(w.app, {
     id: a.partnerId,
     clientId: second.client_id,
     clientSecret: second.client_secret,
   })
   revokedClaims = await claimsOf(second.client_id)
-  await revokeCredentials(w.db, second.client_id, NOW.toISOString())
-  await upsertUser(w.db, a.partnerId, 'ops@a.example', 'correct horse battery', NOW.toISOString())
+  await retryingTransaction(w.db, (trx) => revokeCredentials(trx, second.client_id, NOW.toISOString()))
+  await seedUser(w.db, a.partnerId, 'ops@a.example', 'correct horse battery', NOW.toISOString())
   const user = await w.ok('POST', '/auth/login', '', {
     email: 'ops@a.example',
     password: 'correct horse battery',

@@ -3,6 +3,7 @@ import { errors, jwtVerify, SignJWT } from 'jose'
 import type { Config } from '../../config.js'
 import type { SigningKey } from '../../config-values.js'
 import type { Db } from '../../db/database.js'
+import { retryingTransaction } from '../../db/transaction.js'
 import type { Clock } from '../../shared/clock.js'
 
 const ALGORITHM = 'HS256'
@@ -129,14 +130,13 @@ export const tokenAudience = (env: Config['env']) => `amparo:${env}`
  */
 export async function loadSigningKeys(db: Db, config: Config, clock: Clock): Promise<SigningKey[]> {
   if (config.jwtKeys.length > 0) return config.jwtKeys
-  await db
-    .insertInto('signing_keys')
-    .values({
-      kid: 'generated-1',
-      secret: randomBytes(32).toString('base64url'),
-      created_at: clock.now().toISOString(),
-    })
-    .onConflict((oc) => oc.column('kid').doNothing())
-    .execute()
+  const secret = randomBytes(32).toString('base64url')
+  await retryingTransaction(db, (trx) =>
+    trx
+      .insertInto('signing_keys')
+      .values({ kid: 'generated-1', secret, created_at: clock.now().toISOString() })
+      .onConflict((oc) => oc.column('kid').doNothing())
+      .execute(),
+  )
   return db.selectFrom('signing_keys').select(['kid', 'secret']).orderBy('created_at', 'desc').execute()
 }

@@ -7,6 +7,7 @@ import { DOCUMENT_KINDS } from './claim.rules.js'
 import { findClaimForPartner, recordClaimEvent } from './claim.service.js'
 import type { DocumentKind } from './claim.table.js'
 import {
+  DOCUMENT_CHUNK_BYTES,
   type DocumentBytes,
   documentChunks,
   documentKindsOf,
@@ -126,7 +127,25 @@ export async function receiveDocument(
     contentType: recognised?.mime as string,
     size: file.size,
     sha256: file.sha256,
-    bytes: file,
+    bytes: await readAhead(file),
+  }
+}
+
+/**
+ * The file's bytes read into memory in the chunks they are stored in (≤ 10 MiB), before the
+ * transaction that stores them: reading a file inside it would hold the database meanwhile
+ * (src/db/README.md, Transactions).
+ */
+async function readAhead(file: DocumentBytes): Promise<DocumentBytes> {
+  const pieces: Buffer[] = []
+  // Each piece is valid only until the next is asked for: copied.
+  for await (const piece of file.chunks(DOCUMENT_CHUNK_BYTES)) pieces.push(Buffer.from(piece))
+  return {
+    async *chunks(size) {
+      if (size !== DOCUMENT_CHUNK_BYTES)
+        throw new Error(`read ahead in chunks of ${DOCUMENT_CHUNK_BYTES} bytes`)
+      yield* pieces
+    },
   }
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { commit } from '../../plugins/unit-of-work.js'
+import { newCredentials } from '../partners/partner.service.js'
 import { consoleAnswers } from './console.schemas.js'
 import { actor } from './console-actor.js'
 import {
@@ -69,10 +70,18 @@ export const partnersRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 201: IssuedCredential, ...consoleAnswers(true, 404) },
       },
     },
-    async (request, reply) =>
-      commit(reply.code(201), (trx) =>
-        issuePartnerCredential(trx, actor(request), request.params.id, config.env, clock.now().toISOString()),
-      ),
+    async (request, reply) => {
+      const credentials = await newCredentials(config.env)
+      return commit(reply.code(201), (trx) =>
+        issuePartnerCredential(
+          trx,
+          actor(request),
+          request.params.id,
+          credentials,
+          clock.now().toISOString(),
+        ),
+      )
+    },
   )
 
   app.delete(

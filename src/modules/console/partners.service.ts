@@ -1,8 +1,7 @@
-import type { Config } from '../../config.js'
 import type { Db, Trx } from '../../db/database.js'
 import { NotFoundError } from '../../shared/errors.js'
 import { recordAudit } from '../operators/audit.service.js'
-import { issueCredentials, revokeCredentials } from '../partners/partner.service.js'
+import { issueCredentials, type NewCredentials, revokeCredentials } from '../partners/partner.service.js'
 import type { Operator } from './claims-desk.service.js'
 import {
   credentialsOf,
@@ -126,10 +125,10 @@ export async function issuePartnerCredential(
   trx: Trx,
   who: Who,
   partnerId: number,
-  env: Config['env'],
+  credentials: NewCredentials,
   now: string,
 ) {
-  const issued = await issueCredentials(trx, partnerId, env, now)
+  const issued = await issueCredentials(trx, partnerId, credentials, now)
   const stored = (await findCredentialByClientId(trx, issued.client_id)) as NonNullable<
     Awaited<ReturnType<typeof findCredentialByClientId>>
   >

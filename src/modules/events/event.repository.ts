@@ -92,10 +92,12 @@ export async function listEventsAfter(
  * continue from it, so a position once given is never given again.
  */
 export async function deleteEventsBefore(db: Db, cutoff: string): Promise<number> {
-  const result = await db
-    .deleteFrom('events')
-    .where('created_at', '<', cutoff)
-    .where('position', '<', (eb) => eb.selectFrom('events').select((e) => e.fn.max('position').as('last')))
-    .executeTakeFirst()
+  const result = await retryingTransaction(db, (trx) =>
+    trx
+      .deleteFrom('events')
+      .where('created_at', '<', cutoff)
+      .where('position', '<', (eb) => eb.selectFrom('events').select((e) => e.fn.max('position').as('last')))
+      .executeTakeFirst(),
+  )
   return Number(result.numDeletedRows)
 }

@@ -64,7 +64,7 @@ export async function takeTotpStep(trx: Trx, id: number, step: number): Promise<
   return Number(result.numUpdatedRows) === 1
 }
 
-export async function insertSession(trx: Trx | Db, row: Omit<SessionRow, 'totp_failures'>): Promise<void> {
+export async function insertSession(trx: Trx, row: Omit<SessionRow, 'totp_failures'>): Promise<void> {
   await trx.insertInto('operator_sessions').values(row).execute()
 }
 
@@ -89,8 +89,8 @@ export async function sessionWithOperator(db: Db | Trx, id: string) {
     .executeTakeFirst()
 }
 
-export async function touchSession(db: Db | Trx, id: string, now: string): Promise<void> {
-  await db.updateTable('operator_sessions').set({ last_seen_at: now }).where('id', '=', id).execute()
+export async function touchSession(trx: Trx, id: string, now: string): Promise<void> {
+  await trx.updateTable('operator_sessions').set({ last_seen_at: now }).where('id', '=', id).execute()
 }
 
 export async function completeSession(trx: Trx, id: string, now: string): Promise<void> {
@@ -112,8 +112,8 @@ export async function countTotpFailure(trx: Trx, id: string): Promise<number> {
   return row?.totp_failures ?? 0
 }
 
-export async function deleteSession(db: Db | Trx, id: string): Promise<void> {
-  await db.deleteFrom('operator_sessions').where('id', '=', id).execute()
+export async function deleteSession(trx: Trx, id: string): Promise<void> {
+  await trx.deleteFrom('operator_sessions').where('id', '=', id).execute()
 }
 
 export async function deleteSessionsOf(trx: Trx, operatorId: number): Promise<void> {
@@ -121,12 +121,8 @@ export async function deleteSessionsOf(trx: Trx, operatorId: number): Promise<vo
 }
 
 /** Sessions past their end, for housekeeping at sign-in. */
-export async function deleteSessionsEndedBefore(
-  db: Db | Trx,
-  idleCutoff: string,
-  now: string,
-): Promise<void> {
-  await db
+export async function deleteSessionsEndedBefore(trx: Trx, idleCutoff: string, now: string): Promise<void> {
+  await trx
     .deleteFrom('operator_sessions')
     .where((eb) => eb.or([eb('last_seen_at', '<', idleCutoff), eb('expires_at', '<=', now)]))
     .execute()

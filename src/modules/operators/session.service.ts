@@ -126,18 +126,21 @@ export async function signIn(db: Db, input: SignIn): Promise<{ token: string; an
 
   const now = input.now.toISOString()
   const token = randomBytes(32).toString('base64url')
-  let answer: SignInAnswer
+  // The new seed and its QR code are made before the transaction, which holds the database only.
+  const enrolling =
+    operator.totp_enrolled_at === null && (input.totpRequired || input.enroll) ? newTotpSecret() : null
+  const answer: SignInAnswer =
+    operator.totp_enrolled_at !== null
+      ? { stage: 'totp' }
+      : enrolling !== null
+        ? await enrolmentAnswer(enrolling, operator.email)
+        : { stage: 'done', operator: operatorView(operator) }
   await retryingTransaction(db, async (trx) => {
     await deleteSessionsEndedBefore(trx, new Date(input.now.getTime() - SESSION_IDLE_MS).toISOString(), now)
-    if (operator.totp_enrolled_at !== null) answer = { stage: 'totp' }
-    else if (input.totpRequired || input.enroll) {
-      const secret = newTotpSecret()
+    if (enrolling !== null)
       await updateOperator(trx, operator.id, {
-        totp_secret: sealTotpSecret(secret, operator.id, input.secretKey),
+        totp_secret: sealTotpSecret(enrolling, operator.id, input.secretKey),
       })
-      const { otpauthUrl, qrSvg } = await enrolment(secret, operator.email)
-      answer = { stage: 'enroll', otpauth_url: otpauthUrl, qr_svg: qrSvg }
-    } else answer = { stage: 'done', operator: operatorView(operator) }
     await insertSession(trx, {
       id: sessionIdOf(token),
       operator_id: operator.id,
@@ -151,8 +154,12 @@ export async function signIn(db: Db, input: SignIn): Promise<{ token: string; an
     if (answer.stage === 'done')
       await auditSession(trx, 'session.sign_in', { operator, email }, { second_factor: 'none' }, input)
   })
-  // biome-ignore lint/style/noNonNullAssertion: set in the transaction, which ran to its end
-  return { token, answer: answer! }
+  return { token, answer }
+}
+
+async function enrolmentAnswer(secret: string, email: string): Promise<SignInAnswer> {
+  const { otpauthUrl, qrSvg } = await enrolment(secret, email)
+  return { stage: 'enroll', otpauth_url: otpauthUrl, qr_svg: qrSvg }
 }
 
 /**
@@ -218,12 +225,12 @@ export async function sessionOperator(db: Db, token: string, now: Date): Promise
   const session = await sessionWithOperator(db, id)
   if (!session) return null
   if (!sessionLive(session, now) || session.disabled_at !== null) {
-    await deleteSession(db, id)
+    await retryingTransaction(db, (trx) => deleteSession(trx, id))
     return null
   }
   if (session.stage !== 'done') return null
   if (now.getTime() - Date.parse(session.last_seen_at) >= TOUCH_EVERY_MS)
-    await touchSession(db, id, now.toISOString())
+    await retryingTransaction(db, (trx) => touchSession(trx, id, now.toISOString()))
   return { id: session.operator_id, email: session.email, role: session.role }
 }
 

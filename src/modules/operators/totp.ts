@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto'
 import { Secret, TOTP } from 'otpauth'
 import QRCode from 'qrcode'
+import { outsideTransaction } from '../../db/transaction-guard.js'
 
 /** RFC 6238 as authenticator apps expect it: SHA-1, 6 digits, 30 s steps. */
 const PERIOD = 30
@@ -21,6 +22,7 @@ export const newTotpSecret = (): string => new Secret({ size: 20 }).base32
 
 /** What the enrolment screen shows once: the otpauth:// address and its QR code as SVG. */
 export async function enrolment(secret: string, email: string) {
+  outsideTransaction('QR rendering')
   const otpauthUrl = totpOf(secret, email).toString()
   const qrSvg = await QRCode.toString(otpauthUrl, { type: 'svg', errorCorrectionLevel: 'M', margin: 1 })
   return { otpauthUrl, qrSvg }

@@ -70,8 +70,8 @@ export async function createPartner(trx: Trx, input: NewPartner, now: string) {
 }
 
 /** Lets the partner sell every model of the catalog (keeps models already attributed as they are). */
-export async function attributeAllModels(db: Db | Trx, partnerId: number) {
-  await db
+export async function attributeAllModels(trx: Trx, partnerId: number) {
+  await trx
     .insertInto('partner_models')
     .columns(['partner_id', 'model_id', 'unavailable'])
     .expression((eb) =>
@@ -85,8 +85,8 @@ export async function attributeAllModels(db: Db | Trx, partnerId: number) {
     .execute()
 }
 
-export async function setGateway(db: Db, partnerId: number, gateway: GatewayMode) {
-  const updated = await db
+export async function setGateway(trx: Trx, partnerId: number, gateway: GatewayMode) {
+  const updated = await trx
     .updateTable('partners')
     .set({ gateway })
     .where('id', '=', partnerId)
@@ -106,56 +106,78 @@ export async function requirePartner(db: Db | Trx, partnerId: number) {
   return partner
 }
 
-/** New client credentials; the secret exists in clear only in the return value. */
-export async function issueCredentials(db: Db, partnerId: number, env: Config['env'], now: string) {
-  await requirePartner(db, partnerId)
+/** New client credentials, hashed before the transaction that stores them (scrypt holds no lock). */
+export interface NewCredentials {
+  client_id: string
+  client_secret: string
+  secret_hash: string
+}
+
+export async function newCredentials(env: Config['env']): Promise<NewCredentials> {
   const client_id = `${env === 'production' ? 'live' : 'test'}_${randomBytes(12).toString('hex')}`
   const client_secret = randomBytes(32).toString('base64url')
-  await db
+  return { client_id, client_secret, secret_hash: await hashSecret(client_secret) }
+}
+
+/** Stores `credentials` for the partner; the secret exists in clear only in the return value. */
+export async function issueCredentials(
+  trx: Trx,
+  partnerId: number,
+  credentials: NewCredentials,
+  now: string,
+) {
+  await requirePartner(trx, partnerId)
+  const { client_id, client_secret, secret_hash } = credentials
+  await trx
     .insertInto('credentials')
-    .values({
-      partner_id: partnerId,
-      client_id,
-      secret_hash: await hashSecret(client_secret),
-      created_at: now,
-    })
+    .values({ partner_id: partnerId, client_id, secret_hash, created_at: now })
     .execute()
   return { client_id, client_secret }
 }
 
-export async function revokeCredentials(db: Db, clientId: string, now: string) {
-  const found = await db
+export async function revokeCredentials(trx: Trx, clientId: string, now: string) {
+  const found = await trx
     .selectFrom('credentials')
     .select(['id', 'revoked_at'])
     .where('client_id', '=', clientId)
     .executeTakeFirst()
   if (!found) throw new NotFoundError('Credential')
   if (found.revoked_at === null) {
-    await db.updateTable('credentials').set({ revoked_at: now }).where('id', '=', found.id).execute()
+    await trx.updateTable('credentials').set({ revoked_at: now }).where('id', '=', found.id).execute()
   }
   return { client_id: clientId, revoked: true as const }
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
-/**
- * A partner user for email/password login, with an email and password the login accepts; an
- * existing email of the same partner gets the new password. An email of another partner's user
- * is refused: taking it over would hand that login to this partner's data (an operator's typo of
- * a partner id).
- */
-export async function upsertUser(db: Db, partnerId: number, email: string, password: string, now: string) {
-  await requirePartner(db, partnerId)
+/** A partner user's login, checked and hashed before the transaction that stores it. */
+export interface NewUser {
+  email: string
+  password_hash: string
+}
+
+/** An email and password the login accepts, the password hashed. */
+export async function newUser(email: string, password: string): Promise<NewUser> {
   const normalized = email.trim().toLowerCase()
   if (!EMAIL.test(normalized))
     throw ValidationError.field('email', 'The email must be a valid email address.')
   if (password.length < 8 || password.trim() === '')
     throw ValidationError.field('password', 'The password must be at least 8 characters, not only spaces.')
   assertLoginAccepts(email, password)
-  const password_hash = await hashSecret(password)
-  const user = await db
+  return { email: normalized, password_hash: await hashSecret(password) }
+}
+
+/**
+ * A partner user for email/password login; an existing email of the same partner gets the new
+ * password. An email of another partner's user is refused: taking it over would hand that login
+ * to this partner's data (an operator's typo of a partner id).
+ */
+export async function upsertUser(trx: Trx, partnerId: number, user: NewUser, now: string) {
+  await requirePartner(trx, partnerId)
+  const { email, password_hash } = user
+  const stored = await trx
     .insertInto('partner_users')
-    .values({ partner_id: partnerId, email: normalized, password_hash, disabled: false, created_at: now })
+    .values({ partner_id: partnerId, email, password_hash, disabled: false, created_at: now })
     .onConflict((oc) =>
       oc
         .column('email')
@@ -164,6 +186,6 @@ export async function upsertUser(db: Db, partnerId: number, email: string, passw
     )
     .returning(['id', 'email'])
     .executeTakeFirst()
-  if (!user) throw ValidationError.field('email', 'The email belongs to a user of another partner.')
-  return user
+  if (!stored) throw ValidationError.field('email', 'The email belongs to a user of another partner.')
+  return stored
 }

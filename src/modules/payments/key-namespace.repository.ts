@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Db } from '../../db/database.js'
+import { retryingTransaction } from '../../db/transaction.js'
 
 const NAME = 'gateway_key_namespace'
 
@@ -10,11 +11,13 @@ const NAME = 'gateway_key_namespace'
  */
 export async function loadKeyNamespace(db: Db): Promise<string> {
   const made = `amparo_${randomBytes(12).toString('base64url')}`
-  await db
-    .insertInto('settings')
-    .values({ name: NAME, value: made })
-    .onConflict((oc) => oc.column('name').doNothing())
-    .execute()
+  await retryingTransaction(db, (trx) =>
+    trx
+      .insertInto('settings')
+      .values({ name: NAME, value: made })
+      .onConflict((oc) => oc.column('name').doNothing())
+      .execute(),
+  )
   const row = await db
     .selectFrom('settings')
     .select('value')

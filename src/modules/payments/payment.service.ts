@@ -129,11 +129,17 @@ export async function gatewayCustomerOf(
   const created = await atGateway(log, { customer_id: customerId }, () =>
     gateway.createCustomer(customerId, reference, { partnerId, reference }),
   )
-  await db
-    .insertInto('gateway_customers')
-    .values({ customer_id: customerId, gateway_customer_id: created, created_at: clock.now().toISOString() })
-    .onConflict((oc) => oc.column('customer_id').doNothing())
-    .execute()
+  await retryingTransaction(db, (trx) =>
+    trx
+      .insertInto('gateway_customers')
+      .values({
+        customer_id: customerId,
+        gateway_customer_id: created,
+        created_at: clock.now().toISOString(),
+      })
+      .onConflict((oc) => oc.column('customer_id').doNothing())
+      .execute(),
+  )
   return (await findGatewayCustomer(db, customerId)) ?? created
 }
 

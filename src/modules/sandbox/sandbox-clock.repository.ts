@@ -48,23 +48,27 @@ export async function moveClaimedClock(
   claim: { held: string; until: string },
   offsetSeconds: number,
 ): Promise<boolean> {
-  const result = await db
-    .updateTable('partners')
-    .set({ clock_offset_seconds: offsetSeconds, clock_advancing_until: claim.until })
-    .where('id', '=', partnerId)
-    .where('clock_advancing_until', '=', claim.held)
-    .executeTakeFirst()
+  const result = await retryingTransaction(db, (trx) =>
+    trx
+      .updateTable('partners')
+      .set({ clock_offset_seconds: offsetSeconds, clock_advancing_until: claim.until })
+      .where('id', '=', partnerId)
+      .where('clock_advancing_until', '=', claim.held)
+      .executeTakeFirst(),
+  )
   return Number(result.numUpdatedRows) === 1
 }
 
 /** Ends this hold and only this one (one that ran out and was taken over stays its holder's). */
 export async function releaseClock(db: Db, partnerId: number, held: string): Promise<void> {
-  await db
-    .updateTable('partners')
-    .set({ clock_advancing_until: null })
-    .where('id', '=', partnerId)
-    .where('clock_advancing_until', '=', held)
-    .execute()
+  await retryingTransaction(db, (trx) =>
+    trx
+      .updateTable('partners')
+      .set({ clock_advancing_until: null })
+      .where('id', '=', partnerId)
+      .where('clock_advancing_until', '=', held)
+      .execute(),
+  )
 }
 
 /** Partners whose clock is ahead of real time and not being advanced: the worker runs each at its time. */

@@ -1,4 +1,4 @@
-import { type Db, sharingEventLoop } from '../../db/database.js'
+import type { Db } from '../../db/database.js'
 import { type Clock, shiftedClock } from '../../shared/clock.js'
 import { AppError } from '../../shared/errors.js'
 import { formatTimestamp } from '../../shared/time.js'
@@ -96,8 +96,9 @@ export async function advanceClock(
   deps: AdvanceDeps,
 ): Promise<ClockReading & { jobs: AdvanceJobs }> {
   const { clock: real, timeZone, log } = deps
-  // Thousands of statements: on SQLite, other requests of the process run between them.
-  const db = sharingEventLoop(deps.db)
+  // Thousands of statements: on SQLite, other requests of the process run between its
+  // transactions, each started in a turn of its own (src/db/README.md, Transactions).
+  const { db } = deps
   const holdUntil = () => new Date(real.now().getTime() + HOLD_SECONDS * 1000).toISOString()
   let held = holdUntil()
   const start = await claimClock(db, partnerId, real.now().toISOString(), held)

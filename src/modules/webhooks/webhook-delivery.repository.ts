@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import type { Db, Trx } from '../../db/database.js'
 import { skippingLockedRows } from '../../db/dialect-sql.js'
+import { retryingTransaction } from '../../db/transaction.js'
 import type { NewDelivery } from './webhook-endpoint.repository.js'
 
 // The delivery side: the dispatcher turns numbered events into deliveries after its cursor, and
@@ -251,6 +252,8 @@ export async function disableEndpoint(trx: Trx, endpointId: number, now: string)
 
 /** Deletes deliveries created before `cutoff` (the events' retention). */
 export async function deleteDeliveriesBefore(db: Db, cutoff: string): Promise<number> {
-  const result = await db.deleteFrom('webhook_deliveries').where('created_at', '<', cutoff).executeTakeFirst()
+  const result = await retryingTransaction(db, (trx) =>
+    trx.deleteFrom('webhook_deliveries').where('created_at', '<', cutoff).executeTakeFirst(),
+  )
   return Number(result.numDeletedRows)
 }

@@ -1,6 +1,13 @@
 import type { App } from '../../../src/app.js'
 import type { Db } from '../../../src/db/database.js'
-import { createPartner, issueCredentials, upsertUser } from '../../../src/modules/partners/partner.service.js'
+import { retryingTransaction } from '../../../src/db/transaction.js'
+import {
+  createPartner,
+  issueCredentials,
+  newCredentials,
+  newUser,
+  upsertUser,
+} from '../../../src/modules/partners/partner.service.js'
 import type { GatewayMode } from '../../../src/modules/partners/partner.table.js'
 import { MARIA } from '../bodies.js'
 
@@ -26,12 +33,19 @@ export async function seedPartner(db: Db, seed: PartnerSeed = 'external'): Promi
   const partner = await db
     .transaction()
     .execute((trx) => createPartner(trx, { gateway: 'external', name, ...rest }, NOW))
-  const credentials = await issueCredentials(db, partner.id, 'test', NOW)
+  const credentials = await credentialsFor(db, partner.id, 'test', NOW)
   return { id: partner.id, clientId: credentials.client_id, clientSecret: credentials.client_secret }
 }
 
-export async function seedUser(db: Db, partnerId: number, email: string, password: string) {
-  return upsertUser(db, partnerId, email, password, NOW)
+/** New client credentials for the partner, hashed before the transaction that stores them. */
+export async function credentialsFor(db: Db, partnerId: number, env: 'test' | 'production', now = NOW) {
+  const credentials = await newCredentials(env)
+  return retryingTransaction(db, (trx) => issueCredentials(trx, partnerId, credentials, now))
+}
+
+export async function seedUser(db: Db, partnerId: number, email: string, password: string, now = NOW) {
+  const user = await newUser(email, password)
+  return retryingTransaction(db, (trx) => upsertUser(trx, partnerId, user, now))
 }
 
 export async function login(app: App, partner: TestPartner): Promise<string> {

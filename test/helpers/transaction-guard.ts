@@ -1,0 +1,10 @@
+// Set-up of every test file (vitest.config.ts): a write transaction that awaits anything but the
+// database (hashing, files, network, rendering) fails its test (src/db/transaction-guard.ts), even
+// when the code under test caught the error.
+import { afterEach, expect } from 'vitest'
+import { guardTransactions, takeViolations } from '../../src/db/transaction-guard.js'
+
+guardTransactions()
+afterEach(() => {
+  expect(takeViolations()).toEqual([])
+})
