@@ -65,7 +65,11 @@ kind or other bytes under the key → 422 \`idempotency_key_reused\`.`,
       const { id } = request.params
       // Not this partner's: refused before its file is read.
       await checkClaimExists(db, partnerId, id)
-      const form = await readForm(request, { fileField: 'file', maxFileBytes: MAX_DOCUMENT_BYTES })
+      const form = await readForm(request, {
+        fileField: 'file',
+        maxFileBytes: MAX_DOCUMENT_BYTES,
+        timeoutMs: config.connections.bodyTimeoutSeconds * 1000,
+      })
       try {
         const document = await receiveDocument(form.fields.kind, form.file)
         const print = { kind: document.kind, sha256: document.sha256 }
