@@ -15,7 +15,7 @@ import {
 } from './helpers/world.js'
 
 // Migration 0021 cuts the documents a database already holds, one row of bytes each, into chunks
-// (docs/decisions.md, Claims: document storage), and 0023 keys those chunks by an upload named in
+// (docs/decisions.md, Claims: document storage), and 0024 keys those chunks by an upload named in
 // the document's row: each is served byte-identical after them, and `down` joins them back. 0021
 // also numbers each partner's claims for the list's pages.
 
@@ -83,7 +83,7 @@ beforeAll(async () => {
     await older.insertInto('claim_document_contents').values({ document_id: row.id, bytes }).execute()
   }
   expect(await migrateToLatest(ctx.db)).toEqual(
-    expect.arrayContaining(['0021-claim-storage', '0023-document-uploads']),
+    expect.arrayContaining(['0021-claim-storage', '0024-document-uploads']),
   )
 }, 120_000)
 afterAll(() => app?.close())
@@ -101,7 +101,7 @@ it('serves each document stored before it byte-identical, with its type and leng
   }
 })
 
-it('cuts them into chunks of 256 KiB, in order, each document under an upload of its own (0023)', async () => {
+it('cuts them into chunks of 256 KiB, in order, each document under an upload of its own (0024)', async () => {
   const chunks = await ctx.db
     .selectFrom('claim_document_chunks')
     .innerJoin('claim_documents', 'claim_documents.upload_id', 'claim_document_chunks.upload_id')
@@ -144,7 +144,7 @@ it("numbers the partner's claims in id order and lists them by those numbers, ne
   expect(first.meta.total).toBe(3)
 })
 
-it('joins the chunks back into one row each when reverted (0023, then 0021), then cuts them again', async () => {
+it('joins the chunks back into one row each when reverted (0024, then 0021), then cuts them again', async () => {
   await migrateTo(ctx.db, '0020-partial-indexes')
   // biome-ignore lint/suspicious/noExplicitAny: a table of the older schema
   const rows: { document_id: number; bytes: Buffer }[] = await (ctx.db as any)

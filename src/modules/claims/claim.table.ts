@@ -104,7 +104,7 @@ export interface ClaimDocumentsTable {
 
 /**
  * A document's bytes, apart from its metadata and the claim's row, in chunks 0, 1, … in the file's
- * order, keyed by the upload that wrote them (migration 0023).
+ * order, keyed by the upload that wrote them (migration 0024).
  */
 export interface ClaimDocumentChunksTable {
   upload_id: string
