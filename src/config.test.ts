@@ -81,6 +81,8 @@ describe('loadConfig', () => {
     [{ AMPARO_KEEP_ALIVE_TIMEOUT_SECONDS: '73' }, /AMPARO_KEEP_ALIVE_TIMEOUT_SECONDS/],
     [{ AMPARO_KEEP_ALIVE_TIMEOUT_SECONDS: '1' }, /AMPARO_KEEP_ALIVE_TIMEOUT_SECONDS/],
     [{ AMPARO_MAX_CONNECTIONS: '0' }, /AMPARO_MAX_CONNECTIONS/],
+    [{ AMPARO_CLAIM_DOCUMENTS_PER_CONTRACT_YEAR: '0' }, /AMPARO_CLAIM_DOCUMENTS_PER_CONTRACT_YEAR/],
+    [{ AMPARO_CLAIM_DOCUMENT_MIB_PER_PARTNER_DAY: '1.5' }, /AMPARO_CLAIM_DOCUMENT_MIB_PER_PARTNER_DAY/],
     [{ AMPARO_PAYMENT_GATEWAY: 'paypal' }, /one of sandbox, stripe, none/],
     [
       { AMPARO_PAYMENT_GATEWAY: 'stripe' },
@@ -179,6 +181,19 @@ describe('loadConfig', () => {
 
   it('defaults production to no card gateway rather than the sandbox', () => {
     expect(loadConfig(PRODUCTION).paymentGateway).toBe('none')
+  })
+
+  it('bounds claim documents by default: 90 a contract in 365 days, 2 GiB a partner a day', () => {
+    expect(loadConfig({}).claimDocumentLimits).toEqual({
+      perContractYear: 90,
+      bytesPerPartnerDay: 2048 * 1024 * 1024,
+    })
+    expect(
+      loadConfig({
+        AMPARO_CLAIM_DOCUMENTS_PER_CONTRACT_YEAR: '3',
+        AMPARO_CLAIM_DOCUMENT_MIB_PER_PARTNER_DAY: '1',
+      }).claimDocumentLimits,
+    ).toEqual({ perContractYear: 3, bytesPerPartnerDay: 1024 * 1024 })
   })
 
   it('bounds slow and idle clients by default: 30 s for headers, 30 s for a body, 72 s idle, 1000 connections, 100 from one address', () => {

@@ -31,6 +31,8 @@ const EnvSchema = Type.Object({
   AMPARO_CARD_DECLINES_PER_CONTRACT: Type.Integer({ minimum: 1, maximum: 1000, default: 5 }),
   AMPARO_CARD_DECLINES_PER_PARTNER: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 200 }),
   AMPARO_RECURRENCE_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 200, default: DEFAULT_CONCURRENCY }),
+  AMPARO_CLAIM_DOCUMENTS_PER_CONTRACT_YEAR: Type.Integer({ minimum: 1, maximum: 10_000, default: 90 }),
+  AMPARO_CLAIM_DOCUMENT_MIB_PER_PARTNER_DAY: Type.Integer({ minimum: 1, maximum: 10_485_760, default: 2048 }),
   AMPARO_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1200 }),
   AMPARO_LOGIN_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 20 }),
   METRICS_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 0 }),
@@ -88,6 +90,11 @@ export interface Config extends ConnectionSettings {
    * or annual plan, and on one partner; past them, 429 before the gateway is called.
    */
   cardDeclineLimits: { perContract: number; perPartner: number }
+  /**
+   * What claim documents may take (README, Claim documents): uploaded to one contract's claims in
+   * 365 days (withdrawn claims' counted), and bytes uploaded by one partner in a day of the service's zone.
+   */
+  claimDocumentLimits: { perContractYear: number; bytesPerPartnerDay: number }
   /** After SIGTERM: seconds of serving with `/ready` at 503 before the listener closes. */
   drainSeconds: number
   /** Test only: requests (`METHOD /path`) whose process dies (SIGKILL) right after their write commits. */
@@ -158,6 +165,10 @@ function toConfig(env: Env): Readonly<Config> {
     cardDeclineLimits: {
       perContract: env.AMPARO_CARD_DECLINES_PER_CONTRACT,
       perPartner: env.AMPARO_CARD_DECLINES_PER_PARTNER,
+    },
+    claimDocumentLimits: {
+      perContractYear: env.AMPARO_CLAIM_DOCUMENTS_PER_CONTRACT_YEAR,
+      bytesPerPartnerDay: env.AMPARO_CLAIM_DOCUMENT_MIB_PER_PARTNER_DAY * 1024 * 1024,
     },
     rateLimits: { perPartner: env.AMPARO_RATE_LIMIT, loginPerClient: env.AMPARO_LOGIN_RATE_LIMIT },
     metrics: { host: env.METRICS_HOST, port: env.METRICS_PORT },

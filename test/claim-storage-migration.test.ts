@@ -15,8 +15,9 @@ import {
 } from './helpers/world.js'
 
 // Migration 0021 cuts the documents a database already holds, one row of bytes each, into chunks
-// (docs/decisions.md, Claims: document storage): each is served byte-identical after it, and
-// `down` joins them back. It also numbers each partner's claims for the list's pages.
+// (docs/decisions.md, Claims: document storage), and 0024 keys those chunks by an upload named in
+// the document's row: each is served byte-identical after them, and `down` joins them back. 0021
+// also numbers each partner's claims for the list's pages.
 
 const ctx = useDatabaseAt('0020-partial-indexes')
 const KIB = 1024
@@ -65,7 +66,7 @@ beforeAll(async () => {
   // biome-ignore lint/suspicious/noExplicitAny: a table of the older schema
   const older = ctx.db as any
   for (const [name, bytes] of Object.entries(files)) {
-    const row = await ctx.db
+    const row = await older
       .insertInto('claim_documents')
       .values({
         claim_id: claimId,
@@ -81,7 +82,9 @@ beforeAll(async () => {
     ids[name] = row.id
     await older.insertInto('claim_document_contents').values({ document_id: row.id, bytes }).execute()
   }
-  expect(await migrateToLatest(ctx.db)).toContain('0021-claim-storage')
+  expect(await migrateToLatest(ctx.db)).toEqual(
+    expect.arrayContaining(['0021-claim-storage', '0024-document-uploads']),
+  )
 }, 120_000)
 afterAll(() => app?.close())
 
@@ -98,13 +101,16 @@ it('serves each document stored before it byte-identical, with its type and leng
   }
 })
 
-it('cuts them into chunks of 256 KiB, in order', async () => {
+it('cuts them into chunks of 256 KiB, in order, each document under an upload of its own (0024)', async () => {
   const chunks = await ctx.db
-    .selectFrom('claim_document_contents')
-    .select(['document_id', 'chunk', 'bytes'])
-    .orderBy('document_id')
+    .selectFrom('claim_document_chunks')
+    .innerJoin('claim_documents', 'claim_documents.upload_id', 'claim_document_chunks.upload_id')
+    .select(['claim_documents.id as document_id', 'chunk', 'bytes'])
+    .orderBy('claim_documents.id')
     .orderBy('chunk')
     .execute()
+  const uploads = await ctx.db.selectFrom('claim_documents').select('upload_id').distinct().execute()
+  expect(uploads).toHaveLength(Object.keys(files).length)
   const sizes = (id: number | undefined) =>
     chunks.filter((c) => c.document_id === id).map((c) => [c.chunk, c.bytes.length])
   expect(sizes(ids.small)).toEqual([[0, files.small?.length]])
@@ -138,7 +144,7 @@ it("numbers the partner's claims in id order and lists them by those numbers, ne
   expect(first.meta.total).toBe(3)
 })
 
-it('joins the chunks back into one row each when reverted, then cuts them again', async () => {
+it('joins the chunks back into one row each when reverted (0024, then 0021), then cuts them again', async () => {
   await migrateTo(ctx.db, '0020-partial-indexes')
   // biome-ignore lint/suspicious/noExplicitAny: a table of the older schema
   const rows: { document_id: number; bytes: Buffer }[] = await (ctx.db as any)

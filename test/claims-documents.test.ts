@@ -87,9 +87,10 @@ async function stored(claimId: number) {
     .where('claim_id', '=', claimId)
     .execute()
   const contents = await ctx.db
-    .selectFrom('claim_document_contents')
-    .innerJoin('claim_documents', 'claim_documents.id', 'claim_document_contents.document_id')
-    .select('claim_document_contents.document_id')
+    .selectFrom('claim_document_chunks')
+    .innerJoin('claim_documents', 'claim_documents.upload_id', 'claim_document_chunks.upload_id')
+    .select('claim_document_chunks.upload_id')
+    .distinct()
     .where('claim_documents.claim_id', '=', claimId)
     .execute()
   return { documents: documents.length, contents: contents.length }
@@ -97,7 +98,7 @@ async function stored(claimId: number) {
 
 async function contentRows() {
   const row = await ctx.db
-    .selectFrom('claim_document_contents')
+    .selectFrom('claim_document_chunks')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow()
   return Number(row.n)
@@ -130,9 +131,10 @@ async function spoolEmptied(before: Set<string>) {
 /** The sizes of a document's stored chunks, in their order. */
 async function chunkSizes(documentId: number) {
   const rows = await ctx.db
-    .selectFrom('claim_document_contents')
+    .selectFrom('claim_document_chunks')
+    .innerJoin('claim_documents', 'claim_documents.upload_id', 'claim_document_chunks.upload_id')
     .select(['chunk', 'bytes'])
-    .where('document_id', '=', documentId)
+    .where('claim_documents.id', '=', documentId)
     .orderBy('chunk')
     .execute()
   expect(rows.map((r) => r.chunk)).toEqual(rows.map((_, i) => i))

@@ -1,13 +1,24 @@
 import { connect, type Socket } from 'node:net'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { BOUNDARY, insertTestClaim, png } from './helpers/claim-documents.js'
 import { createTestApp, useTestApp } from './helpers/test-app.js'
-import { login, seedPartner, type TestPartner } from './helpers/world.js'
+import {
+  bearer,
+  createCustomer,
+  login,
+  seedCatalog,
+  seedPartner,
+  seedPlan,
+  type TestPartner,
+  TOTAL_12X,
+} from './helpers/world.js'
 
 // README's Safe retries and limits on the wire: slow, idle and oversized clients against a listening server, with the
 // timeouts shortened to a second so that the tests wait for them.
 
 let port: number
 let partner: TestPartner
+let catalog: Awaited<ReturnType<typeof seedCatalog>>
 
 const ctx = useTestApp({
   env: {
@@ -18,6 +29,7 @@ const ctx = useTestApp({
   },
 })
 beforeAll(async () => {
+  catalog = await seedCatalog(ctx.db)
   partner = await seedPartner(ctx.db)
   await ctx.app.listen({ port: 0, host: '127.0.0.1' })
   port = (ctx.app.server.address() as { port: number }).port
@@ -57,6 +69,25 @@ function exchange(parts: (string | Buffer)[], { waitMs = 5000 } = {}): Promise<E
   })
 }
 
+/** A claim awaiting documents on a new subscription of `owner`. */
+async function claimOf(owner: TestPartner, token: string): Promise<number> {
+  const plan = await seedPlan(ctx.db, owner.id, TOTAL_12X)
+  const customer = await createCustomer(ctx.app, token)
+  const contracted = await ctx.app.inject({
+    method: 'POST',
+    url: '/subscriptions',
+    headers: bearer(token),
+    payload: { plan_id: plan.id, customer_id: customer.id, model_id: catalog.model('iPhone 16 Pro').id },
+  })
+  expect(contracted.statusCode, contracted.body).toBe(201)
+  const subscription = await ctx.db
+    .selectFrom('subscriptions')
+    .select(['id', 'partner_id', 'plan_id', 'customer_id', 'model_id'])
+    .where('id', '=', contracted.json().id)
+    .executeTakeFirstOrThrow()
+  return insertTestClaim(ctx.db, subscription, 'accidental_damage')
+}
+
 function parse(text: string) {
   const split = text.indexOf('\r\n\r\n')
   return {
@@ -90,6 +121,24 @@ describe('a body that stops arriving', () => {
   it('a chunked body that stops: the same', async () => {
     const result = await exchange([loginHead('chunked'), '5\r\n{"cli\r\n'])
     expect(parse(result.text).status).toBe(408)
+    expect(result.closedAfterMs).toBeLessThan(3000)
+  })
+
+  it('a multipart upload that stops: 408 within the body timeout, as JSON', async () => {
+    const token = await login(ctx.app, partner)
+    const claimId = await claimOf(partner, token)
+    const start = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="kind"\r\n\r\nphoto\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\n`
+    const head = `POST /claims/${claimId}/documents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: multipart/form-data; boundary=${BOUNDARY}\r\nContent-Length: 100000\r\n\r\n`
+    const result = await exchange([head, start, png()])
+    const { status, headers, body: answer } = parse(result.text)
+    expect(status).toBe(408)
+    expect(headers).toContain('connection: close')
+    // readForm's deadline, not Node's for the whole request (headers' and body's timeouts added).
+    expect(JSON.parse(answer)).toMatchObject({
+      code: 'request_timeout',
+      message: 'The request body did not arrive within 1 s.',
+    })
+    expect(result.answeredAfterMs).toBeGreaterThanOrEqual(900)
     expect(result.closedAfterMs).toBeLessThan(3000)
   })
 

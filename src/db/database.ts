@@ -9,7 +9,7 @@ import type {
 import type { SigningKeysTable } from '../modules/auth/signing-key.table.js'
 import type { BrandsTable, ModelsTable, PartnerModelsTable } from '../modules/catalog/catalog.table.js'
 import type {
-  ClaimDocumentContentsTable,
+  ClaimDocumentChunksTable,
   ClaimDocumentsTable,
   ClaimNumbersTable,
   ClaimsTable,
@@ -79,7 +79,7 @@ export interface Database {
   claims: ClaimsTable
   claim_numbers: ClaimNumbersTable
   claim_documents: ClaimDocumentsTable
-  claim_document_contents: ClaimDocumentContentsTable
+  claim_document_chunks: ClaimDocumentChunksTable
   partner_claim_counts: PartnerClaimCountsTable
   premium_months: PremiumMonthsTable
   operators: OperatorsTable

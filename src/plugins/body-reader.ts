@@ -27,17 +27,15 @@ export function readBody(
   // The client went away mid-body: a client error (as Fastify's own reader has it), not a fault to
   // log, though nobody is left to read the answer.
   const onAbort = () => finish(new AppError('bad_request', 'The request body ended before it was complete.'))
-  const timer = setTimeout(
-    () =>
-      finish(
-        new AppError('request_timeout', `The request body did not arrive within ${timeoutMs / 1000} s.`),
-      ),
-    timeoutMs,
-  )
+  const timer = setTimeout(() => finish(bodyTimedOut(timeoutMs)), timeoutMs)
   payload.on('data', onData).on('end', onEnd).on('error', onAbort).on('close', onAbort)
 }
 
 const EMPTY = Buffer.alloc(0)
+
+/** 408: a body, JSON or a form (upload.ts), not all there `timeoutMs` after its reading began. */
+export const bodyTimedOut = (timeoutMs: number) =>
+  new AppError('request_timeout', `The request body did not arrive within ${timeoutMs / 1000} s.`)
 
 /** How deep a JSON body may nest: no request of the API goes past 4 levels. */
 export const MAX_JSON_DEPTH = 64

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import multipart from '@fastify/multipart'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { AppError, ValidationError } from '../shared/errors.js'
-import { sizeLabel } from './body-reader.js'
+import { bodyTimedOut, sizeLabel } from './body-reader.js'
 
 // multipart/form-data uploads (README, Claims: documents): read as a stream, the limits enforced
 // while reading, the file's bytes written as they arrive to a private temporary file with their
@@ -51,21 +51,48 @@ export async function acceptForms(scope: FastifyInstance): Promise<void> {
   await scope.register(multipart, { throwFileSizeLimit: false })
 }
 
+interface FormLimits {
+  fileField: string
+  maxFileBytes: number
+  /** The whole form must arrive within this of the start of its reading, as a JSON body (408). */
+  timeoutMs: number
+}
+
 /**
  * Reads a multipart form whose one file is `fileField`, of at most `maxFileBytes` (413 as soon as
  * it goes past, or when the declared length already does). Not a form → 415; a second file → 422
- * under `fileField`; a form that ends early or is malformed → 400.
+ * under `fileField`; a form that ends early or is malformed → 400; a form not all there within
+ * `timeoutMs` → 408, what remains left unread (the connection is then closed).
  */
-export async function readForm(
-  request: FastifyRequest,
-  { fileField, maxFileBytes }: { fileField: string; maxFileBytes: number },
-): Promise<ReceivedForm> {
+export async function readForm(request: FastifyRequest, limits: FormLimits): Promise<ReceivedForm> {
   if (!request.isMultipart()) {
     throw new AppError('unsupported_media_type', 'The request body must be sent as multipart/form-data.')
   }
   const tooLarge = () =>
-    new AppError('payload_too_large', `The file must not be larger than ${sizeLabel(maxFileBytes)}.`)
-  if (Number(request.headers['content-length']) > uploadBodyLimit(maxFileBytes)) throw tooLarge()
+    new AppError('payload_too_large', `The file must not be larger than ${sizeLabel(limits.maxFileBytes)}.`)
+  if (Number(request.headers['content-length']) > uploadBodyLimit(limits.maxFileBytes)) throw tooLarge()
+  const reading = readParts(request, limits, tooLarge)
+  let timer: NodeJS.Timeout | undefined
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(bodyTimedOut(limits.timeoutMs)), limits.timeoutMs)
+  })
+  try {
+    return await Promise.race([reading, deadline])
+  } catch (error) {
+    // Past the deadline the reading goes on until the connection closes: its file is removed then,
+    // or at once should the form still complete.
+    reading.then((form) => form.discard()).catch(() => {})
+    throw error
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+async function readParts(
+  request: FastifyRequest,
+  { fileField, maxFileBytes }: FormLimits,
+  tooLarge: () => AppError,
+): Promise<ReceivedForm> {
   const fields: Record<string, string> = {}
   let file: ReceivedFile | null = null
   let spooled: string | null = null

@@ -486,7 +486,13 @@ export interface paths {
          *     (`curl -F kind=photo -F file=@tela.jpg`). The file is at most 10 MiB (413 as soon as it goes past) and
          *     must be JPEG, PNG, WebP, HEIC or PDF **as recognised from its bytes**, whatever its declared type or
          *     name (415 otherwise: a script named `photo.png` is refused). Its filename is kept only as a sanitised
-         *     label. A claim holds at most 30 documents (the 31st → 422 under `file`).
+         *     label. A claim holds at most 30 documents (the 31st → 422 under `file`), and a contract's claims at most
+         *     `AMPARO_CLAIM_DOCUMENTS_PER_CONTRACT_YEAR` (default 90) uploaded in the last 365 days, withdrawn claims'
+         *     included (one more → 422 `validation_failed` under `file`: withdrawing and opening a claim again does not
+         *     start the count anew). A partner uploads at most `AMPARO_CLAIM_DOCUMENT_MIB_PER_PARTNER_DAY` MiB (default
+         *     2048) a day of the service's time zone: a file that would go past → 429 `rate_limited` with `Retry-After`
+         *     until that day ends. A form not all there within `AMPARO_BODY_TIMEOUT_SECONDS` (30 s) of the start of its
+         *     reading → 408 `request_timeout`, as a JSON body.
          *
          *     Required kinds: `robbery` and `qualified_theft` need `police_report`, `imei_block` and `invoice`;
          *     `accidental_damage` and `liquid_damage` need `photo` and `invoice`. When none is missing any more,

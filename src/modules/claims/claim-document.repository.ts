@@ -35,51 +35,75 @@ export async function documentKindsOf(trx: Trx, claimId: number): Promise<Docume
   return rows.map((r) => r.kind)
 }
 
+/** A claim's contract: its subscription or annual plan (the other null). */
+export type ContractOf = { subscription_id: number | null; annual_plan_id: number | null }
+
+/** Documents uploaded since `since` to any claim of the contract, whatever the claim's status. */
+export async function contractDocumentsSince(db: Db, contract: ContractOf, since: string): Promise<number> {
+  const row = await db
+    .selectFrom('claim_documents as d')
+    .innerJoin('claims as cl', 'cl.id', 'd.claim_id')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .$if(contract.subscription_id !== null, (q) =>
+      q.where('cl.subscription_id', '=', contract.subscription_id as number),
+    )
+    .$if(contract.subscription_id === null, (q) =>
+      q.where('cl.annual_plan_id', '=', contract.annual_plan_id as number),
+    )
+    .where('d.uploaded_at', '>=', since)
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+/** Bytes of the documents the partner uploaded since `since`. */
+export async function partnerBytesSince(db: Db, partnerId: number, since: string): Promise<number> {
+  const row = await db
+    .selectFrom('claim_documents as d')
+    .innerJoin('claims as cl', 'cl.id', 'd.claim_id')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('d.size'), eb.lit(0)).as('bytes'))
+    .where('cl.partner_id', '=', partnerId)
+    .where('d.uploaded_at', '>=', since)
+    .executeTakeFirstOrThrow()
+  return Number(row.bytes)
+}
+
 /**
  * A document's bytes are stored in chunks of this size (docs/decisions.md, Claims: document
  * storage): each chunk is one row and one bound value, so an upload never binds the whole file.
  */
 export const DOCUMENT_CHUNK_BYTES = 256 * 1024
 
-/** The source of a document's bytes: its pieces of `size` bytes, in order. */
-export interface DocumentBytes {
-  chunks(size: number): AsyncIterable<Buffer>
+/** A chunk of an upload's bytes: written in a transaction of its own, before the document's row. */
+export async function insertChunk(trx: Trx, uploadId: string, chunk: number, bytes: Buffer): Promise<void> {
+  await withSmallPageCache(trx, () =>
+    trx.insertInto('claim_document_chunks').values({ upload_id: uploadId, chunk, bytes }).execute(),
+  )
 }
 
-/**
- * A document's metadata row and, apart, its bytes as chunks 0, 1, … (written past the page cache:
- * withSmallPageCache).
- */
+/** Removes an upload's chunks: its document was refused, or never written. */
+export async function deleteChunks(trx: Trx, uploadId: string): Promise<void> {
+  await trx.deleteFrom('claim_document_chunks').where('upload_id', '=', uploadId).execute()
+}
+
+/** A document's metadata row (its bytes, written before it, named by `upload_id`). */
 export async function insertDocument(
   trx: Trx,
   values: Insertable<ClaimDocumentsTable>,
-  bytes: DocumentBytes,
 ): Promise<ClaimDocumentRow> {
-  const row = await trx.insertInto('claim_documents').values(values).returningAll().executeTakeFirstOrThrow()
-  await withSmallPageCache(trx, async () => {
-    let chunk = 0
-    for await (const piece of bytes.chunks(DOCUMENT_CHUNK_BYTES)) {
-      await trx
-        .insertInto('claim_document_contents')
-        .values({ document_id: row.id, chunk, bytes: piece })
-        .execute()
-      chunk += 1
-    }
-  })
-  return row
+  return trx.insertInto('claim_documents').values(values).returningAll().executeTakeFirstOrThrow()
 }
 
-/** A document of this partner's claim: its label, type and size (its bytes: `documentChunks`). */
+/** A document of this partner's claim: its label, type, size and upload (its bytes: `documentChunks`). */
 export async function findDocumentFile(
   db: Db,
   partnerId: number,
   claimId: number,
   documentId: number,
-): Promise<{ id: number; filename: string; content_type: string; size: number } | undefined> {
+): Promise<{ upload_id: string; filename: string; content_type: string; size: number } | undefined> {
   return db
     .selectFrom('claim_documents as d')
     .innerJoin('claims as cl', 'cl.id', 'd.claim_id')
-    .select(['d.id', 'd.filename', 'd.content_type', 'd.size'])
+    .select(['d.upload_id', 'd.filename', 'd.content_type', 'd.size'])
     .where('cl.partner_id', '=', partnerId)
     .where('cl.id', '=', claimId)
     .where('d.id', '=', documentId)
@@ -87,12 +111,12 @@ export async function findDocumentFile(
 }
 
 /** A document's bytes, one chunk read at a time, in order. */
-export async function* documentChunks(db: Db, documentId: number): AsyncGenerator<Buffer> {
+export async function* documentChunks(db: Db, uploadId: string): AsyncGenerator<Buffer> {
   for (let chunk = 0; ; chunk++) {
     const row = await db
-      .selectFrom('claim_document_contents')
+      .selectFrom('claim_document_chunks')
       .select('bytes')
-      .where('document_id', '=', documentId)
+      .where('upload_id', '=', uploadId)
       .where('chunk', '=', chunk)
       .executeTakeFirst()
     if (!row) return

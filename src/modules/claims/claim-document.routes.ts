@@ -14,8 +14,10 @@ import {
 import {
   addClaimDocument,
   checkClaimExists,
+  checkDocumentLimits,
   claimDocumentFile,
   receiveDocument,
+  withStoredBytes,
 } from './claim-document.service.js'
 
 const tags = ['Claims']
@@ -38,7 +40,13 @@ export const claimDocumentRoutes: FastifyPluginAsyncTypebox = async (app) => {
 (\`curl -F kind=photo -F file=@tela.jpg\`). The file is at most 10 MiB (413 as soon as it goes past) and
 must be JPEG, PNG, WebP, HEIC or PDF **as recognised from its bytes**, whatever its declared type or
 name (415 otherwise: a script named \`photo.png\` is refused). Its filename is kept only as a sanitised
-label. A claim holds at most 30 documents (the 31st → 422 under \`file\`).
+label. A claim holds at most 30 documents (the 31st → 422 under \`file\`), and a contract's claims at most
+\`AMPARO_CLAIM_DOCUMENTS_PER_CONTRACT_YEAR\` (default 90) uploaded in the last 365 days, withdrawn claims'
+included (one more → 422 \`validation_failed\` under \`file\`: withdrawing and opening a claim again does not
+start the count anew). A partner uploads at most \`AMPARO_CLAIM_DOCUMENT_MIB_PER_PARTNER_DAY\` MiB (default
+2048) a day of the service's time zone: a file that would go past → 429 \`rate_limited\` with \`Retry-After\`
+until that day ends. A form not all there within \`AMPARO_BODY_TIMEOUT_SECONDS\` (30 s) of the start of its
+reading → 408 \`request_timeout\`, as a JSON body.
 
 Required kinds: \`robbery\` and \`qualified_theft\` need \`police_report\`, \`imei_block\` and \`invoice\`;
 \`accidental_damage\` and \`liquid_damage\` need \`photo\` and \`invoice\`. When none is missing any more,
@@ -51,7 +59,7 @@ kind or other bytes under the key → 422 \`idempotency_key_reused\`.`,
         body: { content: { 'multipart/form-data': { schema: ClaimDocumentForm } } },
         response: {
           201: ClaimDocument,
-          ...errorResponses(400, 401, 404, 422, 'invalid_state'),
+          ...errorResponses(400, 401, 404, 408, 422, 'invalid_state', 'rate_limited'),
           413: errorResponse(413, 'The file is larger than 10 MiB: refused as soon as it goes past.'),
           415: errorResponse(
             415,
@@ -65,13 +73,27 @@ kind or other bytes under the key → 422 \`idempotency_key_reused\`.`,
       const { id } = request.params
       // Not this partner's: refused before its file is read.
       await checkClaimExists(db, partnerId, id)
-      const form = await readForm(request, { fileField: 'file', maxFileBytes: MAX_DOCUMENT_BYTES })
+      const form = await readForm(request, {
+        fileField: 'file',
+        maxFileBytes: MAX_DOCUMENT_BYTES,
+        timeoutMs: config.connections.bodyTimeoutSeconds * 1000,
+      })
       try {
         const document = await receiveDocument(form.fields.kind, form.file)
         const print = { kind: document.kind, sha256: document.sha256 }
         if (await app.checkIdempotencyKey(request, reply, print)) return reply
-        const moment = { now: request.clock.now().toISOString(), timeZone: config.timeZone }
-        return await commit(reply.code(201), (trx) => addClaimDocument(trx, partnerId, id, document, moment))
+        const moment = {
+          now: request.clock.now().toISOString(),
+          timeZone: config.timeZone,
+          limits: config.claimDocumentLimits,
+        }
+        await checkDocumentLimits(db, partnerId, id, document.size, moment)
+        const { bytes, ...received } = document
+        return await withStoredBytes(db, bytes, (uploadId) =>
+          commit(reply.code(201), (trx) =>
+            addClaimDocument(trx, partnerId, id, { ...received, uploadId }, moment),
+          ),
+        )
       } finally {
         await form.discard()
       }

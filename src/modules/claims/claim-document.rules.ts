@@ -35,6 +35,25 @@ export const acceptsDocuments = (status: ClaimStatus): boolean =>
 /** Whether a claim already holding `held` documents may take one more. */
 export const documentLimitReached = (held: number): boolean => held >= MAX_DOCUMENTS_PER_CLAIM
 
+/** What claim documents may take (config: claimDocumentLimits). */
+export interface DocumentLimits {
+  /** Documents uploaded to one contract's claims in 365 days, withdrawn claims' counted. */
+  perContractYear: number
+  /** Bytes one partner uploads in a day of the service's zone. */
+  bytesPerPartnerDay: number
+}
+
+/** The window of the per-contract count: the 365 days before `now`, as the yearly claims limit. */
+export const CONTRACT_YEAR_DAYS = 365
+
+/** Whether a contract whose claims took `held` documents in the year may take one more. */
+export const contractYearLimitReached = (held: number, limits: DocumentLimits): boolean =>
+  held >= limits.perContractYear
+
+/** Whether a file of `size` bytes takes the partner past its day's quota, `used` bytes uploaded already. */
+export const dayQuotaExceeded = (used: number, size: number, limits: DocumentLimits): boolean =>
+  used + size > limits.bytesPerPartnerDay
+
 /**
  * The status a claim moves to once a document is added, or null to stay: `documents_pending`
  * becomes `under_review` when none of the required kinds is missing any more.

@@ -1,21 +1,32 @@
+import { randomUUID } from 'node:crypto'
 import { Readable } from 'node:stream'
 import type { Db, Trx } from '../../db/database.js'
+import { retryingTransaction } from '../../db/transaction.js'
 import { AppError, NotFoundError, StateError, ValidationError } from '../../shared/errors.js'
+import { formatDate, startOfLocalDate, startOfNextDay } from '../../shared/time.js'
 import { claimDocumentResource } from './claim.mapper.js'
 import { transitionClaim } from './claim.repository.js'
 import { DOCUMENT_KINDS } from './claim.rules.js'
 import { findClaimForPartner, recordClaimEvent } from './claim.service.js'
 import type { DocumentKind } from './claim.table.js'
 import {
+  type ContractOf,
+  contractDocumentsSince,
   DOCUMENT_CHUNK_BYTES,
-  type DocumentBytes,
+  deleteChunks,
   documentChunks,
   documentKindsOf,
   findDocumentFile,
   holdClaimIn,
+  insertChunk,
   insertDocument,
+  partnerBytesSince,
 } from './claim-document.repository.js'
 import {
+  CONTRACT_YEAR_DAYS,
+  contractYearLimitReached,
+  type DocumentLimits,
+  dayQuotaExceeded,
   documentLabel,
   documentLimitReached,
   isAcceptedContentType,
@@ -23,6 +34,18 @@ import {
   statusAfterUpload,
   UPLOAD_STATUSES,
 } from './claim-document.rules.js'
+
+/** The source of a document's bytes: its pieces of `size` bytes, in order. */
+export interface DocumentBytes {
+  chunks(size: number): AsyncIterable<Buffer>
+}
+
+/** When an upload happens: the request's clock, the service's zone, and the limits in force. */
+export interface UploadMoment {
+  now: string
+  timeZone: string
+  limits: DocumentLimits
+}
 
 /** A file as it arrived: its bytes on disk (plugins/upload.ts), their size and hash. */
 export interface ArrivedFile extends DocumentBytes {
@@ -42,38 +65,41 @@ export interface ReceivedDocument {
   bytes: DocumentBytes
 }
 
+/** A document whose bytes are stored already, under `uploadId` (storeDocumentBytes). */
+export type StoredDocument = Omit<ReceivedDocument, 'bytes'> & { uploadId: string }
+
 /**
- * POST /claims/{id}/documents, in the request's transaction: the document and its bytes are
- * stored together, and the claim moves to `under_review` (event `claim.under_review`) once no
- * required kind is missing. 404 for another partner's claim; 422 once decided or at 30 documents.
+ * POST /claims/{id}/documents, in the request's transaction, its bytes stored before it: the
+ * document's row, and the claim moves to `under_review` (event `claim.under_review`) once no
+ * required kind is missing. 404 for another partner's claim; 422 once decided, at 30 documents, or
+ * at the contract's documents of the year; 429 past the partner's bytes of the day.
  */
 export async function addClaimDocument(
   trx: Trx,
   partnerId: number,
   claimId: number,
-  document: ReceivedDocument,
-  { now, timeZone }: { now: string; timeZone: string },
+  document: StoredDocument,
+  moment: UploadMoment,
 ) {
-  await findClaimForPartner(trx, partnerId, claimId)
+  const { now, timeZone } = moment
+  const view = await findClaimForPartner(trx, partnerId, claimId)
   const claim = await holdClaimIn(trx, claimId, UPLOAD_STATUSES, now)
   if (!claim) throw new StateError('Documents can no longer be added: the claim was decided or withdrawn.')
   const kinds = await documentKindsOf(trx, claimId)
   if (documentLimitReached(kinds.length)) {
     throw ValidationError.field('file', `A claim holds at most ${MAX_DOCUMENTS_PER_CLAIM} documents.`)
   }
-  const row = await insertDocument(
-    trx,
-    {
-      claim_id: claimId,
-      kind: document.kind,
-      filename: document.filename,
-      content_type: document.contentType,
-      size: document.size,
-      sha256: document.sha256,
-      uploaded_at: now,
-    },
-    document.bytes,
-  )
+  await refuseOverLimits(trx, partnerId, view, document.size, moment)
+  const row = await insertDocument(trx, {
+    claim_id: claimId,
+    kind: document.kind,
+    filename: document.filename,
+    content_type: document.contentType,
+    size: document.size,
+    sha256: document.sha256,
+    uploaded_at: now,
+    upload_id: document.uploadId,
+  })
   const next = statusAfterUpload(claim.type, claim.status, [...kinds, document.kind])
   if (next !== null) {
     // The claim's row is held since holdClaimIn: nothing moved it in between.
@@ -91,12 +117,88 @@ export async function claimDocumentFile(db: Db, partnerId: number, claimId: numb
   const file = await findDocumentFile(db, partnerId, claimId, documentId)
   if (!file) throw new NotFoundError('Document')
   const { filename, content_type, size } = file
-  return { filename, content_type, size, bytes: Readable.from(documentChunks(db, file.id)) }
+  return { filename, content_type, size, bytes: Readable.from(documentChunks(db, file.upload_id)) }
 }
 
 /** The partner's claim exists (404 otherwise): checked before a file is read. */
 export async function checkClaimExists(db: Db, partnerId: number, claimId: number): Promise<void> {
   await findClaimForPartner(db, partnerId, claimId)
+}
+
+/**
+ * The contract's documents of the year (422 under `file`, withdrawn claims' counted) and the
+ * partner's bytes of the day with this file's (429 until the day ends in the service's zone). Checked
+ * before the bytes are stored and again in the document's transaction; on PostgreSQL concurrent
+ * uploads of one partner to several claims may each pass the day's quota by the files in flight
+ * (docs/decisions.md, Claim documents).
+ */
+export async function refuseOverLimits(
+  db: Db,
+  partnerId: number,
+  contract: ContractOf,
+  size: number,
+  { now, timeZone, limits }: UploadMoment,
+): Promise<void> {
+  const yearAgo = new Date(Date.parse(now) - CONTRACT_YEAR_DAYS * 86_400_000).toISOString()
+  if (contractYearLimitReached(await contractDocumentsSince(db, contract, yearAgo), limits)) {
+    const message = `The contract's claims hold at most ${limits.perContractYear} documents uploaded in ${CONTRACT_YEAR_DAYS} days, withdrawn claims' included.`
+    throw ValidationError.field('file', message)
+  }
+  const today = startOfLocalDate(formatDate(now, timeZone), timeZone)
+  if (dayQuotaExceeded(await partnerBytesSince(db, partnerId, today), size, limits)) {
+    throw new DocumentQuotaError(
+      Math.ceil((Date.parse(startOfNextDay(now, timeZone)) - Date.parse(now)) / 1000),
+    )
+  }
+}
+
+/** 429 `rate_limited`: the partner's documents of the day reached AMPARO_CLAIM_DOCUMENT_MIB_PER_PARTNER_DAY. */
+export class DocumentQuotaError extends AppError {
+  override readonly retryAfterSeconds: number
+
+  constructor(retryAfterSeconds: number) {
+    super(
+      'rate_limited',
+      "This file would take the partner's claim documents past their daily quota: try again after Retry-After seconds, once the day ends.",
+    )
+    this.retryAfterSeconds = Math.max(1, retryAfterSeconds)
+  }
+}
+
+/** The limits checked before a file's bytes are stored: refused then, nothing is written. */
+export async function checkDocumentLimits(
+  db: Db,
+  partnerId: number,
+  claimId: number,
+  size: number,
+  moment: UploadMoment,
+): Promise<void> {
+  await refuseOverLimits(db, partnerId, await findClaimForPartner(db, partnerId, claimId), size, moment)
+}
+
+/**
+ * Stores the file's bytes as chunks, each in a short transaction of its own, the file read between
+ * them (docs/decisions.md, Claims: document storage), then runs `use` with their upload id; should
+ * `use` fail (the document refused, or not written), the chunks are removed.
+ */
+export async function withStoredBytes<T>(
+  db: Db,
+  bytes: DocumentBytes,
+  use: (uploadId: string) => Promise<T>,
+): Promise<T> {
+  const uploadId = randomUUID()
+  try {
+    let chunk = 0
+    for await (const piece of bytes.chunks(DOCUMENT_CHUNK_BYTES)) {
+      const n = chunk++
+      await retryingTransaction(db, (trx) => insertChunk(trx, uploadId, n, piece))
+    }
+    return await use(uploadId)
+  } catch (error) {
+    // A removal that fails too leaves chunks no document names, which nothing reads.
+    await retryingTransaction(db, (trx) => deleteChunks(trx, uploadId)).catch(() => {})
+    throw error
+  }
 }
 
 /**
@@ -127,25 +229,7 @@ export async function receiveDocument(
     contentType: recognised?.mime as string,
     size: file.size,
     sha256: file.sha256,
-    bytes: await readAhead(file),
-  }
-}
-
-/**
- * The file's bytes read into memory in the chunks they are stored in (≤ 10 MiB), before the
- * transaction that stores them: reading a file inside it would hold the database meanwhile
- * (src/db/README.md, Transactions).
- */
-async function readAhead(file: DocumentBytes): Promise<DocumentBytes> {
-  const pieces: Buffer[] = []
-  // Each piece is valid only until the next is asked for: copied.
-  for await (const piece of file.chunks(DOCUMENT_CHUNK_BYTES)) pieces.push(Buffer.from(piece))
-  return {
-    async *chunks(size) {
-      if (size !== DOCUMENT_CHUNK_BYTES)
-        throw new Error(`read ahead in chunks of ${DOCUMENT_CHUNK_BYTES} bytes`)
-      yield* pieces
-    },
+    bytes: file,
   }
 }
 

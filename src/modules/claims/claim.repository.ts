@@ -6,7 +6,8 @@ import { insertReturningId, prepared } from '../../db/prepared.js'
 import type { ClaimDocumentsTable, ClaimStatus, ClaimsTable } from './claim.table.js'
 
 export type ClaimRow = Selectable<ClaimsTable>
-export type ClaimDocumentRow = Selectable<ClaimDocumentsTable>
+/** A document's metadata, as its resource shows it (its bytes' upload is the repository's business). */
+export type ClaimDocumentRow = Omit<Selectable<ClaimDocumentsTable>, 'upload_id'>
 
 /**
  * The next number of `year`, race-free: the year's row is incremented by an upsert, which on

@@ -98,11 +98,16 @@ export interface ClaimDocumentsTable {
   /** Hex. */
   sha256: string
   uploaded_at: string
+  /** The upload that wrote its bytes (`claim_document_chunks`), before this row. */
+  upload_id: string
 }
 
-/** A document's bytes, apart from its metadata and the claim's row, in chunks 0, 1, … in the file's order (migration 0021). */
-export interface ClaimDocumentContentsTable {
-  document_id: number
+/**
+ * A document's bytes, apart from its metadata and the claim's row, in chunks 0, 1, … in the file's
+ * order, keyed by the upload that wrote them (migration 0024).
+ */
+export interface ClaimDocumentChunksTable {
+  upload_id: string
   chunk: number
   bytes: Buffer
 }
