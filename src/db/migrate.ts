@@ -29,8 +29,8 @@ import * as certificates from './migrations/0019-certificates.js'
 import * as partialIndexes from './migrations/0020-partial-indexes.js'
 import * as claimStorage from './migrations/0021-claim-storage.js'
 import * as writeIndexes from './migrations/0022-write-indexes.js'
-import * as auditLogSealed from './migrations/0023-audit-log-sealed.js'
-import * as cardTries from './migrations/0024-card-tries.js'
+import * as auditLogSealed from './migrations/0025-audit-log-sealed.js'
+import * as cardTries from './migrations/0026-card-tries.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
 const migrations: Record<string, Migration> = {
@@ -56,8 +56,8 @@ const migrations: Record<string, Migration> = {
   '0020-partial-indexes': partialIndexes,
   '0021-claim-storage': claimStorage,
   '0022-write-indexes': writeIndexes,
-  '0023-audit-log-sealed': auditLogSealed,
-  '0024-card-tries': cardTries,
+  '0025-audit-log-sealed': auditLogSealed,
+  '0026-card-tries': cardTries,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
