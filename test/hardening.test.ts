@@ -164,6 +164,22 @@ describe('headers that stop arriving', () => {
   })
 })
 
+describe('a request with two Host headers', () => {
+  it('is answered 400 bad_request with the error body: a proxy before us may have read the other', async () => {
+    const result = await exchange(['GET /health HTTP/1.1\r\nHost: x\r\nHost: y\r\nConnection: close\r\n\r\n'])
+    const { status, headers, body } = parse(result.text)
+    expect(status).toBe(400)
+    expect(headers).toMatch(/\r\nx-request-id: \S+/)
+    expect(JSON.parse(body)).toMatchObject({
+      code: 'bad_request',
+      message: 'A request must carry one Host header.',
+      request_id: expect.any(String),
+    })
+    const one = await exchange(['GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'])
+    expect(parse(one.text).status).toBe(200)
+  })
+})
+
 describe('an idle kept-alive connection', () => {
   it('is closed by the keep-alive timeout, the client told to stop reusing it a second before', async () => {
     const result = await exchange(['GET /health HTTP/1.1\r\nHost: x\r\n\r\n'])

@@ -42,15 +42,17 @@ describe('failed logins per account, in memory', () => {
     // Each failed login is a scrypt check: minutes on a busy 2-core machine, not 20 s.
   }, 180_000)
 
-  it('stops 200 guesses from 10 rotating addresses after 100; other credentials still log in', async () => {
+  it('stops 200 guesses from 10 rotating addresses after 100, for those addresses only', async () => {
     const target = await seedPartner(ctx.db)
+    const HOME = '198.51.100.20'
+    expect((await attempt(ctx.app, right(target), HOME)).statusCode).toBe(200)
     const statuses: number[] = []
     for (let i = 0; i < 200; i++)
       statuses.push((await attempt(ctx.app, wrong(target), ADDRESSES[i % 10])).statusCode)
     expect(statuses.slice(0, 100)).toEqual(Array(100).fill(401))
     expect(statuses.slice(100)).toEqual(Array(100).fill(429))
 
-    const locked = await attempt(ctx.app, right(target), '198.51.100.1')
+    const locked = await attempt(ctx.app, right(target), ADDRESSES[3])
     expect(locked.statusCode).toBe(429)
     expect(locked.json()).toEqual(
       expectedError(locked, 'rate_limited', {
@@ -61,6 +63,13 @@ describe('failed logins per account, in memory', () => {
     expect(retryAfter).toBeGreaterThan(14 * 60)
     expect(retryAfter).toBeLessThanOrEqual(15 * 60)
 
+    // The address that logged in before still does; so does one that has not failed, once: a wrong
+    // guess from it makes it one of the failing addresses, locked by the account's count.
+    expect((await attempt(ctx.app, right(target), HOME)).statusCode).toBe(200)
+    expect((await attempt(ctx.app, right(target), '198.51.100.1')).statusCode).toBe(200)
+    expect((await attempt(ctx.app, wrong(target), '198.51.100.2')).statusCode).toBe(401)
+    expect((await attempt(ctx.app, right(target), '198.51.100.2')).statusCode).toBe(429)
+
     // The same partner's other credential and user are other accounts.
     const other = await credentialsFor(ctx.db, target.id, 'test', new Date().toISOString())
     const byOther = await attempt(ctx.app, { client_id: other.client_id, client_secret: other.client_secret })
@@ -68,6 +77,18 @@ describe('failed logins per account, in memory', () => {
     await seedUser(ctx.db, target.id, 'owner@loja.example', 'correct-horse-9')
     const byUser = await attempt(ctx.app, { email: 'owner@loja.example', password: 'correct-horse-9' })
     expect(byUser.statusCode).toBe(200)
+  }, 300_000)
+
+  it('past 100 failures of an account, an address that failed fewer than 10 times is locked too', async () => {
+    await seedUser(ctx.db, (await seedPartner(ctx.db)).id, 'alvo@loja.example', 'correct-horse-9')
+    const many = Array.from({ length: 20 }, (_, i) => `192.0.2.${i + 1}`)
+    for (let i = 0; i < 100; i++) {
+      const guess = await attempt(ctx.app, { email: 'alvo@loja.example', password: 'guess' }, many[i % 20])
+      expect(guess.statusCode).toBe(401)
+    }
+    const right = { email: 'alvo@loja.example', password: 'correct-horse-9' }
+    expect((await attempt(ctx.app, right, many[7])).statusCode).toBe(429)
+    expect((await attempt(ctx.app, right, '198.51.100.30')).statusCode).toBe(200)
   }, 300_000)
 
   it('logs the account in again once its 15 minutes are over', async () => {
@@ -187,5 +208,18 @@ describe.skipIf(!(await redisReachable()))('failed logins per account, shared th
     }
     expect((await attempt(second, wrong(target))).statusCode).toBe(401)
     expect((await attempt(ctx.app, wrong(target))).statusCode).toBe(429)
+  })
+
+  it('remembers for 30 days, across processes, the address that logged in', async () => {
+    const target = await seedPartner(ctx.db)
+    const HOME = '198.51.100.40'
+    expect((await attempt(ctx.app, right(target), HOME)).statusCode).toBe(200)
+    const redis = new Redis(REDIS_URL)
+    try {
+      const ttl = await redis.pttl(`amparo-rl:login-known:client:${target.clientId}|${HOME}`)
+      expect(ttl).toBeGreaterThan(29 * 86_400_000)
+    } finally {
+      redis.disconnect()
+    }
   })
 })

@@ -28,6 +28,7 @@ import type { CredentialsTable, PartnersTable, PartnerUsersTable } from '../modu
 import type {
   CardAttemptsTable,
   CardChecksTable,
+  CardTriesTable,
   GatewayCustomersTable,
   PaymentsTable,
   SettingsTable,
@@ -66,6 +67,7 @@ export interface Database {
   gateway_customers: GatewayCustomersTable
   card_attempts: CardAttemptsTable
   card_checks: CardChecksTable
+  card_tries: CardTriesTable
   settings: SettingsTable
   annual_plans: AnnualPlansTable
   annual_plan_cancellations: AnnualPlanCancellationsTable

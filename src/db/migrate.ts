@@ -31,6 +31,8 @@ import * as claimStorage from './migrations/0021-claim-storage.js'
 import * as writeIndexes from './migrations/0022-write-indexes.js'
 import * as deviceSkeletons from './migrations/0023-device-skeletons.js'
 import * as documentUploads from './migrations/0024-document-uploads.js'
+import * as auditLogSealed from './migrations/0025-audit-log-sealed.js'
+import * as cardTries from './migrations/0026-card-tries.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
 const migrations: Record<string, Migration> = {
@@ -58,6 +60,8 @@ const migrations: Record<string, Migration> = {
   '0022-write-indexes': writeIndexes,
   '0023-device-skeletons': deviceSkeletons,
   '0024-document-uploads': documentUploads,
+  '0025-audit-log-sealed': auditLogSealed,
+  '0026-card-tries': cardTries,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -29,12 +29,24 @@ function unreadableBody(request: FastifyRequest): AppError | undefined {
   return undefined
 }
 
+/** How many Host headers a request carries (`rawHeaders` alternates names and values). */
+function hostCount(rawHeaders: string[]): number {
+  let count = 0
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]?.toLowerCase() === 'host') count += 1
+  return count
+}
+
 /** JSON only: other content types answer 415, an empty body is no body. */
 export const httpPlugin = fp(
   async (app) => {
     app.addHook('onRequest', async (request, reply) => {
       reply.header('x-request-id', request.id)
       reply.headers(request.url.startsWith('/docs') ? COMMON_HEADERS : API_HEADERS)
+      // Node keeps the first of several Host headers; a proxy before it may have read another
+      // (RFC 9112 wants 400).
+      if (hostCount(request.raw.rawHeaders) > 1) {
+        throw new AppError('bad_request', 'A request must carry one Host header.')
+      }
     })
 
     const timeoutMs = app.config.connections.bodyTimeoutSeconds * 1000

@@ -5,13 +5,16 @@ import { AppError } from '../shared/errors.js'
 
 /**
  * After this many failed logins of one account from one address in the window, that address's
- * logins of it answer 429; after MAX_FAILED_LOGINS_PER_ACCOUNT from any addresses, every
- * address's do (README, Rate limits). An outsider who knows a client id can thus lock it only
- * for itself, unless it fails from ten addresses or more.
+ * logins of it answer 429; after MAX_FAILED_LOGINS_PER_ACCOUNT from any addresses, the logins of
+ * every address that failed on it do too (README, Rate limits), except from an address that logged
+ * in to it within KNOWN_ADDRESS_MS. An outsider who knows a client id thus locks it only for the
+ * addresses it fails from: the partner's own, and a new one that has not failed, still log in
+ * (docs/decisions.md, Authentication).
  */
 export const MAX_FAILED_LOGINS = 10
 export const MAX_FAILED_LOGINS_PER_ACCOUNT = 100
 export const FAILED_LOGIN_WINDOW_MS = 15 * 60_000
+export const KNOWN_ADDRESS_MS = 30 * 86_400_000
 
 /** The account a login names (client id, or e-mail without case); null when it names none. */
 export function loginAccount(request: FastifyRequest): string | null {
@@ -33,6 +36,12 @@ interface AttemptCounter {
   remove(account: string): Promise<void>
 }
 
+/** The addresses that logged in to an account lately (`account|address`); through Redis too. */
+interface KnownAddresses {
+  has(key: string): Promise<boolean>
+  add(key: string): Promise<void>
+}
+
 /**
  * Every attempt is counted before its secret is checked, per account and address and per account,
  * and taken back unless it answered 401: concurrent guesses cannot slip through between a check
@@ -42,6 +51,7 @@ interface AttemptCounter {
  */
 export function limitFailedLogins(app: FastifyInstance, redis: Redis | null): void {
   const attempts = redis ? redisCounter(redis) : memoryCounter()
+  const known = redis ? redisKnownAddresses(redis) : memoryKnownAddresses()
   const counted = new WeakMap<FastifyRequest, string[]>()
   app.addHook('preHandler', async (request, reply) => {
     const account = loginAccount(request)
@@ -50,10 +60,15 @@ export function limitFailedLogins(app: FastifyInstance, redis: Redis | null): vo
     const [fromHere, fromAll] = await Promise.all(keys.map((key) => attempts.add(key))).catch(() => [])
     if (!fromHere || !fromAll) return
     counted.set(request, keys)
-    const refused = [
-      fromHere.count > MAX_FAILED_LOGINS && fromHere,
-      fromAll.count > MAX_FAILED_LOGINS_PER_ACCOUNT && fromAll,
-    ].filter((window) => window !== false)
+    // An earlier attempt of this address in the window (failed, or under way at once).
+    const failedHere = fromHere.count > 1
+    const lockedForAll =
+      fromAll.count > MAX_FAILED_LOGINS_PER_ACCOUNT &&
+      failedHere &&
+      !(await known.has(keys[0] as string).catch(() => false))
+    const refused = [fromHere.count > MAX_FAILED_LOGINS && fromHere, lockedForAll && fromAll].filter(
+      (window) => window !== false,
+    )
     if (refused.length === 0) return
     const resetInMs = Math.max(...refused.map((window) => window.resetInMs))
     const minutes = Math.ceil(resetInMs / 60_000)
@@ -67,6 +82,8 @@ export function limitFailedLogins(app: FastifyInstance, redis: Redis | null): vo
     const keys = counted.get(request)
     if (keys && reply.statusCode !== 401)
       await Promise.all(keys.map((key) => attempts.remove(key))).catch(() => {})
+    if (keys && reply.statusCode >= 200 && reply.statusCode < 300)
+      await known.add(keys[0] as string).catch(() => {})
   })
 }
 
@@ -92,6 +109,21 @@ function memoryCounter(): AttemptCounter {
     async remove(account) {
       const window = windows.get(account)
       if (window && window.count > 0) window.count -= 1
+    },
+  }
+}
+
+function memoryKnownAddresses(): KnownAddresses {
+  const until = new Map<string, { resetAt: number }>()
+  return {
+    async has(key) {
+      return (until.get(key)?.resetAt ?? 0) > Date.now()
+    },
+    async add(key) {
+      const now = Date.now()
+      until.delete(key)
+      if (until.size >= MAX_ACCOUNTS_IN_MEMORY) forgetOldest(until, now)
+      until.set(key, { resetAt: now + KNOWN_ADDRESS_MS })
     },
   }
 }
@@ -127,6 +159,19 @@ function redisCounter(redis: Redis): AttemptCounter {
     },
     async remove(account) {
       await redis.eval(DECREMENT_LIVE, 1, KEY_PREFIX + account)
+    },
+  }
+}
+
+const KNOWN_PREFIX = 'amparo-rl:login-known:'
+
+function redisKnownAddresses(redis: Redis): KnownAddresses {
+  return {
+    async has(key) {
+      return (await redis.exists(KNOWN_PREFIX + key)) === 1
+    },
+    async add(key) {
+      await redis.set(KNOWN_PREFIX + key, 1, 'PX', KNOWN_ADDRESS_MS)
     },
   }
 }

@@ -3,6 +3,7 @@ import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:ht
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify'
 import type { Config } from '../config.js'
+import { isLuhnValid } from '../shared/documents.js'
 import { AppError } from '../shared/errors.js'
 import { errorBody, routeNotFound, serverError } from './errors.js'
 import { lazyRequestLogger, OneLineRequestLog } from './logging.js'
@@ -13,10 +14,19 @@ import { languageOf } from './messages.js'
 // router or Node's parser refuses. The JSON bodies themselves: http.ts.
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
-// 13 digits in a row could be a card number, and so could 13 spelt with separators
-// (`4111-1111-1111-1111`, `4111.1111…`) when they stand apart from letters and other digits: such
-// an id would be logged past the card masking. (A UUID's `a165-70867728950e` is not one.)
-const LONG_DIGIT_RUN = /\d{13}|(?<![A-Za-z0-9])\d(?:[._: -]*\d){12,}(?![A-Za-z0-9])/
+// 13 digits or more in a row, or spelt with separators (`4111-1111-1111-1111`, `4111.1111…`) when
+// they stand apart from letters and other digits, could be a card number, which would be logged
+// past the card masking: such a run of 13 to 19 digits passing the Luhn check, or a longer one
+// (where a card could start anywhere), is one. (A UUID's `a165-70867728950e` stands beside letters;
+// a dated `order-2026-12-07-000123456` fails the check.)
+const LONG_DIGIT_RUNS = /\d{13,}|(?<![A-Za-z0-9])\d(?:[._: -]*\d){12,}(?![A-Za-z0-9])/g
+
+function holdsCardNumber(id: string): boolean {
+  return [...id.matchAll(LONG_DIGIT_RUNS)].some(([run]) => {
+    const digits = run.replace(/\D/g, '')
+    return digits.length > 19 || isLuhnValid(digits)
+  })
+}
 
 /**
  * Echoes the caller's X-Request-Id when it is sane (README, Using the API: errors), so both sides can trace one
@@ -24,7 +34,7 @@ const LONG_DIGIT_RUN = /\d{13}|(?<![A-Za-z0-9])\d(?:[._: -]*\d){12,}(?![A-Za-z0-
  */
 export function requestId(req: IncomingMessage): string {
   const sent = req.headers['x-request-id']
-  const sane = typeof sent === 'string' && SANE_REQUEST_ID.test(sent) && !LONG_DIGIT_RUN.test(sent)
+  const sane = typeof sent === 'string' && SANE_REQUEST_ID.test(sent) && !holdsCardNumber(sent)
   return sane ? sent : randomUUID()
 }
 

@@ -6,7 +6,7 @@ import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
 import type { RenderingContext } from '../events/event.service.js'
 import { CardDeclinedError, type CardInput, requireCard } from '../payments/card.js'
-import { type CardTestingContext, refuseCardTesting } from '../payments/card-testing.service.js'
+import { type CardTestingContext, startCardAttempt } from '../payments/card-testing.service.js'
 import type { CardAttemptRow } from '../payments/first-charge.service.js'
 import {
   chargeFirstCard,
@@ -61,49 +61,53 @@ export async function payAnnualPlanByCard(
     expiry: 'card_expiry',
     cvv: 'card_cvv',
   })
-  await refuseCardTesting(db, { annualPlanId: plan.id }, plan.partner_id, context)
-  const customerId = await gatewayCustomerOf(
-    db,
-    gateway,
-    { customerId: plan.customer_id, partnerId: plan.partner_id },
-    context,
-  )
-  const outcome = await chargeOnce(
-    db,
-    {
-      claim: (trx, at, until) => claimForCharge(trx, plan.id, at, until),
-      release: (trx, until) => releaseClaim(trx, plan.id, until),
-      charge: async () =>
-        chargeFirstCard(
-          db,
-          gateway,
-          card,
-          {
-            purpose: 'annual_plan',
-            of: { annualPlanId: plan.id },
-            partnerId: plan.partner_id,
-            reference: `annual-plan-${plan.id}`,
-            idempotencyKey: `annual-plan-${plan.id}-charge-${await nextChargeNumber(db, { annualPlanId: plan.id })}`,
-            amountCents: plan.premium,
-            customerId,
-            installments,
-          },
-          () => context.clock.now().toISOString(),
-        ),
-      details: { annual_plan_id: plan.id },
-      settle: (trx, charged, at) => recordCardCharge(trx, plan, charged, at, context),
-    },
-    context,
-    { settleIn: context.settleIn },
-  )
-  if (!outcome) {
-    const current = await findAnnualPlanRow(db, plan.partner_id, plan.id)
-    if (current && statusAt(current, now) !== 'awaiting_payment') {
-      throw new StateError('The annual plan is no longer awaiting payment.')
+  const attempt = await startCardAttempt(db, { annualPlanId: plan.id }, plan.partner_id, context)
+  try {
+    const customerId = await gatewayCustomerOf(
+      db,
+      gateway,
+      { customerId: plan.customer_id, partnerId: plan.partner_id },
+      context,
+    )
+    const outcome = await chargeOnce(
+      db,
+      {
+        claim: (trx, at, until) => claimForCharge(trx, plan.id, at, until),
+        release: (trx, until) => releaseClaim(trx, plan.id, until),
+        charge: async () =>
+          chargeFirstCard(
+            db,
+            gateway,
+            card,
+            {
+              purpose: 'annual_plan',
+              of: { annualPlanId: plan.id },
+              partnerId: plan.partner_id,
+              reference: `annual-plan-${plan.id}`,
+              idempotencyKey: `annual-plan-${plan.id}-charge-${await nextChargeNumber(db, { annualPlanId: plan.id })}`,
+              amountCents: plan.premium,
+              customerId,
+              installments,
+            },
+            () => context.clock.now().toISOString(),
+          ),
+        details: { annual_plan_id: plan.id },
+        settle: (trx, charged, at) => recordCardCharge(trx, plan, charged, at, context),
+      },
+      context,
+      { settleIn: context.settleIn },
+    )
+    if (!outcome) {
+      const current = await findAnnualPlanRow(db, plan.partner_id, plan.id)
+      if (current && statusAt(current, now) !== 'awaiting_payment') {
+        throw new StateError('The annual plan is no longer awaiting payment.')
+      }
+      throw new PaymentInProgressError()
     }
-    throw new PaymentInProgressError()
+    if (!outcome.settled.approved) throw new CardDeclinedError(outcome.settled.declineCode)
+  } finally {
+    await attempt.end()
   }
-  if (!outcome.settled.approved) throw new CardDeclinedError(outcome.settled.declineCode)
 }
 
 /**

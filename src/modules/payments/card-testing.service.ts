@@ -1,11 +1,21 @@
 import type { Db } from '../../db/database.js'
+import { retryingTransaction } from '../../db/transaction.js'
 import type { Clock } from '../../shared/clock.js'
 import { AppError } from '../../shared/errors.js'
+import {
+  type CardTestingScope,
+  type ContractRef,
+  endTry,
+  lockContract,
+  nthLatestDecline,
+  startTry,
+} from './card-testing.repository.js'
 
 // Card testing (README, "Going live: card payments through Stripe"): a stolen-card tester tries
 // number after number on one contract, or across many. Declined attempts of the last day are
-// counted from the database (the ledger's declined card payments and the declined card checks of
-// card updates), so the limit holds across processes, and checked before the gateway is called.
+// counted from the database (the ledger's declined card payments, the declined card checks of card
+// updates, and the attempts under way), so the limit holds across processes and simultaneous
+// attempts, and checked before the gateway is called.
 
 const DAY_MS = 86_400_000
 
@@ -39,61 +49,39 @@ export class CardTestingLimitError extends AppError {
   }
 }
 
-export type ContractRef = { subscriptionId: number } | { annualPlanId: number }
+/** A card attempt counted by the limit until it ends: `end` once its outcome is recorded (or none will be). */
+export interface CardTry {
+  end(): Promise<void>
+}
 
-/** Refuses a card attempt on `contract` once its or its partner's declines of the last day reach the limits. */
-export async function refuseCardTesting(
+/**
+ * Starts a card attempt on `contract`, or refuses it once its or its partner's declines of the last
+ * day, with the attempts under way, reach the limits. Counted and started in one transaction under
+ * the contract's lock, so simultaneous attempts are counted one after the other.
+ */
+export async function startCardAttempt(
   db: Db,
   contract: ContractRef,
   partnerId: number,
   { clock, cardDeclineLimits }: CardTestingContext,
-): Promise<void> {
+): Promise<CardTry> {
   const now = clock.now().getTime()
   const since = new Date(now - DAY_MS).toISOString()
-  const checks: [CardTestingLimitError['scope'], Scope, number][] = [
+  const checks: [CardTestingLimitError['scope'], CardTestingScope, number][] = [
     ['contract', contract, cardDeclineLimits.perContract],
     ['partner', { partnerId }, cardDeclineLimits.perPartner],
   ]
-  for (const [scope, of, limit] of checks) {
-    const oldest = await nthLatestDecline(db, of, since, limit)
-    if (oldest) {
-      const seconds = Math.ceil((Date.parse(oldest) + DAY_MS - now) / 1000)
-      throw new CardTestingLimitError(scope, Math.max(1, seconds))
+  const id = await retryingTransaction(db, async (trx) => {
+    await lockContract(trx, contract)
+    for (const [scope, of, limit] of checks) {
+      const oldest = await nthLatestDecline(trx, of, since, limit)
+      if (oldest) {
+        const seconds = Math.ceil((Date.parse(oldest) + DAY_MS - now) / 1000)
+        throw new CardTestingLimitError(scope, Math.max(1, seconds))
+      }
     }
-  }
-}
-
-type Scope = ContractRef | { partnerId: number }
-
-/**
- * The time of the `n`-th most recent declined attempt since `since` in `of`, if there were that
- * many: the limit is reached, and it frees up when that one is a day old.
- */
-async function nthLatestDecline(db: Db, of: Scope, since: string, n: number): Promise<string | undefined> {
-  let payments = db
-    .selectFrom('payments')
-    .select('created_at')
-    .where('route', '=', 'card')
-    .where('outcome', '=', 'declined')
-    .where('created_at', '>', since)
-  let checks = db
-    .selectFrom('card_checks')
-    .select('created_at')
-    .where('outcome', '=', 'declined')
-    .where('created_at', '>', since)
-  if ('partnerId' in of) {
-    payments = payments.where('partner_id', '=', of.partnerId)
-    checks = checks.where('partner_id', '=', of.partnerId)
-  } else if ('subscriptionId' in of) {
-    payments = payments.where('subscription_id', '=', of.subscriptionId)
-    checks = checks.where('subscription_id', '=', of.subscriptionId)
-  } else {
-    payments = payments.where('annual_plan_id', '=', of.annualPlanId)
-  }
-  const fromPayments = await payments.orderBy('created_at', 'desc').limit(n).execute()
-  const fromChecks = 'annualPlanId' in of ? [] : await checks.orderBy('created_at', 'desc').limit(n).execute()
-  const rows = [...fromPayments, ...fromChecks]
-    .map((r) => new Date(r.created_at).toISOString())
-    .sort((a, b) => b.localeCompare(a))
-  return rows[n - 1]
+    return startTry(trx, contract, partnerId, { at: new Date(now).toISOString(), since })
+  })
+  // An attempt whose end is lost (the database away) counts as a decline for the day: the safe side.
+  return { end: () => endTry(db, id).catch(() => {}) }
 }

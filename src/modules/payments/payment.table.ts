@@ -64,6 +64,15 @@ export interface CardChecksTable {
   created_at: string
 }
 
+/** A card attempt on a contract under way (its gateway call not over): counted by the card-testing limit. */
+export interface CardTriesTable {
+  id: Generated<number>
+  partner_id: number
+  subscription_id: number | null
+  annual_plan_id: number | null
+  created_at: string
+}
+
 /** Values the service makes once and keeps (the gateway key namespace). */
 export interface SettingsTable {
   name: string

@@ -4,7 +4,7 @@ import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
 import type { RenderingContext } from '../events/event.service.js'
 import { CardDeclinedError, type CardInput, requireCard } from '../payments/card.js'
-import { type CardTestingContext, refuseCardTesting } from '../payments/card-testing.service.js'
+import { type CardTestingContext, startCardAttempt } from '../payments/card-testing.service.js'
 import {
   atGateway,
   type CardPaymentContext,
@@ -63,42 +63,46 @@ export async function updateSubscriptionCard(
     cvv: 'creditCard.cvv',
   })
   const partnerId = partner.partnerId
-  await refuseCardTesting(db, { subscriptionId }, partnerId, context)
-  const customerId = await gatewayCustomerOf(
-    db,
-    gateway,
-    { customerId: subscription.customer_id, partnerId },
-    context,
-  )
-  const settleIn: Transactor<CardUpdateStep> = context.settleIn ?? ((work) => retryingTransaction(db, work))
-  const due = await unpaidDueInstallments(db, subscriptionId, formatDate(now, context.timeZone))
-  const replaced = await checkAndStoreCard(db, gateway, { subscriptionId, partnerId, customerId }, card, {
-    ...context,
-    settleIn,
-    last: due.length === 0,
-  })
-  // The replaced card can no longer be charged; a failure only leaves it attached, never used again.
-  const previous = subscription.card_token
-  if (previous && previous !== replaced.card.token) {
-    await atGateway(context.log, { subscription_id: subscriptionId }, () =>
-      gateway.detachCard(previous, `${replaced.operation}-detach`),
-    ).catch(() => {})
-  }
-
-  const saved = { customerId, token: replaced.card.token }
-  for (const [i, installment] of due.entries()) {
-    const step = await chargeDue(
+  const attempt = await startCardAttempt(db, { subscriptionId }, partnerId, context)
+  try {
+    const customerId = await gatewayCustomerOf(
       db,
       gateway,
-      saved,
-      { ...installment, partner_id: partnerId },
-      {
-        ...context,
-        settleIn,
-        last: i === due.length - 1,
-      },
+      { customerId: subscription.customer_id, partnerId },
+      context,
     )
-    if (typeof step === 'object') throw new CardDeclinedError(step.declined)
+    const settleIn: Transactor<CardUpdateStep> = context.settleIn ?? ((work) => retryingTransaction(db, work))
+    const due = await unpaidDueInstallments(db, subscriptionId, formatDate(now, context.timeZone))
+    const replaced = await checkAndStoreCard(db, gateway, { subscriptionId, partnerId, customerId }, card, {
+      ...context,
+      settleIn,
+      last: due.length === 0,
+    })
+    // The replaced card can no longer be charged; a failure only leaves it attached, never used again.
+    const previous = subscription.card_token
+    if (previous && previous !== replaced.card.token) {
+      await atGateway(context.log, { subscription_id: subscriptionId }, () =>
+        gateway.detachCard(previous, `${replaced.operation}-detach`),
+      ).catch(() => {})
+    }
+
+    const saved = { customerId, token: replaced.card.token }
+    for (const [i, installment] of due.entries()) {
+      const step = await chargeDue(
+        db,
+        gateway,
+        saved,
+        { ...installment, partner_id: partnerId },
+        {
+          ...context,
+          settleIn,
+          last: i === due.length - 1,
+        },
+      )
+      if (typeof step === 'object') throw new CardDeclinedError(step.declined)
+    }
+  } finally {
+    await attempt.end()
   }
 }
 

@@ -6,7 +6,7 @@ import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
 import type { RenderingContext } from '../events/event.service.js'
 import { CardDeclinedError, type CardInput, requireCard } from '../payments/card.js'
-import { type CardTestingContext, refuseCardTesting } from '../payments/card-testing.service.js'
+import { type CardTestingContext, startCardAttempt } from '../payments/card-testing.service.js'
 import type { CardAttemptRow } from '../payments/first-charge.service.js'
 import {
   chargeFirstCard,
@@ -120,48 +120,52 @@ export async function payFirstInstallmentByCard(
     cvv: 'creditCard.cvv',
   })
 
-  await refuseCardTesting(db, { subscriptionId }, partner.partnerId, context)
-  const customerId = await gatewayCustomerOf(
-    db,
-    gateway,
-    { customerId: subscription.customer_id, partnerId: partner.partnerId },
-    context,
-  )
-  const outcome = await chargeOnce(
-    db,
-    {
-      claim: (trx, at, until) => claimInstallment(trx, first.id, at, until),
-      release: (trx, until) => releaseInstallment(trx, first.id, until),
-      charge: async () =>
-        chargeFirstCard(
-          db,
-          gateway,
-          card,
-          {
-            purpose: 'first_installment',
-            of: { installmentId: first.id },
-            partnerId: partner.partnerId,
-            reference: `subscription-${subscriptionId}-installment-${first.number}`,
-            idempotencyKey: `installment-${first.id}-charge-${await nextChargeNumber(db, { installmentId: first.id })}`,
-            amountCents: first.amount,
-            customerId,
-            installments: 1,
-          },
-          () => context.clock.now().toISOString(),
-        ),
-      details: { installment_id: first.id, subscription_id: subscriptionId },
-      settle: (trx, charged, at) =>
-        recordFirstCharge(trx, paymentOf(partner.partnerId, first), charged, at, context),
-    },
-    context,
-    { settleIn: context.settleIn },
-  )
-  if (!outcome) {
-    const current = await findInstallment(db, first.id)
-    if (!current || !isUnpaid(current.status)) throw new StateError('Installment 1 can no longer be paid.')
-    throw new PaymentInProgressError()
+  const attempt = await startCardAttempt(db, { subscriptionId }, partner.partnerId, context)
+  try {
+    const customerId = await gatewayCustomerOf(
+      db,
+      gateway,
+      { customerId: subscription.customer_id, partnerId: partner.partnerId },
+      context,
+    )
+    const outcome = await chargeOnce(
+      db,
+      {
+        claim: (trx, at, until) => claimInstallment(trx, first.id, at, until),
+        release: (trx, until) => releaseInstallment(trx, first.id, until),
+        charge: async () =>
+          chargeFirstCard(
+            db,
+            gateway,
+            card,
+            {
+              purpose: 'first_installment',
+              of: { installmentId: first.id },
+              partnerId: partner.partnerId,
+              reference: `subscription-${subscriptionId}-installment-${first.number}`,
+              idempotencyKey: `installment-${first.id}-charge-${await nextChargeNumber(db, { installmentId: first.id })}`,
+              amountCents: first.amount,
+              customerId,
+              installments: 1,
+            },
+            () => context.clock.now().toISOString(),
+          ),
+        details: { installment_id: first.id, subscription_id: subscriptionId },
+        settle: (trx, charged, at) =>
+          recordFirstCharge(trx, paymentOf(partner.partnerId, first), charged, at, context),
+      },
+      context,
+      { settleIn: context.settleIn },
+    )
+    if (!outcome) {
+      const current = await findInstallment(db, first.id)
+      if (!current || !isUnpaid(current.status)) throw new StateError('Installment 1 can no longer be paid.')
+      throw new PaymentInProgressError()
+    }
+    if (!outcome.settled.approved) throw new CardDeclinedError(outcome.settled.declineCode)
+  } finally {
+    await attempt.end()
   }
-  if (!outcome.settled.approved) throw new CardDeclinedError(outcome.settled.declineCode)
 }
 
 /**
