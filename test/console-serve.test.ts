@@ -59,6 +59,10 @@ describe('the built console', () => {
       expect.arrayContaining(['/api/session', '/api/session/totp', '/api/operators', '/api/audit']),
     )
     expect(paths.some((p) => !p.startsWith('/api/'))).toBe(false)
+    // The error bodies keep their names, which the console's generated types use (api/client.ts).
+    expect(Object.keys(document.json().components.schemas)).toEqual(
+      expect.arrayContaining(['Error', 'ValidationError']),
+    )
   })
 })
 

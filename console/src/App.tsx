@@ -1,19 +1,19 @@
 import { type ReactElement, useCallback, useEffect, useState } from 'react'
-import { ApiError, del, get, setUnauthenticatedHandler } from './api/client'
-import type { Operator } from './api/types'
+import { type Answer, ApiError, del, get, setUnauthenticatedHandler } from './api/client'
+import { queryClient } from './api/query-client'
+import { AuditPage } from './features/audit/AuditPage'
+import { ClaimPage } from './features/claim/ClaimPage'
+import { ClaimsPage } from './features/claims/ClaimsPage'
+import { DashboardPage } from './features/dashboard/DashboardPage'
+import { LoginPage } from './features/login/LoginPage'
+import { OperatorsPage } from './features/operators/OperatorsPage'
+import { PartnerPage } from './features/partner/PartnerPage'
+import { PartnersPage } from './features/partners/PartnersPage'
+import { RefundsPage } from './features/refunds/RefundsPage'
+import { SearchPage } from './features/search/SearchPage'
 import { label, ROLE_LABELS } from './format'
 import { href, useRoute } from './router'
-import { AuditScreen } from './screens/Audit'
-import { ClaimScreen } from './screens/Claim'
-import { ClaimsScreen } from './screens/Claims'
-import { DashboardScreen } from './screens/Dashboard'
-import { LoginScreen } from './screens/Login'
-import { OperatorsScreen } from './screens/Operators'
-import { PartnerScreen } from './screens/Partner'
-import { PartnersScreen } from './screens/Partners'
-import { RefundsScreen } from './screens/Refunds'
-import { SearchScreen } from './screens/Search'
-import { SessionContext } from './session'
+import { type Operator, SessionContext } from './session'
 import { Loading } from './ui'
 
 const NAV = [
@@ -33,12 +33,14 @@ export function App() {
 
   useEffect(() => {
     setUnauthenticatedHandler(() => {
+      // What the cache holds was read for the operator who signed out: the next one reads afresh.
+      queryClient.clear()
       setOperator((current) => {
         if (current) setExpired(true)
         return null
       })
     })
-    get<{ operator: Operator }>('/api/session').then(
+    get<Answer<'getSession'>>('/api/session').then(
       (s) => setOperator(s.operator),
       (e) => {
         if (!(e instanceof ApiError) || e.status !== 401) console.error(e)
@@ -51,6 +53,7 @@ export function App() {
     try {
       await del('/api/session')
     } finally {
+      queryClient.clear()
       setExpired(false)
       setOperator(null)
       window.location.hash = '#/'
@@ -66,7 +69,7 @@ export function App() {
   }
   if (operator === null) {
     return (
-      <LoginScreen
+      <LoginPage
         expired={expired}
         onDone={(op) => {
           setExpired(false)
@@ -80,25 +83,25 @@ export function App() {
   let screen: ReactElement
   switch (section) {
     case 'sinistros':
-      screen = id ? <ClaimScreen id={id} /> : <ClaimsScreen query={route.query} />
+      screen = id ? <ClaimPage id={id} /> : <ClaimsPage query={route.query} />
       break
     case 'busca':
-      screen = <SearchScreen query={route.query} />
+      screen = <SearchPage query={route.query} />
       break
     case 'parceiros':
-      screen = id ? <PartnerScreen id={id} /> : <PartnersScreen />
+      screen = id ? <PartnerPage id={id} /> : <PartnersPage />
       break
     case 'reembolsos':
-      screen = <RefundsScreen query={route.query} />
+      screen = <RefundsPage query={route.query} />
       break
     case 'auditoria':
-      screen = <AuditScreen query={route.query} />
+      screen = <AuditPage query={route.query} />
       break
     case 'operadores':
-      screen = <OperatorsScreen />
+      screen = <OperatorsPage />
       break
     default:
-      screen = <DashboardScreen query={route.query} />
+      screen = <DashboardPage query={route.query} />
   }
 
   return (

@@ -117,16 +117,13 @@ export const DOC_LABELS: Record<string, string> = {
 export const label = (map: Record<string, string>, key: string | null | undefined) =>
   key == null ? '—' : (map[key] ?? key)
 
-export function deviceText(device: unknown): string {
-  if (device == null) return '—'
-  if (typeof device === 'string') return device
-  if (typeof device === 'object') {
-    const d = device as Record<string, unknown>
-    const model = d.model && typeof d.model === 'object' ? (d.model as { name?: string }).name : d.model
-    const name = [d.brand, model].filter(Boolean).join(' ')
-    const serial = d.serial_number ?? d.imei ?? d.serial
-    const id = serial ? `IMEI/série ${serial}` : ''
-    return [name, id].filter(Boolean).join(' · ') || '—'
-  }
-  return String(device)
+/** A device as the console's answers carry it (a claim's has its brand too). */
+export function deviceText(device: {
+  brand?: string
+  model: { name: string }
+  serial_number: string | null
+}): string {
+  const name = [device.brand, device.model.name].filter(Boolean).join(' ')
+  const id = device.serial_number ? `IMEI/série ${device.serial_number}` : ''
+  return [name, id].filter(Boolean).join(' · ') || '—'
 }

@@ -1,5 +1,9 @@
 import { createContext, useContext } from 'react'
-import type { Operator, Role } from './api/types'
+import type { Answer } from './api/client'
+
+/** The signed-in operator, as GET /api/session answers it. */
+export type Operator = Answer<'getSession'>['operator']
+type Role = Operator['role']
 
 export const SessionContext = createContext<Operator | null>(null)
 

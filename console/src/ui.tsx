@@ -1,25 +1,5 @@
-import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react'
+import { type ReactNode, useEffect } from 'react'
 import { ApiError } from './api/client'
-
-/** Loads data with `load` whenever `deps` change; `reload` runs it again. */
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
-  const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true })
-  const seq = useRef(0)
-  const latest = useRef(load)
-  latest.current = load
-  const key = JSON.stringify(deps)
-  // biome-ignore lint/correctness/useExhaustiveDependencies: runs again when the caller's deps (their JSON) change
-  const run = useCallback(() => {
-    const mine = ++seq.current
-    setState((s) => ({ ...s, loading: true, error: undefined }))
-    latest.current().then(
-      (data) => mine === seq.current && setState({ data, loading: false }),
-      (error) => mine === seq.current && setState({ error, loading: false }),
-    )
-  }, [key])
-  useEffect(run, [run])
-  return { ...state, reload: run }
-}
 
 export function errorText(error: unknown): string {
   if (error instanceof ApiError) {

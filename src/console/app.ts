@@ -93,6 +93,8 @@ export async function buildConsoleApp({
       components: { securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: 'amparo_console' } } },
       security: [{ session: [] }],
     },
+    // The shared error bodies keep their names in components.schemas (`Error`, `ValidationError`).
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   })
   await app.register(consoleGuard)
 

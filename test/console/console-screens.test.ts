@@ -1,4 +1,4 @@
-import type { Browser, Page } from 'playwright-core'
+import type { Browser, Page, Request } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { deliverWebhooksOnce } from '../../src/worker/webhooks.job.js'
 import { documentForm, pdf, png } from '../helpers/claim-documents.js'
@@ -127,6 +127,15 @@ describe.skipIf(!hasChromium)('operator console in Chromium', () => {
     expect(await page.getByTestId('claim-status').getAttribute('data-status')).toBe('under_review')
     await page.locator('img[src$="/documents/1"], .doc img').first().waitFor()
     expect(await page.locator('.doc iframe').count()).toBe(1)
+    // From here on the claim is not read again: each decision's answer is the claim the page shows.
+    const claimPath = `/api/claims/${claim.id}`
+    const claimCalls: string[] = []
+    const recordCall = (request: Request) => {
+      const { pathname } = new URL(request.url())
+      const decision = request.method() === 'POST' && pathname.startsWith(`${claimPath}/`)
+      if (pathname === claimPath || decision) claimCalls.push(`${request.method()} ${pathname}`)
+    }
+    page.on('request', recordCall)
 
     const detail = await served.console.inject({
       method: 'GET',
@@ -149,6 +158,8 @@ describe.skipIf(!hasChromium)('operator console in Chromium', () => {
     await page.getByRole('button', { name: 'Revisar liquidação' }).click()
     await page.getByRole('button', { name: 'Confirmar' }).click()
     await page.locator('[data-testid="claim-status"][data-status="settled"]').waitFor()
+    page.off('request', recordCall)
+    expect(claimCalls).toEqual([`POST ${claimPath}/approve`, `POST ${claimPath}/settle`])
 
     const row = await ctx.db
       .selectFrom('claims')

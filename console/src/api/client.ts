@@ -1,12 +1,8 @@
 import createClient, { type Middleware } from 'openapi-fetch'
-import type { paths } from './schema'
+import type { components, operations, paths } from './schema'
 
-/** The operator API's error body (the same shape as the partner API's). */
-export interface ErrorBody {
-  code?: string
-  message?: string
-  errors?: Record<string, string[] | string>
-}
+/** The operator API's error body (the same shape as the partner API's); empty when none came. */
+export type ErrorBody = Partial<components['schemas']['Error']>
 
 export class ApiError extends Error {
   constructor(
@@ -23,7 +19,7 @@ export class ApiError extends Error {
   /** Every field error as one line: "campo: mensagem". */
   fieldErrors(): string[] {
     return Object.entries(this.body.errors ?? {}).map(
-      ([field, messages]) => `${field}: ${Array.isArray(messages) ? messages.join('; ') : messages}`,
+      ([field, messages]) => `${field}: ${messages.join('; ')}`,
     )
   }
 }
@@ -49,6 +45,25 @@ export const client = createClient<paths>({
   headers: { 'Accept-Language': 'pt-BR' },
 })
 client.use(unauthenticated)
+
+/**
+ * The JSON body of an operation's success answer (200 or 201), as the console's OpenAPI document
+ * declares it (schema.d.ts): the screens read these types and no hand-written copy of them.
+ */
+export type Answer<Op extends keyof operations> = operations[Op]['responses'] extends {
+  200: { content: { 'application/json': infer Body } }
+}
+  ? Body
+  : operations[Op]['responses'] extends { 201: { content: { 'application/json': infer Body } } }
+    ? Body
+    : never
+
+/** The JSON body an operation takes. */
+export type Input<Op extends keyof operations> = operations[Op] extends {
+  requestBody?: { content: { 'application/json': infer Body } }
+}
+  ? Body
+  : never
 
 type Query = Record<string, string | number | boolean | undefined>
 

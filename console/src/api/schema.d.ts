@@ -421,11 +421,8 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /**
-         * Error
-         * @description Error.
-         */
-        "def-0": {
+        /** @description Error. */
+        Error: {
             /**
              * @description Stable, machine-readable: branch on it.
              * @enum {string}
@@ -439,7 +436,6 @@ export interface components {
             request_id: string;
         };
         /**
-         * ValidationError
          * @description Invalid input, business rule or state refused (422); card declined (402).
          * @example {
          *       "code": "validation_failed",
@@ -452,7 +448,7 @@ export interface components {
          *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
          *     }
          */
-        "def-1": {
+        ValidationError: {
             /**
              * @description Stable, machine-readable: branch on it.
              * @enum {string}
@@ -531,7 +527,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
                     };
@@ -543,7 +539,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "forbidden";
                     };
@@ -555,7 +551,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "validation_failed" | "invalid_state";
                     };
@@ -567,7 +563,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
                     };
@@ -579,7 +575,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
                     };
@@ -617,7 +613,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
                     };
@@ -629,7 +625,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "forbidden";
                     };
@@ -641,7 +637,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "validation_failed" | "invalid_state";
                     };
@@ -653,7 +649,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
                     };
@@ -665,7 +661,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
                     };
@@ -796,7 +792,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
                     };
@@ -808,7 +804,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "forbidden";
                     };
@@ -820,7 +816,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-1"] & {
+                    "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed";
                     };
@@ -832,7 +828,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "headers_too_large";
                     };
@@ -844,7 +840,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
                     };
@@ -856,7 +852,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
                     };
@@ -1158,7 +1154,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
                     };
@@ -1170,7 +1166,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "forbidden";
                     };
@@ -1182,7 +1178,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "not_found";
                     };
@@ -1194,7 +1190,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "headers_too_large";
                     };
@@ -1206,7 +1202,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
                     };
@@ -1218,7 +1214,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
                     };
@@ -1535,7 +1531,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "invalid_json" | "bad_request";
                     };
@@ -1547,7 +1543,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
                     };
@@ -1559,7 +1555,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "forbidden" | "origin_refused";
                     };
@@ -1571,7 +1567,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "not_found";
                     };
@@ -1583,7 +1579,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
                     };
@@ -1595,7 +1591,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "decision_conflict";
                     };
@@ -1607,7 +1603,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payload_too_large";
                     };
@@ -1619,7 +1615,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unsupported_media_type";
                     };
@@ -1631,7 +1627,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-1"] & {
+                    "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed";
                     };
@@ -1643,7 +1639,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "headers_too_large";
                     };
@@ -1655,7 +1651,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
                     };
@@ -1667,7 +1663,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
                     };
@@ -1984,7 +1980,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "invalid_json" | "bad_request";
                     };
@@ -1996,7 +1992,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
                     };
@@ -2008,7 +2004,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "forbidden" | "origin_refused";
                     };
@@ -2020,7 +2016,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "not_found";
                     };
@@ -2032,7 +2028,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
                     };
@@ -2044,7 +2040,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "decision_conflict";
                     };
@@ -2056,7 +2052,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payload_too_large";
                     };
@@ -2068,7 +2064,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unsupported_media_type";
                     };
@@ -2080,7 +2076,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-1"] & {
+                    "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed";
                     };
@@ -2092,7 +2088,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "headers_too_large";
                     };
@@ -2104,7 +2100,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
                     };
@@ -2116,7 +2112,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
                     };
@@ -2172,7 +2168,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
                     };
@@ -2184,7 +2180,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "forbidden";
                     };
@@ -2196,7 +2192,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "not_found";
                     };
@@ -2208,7 +2204,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "headers_too_large";
                     };
@@ -2220,7 +2216,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
                     };
@@ -2232,7 +2228,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
                     };
@@ -2546,7 +2542,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "invalid_json" | "bad_request";
                     };
@@ -2558,7 +2554,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
                     };
@@ -2570,7 +2566,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "forbidden" | "origin_refused";
                     };
@@ -2582,7 +2578,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "not_found";
                     };
@@ -2594,7 +2590,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
                     };
@@ -2606,7 +2602,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "decision_conflict";
                     };
@@ -2618,7 +2614,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payload_too_large";
                     };
@@ -2630,7 +2626,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unsupported_media_type";
                     };
@@ -2642,7 +2638,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-1"] & {
+                    "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed";
                     };
@@ -2654,7 +2650,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "headers_too_large";
                     };
@@ -2666,7 +2662,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
                     };
@@ -2678,7 +2674,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
                     };
@@ -2829,7 +2825,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
                     };
@@ -2841,7 +2837,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "forbidden";
                     };
@@ -2853,7 +2849,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-1"] & {
+                    "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed";
                     };
@@ -2865,7 +2861,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "headers_too_large";
                     };
@@ -2877,7 +2873,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
                     };
@@ -2889,7 +2885,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
                     };
@@ -2934,7 +2930,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
                     };
@@ -2946,7 +2942,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "forbidden";
                     };
@@ -2958,7 +2954,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
                     };
@@ -2970,7 +2966,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
                     };
@@ -3025,7 +3021,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "invalid_json" | "bad_request";
                     };
@@ -3037,7 +3033,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
                     };
@@ -3049,7 +3045,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "forbidden" | "origin_refused";
                     };
@@ -3061,7 +3057,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
                     };
@@ -3073,7 +3069,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payload_too_large";
                     };
@@ -3085,7 +3081,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unsupported_media_type";
                     };
@@ -3097,7 +3093,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "validation_failed" | "invalid_state";
                     };
@@ -3109,7 +3105,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "headers_too_large";
                     };
@@ -3121,7 +3117,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
                     };
@@ -3133,7 +3129,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
                     };
@@ -3178,7 +3174,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "invalid_json" | "bad_request";
                     };
@@ -3190,7 +3186,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
                     };
@@ -3202,7 +3198,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "forbidden" | "origin_refused";
                     };
@@ -3214,7 +3210,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "not_found";
                     };
@@ -3226,7 +3222,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
                     };
@@ -3238,7 +3234,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payload_too_large";
                     };
@@ -3250,7 +3246,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unsupported_media_type";
                     };
@@ -3262,7 +3258,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "validation_failed" | "invalid_state";
                     };
@@ -3274,7 +3270,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "headers_too_large";
                     };
@@ -3286,7 +3282,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
                     };
@@ -3298,7 +3294,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
                     };
@@ -3347,7 +3343,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "invalid_json" | "bad_request";
                     };
@@ -3359,7 +3355,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
                     };
@@ -3371,7 +3367,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "forbidden" | "origin_refused";
                     };
@@ -3383,7 +3379,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "not_found";
                     };
@@ -3395,7 +3391,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
                     };
@@ -3407,7 +3403,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payload_too_large";
                     };
@@ -3419,7 +3415,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unsupported_media_type";
                     };
@@ -3431,7 +3427,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "headers_too_large";
                     };
@@ -3443,7 +3439,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
                     };
@@ -3455,7 +3451,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
                     };
@@ -3520,7 +3516,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
                     };
@@ -3532,7 +3528,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "forbidden";
                     };
@@ -3544,7 +3540,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "headers_too_large";
                     };
@@ -3556,7 +3552,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
                     };
@@ -3568,7 +3564,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
                     };
@@ -3774,7 +3770,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
                     };
@@ -3786,7 +3782,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "forbidden";
                     };
@@ -3798,7 +3794,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "not_found";
                     };
@@ -3810,7 +3806,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "headers_too_large";
                     };
@@ -3822,7 +3818,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
                     };
@@ -3834,7 +3830,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
                     };
@@ -3896,7 +3892,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "invalid_json" | "bad_request";
                     };
@@ -3908,7 +3904,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
                     };
@@ -3920,7 +3916,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "forbidden" | "origin_refused";
                     };
@@ -3932,7 +3928,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "not_found";
                     };
@@ -3944,7 +3940,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
                     };
@@ -3956,7 +3952,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payload_too_large";
                     };
@@ -3968,7 +3964,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unsupported_media_type";
                     };
@@ -3980,7 +3976,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "headers_too_large";
                     };
@@ -3992,7 +3988,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
                     };
@@ -4004,7 +4000,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
                     };
@@ -4068,7 +4064,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "invalid_json" | "bad_request";
                     };
@@ -4080,7 +4076,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
                     };
@@ -4092,7 +4088,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "forbidden" | "origin_refused";
                     };
@@ -4104,7 +4100,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "not_found";
                     };
@@ -4116,7 +4112,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
                     };
@@ -4128,7 +4124,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payload_too_large";
                     };
@@ -4140,7 +4136,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unsupported_media_type";
                     };
@@ -4152,7 +4148,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "headers_too_large";
                     };
@@ -4164,7 +4160,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
                     };
@@ -4176,7 +4172,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
                     };
@@ -4282,7 +4278,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
                     };
@@ -4294,7 +4290,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "forbidden";
                     };
@@ -4306,7 +4302,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-1"] & {
+                    "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed";
                     };
@@ -4318,7 +4314,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "headers_too_large";
                     };
@@ -4330,7 +4326,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
                     };
@@ -4342,7 +4338,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
                     };
@@ -4413,7 +4409,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "invalid_json" | "bad_request";
                     };
@@ -4425,7 +4421,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
                     };
@@ -4437,7 +4433,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "forbidden" | "origin_refused";
                     };
@@ -4449,7 +4445,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "not_found";
                     };
@@ -4461,7 +4457,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
                     };
@@ -4473,7 +4469,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payload_too_large";
                     };
@@ -4485,7 +4481,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unsupported_media_type";
                     };
@@ -4497,7 +4493,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-1"] & {
+                    "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "invalid_state";
                     };
@@ -4509,7 +4505,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "headers_too_large";
                     };
@@ -4521,7 +4517,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
                     };
@@ -4533,7 +4529,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
                     };
@@ -4688,7 +4684,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
                     };
@@ -4700,7 +4696,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "forbidden";
                     };
@@ -4712,7 +4708,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-1"] & {
+                    "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed";
                     };
@@ -4724,7 +4720,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "headers_too_large";
                     };
@@ -4736,7 +4732,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
                     };
@@ -4748,7 +4744,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
                     };
@@ -4787,7 +4783,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated";
                     };
@@ -4799,7 +4795,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "forbidden";
                     };
@@ -4811,7 +4807,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
                     };
@@ -4823,7 +4819,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
                     };
@@ -4883,7 +4879,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "invalid_json" | "bad_request";
                     };
@@ -4895,7 +4891,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "invalid_credentials";
                     };
@@ -4907,7 +4903,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "origin_refused";
                     };
@@ -4919,7 +4915,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
                     };
@@ -4931,7 +4927,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payload_too_large";
                     };
@@ -4943,7 +4939,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unsupported_media_type";
                     };
@@ -4955,7 +4951,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "validation_failed";
                     };
@@ -4967,7 +4963,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
                     };
@@ -4979,7 +4975,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "headers_too_large";
                     };
@@ -4991,7 +4987,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
                     };
@@ -5003,7 +4999,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
                     };
@@ -5033,7 +5029,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "invalid_json" | "bad_request";
                     };
@@ -5045,7 +5041,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "origin_refused";
                     };
@@ -5057,7 +5053,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
                     };
@@ -5069,7 +5065,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payload_too_large";
                     };
@@ -5081,7 +5077,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unsupported_media_type";
                     };
@@ -5093,7 +5089,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "headers_too_large";
                     };
@@ -5105,7 +5101,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
                     };
@@ -5117,7 +5113,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
                     };
@@ -5164,7 +5160,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "invalid_json" | "bad_request";
                     };
@@ -5176,7 +5172,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unauthenticated" | "invalid_credentials";
                     };
@@ -5188,7 +5184,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "origin_refused";
                     };
@@ -5200,7 +5196,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "request_timeout";
                     };
@@ -5212,7 +5208,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payload_too_large";
                     };
@@ -5224,7 +5220,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unsupported_media_type";
                     };
@@ -5236,7 +5232,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "validation_failed";
                     };
@@ -5248,7 +5244,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
                     };
@@ -5260,7 +5256,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "headers_too_large";
                     };
@@ -5272,7 +5268,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
                     };
@@ -5284,7 +5280,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"] & {
+                    "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "service_unavailable";
                     };

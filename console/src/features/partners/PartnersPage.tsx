@@ -1,22 +1,17 @@
-import { get } from '../api/client'
-import type { PartnerSummary } from '../api/types'
-import { day } from '../format'
-import { href } from '../router'
-import { Badge, ErrorBox, Loading, PageTitle, TableWrap, useLoad } from '../ui'
+import { useQuery } from '@tanstack/react-query'
+import { day } from '../../format'
+import { href } from '../../router'
+import { Badge, ErrorBox, Loading, PageTitle, TableWrap } from '../../ui'
+import { partnersQuery } from './partners.queries'
 
-export function PartnersScreen() {
-  const { data, error, loading } = useLoad(
-    () =>
-      get<PartnerSummary[] | { data: PartnerSummary[] }>('/api/partners').then((p) =>
-        Array.isArray(p) ? p : p.data,
-      ),
-    [],
-  )
+/** `#/parceiros`: every partner, its credentials, plans and failing webhook endpoints counted. */
+export function PartnersPage() {
+  const { data, error, isLoading } = useQuery(partnersQuery)
   return (
     <>
       <PageTitle>Parceiros</PageTitle>
       <ErrorBox error={error} />
-      {loading && !data ? <Loading /> : null}
+      {isLoading ? <Loading /> : null}
       {data ? (
         <TableWrap label="Parceiros">
           <table className="list" data-testid="partners">
@@ -40,9 +35,9 @@ export function PartnersScreen() {
                   <th scope="row">
                     <a href={href(`/parceiros/${p.id}`)}>{p.name}</a>
                   </th>
-                  <td>{p.gateway ?? '—'}</td>
-                  <td className="num">{p.active_credentials ?? '—'}</td>
-                  <td className="num">{p.active_plans ?? '—'}</td>
+                  <td>{p.gateway}</td>
+                  <td className="num">{p.active_credentials}</td>
+                  <td className="num">{p.active_plans}</td>
                   <td>
                     {p.failing_endpoints ? (
                       <Badge tone="bad">{p.failing_endpoints} com falha</Badge>

@@ -1,7 +1,10 @@
+import { useMutation } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
-import { post } from '../api/client'
-import type { LoginStage, Operator } from '../api/types'
-import { ErrorBox } from '../ui'
+import { type Answer, type Input, post } from '../../api/client'
+import type { Operator } from '../../session'
+import { ErrorBox } from '../../ui'
+
+type Stage = Answer<'signIn'> | Answer<'confirmTotp'>
 
 function svgDataUrl(svg: string): string {
   const utf8 = new TextEncoder().encode(svg)
@@ -18,50 +21,42 @@ function secretOf(otpauthUrl: string): string | null {
   }
 }
 
-export function LoginScreen({ expired, onDone }: { expired: boolean; onDone: (operator: Operator) => void }) {
+/** Signing in: the password, then the TOTP code, or the enrolment QR code (and its key) first. */
+export function LoginPage({ expired, onDone }: { expired: boolean; onDone: (operator: Operator) => void }) {
   const [stage, setStage] = useState<'password' | 'totp' | 'enroll'>('password')
   const [enrolment, setEnrolment] = useState<{ otpauth_url: string; qr_svg: string } | null>(null)
   const [email, setEmail] = useState('')
   const [password, setPassword] = useState('')
   const [code, setCode] = useState('')
   const [enroll, setEnroll] = useState(false)
-  const [error, setError] = useState<unknown>(null)
-  const [busy, setBusy] = useState(false)
 
-  function advance(next: LoginStage) {
-    setError(null)
+  function advance(next: Stage) {
     if (next.stage === 'done') onDone(next.operator)
     else if (next.stage === 'enroll') {
       setEnrolment({ otpauth_url: next.otpauth_url, qr_svg: next.qr_svg })
       setStage('enroll')
     } else setStage('totp')
   }
+  const signIn = useMutation({
+    mutationFn: (body: Input<'signIn'>) => post<Answer<'signIn'>>('/api/session', body),
+    onSuccess: advance,
+  })
+  const confirmCode = useMutation({
+    mutationFn: (body: Input<'confirmTotp'>) => post<Answer<'confirmTotp'>>('/api/session/totp', body),
+    onSuccess: advance,
+    onError: () => setCode(''),
+  })
+  const error = signIn.error ?? confirmCode.error
+  const busy = signIn.isPending || confirmCode.isPending
 
-  async function submitPassword(e: FormEvent) {
+  function submitPassword(e: FormEvent) {
     e.preventDefault()
-    setBusy(true)
-    try {
-      advance(
-        await post<LoginStage>('/api/session', enroll ? { email, password, enroll } : { email, password }),
-      )
-    } catch (err) {
-      setError(err)
-    } finally {
-      setBusy(false)
-    }
+    signIn.mutate(enroll ? { email, password, enroll } : { email, password })
   }
 
-  async function submitCode(e: FormEvent) {
+  function submitCode(e: FormEvent) {
     e.preventDefault()
-    setBusy(true)
-    try {
-      advance(await post<LoginStage>('/api/session/totp', { code: code.replace(/\s/g, '') }))
-    } catch (err) {
-      setError(err)
-      setCode('')
-    } finally {
-      setBusy(false)
-    }
+    confirmCode.mutate({ code: code.replace(/\s/g, '') })
   }
 
   const secret = enrolment ? secretOf(enrolment.otpauth_url) : null
@@ -161,7 +156,8 @@ export function LoginScreen({ expired, onDone }: { expired: boolean; onDone: (op
               onClick={() => {
                 setStage('password')
                 setCode('')
-                setError(null)
+                signIn.reset()
+                confirmCode.reset()
               }}
             >
               Voltar

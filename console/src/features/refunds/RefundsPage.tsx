@@ -1,40 +1,45 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
-import { get, post } from '../api/client'
-import type { Page, Refund } from '../api/types'
-import { brl, when } from '../format'
-import { navigate } from '../router'
-import { useCan } from '../session'
-import { Badge, ErrorBox, Loading, Notice, PageTitle, statusTone, TableWrap, useLoad } from '../ui'
+import { type Answer, get, post } from '../../api/client'
+import { brl, when } from '../../format'
+import { navigate } from '../../router'
+import { useCan } from '../../session'
+import { Badge, ErrorBox, Loading, Notice, PageTitle, statusTone, TableWrap } from '../../ui'
 
 const STATUSES: Record<string, string> = { failed: 'Com falha', pending: 'Pendentes' }
-const REFUND_LABELS: Record<string, string> = { failed: 'falhou', pending: 'pendente', succeeded: 'pago' }
+type Refund = Answer<'listConsoleRefunds'>['data'][number]
 
-export function RefundsScreen({ query }: { query: URLSearchParams }) {
+const REFUND_LABELS: Record<Refund['status'], string> = {
+  failed: 'falhou',
+  pending: 'pendente',
+  succeeded: 'pago',
+}
+
+/** `#/reembolsos?status=`: annual plans' refunds that failed or wait for a retry; an admin retries one. */
+export function RefundsPage({ query }: { query: URLSearchParams }) {
   const status = query.get('status') ?? 'failed'
   const isAdmin = useCan('admin')
-  const { data, error, loading, reload } = useLoad(
-    () =>
-      get<Refund[] | Page<Refund>>('/api/refunds', { status }).then((r) => (Array.isArray(r) ? r : r.data)),
-    [status],
-  )
-  const [actionError, setActionError] = useState<unknown>(null)
+  const queryClient = useQueryClient()
+  const {
+    data: page,
+    error,
+    isLoading,
+  } = useQuery({
+    queryKey: ['refunds', status],
+    queryFn: () => get<Answer<'listConsoleRefunds'>>('/api/refunds', { status }),
+  })
+  const data = page?.data
   const [notice, setNotice] = useState<string | null>(null)
-  const [busy, setBusy] = useState<number | null>(null)
-
-  async function retry(refund: Refund) {
-    setBusy(refund.id)
-    setActionError(null)
-    setNotice(null)
-    try {
-      const after = await post<Refund>(`/api/refunds/${refund.id}/retry`)
-      setNotice(`Reembolso ${refund.id}: nova tentativa feita (${after?.status ?? 'enviado'}).`)
-      reload()
-    } catch (e) {
-      setActionError(e)
-    } finally {
-      setBusy(null)
-    }
-  }
+  const retry = useMutation({
+    mutationFn: (refund: Refund) => post<Answer<'retryConsoleRefund'>>(`/api/refunds/${refund.id}/retry`),
+    onMutate: () => setNotice(null),
+    onSuccess: (after, refund) => {
+      setNotice(`Reembolso ${refund.id}: nova tentativa feita (${after.status}).`)
+      // The answer is the refund alone; the list (which it may leave) is read again.
+      void queryClient.invalidateQueries({ queryKey: ['refunds'] })
+    },
+  })
+  const busy = retry.isPending ? retry.variables.id : null
 
   return (
     <>
@@ -54,9 +59,9 @@ export function RefundsScreen({ query }: { query: URLSearchParams }) {
         ))}
       </fieldset>
       {notice ? <Notice>{notice}</Notice> : null}
-      <ErrorBox error={actionError} />
+      <ErrorBox error={retry.error} />
       <ErrorBox error={error} />
-      {loading && !data ? <Loading /> : null}
+      {isLoading ? <Loading /> : null}
       {data ? (
         <TableWrap label="Reembolsos">
           <table className="list" data-testid="refunds">
@@ -86,14 +91,14 @@ export function RefundsScreen({ query }: { query: URLSearchParams }) {
               {data.map((r) => (
                 <tr key={r.id} data-refund={r.id}>
                   <th scope="row">{r.id}</th>
-                  <td>{r.policy_number ?? (r.annual_plan_id ? `plano anual ${r.annual_plan_id}` : '—')}</td>
-                  <td>{r.partner?.name ?? '—'}</td>
-                  <td>{r.customer_name ?? '—'}</td>
+                  <td>{r.policy_number ?? `plano anual ${r.annual_plan_id}`}</td>
+                  <td>{r.partner.name}</td>
+                  <td>{r.customer_name}</td>
                   <td className="num">{brl(r.amount_cents)}</td>
                   <td>
-                    <Badge tone={statusTone(r.status)}>{REFUND_LABELS[r.status] ?? r.status}</Badge>
+                    <Badge tone={statusTone(r.status)}>{REFUND_LABELS[r.status]}</Badge>
                   </td>
-                  <td>{r.attempts ?? '—'}</td>
+                  <td>{r.attempts}</td>
                   <td className="wrap">
                     {r.last_error ?? '—'}
                     {r.status === 'pending' ? (
@@ -107,7 +112,7 @@ export function RefundsScreen({ query }: { query: URLSearchParams }) {
                           type="button"
                           className="btn btn-small"
                           disabled={busy != null}
-                          onClick={() => retry(r)}
+                          onClick={() => retry.mutate(r)}
                         >
                           {busy === r.id ? 'Tentando…' : 'Tentar de novo'}
                           <span className="sr-only"> o reembolso {r.id}</span>

@@ -1,26 +1,26 @@
-import { get } from '../api/client'
-import type { ClaimSummary, Page, PartnerSummary } from '../api/types'
-import { deviceText, FRAUD_LABELS, label, STATUS_LABELS, TYPE_LABELS, when } from '../format'
-import { href, navigate } from '../router'
-import { Badge, ErrorBox, Loading, Pager, PageTitle, statusTone, TableWrap, useLoad } from '../ui'
+import { keepPreviousData, useQuery } from '@tanstack/react-query'
+import { type Answer, get } from '../../api/client'
+import { deviceText, FRAUD_LABELS, label, STATUS_LABELS, TYPE_LABELS, when } from '../../format'
+import { href, navigate } from '../../router'
+import { Badge, ErrorBox, Loading, Pager, PageTitle, statusTone, TableWrap } from '../../ui'
+import { partnersQuery } from '../partners/partners.queries'
 
 const FILTERS = ['status', 'type', 'partner_id', 'fraud'] as const
 
-export function ClaimsScreen({ query }: { query: URLSearchParams }) {
+/** `#/sinistros`: the queue, oldest first, filtered from the URL. */
+export function ClaimsPage({ query }: { query: URLSearchParams }) {
   const filters = Object.fromEntries(FILTERS.map((f) => [f, query.get(f) ?? ''])) as Record<
     (typeof FILTERS)[number],
     string
   >
   const page = Number(query.get('page') ?? '1') || 1
-  const key = `${query.toString()}`
-  const claims = useLoad(() => get<Page<ClaimSummary>>('/api/claims', { ...filters, page }), [key])
-  const partners = useLoad(
-    () =>
-      get<PartnerSummary[] | { data: PartnerSummary[] }>('/api/partners').then((p) =>
-        Array.isArray(p) ? p : p.data,
-      ),
-    [],
-  )
+  const claims = useQuery({
+    queryKey: ['claims', filters, page],
+    queryFn: () => get<Answer<'listDeskClaims'>>('/api/claims', { ...filters, page }),
+    // The rows of the last filter stay on screen until the new ones come.
+    placeholderData: keepPreviousData,
+  })
+  const partners = useQuery(partnersQuery)
 
   function set(name: string, value: string) {
     navigate('/sinistros', { ...filters, [name]: value, page: undefined })
@@ -57,7 +57,7 @@ export function ClaimsScreen({ query }: { query: URLSearchParams }) {
           Parceiro
           <select value={filters.partner_id} onChange={(e) => set('partner_id', e.target.value)}>
             <option value="">Todos</option>
-            {(partners.data ?? []).map((p) => (
+            {partners.data?.map((p) => (
               <option key={p.id} value={String(p.id)}>
                 {p.name}
               </option>
@@ -74,7 +74,7 @@ export function ClaimsScreen({ query }: { query: URLSearchParams }) {
         </label>
       </form>
       <ErrorBox error={claims.error} />
-      {claims.loading && !claims.data ? <Loading /> : null}
+      {claims.isLoading ? <Loading /> : null}
       {claims.data ? (
         <>
           <TableWrap label="Fila de sinistros">
@@ -109,12 +109,10 @@ export function ClaimsScreen({ query }: { query: URLSearchParams }) {
                       {when(c.opened_at)}
                     </td>
                     <td data-label="Situação">
-                      <Badge tone={statusTone(c.status)}>
-                        {c.status_label ?? label(STATUS_LABELS, c.status)}
-                      </Badge>
+                      <Badge tone={statusTone(c.status)}>{c.status_label}</Badge>
                     </td>
                     <td data-label="Tipo">{label(TYPE_LABELS, c.type)}</td>
-                    <td data-label="Parceiro">{c.partner?.name}</td>
+                    <td data-label="Parceiro">{c.partner.name}</td>
                     <td data-label="Cliente">{c.customer_name}</td>
                     <td data-label="Aparelho">{deviceText(c.device)}</td>
                     <td data-label="Fraude">

@@ -1,49 +1,47 @@
+import { useQuery } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
-import { get, post } from '../api/client'
-import type { Operator, Page } from '../api/types'
-import { label, ROLE_LABELS, when } from '../format'
-import { useCan, useOperator } from '../session'
-import { Badge, ErrorBox, Loading, PageTitle, TableWrap, useLoad } from '../ui'
+import type { Input } from '../../api/client'
+import { label, ROLE_LABELS, when } from '../../format'
+import { useCan, useOperator } from '../../session'
+import { Badge, ErrorBox, Loading, PageTitle, TableWrap } from '../../ui'
+import { operatorsQuery, useOperatorChanges } from './operators.queries'
 
-export function OperatorsScreen() {
+/** `#/operadores`: the console's operators; an admin creates one, disables one or gives a new password. */
+export function OperatorsPage() {
   const me = useOperator()
   const isAdmin = useCan('admin')
-  const { data, error, loading, reload } = useLoad(
-    () => get<Operator[] | Page<Operator> | { operators: Operator[] }>('/api/operators').then(listOf),
-    [],
-  )
+  const { data: list, error, isLoading } = useQuery(operatorsQuery)
+  const data = list?.data
+  const changes = useOperatorChanges()
+  const [create, disable, resetPassword] = changes
   const [email, setEmail] = useState('')
-  const [role, setRole] = useState('viewer')
+  const [role, setRole] = useState<Input<'createOperator'>['role']>('viewer')
   const [secret, setSecret] = useState<{ email: string; password: string } | null>(null)
-  const [actionError, setActionError] = useState<unknown>(null)
-  const [busy, setBusy] = useState(false)
+  const busy = changes.some((change) => change.isPending)
 
-  async function act(run: () => Promise<void>) {
-    setBusy(true)
-    setActionError(null)
-    try {
-      await run()
-      reload()
-    } catch (e) {
-      setActionError(e)
-    } finally {
-      setBusy(false)
-    }
+  /** One change's error at a time, as the last one started. */
+  function starting() {
+    for (const change of changes) change.reset()
   }
 
-  function create(e: FormEvent) {
+  function submit(e: FormEvent) {
     e.preventDefault()
-    act(async () => {
-      const made = await post<{ operator: Operator; password: string }>('/api/operators', { email, role })
-      setSecret({ email: made.operator.email, password: made.password })
-      setEmail('')
-    })
+    starting()
+    create.mutate(
+      { email, role },
+      {
+        onSuccess: (made) => {
+          setSecret({ email: made.operator.email, password: made.password })
+          setEmail('')
+        },
+      },
+    )
   }
 
   return (
     <>
       <PageTitle>Operadores</PageTitle>
-      <ErrorBox error={actionError} />
+      <ErrorBox error={changes.find((change) => change.error)?.error} />
       {secret ? (
         <div className="alert alert-warn secret-box" role="status">
           <p>
@@ -56,14 +54,14 @@ export function OperatorsScreen() {
         </div>
       ) : null}
       {isAdmin ? (
-        <form className="filters" onSubmit={create} aria-label="Novo operador">
+        <form className="filters" onSubmit={submit} aria-label="Novo operador">
           <label>
             E-mail
             <input type="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
           </label>
           <label>
             Papel
-            <select value={role} onChange={(e) => setRole(e.target.value)}>
+            <select value={role} onChange={(e) => setRole(e.target.value as typeof role)}>
               {Object.entries(ROLE_LABELS).map(([k, v]) => (
                 <option key={k} value={k}>
                   {v}
@@ -77,7 +75,7 @@ export function OperatorsScreen() {
         </form>
       ) : null}
       <ErrorBox error={error} />
-      {loading && !data ? <Loading /> : null}
+      {isLoading ? <Loading /> : null}
       {data ? (
         <TableWrap label="Operadores">
           <table className="list" data-testid="operators">
@@ -108,12 +106,11 @@ export function OperatorsScreen() {
                           type="button"
                           className="btn btn-small btn-danger"
                           disabled={busy}
-                          onClick={() =>
-                            window.confirm(`Desativar ${o.email}?`) &&
-                            act(async () => {
-                              await post(`/api/operators/${o.id}/disable`)
-                            })
-                          }
+                          onClick={() => {
+                            if (!window.confirm(`Desativar ${o.email}?`)) return
+                            starting()
+                            disable.mutate(o.id)
+                          }}
                         >
                           Desativar <span className="sr-only">{o.email}</span>
                         </button>
@@ -123,14 +120,12 @@ export function OperatorsScreen() {
                           type="button"
                           className="btn btn-small"
                           disabled={busy}
-                          onClick={() =>
-                            act(async () => {
-                              const r = await post<{ password: string }>(
-                                `/api/operators/${o.id}/reset-password`,
-                              )
-                              setSecret({ email: o.email, password: r.password })
+                          onClick={() => {
+                            starting()
+                            resetPassword.mutate(o.id, {
+                              onSuccess: (r) => setSecret({ email: o.email, password: r.password }),
                             })
-                          }
+                          }}
                         >
                           Nova senha <span className="sr-only">para {o.email}</span>
                         </button>
@@ -145,10 +140,4 @@ export function OperatorsScreen() {
       ) : null}
     </>
   )
-}
-
-function listOf(answer: Operator[] | Page<Operator> | { operators: Operator[] }): Operator[] {
-  if (Array.isArray(answer)) return answer
-  if ('data' in answer) return answer.data
-  return answer.operators
 }

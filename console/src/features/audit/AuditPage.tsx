@@ -1,15 +1,9 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
-import { get } from '../api/client'
-import type { AuditEntry, Page } from '../api/types'
-import { when } from '../format'
-import { navigate } from '../router'
-import { ErrorBox, Loading, Pager, PageTitle, TableWrap, useLoad } from '../ui'
-
-function who(operator: AuditEntry['operator'] | undefined): string {
-  if (operator == null) return '—'
-  if (typeof operator === 'string') return operator
-  return operator.email ?? (operator.cli ? `CLI (${operator.cli})` : '—')
-}
+import { type Answer, get } from '../../api/client'
+import { when } from '../../format'
+import { navigate } from '../../router'
+import { ErrorBox, Loading, Pager, PageTitle, TableWrap } from '../../ui'
 
 function short(value: unknown): string {
   if (value == null) return '—'
@@ -17,15 +11,17 @@ function short(value: unknown): string {
   return text.length > 160 ? `${text.slice(0, 157)}…` : text
 }
 
-export function AuditScreen({ query }: { query: URLSearchParams }) {
+/** `#/auditoria`: every audited change, newest first, filtered by action and operator (admins). */
+export function AuditPage({ query }: { query: URLSearchParams }) {
   const page = Number(query.get('page') ?? '1') || 1
   const action = query.get('action') ?? ''
   const operator = query.get('operator') ?? ''
   const [draft, setDraft] = useState({ action, operator })
-  const { data, error, loading } = useLoad(
-    () => get<Page<AuditEntry>>('/api/audit', { page, per_page: 50, action, operator }),
-    [page, action, operator],
-  )
+  const { data, error, isLoading } = useQuery({
+    queryKey: ['audit', page, action, operator],
+    queryFn: () => get<Answer<'listAudit'>>('/api/audit', { page, per_page: 50, action, operator }),
+    placeholderData: keepPreviousData,
+  })
   const csv = `/api/audit.csv?${new URLSearchParams(
     Object.entries({ action, operator }).filter(([, v]) => v),
   ).toString()}`
@@ -68,7 +64,7 @@ export function AuditScreen({ query }: { query: URLSearchParams }) {
         </button>
       </form>
       <ErrorBox error={error} />
-      {loading && !data ? <Loading /> : null}
+      {isLoading ? <Loading /> : null}
       {data ? (
         <>
           <TableWrap label="Registro de auditoria">
@@ -93,8 +89,8 @@ export function AuditScreen({ query }: { query: URLSearchParams }) {
                 ) : null}
                 {data.data.map((a) => (
                   <tr key={a.id}>
-                    <td>{when(a.at ?? a.created_at)}</td>
-                    <td>{a.actor_label ?? who(a.operator)}</td>
+                    <td>{when(a.at)}</td>
+                    <td>{a.actor_label}</td>
                     <td>
                       <code>{a.action}</code>
                     </td>

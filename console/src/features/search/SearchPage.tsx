@@ -1,14 +1,19 @@
+import { useQuery } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
-import { get } from '../api/client'
-import type { SearchResult } from '../api/types'
-import { deviceText, KIND_LABELS, label } from '../format'
-import { href, navigate } from '../router'
-import { Badge, ErrorBox, Loading, PageTitle, statusTone, TableWrap, useLoad } from '../ui'
+import { type Answer, get } from '../../api/client'
+import { deviceText, KIND_LABELS, label } from '../../format'
+import { href, navigate } from '../../router'
+import { Badge, ErrorBox, Loading, PageTitle, statusTone, TableWrap } from '../../ui'
 
-export function SearchScreen({ query }: { query: URLSearchParams }) {
+/** `#/busca?q=`: a customer's contracts under every partner, by document, IMEI, policy or number. */
+export function SearchPage({ query }: { query: URLSearchParams }) {
   const q = query.get('q') ?? ''
   const [draft, setDraft] = useState(q)
-  const result = useLoad(() => (q ? get<SearchResult>('/api/search', { q }) : Promise.resolve(null)), [q])
+  const result = useQuery({
+    queryKey: ['search', q],
+    queryFn: () => get<Answer<'search'>>('/api/search', { q }),
+    enabled: q !== '',
+  })
 
   function submit(e: FormEvent) {
     e.preventDefault()
@@ -35,13 +40,13 @@ export function SearchScreen({ query }: { query: URLSearchParams }) {
         </button>
       </form>
       <ErrorBox error={result.error} />
-      {q && result.loading ? <Loading what="Buscando…" /> : null}
+      {result.isLoading ? <Loading what="Buscando…" /> : null}
       {result.data && result.data.customers.length === 0 ? (
         <p className="muted" role="status">
           Nada encontrado para “{q}”.
         </p>
       ) : null}
-      {(result.data?.customers ?? []).map((customer) => (
+      {result.data?.customers.map((customer) => (
         <section
           className="panel"
           key={`${customer.name}:${customer.contracts.map((c) => `${c.kind}${c.id}`).join(',')}`}
@@ -49,8 +54,7 @@ export function SearchScreen({ query }: { query: URLSearchParams }) {
           data-testid="customer"
         >
           <h2>
-            {customer.name}{' '}
-            {customer.document_masked ? <span className="muted">· {customer.document_masked}</span> : null}
+            {customer.name} <span className="muted">· {customer.document_masked}</span>
           </h2>
           <TableWrap label="Contratos do cliente">
             <table className="list">
@@ -69,7 +73,7 @@ export function SearchScreen({ query }: { query: URLSearchParams }) {
                     <th scope="row">{c.number ?? c.id}</th>
                     <td>
                       {label(KIND_LABELS, c.kind)}
-                      {c.plan_name ? <div className="small muted">{c.plan_name}</div> : null}
+                      <div className="small muted">{c.plan_name}</div>
                     </td>
                     <td>
                       <a href={href(`/parceiros/${c.partner.id}`)}>{c.partner.name}</a>

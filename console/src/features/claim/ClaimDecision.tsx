@@ -1,0 +1,202 @@
+import { type FormEvent, useState } from 'react'
+import { brl, DENIAL_LABELS, label, METHOD_LABELS, parseReais } from '../../format'
+import { ChoiceSelect, ErrorBox } from '../../ui'
+import { type Decision, type DeskClaim, useDecision } from './claim.queries'
+
+type Action = Decision['action']
+const REVIEW_LABELS: Record<Action, string> = {
+  approve: 'Revisar aprovação',
+  deny: 'Revisar negativa',
+  settle: 'Revisar liquidação',
+}
+
+/** The adjuster's form: approve (the payable shown as typed) or deny, then settle; each asks for confirmation. */
+export function ClaimDecision({
+  id,
+  claim,
+  onDecided,
+}: {
+  id: string
+  claim: DeskClaim
+  onDecided: (text: string) => void
+}) {
+  const canApprove = claim.status === 'under_review'
+  const canDeny = claim.status === 'under_review' || claim.status === 'documents_pending'
+  const canSettle = claim.status === 'approved'
+  const [action, setAction] = useState<Action>(canSettle ? 'settle' : canApprove ? 'approve' : 'deny')
+  const [method, setMethod] = useState('repair')
+  const [amount, setAmount] = useState('')
+  const [reason, setReason] = useState('not_covered')
+  const [note, setNote] = useState('')
+  const [reference, setReference] = useState('')
+  const [confirming, setConfirming] = useState(false)
+  const decide = useDecision(id)
+
+  if (!canApprove && !canDeny && !canSettle) return null
+
+  const { franchise_cents: franchise, lmi_cents: lmi } = claim.payable_preview
+  const approved = parseReais(amount)
+  const payable = approved == null ? null : Math.max(0, approved - franchise)
+  const amountProblem =
+    amount === ''
+      ? null
+      : approved == null
+        ? 'Valor inválido (ex.: 1.234,56).'
+        : approved <= 0
+          ? 'O valor deve ser maior que zero.'
+          : approved > lmi
+            ? `Acima do LMI do contrato (${brl(lmi)}).`
+            : null
+
+  function decision(): Decision | null {
+    if (action === 'approve') {
+      if (approved == null || amountProblem) return null
+      return { action, body: { settlement_method: method, approved_amount_cents: approved } }
+    }
+    if (action === 'deny') return { action, body: { reason_code: reason, note } }
+    return { action, body: { reference } }
+  }
+
+  function review(e: FormEvent) {
+    e.preventDefault()
+    decide.reset()
+    if (decision()) setConfirming(true)
+  }
+
+  async function confirm() {
+    const chosen = decision()
+    if (!chosen) return
+    const done =
+      chosen.action === 'approve'
+        ? `Sinistro aprovado: ${brl(approved)}, a pagar ${brl(payable)}.`
+        : chosen.action === 'deny'
+          ? 'Sinistro negado.'
+          : 'Sinistro liquidado.'
+    try {
+      await decide.mutateAsync(chosen)
+      onDecided(done)
+    } catch {
+      // Shown from the mutation's error (a 409 when another adjuster decided first).
+    } finally {
+      setConfirming(false)
+    }
+  }
+
+  const busy = decide.isPending
+  return (
+    <section className="panel panel-action" aria-labelledby="h-decide">
+      <h2 id="h-decide">{canSettle ? 'Liquidar' : 'Decidir'}</h2>
+      <ErrorBox error={decide.error} />
+      {!canSettle ? (
+        <fieldset className="segmented" disabled={confirming}>
+          <legend className="sr-only">Ação</legend>
+          {(canApprove ? (['approve', 'deny'] as const) : (['deny'] as const)).map((choice) => (
+            <label key={choice}>
+              <input
+                type="radio"
+                name="action"
+                checked={action === choice}
+                onChange={() => setAction(choice)}
+              />
+              {choice === 'approve' ? 'Aprovar' : 'Negar'}
+            </label>
+          ))}
+        </fieldset>
+      ) : null}
+      <form className="stack" onSubmit={review}>
+        <fieldset className="stack plain" disabled={confirming || busy}>
+          {action === 'approve' ? (
+            <>
+              <ChoiceSelect
+                label="Forma de liquidação"
+                choices={METHOD_LABELS}
+                value={method}
+                onChange={setMethod}
+              />
+              <label>
+                Valor aprovado (R$)
+                <input
+                  name="approved_amount"
+                  inputMode="decimal"
+                  required
+                  value={amount}
+                  aria-invalid={amountProblem ? true : undefined}
+                  aria-describedby="payable-hint"
+                  onChange={(e) => setAmount(e.target.value)}
+                  placeholder="0,00"
+                />
+              </label>
+              <p id="payable-hint" className="payable" aria-live="polite">
+                {amountProblem ? (
+                  <span className="text-bad">{amountProblem}</span>
+                ) : (
+                  <>
+                    Franquia {brl(franchise)} · <strong>A pagar: </strong>
+                    <strong data-testid="payable">{brl(payable ?? 0)}</strong>
+                  </>
+                )}
+              </p>
+            </>
+          ) : null}
+          {action === 'deny' ? (
+            <>
+              <ChoiceSelect label="Motivo" choices={DENIAL_LABELS} value={reason} onChange={setReason} />
+              <label>
+                Nota para o parceiro
+                <textarea
+                  name="note"
+                  required
+                  rows={3}
+                  value={note}
+                  onChange={(e) => setNote(e.target.value)}
+                />
+              </label>
+            </>
+          ) : null}
+          {action === 'settle' ? (
+            <>
+              <p className="small">
+                {label(METHOD_LABELS, claim.decision?.settlement_method)} · a pagar{' '}
+                {brl(claim.decision?.payable_amount_cents)}. Reposição e indenização encerram o contrato.
+              </p>
+              <label>
+                Referência (ordem de reparo ou transferência)
+                <input
+                  name="reference"
+                  required
+                  maxLength={100}
+                  value={reference}
+                  onChange={(e) => setReference(e.target.value)}
+                />
+              </label>
+            </>
+          ) : null}
+          {!confirming ? (
+            <button type="submit" className="btn btn-primary">
+              {REVIEW_LABELS[action]}
+            </button>
+          ) : null}
+        </fieldset>
+      </form>
+      {confirming ? (
+        <div className="confirm" role="alertdialog" aria-labelledby="confirm-text">
+          <p id="confirm-text">
+            {action === 'approve'
+              ? `Aprovar ${brl(approved)} por ${label(METHOD_LABELS, method).toLowerCase()}? Valor a pagar: ${brl(payable)}.`
+              : action === 'deny'
+                ? `Negar o sinistro (${label(DENIAL_LABELS, reason)})? O parceiro verá a nota.`
+                : `Liquidar com a referência “${reference}”?`}
+          </p>
+          <div className="row">
+            <button type="button" className="btn btn-primary" disabled={busy} onClick={confirm}>
+              {busy ? 'Enviando…' : 'Confirmar'}
+            </button>
+            <button type="button" className="btn" disabled={busy} onClick={() => setConfirming(false)}>
+              Cancelar
+            </button>
+          </div>
+        </div>
+      ) : null}
+    </section>
+  )
+}

@@ -1,0 +1,40 @@
+import { bytes, DOC_LABELS, label } from '../../format'
+import type { DeskClaim } from './claim.queries'
+
+type ClaimDocument = DeskClaim['documents'][number]
+
+/** The documents the partner sent, previewed in place (an image, a PDF in a frame). */
+export function ClaimDocuments({ documents }: { documents: ClaimDocument[] }) {
+  return (
+    <section className="panel" aria-labelledby="h-docs">
+      <h2 id="h-docs">Documentos ({documents.length})</h2>
+      {documents.length === 0 ? <p className="muted">Nenhum documento enviado.</p> : null}
+      <div className="docs">
+        {documents.map((d) => (
+          <DocumentPreview key={d.id} doc={d} />
+        ))}
+      </div>
+    </section>
+  )
+}
+
+function DocumentPreview({ doc }: { doc: ClaimDocument }) {
+  const title = `${label(DOC_LABELS, doc.kind)} · ${doc.content_type} · ${bytes(doc.size)}`
+  return (
+    <figure className="doc">
+      {doc.content_type.startsWith('image/') ? (
+        <img src={doc.url} alt={`${label(DOC_LABELS, doc.kind)} enviado pelo parceiro`} loading="lazy" />
+      ) : doc.content_type === 'application/pdf' ? (
+        <iframe src={doc.url} title={title} />
+      ) : (
+        <p className="muted">Sem pré-visualização.</p>
+      )}
+      <figcaption>
+        {title} ·{' '}
+        <a href={doc.url} target="_blank" rel="noreferrer">
+          abrir
+        </a>
+      </figcaption>
+    </figure>
+  )
+}

@@ -1,0 +1,128 @@
+import {
+  brl,
+  DENIAL_LABELS,
+  day,
+  deviceText,
+  KIND_LABELS,
+  label,
+  METHOD_LABELS,
+  STATUS_LABELS,
+  when,
+} from '../../format'
+import type { DeskClaim } from './claim.queries'
+
+export function DecisionFacts({
+  decision,
+  settlement,
+}: {
+  decision: NonNullable<DeskClaim['decision']>
+  settlement: DeskClaim['settlement']
+}) {
+  return (
+    <section className="panel" aria-labelledby="h-decision">
+      <h2 id="h-decision">Decisão</h2>
+      <dl className="facts">
+        <dt>Resultado</dt>
+        <dd>{label(STATUS_LABELS, decision.outcome)}</dd>
+        {decision.settlement_method ? (
+          <>
+            <dt>Forma</dt>
+            <dd>{label(METHOD_LABELS, decision.settlement_method)}</dd>
+            <dt>Aprovado</dt>
+            <dd>{brl(decision.approved_amount_cents)}</dd>
+            <dt>A pagar</dt>
+            <dd>{brl(decision.payable_amount_cents)}</dd>
+          </>
+        ) : null}
+        {decision.reason_code ? (
+          <>
+            <dt>Motivo</dt>
+            <dd>{label(DENIAL_LABELS, decision.reason_code)}</dd>
+          </>
+        ) : null}
+        {decision.note ? (
+          <>
+            <dt>Nota</dt>
+            <dd>{decision.note}</dd>
+          </>
+        ) : null}
+        <dt>Em</dt>
+        <dd>{when(decision.decided_at)}</dd>
+        {settlement?.reference ? (
+          <>
+            <dt>Liquidação</dt>
+            <dd>
+              {settlement.reference} ({when(settlement.settled_at)})
+            </dd>
+          </>
+        ) : null}
+      </dl>
+    </section>
+  )
+}
+
+export function ContractFacts({ claim }: { claim: DeskClaim }) {
+  const c = claim.contract
+  return (
+    <section className="panel" aria-labelledby="h-contract">
+      <h2 id="h-contract">Contrato</h2>
+      <dl className="facts">
+        <dt>Tipo</dt>
+        <dd>{label(KIND_LABELS, c.kind)}</dd>
+        <dt>Número</dt>
+        {/* An annual plan has no policy number before its payment. */}
+        <dd>{c.number ?? c.id}</dd>
+        <dt>Situação</dt>
+        <dd>{c.status}</dd>
+        <dt>Plano</dt>
+        <dd>{c.plan.name}</dd>
+        <dt>Vigência</dt>
+        <dd>
+          {day(c.starts_at)} a {day(c.ends_at ?? c.ends_on)}
+        </dd>
+        <dt>LMI</dt>
+        <dd>{brl(claim.payable_preview.lmi_cents)}</dd>
+        <dt>Franquia</dt>
+        <dd>{brl(claim.payable_preview.franchise_cents)}</dd>
+      </dl>
+    </section>
+  )
+}
+
+export function CustomerFacts({ claim }: { claim: DeskClaim }) {
+  return (
+    <section className="panel" aria-labelledby="h-customer">
+      <h2 id="h-customer">Cliente e aparelho</h2>
+      <dl className="facts">
+        <dt>Nome</dt>
+        <dd>{claim.customer.name}</dd>
+        <dt>Documento</dt>
+        <dd>{claim.customer.document}</dd>
+        {claim.customer.email ? (
+          <>
+            <dt>E-mail</dt>
+            <dd>{claim.customer.email}</dd>
+          </>
+        ) : null}
+        <dt>Aparelho</dt>
+        <dd>{deviceText(claim.device)}</dd>
+        <dt>Ocorrência</dt>
+        <dd>{when(claim.occurred_at)}</dd>
+        {claim.police_report?.number ? (
+          <>
+            <dt>B.O.</dt>
+            <dd>
+              {claim.police_report.number} ({day(claim.police_report.issued_on)})
+            </dd>
+          </>
+        ) : null}
+        {claim.description ? (
+          <>
+            <dt>Relato</dt>
+            <dd>{claim.description}</dd>
+          </>
+        ) : null}
+      </dl>
+    </section>
+  )
+}

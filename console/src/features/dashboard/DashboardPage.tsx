@@ -1,0 +1,88 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query'
+import { type FormEvent, useState } from 'react'
+import { type Answer, get } from '../../api/client'
+import { brl, int, pct } from '../../format'
+import { navigate } from '../../router'
+import { ErrorBox, Loading, PageTitle } from '../../ui'
+import { DashboardCharts } from './DashboardCharts'
+import { MonthPicker } from './MonthPicker'
+
+export type Dashboard = Answer<'getDashboard'>
+
+function currentMonth(offset = 0): string {
+  const d = new Date()
+  const m = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + offset, 1))
+  return m.toISOString().slice(0, 7)
+}
+
+/** `#/painel`: the period's premiums, claims and loss ratio, each chart with its figures beside it. */
+export function DashboardPage({ query }: { query: URLSearchParams }) {
+  const from = query.get('from') ?? currentMonth(-11)
+  const to = query.get('to') ?? currentMonth(0)
+  const [draft, setDraft] = useState({ from, to })
+  const { data, error, isLoading } = useQuery({
+    queryKey: ['dashboard', from, to],
+    queryFn: () => get<Dashboard>('/api/dashboard', { from, to }),
+    placeholderData: keepPreviousData,
+  })
+  function apply(e: FormEvent) {
+    e.preventDefault()
+    navigate('/painel', draft)
+  }
+
+  return (
+    <>
+      <PageTitle>Painel</PageTitle>
+      <form className="filters" onSubmit={apply} aria-label="Período">
+        <MonthPicker label="De" value={draft.from} onChange={(from) => setDraft({ ...draft, from })} />
+        <MonthPicker label="Até" value={draft.to} onChange={(to) => setDraft({ ...draft, to })} />
+        <button type="submit" className="btn">
+          Aplicar
+        </button>
+      </form>
+      <ErrorBox error={error} />
+      {isLoading ? <Loading /> : null}
+      {data ? (
+        <div className="dashboard">
+          <Kpis data={data} />
+          <DashboardCharts data={data} />
+        </div>
+      ) : null}
+    </>
+  )
+}
+
+function Kpis({ data }: { data: Dashboard }) {
+  return (
+    <section className="kpis" aria-label="Resumo do período">
+      <div className="kpi">
+        <span className="kpi-label">Prêmios emitidos</span>
+        <strong data-testid="total-written">{brl(data.totals.written_cents)}</strong>
+      </div>
+      <div className="kpi">
+        <span className="kpi-label">Prêmios recebidos</span>
+        <strong data-testid="total-collected">{brl(data.totals.collected_cents)}</strong>
+      </div>
+      <div className="kpi">
+        <span className="kpi-label">Sinistros pagos</span>
+        <strong data-testid="total-claims-paid">{brl(data.totals.claims_paid_cents)}</strong>
+      </div>
+      <div className="kpi">
+        <span className="kpi-label">Sinistralidade</span>
+        <strong data-testid="total-ratio">{pct(data.totals.ratio)}</strong>
+      </div>
+      <div className="kpi">
+        <span className="kpi-label">Proteções ativas</span>
+        <strong data-testid="active-total">
+          {int(data.active_protections.subscriptions + data.active_protections.annual_plans)}
+        </strong>
+        <span className="small muted">
+          <span data-testid="active-subscriptions">{int(data.active_protections.subscriptions)}</span>{' '}
+          assinaturas ·{' '}
+          <span data-testid="active-annual-plans">{int(data.active_protections.annual_plans)}</span> planos
+          anuais
+        </span>
+      </div>
+    </section>
+  )
+}

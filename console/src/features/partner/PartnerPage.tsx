@@ -1,0 +1,48 @@
+import { useQuery } from '@tanstack/react-query'
+import { KIND_LABELS, label } from '../../format'
+import { href } from '../../router'
+import { Badge, ErrorBox, Loading, PageTitle } from '../../ui'
+import { PartnerCredentials } from './PartnerCredentials'
+import { PartnerWebhooks } from './PartnerWebhooks'
+import { partnerQuery } from './partner.queries'
+
+const GATEWAY_LABELS: Record<string, string> = {
+  own: 'Amparo cobra o cartão (own)',
+  external: 'o parceiro cobra (external)',
+}
+
+/** `#/parceiros/{id}`: the partner's gateway, credentials, webhook health and plans. */
+export function PartnerPage({ id }: { id: string }) {
+  const { data, error, isLoading } = useQuery(partnerQuery(id))
+  return (
+    <>
+      <p className="crumbs">
+        <a href={href('/parceiros')}>← Parceiros</a>
+      </p>
+      <ErrorBox error={error} />
+      {isLoading ? <Loading /> : null}
+      {data ? (
+        <>
+          <PageTitle>{data.name}</PageTitle>
+          <p>
+            Gateway: <strong>{label(GATEWAY_LABELS, data.gateway)}</strong>
+          </p>
+          <PartnerCredentials id={id} credentials={data.credentials} />
+          <PartnerWebhooks endpoints={data.webhook_endpoints} />
+          <section className="panel" aria-labelledby="h-plans">
+            <h2 id="h-plans">Planos</h2>
+            <ul className="plain-list">
+              {data.plans.map((p) => (
+                <li key={p.id}>
+                  {p.name} <span className="muted">· {label(KIND_LABELS, p.kind)}</span>{' '}
+                  {p.active ? <Badge tone="ok">ativo</Badge> : <Badge tone="bad">inativo</Badge>}{' '}
+                  {p.is_default ? <Badge tone="info">padrão</Badge> : null}
+                </li>
+              ))}
+            </ul>
+          </section>
+        </>
+      ) : null}
+    </>
+  )
+}
