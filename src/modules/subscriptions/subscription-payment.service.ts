@@ -182,8 +182,11 @@ async function firstChargedEarlier(
   gateway: PaymentGateway,
   subscriptionId: number,
   now: Date,
-  context: { clock: Clock; settleIn?: Transactor<ChargeResult> | null; requestKey?: RequestKey | null } &
-    RenderingContext,
+  context: {
+    clock: Clock
+    settleIn?: Transactor<ChargeResult> | null
+    requestKey?: RequestKey | null
+  } & RenderingContext,
 ) {
   const first = await findInstallmentByNumber(db, subscriptionId, 1)
   if (!first) return null
