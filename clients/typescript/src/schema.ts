@@ -245,7 +245,7 @@ export interface paths {
          *     charge's claim runs out: a plan is never charged twice. A retry with the same `Idempotency-Key` and
          *     body of a payment whose answer was lost (the server died after the card was charged) answers that
          *     charge at once: 200 with the paid plan (or its 402), whether or not the worker has recorded it
-         *     meanwhile, before the state is checked. Another key's payment while such a charge is unrecorded
+         *     meanwhile, before the state is checked. A payment with another card while such a charge is unrecorded
          *     waits for it (409), then is answered from the state it left: 422 `errors.status` when it paid the
          *     plan; never 200 for a card that was not charged.
          *
@@ -1334,7 +1334,7 @@ export interface paths {
          *     the seconds until that charge's claim runs out; try again then. A retry with the same
          *     `Idempotency-Key` and body of a payment whose answer was lost (the server died after the card was
          *     charged) answers that charge at once: 200 with the `pago` subscription (or its 402), whether or not
-         *     the worker has recorded it meanwhile, before any state check. Another key's payment while such a
+         *     the worker has recorded it meanwhile, before any state check. A payment with another card while such a
          *     charge is unrecorded waits for it (409), then is answered from the state it left: 422 `errors.status`
          *     when it paid installment 1; never 200 for a card that was not charged.
          *

@@ -10,6 +10,7 @@ import { type CardTestingContext, refuseCardTesting } from '../payments/card-tes
 import type { CardAttemptRow } from '../payments/first-charge.service.js'
 import {
   answeredEarlier,
+  cardMarkOf,
   chargeFirstCard,
   claimRecording,
   type FirstCardCharge,
@@ -59,9 +60,16 @@ export async function payAnnualPlanByCard(
   const now = at.toISOString()
   const found = await requireAnnualPlanRow(db, partner.partnerId, id)
   const gateway = cardGateway(partner, context.gateway)
-  const earlier = await answeredEarlier(db, gateway, {
+  const readCard = () =>
+    requireCard(creditCard, formatDate(now, timeZone), 'MM/YY', {
+      number: 'card_number',
+      expiry: 'card_expiry',
+      cvv: 'card_cvv',
+    })
+  const earlier = await answeredEarlier(db, {
     of: { annualPlanId: found.id },
     requestKey: context.requestKey ?? null,
+    cardMark: cardMarkOf(readCard),
     heldUntil: async () => (await findAnnualPlanRow(db, found.partner_id, found.id))?.locked_until ?? null,
     now: at,
     reconcile: (attempt, settleIn) => reconcileAnnualPlanCharge(db, gateway, attempt, context, settleIn),
@@ -73,11 +81,7 @@ export async function payAnnualPlanByCard(
   }
   const plan = earlier === 'recorded' ? await requireAnnualPlanRow(db, partner.partnerId, id) : found
   assertAwaitingPayment(plan, now)
-  const card = requireCard(creditCard, formatDate(now, timeZone), 'MM/YY', {
-    number: 'card_number',
-    expiry: 'card_expiry',
-    cvv: 'card_cvv',
-  })
+  const card = readCard()
   await refuseCardTesting(db, { annualPlanId: plan.id }, plan.partner_id, context)
   const customerId = await gatewayCustomerOf(
     db,

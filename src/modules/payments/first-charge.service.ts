@@ -52,16 +52,33 @@ export interface FirstChargePlan extends GatewayLabel {
   requestKey: RequestKey | null
 }
 
-const isOwn = (attempt: CardAttemptRow, key: RequestKey | null): boolean =>
+const isKeyed = (attempt: CardAttemptRow, key: RequestKey | null): boolean =>
   key !== null &&
   attempt.request_key === key.key &&
   key.fingerprints.includes(attempt.request_fingerprint ?? '')
 
+/** The card's visible part: the same card gets the same payment method and replays its attempt. */
+export const cardMark = (card: CardData): string =>
+  `${card.number.slice(-4)}-${String(card.expiryMonth).padStart(2, '0')}${card.expiryYear}`
+
+/** The mark of the card `read` validates; null when it is not valid (nothing can match it). */
+export function cardMarkOf(read: () => CardData): string | null {
+  try {
+    return cardMark(read())
+  } catch {
+    return null
+  }
+}
+
+/** This request's attempt: made with its key and body, or, open, with the same card. */
+const isOwn = (attempt: CardAttemptRow, key: RequestKey | null, mark: string | null): boolean =>
+  isKeyed(attempt, key) || (attempt.recorded_at === null && mark !== null && attempt.card_mark === mark)
+
 /**
  * The first charge of `plan` with `card`, called while its item is claimed. An attempt this
- * request's key left open (its answer was lost) is replayed instead: its outcome is this call's
- * answer. Another request's open attempt (one that outlived its claim) is never answered for this
- * card: 409 until it is recorded (answeredEarlier does so).
+ * request left open (its answer was lost: the same key and body, or the same card) is replayed
+ * instead: its outcome is this call's answer. Another card's open attempt (one that outlived its
+ * claim) is never answered for this card: 409 until it is recorded (answeredEarlier does so).
  */
 export async function chargeFirstCard(
   db: Db,
@@ -70,12 +87,12 @@ export async function chargeFirstCard(
   plan: FirstChargePlan,
   now: () => string,
 ): Promise<FirstCardCharge> {
+  const mark = cardMark(card)
   const open = await findOpenAttempt(db, plan.of)
-  if (open && isOwn(open, plan.requestKey)) return replayAttempt(gateway, open)
+  if (open && isOwn(open, plan.requestKey, mark)) return replayAttempt(gateway, open)
   if (open) throw new PaymentInProgressError()
   // The card's visible part in the key: a retry with the same card gets the same payment method
   // back, one with another card (after an unanswered first try) makes its own.
-  const mark = `${card.number.slice(-4)}-${String(card.expiryMonth).padStart(2, '0')}${card.expiryYear}`
   const saved = await gateway.saveCard(card, `${plan.idempotencyKey}-payment-method-${mark}`, plan)
   if (!saved.approved) {
     return {
@@ -102,6 +119,7 @@ export async function chargeFirstCard(
     request_key: plan.requestKey?.key ?? null,
     request_fingerprint: plan.requestKey?.fingerprints[0] ?? null,
     recorded_at: null,
+    card_mark: mark,
   })
   return replayAttempt(gateway, attempt)
 }
@@ -151,6 +169,8 @@ export async function reconcileAttempt<Item>(
 export interface EarlierAttempts {
   of: CardAttemptOf
   requestKey: RequestKey | null
+  /** The request's card (cardMarkOf). */
+  cardMark: string | null
   /** Until when a claim holds the item (null: none), read now. */
   heldUntil: () => Promise<string | null>
   now: Date
@@ -163,20 +183,21 @@ export interface EarlierAttempts {
  * Before a first charge, what earlier attempts decide (docs/decisions.md, Safe retries):
  * - one this request's key made answers the request with its outcome: reconciled at once (the
  *   gateway asked again, not the worker waited for), or, recorded already, answered as it was;
- * - another request's unrecorded attempt is waited for while its claim holds the item (409, with
+ * - one with the same card and no matching key is left to the charge, which replays it;
+ * - another card's unrecorded attempt is waited for while its claim holds the item (409, with
  *   the seconds the claim has left), then reconciled here as the worker would, and the call goes on
  *   from what it recorded ('recorded': read the item again).
  * Null: nothing earlier; charge.
  */
 export async function answeredEarlier(
   db: Db,
-  gateway: PaymentGateway,
-  { of, requestKey, heldUntil, now, reconcile, settleIn }: EarlierAttempts,
+  { of, requestKey, cardMark: mark, heldUntil, now, reconcile, settleIn }: EarlierAttempts,
 ): Promise<{ own: ChargeResult } | 'recorded' | null> {
   const keyed = requestKey && (await findKeyedAttempt(db, of, requestKey.key))
-  if (keyed && isOwn(keyed, requestKey)) return { own: await reconcile(keyed, settleIn) }
+  if (keyed && isKeyed(keyed, requestKey)) return { own: await reconcile(keyed, settleIn) }
   const open = await findOpenAttempt(db, of)
-  if (!open) return null
+  // The same card without the key: the charge replays it once it holds the item (chargeFirstCard).
+  if (!open || isOwn(open, null, mark)) return null
   const until = await heldUntil()
   if (until !== null && Date.parse(until) > now.getTime()) throw inProgressUntil(until, now)
   await reconcile(open)

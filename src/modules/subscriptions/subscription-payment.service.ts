@@ -10,6 +10,7 @@ import { type CardTestingContext, refuseCardTesting } from '../payments/card-tes
 import type { CardAttemptRow } from '../payments/first-charge.service.js'
 import {
   answeredEarlier,
+  cardMarkOf,
   chargeFirstCard,
   claimRecording,
   type FirstCardCharge,
@@ -115,7 +116,16 @@ export async function payFirstInstallmentByCard(
   const now = context.clock.now()
   const found = await requireSubscriptionState(db, partner.partnerId, subscriptionId)
   const gateway = cardGateway(partner, context.gateway)
-  const earlier = await firstChargedEarlier(db, gateway, subscriptionId, now, context)
+  const readCard = () =>
+    requireCard(creditCard, formatDate(now, timeZone), 'MMYY', {
+      number: 'creditCard.number',
+      expiry: 'creditCard.expiry',
+      cvv: 'creditCard.cvv',
+    })
+  const earlier = await firstChargedEarlier(db, gateway, subscriptionId, now, {
+    ...context,
+    cardMark: cardMarkOf(readCard),
+  })
   if (earlier !== null && earlier !== 'recorded') {
     if (!earlier.own.approved) throw new CardDeclinedError(earlier.own.declineCode)
     return
@@ -125,11 +135,7 @@ export async function payFirstInstallmentByCard(
   const first = await findInstallmentByNumber(db, subscriptionId, 1)
   assertFirstPayableByCard(subscription, first, now, timeZone)
   if (!first) throw new StateError('Installment 1 can no longer be paid.')
-  const card = requireCard(creditCard, formatDate(now, timeZone), 'MMYY', {
-    number: 'creditCard.number',
-    expiry: 'creditCard.expiry',
-    cvv: 'creditCard.cvv',
-  })
+  const card = readCard()
 
   await refuseCardTesting(db, { subscriptionId }, partner.partnerId, context)
   const customerId = await gatewayCustomerOf(
@@ -186,13 +192,15 @@ async function firstChargedEarlier(
     clock: Clock
     settleIn?: Transactor<ChargeResult> | null
     requestKey?: RequestKey | null
+    cardMark: string | null
   } & RenderingContext,
 ) {
   const first = await findInstallmentByNumber(db, subscriptionId, 1)
   if (!first) return null
-  return answeredEarlier(db, gateway, {
+  return answeredEarlier(db, {
     of: { installmentId: first.id },
     requestKey: context.requestKey ?? null,
+    cardMark: context.cardMark,
     heldUntil: async () => (await findInstallment(db, first.id))?.locked_until ?? null,
     now,
     reconcile: (attempt, settleIn) => reconcileFirstInstallment(db, gateway, attempt, context, settleIn),
