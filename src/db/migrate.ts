@@ -29,7 +29,7 @@ import * as certificates from './migrations/0019-certificates.js'
 import * as partialIndexes from './migrations/0020-partial-indexes.js'
 import * as claimStorage from './migrations/0021-claim-storage.js'
 import * as writeIndexes from './migrations/0022-write-indexes.js'
-import * as keyedAttempts from './migrations/0023-keyed-attempts.js'
+import * as keyedAttempts from './migrations/0027-keyed-attempts.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
 const migrations: Record<string, Migration> = {
@@ -55,7 +55,7 @@ const migrations: Record<string, Migration> = {
   '0020-partial-indexes': partialIndexes,
   '0021-claim-storage': claimStorage,
   '0022-write-indexes': writeIndexes,
-  '0023-keyed-attempts': keyedAttempts,
+  '0027-keyed-attempts': keyedAttempts,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
