@@ -1,19 +1,16 @@
-import { type ChildProcess, spawn } from 'node:child_process'
-import { createServer } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { fileURLToPath } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Clock } from '../src/shared/clock.js'
 import { subscriptionCard } from './helpers/bodies.js'
-import { amparoProcess } from './helpers/cli.js'
+import { type Served, serve } from './helpers/serve.js'
 import { buildCheckedApp, useTestApp } from './helpers/test-app.js'
 import { answer, bearer, galaxyOf, type Seller, seller, subscribe } from './helpers/world.js'
 
 // Sandbox clock: an `amparo serve` killed (-9) in the middle of a clock advance leaves the clock
 // where its last full day put it, held by a claim that runs out at most 30 s after its last
-// renewal (docs/decisions.md); then another advance carries on. A real kill, on either database.
+// renewal (docs/decisions.md); then another advance carries on, and the same advance retried with
+// its Idempotency-Key finishes the one it started. A real kill, on either database.
 
-const root = fileURLToPath(new URL('..', import.meta.url))
 const DAY = 86_400
 const PAID = 40
 /** The longest a killed advance may keep its partner's clock held. */
@@ -31,41 +28,6 @@ beforeAll(async () => {
   }
 }, 120_000)
 
-async function freePort(): Promise<number> {
-  const probe = createServer()
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
-  const address = probe.address()
-  await new Promise<void>((resolve) => probe.close(() => resolve()))
-  if (!address || typeof address === 'string') throw new Error('no port')
-  return address.port
-}
-
-/** `amparo serve` on the test database, once its /health answers (generous deadline: a busy machine). */
-async function serve(): Promise<{ child: ChildProcess; base: string }> {
-  const port = await freePort()
-  const child = spawn(process.execPath, amparoProcess('serve', '--no-worker'), {
-    cwd: root,
-    env: { ...process.env, ...ctx.env, HOST: '127.0.0.1', PORT: String(port), AMPARO_ENV: 'test' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  })
-  let output = ''
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-    output += chunk
-  })
-  const base = `http://127.0.0.1:${port}`
-  for (const deadline = Date.now() + 120_000; ; await sleep(100)) {
-    if (child.exitCode !== null) throw new Error(`amparo serve exited:\n${output}`)
-    if (Date.now() > deadline) throw new Error(`amparo serve did not start:\n${output}`)
-    if (
-      await fetch(`${base}/health`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return { child, base }
-  }
-}
-
 const partnerRow = () =>
   ctx.db
     .selectFrom('partners')
@@ -73,49 +35,58 @@ const partnerRow = () =>
     .where('id', '=', s.partnerId)
     .executeTakeFirstOrThrow()
 
-/** An advance through an in-process app whose real time is `at`. */
-async function advanceAt(at: Date, days: number) {
+/** An advance through an in-process app whose real time is `at`, with `key` if given. */
+async function advanceAt(at: Date, days: number, key?: string) {
   const clock: Clock = { now: () => at }
   const app = await buildCheckedApp({ config: ctx.config, db: ctx.db, clock, logger: false })
   try {
     return await app.inject({
       method: 'POST',
       url: '/sandbox/clock/advance',
-      headers: bearer(s.token),
+      headers: { ...bearer(s.token), ...(key && { 'idempotency-key': key }) },
       payload: { days },
     })
   } finally {
-    await ctx.app.close()
+    await app.close()
   }
+}
+
+/** Starts an advance of `days` on a served process and kills it once 3 days are stored. */
+async function killedMidAdvance(served: Served, days: number, key?: string) {
+  const before = (await partnerRow()).clock_offset_seconds
+  try {
+    fetch(`${served.base}/sandbox/clock/advance`, {
+      method: 'POST',
+      headers: {
+        ...bearer(s.token),
+        'content-type': 'application/json',
+        ...(key && { 'idempotency-key': key }),
+      },
+      body: JSON.stringify({ days }),
+    }).catch(() => undefined)
+    // Killed once the advance has stored a few days (its own clock reading says so).
+    for (const deadline = Date.now() + 120_000; ; await sleep(20)) {
+      const clock = await fetch(`${served.base}/sandbox/clock`, { headers: bearer(s.token) })
+      const { advanced_by_seconds } = (await clock.json()) as { advanced_by_seconds: number }
+      if (advanced_by_seconds >= before + 3 * DAY) break
+      if (Date.now() > deadline) throw new Error('the advance did not progress')
+    }
+  } finally {
+    await served.kill()
+  }
+  const killedAt = Date.now()
+  const row = await partnerRow()
+  const until = Date.parse(row.clock_advancing_until ?? '')
+  expect(until).toBeLessThanOrEqual(killedAt + CLAIM_SECONDS * 1000)
+  expect(row.clock_offset_seconds % DAY).toBe(0)
+  expect(row.clock_offset_seconds).toBeGreaterThanOrEqual(before + 3 * DAY)
+  expect(row.clock_offset_seconds).toBeLessThan(before + days * DAY)
+  return { before, until, row }
 }
 
 describe('an advance whose process is killed mid-way', () => {
   it('frees the clock within the claim time, at the last day fully processed', async () => {
-    const { child, base } = await serve()
-    const exited = new Promise((resolve) => child.once('exit', resolve))
-    try {
-      fetch(`${base}/sandbox/clock/advance`, {
-        method: 'POST',
-        headers: { ...bearer(s.token), 'content-type': 'application/json' },
-        body: JSON.stringify({ days: 400 }),
-      }).catch(() => undefined)
-      // Killed once the advance has stored a few days (its own clock reading says so).
-      for (const deadline = Date.now() + 120_000; ; await sleep(20)) {
-        const clock = await fetch(`${base}/sandbox/clock`, { headers: bearer(s.token) })
-        if (((await clock.json()) as { advanced_by_seconds: number }).advanced_by_seconds >= 3 * DAY) break
-        if (Date.now() > deadline) throw new Error('the advance did not progress')
-      }
-    } finally {
-      child.kill('SIGKILL')
-      await exited
-    }
-    const killedAt = Date.now()
-    const row = await partnerRow()
-    const until = Date.parse(row.clock_advancing_until ?? '')
-    expect(until).toBeLessThanOrEqual(killedAt + CLAIM_SECONDS * 1000)
-    expect(row.clock_offset_seconds % DAY).toBe(0)
-    expect(row.clock_offset_seconds).toBeGreaterThanOrEqual(3 * DAY)
-    expect(row.clock_offset_seconds).toBeLessThan(400 * DAY)
+    const { until, row } = await killedMidAdvance(await serve(ctx.env), 400)
 
     // Until the claim runs out the clock stays held; then an advance carries on from the last day.
     const held = await advanceAt(new Date(until - 1000), 1)
@@ -125,5 +96,28 @@ describe('an advance whose process is killed mid-way', () => {
     expect(resumed.statusCode, resumed.body).toBe(200)
     expect(resumed.json().advanced_by_seconds).toBe(row.clock_offset_seconds + DAY)
     expect((await partnerRow()).clock_advancing_until).toBeNull()
+  }, 300_000)
+
+  it('retried with its Idempotency-Key, finishes the advance it started, never a second one', async () => {
+    const key = `advance-${Date.now()}`
+    const { before, until, row } = await killedMidAdvance(await serve(ctx.env), 31, key)
+
+    // While the dead advance's hold lasts: 409 with the seconds it has left.
+    const held = await advanceAt(new Date(until - 5000), 31, key)
+    expect(held.statusCode, held.body).toBe(409)
+    expect(held.json().code).toBe('clock_advancing')
+    expect(Number(held.headers['retry-after'])).toBe(5)
+
+    const finished = await advanceAt(new Date(until + 1000), 31, key)
+    expect(finished.statusCode, finished.body).toBe(200)
+    expect(finished.json().advanced_by_seconds).toBe(before + 31 * DAY)
+    expect(finished.json().jobs.days).toBe((before + 31 * DAY - row.clock_offset_seconds) / DAY)
+    expect((await partnerRow()).clock_offset_seconds).toBe(before + 31 * DAY)
+
+    // Its answer is kept: the key does not move the clock again.
+    const again = await advanceAt(new Date(until + 2000), 31, key)
+    expect(again.statusCode, again.body).toBe(200)
+    expect(again.headers['idempotent-replayed']).toBe('true')
+    expect((await partnerRow()).clock_offset_seconds).toBe(before + 31 * DAY)
   }, 300_000)
 })

@@ -407,12 +407,32 @@ describe('when Stripe does not answer', () => {
       .execute()
     expect(ledger).toEqual([])
 
-    // At once, and with another card: the unanswered attempt is sent again and its answer is this one's.
-    const retried = await pay(p, s.id, MASTERCARD, impatient)
+    // At once, with the same card: the unanswered attempt is sent again and its answer is this one's.
+    const retried = await pay(p, s.id, VISA, impatient)
     expect(retried.statusCode, retried.body).toBe(200)
     expect(retried.json()).toMatchObject({ status: 'pago', card: { brand: 'visa', last4: '1111' } })
     const first = s.installments[0]?.id
     expect(keyed(`installment-${first}-charge-1`).map((r) => r.processed)).toEqual([true, false])
+    expect(
+      server.charges.filter(
+        (pi) => pi.params['metadata[amparo_reference]'] === `subscription-${s.id}-installment-1`,
+      ),
+    ).toHaveLength(1)
+  })
+
+  it('a retry with another card after a timeout records the unanswered charge first, and is not answered for it', async () => {
+    now = START
+    const p = await party()
+    const s = await contract(p)
+    server.slowNext(1_500)
+    expect((await pay(p, s.id, VISA, impatient)).statusCode).toBe(503)
+
+    // The visa's charge went through: it is recorded, and the mastercard is told the installment is paid.
+    const other = await pay(p, s.id, MASTERCARD, impatient)
+    expect(other.statusCode, other.body).toBe(422)
+    expect(other.json()).toMatchObject({ code: 'invalid_state' })
+    const shown = await ctx.app.inject({ url: `/subscriptions/${s.id}`, headers: bearer(p.token) })
+    expect(shown.json()).toMatchObject({ status: 'pago', card: { brand: 'visa', last4: '1111' } })
     expect(
       server.charges.filter(
         (pi) => pi.params['metadata[amparo_reference]'] === `subscription-${s.id}-installment-1`,

@@ -33,6 +33,7 @@ import * as deviceSkeletons from './migrations/0023-device-skeletons.js'
 import * as documentUploads from './migrations/0024-document-uploads.js'
 import * as auditLogSealed from './migrations/0025-audit-log-sealed.js'
 import * as cardTries from './migrations/0026-card-tries.js'
+import * as keyedAttempts from './migrations/0027-keyed-attempts.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
 const migrations: Record<string, Migration> = {
@@ -62,6 +63,7 @@ const migrations: Record<string, Migration> = {
   '0024-document-uploads': documentUploads,
   '0025-audit-log-sealed': auditLogSealed,
   '0026-card-tries': cardTries,
+  '0027-keyed-attempts': keyedAttempts,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

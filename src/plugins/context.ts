@@ -37,15 +37,18 @@ export const contextPlugin = fp<AppContext>(
 
 /**
  * What a card call (a payment, a card update) takes from its request: the gateway, the request's
- * clock and log, the claim time and the card-testing limits.
+ * clock and log, the claim time, the card-testing limits, and its Idempotency-Key (a first charge
+ * keeps it, so that the key's retry answers that charge's outcome).
  */
 export function cardCallContext(request: FastifyRequest) {
   const { gateway, config } = request.server
+  const pending = request.idempotency
   return {
     gateway,
     clock: request.clock,
     claimSeconds: config.paymentClaimSeconds,
     cardDeclineLimits: config.cardDeclineLimits,
     log: request.log,
+    requestKey: pending && { key: pending.key, fingerprints: pending.prints },
   }
 }

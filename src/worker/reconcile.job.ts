@@ -3,6 +3,7 @@ import { reconcileAnnualPlanCharge } from '../modules/annual-plans/annual-plan-p
 import {
   abandonAttempt,
   findUnrecordedCharges,
+  forgetRecordedAttempts,
   UnpayableChargeError,
 } from '../modules/payments/first-charge.service.js'
 import type { PaymentGateway } from '../modules/payments/payment-gateway.js'
@@ -22,7 +23,9 @@ export interface ReconcileResult {
  * Records the first charges (installment 1, annual plans) the gateway answered but the database
  * never recorded (it failed, or the process died, after the call): each stored attempt is sent again
  * with its idempotency key, so the gateway answers the same PaymentIntent, and recorded once with its
- * event. A gateway still unavailable, or a database still down, leaves it for the next run.
+ * event. A gateway still unavailable, or a database still down, leaves it for the next run. A
+ * payment call with the attempt's key reconciles it at once, by the same functions. Attempts
+ * recorded more than 24 h ago are forgotten.
  */
 export async function runReconciliation(
   deps: JobDeps & { gateway: PaymentGateway },
@@ -50,6 +53,7 @@ export async function runReconciliation(
       }
     }
   }
+  await forgetRecordedAttempts(db, clock.now())
   return result
 }
 

@@ -241,7 +241,13 @@ export interface paths {
          *     before the body is validated. The plan must be `awaiting_payment`; otherwise 422 `errors.status`
          *     and nothing is charged. Card rules (422 under `card_number`, `card_expiry`, `card_cvv`): Luhn-valid
          *     number, expiry `MM/YY` not before the current month, 3–4 digit code. While a charge of the plan is
-         *     in progress, another call answers 409: a plan is never charged twice.
+         *     in progress, another call answers 409 `payment_in_progress`, `Retry-After` the seconds until that
+         *     charge's claim runs out: a plan is never charged twice. A retry with the same `Idempotency-Key` and
+         *     body of a payment whose answer was lost (the server died after the card was charged) answers that
+         *     charge at once: 200 with the paid plan (or its 402), whether or not the worker has recorded it
+         *     meanwhile, before the state is checked. A payment with another card while such a charge is unrecorded
+         *     waits for it (409), then is answered from the state it left: 422 `errors.status` when it paid the
+         *     plan; never 200 for a card that was not charged.
          *
          *     Approved → 200 with the plan. The plan becomes `paid` with a `policy_number`, `AMP-<year of payment>-<id
          *     zero-padded to 6 digits>` (`AMP-2026-000042`; the year in the service time zone), unique per plan.
@@ -260,7 +266,8 @@ export interface paths {
          *     with `Retry-After` of at most 5 s: retry then (with or without the same `Idempotency-Key`); the retry
          *     goes to the gateway at once with the same gateway idempotency key, so it settles the same charge and
          *     never makes a second one. While another call of the same payment is at the gateway → 409
-         *     `payment_in_progress` with `Retry-After`. The gateway refusing our request as malformed (a bug or a
+         *     `payment_in_progress` with `Retry-After`: the seconds until that call's claim runs out, or fewer
+         *     while the gateway is still answering it. The gateway refusing our request as malformed (a bug or a
          *     misconfiguration on our side, never the caller's) → 502 `gateway_error`: nothing was charged; quote
          *     `request_id` to support.
          */
@@ -950,10 +957,13 @@ export interface paths {
          *     written at the partner's time of that day; webhooks go out in real time. `jobs` counts what ran.
          *
          *     The clock only moves forward; other partners' clocks never move. Another advance of the same
-         *     clock while this one runs → 409 `clock_advancing`. Both or neither field, 0, a negative, a
+         *     clock while this one runs → 409 `clock_advancing` with `Retry-After`: the seconds until that
+         *     advance's hold runs out (at most 30 s after its last day stored, should its process have died). Both or neither field, 0, a negative, a
          *     non-integer or a value over its bound → 422 under that field. A failure midway → 500 whose
          *     `message` says where the clock stopped: at the last day fully processed (`GET /sandbox/clock`
-         *     reads it too); advancing again carries on from there.
+         *     reads it too); advancing again carries on from there. Retried with the same `Idempotency-Key` after
+         *     its process died mid-way (once its hold has run out), the advance finishes the one it started, to the
+         *     offset that one was going to, never a second one; `jobs` then counts the days this call ran.
          */
         post: operations["advanceSandboxClock"];
         delete?: never;
@@ -1209,7 +1219,8 @@ export interface paths {
          *     with `Retry-After` of at most 5 s: retry then (with or without the same `Idempotency-Key`); the retry
          *     goes to the gateway at once with the same gateway idempotency key, so it settles the same charge and
          *     never makes a second one. While another call of the same payment is at the gateway → 409
-         *     `payment_in_progress` with `Retry-After`. The gateway refusing our request as malformed (a bug or a
+         *     `payment_in_progress` with `Retry-After`: the seconds until that call's claim runs out, or fewer
+         *     while the gateway is still answering it. The gateway refusing our request as malformed (a bug or a
          *     misconfiguration on our side, never the caller's) → 502 `gateway_error`: nothing was charged; quote
          *     `request_id` to support.
          *
@@ -1329,7 +1340,13 @@ export interface paths {
          *
          *     Declined → 402 with `decline_code` and `errors.creditCard`; installment 1 becomes `refused`, the
          *     subscription stays `pending` and a later approved try pays it. Every attempt is recorded. While
-         *     another payment of the same subscription is being charged → 409; try again when it has answered.
+         *     another payment of the same subscription is being charged → 409 `payment_in_progress`, `Retry-After`
+         *     the seconds until that charge's claim runs out; try again then. A retry with the same
+         *     `Idempotency-Key` and body of a payment whose answer was lost (the server died after the card was
+         *     charged) answers that charge at once: 200 with the `pago` subscription (or its 402), whether or not
+         *     the worker has recorded it meanwhile, before any state check. A payment with another card while such a
+         *     charge is unrecorded waits for it (409), then is answered from the state it left: 422 `errors.status`
+         *     when it paid installment 1; never 200 for a card that was not charged.
          *
          *     Card testing: past 5 declined card attempts a day on one contract (payments and card
          *     updates; `AMPARO_CARD_DECLINES_PER_CONTRACT`), or the partner's daily limit
@@ -1338,7 +1355,8 @@ export interface paths {
          *     with `Retry-After` of at most 5 s: retry then (with or without the same `Idempotency-Key`); the retry
          *     goes to the gateway at once with the same gateway idempotency key, so it settles the same charge and
          *     never makes a second one. While another call of the same payment is at the gateway → 409
-         *     `payment_in_progress` with `Retry-After`. The gateway refusing our request as malformed (a bug or a
+         *     `payment_in_progress` with `Retry-After`: the seconds until that call's claim runs out, or fewer
+         *     while the gateway is still answering it. The gateway refusing our request as malformed (a bug or a
          *     misconfiguration on our side, never the caller's) → 502 `gateway_error`: nothing was charged; quote
          *     `request_id` to support.
          *

@@ -13,7 +13,8 @@ const unrecordedCharge = ({ exists, selectFrom }: ExpressionBuilder<Database, 'a
   exists(
     selectFrom('card_attempts')
       .select('card_attempts.id')
-      .whereRef('card_attempts.annual_plan_id', '=', 'annual_plans.id'),
+      .whereRef('card_attempts.annual_plan_id', '=', 'annual_plans.id')
+      .where('card_attempts.recorded_at', 'is', null),
   )
 
 /** Whether a card charge of the plan awaits the worker's recording (see unrecordedCharge). */

@@ -105,7 +105,13 @@ card payments → 422 \`errors.gateway\` alone, whatever the body: it is checked
 before the body is validated. The plan must be \`awaiting_payment\`; otherwise 422 \`errors.status\`
 and nothing is charged. Card rules (422 under \`card_number\`, \`card_expiry\`, \`card_cvv\`): Luhn-valid
 number, expiry \`MM/YY\` not before the current month, 3–4 digit code. While a charge of the plan is
-in progress, another call answers 409: a plan is never charged twice.
+in progress, another call answers 409 \`payment_in_progress\`, \`Retry-After\` the seconds until that
+charge's claim runs out: a plan is never charged twice. A retry with the same \`Idempotency-Key\` and
+body of a payment whose answer was lost (the server died after the card was charged) answers that
+charge at once: 200 with the paid plan (or its 402), whether or not the worker has recorded it
+meanwhile, before the state is checked. A payment with another card while such a charge is unrecorded
+waits for it (409), then is answered from the state it left: 422 \`errors.status\` when it paid the
+plan; never 200 for a card that was not charged.
 
 Approved → 200 with the plan. ${PAYMENT_EFFECT} Only the card brand and last four digits are kept.
 

@@ -9,13 +9,16 @@ import { CardDeclinedError, type CardInput, requireCard } from '../payments/card
 import { type CardTestingContext, startCardAttempt } from '../payments/card-testing.service.js'
 import type { CardAttemptRow } from '../payments/first-charge.service.js'
 import {
+  answeredEarlier,
+  cardMarkOf,
   chargeFirstCard,
   claimRecording,
   type FirstCardCharge,
+  type RequestKey,
   reconcileAttempt,
   UnpayableChargeError,
 } from '../payments/first-charge.service.js'
-import { PaymentInProgressError } from '../payments/payment.errors.js'
+import { inProgressUntil } from '../payments/payment.errors.js'
 import {
   type CardPaymentContext,
   chargeOnce,
@@ -39,7 +42,8 @@ import {
  * Pays the partner's plan by card, checked in the order of every payment call: the plan is the
  * partner's (404), the partner's mode (422 `errors.gateway`), its state (422 `errors.status`), then
  * the card. Approved: paid and covered from tomorrow. Declined: recorded, the plan stays awaiting
- * payment, and CardDeclinedError.
+ * payment, and CardDeclinedError. Before the state: a charge this request's key made answers it, and
+ * another's unrecorded one is settled first (answeredEarlier).
  */
 export async function payAnnualPlanByCard(
   db: Db,
@@ -49,18 +53,35 @@ export async function payAnnualPlanByCard(
   installments: number,
   context: CardPaymentContext &
     RenderingContext &
-    CardTestingContext & { settleIn?: Transactor<ChargeResult> | null },
+    CardTestingContext & { settleIn?: Transactor<ChargeResult> | null; requestKey?: RequestKey | null },
 ): Promise<void> {
   const { clock, timeZone } = context
-  const now = clock.now().toISOString()
-  const plan = await requireAnnualPlanRow(db, partner.partnerId, id)
+  const at = clock.now()
+  const now = at.toISOString()
+  const found = await requireAnnualPlanRow(db, partner.partnerId, id)
   const gateway = cardGateway(partner, context.gateway)
-  assertAwaitingPayment(plan, now)
-  const card = requireCard(creditCard, formatDate(now, timeZone), 'MM/YY', {
-    number: 'card_number',
-    expiry: 'card_expiry',
-    cvv: 'card_cvv',
+  const readCard = () =>
+    requireCard(creditCard, formatDate(now, timeZone), 'MM/YY', {
+      number: 'card_number',
+      expiry: 'card_expiry',
+      cvv: 'card_cvv',
+    })
+  const earlier = await answeredEarlier(db, {
+    of: { annualPlanId: found.id },
+    requestKey: context.requestKey ?? null,
+    cardMark: cardMarkOf(readCard),
+    heldUntil: async () => (await findAnnualPlanRow(db, found.partner_id, found.id))?.locked_until ?? null,
+    now: at,
+    reconcile: (attempt, settleIn) => reconcileAnnualPlanCharge(db, gateway, attempt, context, settleIn),
+    settleIn: context.settleIn,
   })
+  if (earlier !== null && earlier !== 'recorded') {
+    if (!earlier.own.approved) throw new CardDeclinedError(earlier.own.declineCode)
+    return
+  }
+  const plan = earlier === 'recorded' ? await requireAnnualPlanRow(db, partner.partnerId, id) : found
+  assertAwaitingPayment(plan, now)
+  const card = readCard()
   const attempt = await startCardAttempt(db, { annualPlanId: plan.id }, plan.partner_id, context)
   try {
     const customerId = await gatewayCustomerOf(
@@ -88,6 +109,7 @@ export async function payAnnualPlanByCard(
               amountCents: plan.premium,
               customerId,
               installments,
+              requestKey: context.requestKey ?? null,
             },
             () => context.clock.now().toISOString(),
           ),
@@ -102,7 +124,7 @@ export async function payAnnualPlanByCard(
       if (current && statusAt(current, now) !== 'awaiting_payment') {
         throw new StateError('The annual plan is no longer awaiting payment.')
       }
-      throw new PaymentInProgressError()
+      throw inProgressUntil(current?.locked_until ?? null, at)
     }
     if (!outcome.settled.approved) throw new CardDeclinedError(outcome.settled.declineCode)
   } finally {
@@ -123,7 +145,7 @@ async function recordCardCharge(
   { timeZone, base }: RenderingContext,
 ): Promise<ChargeResult> {
   const { result } = charged
-  if (!(await claimRecording(trx, charged))) return result
+  if (!(await claimRecording(trx, charged, at))) return result
   if (!result.approved) {
     const entry = { route: 'card', outcome: 'declined', transactionId: result.transactionId } as const
     await recordInLedger(trx, plan, { ...entry, declineCode: result.declineCode }, at)
@@ -150,19 +172,28 @@ async function recordCardCharge(
   return result
 }
 
-/** The worker's reconciliation of an unrecorded card charge of an annual plan (reconcileAttempt). */
+/**
+ * The reconciliation of a card charge of an annual plan (reconcileAttempt), by the worker or by a
+ * payment call (answeredEarlier), recorded in `settleIn` when given.
+ */
 export async function reconcileAnnualPlanCharge(
   db: Db,
   gateway: PaymentGateway,
   attempt: CardAttemptRow,
-  { clock, ...rendering }: { clock: Clock } & RenderingContext,
+  { clock, timeZone, base }: { clock: Clock } & RenderingContext,
+  settleIn?: Transactor<ChargeResult> | null,
 ): Promise<ChargeResult> {
   const plan =
     attempt.annual_plan_id === null
       ? undefined
       : await findAnnualPlanRow(db, attempt.partner_id, attempt.annual_plan_id)
-  return reconcileAttempt(db, gateway, attempt, plan, (trx, row, charged) =>
-    recordCardCharge(trx, row, charged, clock.now().toISOString(), rendering),
+  return reconcileAttempt(
+    db,
+    gateway,
+    attempt,
+    plan,
+    (trx, row, charged) => recordCardCharge(trx, row, charged, clock.now().toISOString(), { timeZone, base }),
+    settleIn,
   )
 }
 

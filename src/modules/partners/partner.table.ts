@@ -14,6 +14,9 @@ export interface PartnersTable {
   clock_offset_seconds: Generated<number>
   /** Real instant until which a clock advance in progress holds the partner; null when none. */
   clock_advancing_until: string | null
+  /** The `Idempotency-Key` of the last advance and the offset it goes to: its retry finishes it. */
+  clock_advance_key: string | null
+  clock_advance_to: number | null
   created_at: string
 }
 

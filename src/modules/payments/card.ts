@@ -107,7 +107,8 @@ called. A gateway that does not answer (timeout, its own fault or rate limit) �
 with \`Retry-After\` of at most 5 s: retry then (with or without the same \`Idempotency-Key\`); the retry
 goes to the gateway at once with the same gateway idempotency key, so it settles the same charge and
 never makes a second one. While another call of the same payment is at the gateway → 409
-\`payment_in_progress\` with \`Retry-After\`. The gateway refusing our request as malformed (a bug or a
+\`payment_in_progress\` with \`Retry-After\`: the seconds until that call's claim runs out, or fewer
+while the gateway is still answering it. The gateway refusing our request as malformed (a bug or a
 misconfiguration on our side, never the caller's) → 502 \`gateway_error\`: nothing was charged; quote
 \`request_id\` to support.`
 

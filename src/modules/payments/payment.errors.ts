@@ -40,8 +40,9 @@ export class GatewayRefusedError extends AppError {
 
 /**
  * Another charge holds the installment or plan: 409, try again once it has answered (a gateway call
- * settles within 30 s; most within a second or two). `retryAfterSeconds` longer for a charge whose
- * outcome the worker has yet to record (see UNRECORDED_RETRY_AFTER_SECONDS).
+ * settles within 30 s; most within a second or two). `retryAfterSeconds`: the seconds its claim
+ * has left (inProgressUntil), or longer for a charge whose outcome the worker has yet to record
+ * (see UNRECORDED_RETRY_AFTER_SECONDS).
  */
 export class PaymentInProgressError extends AppError {
   override readonly retryAfterSeconds: number
@@ -53,6 +54,15 @@ export class PaymentInProgressError extends AppError {
     super('payment_in_progress', message)
     this.retryAfterSeconds = retryAfterSeconds
   }
+}
+
+/**
+ * 409 while a claim holds the item until `lockedUntil`: `Retry-After` is the seconds it has left
+ * (at least 1), the real wait, after which the item is free or its charge recorded.
+ */
+export function inProgressUntil(lockedUntil: string | null, now: Date): PaymentInProgressError {
+  const left = lockedUntil === null ? 0 : Date.parse(lockedUntil) - now.getTime()
+  return new PaymentInProgressError(undefined, Math.max(1, Math.ceil(left / 1000)))
 }
 
 /**

@@ -52,6 +52,13 @@ export interface CardAttemptsTable {
   card_brand: string
   card_last4: string
   created_at: string
+  /** The partner's `Idempotency-Key` of the request that made it, and that request's fingerprint. */
+  request_key: string | null
+  request_fingerprint: string | null
+  /** When its outcome was recorded; null while unrecorded. Kept 24 h, as the key's answer. */
+  recorded_at: string | null
+  /** The card's last four digits and expiry (`4242-122030`): a retry with the same card replays it. */
+  card_mark: string | null
 }
 
 /** A card verification of a card update, approved or declined. */

@@ -14,16 +14,25 @@ export async function findClockOffset(db: Db, partnerId: number): Promise<number
   return row?.clock_offset_seconds ?? 0
 }
 
+/** The advance a claim of the clock starts or resumes: the request's Idempotency-Key, if any. */
+export interface ClockAdvance {
+  key: string | null
+  /** The offset to go to, from the clock's and, when `key` started the last advance, where that one was going. */
+  to(offsetSeconds: number, resumed: number | null): number
+}
+
 /**
  * Holds the partner's clock until `until` (real time) unless another advance holds it: of
- * concurrent callers, in one process or several, exactly one gets the offset; the others undefined.
+ * concurrent callers, in one process or several, exactly one gets the offset and keeps `advance`'s
+ * key and target with it; the others get when the hold runs out.
  */
 export async function claimClock(
   db: Db,
   partnerId: number,
   now: string,
   until: string,
-): Promise<number | undefined> {
+  advance: ClockAdvance,
+): Promise<{ offset: number; to: number } | { heldUntil: string | null }> {
   return retryingTransaction(db, async (trx) => {
     const claimed = await trx
       .updateTable('partners')
@@ -31,13 +40,21 @@ export async function claimClock(
       .where('id', '=', partnerId)
       .where((eb) => eb.or([eb('clock_advancing_until', 'is', null), eb('clock_advancing_until', '<', now)]))
       .executeTakeFirst()
-    if (Number(claimed.numUpdatedRows) !== 1) return undefined
     const row = await trx
       .selectFrom('partners')
-      .select('clock_offset_seconds')
+      .select(['clock_offset_seconds', 'clock_advancing_until', 'clock_advance_key', 'clock_advance_to'])
       .where('id', '=', partnerId)
       .executeTakeFirstOrThrow()
-    return row.clock_offset_seconds
+    if (Number(claimed.numUpdatedRows) !== 1) return { heldUntil: row.clock_advancing_until }
+    const resumed =
+      advance.key !== null && row.clock_advance_key === advance.key ? row.clock_advance_to : null
+    const to = advance.to(row.clock_offset_seconds, resumed)
+    await trx
+      .updateTable('partners')
+      .set({ clock_advance_key: advance.key, clock_advance_to: to })
+      .where('id', '=', partnerId)
+      .execute()
+    return { offset: row.clock_offset_seconds, to }
   })
 }
 

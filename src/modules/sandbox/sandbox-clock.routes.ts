@@ -43,10 +43,13 @@ canceled on day 30, coverage of annual plans started and ended, refunds paid. Th
 written at the partner's time of that day; webhooks go out in real time. \`jobs\` counts what ran.
 
 The clock only moves forward; other partners' clocks never move. Another advance of the same
-clock while this one runs → 409 \`clock_advancing\`. Both or neither field, 0, a negative, a
+clock while this one runs → 409 \`clock_advancing\` with \`Retry-After\`: the seconds until that
+advance's hold runs out (at most 30 s after its last day stored, should its process have died). Both or neither field, 0, a negative, a
 non-integer or a value over its bound → 422 under that field. A failure midway → 500 whose
 \`message\` says where the clock stopped: at the last day fully processed (\`GET /sandbox/clock\`
-reads it too); advancing again carries on from there.`,
+reads it too); advancing again carries on from there. Retried with the same \`Idempotency-Key\` after
+its process died mid-way (once its hold has run out), the advance finishes the one it started, to the
+offset that one was going to, never a second one; \`jobs\` then counts the days this call ran.`,
         body: AdvanceBody,
         response: {
           200: AdvancedClock,
@@ -61,6 +64,7 @@ reads it too); advancing again carries on from there.`,
         timeZone: config.timeZone,
         jobs,
         log: request.log,
+        key: request.idempotency?.key ?? null,
       }),
   )
 }

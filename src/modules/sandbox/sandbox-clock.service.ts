@@ -71,6 +71,19 @@ export interface AdvanceDeps {
   timeZone: string
   jobs: PartnerJobs
   log?: Log
+  /** The request's Idempotency-Key: its retry after a crash finishes this advance. */
+  key?: string | null
+}
+
+/** 409 while another advance holds the clock; `Retry-After`: the seconds its hold has left. */
+class ClockAdvancingError extends AppError {
+  override readonly retryAfterSeconds: number
+
+  constructor(heldUntil: string | null, now: Date) {
+    super('clock_advancing', 'This clock is being advanced by another request; try again once it ends.')
+    const left = heldUntil === null ? 0 : Date.parse(heldUntil) - now.getTime()
+    this.retryAfterSeconds = Math.max(1, Math.ceil(left / 1000))
+  }
 }
 
 // The counts start at zero, so a job skipped for want of a gateway answers zeros, not `skipped`.
@@ -88,7 +101,8 @@ type AdvanceJobs = typeof NO_JOBS & { days: number }
  * Moves the partner's clock forward, a day at a time: at each day crossed its jobs run at that
  * day's time (the partner's rows only), then the clock is stored there. Another advance of the
  * same partner running meanwhile, in any process, is refused (409). A failure stops the advance
- * with the clock at the last day fully processed, and says where (500).
+ * with the clock at the last day fully processed, and says where (500). Retried with the key of the
+ * last advance (its process died, its answer was lost), it goes on to where that one was going.
  */
 export async function advanceClock(
   partnerId: number,
@@ -101,18 +115,17 @@ export async function advanceClock(
   const { db } = deps
   const holdUntil = () => new Date(real.now().getTime() + HOLD_SECONDS * 1000).toISOString()
   let held = holdUntil()
-  const start = await claimClock(db, partnerId, real.now().toISOString(), held)
-  if (start === undefined) {
-    throw new AppError(
-      'clock_advancing',
-      'This clock is being advanced by another request; try again once it ends.',
-    )
-  }
+  const claim = await claimClock(db, partnerId, real.now().toISOString(), held, {
+    key: deps.key ?? null,
+    to: (from, resumed) => resumed ?? from + advanceSeconds(body, from),
+  })
+  if ('heldUntil' in claim) throw new ClockAdvancingError(claim.heldUntil, real.now())
+  const start = claim.offset
   let offset = start
   let jobs: JobCounts = NO_JOBS
   let days = 0
   try {
-    for (const next of clockSteps(start, advanceSeconds(body, start))) {
+    for (const next of clockSteps(start, claim.to - start)) {
       const run = await deps.jobs.run(db, partnerId, shiftedClock(real, next), log)
       const until = holdUntil()
       if (!(await moveClaimedClock(db, partnerId, { held, until }, next))) {

@@ -11,7 +11,8 @@ const unrecordedCharge = ({ exists, selectFrom }: ExpressionBuilder<Database, 'i
   exists(
     selectFrom('card_attempts')
       .select('card_attempts.id')
-      .whereRef('card_attempts.installment_id', '=', 'installments.id'),
+      .whereRef('card_attempts.installment_id', '=', 'installments.id')
+      .where('card_attempts.recorded_at', 'is', null),
   )
 
 /** Unpaid installments a cancellation must leave alone: a charge holds them, or one is unrecorded. */

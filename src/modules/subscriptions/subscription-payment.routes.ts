@@ -112,7 +112,13 @@ digits, else 422 under \`creditCard.number\`, \`creditCard.expiry\` or \`creditC
 
 Declined → 402 with \`decline_code\` and \`errors.creditCard\`; installment 1 becomes \`refused\`, the
 subscription stays \`pending\` and a later approved try pays it. Every attempt is recorded. While
-another payment of the same subscription is being charged → 409; try again when it has answered.
+another payment of the same subscription is being charged → 409 \`payment_in_progress\`, \`Retry-After\`
+the seconds until that charge's claim runs out; try again then. A retry with the same
+\`Idempotency-Key\` and body of a payment whose answer was lost (the server died after the card was
+charged) answers that charge at once: 200 with the \`pago\` subscription (or its 402), whether or not
+the worker has recorded it meanwhile, before any state check. A payment with another card while such a
+charge is unrecorded waits for it (409), then is answered from the state it left: 422 \`errors.status\`
+when it paid installment 1; never 200 for a card that was not charged.
 
 ${CARD_CALL_FAILURES}
 

@@ -9,13 +9,16 @@ import { CardDeclinedError, type CardInput, requireCard } from '../payments/card
 import { type CardTestingContext, startCardAttempt } from '../payments/card-testing.service.js'
 import type { CardAttemptRow } from '../payments/first-charge.service.js'
 import {
+  answeredEarlier,
+  cardMarkOf,
   chargeFirstCard,
   claimRecording,
   type FirstCardCharge,
+  type RequestKey,
   reconcileAttempt,
   UnpayableChargeError,
 } from '../payments/first-charge.service.js'
-import { PaymentInProgressError } from '../payments/payment.errors.js'
+import { inProgressUntil } from '../payments/payment.errors.js'
 import {
   type CardPaymentContext,
   chargeOnce,
@@ -96,7 +99,9 @@ export async function notifyInstallmentPayment(
  * the subscription is the partner's (404), the partner's mode (422 `errors.gateway`), the state
  * (pending and not past its unpaid days, 422 `errors.status`), then the card. Approved: the card's
  * token, brand and last four digits are kept for the recurrence and the subscription is active.
- * Declined: recorded, installment 1 `refused`, and CardDeclinedError.
+ * Declined: recorded, installment 1 `refused`, and CardDeclinedError. Before the state: a first
+ * charge this request's key made answers it, and another's unrecorded one is settled first
+ * (answeredEarlier).
  */
 export async function payFirstInstallmentByCard(
   db: Db,
@@ -105,20 +110,32 @@ export async function payFirstInstallmentByCard(
   creditCard: CardInput,
   context: CardPaymentContext &
     RenderingContext &
-    CardTestingContext & { settleIn?: Transactor<ChargeResult> | null },
+    CardTestingContext & { settleIn?: Transactor<ChargeResult> | null; requestKey?: RequestKey | null },
 ): Promise<void> {
   const { timeZone } = context
   const now = context.clock.now()
-  const subscription = await requireSubscriptionState(db, partner.partnerId, subscriptionId)
+  const found = await requireSubscriptionState(db, partner.partnerId, subscriptionId)
   const gateway = cardGateway(partner, context.gateway)
+  const readCard = () =>
+    requireCard(creditCard, formatDate(now, timeZone), 'MMYY', {
+      number: 'creditCard.number',
+      expiry: 'creditCard.expiry',
+      cvv: 'creditCard.cvv',
+    })
+  const earlier = await firstChargedEarlier(db, gateway, subscriptionId, now, {
+    ...context,
+    cardMark: cardMarkOf(readCard),
+  })
+  if (earlier !== null && earlier !== 'recorded') {
+    if (!earlier.own.approved) throw new CardDeclinedError(earlier.own.declineCode)
+    return
+  }
+  const subscription =
+    earlier === 'recorded' ? await requireSubscriptionState(db, partner.partnerId, subscriptionId) : found
   const first = await findInstallmentByNumber(db, subscriptionId, 1)
   assertFirstPayableByCard(subscription, first, now, timeZone)
   if (!first) throw new StateError('Installment 1 can no longer be paid.')
-  const card = requireCard(creditCard, formatDate(now, timeZone), 'MMYY', {
-    number: 'creditCard.number',
-    expiry: 'creditCard.expiry',
-    cvv: 'creditCard.cvv',
-  })
+  const card = readCard()
 
   const attempt = await startCardAttempt(db, { subscriptionId }, partner.partnerId, context)
   try {
@@ -147,6 +164,7 @@ export async function payFirstInstallmentByCard(
               amountCents: first.amount,
               customerId,
               installments: 1,
+              requestKey: context.requestKey ?? null,
             },
             () => context.clock.now().toISOString(),
           ),
@@ -160,12 +178,38 @@ export async function payFirstInstallmentByCard(
     if (!outcome) {
       const current = await findInstallment(db, first.id)
       if (!current || !isUnpaid(current.status)) throw new StateError('Installment 1 can no longer be paid.')
-      throw new PaymentInProgressError()
+      throw inProgressUntil(current.locked_until, now)
     }
     if (!outcome.settled.approved) throw new CardDeclinedError(outcome.settled.declineCode)
   } finally {
     await attempt.end()
   }
+}
+
+/** The earlier first charges of installment 1 that answer or precede this payment (answeredEarlier). */
+async function firstChargedEarlier(
+  db: Db,
+  gateway: PaymentGateway,
+  subscriptionId: number,
+  now: Date,
+  context: {
+    clock: Clock
+    settleIn?: Transactor<ChargeResult> | null
+    requestKey?: RequestKey | null
+    cardMark: string | null
+  } & RenderingContext,
+) {
+  const first = await findInstallmentByNumber(db, subscriptionId, 1)
+  if (!first) return null
+  return answeredEarlier(db, {
+    of: { installmentId: first.id },
+    requestKey: context.requestKey ?? null,
+    cardMark: context.cardMark,
+    heldUntil: async () => (await findInstallment(db, first.id))?.locked_until ?? null,
+    now,
+    reconcile: (attempt, settleIn) => reconcileFirstInstallment(db, gateway, attempt, context, settleIn),
+    settleIn: context.settleIn,
+  })
 }
 
 /**
@@ -181,7 +225,7 @@ async function recordFirstCharge(
   rendering: RenderingContext,
 ): Promise<ChargeResult> {
   const { result } = charged
-  if (!(await claimRecording(trx, charged))) return result
+  if (!(await claimRecording(trx, charged, at))) return result
   if (!result.approved) {
     await recordDecline(trx, payment, 'card', result.declineCode, result.transactionId, at)
     await refuseFirstInstallment(trx, payment.installmentId)
@@ -198,16 +242,29 @@ async function recordFirstCharge(
   return result
 }
 
-/** The worker's reconciliation of an unrecorded first charge of installment 1 (reconcileAttempt). */
+/**
+ * The reconciliation of a first charge of installment 1 (reconcileAttempt), by the worker or by a
+ * payment call (answeredEarlier), recorded in `settleIn` when given.
+ */
 export async function reconcileFirstInstallment(
   db: Db,
   gateway: PaymentGateway,
   attempt: CardAttemptRow,
-  { clock, ...rendering }: { clock: Clock } & RenderingContext,
+  { clock, timeZone, base }: { clock: Clock } & RenderingContext,
+  settleIn?: Transactor<ChargeResult> | null,
 ): Promise<ChargeResult> {
   const installment =
     attempt.installment_id === null ? undefined : await findInstallment(db, attempt.installment_id)
-  return reconcileAttempt(db, gateway, attempt, installment, (trx, row, charged) =>
-    recordFirstCharge(trx, paymentOf(attempt.partner_id, row), charged, clock.now().toISOString(), rendering),
+  return reconcileAttempt(
+    db,
+    gateway,
+    attempt,
+    installment,
+    (trx, row, charged) =>
+      recordFirstCharge(trx, paymentOf(attempt.partner_id, row), charged, clock.now().toISOString(), {
+        timeZone,
+        base,
+      }),
+    settleIn,
   )
 }
