@@ -30,16 +30,17 @@ interface Watch {
 const within = new AsyncLocalStorage<Watch>()
 const violations: string[] = []
 let on = false
+// Enabled only while a transaction's work runs: the hook costs every promise a call.
+const hook = createHook({
+  init(_id, type) {
+    if (!ALLOWED.has(type)) within.getStore()?.found.push(`${type}${origin()}`)
+  },
+})
+let running = 0
 
-/** Turns the guard on for this process (tests only: it costs every promise a hook). */
+/** Turns the guard on for this process (tests only). */
 export function guardTransactions(): void {
-  if (on) return
   on = true
-  createHook({
-    init(_id, type) {
-      if (!ALLOWED.has(type)) within.getStore()?.found.push(`${type}${origin()}`)
-    },
-  }).enable()
 }
 
 /** Where the service's code asked for it: the first frames under src/, for the test's message. */
@@ -61,7 +62,13 @@ export class ForeignWorkInTransaction extends Error {}
 export async function holdingDatabaseOnly<T>(work: () => Promise<T>): Promise<T> {
   if (!on) return work()
   const watch: Watch = { found: [] }
-  const value = await within.run(watch, work)
+  if (running++ === 0) hook.enable()
+  let value: T
+  try {
+    value = await within.run(watch, work)
+  } finally {
+    if (--running === 0) hook.disable()
+  }
   if (watch.found.length > 0) {
     const message = `a write transaction awaited ${[...new Set(watch.found)].join(', ')}: do it before or after`
     violations.push(message)
