@@ -26,6 +26,10 @@ export const CLAIM_MESSAGES: Record<string, string> = {
   'Documents can no longer be added: the claim was decided or withdrawn.':
     'Não é mais possível adicionar documentos: o sinistro foi decidido ou retirado.',
   'A claim holds at most {{count}} documents.': 'Um sinistro tem no máximo {{count}} documentos.',
+  "The contract's claims hold at most {{count}} documents uploaded in {{days}} days, withdrawn claims' included.":
+    'Os sinistros do contrato têm no máximo {{count}} documentos enviados em {{days}} dias, contados os dos sinistros retirados.',
+  "This file would take the partner's claim documents past their daily quota: try again after Retry-After seconds, once the day ends.":
+    'Este arquivo passaria da cota diária de documentos de sinistro do parceiro: tente de novo depois dos segundos de Retry-After, quando o dia terminar.',
   'The file must be a JPEG, PNG, WebP, HEIC or PDF (recognised from its contents).':
     'O arquivo deve ser JPEG, PNG, WebP, HEIC ou PDF (reconhecido pelo conteúdo).',
   'The approved amount must be greater than 0, with at most two decimals.':
