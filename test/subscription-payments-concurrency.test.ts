@@ -118,7 +118,8 @@ describe('concurrent card payments', () => {
     const responses = await Promise.all(Array.from({ length: 8 }, () => pay(p, s.id, card(CARDS.visa), app)))
     const statuses = responses.map((r) => r.statusCode)
     expect(statuses.filter((code) => code === 200)).toHaveLength(1)
-    expect(statuses.every((code) => [200, 409, 422].includes(code))).toBe(true)
+    // 429: past the card-testing limit, attempts under way count as the declines they may become.
+    expect(statuses.filter((code) => ![200, 409, 422, 429].includes(code))).toEqual([])
     expect(charges).toBe(1)
     expect(await ledger(s.id)).toHaveLength(1)
   })

@@ -231,6 +231,9 @@ describe.skipIf(!hasChromium)('operator console in Chromium', () => {
     await page.getByRole('heading', { name: 'Entrar' }).waitFor()
     // Mid-session: a screen's call answered 401 brings the sign-in back, saying why.
     await signIn(page, served.base, { ...adjuster, totpSecret, now: at.now })
+    // The landing screen's own calls answered first: on a busy machine one still in flight would
+    // meet the deleted session and bring the sign-in back before the click.
+    await page.waitForLoadState('networkidle')
     await ctx.db.deleteFrom('operator_sessions').execute()
     await page.getByRole('link', { name: 'Sinistros' }).click()
     await page.getByText('Sua sessão expirou').waitFor()
