@@ -118,7 +118,9 @@ describe('a database cut during a first charge', () => {
     const events = await db.query(
       `select type, count(*)::int as n from events where partner_id = ${own.id} group by type order by type`,
     )
-    const attempts = await db.query(`select id from card_attempts where installment_id = ${first} and recorded_at is null`)
+    const attempts = await db.query(
+      `select id from card_attempts where installment_id = ${first} and recorded_at is null`,
+    )
     const shown = await call(api.port, 'GET', `/subscriptions/${id}`, { token: own.token })
     log(
       `stripe cut: first answer ${status} (db cut ${restoredAt - cutAt} ms, ${terminated} connections ended); ` +
