@@ -191,7 +191,7 @@ export async function withStoredBytes<T>(
     let chunk = 0
     for await (const piece of bytes.chunks(DOCUMENT_CHUNK_BYTES)) {
       const n = chunk++
-      await retryingTransaction(db, (trx) => insertChunk(trx, uploadId, n, piece))
+      await oneChunkAtATime(db, () => retryingTransaction(db, (trx) => insertChunk(trx, uploadId, n, piece)))
     }
     return await use(uploadId)
   } catch (error) {
@@ -199,6 +199,22 @@ export async function withStoredBytes<T>(
     await retryingTransaction(db, (trx) => deleteChunks(trx, uploadId)).catch(() => {})
     throw error
   }
+}
+
+const chunkQueues = new WeakMap<Db, Promise<unknown>>()
+
+/**
+ * Runs `write` once the process's previous chunk write ended: concurrent uploads take turns, so a
+ * turn's group commit holds one chunk at most (≈ 256 KiB, a few ms) and other requests' statements
+ * run between them, instead of every upload's chunk written in one go.
+ */
+function oneChunkAtATime<T>(db: Db, write: () => Promise<T>): Promise<T> {
+  const turn = (chunkQueues.get(db) ?? Promise.resolve()).then(write)
+  chunkQueues.set(
+    db,
+    turn.catch(() => {}),
+  )
+  return turn
 }
 
 /**
