@@ -71,7 +71,7 @@ export async function partnerBytesSince(db: Db, partnerId: number, since: string
  * A document's bytes are stored in chunks of this size (docs/decisions.md, Claims: document
  * storage): each chunk is one row and one bound value, so an upload never binds the whole file.
  */
-export const DOCUMENT_CHUNK_BYTES = 256 * 1024
+export const DOCUMENT_CHUNK_BYTES = 128 * 1024
 
 /** A chunk of an upload's bytes: written in a transaction of its own, before the document's row. */
 export async function insertChunk(trx: Trx, uploadId: string, chunk: number, bytes: Buffer): Promise<void> {

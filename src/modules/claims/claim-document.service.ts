@@ -205,7 +205,7 @@ const chunkQueues = new WeakMap<Db, Promise<unknown>>()
 
 /**
  * Runs `write` once the process's previous chunk write ended: concurrent uploads take turns, so a
- * turn's group commit holds one chunk at most (≈ 256 KiB, a few ms) and other requests' statements
+ * turn's group commit holds one chunk at most (≈ 128 KiB, about a millisecond) and other requests' statements
  * run between them, instead of every upload's chunk written in one go.
  */
 function oneChunkAtATime<T>(db: Db, write: () => Promise<T>): Promise<T> {
