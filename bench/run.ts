@@ -21,7 +21,7 @@ import { recurrenceBench } from './lib/recurrence.js'
 import { seed } from './lib/seed.js'
 import { addEndpoint, startReceiver, webhooksBench } from './lib/webhooks.js'
 
-// The issues' limits (docs/benchmarks.md, Targets).
+// The issues' limits (docs/benchmarks.md, Scenarios and targets).
 const P99_MS = { read: 25, write: 60 }
 const MAX_RSS_MB = 200
 const MAX_STARTUP_MS = 1500
