@@ -37,7 +37,7 @@ export interface WebhookDeps extends JobDeps {
   env: Environment
   /**
    * Attempts in flight at once in this worker. Not JobDeps' `concurrency` (the recurrence's gateway
-   * calls, 20 by default): shared, a hanging endpoint's 20 lanes were all the worker had.
+   * calls, 20 by default): shared, one hanging endpoint could take every lane of the worker.
    */
   lanes?: number
   perEndpoint?: number
