@@ -155,6 +155,51 @@ const requiresBody = (schema: BodyForms) =>
   (schema.required?.length ?? 0) > 0 ||
   (schema.oneOf?.every((form) => (form.required?.length ?? 0) > 0) ?? false)
 
+type ObjectSchema = Record<string, unknown> & {
+  properties?: Record<string, object | boolean>
+  required?: string[]
+  anyOf?: ObjectSchema[]
+  oneOf?: ObjectSchema[]
+}
+
+/**
+ * A body's forms (`anyOf`, `oneOf`) written beside its properties name only what differs between
+ * them (`customer_id` or `customer_document`). Generators read such a branch as a body of its own
+ * (openapi-typescript types `properties` + `anyOf` as `whole | branch | branch`, so that
+ * `{ customer_id: 1 }` alone compiled): each form is written out whole instead, every property
+ * with what the form requires, and a `oneOf` form rules out the fields that only another form
+ * takes (the clock advances by `days` or by `hours`, never both; a claim falls under a subscription
+ * or an annual plan).
+ */
+export function completeForms(schema: ObjectSchema): ObjectSchema {
+  const keyword = schema.oneOf ? 'oneOf' : schema.anyOf ? 'anyOf' : undefined
+  if (!keyword || !schema.properties) return schema
+  const { properties, required = [], type: _object, anyOf: _any, oneOf: _one, ...rest } = schema
+  const forms = schema[keyword] as ObjectSchema[]
+  const whole = (form: ObjectSchema): ObjectSchema => {
+    const others = forms.filter((other) => other !== form).flatMap((other) => other.required ?? [])
+    const excluded = keyword === 'oneOf' ? others.filter((name) => !form.required?.includes(name)) : []
+    const merged = Object.entries(properties).map(([name, property]) => [
+      name,
+      excluded.includes(name)
+        ? absent(property)
+        : { ...(property as object), ...(form.properties?.[name] as object) },
+    ])
+    return {
+      type: 'object',
+      properties: Object.fromEntries(merged),
+      required: [...new Set([...required, ...(form.required ?? [])])],
+    }
+  }
+  return { ...rest, [keyword]: forms.map(whole) }
+}
+
+/** A field another form takes: null where null counts as not sent, else not at all. */
+function absent(property: object | boolean) {
+  const type = typeof property === 'object' && 'type' in property ? property.type : undefined
+  return Array.isArray(type) && type.includes('null') ? { type: 'null' } : false
+}
+
 type Operation = { requestBody?: { required?: boolean; content?: Record<string, { schema?: object }> } }
 
 /**
@@ -175,7 +220,12 @@ export const documentWhole: SwaggerTransformObject = (document) => {
     for (const operation of Object.values(item ?? {}) as Operation[]) {
       const body = operation.requestBody
       const schema = body?.content?.['application/json']?.schema as BodyForms | undefined
-      if (body && schema && !schema.$ref) body.required = requiresBody(schema)
+      if (!body?.content || !schema || schema.$ref) continue
+      body.required = requiresBody(schema)
+      body.content['application/json'] = {
+        ...body.content['application/json'],
+        schema: completeForms(schema as ObjectSchema),
+      }
     }
   }
   addLinks(openapiObject.paths as Record<string, Record<string, unknown>>)

@@ -3564,7 +3564,7 @@ export interface operations {
                      */
                     customer_document?: string | null;
                     /** @description The customer, from `POST /customers` or `GET /customers/{document}`. Send this or `customer_document`. Null counts as not sent. */
-                    customer_id?: number | null;
+                    customer_id: number;
                     /**
                      * Format: imei
                      * @description IMEI of the insured device. 15 digits, valid Luhn check digit.
@@ -3598,9 +3598,45 @@ export interface operations {
                     /** @description Alias of `is_used`. Both sent with different values → 422 under `is_used`. Null counts as not sent. */
                     used?: boolean | null;
                 } | {
-                    customer_id: number;
-                } | {
+                    /**
+                     * Format: cpf-or-cnpj
+                     * @description CPF or CNPJ of a customer already registered by this partner, bare or formatted; used when `customer_id` is absent. Sent with `customer_id`, it must be that customer’s. Null counts as not sent.
+                     */
                     customer_document: string;
+                    /** @description The customer, from `POST /customers` or `GET /customers/{document}`. Send this or `customer_document`. Null counts as not sent. */
+                    customer_id?: number | null;
+                    /**
+                     * Format: imei
+                     * @description IMEI of the insured device. 15 digits, valid Luhn check digit.
+                     */
+                    imei: string;
+                    /**
+                     * Format: imei
+                     * @description Second IMEI of a dual-SIM device, 15 digits with a valid Luhn check digit; must differ from `imei`.
+                     */
+                    imei_2?: string | null;
+                    /** @description The device has more than 3 months of use (annual plans: the used-device factor applies). Default false. Null counts as not sent. */
+                    is_used?: boolean | null;
+                    /** @description Desired LMI in reais (at most two decimals). Inside the partner’s authorized range it is the LMI; outside, the model default applies, without error. Null counts as not sent. */
+                    maxima?: number | null;
+                    /** @description Device model, from `GET /models`: one this partner may sell. */
+                    model_id: number;
+                    /** @description How the customer pays the partner. Required for external-gateway partners; ignored for own-gateway ones (they pay with `POST /annual-plans/{id}/payment`). */
+                    payment?: {
+                        /** @description Card installments, 1 to 12; required for `credit_card`. Slip and pix are one payment. */
+                        installments?: number;
+                        /**
+                         * @description `credit_card`, `slip` (boleto) or `pix`.
+                         * @enum {unknown}
+                         */
+                        method: "credit_card" | "slip" | "pix";
+                    };
+                    /** @description Annual plan of this partner: the `plan.id` of `GET /annual-plans/quote`. Default: the partner’s default annual plan (the one the quote names without `plan_id`). */
+                    plan_id?: number;
+                    /** @description The partner’s store making the sale, from `GET /shopkeepers`. Null counts as not sent. */
+                    store_id?: number | null;
+                    /** @description Alias of `is_used`. Both sent with different values → 422 under `is_used`. Null counts as not sent. */
+                    used?: boolean | null;
                 };
             };
         };
@@ -5768,18 +5804,21 @@ export interface operations {
                  */
                 "application/json": {
                     /** @description Client id issued by support (`test_…` or `live_…`). Sent with `client_secret`. */
-                    client_id?: string;
+                    client_id: string;
                     /** @description Client secret. Confidential: never expose it in a frontend or in logs. */
-                    client_secret?: string;
+                    client_secret: string;
                     /** @description Partner user e-mail, the alternative to the client pair. Sent with `password`. */
                     email?: string;
                     /** @description Partner user password. */
                     password?: string;
                 } | {
-                    client_id: string;
-                    client_secret: string;
-                } | {
+                    /** @description Client id issued by support (`test_…` or `live_…`). Sent with `client_secret`. */
+                    client_id?: string;
+                    /** @description Client secret. Confidential: never expose it in a frontend or in logs. */
+                    client_secret?: string;
+                    /** @description Partner user e-mail, the alternative to the client pair. Sent with `password`. */
                     email: string;
+                    /** @description Partner user password. */
                     password: string;
                 };
             };
@@ -6851,8 +6890,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description The annual plan the loss falls under; exactly one of this and `subscription_id`. */
-                    annual_plan_id?: number | null;
+                    annual_plan_id?: null;
                     /** @description What happened, 10 to 2,000 characters. */
                     description: string;
                     /** @description When the loss occurred, `YYYY-MM-DD HH:MM:SS` in the service time zone: not in the future, at most the plan’s `claim_notice_days` ago, within the contract’s cover. */
@@ -6868,7 +6906,30 @@ export interface operations {
                         number?: string | null;
                     } | null;
                     /** @description The subscription the loss falls under; exactly one of this and `annual_plan_id`. */
-                    subscription_id?: number | null;
+                    subscription_id: number;
+                    /**
+                     * @description The peril: `robbery` (Roubo), `qualified_theft` (Furto qualificado), `accidental_damage` (Quebra acidental), `liquid_damage` (Danos por líquido).
+                     * @enum {unknown}
+                     */
+                    type: "robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage";
+                } | {
+                    /** @description The annual plan the loss falls under; exactly one of this and `subscription_id`. */
+                    annual_plan_id: number;
+                    /** @description What happened, 10 to 2,000 characters. */
+                    description: string;
+                    /** @description When the loss occurred, `YYYY-MM-DD HH:MM:SS` in the service time zone: not in the future, at most the plan’s `claim_notice_days` ago, within the contract’s cover. */
+                    occurred_at: string;
+                    /** @description The police report (Boletim de Ocorrência); its `number` is required for `robbery` and `qualified_theft`. */
+                    police_report?: {
+                        /**
+                         * Format: date
+                         * @description When it was issued, `YYYY-MM-DD`.
+                         */
+                        issued_on?: string | null;
+                        /** @description The Boletim de Ocorrência number, at most 50 characters. */
+                        number?: string | null;
+                    } | null;
+                    subscription_id?: null;
                     /**
                      * @description The peril: `robbery` (Roubo), `qualified_theft` (Furto qualificado), `accidental_damage` (Quebra acidental), `liquid_damage` (Danos por líquido).
                      * @enum {unknown}
@@ -11206,14 +11267,13 @@ export interface operations {
                  */
                 "application/json": {
                     /** @description Days to move forward, 1–400. */
-                    days?: number;
-                    /** @description Hours to move forward, 1–9600. */
-                    hours?: number;
-                } & ({
                     days: number;
+                    hours?: never;
                 } | {
+                    days?: never;
+                    /** @description Hours to move forward, 1–9600. */
                     hours: number;
-                });
+                };
             };
         };
         responses: {
@@ -12778,7 +12838,7 @@ export interface operations {
                      */
                     customer_document?: string | null;
                     /** @description The customer, from `POST /customers` or `GET /customers/{document}`. Send this or `customer_document`. Null counts as not sent. */
-                    customer_id?: number | null;
+                    customer_id: number;
                     /** @description The device has more than 3 months of use (annual plans: the used-device factor applies). Default false. Null counts as not sent. */
                     is_used?: boolean | null;
                     /** @description Desired LMI in reais (at most two decimals). Inside the partner’s authorized range it is the LMI; outside, the model default applies, without error. Null counts as not sent. */
@@ -12801,9 +12861,34 @@ export interface operations {
                     /** @description Alias of `is_used`. Both sent with different values → 422 under `is_used`. Null counts as not sent. */
                     used?: boolean | null;
                 } | {
-                    customer_id: number;
-                } | {
+                    /**
+                     * Format: cpf-or-cnpj
+                     * @description CPF or CNPJ of a customer already registered by this partner, bare or formatted; used when `customer_id` is absent. Sent with `customer_id`, it must be that customer’s. Null counts as not sent.
+                     */
                     customer_document: string;
+                    /** @description The customer, from `POST /customers` or `GET /customers/{document}`. Send this or `customer_document`. Null counts as not sent. */
+                    customer_id?: number | null;
+                    /** @description The device has more than 3 months of use (annual plans: the used-device factor applies). Default false. Null counts as not sent. */
+                    is_used?: boolean | null;
+                    /** @description Desired LMI in reais (at most two decimals). Inside the partner’s authorized range it is the LMI; outside, the model default applies, without error. Null counts as not sent. */
+                    maxima?: number | null;
+                    /** @description Free data of the partner about the sale. */
+                    metadata?: {
+                        /** @description Where the sale came from (your own identifier), at most 100 characters. */
+                        origin?: string | null;
+                    };
+                    /** @description Device model, from `GET /models`: one this partner may sell. */
+                    model_id: number;
+                    /** @description Subscription plan, from `GET /plans`. Must be one of this partner’s active plans. */
+                    plan_id: number;
+                    /** @description Second IMEI of a dual-SIM device. Must differ from `serial_number`, and must not have an active protection anywhere in the service. At most 50 characters. */
+                    second_serial_number?: string | null;
+                    /** @description IMEI or serial number; may be informed later (`PATCH /subscriptions/{id}`). Must differ from `second_serial_number`, and must not have an active protection anywhere in the service. At most 50 characters. */
+                    serial_number?: string | null;
+                    /** @description The partner’s store making the sale, from `GET /shopkeepers`. Null counts as not sent. */
+                    store_id?: number | null;
+                    /** @description Alias of `is_used`. Both sent with different values → 422 under `is_used`. Null counts as not sent. */
+                    used?: boolean | null;
                 };
             };
         };

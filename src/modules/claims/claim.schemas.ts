@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { Id, Money, named, nullable, Timestamp } from '../../http/http-schemas.js'
+import { DOCUMENTED_ONLY, Id, Money, named, nullable, Timestamp } from '../../http/http-schemas.js'
 import { PageQuery } from '../../shared/pagination.js'
 import { CLAIM_STATUSES, CLAIM_TYPES, DOCUMENT_KINDS } from './claim.rules.js'
 import { ClaimDocument } from './claim-document.schemas.js'
@@ -57,6 +57,13 @@ export const ClaimBody = Type.Object(
     ),
   },
   {
+    // Checked by the opening itself, so that its 422 names both fields.
+    [DOCUMENTED_ONLY]: {
+      oneOf: [
+        { required: ['subscription_id'], properties: { subscription_id: { type: 'integer' } } },
+        { required: ['annual_plan_id'], properties: { annual_plan_id: { type: 'integer' } } },
+      ],
+    },
     examples: [
       {
         subscription_id: 1,
