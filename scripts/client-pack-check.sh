@@ -77,7 +77,19 @@ blocks() {
 }
 blocks "$root/README.md" "TypeScript client" flow.ts
 blocks "$root/clients/typescript/README.md" "" example.ts
-npx tsc --strict --target es2022 --module nodenext --moduleResolution nodenext --types node --skipLibCheck false flow.ts example.ts
+blocks "$root/clients/typescript/README.md" "Claim documents" claim.ts
+blocks "$root/clients/typescript/README.md" "What it does" declined.ts
+# The client README's set-up, as written (its shell block: an empty folder made an ES module, the
+# client from the server's URL), with the server's address for localhost:3000.
+node -e '
+  const readme = require("fs").readFileSync(process.argv[1], "utf8")
+  const setup = readme.match(/^```sh\n([\s\S]*?)^```$/m)[1]
+  require("fs").writeFileSync("setup.sh", setup.replaceAll("http://localhost:3000", process.argv[2]))
+' "$root/clients/typescript/README.md" "$url"
+(cd "$work" && bash -euo pipefail "$work/project/setup.sh" && cd partner-app \
+  && npm pkg get type | grep -qx '"module"' \
+  && echo "[client-pack-check] the client README's set-up ran in an empty folder")
+npx tsc --strict --target es2022 --module nodenext --moduleResolution nodenext --types node --skipLibCheck false flow.ts example.ts claim.ts declined.ts
 
 AMPARO_URL="$url" node example.js | tee "$work/example.log"
 for gateway in external own; do
@@ -85,6 +97,10 @@ for gateway in external own; do
   pdf="${line##*, }"
   head -c 5 "$pdf" | grep -q '%PDF-' || { echo "[client-pack-check] $pdf is not a PDF" >&2; exit 1; }
 done
+AMPARO_URL="$url" node claim.js | tee "$work/claim.log"
+grep -qE '^claim SIN-[0-9]{4}-[0-9]{6} under_review, nota-fiscal\.pdf application/pdf$' "$work/claim.log"
+AMPARO_URL="$url" node declined.js | tee "$work/declined.log"
+grep -q '^insufficient_funds ' "$work/declined.log"
 AMPARO_URL="$url" node flow.js | tee "$work/flow.log"
 # What the README's comments promise.
 grep -qE '^subscription [0-9]+: pago$' "$work/flow.log"

@@ -1,4 +1,5 @@
 import createClient, { type FetchResponse, type MaybeOptionalInit } from 'openapi-fetch'
+import type { ClaimDocument, ClaimDocumentKind } from './resources.js'
 import type { paths } from './schema.js'
 import { amparoFetch } from './transport.js'
 
@@ -51,12 +52,32 @@ type TypedMethod<M extends Method> = <P extends PathsWith<M>, Init extends Maybe
   ...init: InitArg<Init>
 ) => Promise<Success<FetchResponse<Operation<P, M>, Init, Media>>>
 
+/** One document of a claim, as `uploadClaimDocument` sends it. */
+export interface ClaimDocumentUpload {
+  /** What the document is: `police_report`, `invoice`, `photo`… (the claim's `required_documents`). */
+  kind: ClaimDocumentKind
+  /** Its bytes: a `Blob` or `File` (browsers, `fs.openAsBlob`) or a `Buffer` / `Uint8Array` (`fs.readFile`). */
+  file: Blob | Uint8Array
+  /** Kept as the document's label; by default a `File`'s own name, else `document`. */
+  filename?: string
+  /** The key of this upload, to send it again later as the same one; a fresh one by default. */
+  idempotencyKey?: string
+  signal?: AbortSignal
+}
+
 export interface AmparoClient {
   GET: TypedMethod<'get'>
   POST: TypedMethod<'post'>
   PUT: TypedMethod<'put'>
   PATCH: TypedMethod<'patch'>
   DELETE: TypedMethod<'delete'>
+  /**
+   * `POST /claims/{id}/documents` as `multipart/form-data` (`kind` and `file`): resolves with the
+   * stored document (201) or throws `AmparoError` (413 over 10 MiB, 415 not a JPEG, PNG, WebP,
+   * HEIC or PDF by its bytes, 422…). Retried like every write, with its `Idempotency-Key`: the
+   * same kind and bytes under the key are stored once.
+   */
+  uploadClaimDocument(claimId: number, upload: ClaimDocumentUpload): Promise<ClaimDocument>
 }
 
 /**
@@ -75,11 +96,25 @@ export function createAmparoClient({
   maxRetries = 3,
   language,
 }: AmparoClientOptions): AmparoClient {
-  const client = createClient<paths>({
-    baseUrl,
-    headers: { accept: 'application/json' },
-    fetch: amparoFetch({ baseUrl, clientId, clientSecret, fetch, maxRetries, language }),
-  })
+  const send = amparoFetch({ baseUrl, clientId, clientSecret, fetch, maxRetries, language })
+  const client = createClient<paths>({ baseUrl, headers: { accept: 'application/json' }, fetch: send })
   const { GET, POST, PUT, PATCH, DELETE } = client
-  return { GET, POST, PUT, PATCH, DELETE } as AmparoClient
+  const typed = { GET, POST, PUT, PATCH, DELETE } as Omit<AmparoClient, 'uploadClaimDocument'>
+  return {
+    ...typed,
+    async uploadClaimDocument(claimId, { kind, file, filename, idempotencyKey, signal }) {
+      const form = new FormData()
+      form.set('kind', kind)
+      // A copy into a Blob of its own: a Buffer may be a view into a larger pool.
+      const blob = file instanceof Blob ? file : new Blob([new Uint8Array(file)])
+      form.set('file', blob, filename ?? (file instanceof File ? file.name : 'document'))
+      const headers = new Headers({ accept: 'application/json' })
+      if (idempotencyKey !== undefined) headers.set('idempotency-key', idempotencyKey)
+      // The transport reads the form once (its boundary in the content type) and sends those bytes
+      // again on a retry, under the same key.
+      const url = `${baseUrl.replace(/\/+$/, '')}/claims/${encodeURIComponent(claimId)}/documents`
+      const response = await send(url, { method: 'POST', headers, body: form, ...(signal && { signal }) })
+      return (await response.json()) as ClaimDocument
+    },
+  }
 }

@@ -1,8 +1,15 @@
-export { type AmparoClient, type AmparoClientOptions, createAmparoClient } from './client.js'
+export {
+  type AmparoClient,
+  type AmparoClientOptions,
+  type ClaimDocumentUpload,
+  createAmparoClient,
+} from './client.js'
 export { AmparoConnectionError, AmparoError, type AmparoErrorCode } from './errors.js'
 export type {
   AnnualPlan,
   Claim,
+  ClaimDocument,
+  ClaimDocumentKind,
   Customer,
   Installment,
   Subscription,
