@@ -207,6 +207,7 @@ describe('annual plans', () => {
         // The plan has no franchise rate.
         franchise: 0,
         policy_number: null,
+        certificate: null,
         plan: { id: ext.annualPlanId, name: 'Proteção Anual', coverages: COVERAGES },
         customer,
         model: {

@@ -1907,6 +1907,11 @@ export interface components {
          *       "premium": 989.89,
          *       "franchise": 0,
          *       "policy_number": "AMP-2026-002001",
+         *       "certificate": {
+         *         "url": "https://api.amparo.example/annual-plans/2001/certificate",
+         *         "verification_code": "K5QXGZLTMVZXI2LOM5RGC3DBNZSGKZLT",
+         *         "verification_url": "https://api.amparo.example/certificates/K5QXGZLTMVZXI2LOM5RGC3DBNZSGKZLT"
+         *       },
          *       "plan": {
          *         "id": 4,
          *         "name": "Proteção Anual",
@@ -1986,6 +1991,15 @@ export interface components {
                 /** @enum {unknown} */
                 status: "requested" | "confirmed";
             } | null;
+            /** @description The certificate to hand the customer, with its verification code, so that it can be sent without reading the PDF; null unless the contract is in force. */
+            certificate: {
+                /** @description The certificate, a PDF (`GET …/certificate`, with the token). */
+                url: string;
+                /** @description The code printed on the certificate: 32 base32 characters, 160 random bits. */
+                verification_code: string;
+                /** @description Where anyone checks it without a token (`GET /certificates/{code}`). */
+                verification_url: string;
+            } | null;
             /** @description When it was contracted. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
             created_at: string;
             customer: components["schemas"]["Customer"];
@@ -2058,6 +2072,11 @@ export interface components {
          *           "premium": 989.89,
          *           "franchise": 0,
          *           "policy_number": "AMP-2026-002001",
+         *           "certificate": {
+         *             "url": "https://api.amparo.example/annual-plans/2001/certificate",
+         *             "verification_code": "K5QXGZLTMVZXI2LOM5RGC3DBNZSGKZLT",
+         *             "verification_url": "https://api.amparo.example/certificates/K5QXGZLTMVZXI2LOM5RGC3DBNZSGKZLT"
+         *           },
          *           "plan": {
          *             "id": 4,
          *             "name": "Proteção Anual",
@@ -2928,6 +2947,7 @@ export interface components {
          *       "lmi": 4500,
          *       "installments_count": 12,
          *       "policy_number": null,
+         *       "certificate": null,
          *       "store_id": 3,
          *       "metadata": {
          *         "origin": "pdv-loja-centro"
@@ -2956,6 +2976,15 @@ export interface components {
                 /** @description `visa`, `mastercard`, `amex`, `elo`, `hipercard` or `other`. */
                 brand: string;
                 last4: string;
+            } | null;
+            /** @description The certificate to hand the customer, with its verification code, so that it can be sent without reading the PDF; null unless the contract is in force. */
+            certificate: {
+                /** @description The certificate, a PDF (`GET …/certificate`, with the token). */
+                url: string;
+                /** @description The code printed on the certificate: 32 base32 characters, 160 random bits. */
+                verification_code: string;
+                /** @description Where anyone checks it without a token (`GET /certificates/{code}`). */
+                verification_url: string;
             } | null;
             /** @description When it was contracted. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
             created_at: string;
@@ -3086,6 +3115,7 @@ export interface components {
          *           "lmi": 4500,
          *           "installments_count": 12,
          *           "policy_number": null,
+         *           "certificate": null,
          *           "store_id": 3,
          *           "metadata": {
          *             "origin": "pdv-loja-centro"

@@ -1,6 +1,7 @@
 import { centsToAmount } from '../../shared/money.js'
 import { formatTimestamp } from '../../shared/time.js'
 import { modelResource } from '../catalog/catalog.mapper.js'
+import { certificateLinks } from '../certificates/certificate.rules.js'
 import { customerFromView, customerResource } from '../customers/customer.mapper.js'
 import type { AnnualPlanRow, AnnualPlanView } from './annual-plan.repository.js'
 import { refundAt, statusAt } from './annual-plan.rules.js'
@@ -17,13 +18,15 @@ const timestamp = (instant: string | null, timeZone: string) =>
   instant === null ? null : formatTimestamp(instant, timeZone)
 
 export function annualPlanResource(row: AnnualPlanView, { base, timeZone, now }: ViewContext) {
+  const status = statusAt(row, now)
   return {
     id: row.id,
-    status: statusAt(row, now),
+    status,
     lmi: centsToAmount(row.lmi),
     premium: centsToAmount(row.premium),
     franchise: centsToAmount(row.franchise),
     policy_number: row.policy_number,
+    certificate: certificateLinks(`/annual-plans/${row.id}`, row.certificate_code, status, base),
     plan: { id: row.plan_id, name: row.plan_name, coverages: JSON.parse(row.plan_coverages) as string[] },
     customer: customerResource(customerFromView(row), timeZone),
     model: modelResource(

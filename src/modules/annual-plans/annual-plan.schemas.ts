@@ -3,6 +3,7 @@ import { contractingFields, customerReference, gatewayExamples } from '../../htt
 import { Id, Money, named, nullable, Timestamp } from '../../http/http-schemas.js'
 import { PageQuery } from '../../shared/pagination.js'
 import { Model } from '../catalog/catalog.schemas.js'
+import { ContractCertificate } from '../certificates/certificate.schemas.js'
 import { CUSTOMER_EXAMPLE, Customer } from '../customers/customer.schemas.js'
 
 const imei = (description: string) =>
@@ -149,6 +150,7 @@ export const AnnualPlan = named(
       policy_number: Type.Union([Type.String(), Type.Null()], {
         description: '`AMP-<year of payment>-<id, 6 digits>`; null until paid.',
       }),
+      certificate: ContractCertificate,
       plan: Type.Object(
         { id: Type.Integer(), name: Type.String(), coverages: Type.Array(Type.String()) },
         { description: 'The annual plan contracted and what it covers.' },
@@ -182,6 +184,11 @@ export const AnnualPlan = named(
           premium: 989.89,
           franchise: 0,
           policy_number: 'AMP-2026-002001',
+          certificate: {
+            url: 'https://api.amparo.example/annual-plans/2001/certificate',
+            verification_code: 'K5QXGZLTMVZXI2LOM5RGC3DBNZSGKZLT',
+            verification_url: 'https://api.amparo.example/certificates/K5QXGZLTMVZXI2LOM5RGC3DBNZSGKZLT',
+          },
           plan: {
             id: 4,
             name: 'Proteção Anual',

@@ -91,21 +91,33 @@ export function findAnnualPlanCertificate(db: Db, partnerId: number, id: number)
 
 export type AnnualPlanCertificateRow = NonNullable<Awaited<ReturnType<typeof findAnnualPlanCertificate>>>
 
-/** The contract a verification code belongs to: only what the public verification shows. */
+/**
+ * The contract a verification code belongs to: only what the public verification shows, and its
+ * partner's sandbox clock offset (the status is read at the partner's time).
+ */
 export async function findByCertificateCode(db: Db, code: string) {
   const subscription = await db
     .selectFrom('subscriptions as s')
     .leftJoin('installments as i', (join) =>
       join.onRef('i.subscription_id', '=', 's.id').on('i.number', '=', 1),
     )
-    .select(['s.status', 's.ends_on', 's.expired_at', 's.policy_number', 'i.paid_at as first_paid_at'])
+    .innerJoin('partners as p', 'p.id', 's.partner_id')
+    .select([
+      's.status',
+      's.ends_on',
+      's.expired_at',
+      's.policy_number',
+      'i.paid_at as first_paid_at',
+      'p.clock_offset_seconds',
+    ])
     .where('s.certificate_code', '=', code)
     .executeTakeFirst()
   if (subscription) return { kind: 'subscription' as const, ...subscription }
   const plan = await db
-    .selectFrom('annual_plans')
-    .select(['status', 'starts_at', 'ends_at', 'policy_number'])
-    .where('certificate_code', '=', code)
+    .selectFrom('annual_plans as ap')
+    .innerJoin('partners as p', 'p.id', 'ap.partner_id')
+    .select(['ap.status', 'ap.starts_at', 'ap.ends_at', 'ap.policy_number', 'p.clock_offset_seconds'])
+    .where('ap.certificate_code', '=', code)
     .executeTakeFirst()
   return plan && { kind: 'annual_plan' as const, ...plan }
 }

@@ -106,7 +106,8 @@ insured or the device is answered. A code that names no certificate → 404 \`no
     },
     async (request) => {
       const answer = await verifyCertificate(db, request.params.code, {
-        now: clock.now().toISOString(),
+        clock,
+        sandboxClocks: config.env === 'test',
         timeZone: config.timeZone,
       })
       if (!answer) throw new NotFoundError('Certificate')

@@ -63,3 +63,17 @@ export function formatDateBr(instant: string, timeZone: string): string {
   const [year, month, day] = formatDate(instant, timeZone).split('-')
   return `${day}/${month}/${year}`
 }
+
+/**
+ * What a contract shows of its certificate (README, Certificates): the PDF's address and the
+ * verification code printed on it, so that a partner can send the code without reading the PDF.
+ * Null unless the contract is in force (the certificate is refused then).
+ */
+export function certificateLinks(contractPath: string, code: string | null, status: string, base: string) {
+  if (code === null || !inForce(status)) return null
+  return {
+    url: `${base}${contractPath}/certificate`,
+    verification_code: code,
+    verification_url: `${base}/certificates/${code}`,
+  }
+}

@@ -46,3 +46,23 @@ export const CertificateVerification = Type.Object(
     ],
   },
 )
+
+/** A contract's certificate as its resource shows it: null unless in force (README, Certificates). */
+export const ContractCertificate = Type.Union(
+  [
+    Type.Object({
+      url: Type.String({ description: 'The certificate, a PDF (`GET …/certificate`, with the token).' }),
+      verification_code: Type.String({
+        description: 'The code printed on the certificate: 32 base32 characters, 160 random bits.',
+      }),
+      verification_url: Type.String({
+        description: 'Where anyone checks it without a token (`GET /certificates/{code}`).',
+      }),
+    }),
+    Type.Null(),
+  ],
+  {
+    description:
+      'The certificate to hand the customer, with its verification code, so that it can be sent without reading the PDF; null unless the contract is in force.',
+  },
+)

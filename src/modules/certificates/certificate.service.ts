@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js'
+import { type Clock, shiftedClock } from '../../shared/clock.js'
 import { NotFoundError, StateError } from '../../shared/errors.js'
 import { formatTimestamp } from '../../shared/time.js'
 import { normalizeVerificationCode } from '../../shared/verification-code.js'
@@ -70,11 +71,15 @@ export async function annualPlanCertificate(
 export async function verifyCertificate(
   db: Db,
   input: string,
-  { now, timeZone }: Omit<IssueContext, 'base'>,
+  { clock, sandboxClocks, timeZone }: { clock: Clock; sandboxClocks: boolean; timeZone: string },
 ) {
   const code = normalizeVerificationCode(input)
   const contract = code === null ? undefined : await findByCertificateCode(db, code)
   if (!contract?.policy_number) return null
+  // Read at the contract's partner's time, as every read of its resources is (its sandbox clock
+  // in test; production never reads an offset).
+  const offset = sandboxClocks ? contract.clock_offset_seconds : 0
+  const now = shiftedClock(clock, offset).now().toISOString()
   const { status, startsAt, endsAt } =
     contract.kind === 'subscription'
       ? {

@@ -1,6 +1,7 @@
 import { centsToAmount } from '../../shared/money.js'
 import { formatTimestamp } from '../../shared/time.js'
 import { brandResource, modelResource } from '../catalog/catalog.mapper.js'
+import { certificateLinks } from '../certificates/certificate.rules.js'
 import { customerFromView, customerResource } from '../customers/customer.mapper.js'
 import type { InstallmentRow, SubscriptionView } from './subscription.repository.js'
 import { INSTALLMENT_STATUS_LABELS, SUBSCRIPTION_STATUS_LABELS, shownStatus } from './subscription.rules.js'
@@ -32,6 +33,7 @@ export function subscriptionResource(row: SubscriptionView, base: string, timeZo
     lmi: centsToAmount(row.lmi),
     installments_count: row.installments_count,
     policy_number: row.policy_number,
+    certificate: certificateLinks(`/subscriptions/${row.id}`, row.certificate_code, status, base),
     store_id: row.store_id,
     metadata: { origin: row.origin },
     card: row.card_brand && row.card_last4 ? { brand: row.card_brand, last4: row.card_last4 } : null,

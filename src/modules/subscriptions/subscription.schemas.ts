@@ -3,6 +3,7 @@ import { contractingFields, customerReference, gatewayExamples } from '../../htt
 import { Id, MetaLink, Money, named, nullable, Timestamp } from '../../http/http-schemas.js'
 import { PageQuery } from '../../shared/pagination.js'
 import { BrandRef, Model } from '../catalog/catalog.schemas.js'
+import { ContractCertificate } from '../certificates/certificate.schemas.js'
 import { CUSTOMER_EXAMPLE, Customer } from '../customers/customer.schemas.js'
 
 const serial = (description: string) =>
@@ -115,6 +116,7 @@ export const Subscription = named(
         description:
           '`AMP-<year>-<number, 6 digits>`, from the same sequence as the annual plans’ policy numbers; given when the subscription becomes `pago` (null before). On its certificate (`GET /subscriptions/{id}/certificate`).',
       }),
+      certificate: ContractCertificate,
       store_id: Type.Union([Type.Integer(), Type.Null()], { description: 'The store that made the sale.' }),
       metadata: Type.Object({ origin: Type.Union([Type.String(), Type.Null()]) }),
       card: Type.Union(
@@ -181,6 +183,7 @@ export const Subscription = named(
           lmi: 4500,
           installments_count: 12,
           policy_number: null,
+          certificate: null,
           store_id: 3,
           metadata: { origin: 'pdv-loja-centro' },
           card: null,
