@@ -210,7 +210,7 @@ describe('POST /claims', () => {
       )
     })
 
-    it('refuses a peril the plan does not cover and a theft without a police report', async () => {
+    it('refuses a peril the plan does not cover, a theft without a police report, and a report from the future', async () => {
       const essencial = await paidSubscription(s, { plan: s.plans.essencial })
       await refused(
         { ...theft(essencial), type: 'liquid_damage' },
@@ -224,6 +224,10 @@ describe('POST /claims', () => {
       }
       await refused({ ...bare, type: 'qualified_theft' }, missing)
       await refused({ ...bare, police_report: { issued_on: '2026-11-20' } }, missing)
+      await refused(
+        { ...theft(sub), police_report: { number: 'BO-1', issued_on: '2031-01-01' } },
+        { 'police_report.issued_on': ['The police report issued on must not be in the future.'] },
+      )
       await refused({ ...theft(sub), type: 'fire' }, { type: expect.any(Array) as unknown as string[] })
       await refused(
         { ...theft(sub), description: 'curto' },

@@ -202,6 +202,21 @@ describe('amparo plan create', () => {
     })
   })
 
+  it('refuses a plan whose coverages name no peril, unless --no-claims', async () => {
+    const id = await createPartner()
+    const annual = ['plan', 'create', '--partner', String(id), '--kind', 'annual', '--annual-rate', '0.11']
+    const before = await count(main.db, 'plans')
+    const refused = await amparo(...annual, '--name', 'Garantia', '--coverage', 'Garantia estendida')
+    expect(refused.code).toBe(2)
+    expect(refused.err).toEqual([expect.stringMatching(/^amparo: no coverage type: .*--no-claims$/)])
+    expect(await count(main.db, 'plans')).toBe(before)
+
+    const plan = await json(main.env, ...annual, '--name', 'Garantia', '--no-claims')
+    expect(plan).toMatchObject({ name: 'Garantia', coverage_types: [] })
+    const claimable = await json(main.env, ...annual, '--name', 'Anual', '--coverage-type', 'robbery')
+    expect(claimable).toMatchObject({ coverages: ['Roubo'], coverage_types: ['robbery'] })
+  })
+
   it('creates annual plans; a new --default one takes the default from the previous', async () => {
     const id = await createPartner()
     const annual = (name: string) =>

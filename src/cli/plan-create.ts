@@ -21,6 +21,8 @@ interface Options {
   claimNoticeDays?: string
   maxClaimsPerYear?: string
   default?: boolean
+  /** `--no-claims`: false, to create a plan no claim can be opened on. */
+  claims: boolean
   json?: boolean
 }
 
@@ -61,9 +63,10 @@ export function registerPlanCreate(plan: Command, io: Io) {
     .option('--claim-notice-days <n>', 'days after a loss within which a claim may be opened (default 30)')
     .option('--max-claims-per-year <n>', 'claims of one contract approved in 365 days, at most (default 2)')
     .option('--default', "annual: make it the partner's default annual plan")
+    .option('--no-claims', 'create it without coverage types: no claim can ever be opened on its contracts')
     .addHelpText(
       'after',
-      '\nRates are above 0 and at most 1 (the franchise rate may be 0); the used-device factor at most 10.\nFlags of the other kind of plan are refused. Without --coverage-type, the types are those the\n--coverage words name (roubo, furto, quebra, líquido); without --coverage, the types are labelled in Portuguese.',
+      '\nRates are above 0 and at most 1 (the franchise rate may be 0); the used-device factor at most 10.\nFlags of the other kind of plan are refused. Without --coverage-type, the types are those the\n--coverage words name (roubo, furto, quebra, líquido); without --coverage, the types are labelled in Portuguese.\nA plan whose coverages name no type is refused unless --no-claims: no claim could be opened on it.',
     )
     .option('--json', 'print one JSON object')
     .action(async (o: Options) => {
@@ -100,6 +103,13 @@ export function registerPlanCreate(plan: Command, io: Io) {
             },
             new Date().toISOString(),
           )
+          // Refused after the plan's own checks, so that a wrong rate is told first; the
+          // transaction then writes nothing.
+          if (o.claims && (JSON.parse(plan.coverage_types) as CoverageType[]).length === 0) {
+            throw new UsageError(
+              `no coverage type: no claim could be opened on this plan. Name its perils with --coverage-type (${COVERAGE_TYPES.join(', ')}) or --coverage words (roubo, furto, quebra, líquido), or pass --no-claims`,
+            )
+          }
           await recordAudit(trx, {
             operator: cliActor(io),
             action: 'plan.create',

@@ -1,7 +1,7 @@
 import { errorCodes, type FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { documentOnWrites, hookList, mayCarryBody } from '../http/route-documentation.js'
-import { AppError } from '../shared/errors.js'
+import { AppError, type FieldErrors, ValidationError } from '../shared/errors.js'
 import { MAX_JSON_DEPTH, nestsDeeperThan, readBody, sizeLabel } from './body-reader.js'
 import { API_HEADERS, COMMON_HEADERS } from './server-options.js'
 
@@ -109,12 +109,42 @@ export const httpPlugin = fp(
 
     // Only routes that read a body or a query get the hook below: the others would run it for nothing.
     app.addHook('onRoute', (route) => {
-      if (route.schema?.body || route.schema?.querystring)
-        route.preValidation = [blankIsAbsent, ...hookList(route.preValidation)]
+      if (!route.schema?.body && !route.schema?.querystring) return
+      const known = listParameters(route.schema.querystring)
+      route.preValidation = [
+        blankIsAbsent,
+        ...(known ? [refuseUnknownParameters(known)] : []),
+        ...hookList(route.preValidation),
+      ]
     })
   },
   { name: 'http', dependencies: ['context'] },
 )
+
+/**
+ * The query parameters of a list (a route whose query pages: `per_page` or `limit`), or null for
+ * any other route.
+ */
+function listParameters(schema: unknown): Set<string> | null {
+  const properties = (schema as { properties?: Record<string, unknown> } | undefined)?.properties
+  if (!properties || !('per_page' in properties || 'limit' in properties)) return null
+  return new Set(Object.keys(properties))
+}
+
+/**
+ * A list refuses a query parameter it does not know (422, each one named under `errors`), so that
+ * a misspelt filter, or `per_page` on a cursor list, is never silently ignored (README, Using the
+ * API: pagination).
+ */
+function refuseUnknownParameters(known: Set<string>) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const unknown = Object.keys(request.query as object).filter((name) => !known.has(name))
+    if (unknown.length === 0) return
+    const errors: FieldErrors = {}
+    for (const name of unknown) errors[name] = [`The ${name} query parameter is not known.`]
+    throw new ValidationError(errors)
+  }
+}
 
 /**
  * Body-less POSTs (notify-payment, login by header) validate as an empty object. A blank query

@@ -13,6 +13,7 @@ import {
   fraudSignals,
   noticeRefusal,
   perilCovered,
+  policeReportFromTheFuture,
   policeReportMissing,
   subscriptionInForce,
   yearlyLimitReached,
@@ -182,6 +183,9 @@ export async function openClaim(
     errors['police_report.number'] = [
       'The police report number field is required for robbery and qualified theft.',
     ]
+  }
+  if (policeReport?.issued_on && policeReportFromTheFuture(policeReport.issued_on, now, timeZone)) {
+    errors['police_report.issued_on'] = ['The police report issued on must not be in the future.']
   }
   if (!contract || occurredAt === null || Object.keys(errors).length > 0) throw new ValidationError(errors)
 

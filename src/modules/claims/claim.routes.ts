@@ -19,6 +19,7 @@ another partner's → 422 under that field). Refused with 422:
 | the contract was not in force at \`occurred_at\`: a subscription \`pago\` (or \`expired\` since), the loss at or after installment 1 was paid, every installment due more than 10 days before the loss paid (by now); an annual plan with \`starts_at ≤ occurred_at < ends_at\`, not canceled before it | \`validation_failed\` | \`occurred_at\` |
 | \`type\` not among the plan's \`coverage_types\` | \`validation_failed\` | \`type\` |
 | \`robbery\` or \`qualified_theft\` without \`police_report.number\` (Boletim de Ocorrência) | \`validation_failed\` | \`police_report.number\` |
+| \`police_report.issued_on\` after today (service time zone) | \`validation_failed\` | \`police_report.issued_on\` |
 | another claim of the contract still open (\`documents_pending\`, \`under_review\`, or \`approved\` and not settled) | \`invalid_state\` | \`status\` |
 | the plan's \`max_claims_per_year\` claims of the contract approved in the 365 days before \`occurred_at\` (or since) | \`invalid_state\` | \`status\` |`
 

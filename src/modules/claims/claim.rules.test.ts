@@ -7,6 +7,7 @@ import {
   missingDocumentKinds,
   noticeRefusal,
   perilCovered,
+  policeReportFromTheFuture,
   policeReportMissing,
   subscriptionInForce,
   yearlyLimitReached,
@@ -104,6 +105,19 @@ describe('annualPlanInForce', () => {
     ],
   ])('%s', (_, p, at, expected) => {
     expect(annualPlanInForce(p, at)).toBe(expected)
+  })
+})
+
+describe('policeReportFromTheFuture', () => {
+  const zone = 'America/Sao_Paulo'
+  it.each([
+    // 02:30 UTC on 22 November is still the 21st in São Paulo (UTC−3).
+    ['today in the service zone, tomorrow in UTC', '2026-11-22T02:30:00.000Z', '2026-11-21', false],
+    ['yesterday', '2026-11-22T02:30:00.000Z', '2026-11-20', false],
+    ['tomorrow in the service zone, today in UTC', '2026-11-22T02:30:00.000Z', '2026-11-22', true],
+    ['years ahead', '2026-11-21T15:00:00.000Z', '2031-01-01', true],
+  ])('%s', (_, now, issuedOn, future) => {
+    expect(policeReportFromTheFuture(issuedOn, now, zone)).toBe(future)
   })
 })
 

@@ -1,3 +1,4 @@
+import { formatDate } from '../../shared/time.js'
 import { COVERAGE_TYPE_LABELS, COVERAGE_TYPES, type CoverageType } from '../plans/plan.rules.js'
 import type { ClaimStatus, DenialReason, DocumentKind, FraudSignal, SettlementMethod } from './claim.table.js'
 
@@ -140,6 +141,13 @@ export function noticeRefusal(occurredAt: string, now: string, noticeDays: numbe
 
 export const perilCovered = (type: CoverageType, coverageTypes: readonly CoverageType[]) =>
   coverageTypes.includes(type)
+
+/**
+ * A police report cannot be issued after today: `issuedOn` (`YYYY-MM-DD`) against `now`'s date in
+ * the service's zone (the partner's clock).
+ */
+export const policeReportFromTheFuture = (issuedOn: string, now: string, timeZone: string) =>
+  issuedOn > formatDate(now, timeZone)
 
 /** A theft claim needs the police report's number. */
 export const policeReportMissing = (type: CoverageType, number: string | null | undefined) =>

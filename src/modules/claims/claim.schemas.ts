@@ -49,7 +49,10 @@ export const ClaimBody = Type.Object(
             ),
           ),
           issued_on: Type.Optional(
-            nullable(Type.String({ format: 'date' }), 'When it was issued, `YYYY-MM-DD`.'),
+            nullable(
+              Type.String({ format: 'date' }),
+              'When it was issued, `YYYY-MM-DD`: not after today (service time zone).',
+            ),
           ),
         }),
         'The police report (Boletim de Ocorrência); its `number` is required for `robbery` and `qualified_theft`.',

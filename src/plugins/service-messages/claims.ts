@@ -4,6 +4,8 @@ export const CLAIM_MESSAGES: Record<string, string> = {
   'The occurred at field must be a valid date and time in the format YYYY-MM-DD HH:MM:SS.':
     'O campo occurred at deve ser uma data e hora válidas no formato YYYY-MM-DD HH:MM:SS.',
   'The occurred at must not be in the future.': 'O occurred at não pode estar no futuro.',
+  'The police report issued on must not be in the future.':
+    'O police report issued on não pode estar no futuro.',
   'The claim must be opened within {{days}} days of the loss.':
     'O sinistro deve ser aberto em até {{days}} dias da ocorrência.',
   'The contract was not in force when the loss occurred.':

@@ -21,6 +21,7 @@ export const PLATFORM_MESSAGES: Record<string, string> = {
   'The advance failed midway; the clock stays at the last day fully processed: {{now}}, advanced by {{seconds}} seconds.':
     'O avanço falhou no meio; o relógio fica no último dia processado por completo: {{now}}, avançado em {{seconds}} segundos.',
   // The HTTP layer
+  'The {{field}} query parameter is not known.': 'O parâmetro de consulta {{field}} não é conhecido.',
   'A request must carry one Host header.': 'Uma requisição deve ter um único cabeçalho Host.',
   'The request body must be sent as application/json in UTF-8.':
     'O corpo da requisição deve ser enviado como application/json em UTF-8.',
