@@ -7,10 +7,10 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { Page } from 'playwright-core'
 import {
+  CHROMIUM_TOOL,
   DESKTOP,
   hasChromium,
   launchBrowser,
-  NO_CHROMIUM,
   newPage,
   openScreen,
   PHONE,
@@ -86,7 +86,7 @@ async function documentsShown(page: Page) {
 
 async function main() {
   if (!hasChromium) {
-    console.error(NO_CHROMIUM)
+    console.error(CHROMIUM_TOOL.missing)
     process.exit(1)
   }
   const t = await target()

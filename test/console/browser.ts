@@ -1,12 +1,12 @@
-import { existsSync } from 'node:fs'
 import { AxeBuilder } from '@axe-core/playwright'
 import * as OTPAuth from 'otpauth'
 import { type Browser, chromium, type Page } from 'playwright-core'
+import { chromiumTool } from '../helpers/machine-tools.js'
 
 /** Debian's Chromium: the console's browser tests and screenshots drive it, nothing is downloaded. */
 export const CHROMIUM = process.env.AMPARO_CHROMIUM ?? '/usr/bin/chromium'
-export const hasChromium = existsSync(CHROMIUM)
-export const NO_CHROMIUM = `${CHROMIUM} is absent: the console's browser tests are skipped (apt-get install -y chromium)`
+export const CHROMIUM_TOOL = chromiumTool(CHROMIUM)
+export const hasChromium = CHROMIUM_TOOL.present
 
 /** The flags that work on a closed-network machine (no Google lookups, no background traffic). */
 const FLAGS = [

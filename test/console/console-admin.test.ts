@@ -2,6 +2,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { customerBody, uniqueImei } from '../helpers/bodies.js'
 import { loginAs, TEST_OPERATOR_PASSWORD } from '../helpers/console.js'
+import { reportMissing } from '../helpers/machine-tools.js'
 import { useTestApp } from '../helpers/test-app.js'
 import {
   ANNUAL,
@@ -12,7 +13,7 @@ import {
   seedPlans,
   TOTAL_12X,
 } from '../helpers/world.js'
-import { hasChromium, launchBrowser, NO_CHROMIUM, newPage, openScreen, signIn } from './browser.js'
+import { CHROMIUM_TOOL, hasChromium, launchBrowser, newPage, openScreen, signIn } from './browser.js'
 import { type ServedConsole, serveConsole } from './serve.js'
 
 // An administrator's screens in Chromium (README, Operator console): search by IMEI across
@@ -216,6 +217,4 @@ describe.skipIf(!hasChromium)('operator console, administrator', () => {
   })
 })
 
-describe.skipIf(hasChromium)('operator console, administrator', () => {
-  it.skip(NO_CHROMIUM, () => {})
-})
+describe('operator console, administrator', () => reportMissing(CHROMIUM_TOOL))

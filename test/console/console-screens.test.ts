@@ -16,13 +16,14 @@ import {
   useClaimsWorld,
 } from '../helpers/claims-world.js'
 import { loginAs, TEST_OPERATOR_PASSWORD } from '../helpers/console.js'
+import { reportMissing } from '../helpers/machine-tools.js'
 import { type Receiver, startReceiver } from '../helpers/receiver.js'
 import {
+  CHROMIUM_TOOL,
   DESKTOP,
   freshTotpCode,
   hasChromium,
   launchBrowser,
-  NO_CHROMIUM,
   newPage,
   openScreen,
   PHONE,
@@ -240,9 +241,7 @@ describe.skipIf(!hasChromium)('operator console in Chromium', () => {
   })
 })
 
-describe.skipIf(hasChromium)('operator console in Chromium', () => {
-  it.skip(NO_CHROMIUM, () => {})
-})
+describe('operator console in Chromium', () => reportMissing(CHROMIUM_TOOL))
 
 const money = new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' })
 const brl = (cents: number) => money.format(cents / 100)
