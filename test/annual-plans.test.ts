@@ -498,6 +498,11 @@ describe('annual plans', () => {
         ...plan,
         status: 'paid',
         policy_number: `AMP-2026-${String(plan.id).padStart(6, '0')}`,
+        certificate: {
+          url: expect.stringMatching(new RegExp(`/annual-plans/${plan.id}/certificate$`)),
+          verification_code: expect.stringMatching(/^[A-Z2-7]{32}$/),
+          verification_url: expect.stringMatching(/\/certificates\/[A-Z2-7]{32}$/),
+        },
         payment: { method: 'credit_card', installments: 3, card: { brand: 'visa', last4: '1111' } },
         paid_at: '2026-11-21 12:04:05',
         starts_at: '2026-11-22 00:00:00',

@@ -63,7 +63,7 @@ beforeAll(async () => {
   other = await seller(ctx)
 })
 
-describe('pdftotext', () => reportMissing(PDFTOTEXT))
+reportMissing(PDFTOTEXT)
 
 describe('GET /subscriptions/{id}/certificate', () => {
   it.skipIf(!PDFTOTEXT.present)(

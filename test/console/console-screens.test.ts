@@ -241,7 +241,7 @@ describe.skipIf(!hasChromium)('operator console in Chromium', () => {
   })
 })
 
-describe('operator console in Chromium', () => reportMissing(CHROMIUM_TOOL))
+reportMissing(CHROMIUM_TOOL)
 
 const money = new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' })
 const brl = (cents: number) => money.format(cents / 100)

@@ -448,6 +448,7 @@ export interface paths {
          *     | the contract was not in force at `occurred_at`: a subscription `pago` (or `expired` since), the loss at or after installment 1 was paid, every installment due more than 10 days before the loss paid (by now); an annual plan with `starts_at ≤ occurred_at < ends_at`, not canceled before it | `validation_failed` | `occurred_at` |
          *     | `type` not among the plan's `coverage_types` | `validation_failed` | `type` |
          *     | `robbery` or `qualified_theft` without `police_report.number` (Boletim de Ocorrência) | `validation_failed` | `police_report.number` |
+         *     | `police_report.issued_on` after today (service time zone) | `validation_failed` | `police_report.issued_on` |
          *     | another claim of the contract still open (`documents_pending`, `under_review`, or `approved` and not settled) | `invalid_state` | `status` |
          *     | the plan's `max_claims_per_year` claims of the contract approved in the 365 days before `occurred_at` (or since) | `invalid_state` | `status` |
          */
@@ -6929,7 +6930,7 @@ export interface operations {
                     police_report?: {
                         /**
                          * Format: date
-                         * @description When it was issued, `YYYY-MM-DD`.
+                         * @description When it was issued, `YYYY-MM-DD`: not after today (service time zone).
                          */
                         issued_on?: string | null;
                         /** @description The Boletim de Ocorrência number, at most 50 characters. */
@@ -6953,7 +6954,7 @@ export interface operations {
                     police_report?: {
                         /**
                          * Format: date
-                         * @description When it was issued, `YYYY-MM-DD`.
+                         * @description When it was issued, `YYYY-MM-DD`: not after today (service time zone).
                          */
                         issued_on?: string | null;
                         /** @description The Boletim de Ocorrência number, at most 50 characters. */
