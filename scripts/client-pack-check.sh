@@ -20,7 +20,7 @@ cleanup() {
 trap cleanup EXIT
 
 version="$(node -p 'require(process.argv[1]).version' "$root/package.json")"
-[ -f "$root/dist/amparo.mjs" ] && [ -f "$root/dist/sdk/amparo-client-$version.tgz" ] || (cd "$root" && npm run build)
+(cd "$root" && node scripts/build-if-stale.mjs)
 
 echo "[client-pack-check] dist/sdk/amparo-client-$version.tgz"
 contents="$(tar -tzf "$root/dist/sdk/amparo-client-$version.tgz" | sort)"
