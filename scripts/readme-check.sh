@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README's shell blocks, as written, in order, on a fresh demo: `amparo serve` (the build
-# `npm start` runs) on a new SQLite file, the demo's credentials in the environment as the README
+# `npm start` runs) on a new SQLite file (or the empty PostgreSQL database DATABASE_URL names), the demo's credentials in the environment as the README
 # asks (CLIENT_ID, CLIENT_SECRET, PASSWORD, OWN_CLIENT_ID, OWN_CLIENT_SECRET), run by one bash
 # from an empty folder that holds the project's package.json, node_modules and dist/ (so that
 # `npm run amparo -- …` works there). Only the server's port (3000) and the webhook receiver's
@@ -13,8 +13,9 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d)"
 server_pid=""
+worker_pid=""
 cleanup() {
-  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+  for pid in $server_pid $worker_pid; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -30,7 +31,16 @@ EXPECTED=(
 free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 port="$(free_port)"
 receiver_port="$(free_port)"
-export AMPARO_SQLITE_FILE="$work/amparo.sqlite" HOST=127.0.0.1 PORT="$port" LOG_LEVEL=info
+export HOST=127.0.0.1 PORT="$port" LOG_LEVEL=info
+# DATABASE_URL (an empty PostgreSQL database: CI makes one) runs it there; else a new SQLite file.
+if [ -n "${DATABASE_URL:-}" ]; then
+  node "$root/dist/amparo.mjs" migrate --json >/dev/null
+  # The worker `npm start` runs beside the API on SQLite is a process of its own on PostgreSQL.
+  node "$root/dist/amparo.mjs" worker >"$work/worker.log" 2>&1 &
+  worker_pid=$!
+else
+  export AMPARO_SQLITE_FILE="$work/amparo.sqlite"
+fi
 
 credentials="$(node "$root/dist/amparo.mjs" demo --json)"
 eval "$(node -e '
