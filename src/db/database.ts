@@ -47,7 +47,8 @@ import type {
 } from '../modules/webhooks/webhook.table.js'
 import type { IdempotencyKeysTable } from '../plugins/idempotency.table.js'
 import { createPool, postgresDialect } from './postgres.js'
-import { type ReadNow, sqliteDialect } from './sqlite.js'
+import { readsNow } from './prepared.js'
+import { sqliteDialect } from './sqlite.js'
 
 export interface Database {
   partners: PartnersTable
@@ -93,13 +94,12 @@ export type Db = Kysely<Database>
 export type Trx = Transaction<Database>
 
 const pools = new WeakMap<Db, Pool>()
-const directReads = new WeakMap<Kysely<Database>, ReadNow>()
 
 export function createDb(config: Config['database']): Db {
   if (config.kind === 'sqlite') {
     const { dialect, readNow } = sqliteDialect(config.file)
     const db = new Kysely<Database>({ dialect })
-    directReads.set(db, readNow)
+    readsNow(db, readNow)
     return db
   }
   const pool = createPool(config)
@@ -112,15 +112,6 @@ export function createDb(config: Config['database']): Db {
 export function poolUsage(db: Db): { total: number; idle: number; waiting: number } | null {
   const pool = pools.get(db)
   return pool ? { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount } : null
-}
-
-/**
- * The SQLite connection's direct reader, for a database made by createDb; undefined on PostgreSQL
- * and for a transaction (another Kysely instance, whose statements must stay in it).
- */
-// biome-ignore lint/suspicious/noExplicitAny: works for typed and untyped instances
-export function directReader(db: Kysely<any>): ReadNow | undefined {
-  return directReads.get(db)
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: works for typed and untyped instances

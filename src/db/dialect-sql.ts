@@ -48,6 +48,28 @@ export function intRange(db: Db, column: string, low: number, high: number): Raw
     : sql`${sql.ref(column)} between ${low} and ${high}`
 }
 
+/** The UTC month (`YYYY-MM`) of an instant column: timestamptz on PostgreSQL, ISO text on SQLite. */
+export function utcMonthOf(db: Db, column: string): RawBuilder<string> {
+  return isPostgres(db)
+    ? sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM')`
+    : sql<string>`substr(${sql.ref(column)}, 1, 7)`
+}
+
+/**
+ * The id of an event's object (`data.id`), as the expression index `events_object_id` of migration
+ * 0018 holds it: text on PostgreSQL, the JSON number on SQLite. A query must spell the expression
+ * as the index does for the index to serve it.
+ */
+export function eventObjectId(db: Db): RawBuilder<unknown> {
+  return isPostgres(db) ? sql`(data::jsonb ->> 'id')` : sql`json_extract(data, '$.id')`
+}
+
+/** The event's object is one of these ids (not empty), compared as the index holds them. */
+export function eventObjectIdIn(db: Db, ids: readonly number[]): RawBuilder<boolean> {
+  const values = isPostgres(db) ? ids.map(String) : ids
+  return sql<boolean>`${eventObjectId(db)} in (${sql.join(values)})`
+}
+
 /** Whether events are numbered after their commit by a sequencer (event.repository.ts): PostgreSQL. */
 export const numbersEventsAfterCommit = (db: Db): boolean => isPostgres(db)
 

@@ -1,5 +1,5 @@
-import { type RawBuilder, sql } from 'kysely'
-import { type Db, isPostgres } from '../../db/database.js'
+import type { Db } from '../../db/database.js'
+import { eventObjectId, eventObjectIdIn } from '../../db/dialect-sql.js'
 import type { ClaimStatus, ClaimsTable } from '../claims/claim.table.js'
 
 // What the claims desk reads (README, Operator console: the operator API behind the screens): any partner's claims, with
@@ -166,24 +166,14 @@ export async function installmentIdsOf(db: Db, subscriptionId: number) {
   return rows.map((row) => row.id)
 }
 
-/**
- * The id of an event's object (`data.id`), as the expression index `events_object_id` of migration
- * 0018 holds it: text on PostgreSQL, the JSON number on SQLite. The query must spell the expression
- * as the index does for the index to serve it.
- */
-function objectId(db: Db): RawBuilder<unknown> {
-  return isPostgres(db) ? sql`(data::jsonb ->> 'id')` : sql`json_extract(data, '$.id')`
-}
-
 /** The partner's events whose object has one of these ids, oldest first (the caller keeps the right types). */
 export async function eventsOfObjects(db: Db, partnerId: number, ids: number[]) {
   if (ids.length === 0) return []
-  const values = isPostgres(db) ? ids.map(String) : ids
   return db
     .selectFrom('events')
-    .select(['id', 'public_id', 'type', 'created_at', objectId(db).as('object_id')])
+    .select(['id', 'public_id', 'type', 'created_at', eventObjectId(db).as('object_id')])
     .where('partner_id', '=', partnerId)
-    .where(objectId(db), 'in', values)
+    .where(eventObjectIdIn(db, ids))
     .orderBy('created_at')
     .orderBy('id')
     .limit(500)

@@ -1,16 +1,10 @@
-import { type RawBuilder, sql } from 'kysely'
-import { type Db, isPostgres } from '../../db/database.js'
+import { sql } from 'kysely'
+import type { Db } from '../../db/database.js'
+import { utcMonthOf } from '../../db/dialect-sql.js'
 
 // The dashboard's sums (README, Operator console: the operator API behind the screens), grouped in the database by UTC month, or by
 // partner and plan for the loss ratio: premiums from the kept `premium_months` (migration 0018),
 // claims and protections through indexed ranges.
-
-/** The UTC month (`YYYY-MM`) of an instant column: timestamptz on PostgreSQL, ISO text on SQLite. */
-function monthOf(db: Db, column: string): RawBuilder<string> {
-  return isPostgres(db)
-    ? sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM')`
-    : sql<string>`substr(${sql.ref(column)}, 1, 7)`
-}
 
 export interface Period {
   start: string
@@ -66,10 +60,10 @@ export async function claimsPaidByPlan(db: Db, { start, end }: Period) {
 /** Claims opened, approved, denied and settled per month: one statement, four indexed ranges. */
 export async function claimsByMonth(db: Db, { start, end }: Period) {
   const count = (column: 'created_at' | 'decided_at' | 'settled_at', what: string, outcome?: string) =>
-    sql`select ${sql.lit(what)} as what, ${monthOf(db, column)} as month, count(*) as count from claims
+    sql`select ${sql.lit(what)} as what, ${utcMonthOf(db, column)} as month, count(*) as count from claims
       where ${sql.ref(column)} >= ${start} and ${sql.ref(column)} < ${end}
       ${outcome ? sql`and outcome = ${outcome}` : sql``}
-      group by ${monthOf(db, column)}`
+      group by ${utcMonthOf(db, column)}`
   const { rows } = await sql<{
     what: 'opened' | 'approved' | 'denied' | 'settled'
     month: string
