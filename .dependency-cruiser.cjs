@@ -5,6 +5,8 @@
 //  - A repository imports db/, shared/, table types and other repositories (a join or a shared
 //    SQL fragment, like customer-view.repository.ts, is a data-layer concern); no service or rule.
 //  - The worker and the CLI reach state through services; nothing in modules/ imports worker/.
+//  - db/ imports no module: the tables are declared in db/tables/ and modules import them there.
+//  - A rules file (`*.rules.ts`) is pure: other rules, table declarations, pure shared helpers, types.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -41,7 +43,7 @@ module.exports = {
         'A repository reports facts from its tables: it imports db/, shared/, table types and other repositories (joins), never a service or rule.',
       severity: 'error',
       from: { path: '\\.repository\\.ts$' },
-      to: { path: '^src/(modules|plugins|http|worker|cli)/', pathNot: '\\.(table|repository)\\.ts$' },
+      to: { path: '^src/(modules|plugins|http|worker|cli)/', pathNot: '\\.repository\\.ts$' },
     },
     {
       name: 'modules-talk-through-services',
@@ -70,6 +72,39 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/shared/' },
       to: { path: '^src/(modules|plugins|http|worker|cli|db)/' },
+    },
+    {
+      name: 'db-imports-no-module',
+      comment:
+        'The data layer knows no module: table types are declared in src/db/tables/, and what a module decides stays in the module.',
+      severity: 'error',
+      from: { path: '^src/db/' },
+      to: { path: '^src/', pathNot: '^src/(db/|shared/|config\\.ts$)' },
+    },
+    {
+      name: 'tables-are-declarations',
+      comment:
+        'A table file declares columns and the vocabularies they hold: it imports other table files and types only.',
+      severity: 'error',
+      from: { path: '^src/db/tables/' },
+      to: { pathNot: '^src/db/tables/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'rules-are-pure',
+      comment:
+        'A rules file decides from its arguments: it imports other rules files, table declarations, the pure shared helpers named here and types only. Randomness, clocks, I/O and frameworks come from its caller.',
+      severity: 'error',
+      from: { path: '\\.rules\\.ts$' },
+      to: {
+        dependencyTypesNot: ['type-only'],
+        pathNot: [
+          '\\.rules\\.ts$',
+          '^src/db/tables/',
+          '^src/shared/(canonical-json|documents|errors|money|text|time)\\.ts$',
+          // A lookup table of look-alike characters (device.rules.ts).
+          '(^|/)node_modules/unhomoglyph/',
+        ],
+      },
     },
   ],
   options: {

@@ -3,12 +3,12 @@ import { sql } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { isPostgres } from '../src/db/database.js'
 import { migrateToLatest } from '../src/db/migrate.js'
+import type { SubscriptionsTable } from '../src/db/tables/subscription.js'
 import {
   findSubscriptionState,
   listSubscriptionViews,
 } from '../src/modules/subscriptions/subscription.repository.js'
 import { contractSubscription } from '../src/modules/subscriptions/subscription.service.js'
-import type { SubscriptionsTable } from '../src/modules/subscriptions/subscription.table.js'
 import { olderCustomer, olderSubscription, useDatabaseAt } from './helpers/world/older-schema.js'
 import { seedCatalog, seedOlderPlan, seedPartner, TOTAL_12X } from './helpers/world.js'
 

@@ -1,5 +1,5 @@
 import type { Db } from '../../src/db/database.js'
-import type { ClaimStatus } from '../../src/modules/claims/claim.table.js'
+import type { ClaimStatus } from '../../src/db/tables/claim.js'
 import { formatDate } from '../../src/shared/time.js'
 import { type Call, call, check, maker, type Session } from './load.js'
 import { cpuUs, memoryOf } from './proc.js'

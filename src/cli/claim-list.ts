@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
+import type { ClaimStatus } from '../db/tables/claim.js'
 import { CLAIM_STATUSES } from '../modules/claims/claim.rules.js'
-import type { ClaimStatus } from '../modules/claims/claim.table.js'
 import { listClaims } from '../modules/claims/claim-operator.service.js'
 import { type Io, positiveInt, report, UsageError, withDatabase } from './context.js'
 

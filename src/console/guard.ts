@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import type { OperatorRole } from '../db/tables/operator.js'
 import { hasRole } from '../modules/operators/operator.rules.js'
-import type { OperatorRole } from '../modules/operators/operator.table.js'
 import { type ConsoleOperator, sessionOperator } from '../modules/operators/session.service.js'
 import { AppError, UnauthenticatedError } from '../shared/errors.js'
 

@@ -1,6 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import type { Compilable, CompiledQuery, Insertable, Kysely, SqliteDatabase, SqliteStatement } from 'kysely'
-import type { Database } from './database.js'
+import type { Database } from './schema.js'
 
 // The fast path: every way the service runs SQL without Kysely's per-call building, compiling and
 // executing, kept in this one file so that the rest of the code uses the query builder or the

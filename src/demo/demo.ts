@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { sql } from 'kysely'
 import type { Config } from '../config.js'
 import { type Db, isPostgres, type Trx } from '../db/database.js'
+import type { GatewayMode } from '../db/tables/partner.js'
 import { retryingTransaction } from '../db/transaction.js'
 import { DEMO_EMAIL_DOMAIN } from '../modules/auth/auth.service.js'
 import { importCatalog, parseCatalog } from '../modules/catalog/catalog-import.js'
@@ -14,7 +15,6 @@ import {
   newUser,
   upsertUser,
 } from '../modules/partners/partner.service.js'
-import type { GatewayMode } from '../modules/partners/partner.table.js'
 import { createPlan, type NewPlan } from '../modules/plans/plan.service.js'
 import { createEndpoint } from '../modules/webhooks/webhook-endpoint.service.js'
 import { contractDemoCardContracts, payDemoCardContracts } from './demo-card-contracts.js'

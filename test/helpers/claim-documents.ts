@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto'
 import { crc32, deflateSync } from 'node:zlib'
 import type { Insertable } from 'kysely'
 import type { Db } from '../../src/db/database.js'
+import type { ClaimStatus, ClaimsTable } from '../../src/db/tables/claim.js'
+import type { CoverageType } from '../../src/db/tables/plan.js'
 import { insertClaim } from '../../src/modules/claims/claim.repository.js'
-import type { ClaimStatus, ClaimsTable } from '../../src/modules/claims/claim.table.js'
-import type { CoverageType } from '../../src/modules/plans/plan.rules.js'
 
 // Real files made from bytes in the test (no fixture downloaded), multipart bodies, and claims.
 

@@ -10,7 +10,7 @@
 import { expect } from 'vitest'
 import type { App } from '../../src/app.js'
 import type { Db } from '../../src/db/database.js'
-import type { GatewayMode } from '../../src/modules/partners/partner.table.js'
+import type { GatewayMode } from '../../src/db/tables/partner.js'
 import type { Subscription } from './api-types.js'
 import { MARIA } from './bodies.js'
 import { seedCatalog } from './world/catalog.js'

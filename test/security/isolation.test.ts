@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { GatewayMode } from '../../src/modules/partners/partner.table.js'
+import type { GatewayMode } from '../../src/db/tables/partner.js'
 import { expectedError, requestIdOf } from '../helpers/errors.js'
 import {
   annualCard,

@@ -3,7 +3,7 @@ import { columnTypes } from './column-types.js'
 
 /**
  * One active protection per device (docs/decisions.md, Devices): `device_protections` holds one row per device
- * key, naming the subscription or annual plan that took it (see device-protection.table.ts). The
+ * key, naming the subscription or annual plan that took it (see db/tables/device-protection.ts). The
  * existing active protections are written in, oldest first; when two already name one device the
  * oldest keeps it and the later ones stay as they are, unrecorded (docs/decisions.md).
  */

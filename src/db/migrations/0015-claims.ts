@@ -1,5 +1,4 @@
 import { type Kysely, sql } from 'kysely'
-import { coverageTypesNamedBy } from '../../modules/plans/plan.rules.js'
 import { isPostgres } from '../database.js'
 import { columnTypes } from './column-types.js'
 
@@ -14,6 +13,21 @@ import { columnTypes } from './column-types.js'
  * `claim_documents` the uploaded files' metadata and `claim_document_contents` their bytes, apart,
  * so that reading a claim or its list never reads a file.
  */
+// The words that named each coverage type when this migration was written (plan.rules.ts may change
+// its own later: a migration must give every new database the same rows).
+const COVERAGE_WORDS: [string, string][] = [
+  ['roubo', 'robbery'],
+  ['furto', 'qualified_theft'],
+  ['quebra', 'accidental_damage'],
+  ['liquido', 'liquid_damage'],
+]
+
+/** The coverage types a plan's `coverages` strings name, in the order above. */
+function coverageTypesNamedBy(coverages: readonly string[]): string[] {
+  const text = coverages.join(' | ').normalize('NFD').replace(/\p{M}/gu, '').toLowerCase()
+  return COVERAGE_WORDS.filter(([word]) => text.includes(word)).map(([, type]) => type)
+}
+
 export async function up(db: Kysely<unknown>): Promise<void> {
   const t = columnTypes(db)
   const money = isPostgres(db) ? 'bigint' : 'integer'

@@ -1,8 +1,8 @@
 import type { ExpressionBuilder, Insertable, Selectable } from 'kysely'
 import type { Database, Db, Trx } from '../../db/database.js'
 import { notHeld } from '../../db/lease.js'
+import type { AnnualPlanCancellationsTable } from '../../db/tables/annual-plan.js'
 import type { AnnualPlanRow } from './annual-plan.repository.js'
-import type { AnnualPlanCancellationsTable } from './annual-plan.table.js'
 
 // An annual plan's cancellation: its request, its confirmation and the plan it ends.
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import type { Trx } from '../../db/database.js'
 import type { Moment } from '../../shared/clock.js'
 import { NotFoundError, StateError } from '../../shared/errors.js'
@@ -47,7 +48,7 @@ export async function requestCancellation(
     }
     const values = {
       annual_plan_id: plan.id,
-      protocol: newProtocol(),
+      protocol: newProtocol(randomBytes),
       status: 'requested' as const,
       reason,
       requested_at: now,
@@ -122,6 +123,6 @@ export async function endByClaimSettlement(
   const status = statusAt(plan, now)
   if (status === 'canceled' || status === 'expired') return
   if (!(await cancelPlan(trx, planId, now))) throw await inProgress(trx, planId)
-  await confirmClaimSettledCancellation(trx, planId, newProtocol(), now)
+  await confirmClaimSettledCancellation(trx, planId, newProtocol(randomBytes), now)
   await recordAnnualPlanEvent(trx, 'annual_plan.canceled', planId, now, rendering)
 }

@@ -1,9 +1,9 @@
 import type { Trx } from '../../db/database.js'
 import { claimLease, releaseLease } from '../../db/lease.js'
+import type { Payment } from '../../db/tables/annual-plan.js'
+import type { PaymentChannel, PaymentOutcome } from '../../db/tables/payment.js'
 import { recordPayment } from '../payments/payment.repository.js'
-import type { PaymentChannel, PaymentOutcome } from '../payments/payment.table.js'
 import type { AnnualPlanRow } from './annual-plan.repository.js'
-import type { Payment } from './annual-plan.table.js'
 
 // An annual plan's payment: the claim a card charge holds, the paid status and the ledger.
 

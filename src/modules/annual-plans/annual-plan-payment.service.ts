@@ -3,6 +3,7 @@ import type { Transactor } from '../../db/transaction.js'
 import type { Clock } from '../../shared/clock.js'
 import { GatewayModeError, StateError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
+import { verificationCode } from '../../shared/verification-code.js'
 import type { PartnerContext } from '../auth/partner-context.js'
 import type { RenderingContext } from '../events/event.service.js'
 import { CardDeclinedError, type CardInput, requireCard } from '../payments/card.js'
@@ -156,7 +157,7 @@ async function recordCardCharge(
   // The claim kept other charges and the cancellation away, so the plan still awaits payment.
   if (
     !(await markPaid(trx, plan.id, {
-      ...paymentAt(plan.id, at, timeZone),
+      ...paymentAt(plan.id, at, timeZone, verificationCode()),
       ...(paidCard && { card: paidCard }),
     }))
   ) {
@@ -217,7 +218,7 @@ export async function recordNotifiedPayment(
   plan: AnnualPlanRow,
   { now, timeZone, base }: { now: string } & RenderingContext,
 ): Promise<AnnualPlanRow | null> {
-  const payment = paymentAt(plan.id, now, timeZone)
+  const payment = paymentAt(plan.id, now, timeZone, verificationCode())
   if (!(await markPaid(trx, plan.id, payment))) return null
   await recordAnnualPlanEvent(trx, 'annual_plan.paid', plan.id, now, { base, timeZone })
   await recordInLedger(trx, plan, { route: 'notification', outcome: 'recorded', transactionId: null }, now)

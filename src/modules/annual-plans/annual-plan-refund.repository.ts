@@ -2,8 +2,8 @@ import type { Insertable, Selectable, Updateable } from 'kysely'
 import type { Db, Trx } from '../../db/database.js'
 import { claimLease, notHeld, releaseLease } from '../../db/lease.js'
 import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
+import type { AnnualPlanRefundsTable } from '../../db/tables/annual-plan.js'
 import { recordPayment } from '../payments/payment.repository.js'
-import type { AnnualPlanRefundsTable } from './annual-plan.table.js'
 
 export type RefundRow = Selectable<AnnualPlanRefundsTable>
 

@@ -3,8 +3,8 @@ import type { Database, Db, Trx } from '../../db/database.js'
 import { type PageWindow, pageByIds } from '../../db/page.js'
 import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
 import { nextPolicySerial } from '../../db/policy-sequence.js'
+import type { AnnualPlanStatus, AnnualPlansTable } from '../../db/tables/annual-plan.js'
 import { CUSTOMER_VIEW_COLUMNS, customerIdsWithDocument } from '../customers/customer-view.repository.js'
-import type { AnnualPlanStatus, AnnualPlansTable } from './annual-plan.table.js'
 
 export type AnnualPlanRow = Selectable<AnnualPlansTable>
 

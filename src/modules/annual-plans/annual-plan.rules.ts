@@ -1,8 +1,6 @@
-import { randomBytes } from 'node:crypto'
+import type { AnnualPlanStatus, Payment } from '../../db/tables/annual-plan.js'
 import { StateError } from '../../shared/errors.js'
 import { daysBetween, formatDate, startOfDayMonthsLater, startOfNextDay } from '../../shared/time.js'
-import { verificationCode } from '../../shared/verification-code.js'
-import type { AnnualPlanStatus, Payment } from './annual-plan.table.js'
 
 // The annual plan's pure rules (README, Annual plans): the coverage clock, the policy number, the
 // cancellation protocol and the refund. Instants are UTC ISO strings, dates 'YYYY-MM-DD' in the
@@ -54,16 +52,16 @@ export function assertAwaitingPayment(plan: CoverageFields, now: string): void {
 
 /**
  * What a payment confirmed at `now` writes: cover from the next local midnight, the policy number
- * and the certificate's verification code.
+ * and the certificate's verification code (random, drawn by the caller).
  */
-export function paymentAt(planId: number, now: string, timeZone: string): Payment {
+export function paymentAt(planId: number, now: string, timeZone: string, certificateCode: string): Payment {
   const { startsAt, endsAt } = coverageWindow(now, timeZone)
   return {
     paidAt: now,
     startsAt,
     endsAt,
     policyNumber: policyNumber(planId, now, timeZone),
-    certificateCode: verificationCode(),
+    certificateCode,
   }
 }
 
@@ -87,9 +85,10 @@ const LENGTH = 10
 
 /**
  * A cancellation protocol, `CAN-` and 10 random base32 characters (50 bits): read out over the
- * phone by a customer, and not guessable from another one, as a sequence would be.
+ * phone by a customer, and not guessable from another one, as a sequence would be. `random` draws
+ * the bytes (the caller's `randomBytes`).
  */
-export function newProtocol(random: (size: number) => Buffer = randomBytes): string {
+export function newProtocol(random: (size: number) => Uint8Array): string {
   const bytes = random(LENGTH)
   let code = ''
   // 256 is a multiple of 32, so the low five bits of each byte are uniform.

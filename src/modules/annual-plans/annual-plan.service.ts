@@ -1,4 +1,5 @@
 import type { Db, Trx } from '../../db/database.js'
+import type { PaymentMethod } from '../../db/tables/annual-plan.js'
 import { usedDevice } from '../../http/contracting-fields.js'
 import type { PartnerTime } from '../../shared/clock.js'
 import { normalizeImei } from '../../shared/documents.js'
@@ -22,7 +23,6 @@ import {
 } from './annual-plan.repository.js'
 import { policyNumber } from './annual-plan.rules.js'
 import type { AnnualPlanBody } from './annual-plan.schemas.js'
-import type { PaymentMethod } from './annual-plan.table.js'
 import { catchUpCoverageOf, recordAnnualPlanEvent } from './annual-plan-events.service.js'
 
 /**

@@ -1,4 +1,4 @@
-import type { GatewayMode } from '../partners/partner.table.js'
+import type { GatewayMode } from '../../db/tables/partner.js'
 
 /** What every authenticated request knows about its partner; every module's services take it. */
 export interface PartnerContext {

@@ -1,8 +1,8 @@
+import type { AnnualPlanStatus } from '../../db/tables/annual-plan.js'
+import type { SubscriptionStatus } from '../../db/tables/subscription.js'
 import { formatDate } from '../../shared/time.js'
 import { statusAt as annualPlanStatusAt } from '../annual-plans/annual-plan.rules.js'
-import type { AnnualPlanStatus } from '../annual-plans/annual-plan.table.js'
 import { coverageEndsAt, statusAt as subscriptionStatusAt } from '../subscriptions/subscription.rules.js'
-import type { SubscriptionStatus } from '../subscriptions/subscription.table.js'
 
 // The certificate's pure rules (README, Certificates): which contract is in force, how the
 // insured's document is masked, how money and dates read in Portuguese.

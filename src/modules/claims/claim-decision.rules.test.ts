@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import type { ClaimStatus } from '../../db/tables/claim.js'
 import {
   approvalErrors,
   CLAIM_STATUSES,
@@ -10,7 +11,6 @@ import {
   settlementEndsContract,
   settlementErrors,
 } from './claim.rules.js'
-import type { ClaimStatus } from './claim.table.js'
 
 describe('payableAmount', () => {
   it.each([

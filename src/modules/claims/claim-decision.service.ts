@@ -1,4 +1,5 @@
 import type { Db, Trx } from '../../db/database.js'
+import type { DenialReason, SettlementMethod } from '../../db/tables/claim.js'
 import { NotFoundError, StateError, ValidationError } from '../../shared/errors.js'
 import { endByClaimSettlement as endAnnualPlan } from '../annual-plans/annual-plan-cancellation.service.js'
 import type { RenderingContext } from '../events/event.service.js'
@@ -19,7 +20,6 @@ import {
   settlementErrors,
 } from './claim.rules.js'
 import { recordClaimEvent } from './claim.service.js'
-import type { DenialReason, SettlementMethod } from './claim.table.js'
 
 // The operator's decision and settlement of a claim (README, Claims: decision and settlement), for
 // `amparo claim approve|deny|settle` and the sandbox's decision and settle endpoints alike. Each

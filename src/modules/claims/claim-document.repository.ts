@@ -1,8 +1,8 @@
 import type { Insertable } from 'kysely'
 import type { Db, Trx } from '../../db/database.js'
 import { withSmallPageCache } from '../../db/dialect-sql.js'
+import type { ClaimDocumentsTable, ClaimStatus, DocumentKind } from '../../db/tables/claim.js'
 import type { ClaimDocumentRow, ClaimRow } from './claim.repository.js'
-import type { ClaimDocumentsTable, ClaimStatus, DocumentKind } from './claim.table.js'
 
 /**
  * Marks the claim changed at `now` when its status is one of `statuses`, and reports its status and

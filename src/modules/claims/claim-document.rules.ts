@@ -1,6 +1,6 @@
-import type { CoverageType } from '../plans/plan.rules.js'
+import type { ClaimStatus, DocumentKind } from '../../db/tables/claim.js'
+import type { CoverageType } from '../../db/tables/plan.js'
 import { missingDocumentKinds } from './claim.rules.js'
-import type { ClaimStatus, DocumentKind } from './claim.table.js'
 
 // A claim's documents (README, Claims: documents): what may be uploaded, when, and what an upload
 // does to the claim.

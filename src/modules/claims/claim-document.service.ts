@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { Readable } from 'node:stream'
 import type { Db, Trx } from '../../db/database.js'
+import type { DocumentKind } from '../../db/tables/claim.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import { AppError, NotFoundError, StateError, ValidationError } from '../../shared/errors.js'
 import { formatDate, startOfLocalDate, startOfNextDay } from '../../shared/time.js'
@@ -8,7 +9,6 @@ import { claimDocumentResource } from './claim.mapper.js'
 import { transitionClaim } from './claim.repository.js'
 import { DOCUMENT_KINDS } from './claim.rules.js'
 import { findClaimForPartner, recordClaimEvent } from './claim.service.js'
-import type { DocumentKind } from './claim.table.js'
 import {
   type ContractOf,
   contractDocumentsSince,

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js'
-import type { ClaimStatus } from './claim.table.js'
+import type { ClaimStatus } from '../../db/tables/claim.js'
 
 // What the operator's commands read of claims, across partners.
 

@@ -1,11 +1,11 @@
 import type { Db } from '../../db/database.js'
+import type { ClaimStatus, FraudSignal } from '../../db/tables/claim.js'
 import { NotFoundError } from '../../shared/errors.js'
 import { centsToAmount } from '../../shared/money.js'
 import { formatTimestamp } from '../../shared/time.js'
 import { findClaimViewById } from './claim.repository.js'
 import { claimStatusLabel } from './claim.rules.js'
 import { claimResourceOf } from './claim.service.js'
-import type { ClaimStatus, FraudSignal } from './claim.table.js'
 import { findClaimIdByNumber, listClaimsForOperator } from './claim-operator.repository.js'
 
 // What the operator reads of claims (`amparo claim list|show`): any partner's, with the fraud

@@ -3,7 +3,7 @@ import type { Db, Trx } from '../../db/database.js'
 import { intRange } from '../../db/dialect-sql.js'
 import { type PageWindow, pageByIds } from '../../db/page.js'
 import { insertReturningId, prepared } from '../../db/prepared.js'
-import type { ClaimDocumentsTable, ClaimStatus, ClaimsTable } from './claim.table.js'
+import type { ClaimDocumentsTable, ClaimStatus, ClaimsTable } from '../../db/tables/claim.js'
 
 export type ClaimRow = Selectable<ClaimsTable>
 /** A document's metadata, as its resource shows it (its bytes' upload is the repository's business). */

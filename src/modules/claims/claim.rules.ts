@@ -1,6 +1,13 @@
+import type {
+  ClaimStatus,
+  DenialReason,
+  DocumentKind,
+  FraudSignal,
+  SettlementMethod,
+} from '../../db/tables/claim.js'
+import { COVERAGE_TYPES, type CoverageType } from '../../db/tables/plan.js'
 import { formatDate } from '../../shared/time.js'
-import { COVERAGE_TYPE_LABELS, COVERAGE_TYPES, type CoverageType } from '../plans/plan.rules.js'
-import type { ClaimStatus, DenialReason, DocumentKind, FraudSignal, SettlementMethod } from './claim.table.js'
+import { COVERAGE_TYPE_LABELS } from '../plans/plan.rules.js'
 
 // A claim's pure rules (README, Claims): perils, labels, statuses, required documents, the opening
 // rules (coverage in force, notice period, peril covered, police report, yearly limit) and the fraud

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js'
 import { eventObjectId, eventObjectIdIn } from '../../db/dialect-sql.js'
-import type { ClaimStatus, ClaimsTable } from '../claims/claim.table.js'
+import type { ClaimStatus, ClaimsTable } from '../../db/tables/claim.js'
 
 // What the claims desk reads (README, Operator console: the operator API behind the screens): any partner's claims, with
 // their contract, customer, device, documents and the contract's events.

@@ -1,4 +1,5 @@
 import type { Db, Trx } from '../../db/database.js'
+import type { ClaimStatus, FraudSignal } from '../../db/tables/claim.js'
 import { NotFoundError, StateError } from '../../shared/errors.js'
 import {
   claimStatusLabel,
@@ -6,7 +7,6 @@ import {
   missingDocumentKinds,
   payableAmount,
 } from '../claims/claim.rules.js'
-import type { ClaimStatus, FraudSignal } from '../claims/claim.table.js'
 import { approveClaim, denyClaim, type Moment, settleClaim } from '../claims/claim-decision.service.js'
 import { claimDocumentFile } from '../claims/claim-document.service.js'
 import { recordAudit } from '../operators/audit.service.js'

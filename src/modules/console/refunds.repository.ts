@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js'
-import type { RefundStatus } from '../annual-plans/annual-plan.table.js'
+import type { RefundStatus } from '../../db/tables/annual-plan.js'
 
 // The refunds screen (README, Operator console: the operator API behind the screens): refunds not yet paid, or given up.
 

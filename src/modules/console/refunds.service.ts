@@ -1,6 +1,6 @@
 import type { Db, Trx } from '../../db/database.js'
+import type { RefundStatus } from '../../db/tables/annual-plan.js'
 import { NotFoundError } from '../../shared/errors.js'
-import type { RefundStatus } from '../annual-plans/annual-plan.table.js'
 import { requeueFailedRefund } from '../annual-plans/annual-plan-refund.service.js'
 import type { RenderingContext } from '../events/event.service.js'
 import { type AuditActor, recordAudit } from '../operators/audit.service.js'

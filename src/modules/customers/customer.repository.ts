@@ -1,7 +1,7 @@
 import type { Insertable, Selectable } from 'kysely'
 import type { Db, Trx } from '../../db/database.js'
 import { prepared } from '../../db/prepared.js'
-import type { CustomersTable } from './customer.table.js'
+import type { CustomersTable } from '../../db/tables/customer.js'
 
 export type CustomerRow = Selectable<CustomersTable>
 export type NewCustomerRow = Insertable<CustomersTable>

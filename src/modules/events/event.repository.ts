@@ -2,8 +2,8 @@ import { type Insertable, sql } from 'kysely'
 import type { Db, Trx } from '../../db/database.js'
 import { numbersEventsAfterCommit } from '../../db/dialect-sql.js'
 import { insertRows, prepared } from '../../db/prepared.js'
+import type { EventsTable } from '../../db/tables/event.js'
 import { retryingTransaction } from '../../db/transaction.js'
-import type { EventsTable } from './event.table.js'
 
 // The feed's order is the order events became visible, not the order they were inserted. On
 // PostgreSQL a transaction that inserted first may commit last: had its row a number already, a

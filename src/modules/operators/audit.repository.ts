@@ -1,5 +1,5 @@
 import type { Db, Trx } from '../../db/database.js'
-import type { AuditLogTable } from './operator.table.js'
+import type { AuditLogTable } from '../../db/tables/operator.js'
 
 export type AuditRow = Omit<AuditLogTable, 'id'> & { id: number }
 export type NewAuditRow = Omit<AuditLogTable, 'id'>

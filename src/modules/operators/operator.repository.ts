@@ -1,5 +1,5 @@
 import type { Db, Trx } from '../../db/database.js'
-import type { OperatorRole, OperatorSessionsTable, OperatorsTable } from './operator.table.js'
+import type { OperatorRole, OperatorSessionsTable, OperatorsTable } from '../../db/tables/operator.js'
 
 export type OperatorRow = Omit<OperatorsTable, 'id'> & { id: number }
 export type SessionRow = Omit<OperatorSessionsTable, 'totp_failures'> & { totp_failures: number }

@@ -1,4 +1,4 @@
-import type { OperatorRole } from './operator.table.js'
+import type { OperatorRole } from '../../db/tables/operator.js'
 
 /** A session ends after 30 minutes without a request, and 12 hours after sign-in whatever happens. */
 export const SESSION_IDLE_MS = 30 * 60_000

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js'
+import type { OperatorRole } from '../../db/tables/operator.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import { NotFoundError, StateError, ValidationError } from '../../shared/errors.js'
 import { type AuditActor, recordAudit } from './audit.service.js'
@@ -12,7 +13,6 @@ import {
   updateOperator,
 } from './operator.repository.js'
 import { isOperatorRole, normalizeEmail } from './operator.rules.js'
-import type { OperatorRole } from './operator.table.js'
 import { generatePassword, hashPassword } from './password-hash.js'
 
 /** An operator as the console lists it: never its password hash nor its TOTP seed. */

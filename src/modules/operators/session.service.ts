@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { Db, Trx } from '../../db/database.js'
+import type { OperatorRole } from '../../db/tables/operator.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import { AppError, UnauthenticatedError } from '../../shared/errors.js'
 import { DEMO_EMAIL_DOMAIN } from '../auth/auth.service.js'
@@ -27,7 +28,6 @@ import {
   TOUCH_EVERY_MS,
 } from './operator.rules.js'
 import { operatorListView } from './operator.service.js'
-import type { OperatorRole } from './operator.table.js'
 import { DUMMY_HASH, verifyPassword } from './password-hash.js'
 import { enrolment, isSealed, newTotpSecret, openTotpSecret, sealTotpSecret, totpStep } from './totp.js'
 

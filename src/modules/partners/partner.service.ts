@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto'
 import { sql } from 'kysely'
 import type { Config } from '../../config.js'
 import type { Db, Trx } from '../../db/database.js'
+import type { GatewayMode } from '../../db/tables/partner.js'
 import { normalizeCnpj } from '../../shared/documents.js'
 import { NotFoundError, ValidationError } from '../../shared/errors.js'
 import { assertLoginAccepts } from '../auth/login-credentials.js'
 import { hashSecret } from '../auth/secret-hash.js'
-import type { GatewayMode } from './partner.table.js'
 
 export interface NewPartner {
   name: string

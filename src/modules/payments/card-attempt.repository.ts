@@ -1,7 +1,7 @@
 import type { Insertable, Selectable } from 'kysely'
 import type { Db, Trx } from '../../db/database.js'
+import type { CardAttemptsTable } from '../../db/tables/payment.js'
 import { retryingTransaction } from '../../db/transaction.js'
-import type { CardAttemptsTable } from './payment.table.js'
 
 export type CardAttemptRow = Selectable<CardAttemptsTable>
 export type CardAttemptOf = { installmentId: number } | { annualPlanId: number }

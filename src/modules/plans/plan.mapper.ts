@@ -1,6 +1,6 @@
+import type { CoverageType } from '../../db/tables/plan.js'
 import { centsToAmount } from '../../shared/money.js'
 import type { SubscriptionPlanRow } from './plan.repository.js'
-import type { CoverageType } from './plan.rules.js'
 import type { AnnualQuote, SubscriptionQuote } from './quotation.service.js'
 
 export function planResource(plan: SubscriptionPlanRow) {

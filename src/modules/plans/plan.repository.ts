@@ -1,7 +1,7 @@
 import type { NotNull } from 'kysely'
 import type { Db } from '../../db/database.js'
 import { prepared } from '../../db/prepared.js'
-import type { PlanKind } from './plan.table.js'
+import type { PlanKind } from '../../db/tables/plan.js'
 
 export interface SubscriptionPlanRow {
   id: number

@@ -1,8 +1,7 @@
 // The plan's typed coverage (README, Claims): the perils a claim may name, their pt-BR labels, and
 // the types a plan's free-text `coverages` name.
 
-export const COVERAGE_TYPES = ['robbery', 'qualified_theft', 'accidental_damage', 'liquid_damage'] as const
-export type CoverageType = (typeof COVERAGE_TYPES)[number]
+import { COVERAGE_TYPES, type CoverageType } from '../../db/tables/plan.js'
 
 export const COVERAGE_TYPE_LABELS: Record<CoverageType, string> = {
   robbery: 'Roubo',

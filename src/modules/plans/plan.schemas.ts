@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox'
+import { COVERAGE_TYPES } from '../../db/tables/plan.js'
 import { Id, Money, named } from '../../http/http-schemas.js'
-import { COVERAGE_TYPES } from './plan.rules.js'
 
 const COVERAGES = ['Roubo e furto qualificado', 'Quebra acidental', 'Danos por líquidos']
 

@@ -1,15 +1,14 @@
 import type { Db, Trx } from '../../db/database.js'
+import type { CoverageType, PlanKind } from '../../db/tables/plan.js'
 import { ValidationError } from '../../shared/errors.js'
 import { requirePartner } from '../partners/partner.service.js'
 import { findSubscriptionPlan, listSubscriptionPlans, type SubscriptionPlanRow } from './plan.repository.js'
 import {
-  type CoverageType,
   coverageTypesNamedBy,
   DEFAULT_CLAIM_NOTICE_DAYS,
   DEFAULT_MAX_CLAIMS_PER_YEAR,
   orderedCoverageTypes,
 } from './plan.rules.js'
-import type { PlanKind } from './plan.table.js'
 
 export interface NewPlan {
   partnerId: number

@@ -1,6 +1,6 @@
 import type { Insertable, Selectable } from 'kysely'
 import type { Db, Trx } from '../../db/database.js'
-import type { ShopkeepersTable } from './shopkeeper.table.js'
+import type { ShopkeepersTable } from '../../db/tables/shopkeeper.js'
 
 export type ShopkeeperRow = Selectable<ShopkeepersTable>
 export type NewShopkeeperRow = Omit<Insertable<ShopkeepersTable>, 'id' | 'matrix'>

@@ -2,7 +2,11 @@ import type { ExpressionBuilder } from 'kysely'
 import type { Database, Db, Trx } from '../../db/database.js'
 import { notHeld } from '../../db/lease.js'
 import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
-import { type SubscriptionStatus, type SubscriptionsTable, UNPAID_STATUSES } from './subscription.table.js'
+import {
+  type SubscriptionStatus,
+  type SubscriptionsTable,
+  UNPAID_STATUSES,
+} from '../../db/tables/subscription.js'
 
 // A subscription's cancellation and the 30-day expiry's queries.
 

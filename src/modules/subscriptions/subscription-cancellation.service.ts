@@ -1,14 +1,13 @@
 import type { Db, Trx } from '../../db/database.js'
 import type { PartnerScope } from '../../db/partner-scope.js'
+import type { CancellationReason, SubscriptionStatus } from '../../db/tables/subscription.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import { StateError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
 import type { RenderingContext } from '../events/event.service.js'
 import { PaymentInProgressError, UNRECORDED_RETRY_AFTER_SECONDS } from '../payments/payment.errors.js'
 import { cancellationOf, expiryCutoff, statusAt, UNPAID_CANCELLATION } from './subscription.rules.js'
-import type { CancellationReason } from './subscription.schemas.js'
 import { requireSubscriptionState } from './subscription.service.js'
-import type { SubscriptionStatus } from './subscription.table.js'
 import {
   cancelFirstInstallment,
   cancelUnpaidInstallments,

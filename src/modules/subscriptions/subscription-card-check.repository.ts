@@ -1,6 +1,6 @@
 import type { Insertable } from 'kysely'
 import type { Db, Trx } from '../../db/database.js'
-import type { CardChecksTable } from '../payments/payment.table.js'
+import type { CardChecksTable } from '../../db/tables/payment.js'
 
 /** The number of this card check of a subscription: one more than those recorded (see nextChargeNumber). */
 export async function nextCardCheckNumber(db: Db, subscriptionId: number): Promise<number> {

@@ -3,7 +3,7 @@ import { sql } from 'kysely'
 import type { Trx } from '../../db/database.js'
 import { writesContractInOneStatement } from '../../db/dialect-sql.js'
 import { definedColumns, insertReturningId, insertRows, prepared } from '../../db/prepared.js'
-import type { InstallmentsTable, SubscriptionsTable } from './subscription.table.js'
+import type { InstallmentsTable, SubscriptionsTable } from '../../db/tables/subscription.js'
 
 // Contracting's writes: the subscription, its installments and its partner's counter.
 

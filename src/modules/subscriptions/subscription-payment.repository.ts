@@ -1,9 +1,9 @@
 import type { Db, Trx } from '../../db/database.js'
 import { claimLease, releaseLease } from '../../db/lease.js'
+import type { PaymentChannel } from '../../db/tables/payment.js'
+import { type SubscriptionStatus, UNPAID_STATUSES } from '../../db/tables/subscription.js'
 import { recordPayment } from '../payments/payment.repository.js'
-import type { PaymentChannel } from '../payments/payment.table.js'
 import type { InstallmentRow } from './subscription.repository.js'
-import { type SubscriptionStatus, UNPAID_STATUSES } from './subscription.table.js'
 
 /** An installment being paid: recorded as paid on approval, as declined otherwise. */
 export interface InstallmentPayment {

@@ -3,6 +3,11 @@ import type { Database, Db, Trx } from '../../db/database.js'
 import { intRange } from '../../db/dialect-sql.js'
 import { pageByIds } from '../../db/page.js'
 import { prepared } from '../../db/prepared.js'
+import type {
+  InstallmentsTable,
+  SubscriptionStatus,
+  SubscriptionsTable,
+} from '../../db/tables/subscription.js'
 import type { ModelRow } from '../catalog/catalog.repository.js'
 import type { CustomerRow } from '../customers/customer.repository.js'
 import {
@@ -11,7 +16,6 @@ import {
   customerToView,
 } from '../customers/customer-view.repository.js'
 import type { SubscriptionPlanRow } from '../plans/plan.repository.js'
-import type { InstallmentsTable, SubscriptionStatus, SubscriptionsTable } from './subscription.table.js'
 import type { NewSubscription } from './subscription-contract.repository.js'
 
 export type InstallmentRow = Selectable<InstallmentsTable>

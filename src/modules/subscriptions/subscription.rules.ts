@@ -1,7 +1,11 @@
+import type { CancellationReason } from '../../db/tables/subscription.js'
+import {
+  type InstallmentStatus,
+  type SubscriptionStatus,
+  UNPAID_STATUSES,
+} from '../../db/tables/subscription.js'
 import { StateError } from '../../shared/errors.js'
 import { addDays, addMonthsClamped, formatDate, startOfLocalDate } from '../../shared/time.js'
-import type { CancellationReason } from './subscription.schemas.js'
-import { type InstallmentStatus, type SubscriptionStatus, UNPAID_STATUSES } from './subscription.table.js'
 
 // The subscription's pure rules (README, Subscriptions): every status it and its installments move
 // through, and every gate a call passes before it changes one. Repositories report the rows, the

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox'
+import { CANCELLATION_REASONS } from '../../db/tables/subscription.js'
 import { contractingFields, customerReference, gatewayExamples } from '../../http/contracting-fields.js'
 import { Id, MetaLink, Money, named, nullable, Timestamp } from '../../http/http-schemas.js'
 import { PageQuery } from '../../shared/pagination.js'
@@ -68,14 +69,6 @@ export const SubscriptionStatus = Type.Enum(['pending', 'pago', 'canceled', 'exp
   description:
     '`pending` until installment 1 is paid, then `pago`; `canceled` when canceled or unpaid; `expired` once the month of its last installment has passed (installment k covers the month from its due date to the next one’s).',
 })
-
-export const CANCELLATION_REASONS = [
-  'partner_request',
-  'first_installment_unpaid',
-  'recurrence_failed',
-  'claim_settled',
-] as const
-export type CancellationReason = (typeof CANCELLATION_REASONS)[number]
 
 const CancellationReason = Type.Enum([...CANCELLATION_REASONS], {
   description:

@@ -1,7 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely'
 import type { Db, Trx } from '../../db/database.js'
 import { lockingRows } from '../../db/dialect-sql.js'
-import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './webhook.table.js'
+import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../../db/tables/webhook.js'
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>
 export type NewDelivery = Insertable<WebhookDeliveriesTable>

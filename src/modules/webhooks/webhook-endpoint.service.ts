@@ -1,13 +1,8 @@
+import { randomBytes } from 'node:crypto'
 import type { Db, Trx } from '../../db/database.js'
 import { NotFoundError, ValidationError } from '../../shared/errors.js'
 import { findPartnerEvent, recordEvent } from '../events/event.service.js'
-import {
-  MAX_ENDPOINTS,
-  newSecret,
-  normalizeEvents,
-  PREVIOUS_SECRET_HOURS,
-  receives,
-} from './webhook.rules.js'
+import { MAX_ENDPOINTS, normalizeEvents, PREVIOUS_SECRET_HOURS, receives } from './webhook.rules.js'
 import {
   countEndpoints,
   deleteEndpoint,
@@ -139,4 +134,9 @@ export async function redeliverEvent(
 /** The endpoint a `ping` event is for. */
 export function pingTarget(event: { type: string; data: string }): number | undefined {
   return event.type === 'ping' ? (JSON.parse(event.data) as { endpoint_id: number }).endpoint_id : undefined
+}
+
+/** `whsec_` and the base64 of 32 random bytes (Standard Webhooks' format). */
+function newSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`
 }

@@ -1,5 +1,5 @@
+import type { WebhookDeliveriesTable } from '../../db/tables/webhook.js'
 import { formatTimestamp } from '../../shared/time.js'
-import type { WebhookDeliveriesTable } from './webhook.table.js'
 import type { EndpointRow } from './webhook-endpoint.repository.js'
 
 /** An endpoint as GET shows it: never its secret. */

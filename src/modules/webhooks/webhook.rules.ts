@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto'
-
 // The pure rules of webhooks (docs/decisions.md, Webhooks): who receives an event, when a failed delivery is
 // tried again, when an endpoint is given up on.
 
@@ -10,11 +8,6 @@ export const FAILING_DAYS_TO_DISABLE = 3
 /** After a rotation the previous secret signs too, this long. */
 export const PREVIOUS_SECRET_HOURS = 24
 export const MAX_ENDPOINTS = 10
-
-/** `whsec_` and the base64 of 32 random bytes (Standard Webhooks' format). */
-export function newSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64')}`
-}
 
 /** Whether an endpoint receives an event: its types (or `*`); a ping only its own endpoint. */
 export function receives(

@@ -1,5 +1,6 @@
 import type { App } from '../../../src/app.js'
 import type { Db } from '../../../src/db/database.js'
+import type { GatewayMode } from '../../../src/db/tables/partner.js'
 import { retryingTransaction } from '../../../src/db/transaction.js'
 import {
   createPartner,
@@ -8,7 +9,6 @@ import {
   newUser,
   upsertUser,
 } from '../../../src/modules/partners/partner.service.js'
-import type { GatewayMode } from '../../../src/modules/partners/partner.table.js'
 import { MARIA } from '../bodies.js'
 
 // A partner with credentials, the token it logs in for, and the customers it registers over HTTP.

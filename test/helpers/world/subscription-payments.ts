@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect } from 'vitest'
 import type { App } from '../../../src/app.js'
 import type { Db } from '../../../src/db/database.js'
-import type { GatewayMode } from '../../../src/modules/partners/partner.table.js'
+import type { GatewayMode } from '../../../src/db/tables/partner.js'
 import type { PaymentGateway } from '../../../src/modules/payments/payment-gateway.js'
 import type { Clock } from '../../../src/shared/clock.js'
 import type { Installment } from '../api-types.js'

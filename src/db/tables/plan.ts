@@ -1,5 +1,9 @@
 import type { Generated, SqlBool } from 'kysely'
 
+/** The perils a plan covers and a claim names (README, Claims); their labels are in plan.rules.ts. */
+export const COVERAGE_TYPES = ['robbery', 'qualified_theft', 'accidental_damage', 'liquid_damage'] as const
+export type CoverageType = (typeof COVERAGE_TYPES)[number]
+
 export type PlanKind = 'subscription' | 'annual'
 
 /** Rates and factors are basis points (1 bp = 0.01%), so pricing stays in integer arithmetic. */
@@ -20,7 +24,7 @@ export interface PlansTable {
   used_factor_bp: number | null
   /** JSON array of strings. */
   coverages: string
-  /** JSON array of CoverageType (plan.rules.ts): the perils a claim may name. */
+  /** JSON array of CoverageType: the perils a claim may name. */
   coverage_types: Generated<string>
   /** A claim must be opened within this many days of the loss. */
   claim_notice_days: Generated<number>

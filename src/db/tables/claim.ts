@@ -1,5 +1,5 @@
 import type { Generated } from 'kysely'
-import type { CoverageType } from '../plans/plan.rules.js'
+import type { CoverageType } from './plan.js'
 
 export type ClaimStatus =
   | 'documents_pending'

@@ -1,7 +1,14 @@
 import type { Generated, SqlBool } from 'kysely'
-import type { CancellationReason } from './subscription.schemas.js'
 
 export type SubscriptionStatus = 'pending' | 'pago' | 'canceled'
+/** Why a subscription was canceled (the `Subscription` schema's `cancellation.reason`). */
+export const CANCELLATION_REASONS = [
+  'partner_request',
+  'first_installment_unpaid',
+  'recurrence_failed',
+  'claim_settled',
+] as const
+export type CancellationReason = (typeof CANCELLATION_REASONS)[number]
 export type InstallmentStatus = 'pending' | 'paid' | 'refused' | 'canceled'
 /** An installment that can still be paid (subscription.rules.ts `isUnpaid`; the queries' condition). */
 export const UNPAID_STATUSES = ['pending', 'refused'] as const satisfies InstallmentStatus[]
