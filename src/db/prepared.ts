@@ -81,7 +81,7 @@ export function prepared<A extends unknown[], R, D extends AnyKysely>(
  * that branches on an argument (`arg ? … : …`, `arg ?? 10`, `arg === null`) or reads it (`arg.length`)
  * compiles differently or throws; one that coerces it (`arg > 3`, `arg + 1`, `${arg}`) throws at once.
  */
-export function guardedCompile<A extends unknown[], R, D extends AnyKysely>(
+function guardedCompile<A extends unknown[], R, D extends AnyKysely>(
   build: (db: D, ...args: A) => Compilable<R>,
   db: D,
   arity: number,
