@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { advanceCoverageClock } from '../src/modules/annual-plans/annual-plan-events.service.js'
+import { advanceCoverageClock } from '../src/modules/annual-plans/annual-plan-lifecycle.service.js'
 import { renderingContext } from '../src/modules/events/event.service.js'
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
 import { createMetrics } from '../src/plugins/metrics.js'

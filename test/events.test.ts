@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { isPostgres } from '../src/db/database.js'
 import { exampleOf } from '../src/http/http-schemas.js'
-import { advanceCoverageClock } from '../src/modules/annual-plans/annual-plan-events.service.js'
+import { advanceCoverageClock } from '../src/modules/annual-plans/annual-plan-lifecycle.service.js'
 import { purgeEvents, recordEvent, renderingContext } from '../src/modules/events/event.service.js'
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
 import { Subscription } from '../src/modules/subscriptions/subscription.schemas.js'

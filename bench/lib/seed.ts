@@ -107,8 +107,7 @@ export async function seed(db: Db, counts: number[]) {
         ends_on: endsOn,
         // A paid one that ended is recorded as expired, as the worker has done on a running service:
         // else every API process of the run would record the same ends again, beside the load.
-        expired_at: status === 'pago' && endsOn < today ? `${endsOn}T03:00:00.000Z` : null,
-        status,
+        status: status === 'pago' && endsOn < today ? ('expired' as const) : status,
         origin: n % 2 ? `pdv-${n % 40}` : null,
         canceled_at: canceled ? created : null,
         cancel_reason: canceled ? ('partner_request' as const) : null,

@@ -34,6 +34,7 @@ import * as documentUploads from './migrations/0024-document-uploads.js'
 import * as auditLogSealed from './migrations/0025-audit-log-sealed.js'
 import * as cardTries from './migrations/0026-card-tries.js'
 import * as keyedAttempts from './migrations/0027-keyed-attempts.js'
+import * as subscriptionExpiredStatus from './migrations/0028-subscription-expired-status.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
 const migrations: Record<string, Migration> = {
@@ -64,6 +65,7 @@ const migrations: Record<string, Migration> = {
   '0025-audit-log-sealed': auditLogSealed,
   '0026-card-tries': cardTries,
   '0027-keyed-attempts': keyedAttempts,
+  '0028-subscription-expired-status': subscriptionExpiredStatus,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -1,4 +1,4 @@
-import { advanceCoverageClock } from '../modules/annual-plans/annual-plan-events.service.js'
+import { advanceCoverageClock } from '../modules/annual-plans/annual-plan-lifecycle.service.js'
 import type { PaymentGateway } from '../modules/payments/payment-gateway.js'
 import type { Metrics } from '../plugins/metrics.js'
 import { type JobDeps, jobEvents } from './job.js'

@@ -1,6 +1,10 @@
 import type { Generated, SqlBool } from 'kysely'
 
-export type SubscriptionStatus = 'pending' | 'pago' | 'canceled'
+/**
+ * `expired` is stored once the last installment's month has passed (by the worker or the first read
+ * that shows it), as an annual plan's `expired` is: subscription.rules.ts `SUBSCRIPTION_FROM`.
+ */
+export type SubscriptionStatus = 'pending' | 'pago' | 'canceled' | 'expired'
 /** Why a subscription was canceled (the `Subscription` schema's `cancellation.reason`). */
 export const CANCELLATION_REASONS = [
   'partner_request',
@@ -46,11 +50,10 @@ export interface SubscriptionsTable {
   cancel_comment: string | null
   /**
    * The day after the last installment's month ('YYYY-MM-DD', service zone): from its 00:00 an
-   * active subscription is `expired` (subscription.rules.ts `expiredAt`).
+   * active subscription is `expired` (subscription.rules.ts `expiredAt`), and `updated_at` of its
+   * expiry is that instant.
    */
   ends_on: string
-  /** When the expiry was recorded, with its event (the end's instant); null until then. */
-  expired_at: string | null
   /** `AMP-<year>-<number>` from the annual plans' sequence, given when it becomes `pago`; null before. */
   policy_number: string | null
   /** The certificate's verification code (GET /certificates/{code}), set with the policy number. */

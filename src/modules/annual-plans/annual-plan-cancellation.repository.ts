@@ -1,21 +1,11 @@
-import type { ExpressionBuilder, Insertable, Selectable } from 'kysely'
-import type { Database, Db, Trx } from '../../db/database.js'
-import { notHeld } from '../../db/lease.js'
+import type { Insertable, Selectable } from 'kysely'
+import type { Db, Trx } from '../../db/database.js'
 import type { AnnualPlanCancellationsTable } from '../../db/tables/annual-plan.js'
-import type { AnnualPlanRow } from './annual-plan.repository.js'
+import { unrecordedCharge } from './annual-plan.repository.js'
 
 // An annual plan's cancellation: its request, its confirmation and the plan it ends.
 
 export type CancellationRow = Selectable<AnnualPlanCancellationsTable>
-
-/** A plan whose card charge went to the gateway and was never recorded (it may have been approved). */
-const unrecordedCharge = ({ exists, selectFrom }: ExpressionBuilder<Database, 'annual_plans'>) =>
-  exists(
-    selectFrom('card_attempts')
-      .select('card_attempts.id')
-      .whereRef('card_attempts.annual_plan_id', '=', 'annual_plans.id')
-      .where('card_attempts.recorded_at', 'is', null),
-  )
 
 /** Whether a card charge of the plan awaits the worker's recording (see unrecordedCharge). */
 export async function hasUnrecordedCharge(db: Db, planId: number): Promise<boolean> {
@@ -56,23 +46,6 @@ export async function insertCancellation(
 /** The plan's resource changed without its own columns changing (its cancellation did). */
 export async function touchAnnualPlan(trx: Trx, id: number, now: string): Promise<void> {
   await trx.updateTable('annual_plans').set({ updated_at: now }).where('id', '=', id).execute()
-}
-
-/**
- * Cancels the plan unless it already is, or a card charge holds it (whose approval would then
- * find a canceled plan). Returns the row as the update left it: on PostgreSQL the update waits
- * for a concurrent payment to commit, so the refund is computed from the payment it made.
- */
-export async function cancelPlan(trx: Trx, planId: number, now: string): Promise<AnnualPlanRow | undefined> {
-  return trx
-    .updateTable('annual_plans')
-    .set({ status: 'canceled', updated_at: now })
-    .where('id', '=', planId)
-    .where('status', '!=', 'canceled')
-    .where(notHeld(now))
-    .where((eb) => eb.not(unrecordedCharge(eb)))
-    .returningAll()
-    .executeTakeFirst()
 }
 
 export async function markConfirmed(

@@ -10,7 +10,6 @@ import { newProtocol, REFUND_DUE_DAYS, refundAt, statusAt } from './annual-plan.
 import { requireAnnualPlanRow } from './annual-plan.service.js'
 import {
   type CancellationRow,
-  cancelPlan,
   confirmClaimSettledCancellation,
   findCancellation,
   hasUnrecordedCharge,
@@ -18,7 +17,7 @@ import {
   markConfirmed,
   touchAnnualPlan,
 } from './annual-plan-cancellation.repository.js'
-import { recordAnnualPlanEvent } from './annual-plan-events.service.js'
+import { cancelAnnualPlan, recordAnnualPlanEvent } from './annual-plan-lifecycle.service.js'
 import { openRefund } from './annual-plan-refund.service.js'
 
 /** Draws again only on a protocol collision, which at 50 random bits practically never happens. */
@@ -77,7 +76,7 @@ export async function confirmCancellation(
   const cancellation = await findCancellation(trx, plan.id)
   if (!cancellation || cancellation.protocol !== protocol) throw new NotFoundError('Cancellation')
   if (cancellation.status === 'confirmed') return
-  const canceled = await cancelPlan(trx, plan.id, now)
+  const canceled = await cancelAnnualPlan(trx, plan.id, now)
   if (!canceled) {
     const current = await findAnnualPlanRow(trx, plan.partner_id, plan.id)
     // A concurrent confirmation won: it wrote the same confirmation this one would have.
@@ -122,7 +121,7 @@ export async function endByClaimSettlement(
   const plan = await requireAnnualPlanRow(trx, partnerId, planId)
   const status = statusAt(plan, now)
   if (status === 'canceled' || status === 'expired') return
-  if (!(await cancelPlan(trx, planId, now))) throw await inProgress(trx, planId)
+  if (!(await cancelAnnualPlan(trx, planId, now))) throw await inProgress(trx, planId)
   await confirmClaimSettledCancellation(trx, planId, newProtocol(randomBytes), now)
   await recordAnnualPlanEvent(trx, 'annual_plan.canceled', planId, now, rendering)
 }

@@ -1,6 +1,5 @@
 import type { Trx } from '../../db/database.js'
 import { claimLease, releaseLease } from '../../db/lease.js'
-import type { Payment } from '../../db/tables/annual-plan.js'
 import type { PaymentChannel, PaymentOutcome } from '../../db/tables/payment.js'
 import { recordPayment } from '../payments/payment.repository.js'
 import type { AnnualPlanRow } from './annual-plan.repository.js'
@@ -22,48 +21,6 @@ export function claimForCharge(trx: Trx, id: number, now: string, until: string)
 /** Ends our claim, and only ours: one that expired and was taken over stays with its new holder. */
 export async function releaseClaim(trx: Trx, id: number, until: string): Promise<void> {
   await releaseLease(trx, 'annual_plans', id, until)
-}
-
-/** What a payment writes on its plan, the card's columns aside. */
-export function paidColumns(payment: Payment) {
-  return {
-    status: 'paid' as const,
-    paid_at: payment.paidAt,
-    starts_at: payment.startsAt,
-    ends_at: payment.endsAt,
-    policy_number: payment.policyNumber,
-    certificate_code: payment.certificateCode,
-    locked_until: null,
-    updated_at: payment.paidAt,
-  }
-}
-
-/**
- * Moves a plan from `awaiting_payment` to `paid`. The condition on the status is the guard: of
- * concurrent confirmations exactly one updates the row (and the caller writes the ledger only
- * then); the others get false and write nothing.
- */
-export async function markPaid(
-  trx: Trx,
-  id: number,
-  payment: Payment & { card?: { brand: string; last4: string; installments: number } },
-): Promise<boolean> {
-  const { card } = payment
-  const result = await trx
-    .updateTable('annual_plans')
-    .set({
-      ...paidColumns(payment),
-      ...(card && {
-        payment_method: 'credit_card' as const,
-        payment_installments: card.installments,
-        card_brand: card.brand,
-        card_last4: card.last4,
-      }),
-    })
-    .where('id', '=', id)
-    .where('status', '=', 'awaiting_payment')
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows) === 1
 }
 
 /** Appends the plan's premium to the ledger: one row per charge attempt or notification. */

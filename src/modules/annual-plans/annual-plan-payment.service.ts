@@ -30,14 +30,8 @@ import { type ChargeResult, cardGateway, type PaymentGateway } from '../payments
 import { type AnnualPlanRow, findAnnualPlanRow } from './annual-plan.repository.js'
 import { assertAwaitingPayment, paymentAt, statusAt } from './annual-plan.rules.js'
 import { requireAnnualPlanRow } from './annual-plan.service.js'
-import { recordAnnualPlanEvent } from './annual-plan-events.service.js'
-import {
-  claimForCharge,
-  markPaid,
-  paidColumns,
-  recordInLedger,
-  releaseClaim,
-} from './annual-plan-payment.repository.js'
+import { payAnnualPlan } from './annual-plan-lifecycle.service.js'
+import { claimForCharge, recordInLedger, releaseClaim } from './annual-plan-payment.repository.js'
 
 /**
  * Pays the partner's plan by card, checked in the order of every payment call: the plan is the
@@ -156,14 +150,19 @@ async function recordCardCharge(
   const paidCard = card && { brand: card.brand, last4: card.last4, installments }
   // The claim kept other charges and the cancellation away, so the plan still awaits payment.
   if (
-    !(await markPaid(trx, plan.id, {
-      ...paymentAt(plan.id, at, timeZone, verificationCode()),
-      ...(paidCard && { card: paidCard }),
-    }))
+    !(await payAnnualPlan(
+      trx,
+      plan.id,
+      paymentAt(plan.id, at, timeZone, verificationCode()),
+      paidCard ?? undefined,
+      {
+        timeZone,
+        base,
+      },
+    ))
   ) {
     throw new UnpayableChargeError(`annual plan ${plan.id}`, result.transactionId)
   }
-  await recordAnnualPlanEvent(trx, 'annual_plan.paid', plan.id, at, { timeZone, base })
   await recordInLedger(
     trx,
     plan,
@@ -218,11 +217,19 @@ export async function recordNotifiedPayment(
   plan: AnnualPlanRow,
   { now, timeZone, base }: { now: string } & RenderingContext,
 ): Promise<AnnualPlanRow | null> {
-  const payment = paymentAt(plan.id, now, timeZone, verificationCode())
-  if (!(await markPaid(trx, plan.id, payment))) return null
-  await recordAnnualPlanEvent(trx, 'annual_plan.paid', plan.id, now, { base, timeZone })
+  const paid = await payAnnualPlan(
+    trx,
+    plan.id,
+    paymentAt(plan.id, now, timeZone, verificationCode()),
+    undefined,
+    {
+      base,
+      timeZone,
+    },
+  )
+  if (!paid) return null
   await recordInLedger(trx, plan, { route: 'notification', outcome: 'recorded', transactionId: null }, now)
-  return { ...plan, ...paidColumns(payment) }
+  return paid
 }
 
 /**

@@ -8,7 +8,7 @@ import { approvedCardCharge, atGateway, type CardPaymentContext } from '../payme
 import type { PaymentGateway } from '../payments/payment-gateway.js'
 import type { AnnualPlanRow } from './annual-plan.repository.js'
 import { REFUND_RETRY_HOURS, refundRetryAt } from './annual-plan.rules.js'
-import { recordAnnualPlanEvent } from './annual-plan-events.service.js'
+import { recordAnnualPlanEvent } from './annual-plan-lifecycle.service.js'
 import {
   claimRefund,
   findDueRefunds as findDue,

@@ -1,5 +1,6 @@
-import type { ExpressionBuilder, Insertable, Selectable } from 'kysely'
+import type { ExpressionBuilder, Insertable, Selectable, Updateable } from 'kysely'
 import type { Database, Db, Trx } from '../../db/database.js'
+import { notHeld } from '../../db/lease.js'
 import { type PageWindow, pageByIds } from '../../db/page.js'
 import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
 import { nextPolicySerial } from '../../db/policy-sequence.js'
@@ -151,24 +152,43 @@ export async function findCoverageLags(
     .execute()
 }
 
+/** A plan whose card charge went to the gateway and was never recorded (it may have been approved). */
+export const unrecordedCharge = ({ exists, selectFrom }: ExpressionBuilder<Database, 'annual_plans'>) =>
+  exists(
+    selectFrom('card_attempts')
+      .select('card_attempts.id')
+      .whereRef('card_attempts.annual_plan_id', '=', 'annual_plans.id')
+      .where('card_attempts.recorded_at', 'is', null),
+  )
+
+type PlanChanges = Omit<Updateable<AnnualPlansTable>, 'id' | 'status' | 'partner_id' | 'created_at'> & {
+  updated_at: string
+}
+
 /**
- * Stores the clock's status, `updated_at` at the boundary crossed; guarded by the status read, so
- * false when someone else stored it first.
+ * The only writer of a plan's status (README, Annual plans): moves plan `id` from one of `from`
+ * (annual-plan.rules.ts ANNUAL_PLAN_FROM) to `to`, setting `changes` too; with `unheldAt`, only
+ * while no card charge holds it then and none awaits its recording (whose approval would find the
+ * plan moved). The conditions are the guard, so of two concurrent transitions exactly one updates
+ * the row. Answers the row as the update left it (on PostgreSQL after a concurrent writer
+ * committed), undefined when it did not move.
  */
-export async function persistCoverageStatus(
+export async function transitionAnnualPlan(
   trx: Trx,
-  plan: CoverageLag,
-  status: 'protected' | 'expired',
-): Promise<boolean> {
-  const boundary = status === 'expired' ? plan.ends_at : plan.starts_at
-  if (boundary === null) return false
-  const result = await trx
+  id: number,
+  from: readonly AnnualPlanStatus[],
+  to: AnnualPlanStatus,
+  changes: PlanChanges,
+  { unheldAt }: { unheldAt?: string } = {},
+): Promise<AnnualPlanRow | undefined> {
+  let update = trx
     .updateTable('annual_plans')
-    .set({ status, updated_at: boundary })
-    .where('id', '=', plan.id)
-    .where('status', '=', plan.status)
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows) === 1
+    .set({ ...changes, status: to })
+    .where('id', '=', id)
+    .where('status', 'in', [...from])
+  if (unheldAt !== undefined)
+    update = update.where(notHeld(unheldAt)).where((eb) => eb.not(unrecordedCharge(eb)))
+  return update.returningAll().executeTakeFirst()
 }
 
 /** The next number of the policy sequence, drawn without a plan (policy-sequence.ts). */

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
+import type { AnnualPlanStatus } from '../../db/tables/annual-plan.js'
 import {
+  ANNUAL_PLAN_FROM,
+  annualPlanMayMove,
   coverageWindow,
   newProtocol,
   policyNumber,
@@ -39,6 +42,37 @@ describe('coverageWindow', () => {
       startsAt: '2028-02-29T03:00:00.000Z',
       endsAt: '2029-02-28T03:00:00.000Z',
     })
+  })
+})
+
+describe('ANNUAL_PLAN_FROM', () => {
+  const STATUSES = ['awaiting_payment', 'paid', 'protected', 'expired', 'canceled'] as const
+  // The allowed moves; every other pair of statuses is refused.
+  const ALLOWED = new Set([
+    'awaiting_payment → paid',
+    'paid → protected',
+    'paid → expired',
+    'protected → expired',
+    'awaiting_payment → canceled',
+    'paid → canceled',
+    'protected → canceled',
+    'expired → canceled',
+  ])
+  const pairs = STATUSES.flatMap((from) => STATUSES.map((to) => [from, to] as const))
+
+  it.each(pairs)('%s → %s', (from: AnnualPlanStatus, to: AnnualPlanStatus) => {
+    const allowed = ALLOWED.has(`${from} → ${to}`)
+    expect(annualPlanMayMove(from, to)).toBe(allowed)
+    expect((ANNUAL_PLAN_FROM[to] as readonly AnnualPlanStatus[]).includes(from)).toBe(allowed)
+  })
+
+  it('the clock moves a plan only along them', () => {
+    const plan = { starts_at: '2026-11-22T03:00:00.000Z', ends_at: '2027-11-22T03:00:00.000Z' }
+    for (const stored of ['paid', 'protected'] as const)
+      for (const now of ['2026-11-22T03:00:00.000Z', '2027-11-22T03:00:00.000Z']) {
+        const shown = statusAt({ ...plan, status: stored }, now)
+        if (shown !== stored) expect(annualPlanMayMove(stored, shown)).toBe(true)
+      }
   })
 })
 

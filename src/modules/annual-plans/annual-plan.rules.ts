@@ -15,6 +15,25 @@ export interface CoverageFields {
   ends_at: string | null
 }
 
+// — Transitions (the only ones annual-plan.repository.ts `transitionAnnualPlan` writes) —
+
+/**
+ * The statuses a plan may move to each status from: paid once, `protected` and `expired` as the
+ * coverage clock crosses its bounds (both at once when it passed both unseen), canceled from any
+ * status but canceled (the service refuses an expired one first: 422).
+ */
+export const ANNUAL_PLAN_FROM = {
+  awaiting_payment: [],
+  paid: ['awaiting_payment'],
+  protected: ['paid'],
+  expired: ['paid', 'protected'],
+  canceled: ['awaiting_payment', 'paid', 'protected', 'expired'],
+} as const satisfies Record<AnnualPlanStatus, readonly AnnualPlanStatus[]>
+
+/** Whether a plan may move from `from` to `to`. */
+export const annualPlanMayMove = (from: AnnualPlanStatus, to: AnnualPlanStatus): boolean =>
+  (ANNUAL_PLAN_FROM[to] as readonly AnnualPlanStatus[]).includes(from)
+
 /** Coverage lasts 12 months. */
 export const TERM_MONTHS = 12
 

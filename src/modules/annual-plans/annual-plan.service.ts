@@ -23,7 +23,7 @@ import {
 } from './annual-plan.repository.js'
 import { policyNumber } from './annual-plan.rules.js'
 import type { AnnualPlanBody } from './annual-plan.schemas.js'
-import { catchUpCoverageOf, recordAnnualPlanEvent } from './annual-plan-events.service.js'
+import { catchUpCoverageOf, recordAnnualPlanEvent } from './annual-plan-lifecycle.service.js'
 
 /**
  * Contracts an annual plan, `awaiting_payment`: every reference is checked against the partner,

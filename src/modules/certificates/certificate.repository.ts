@@ -40,7 +40,6 @@ export function findSubscriptionCertificate(db: Db, partnerId: number, id: numbe
       's.id',
       's.status',
       's.ends_on',
-      's.expired_at',
       's.policy_number',
       's.certificate_code',
       's.serial_number',
@@ -105,7 +104,6 @@ export async function findByCertificateCode(db: Db, code: string) {
     .select([
       's.status',
       's.ends_on',
-      's.expired_at',
       's.policy_number',
       'i.paid_at as first_paid_at',
       'p.clock_offset_seconds',

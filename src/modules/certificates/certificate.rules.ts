@@ -9,13 +9,11 @@ import { coverageEndsAt, statusAt as subscriptionStatusAt } from '../subscriptio
 
 /** A subscription's status at `now` as its resource shows it (an expiry recorded or due). */
 export function subscriptionStatus(
-  row: { status: SubscriptionStatus; ends_on: string; expired_at: string | null },
+  row: { status: SubscriptionStatus; ends_on: string },
   now: string,
   timeZone: string,
-) {
-  return row.status === 'pago' && row.expired_at !== null
-    ? 'expired'
-    : subscriptionStatusAt(row, now, timeZone)
+): SubscriptionStatus {
+  return subscriptionStatusAt(row, now, timeZone)
 }
 
 /** An annual plan's status at `now`. */

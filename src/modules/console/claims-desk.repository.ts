@@ -95,7 +95,6 @@ export async function findSubscriptionContract(db: Db, id: number) {
       's.id',
       's.partner_seq',
       's.status',
-      's.expired_at',
       's.plan_id',
       'pl.name as plan_name',
       's.created_at',

@@ -10,7 +10,6 @@ import {
 import { approveClaim, denyClaim, type Moment, settleClaim } from '../claims/claim-decision.service.js'
 import { claimDocumentFile } from '../claims/claim-document.service.js'
 import { recordAudit } from '../operators/audit.service.js'
-import { shownStatus } from '../subscriptions/subscription.rules.js'
 import {
   claimIdsOfContract,
   claimQueue,
@@ -79,7 +78,7 @@ async function contractOf(db: Db, claim: DeskClaimRow) {
       kind: 'subscription' as const,
       id: s.id,
       number: `#${s.partner_seq}`,
-      status: shownStatus(s),
+      status: s.status,
       plan: { id: s.plan_id, name: s.plan_name },
       starts_at: iso(s.created_at),
       ends_on: s.ends_on,

@@ -77,13 +77,13 @@ export async function claimsByMonth(db: Db, { start, end }: Period) {
 }
 
 /**
- * Protections in force at `now`, in one statement: subscriptions active (`pago`), not expired (a
- * partner's clock ahead may have recorded it before `today`) and whose end (`ends_on`, service
+ * Protections in force at `now`, in one statement: subscriptions active (`pago`: not `expired`,
+ * which a partner's clock ahead may have recorded before `today`) whose end (`ends_on`, service
  * zone) is after `today`, and annual plans paid or protected whose cover ends after `now`.
  */
 export async function activeProtections(db: Db, { now, today }: { now: string; today: string }) {
   const { rows } = await sql<{ subscriptions: string; annual_plans: string }>`select
-    (select count(*) from subscriptions where status = 'pago' and ends_on > ${today} and expired_at is null) as subscriptions,
+    (select count(*) from subscriptions where status = 'pago' and ends_on > ${today}) as subscriptions,
     (select count(*) from annual_plans where status in ('paid', 'protected') and ends_at > ${now}) as annual_plans`.execute(
     db,
   )

@@ -106,7 +106,6 @@ export async function contractsOfCustomers(db: Db, customerIds: number[]) {
         'p.name as partner_name',
         's.partner_seq',
         's.status',
-        's.expired_at',
         'pl.name as plan_name',
         's.model_id',
         'm.name as model_name',

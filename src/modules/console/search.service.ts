@@ -1,6 +1,5 @@
 import type { Db } from '../../db/database.js'
 import { statusAt as annualPlanStatusAt } from '../annual-plans/annual-plan.rules.js'
-import { shownStatus } from '../subscriptions/subscription.rules.js'
 import {
   contractsOfCustomers,
   customerIdsMatching,
@@ -34,7 +33,7 @@ export async function search(db: Db, q: string, now: string) {
         partner: { id: s.partner_id, name: s.partner_name },
         customer_id: s.customer_id,
         plan_name: s.plan_name,
-        status: shownStatus(s),
+        status: s.status,
         device: { model: { id: s.model_id, name: s.model_name }, serial_number: s.serial_number },
         contracted_at: new Date(s.created_at).toISOString(),
       },

@@ -36,7 +36,8 @@ function ended(eb: Protections, { partnerId, now, realNow, today, realToday }: E
           subscription.or([
             subscription('s.status', '=', 'canceled'),
             subscription.and([
-              subscription('s.status', '=', 'pago'),
+              // Stored `expired` by the partner's own clock, it ends at real time for the others.
+              subscription('s.status', 'in', ['pago', 'expired']),
               subscription.or([
                 subscription('s.ends_on', '<=', realToday),
                 subscription.and([

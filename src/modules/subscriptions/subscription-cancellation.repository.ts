@@ -1,23 +1,9 @@
-import type { ExpressionBuilder } from 'kysely'
-import type { Database, Db, Trx } from '../../db/database.js'
-import { notHeld } from '../../db/lease.js'
+import type { Db } from '../../db/database.js'
 import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
-import {
-  type SubscriptionStatus,
-  type SubscriptionsTable,
-  UNPAID_STATUSES,
-} from '../../db/tables/subscription.js'
+import { type SubscriptionStatus, UNPAID_STATUSES } from '../../db/tables/subscription.js'
+import { unrecordedCharge } from './subscription-lifecycle.repository.js'
 
 // A subscription's cancellation and the 30-day expiry's queries.
-
-/** An installment whose first card charge went to the gateway and was never recorded (it may have been approved). */
-const unrecordedCharge = ({ exists, selectFrom }: ExpressionBuilder<Database, 'installments'>) =>
-  exists(
-    selectFrom('card_attempts')
-      .select('card_attempts.id')
-      .whereRef('card_attempts.installment_id', '=', 'installments.id')
-      .where('card_attempts.recorded_at', 'is', null),
-  )
 
 /** Unpaid installments a cancellation must leave alone: a charge holds them, or one is unrecorded. */
 export interface UncancelableInstallments {
@@ -27,26 +13,22 @@ export interface UncancelableInstallments {
   unrecorded: number
 }
 
+/** A subscription's stored status; undefined when there is none. */
+export async function findSubscriptionStatus(db: Db, id: number): Promise<SubscriptionStatus | undefined> {
+  const row = await db.selectFrom('subscriptions').select('status').where('id', '=', id).executeTakeFirst()
+  return row?.status
+}
+
 /**
- * Cancels the unpaid installments of a subscription that no charge holds and none left unrecorded,
- * but `keepId` (the refused installment that caused the cancellation); returns what remains.
+ * The unpaid installments of a subscription a cancellation left (all but `keepId`, the refused one
+ * that caused it): those a charge holds, and those with a first charge still unrecorded.
  */
-export async function cancelUnpaidInstallments(
-  trx: Trx,
+export async function countUncancelable(
+  db: Db,
   subscriptionId: number,
-  now: string,
   keepId?: number,
 ): Promise<UncancelableInstallments> {
-  let cancel = trx
-    .updateTable('installments')
-    .set({ status: 'canceled', next_attempt_on: null, locked_until: null })
-    .where('subscription_id', '=', subscriptionId)
-    .where('status', 'in', UNPAID_STATUSES)
-    .where(notHeld(now))
-    .where((eb) => eb.not(unrecordedCharge(eb)))
-  if (keepId !== undefined) cancel = cancel.where('id', '<>', keepId)
-  await cancel.execute()
-  let left = trx
+  let left = db
     .selectFrom('installments')
     .select((eb) => [
       eb.fn.countAll<number>().as('left'),
@@ -58,51 +40,6 @@ export async function cancelUnpaidInstallments(
   const counts = await left.executeTakeFirstOrThrow()
   const unrecorded = Number(counts.unrecorded ?? 0)
   return { held: Number(counts.left) - unrecorded, unrecorded }
-}
-
-/**
- * Installment 1 of an expired pending subscription, unless a charge holds it or a first charge of it
- * is still unrecorded (the gateway may have approved it: the worker's reconciliation records it
- * first); false when none was.
- */
-export async function cancelFirstInstallment(
-  trx: Trx,
-  subscriptionId: number,
-  now: string,
-): Promise<boolean> {
-  const result = await trx
-    .updateTable('installments')
-    .set({ status: 'canceled', next_attempt_on: null, locked_until: null })
-    .where('subscription_id', '=', subscriptionId)
-    .where('number', '=', 1)
-    .where('status', 'in', UNPAID_STATUSES)
-    .where(notHeld(now))
-    .where((eb) => eb.not(unrecordedCharge(eb)))
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows) === 1
-}
-
-/** Moves a subscription still in status `from` to `canceled`; false when it no longer was. */
-export async function markSubscriptionCanceled(
-  trx: Trx,
-  subscriptionId: number,
-  from: SubscriptionStatus,
-  { reason, comment }: { reason: NonNullable<SubscriptionsTable['cancel_reason']>; comment: string | null },
-  now: string,
-): Promise<boolean> {
-  const result = await trx
-    .updateTable('subscriptions')
-    .set({
-      status: 'canceled',
-      canceled_at: now,
-      cancel_reason: reason,
-      cancel_comment: comment,
-      updated_at: now,
-    })
-    .where('id', '=', subscriptionId)
-    .where('status', '=', from)
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows) === 1
 }
 
 /** Subscriptions still `pending` whose installment 1 is unpaid and that were contracted before `cutoff`. */
@@ -118,7 +55,6 @@ export async function findExpiredPending(
     .select('s.id')
     .where('s.id', '>', after)
     .where('s.status', '=', 'pending')
-    .where('s.expired_at', 'is', null) // always, when pending: the condition of the index it reads
     .where('i.status', 'in', UNPAID_STATUSES)
     .where('s.created_at', '<', cutoff)
     .where(inPartnerScope(scope, 's.partner_id'))

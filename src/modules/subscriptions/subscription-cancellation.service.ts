@@ -1,72 +1,18 @@
 import type { Db, Trx } from '../../db/database.js'
 import type { PartnerScope } from '../../db/partner-scope.js'
-import type { CancellationReason, SubscriptionStatus } from '../../db/tables/subscription.js'
+import type { CancellationReason } from '../../db/tables/subscription.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import { StateError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
 import type { RenderingContext } from '../events/event.service.js'
-import { PaymentInProgressError, UNRECORDED_RETRY_AFTER_SECONDS } from '../payments/payment.errors.js'
 import { cancellationOf, expiryCutoff, statusAt, UNPAID_CANCELLATION } from './subscription.rules.js'
 import { requireSubscriptionState } from './subscription.service.js'
+import { findExpiredPending as findExpired } from './subscription-cancellation.repository.js'
 import {
   cancelFirstInstallment,
-  cancelUnpaidInstallments,
-  findExpiredPending as findExpired,
-  markSubscriptionCanceled,
-} from './subscription-cancellation.repository.js'
-import { recordSubscriptionEvent } from './subscription-events.service.js'
-
-export interface Cancellation {
-  subscriptionId: number
-  /** Only a subscription still in this status is canceled. */
-  from: SubscriptionStatus
-  reason: CancellationReason
-  /** The partner's own words, kept beside the reason. */
-  comment: string | null
-  /** UTC ISO instant. */
-  now: string
-  /** An unpaid installment that keeps its status (the refused one that caused the cancellation). */
-  keepInstallmentId?: number
-}
-
-/** The subscription changed between the check and the update: the caller's transaction must roll back. */
-export class SubscriptionChanged extends Error {}
-
-/**
- * The one way a subscription is canceled, by the partner, the expiry or the recurrence: it and its
- * unpaid installments (paid ones stay paid), in the caller's transaction. False, with nothing
- * written, when it is no longer `from`. A card charge holding one of its installments, or a first
- * charge not recorded yet, must finish first: PaymentInProgressError. Installments before the subscription, the order every payment
- * path locks them in, so concurrent writers wait instead of deadlocking; should the subscription
- * change in between, throws `SubscriptionChanged`.
- */
-export async function cancelSubscription(
-  trx: Trx,
-  cancellation: Cancellation,
-  rendering: RenderingContext,
-): Promise<boolean> {
-  const { subscriptionId, from, reason, comment, now, keepInstallmentId } = cancellation
-  const current = await trx
-    .selectFrom('subscriptions')
-    .select('status')
-    .where('id', '=', subscriptionId)
-    .executeTakeFirst()
-  if (current?.status !== from) return false
-  const left = await cancelUnpaidInstallments(trx, subscriptionId, now, keepInstallmentId)
-  if (left.unrecorded > 0) {
-    // Canceling now would leave a charge the gateway may have approved with nothing to pay
-    // (docs/decisions.md, "A cancellation waits for an unrecorded first charge").
-    throw new PaymentInProgressError(
-      'A card charge of this subscription went to the gateway and is being recorded: try again after Retry-After seconds.',
-      UNRECORDED_RETRY_AFTER_SECONDS,
-    )
-  }
-  if (left.held > 0) throw new PaymentInProgressError()
-  if (!(await markSubscriptionCanceled(trx, subscriptionId, from, { reason, comment }, now)))
-    throw new SubscriptionChanged()
-  await recordSubscriptionEvent(trx, 'subscription.canceled', subscriptionId, now, rendering)
-  return true
-}
+  cancelSubscription,
+  SubscriptionChanged,
+} from './subscription-lifecycle.service.js'
 
 /**
  * The partner cancels its subscription (the `cancelSubscription` operation), whatever its status but canceled;

@@ -20,7 +20,7 @@ import {
 import { assertCardReplaceable, statusAt } from './subscription.rules.js'
 import { requireSubscriptionState } from './subscription.service.js'
 import { nextCardCheckNumber, recordCardCheck } from './subscription-card-check.repository.js'
-import { payInstallment, recordInstallmentEvent } from './subscription-events.service.js'
+import { payInstallment, recordInstallmentEvent } from './subscription-lifecycle.service.js'
 import { recordDecline, storeCard, unpaidDueInstallments } from './subscription-payment.repository.js'
 import { savedCardCharge } from './subscription-recurrence.service.js'
 

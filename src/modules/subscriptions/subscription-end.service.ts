@@ -4,19 +4,16 @@ import { retryingTransaction } from '../../db/transaction.js'
 import { formatDate } from '../../shared/time.js'
 import type { RenderingContext } from '../events/event.service.js'
 import { coverageEndsAt, endedBy, expiredAt } from './subscription.rules.js'
-import {
-  type EndingSubscription,
-  findEndedSubscriptions,
-  markSubscriptionExpired,
-} from './subscription-end.repository.js'
-import { recordSubscriptionEvent } from './subscription-events.service.js'
+import { type EndingSubscription, findEndedSubscriptions } from './subscription-end.repository.js'
+import { expireSubscription } from './subscription-lifecycle.service.js'
 
 // A subscription ends (README, Subscriptions): once its last installment's month has passed it is
 // `expired`, with `subscription.expired`, written by the worker or the first read, once.
 
 /**
- * Records the expiry `expiredAt` gives an active subscription at `now`, with its event; the update
- * is guarded, so of the worker and readers racing, one writes the event. True when this call did.
+ * Records the expiry `expiredAt` gives an active subscription at `now`, with its event; the
+ * transition is guarded, so of the worker and readers racing, one writes the event. True when this
+ * call did.
  */
 async function recordExpiry(
   trx: Trx,
@@ -24,11 +21,9 @@ async function recordExpiry(
   now: string,
   rendering: RenderingContext,
 ): Promise<boolean> {
-  if (subscription.expired_at !== null || !expiredAt(subscription, now, rendering.timeZone)) return false
+  if (!expiredAt(subscription, now, rendering.timeZone)) return false
   const endedAt = coverageEndsAt(subscription.ends_on, rendering.timeZone)
-  if (!(await markSubscriptionExpired(trx, subscription.id, endedAt))) return false
-  await recordSubscriptionEvent(trx, 'subscription.expired', subscription.id, now, rendering)
-  return true
+  return expireSubscription(trx, subscription.id, endedAt, now, rendering)
 }
 
 /**
@@ -70,7 +65,7 @@ export async function catchUpEndOf(
   rendering: RenderingContext,
 ): Promise<boolean> {
   const today = formatDate(now, rendering.timeZone)
-  const ended = subscriptions.filter((s) => s.expired_at === null && endedBy(s, today))
+  const ended = subscriptions.filter((s) => endedBy(s, today))
   if (ended.length === 0) return false
   await retryingTransaction(db, async (trx) => {
     for (const subscription of ended) await recordExpiry(trx, subscription, now, rendering)

@@ -1,7 +1,7 @@
 import type { Db, Trx } from '../../db/database.js'
 import { claimLease, releaseLease } from '../../db/lease.js'
 import type { PaymentChannel } from '../../db/tables/payment.js'
-import { type SubscriptionStatus, UNPAID_STATUSES } from '../../db/tables/subscription.js'
+import { UNPAID_STATUSES } from '../../db/tables/subscription.js'
 import { recordPayment } from '../payments/payment.repository.js'
 import type { InstallmentRow } from './subscription.repository.js'
 
@@ -62,47 +62,21 @@ export async function releaseInstallment(trx: Trx, id: number, until: string): P
 }
 
 /**
- * Pays an installment once. The conditional update is the guard: of concurrent callers (threads,
- * processes, workers) exactly one moves it from pending/refused to paid and writes the ledger row;
- * the others get false and write nothing. Called through payInstallment, which moves the
- * subscription as the rules say and writes the events.
+ * The ledger row of an installment just paid (subscription-lifecycle.service.ts `payInstallment`,
+ * after the transition that only one of concurrent payers wins).
  */
-export async function markInstallmentPaid(
+export async function recordInstallmentPayment(
   trx: Trx,
   payment: InstallmentPayment,
   channel: PaymentChannel,
   transactionId: string | null,
   now: string,
-): Promise<boolean> {
-  const result = await trx
-    .updateTable('installments')
-    .set({ status: 'paid', paid_at: now, locked_until: null, next_attempt_on: null })
-    .where('id', '=', payment.installmentId)
-    .where('status', 'in', UNPAID_STATUSES)
-    .executeTakeFirst()
-  if (Number(result.numUpdatedRows) === 0) return false
+): Promise<void> {
   await recordPayment(trx, {
     ...ledgerRow(payment, channel, now),
     outcome: channel === 'notification' ? 'recorded' : 'approved',
     transaction_id: transactionId,
   })
-  return true
-}
-
-/** Moves a subscription still in status `from` to `to`; false when it no longer was. */
-export async function moveSubscription(
-  trx: Trx,
-  subscriptionId: number,
-  { from, to }: { from: SubscriptionStatus; to: SubscriptionStatus },
-  now: string,
-): Promise<boolean> {
-  const result = await trx
-    .updateTable('subscriptions')
-    .set({ status: to, updated_at: now })
-    .where('id', '=', subscriptionId)
-    .where('status', '=', from)
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows) === 1
 }
 
 /** Writes the policy number and certificate code of a subscription just activated. */
@@ -152,19 +126,6 @@ function ledgerRow(payment: InstallmentPayment, channel: PaymentChannel, now: st
     decline_code: null,
     created_at: now,
   }
-}
-
-/**
- * Installment 1 declined at the counter: `refused`, one more attempt counted, and a later approved
- * try still pays it.
- */
-export async function refuseFirstInstallment(trx: Trx, id: number): Promise<void> {
-  await trx
-    .updateTable('installments')
-    .set((eb) => ({ status: 'refused', failed_attempts: eb('failed_attempts', '+', 1) }))
-    .where('id', '=', id)
-    .where('status', 'in', UNPAID_STATUSES)
-    .execute()
 }
 
 export interface StoredCard {

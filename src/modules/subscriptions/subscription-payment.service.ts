@@ -29,7 +29,7 @@ import { type ChargeResult, cardGateway, type PaymentGateway } from '../payments
 import type { InstallmentRow } from './subscription.repository.js'
 import { assertFirstPayableByCard, assertNotifiable, isUnpaid } from './subscription.rules.js'
 import { requireSubscriptionState } from './subscription.service.js'
-import { payInstallment, recordInstallmentEvent } from './subscription-events.service.js'
+import { payInstallment, refuseAtCounter } from './subscription-lifecycle.service.js'
 import {
   claimInstallment,
   findInstallment,
@@ -37,7 +37,6 @@ import {
   findPartnerInstallment,
   type InstallmentPayment,
   recordDecline,
-  refuseFirstInstallment,
   releaseInstallment,
   storeCard,
 } from './subscription-payment.repository.js'
@@ -228,8 +227,7 @@ async function recordFirstCharge(
   if (!(await claimRecording(trx, charged, at))) return result
   if (!result.approved) {
     await recordDecline(trx, payment, 'card', result.declineCode, result.transactionId, at)
-    await refuseFirstInstallment(trx, payment.installmentId)
-    await recordInstallmentEvent(trx, 'installment.payment_failed', payment.installmentId, at, rendering)
+    await refuseAtCounter(trx, payment.installmentId, at, rendering)
     return result
   }
   // The claim keeps every other payment path away, so this means money was taken twice (or for a

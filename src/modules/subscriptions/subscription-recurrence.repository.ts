@@ -84,19 +84,19 @@ export async function findDueInstallments(
 }
 
 /**
- * Counts a decline and sets the next attempt day (or, with none left, refuses the installment).
- * Guarded by the attempts seen at claim time, so a decline is never counted twice. False when the
- * row changed meanwhile.
+ * Counts a decline of a pending installment and sets its next attempt day (with none left,
+ * subscription-lifecycle.service.ts `recordRecurrenceDecline` refuses it instead). Guarded by the
+ * attempts seen at claim time, so a decline is never counted twice. False when the row changed
+ * meanwhile.
  */
-export async function recordFailedAttempt(
+export async function countDeclinedAttempt(
   trx: Trx,
   installment: Pick<DueInstallment, 'id' | 'failed_attempts'>,
-  nextAttemptOn: string | null,
+  nextAttemptOn: string,
 ): Promise<boolean> {
   const result = await trx
     .updateTable('installments')
     .set({
-      ...(nextAttemptOn === null && { status: 'refused' as const }),
       failed_attempts: installment.failed_attempts + 1,
       next_attempt_on: nextAttemptOn,
       locked_until: null,

@@ -6,8 +6,11 @@ import { type CardPaymentContext, chargeOnce, nextChargeNumber } from '../paymen
 import type { PaymentGateway } from '../payments/payment-gateway.js'
 import { retryOn } from './schedule.js'
 import { recurrenceCancellation } from './subscription.rules.js'
-import { cancelSubscription } from './subscription-cancellation.service.js'
-import { payInstallment, recordInstallmentEvent } from './subscription-events.service.js'
+import {
+  cancelSubscription,
+  payInstallment,
+  recordRecurrenceDecline,
+} from './subscription-lifecycle.service.js'
 import {
   type InstallmentPayment,
   recordDecline,
@@ -17,7 +20,6 @@ import {
   claimDueInstallment,
   type DueInstallment,
   findDueInstallments as findDue,
-  recordFailedAttempt,
 } from './subscription-recurrence.repository.js'
 
 // The recurrence (README, Subscriptions): later installments charged with the stored card on their due dates.
@@ -110,11 +112,10 @@ export async function chargeDueInstallment(
         }
         await recordDecline(trx, payment, 'recurrence', result.declineCode, result.transactionId, at)
         const next = retryOn(installment.due_date, attempt, formatDate(at, timeZone))
-        if (!(await recordFailedAttempt(trx, installment, next))) {
+        if (!(await recordRecurrenceDecline(trx, installment, next, at, context))) {
           log.warn(details, 'installment changed during its charge')
           return { declined: 1 }
         }
-        await recordInstallmentEvent(trx, 'installment.payment_failed', installment.id, at, context)
         const ending = recurrenceCancellation(next)
         if (ending === null) return { declined: 1 }
         const cancellation = {

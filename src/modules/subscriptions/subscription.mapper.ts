@@ -4,14 +4,16 @@ import { brandResource, modelResource } from '../catalog/catalog.mapper.js'
 import { certificateLinks } from '../certificates/certificate.rules.js'
 import { customerFromView, customerResource } from '../customers/customer.mapper.js'
 import type { InstallmentRow, SubscriptionView } from './subscription.repository.js'
-import { INSTALLMENT_STATUS_LABELS, SUBSCRIPTION_STATUS_LABELS, shownStatus } from './subscription.rules.js'
+import { INSTALLMENT_STATUS_LABELS, SUBSCRIPTION_STATUS_LABELS } from './subscription.rules.js'
 
 export function subscriptionResource(row: SubscriptionView, base: string, timeZone: string) {
   const model = modelResource(
     { id: row.model_id, name: row.model_name, brand_id: row.brand_id, brand_name: row.brand_name },
     base,
   )
-  const status = shownStatus(row)
+  // The stored status: reads record an expiry the clock reached before they show the row
+  // (subscription-end.service.ts catchUpEndOf).
+  const { status } = row
   return {
     id: row.id,
     status,

@@ -45,7 +45,6 @@ function views(db: Db) {
       's.card_last4',
       's.canceled_at',
       's.ends_on',
-      's.expired_at',
       's.policy_number',
       's.certificate_code',
       's.cancel_reason',
@@ -94,7 +93,6 @@ export function contractedView(
     card_last4: subscription.card_last4,
     canceled_at: subscription.canceled_at,
     ends_on: subscription.ends_on,
-    expired_at: subscription.expired_at,
     policy_number: subscription.policy_number,
     certificate_code: subscription.certificate_code,
     cancel_reason: subscription.cancel_reason,
@@ -148,8 +146,8 @@ export async function findInstallmentOwner(db: Db, id: number) {
 }
 
 export interface SubscriptionFilter {
-  /** As the API shows it: `pago` and `expired` are both stored `pago`, split by `ends_on` at `today`. */
-  status?: SubscriptionStatus | 'expired'
+  /** As the API shows it at `today`: a `pago` one past its end is `expired`, recorded or not yet. */
+  status?: SubscriptionStatus
   /** Normalised. */
   customerDocument?: string
   /** The partner's date ('YYYY-MM-DD', service zone), which splits `pago` from `expired`. */
@@ -162,9 +160,10 @@ type SubscriptionsDb = Database & { s: SubscriptionsTable }
 function matching(partnerId: number, filter: SubscriptionFilter) {
   return (eb: ExpressionBuilder<SubscriptionsDb, 's'>) => {
     const conditions = [eb('s.partner_id', '=', partnerId)]
-    if (filter.status === 'pago' || filter.status === 'expired') {
-      conditions.push(eb('s.status', '=', 'pago'))
-      conditions.push(eb('s.ends_on', filter.status === 'pago' ? '>' : '<=', filter.today))
+    if (filter.status === 'pago') {
+      conditions.push(eb('s.status', '=', 'pago'), eb('s.ends_on', '>', filter.today))
+    } else if (filter.status === 'expired') {
+      conditions.push(eb('s.status', 'in', ['pago', 'expired']), eb('s.ends_on', '<=', filter.today))
     } else if (filter.status) conditions.push(eb('s.status', '=', filter.status))
     if (filter.customerDocument !== undefined) {
       conditions.push(eb('s.customer_id', 'in', customerIdsWithDocument(partnerId, filter.customerDocument)))

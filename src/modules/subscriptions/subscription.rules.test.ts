@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import type { InstallmentStatus, SubscriptionStatus } from '../../db/tables/subscription.js'
 import { StateError } from '../../shared/errors.js'
 import {
   activationBy,
@@ -13,11 +14,15 @@ import {
   endedBy,
   expiredAt,
   expiryCutoff,
+  INSTALLMENT_FROM,
+  installmentMayMove,
   isUnpaid,
   pastPendingExpiry,
   recurrenceCancellation,
-  type SubscriptionState,
+  SUBSCRIPTION_FROM,
   statusAt,
+  subscriptionMayMove,
+  UNPAID_CANCELLATION,
 } from './subscription.rules.js'
 
 const SP = 'America/Sao_Paulo'
@@ -30,6 +35,72 @@ describe('isUnpaid', () => {
     ['canceled', false],
   ] as const)('%s → %s', (status, expected) => {
     expect(isUnpaid(status)).toBe(expected)
+  })
+})
+
+describe('SUBSCRIPTION_FROM', () => {
+  // Every pair of statuses: whether the lifecycle may move a subscription from the first to the second.
+  it.each([
+    ['pending', 'pago', true],
+    ['pending', 'canceled', true],
+    ['pending', 'expired', false],
+    ['pending', 'pending', false],
+    ['pago', 'canceled', true],
+    ['pago', 'expired', true],
+    ['pago', 'pending', false],
+    ['pago', 'pago', false],
+    ['canceled', 'pending', false],
+    ['canceled', 'pago', false],
+    ['canceled', 'expired', false],
+    ['canceled', 'canceled', false],
+    ['expired', 'pending', false],
+    ['expired', 'pago', false],
+    ['expired', 'canceled', false],
+    ['expired', 'expired', false],
+  ] as const)('%s → %s: %s', (from: SubscriptionStatus, to: SubscriptionStatus, allowed) => {
+    expect(subscriptionMayMove(from, to)).toBe(allowed)
+    expect((SUBSCRIPTION_FROM[to] as readonly SubscriptionStatus[]).includes(from)).toBe(allowed)
+  })
+
+  it('every transition the rules ask for is one the from-sets allow', () => {
+    const activation = activationBy(1)
+    expect(activation && subscriptionMayMove(activation.from, activation.to)).toBe(true)
+    for (const state of ['pending', 'pago'] as const) {
+      const { from, to } = cancellationOf(state, 'partner_request')
+      expect(subscriptionMayMove(from, to)).toBe(true)
+    }
+    expect(subscriptionMayMove(UNPAID_CANCELLATION.from, 'canceled')).toBe(true)
+    const ending = recurrenceCancellation(null)
+    expect(ending && subscriptionMayMove(ending.from, 'canceled')).toBe(true)
+  })
+})
+
+describe('INSTALLMENT_FROM', () => {
+  it.each([
+    ['pending', 'paid', true],
+    ['pending', 'refused', true],
+    ['pending', 'canceled', true],
+    ['pending', 'pending', false],
+    ['refused', 'paid', true],
+    ['refused', 'refused', true],
+    ['refused', 'canceled', true],
+    ['refused', 'pending', false],
+    ['paid', 'pending', false],
+    ['paid', 'refused', false],
+    ['paid', 'canceled', false],
+    ['paid', 'paid', false],
+    ['canceled', 'pending', false],
+    ['canceled', 'paid', false],
+    ['canceled', 'refused', false],
+    ['canceled', 'canceled', false],
+  ] as const)('%s → %s: %s', (from: InstallmentStatus, to: InstallmentStatus, allowed) => {
+    expect(installmentMayMove(from, to)).toBe(allowed)
+    expect((INSTALLMENT_FROM[to] as readonly InstallmentStatus[]).includes(from)).toBe(allowed)
+  })
+
+  it('an installment is paid, refused or canceled only while unpaid', () => {
+    for (const to of ['paid', 'refused', 'canceled'] as const)
+      for (const from of INSTALLMENT_FROM[to]) expect(isUnpaid(from)).toBe(true)
   })
 })
 
@@ -103,6 +174,13 @@ describe('expiredAt / endedBy / statusAt', () => {
   ])('an active subscription on the partner’s date %s → ended %s', (today, expected) => {
     expect(endedBy(active, today)).toBe(expected)
     expect(endedBy({ ...active, status: 'canceled' }, today)).toBe(false)
+  })
+
+  it('an expiry recorded stays: `expired` is not due again, and shows as it is', () => {
+    const expired = { status: 'expired' as const, ends_on: '2027-11-21' }
+    expect(expiredAt(expired, '2030-01-01T00:00:00.000Z', SP)).toBe(false)
+    expect(endedBy(expired, '2030-01-01')).toBe(false)
+    expect(statusAt(expired, '2030-01-01T00:00:00.000Z', SP)).toBe('expired')
   })
 
   it.each([
@@ -226,7 +304,7 @@ describe('assertCardReplaceable / assertSerialsInformable', () => {
     ['pending', 'Installment 1 is unpaid', null],
     ['canceled', 'canceled', 'canceled'],
     ['expired', 'expired', 'expired'],
-  ] as const)('%s', (state: SubscriptionState, card, serials) => {
+  ] as const)('%s', (state: SubscriptionStatus, card, serials) => {
     if (card === null) expect(() => assertCardReplaceable(state)).not.toThrow()
     else expect(() => assertCardReplaceable(state)).toThrow(card)
     if (serials === null) expect(() => assertSerialsInformable(state)).not.toThrow()

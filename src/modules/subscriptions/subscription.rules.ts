@@ -14,15 +14,12 @@ import { addDays, addMonthsClamped, formatDate, startOfLocalDate } from '../../s
 
 // — Statuses —
 
-/** A subscription's status as the API shows it: the stored one, or `expired` once its last month passed. */
-export type SubscriptionState = SubscriptionStatus | 'expired'
-
 export const SUBSCRIPTION_STATUS_LABELS = {
   pending: 'Pendente',
   pago: 'Pago',
   canceled: 'Cancelado',
   expired: 'Expirado',
-} as const satisfies Record<SubscriptionState, string>
+} as const satisfies Record<SubscriptionStatus, string>
 
 export const INSTALLMENT_STATUS_LABELS = {
   pending: 'Pendente',
@@ -34,6 +31,38 @@ export const INSTALLMENT_STATUS_LABELS = {
 /** An installment that can still be paid: pending, or refused by a declined charge. */
 export const isUnpaid = (status: InstallmentStatus): boolean =>
   (UNPAID_STATUSES as readonly InstallmentStatus[]).includes(status)
+
+// — Transitions (the only ones subscription-lifecycle.repository.ts writes) —
+
+/**
+ * The statuses a subscription may move to each status from: paying installment 1 activates it, a
+ * pending or active one may be canceled, an active one expires. Nothing returns to `pending`.
+ */
+export const SUBSCRIPTION_FROM = {
+  pending: [],
+  pago: ['pending'],
+  canceled: ['pending', 'pago'],
+  expired: ['pago'],
+} as const satisfies Record<SubscriptionStatus, readonly SubscriptionStatus[]>
+
+/**
+ * The statuses an installment may move to each status from: an unpaid one is paid, refused (again,
+ * counting one more declined charge at the counter) or canceled with its subscription.
+ */
+export const INSTALLMENT_FROM = {
+  pending: [],
+  paid: UNPAID_STATUSES,
+  refused: UNPAID_STATUSES,
+  canceled: UNPAID_STATUSES,
+} as const satisfies Record<InstallmentStatus, readonly InstallmentStatus[]>
+
+/** Whether a subscription may move from `from` to `to`. */
+export const subscriptionMayMove = (from: SubscriptionStatus, to: SubscriptionStatus): boolean =>
+  (SUBSCRIPTION_FROM[to] as readonly SubscriptionStatus[]).includes(from)
+
+/** Whether an installment may move from `from` to `to`. */
+export const installmentMayMove = (from: InstallmentStatus, to: InstallmentStatus): boolean =>
+  (INSTALLMENT_FROM[to] as readonly InstallmentStatus[]).includes(from)
 
 /** A stored status change, applied only to a subscription still in `from` (the concurrency guard). */
 export interface Transition {
@@ -71,8 +100,9 @@ export interface EndFields {
 }
 
 /**
- * Whether the subscription has expired at `now`: active (`pago`) and past the last installment's
- * month. A subscription canceled, or never activated, does not expire: it has ended otherwise.
+ * Whether an active (`pago`) subscription's expiry is due at `now`: past the last installment's
+ * month and not recorded yet. A subscription canceled, or never activated, does not expire: it has
+ * ended otherwise.
  */
 export function expiredAt(subscription: EndFields, now: string | Date, timeZone: string): boolean {
   return endedBy(subscription, formatDate(now, timeZone))
@@ -83,20 +113,12 @@ export function endedBy(subscription: EndFields, today: string): boolean {
   return subscription.status === 'pago' && today >= subscription.ends_on
 }
 
-/** The status the API shows at `now`. */
-export function statusAt(subscription: EndFields, now: string | Date, timeZone: string): SubscriptionState {
-  return expiredAt(subscription, now, timeZone) ? 'expired' : subscription.status
-}
-
 /**
- * The status a resource shows of its row: `expired` once its expiry is recorded. Reads record an
- * expiry the clock reached before they show the row (catchUpEndOf), so it is `statusAt`'s.
+ * The status the API shows at `now`: the stored one, or `expired` once the clock passed the end
+ * (reads record it before they show the row: subscription-end.service.ts `catchUpEndOf`).
  */
-export function shownStatus(row: {
-  status: SubscriptionStatus
-  expired_at: string | null
-}): SubscriptionState {
-  return row.status === 'pago' && row.expired_at !== null ? 'expired' : row.status
+export function statusAt(subscription: EndFields, now: string | Date, timeZone: string): SubscriptionStatus {
+  return expiredAt(subscription, now, timeZone) ? 'expired' : subscription.status
 }
 
 // — The 30-day expiry of an unpaid subscription —
@@ -145,7 +167,7 @@ export class ExpiredUnpaidError extends StateError {
  * stored status to `canceled`. Only a pending or active one can be; anything else is a 422.
  */
 export function cancellationOf(
-  state: SubscriptionState,
+  state: SubscriptionStatus,
   reason: CancellationReason,
 ): Transition & { reason: CancellationReason } {
   if (state === 'canceled') throw new StateError('The subscription is already canceled.')
@@ -208,7 +230,7 @@ export function assertFirstPayableByCard(
 }
 
 /** Only an active subscription's card can be replaced. */
-export function assertCardReplaceable(state: SubscriptionState): void {
+export function assertCardReplaceable(state: SubscriptionStatus): void {
   if (state === 'canceled') throw new StateError('The subscription is canceled.')
   if (state === 'expired')
     throw new StateError('The subscription has expired: it has nothing left to charge.')
@@ -220,7 +242,7 @@ export function assertCardReplaceable(state: SubscriptionState): void {
 }
 
 /** Serial numbers may be informed while the subscription protects its device. */
-export function assertSerialsInformable(state: SubscriptionState): void {
+export function assertSerialsInformable(state: SubscriptionStatus): void {
   if (state === 'canceled') {
     throw new StateError('The subscription is canceled: its serial numbers can no longer be informed.')
   }

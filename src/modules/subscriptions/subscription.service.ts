@@ -118,7 +118,6 @@ export async function contractSubscription(
     card_last4: null,
     canceled_at: null,
     ends_on: coverageEndsOn(contractedOn, plan.installments),
-    expired_at: null,
     policy_number: null,
     certificate_code: null,
     cancel_reason: null,

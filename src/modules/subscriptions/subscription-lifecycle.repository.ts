@@ -1,0 +1,94 @@
+import type { ExpressionBuilder, Updateable, UpdateObject } from 'kysely'
+import type { Database, Trx } from '../../db/database.js'
+import { notHeld } from '../../db/lease.js'
+import type {
+  InstallmentStatus,
+  SubscriptionStatus,
+  SubscriptionsTable,
+} from '../../db/tables/subscription.js'
+
+// The only writers of a subscription's and an installment's status (README, Subscriptions): each
+// moves rows still in one of `from` (subscription.rules.ts SUBSCRIPTION_FROM, INSTALLMENT_FROM) to
+// `to`; the status condition is the guard, so of two concurrent transitions exactly one moves a row.
+// subscription-lifecycle.service.ts records each transition's event beside it.
+
+type SubscriptionChanges = Omit<
+  Updateable<SubscriptionsTable>,
+  'id' | 'status' | 'partner_id' | 'partner_seq' | 'created_at'
+> & { updated_at: string }
+
+/** Moves subscription `id` from one of `from` to `to`, setting `changes` too. False when it was not in `from`. */
+export async function transitionSubscription(
+  trx: Trx,
+  id: number,
+  from: readonly SubscriptionStatus[],
+  to: SubscriptionStatus,
+  changes: SubscriptionChanges,
+): Promise<boolean> {
+  const result = await trx
+    .updateTable('subscriptions')
+    .set({ ...changes, status: to })
+    .where('id', '=', id)
+    .where('status', 'in', [...from])
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
+}
+
+/** An installment whose first card charge went to the gateway and was never recorded (it may have been approved). */
+export const unrecordedCharge = ({ exists, selectFrom }: ExpressionBuilder<Database, 'installments'>) =>
+  exists(
+    selectFrom('card_attempts')
+      .select('card_attempts.id')
+      .whereRef('card_attempts.installment_id', '=', 'installments.id')
+      .where('card_attempts.recorded_at', 'is', null),
+  )
+
+/** Which installments a transition moves, besides their status being in its `from`. */
+export type InstallmentRows =
+  | {
+      id: number
+      /** Only while its declined charges are still these: a decline is counted once. */
+      failedAttempts?: number
+    }
+  | {
+      subscriptionId: number
+      number?: number
+      exceptId?: number
+      /**
+       * Only those no charge holds at this instant and none whose first charge is unrecorded (the
+       * gateway may have approved it: the worker's reconciliation records it first).
+       */
+      unheldAt?: string
+    }
+
+type InstallmentChanges =
+  | Omit<UpdateObject<Database, 'installments'>, 'status'>
+  | ((
+      eb: ExpressionBuilder<Database, 'installments'>,
+    ) => Omit<UpdateObject<Database, 'installments'>, 'status'>)
+
+/** Moves the installments `rows` names from one of `from` to `to`, setting `changes` too. Answers how many moved. */
+export async function transitionInstallments(
+  trx: Trx,
+  rows: InstallmentRows,
+  from: readonly InstallmentStatus[],
+  to: InstallmentStatus,
+  changes: InstallmentChanges = {},
+): Promise<number> {
+  let update = trx
+    .updateTable('installments')
+    .set((eb) => ({ ...(typeof changes === 'function' ? changes(eb) : changes), status: to }))
+    .where('status', 'in', [...from])
+  if ('id' in rows) {
+    update = update.where('id', '=', rows.id)
+    if (rows.failedAttempts !== undefined) update = update.where('failed_attempts', '=', rows.failedAttempts)
+  } else {
+    update = update.where('subscription_id', '=', rows.subscriptionId)
+    if (rows.number !== undefined) update = update.where('number', '=', rows.number)
+    if (rows.exceptId !== undefined) update = update.where('id', '<>', rows.exceptId)
+    if (rows.unheldAt !== undefined)
+      update = update.where(notHeld(rows.unheldAt)).where((eb) => eb.not(unrecordedCharge(eb)))
+  }
+  const result = await update.executeTakeFirst()
+  return Number(result.numUpdatedRows)
+}
