@@ -3,7 +3,8 @@ import type { Db, Trx } from '../../db/database.js'
 import type { AnnualPlanCancellationsTable } from '../../db/tables/annual-plan.js'
 import { unrecordedCharge } from './annual-plan.repository.js'
 
-// An annual plan's cancellation: its request, its confirmation and the plan it ends.
+// An annual plan's cancellation: its request and its confirmation
+// (annual-plan-lifecycle.service.ts `cancelAnnualPlan` ends the plan).
 
 export type CancellationRow = Selectable<AnnualPlanCancellationsTable>
 

@@ -4,7 +4,8 @@ import type { PaymentChannel, PaymentOutcome } from '../../db/tables/payment.js'
 import { recordPayment } from '../payments/payment.repository.js'
 import type { AnnualPlanRow } from './annual-plan.repository.js'
 
-// An annual plan's payment: the claim a card charge holds, the paid status and the ledger.
+// An annual plan's payment: the claim a card charge holds and the ledger
+// (annual-plan-lifecycle.service.ts `payAnnualPlan` moves the plan to `paid`).
 
 /**
  * Claims an unpaid plan for one card charge until `until`, in a transaction of its own (committed

@@ -75,33 +75,22 @@ export async function payInstallment(
   now: string,
   rendering: RenderingContext,
 ): Promise<boolean> {
-  const paid = await transitionInstallments(
-    trx,
-    { id: payment.installmentId },
-    INSTALLMENT_FROM.paid,
-    'paid',
-    {
-      paid_at: now,
-      locked_until: null,
-      next_attempt_on: null,
-    },
-  )
-  if (paid === 0) return false
+  const { installmentId, subscriptionId } = payment
+  const paid = { paid_at: now, locked_until: null, next_attempt_on: null }
+  if ((await transitionInstallments(trx, { id: installmentId }, INSTALLMENT_FROM.paid, 'paid', paid)) === 0)
+    return false
   await recordInstallmentPayment(trx, payment, channel, transactionId, now)
-  await recordInstallmentEvent(trx, 'installment.paid', payment.installmentId, now, rendering)
+  await recordInstallmentEvent(trx, 'installment.paid', installmentId, now, rendering)
   const activation = activationBy(payment.number)
-  if (
-    activation &&
-    (await transitionSubscription(trx, payment.subscriptionId, [activation.from], activation.to, {
-      updated_at: now,
-    }))
-  ) {
-    await issuePolicy(trx, payment.subscriptionId, {
-      policyNumber: await nextPolicyNumber(trx, now, rendering.timeZone),
-      certificateCode: verificationCode(),
-    })
-    await recordSubscriptionEvent(trx, 'subscription.activated', payment.subscriptionId, now, rendering)
-  }
+  const activated =
+    activation !== null &&
+    (await transitionSubscription(trx, subscriptionId, [activation.from], activation.to, { updated_at: now }))
+  if (!activated) return true
+  await issuePolicy(trx, subscriptionId, {
+    policyNumber: await nextPolicyNumber(trx, now, rendering.timeZone),
+    certificateCode: verificationCode(),
+  })
+  await recordSubscriptionEvent(trx, 'subscription.activated', subscriptionId, now, rendering)
   return true
 }
 

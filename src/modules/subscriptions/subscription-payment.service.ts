@@ -56,7 +56,7 @@ const paymentOf = (partnerId: number, row: InstallmentRow): InstallmentPayment =
 
 /**
  * Records that an external-gateway partner collected an installment. A repeat, or the loser of a
- * race, gets the installment as first paid: `markInstallmentPaid` lets exactly one caller pay it.
+ * race, gets the installment as first paid: `payInstallment` lets exactly one caller pay it.
  */
 export async function notifyInstallmentPayment(
   trx: Trx,
