@@ -47,12 +47,12 @@ export interface PaidCard {
  * its caller writes the ledger only then); the others get undefined and write nothing. Answers the
  * plan as paid.
  */
-export async function payAnnualPlan(
+export async function markAnnualPlanPaid(
   trx: Trx,
   planId: number,
   payment: Payment,
-  card: PaidCard | undefined,
   rendering: RenderingContext,
+  card?: PaidCard | null,
 ): Promise<AnnualPlanRow | undefined> {
   const paid = await transitionAnnualPlan(trx, planId, ANNUAL_PLAN_FROM.paid, 'paid', {
     paid_at: payment.paidAt,

@@ -5,7 +5,7 @@ import { recordPayment } from '../payments/payment.repository.js'
 import type { AnnualPlanRow } from './annual-plan.repository.js'
 
 // An annual plan's payment: the claim a card charge holds and the ledger
-// (annual-plan-lifecycle.service.ts `payAnnualPlan` moves the plan to `paid`).
+// (annual-plan-lifecycle.service.ts `markAnnualPlanPaid` moves the plan to `paid`).
 
 /**
  * Claims an unpaid plan for one card charge until `until`, in a transaction of its own (committed

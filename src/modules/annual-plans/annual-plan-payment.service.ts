@@ -30,7 +30,7 @@ import { type ChargeResult, cardGateway, type PaymentGateway } from '../payments
 import { type AnnualPlanRow, findAnnualPlanRow } from './annual-plan.repository.js'
 import { assertAwaitingPayment, paymentAt, statusAt } from './annual-plan.rules.js'
 import { requireAnnualPlanRow } from './annual-plan.service.js'
-import { payAnnualPlan } from './annual-plan-lifecycle.service.js'
+import { markAnnualPlanPaid } from './annual-plan-lifecycle.service.js'
 import { claimForCharge, recordInLedger, releaseClaim } from './annual-plan-payment.repository.js'
 
 /**
@@ -150,15 +150,12 @@ async function recordCardCharge(
   const paidCard = card && { brand: card.brand, last4: card.last4, installments }
   // The claim kept other charges and the cancellation away, so the plan still awaits payment.
   if (
-    !(await payAnnualPlan(
+    !(await markAnnualPlanPaid(
       trx,
       plan.id,
       paymentAt(plan.id, at, timeZone, verificationCode()),
-      paidCard ?? undefined,
-      {
-        timeZone,
-        base,
-      },
+      { timeZone, base },
+      paidCard,
     ))
   ) {
     throw new UnpayableChargeError(`annual plan ${plan.id}`, result.transactionId)
@@ -217,16 +214,10 @@ export async function recordNotifiedPayment(
   plan: AnnualPlanRow,
   { now, timeZone, base }: { now: string } & RenderingContext,
 ): Promise<AnnualPlanRow | null> {
-  const paid = await payAnnualPlan(
-    trx,
-    plan.id,
-    paymentAt(plan.id, now, timeZone, verificationCode()),
-    undefined,
-    {
-      base,
-      timeZone,
-    },
-  )
+  const paid = await markAnnualPlanPaid(trx, plan.id, paymentAt(plan.id, now, timeZone, verificationCode()), {
+    base,
+    timeZone,
+  })
   if (!paid) return null
   await recordInLedger(trx, plan, { route: 'notification', outcome: 'recorded', transactionId: null }, now)
   return paid
