@@ -15,12 +15,13 @@ export interface CoverageFields {
   ends_at: string | null
 }
 
-// — Transitions (the only ones annual-plan.repository.ts `transitionAnnualPlan` writes) —
+// — Transitions (the only moves annual-plan-lifecycle.service.ts makes) —
 
 /**
- * The statuses a plan may move to each status from: paid once, `protected` and `expired` as the
- * coverage clock crosses its bounds (both at once when it passed both unseen), canceled from any
- * status but canceled (the service refuses an expired one first: 422).
+ * For each status, the statuses a plan may move to it from: paid once, `protected` and `expired`
+ * as the coverage clock crosses its bounds (both at once when it passed both unseen), canceled
+ * from any status but canceled (a request refuses an expired plan first, 422; a claim's settlement
+ * leaves it as it is).
  */
 export const ANNUAL_PLAN_FROM = {
   awaiting_payment: [],

@@ -32,11 +32,11 @@ export const INSTALLMENT_STATUS_LABELS = {
 export const isUnpaid = (status: InstallmentStatus): boolean =>
   (UNPAID_STATUSES as readonly InstallmentStatus[]).includes(status)
 
-// — Transitions (the only ones subscription-lifecycle.repository.ts writes) —
+// — Transitions (the only moves subscription-lifecycle.service.ts makes) —
 
 /**
- * The statuses a subscription may move to each status from: paying installment 1 activates it, a
- * pending or active one may be canceled, an active one expires. Nothing returns to `pending`.
+ * For each status, the statuses a subscription may move to it from: paying installment 1 activates
+ * it, a pending or active one may be canceled, an active one expires. Nothing returns to `pending`.
  */
 export const SUBSCRIPTION_FROM = {
   pending: [],
@@ -46,8 +46,8 @@ export const SUBSCRIPTION_FROM = {
 } as const satisfies Record<SubscriptionStatus, readonly SubscriptionStatus[]>
 
 /**
- * The statuses an installment may move to each status from: an unpaid one is paid, refused (again,
- * counting one more declined charge at the counter) or canceled with its subscription.
+ * For each status, the statuses an installment may move to it from: an unpaid one is paid, refused
+ * (again, counting one more declined charge at the counter) or canceled with its subscription.
  */
 export const INSTALLMENT_FROM = {
   pending: [],
