@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { KyselyPlugin } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
+import { retryingTransaction } from '../src/db/transaction.js'
 import { findAnnualPlanRow } from '../src/modules/annual-plans/annual-plan.repository.js'
 import { recordNotifiedPayment } from '../src/modules/annual-plans/annual-plan-payment.service.js'
 import { renderingContext } from '../src/modules/events/event.service.js'
@@ -13,6 +14,7 @@ import { imei } from './helpers/documents.js'
 import { expectedError } from './helpers/errors.js'
 import { sandboxWith } from './helpers/gateways.js'
 import { buildCheckedApp, useTestApp } from './helpers/test-app.js'
+import { withPlugin } from './helpers/test-db.js'
 import {
   bearer,
   type PlanTemplate,
@@ -759,7 +761,7 @@ describe('annual plans', () => {
       if (!stale) throw new Error('no plan')
       const moment = { now: NOW.toISOString(), ...renderingContext(ctx.config) }
       for (const _ of [1, 2]) {
-        await ctx.db.transaction().execute((trx) => recordNotifiedPayment(trx, stale, moment))
+        await retryingTransaction(ctx.db, (trx) => recordNotifiedPayment(trx, stale, moment))
       }
       expect(await ledger(plan.id)).toHaveLength(1)
     })
@@ -893,7 +895,7 @@ describe('annual plans', () => {
     let flaky: App
 
     beforeAll(async () => {
-      const db = ctx.db.withPlugin(lostAfterInsert)
+      const db = withPlugin(ctx.db, lostAfterInsert)
       flaky = await buildCheckedApp({
         config: ctx.config,
         db,

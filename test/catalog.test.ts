@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Db } from '../src/db/database.js'
+import { retryingTransaction } from '../src/db/transaction.js'
 import { importCatalog } from '../src/modules/catalog/catalog-import.js'
 import type { Brand, Model } from './helpers/api-types.js'
 import type { PageBody } from './helpers/bodies.js'
@@ -647,7 +648,7 @@ describe('catalog ordering and literal names', () => {
         },
       ],
     }
-    await ctx.db.transaction().execute((trx) => importCatalog(trx, catalog, '2026-11-21T12:00:00.000Z'))
+    await retryingTransaction(ctx.db, (trx) => importCatalog(trx, catalog, '2026-11-21T12:00:00.000Z'))
     ;({ token } = await partnerWithToken(ctx.app, ctx.db))
   })
   afterAll(() => ctx?.close())

@@ -7,7 +7,7 @@ import type { App } from '../src/app.js'
 import { createDb, type Db } from '../src/db/database.js'
 import { runJobsOnce } from '../src/worker/worker.js'
 import { buildCheckedApp } from './helpers/test-app.js'
-import { interleaving } from './helpers/test-db.js'
+import { interleaving, withPlugin } from './helpers/test-db.js'
 import {
   annualBody,
   clock,
@@ -41,7 +41,7 @@ beforeAll(async () => {
   // overtakes the other's snapshot, or holds the write lock the other one needs.
   second = createDb(world.ctx.config.database)
   const app = (db: Db) =>
-    buildCheckedApp({ config: world.ctx.config, db: db.withPlugin(interleaving), clock, logger: false })
+    buildCheckedApp({ config: world.ctx.config, db: withPlugin(db, interleaving), clock, logger: false })
   apps = [await app(world.db), await app(second)]
 })
 

@@ -10,6 +10,7 @@ import { runRecurrence } from '../src/worker/recurrence.job.js'
 import type { Event } from './helpers/api-types.js'
 import { uniqueImei } from './helpers/bodies.js'
 import { useTestApp } from './helpers/test-app.js'
+import { plainTransaction } from './helpers/test-db.js'
 import {
   ANNUAL,
   bearer,
@@ -364,7 +365,7 @@ describe('the outbox gap', () => {
       const inserted = new Promise<void>((resolve) => {
         firstInserted = resolve
       })
-      const first = ctx.db.transaction().execute(async (trx) => {
+      const first = plainTransaction(ctx.db, async (trx) => {
         await recordEvent(trx, event(1))
         firstInserted()
         await new Promise<void>((resolve) => {
@@ -373,7 +374,7 @@ describe('the outbox gap', () => {
       })
       await inserted
       // …while T2 inserts after it and commits, and the partner polls.
-      await ctx.db.transaction().execute((trx) => recordEvent(trx, event(2)))
+      await plainTransaction(ctx.db, (trx) => recordEvent(trx, event(2)))
       expect((await newEvents(other)).map((e) => objectOf(e).id)).toEqual([2])
       commitFirst()
       await first
@@ -385,7 +386,7 @@ describe('the outbox gap', () => {
   )
 
   it('a committed event is seen once after the cursor (on SQLite, one writer: insertion order is commit order)', async () => {
-    await ctx.db.transaction().execute(async (trx) => {
+    await plainTransaction(ctx.db, async (trx) => {
       await recordEvent(trx, {
         partnerId: other.partner.id,
         type: 'subscription.created',

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import { retryingTransaction } from '../src/db/transaction.js'
 import { importCatalog } from '../src/modules/catalog/catalog-import.js'
 import { useTestApp } from './helpers/test-app.js'
 import { ANNUAL, bearer, createCustomer, partnerWithToken, seedPlans, TOTAL_12X } from './helpers/world.js'
@@ -15,15 +16,13 @@ const plans = { subscription: 0, annual: 0 }
 
 const ctx = useTestApp()
 beforeAll(async () => {
-  await ctx.db
-    .transaction()
-    .execute((trx) =>
-      importCatalog(
-        trx,
-        { brands: [{ name: 'Vertu', models: [{ name: 'Signature', default_lmi: LMI }] }] },
-        NOW,
-      ),
-    )
+  await retryingTransaction(ctx.db, (trx) =>
+    importCatalog(
+      trx,
+      { brands: [{ name: 'Vertu', models: [{ name: 'Signature', default_lmi: LMI }] }] },
+      NOW,
+    ),
+  )
   modelId = (await ctx.db.selectFrom('models').select('id').executeTakeFirstOrThrow()).id
   const seeded = await partnerWithToken(ctx.app, ctx.db)
   const [subscription, annual] = await seedPlans(ctx.db, seeded.partner.id, [TOTAL_12X, ANNUAL], NOW)

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { isPostgres } from '../src/db/database.js'
 import { migrateToLatest } from '../src/db/migrate.js'
 import type { SubscriptionsTable } from '../src/db/tables/subscription.js'
+import { retryingTransaction } from '../src/db/transaction.js'
 import {
   findSubscriptionState,
   listSubscriptionViews,
@@ -101,18 +102,16 @@ describe('migration 0006-partner-sequences', () => {
 
   it('continues the sequence on the next contract, first use of the counter included', async () => {
     for (const f of fixtures) {
-      const { id } = await ctx.db
-        .transaction()
-        .execute((trx) =>
-          contractSubscription(
-            trx,
-            { partnerId: f.partnerId, gateway: 'external', lmiMinFactorBp: 5000, lmiMaxFactorBp: 10_000 },
-            { plan_id: f.planId, customer_id: f.customerId, model_id: f.modelId },
-            { now: NOW, realNow: NOW, timeZone: 'America/Sao_Paulo' },
-            { base: 'http://localhost:3000', timeZone: 'America/Sao_Paulo' },
-            'http://localhost:3000',
-          ),
-        )
+      const { id } = await retryingTransaction(ctx.db, (trx) =>
+        contractSubscription(
+          trx,
+          { partnerId: f.partnerId, gateway: 'external', lmiMinFactorBp: 5000, lmiMaxFactorBp: 10_000 },
+          { plan_id: f.planId, customer_id: f.customerId, model_id: f.modelId },
+          { now: NOW, realNow: NOW, timeZone: 'America/Sao_Paulo' },
+          { base: 'http://localhost:3000', timeZone: 'America/Sao_Paulo' },
+          'http://localhost:3000',
+        ),
+      )
       expect(await findSubscriptionState(ctx.db, f.partnerId, id)).toBeDefined()
       const row = await ctx.db
         .selectFrom('subscriptions')

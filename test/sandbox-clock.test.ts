@@ -3,13 +3,14 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { isPostgres } from '../src/db/database.js'
+import { retryingTransaction } from '../src/db/transaction.js'
 import { createPartner } from '../src/modules/partners/partner.service.js'
 import { systemClock } from '../src/shared/clock.js'
 import { formatDate } from '../src/shared/time.js'
 import { runJobsOnce } from '../src/worker/worker.js'
 import { expectedError } from './helpers/errors.js'
 import { buildCheckedApp, createTestApp, type TestContext, useTestApp } from './helpers/test-app.js'
-import { interleaving } from './helpers/test-db.js'
+import { interleaving, withPlugin } from './helpers/test-db.js'
 import {
   answer,
   bearer,
@@ -100,7 +101,7 @@ describe('one advance at a time', () => {
     // Every statement yields to the event loop, as over a network: the two requests overlap.
     const racing = await buildCheckedApp({
       config: ctx.config,
-      db: ctx.db.withPlugin(interleaving),
+      db: withPlugin(ctx.db, interleaving),
       logger: false,
     })
     const advanceOn = (app: App) =>
@@ -261,9 +262,9 @@ describe('production', () => {
       },
     })
     const now = new Date().toISOString()
-    const partner = await prod.db
-      .transaction()
-      .execute((trx) => createPartner(trx, { name: 'Live', gateway: 'external' }, now))
+    const partner = await retryingTransaction(prod.db, (trx) =>
+      createPartner(trx, { name: 'Live', gateway: 'external' }, now),
+    )
     partnerId = partner.id
     const credentials = await credentialsFor(prod.db, partner.id, 'production', now)
     const login = await prod.app.inject({

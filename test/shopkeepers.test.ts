@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import { retryingTransaction } from '../src/db/transaction.js'
 import type { NewShopkeeperRow } from '../src/modules/shopkeepers/shopkeeper.repository.js'
 import { saveShopkeeper } from '../src/modules/shopkeepers/shopkeeper.service.js'
 import { ValidationError } from '../src/shared/errors.js'
@@ -459,13 +460,10 @@ describe('shopkeepers', () => {
         responsible_registration_number: takenOf('responsible.registration_number'),
       }
       const duplicate = { ...row, [column]: existing[column] }
-      const error = await ctx.db
-        .transaction()
-        .execute((trx) => saveShopkeeper(trx, duplicate))
-        .then(
-          () => null,
-          (e: unknown) => e,
-        )
+      const error = await retryingTransaction(ctx.db, (trx) => saveShopkeeper(trx, duplicate)).then(
+        () => null,
+        (e: unknown) => e,
+      )
       expect(error).toBeInstanceOf(ValidationError)
       expect((error as ValidationError).errors).toEqual({
         [key]: [`The ${words(key)} has already been taken.`],

@@ -1,8 +1,7 @@
 import { InsertQueryNode, type KyselyPlugin } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
-import { gatewayOf } from '../src/modules/payments/gateway-factory.js'
-import { loadKeyNamespace } from '../src/modules/payments/key-namespace.repository.js'
+import { gatewayOf, loadKeyNamespace } from '../src/modules/payments/gateway-factory.js'
 import type { PaymentGateway } from '../src/modules/payments/payment-gateway.js'
 import { createMetrics } from '../src/plugins/metrics.js'
 import type { Clock } from '../src/shared/clock.js'
@@ -10,7 +9,7 @@ import { runReconciliation } from '../src/worker/reconcile.job.js'
 import { runJobsOnce } from '../src/worker/worker.js'
 import { StripeServer } from './helpers/stripe-server.js'
 import { buildCheckedApp } from './helpers/test-app.js'
-import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
+import { createTestDatabase, type TestDatabase, withPlugin } from './helpers/test-db.js'
 import {
   ANNUAL,
   bearer,
@@ -241,7 +240,7 @@ async function ledgerFailing(d: Deployment): Promise<App> {
   }
   return buildCheckedApp({
     config: d.database.config,
-    db: d.database.db.withPlugin(ledgerFails),
+    db: withPlugin(d.database.db, ledgerFails),
     clock,
     logger: false,
   })

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDb, type Db } from '../src/db/database.js'
-import { gatewayOf } from '../src/modules/payments/gateway-factory.js'
-import { loadKeyNamespace } from '../src/modules/payments/key-namespace.repository.js'
+import { gatewayOf, loadKeyNamespace } from '../src/modules/payments/gateway-factory.js'
 import type { PaymentGateway } from '../src/modules/payments/payment-gateway.js'
 import type { Clock } from '../src/shared/clock.js'
 import { runRecurrence } from '../src/worker/recurrence.job.js'

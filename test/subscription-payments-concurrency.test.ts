@@ -11,7 +11,7 @@ import type { Clock } from '../src/shared/clock.js'
 import { expectedError } from './helpers/errors.js'
 import { sandboxWith } from './helpers/gateways.js'
 import { buildCheckedApp } from './helpers/test-app.js'
-import { createTestDatabase, interleaving, type TestDatabase } from './helpers/test-db.js'
+import { createTestDatabase, interleaving, type TestDatabase, withPlugin } from './helpers/test-db.js'
 import {
   appWith,
   CARDS,
@@ -196,7 +196,7 @@ describe('a card charged whose charge cannot be recorded', () => {
     }
     const app = await buildCheckedApp({
       config: ctx.config,
-      db: ctx.db.withPlugin(ledgerFailsOnce),
+      db: withPlugin(ctx.db, ledgerFailsOnce),
       clock,
       gateway: counting,
       logStream,
@@ -244,7 +244,7 @@ describe('concurrent notifications through two database connections', () => {
     database = await createTestDatabase({ sqliteFile: join(dir, 'amparo.sqlite') })
     secondDb = createDb(database.config.database)
     for (const db of [database.db, secondDb]) {
-      const interleaved = db.withPlugin(interleaving)
+      const interleaved = withPlugin(db, interleaving)
       apps.push(
         await buildCheckedApp({ config: database.config, db: interleaved, clock: ticking, logger: false }),
       )

@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
+import { retryingTransaction } from '../src/db/transaction.js'
 import type { PartnerContext } from '../src/modules/auth/partner-context.js'
 import { renderingContext } from '../src/modules/events/event.service.js'
 import { contractSubscription } from '../src/modules/subscriptions/subscription.service.js'
@@ -154,7 +155,7 @@ describe('subscriptions', () => {
         }
         let seen = { id: 0, installments: 0 }
         await expect(
-          ctx.db.transaction().execute(async (trx) => {
+          retryingTransaction(ctx.db, async (trx) => {
             const { id } = await contractSubscription(
               trx,
               partner,

@@ -15,7 +15,7 @@ import { expirePendingSubscriptions } from '../src/worker/pending-expiry.job.js'
 import { type RecurrenceResult, runRecurrence } from '../src/worker/recurrence.job.js'
 import { sandboxWith } from './helpers/gateways.js'
 import { buildCheckedApp } from './helpers/test-app.js'
-import { createTestDatabase } from './helpers/test-db.js'
+import { createTestDatabase, withPlugin } from './helpers/test-db.js'
 import {
   bearer,
   createCustomer,
@@ -797,7 +797,7 @@ describe('amparo worker --once and a first charge the database could not record'
     }
     const broken = await buildCheckedApp({
       config: world.config,
-      db: world.db.withPlugin(ledgerFails),
+      db: withPlugin(world.db, ledgerFails),
       clock: world.clock,
       logger: false,
     })

@@ -2,6 +2,7 @@ import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Db } from '../../src/db/database.js'
+import { retryingTransaction } from '../../src/db/transaction.js'
 import { recordEvent } from '../../src/modules/events/event.service.js'
 import { createEndpoint } from '../../src/modules/webhooks/webhook-endpoint.service.js'
 import { type Bench, f, log, percentiles, verdict } from './load.js'
@@ -39,14 +40,14 @@ export async function startReceiver() {
 
 export async function addEndpoint(db: Db, partnerId: number, url: string) {
   const now = new Date().toISOString()
-  return db.transaction().execute((trx) => createEndpoint(trx, partnerId, { url, events: ['*'] }, now))
+  return retryingTransaction(db, (trx) => createEndpoint(trx, partnerId, { url, events: ['*'] }, now))
 }
 
 /** `count` events of the partner, committed in transactions of 500; answers their ids. */
 async function addEvents(db: Db, partnerId: number, count: number): Promise<string[]> {
   const ids: string[] = []
   for (let i = 0; i < count; i += 500)
-    await db.transaction().execute(async (trx) => {
+    await retryingTransaction(db, async (trx) => {
       for (let n = i; n < Math.min(count, i + 500); n++) {
         const object = { id: n, object: 'subscription', status: 'pending' }
         const now = new Date().toISOString()

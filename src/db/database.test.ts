@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/test-db.js'
+import type { Reader } from './database.js'
 import { retryingTransaction } from './transaction.js'
 
 let database: TestDatabase
@@ -18,7 +19,7 @@ beforeAll(async () => {
 })
 afterAll(() => database?.drop())
 
-const brands = (db: TestDatabase['db'], names: string[]) =>
+const brands = (db: Reader, names: string[]) =>
   db.selectFrom('brands').select('name').where('name', 'in', names).orderBy('name').execute()
 
 describe('a transaction', () => {

@@ -1,27 +1,24 @@
-import { Kysely, PostgresAdapter, type Transaction } from 'kysely'
+import { Kysely, PostgresAdapter, type QueryExecutorProvider } from 'kysely'
 import type { Pool } from 'pg'
 import type { Config } from '../config.js'
 import { createPool, postgresDialect } from './postgres.js'
 import { readsNow } from './prepared.js'
-import type { Database } from './schema.js'
+import type { Database, Db, Reader, Trx } from './schema.js'
 import { sqliteDialect } from './sqlite.js'
 
-export type { Database }
-
-export type Db = Kysely<Database>
-export type Trx = Transaction<Database>
+export type { Database, Db, Reader, Trx }
 
 const pools = new WeakMap<Db, Pool>()
 
 export function createDb(config: Config['database']): Db {
   if (config.kind === 'sqlite') {
     const { dialect, readNow } = sqliteDialect(config.file)
-    const db = new Kysely<Database>({ dialect })
+    const db = new Kysely<Database>({ dialect }) as Db
     readsNow(db, readNow)
     return db
   }
   const pool = createPool(config)
-  const db = new Kysely<Database>({ dialect: postgresDialect(pool) })
+  const db = new Kysely<Database>({ dialect: postgresDialect(pool) }) as Db
   pools.set(db, pool)
   return db
 }
@@ -32,7 +29,6 @@ export function poolUsage(db: Db): { total: number; idle: number; waiting: numbe
   return pool ? { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount } : null
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: works for typed and untyped instances
-export function isPostgres(db: Kysely<any>): boolean {
+export function isPostgres(db: QueryExecutorProvider): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter
 }

@@ -1,5 +1,5 @@
 import { type RawBuilder, type SelectQueryBuilder, sql } from 'kysely'
-import { type Db, isPostgres, type Trx } from './database.js'
+import { isPostgres, type Reader, type Trx } from './database.js'
 
 // The SQL that differs between the two databases, named once so that repositories hold no dialect
 // branch. Row locks exist on PostgreSQL only: on SQLite one writer at a time holds the whole
@@ -32,7 +32,7 @@ export function skippingLockedRows<DB, TB extends keyof DB, O>(
  * default collation may be linguistic; SQLite has none, and its lower() is JavaScript's, see
  * sqlite.ts).
  */
-export function codePointLower(db: Db, column: string): RawBuilder<string> {
+export function codePointLower(db: Reader, column: string): RawBuilder<string> {
   return isPostgres(db) ? sql`lower(${sql.ref(column)}) collate "C"` : sql`lower(${sql.ref(column)})`
 }
 
@@ -42,14 +42,14 @@ export function codePointLower(db: Db, column: string): RawBuilder<string> {
  * a generic plan and was planned anew on every call; the same numbers as a set are estimated at a
  * few rows and the generic plan is kept.
  */
-export function intRange(db: Db, column: string, low: number, high: number): RawBuilder<boolean> {
+export function intRange(db: Reader, column: string, low: number, high: number): RawBuilder<boolean> {
   return isPostgres(db)
     ? sql`${sql.ref(column)} = any(array(select generate_series(${low}::int, ${high}::int)))`
     : sql`${sql.ref(column)} between ${low} and ${high}`
 }
 
 /** The UTC month (`YYYY-MM`) of an instant column: timestamptz on PostgreSQL, ISO text on SQLite. */
-export function utcMonthOf(db: Db, column: string): RawBuilder<string> {
+export function utcMonthOf(db: Reader, column: string): RawBuilder<string> {
   return isPostgres(db)
     ? sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM')`
     : sql<string>`substr(${sql.ref(column)}, 1, 7)`
@@ -60,18 +60,18 @@ export function utcMonthOf(db: Db, column: string): RawBuilder<string> {
  * 0018 holds it: text on PostgreSQL, the JSON number on SQLite. A query must spell the expression
  * as the index does for the index to serve it.
  */
-export function eventObjectId(db: Db): RawBuilder<unknown> {
+export function eventObjectId(db: Reader): RawBuilder<unknown> {
   return isPostgres(db) ? sql`(data::jsonb ->> 'id')` : sql`json_extract(data, '$.id')`
 }
 
 /** The event's object is one of these ids (not empty), compared as the index holds them. */
-export function eventObjectIdIn(db: Db, ids: readonly number[]): RawBuilder<boolean> {
+export function eventObjectIdIn(db: Reader, ids: readonly number[]): RawBuilder<boolean> {
   const values = isPostgres(db) ? ids.map(String) : ids
   return sql<boolean>`${eventObjectId(db)} in (${sql.join(values)})`
 }
 
 /** Whether events are numbered after their commit by a sequencer (event.repository.ts): PostgreSQL. */
-export const numbersEventsAfterCommit = (db: Db): boolean => isPostgres(db)
+export const numbersEventsAfterCommit = (db: Reader): boolean => isPostgres(db)
 
 /** Whether a contract's writes go as one statement of data-modifying CTEs (PostgreSQL). */
 export const writesContractInOneStatement = (trx: Trx): boolean => isPostgres(trx)

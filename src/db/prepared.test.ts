@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/test-db.js'
-import type { Db } from './database.js'
+import type { Reader } from './database.js'
 import { insertReturningId, insertRows, PreparedMisuse, prepared } from './prepared.js'
 import { retryingTransaction } from './transaction.js'
 
@@ -21,7 +21,7 @@ afterAll(() => database?.drop())
 
 describe('prepared()', () => {
   it('runs a builder that takes its arguments as values with each call’s arguments', async () => {
-    const named = prepared((db: Db, name: string, count: number) =>
+    const named = prepared((db: Reader, name: string, count: number) =>
       db.selectFrom('brands').select('name').where('name', '>=', name).orderBy('name').limit(count),
     )
     expect(await named(database.db, 'Beta', 1)).toEqual([{ name: 'Beta' }])
@@ -32,7 +32,7 @@ describe('prepared()', () => {
   })
 
   it('passes an argument used twice, constants of the builder and a null argument', async () => {
-    const either = prepared((db: Db, first: string, second: string | null) =>
+    const either = prepared((db: Reader, first: string, second: string | null) =>
       db
         .selectFrom('brands')
         .select('name')
@@ -50,56 +50,56 @@ describe('prepared()', () => {
   })
 
   it('throws at the first call when the builder compares an argument in JavaScript', async () => {
-    const misuse = prepared((db: Db, count: number) =>
+    const misuse = prepared((db: Reader, count: number) =>
       count > 3 ? db.selectFrom('brands').select('name') : db.selectFrom('brands').select('id'),
     )
     await expect(misuse(database.db, 5)).rejects.toThrow(PreparedMisuse)
   })
 
   it('throws when the builder computes with an argument', async () => {
-    const page = prepared((db: Db, size: number) =>
+    const page = prepared((db: Reader, size: number) =>
       db
         .selectFrom('brands')
         .select('name')
         .limit(size + 1),
     )
     await expect(page(database.db, 5)).rejects.toThrow(PreparedMisuse)
-    const capped = prepared((db: Db, size: number) =>
+    const capped = prepared((db: Reader, size: number) =>
       db.selectFrom('brands').select('name').limit(Math.min(size, 50)),
     )
     await expect(capped(database.db, 5)).rejects.toThrow(PreparedMisuse)
-    const formatted = prepared((db: Db, name: string) =>
+    const formatted = prepared((db: Reader, name: string) =>
       db.selectFrom('brands').select('name').where('name', 'like', `${name}%`),
     )
     await expect(formatted(database.db, 'Al')).rejects.toThrow(PreparedMisuse)
   })
 
   it('throws when the builder branches on an argument’s truth, nullness or default', async () => {
-    const truthy = prepared((db: Db, name: string | null) => {
+    const truthy = prepared((db: Reader, name: string | null) => {
       const query = db.selectFrom('brands').select('name')
       return name ? query.where('name', '=', name) : query
     })
     await expect(truthy(database.db, 'Alfa')).rejects.toThrow(PreparedMisuse)
-    const defaulted = prepared((db: Db, size: number | null) =>
+    const defaulted = prepared((db: Reader, size: number | null) =>
       db
         .selectFrom('brands')
         .select('name')
         .limit(size ?? 10),
     )
     await expect(defaulted(database.db, null)).rejects.toThrow(PreparedMisuse)
-    const read = prepared((db: Db, names: string) =>
+    const read = prepared((db: Reader, names: string) =>
       db.selectFrom('brands').select('name').limit(names.length),
     )
     await expect(read(database.db, 'Alfa')).rejects.toThrow(PreparedMisuse)
   })
 
   it('throws when called with another number of arguments, or with a list for one', async () => {
-    const byNames = prepared((db: Db, ...names: string[]) =>
+    const byNames = prepared((db: Reader, ...names: string[]) =>
       db.selectFrom('brands').select('name').where('name', 'in', names),
     )
     expect(await byNames(database.db, 'Alfa')).toEqual([{ name: 'Alfa' }])
     await expect(byNames(database.db, 'Alfa', 'Beta')).rejects.toThrow(PreparedMisuse)
-    const byName = prepared((db: Db, name: string | string[]) =>
+    const byName = prepared((db: Reader, name: string | string[]) =>
       db.selectFrom('brands').select('name').where('name', 'in', name),
     )
     await expect(byName(database.db, ['Alfa', 'Beta'])).rejects.toThrow(PreparedMisuse)

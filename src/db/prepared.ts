@@ -1,6 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import type { Compilable, CompiledQuery, Insertable, Kysely, SqliteDatabase, SqliteStatement } from 'kysely'
-import type { Database } from './schema.js'
+import type { Database, Trx } from './schema.js'
 
 // The fast path: every way the service runs SQL without Kysely's per-call building, compiling and
 // executing, kept in this one file so that the rest of the code uses the query builder or the
@@ -37,8 +37,9 @@ export class PreparedMisuse extends Error {
   }
 }
 
+// What a query runs on: a Db, a Trx or a Reader (schema.ts), of any database shape.
 // biome-ignore lint/suspicious/noExplicitAny: any database shape
-type AnyKysely = Kysely<any>
+type AnyKysely = Pick<Kysely<any>, 'getExecutor' | 'executeQuery'>
 
 /**
  * The compiled SQL differs by dialect: queries are compiled once per dialect adapter class
@@ -141,7 +142,7 @@ const MAX_COMPILED_INSERTS = 200
  * rows of different shapes, or values that are expressions, go through Kysely as usual.
  */
 export async function insertRows<T extends keyof Database & string>(
-  db: Kysely<Database>,
+  db: Trx,
   table: T,
   rows: readonly Insertable<Database[T]>[],
 ): Promise<void> {
@@ -150,7 +151,7 @@ export async function insertRows<T extends keyof Database & string>(
 
 /** insertRows for one row, answering its generated `id`. */
 export async function insertReturningId<T extends TablesWithId>(
-  db: Kysely<Database>,
+  db: Trx,
   table: T,
   row: Insertable<Database[T]>,
 ): Promise<number> {
@@ -165,7 +166,7 @@ type TablesWithId = {
   string
 
 async function insertCompiled(
-  db: Kysely<Database>,
+  db: Trx,
   table: keyof Database & string,
   rows: readonly object[],
   returning?: 'id',

@@ -1,6 +1,7 @@
 // The tables the service's queries see, each declared in tables/ with the vocabularies its columns
 // hold; the migrations (migrations/) make them. Modules import table types from tables/.
 
+import type { Kysely, Transaction } from 'kysely'
 import type {
   AnnualPlanCancellationsTable,
   AnnualPlanRefundsTable,
@@ -78,3 +79,32 @@ export interface Database {
   operator_sessions: OperatorSessionsTable
   audit_log: AuditLogTable
 }
+
+// Three handles on the database (src/db/README.md, Transactions), told apart by the compiler:
+// Kysely's `Transaction` extends `Kysely`, so without the brands a function that takes the database
+// would take a transaction, and a transaction opened with Kysely alone would pass for the one helper's.
+declare const database: unique symbol
+declare const writeTransaction: unique symbol
+
+/** The database, as `createDb` (database.ts) makes it: reads outside a transaction, and opens write transactions. */
+export type Db = Kysely<Database> & { readonly [database]: true }
+/**
+ * A write transaction: made only by `retryingTransaction` (transaction.ts). A function that writes
+ * takes a `Trx`, so that given a `Db`, or a transaction opened any other way, it does not compile.
+ */
+export type Trx = Transaction<Database> & { readonly [writeTransaction]: true }
+/**
+ * What a read takes: a `Db` or a `Trx` (in a transaction the read sees its writes). No write
+ * builders and no transaction: a write takes a `Trx`.
+ */
+export type Reader = Omit<Kysely<Database>, WriteMembers>
+type WriteMembers =
+  | 'insertInto'
+  | 'replaceInto'
+  | 'updateTable'
+  | 'deleteFrom'
+  | 'mergeInto'
+  | 'transaction'
+  | 'startTransaction'
+  | 'connection'
+  | 'destroy'

@@ -27,6 +27,7 @@ function isRetryable(error: unknown): boolean {
  * test that does). On SQLite the transactions of one turn of the event loop run as one, which
  * reads first, and starts in a later turn (group-commit.ts); there a transaction is refused, and
  * spends an attempt, only for its own statement or for the group's commit, never for another member's.
+ * It is the only maker of a `Trx`, which every function that writes takes (database.ts).
  */
 export async function retryingTransaction<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
   const sqlite = !isPostgres(db)
@@ -35,7 +36,8 @@ export async function retryingTransaction<T>(db: Db, work: (trx: Trx) => Promise
   for (let attempt = 1; ; attempt++) {
     try {
       if (sqlite) return await inGroup(db, guarded, isRetryable)
-      return await db.transaction().execute(guarded)
+      // The one place a `Trx` is made (with group-commit.ts's savepoint on SQLite).
+      return await db.transaction().execute((trx) => guarded(trx as Trx))
     } catch (error) {
       if (!isRetryable(error) || Date.now() - started >= RETRY_FOR_MS) throw error
       await sleep(Math.random() * Math.min(100, 5 * 2 ** attempt))

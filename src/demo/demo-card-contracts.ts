@@ -1,5 +1,5 @@
 import type { Config } from '../config.js'
-import type { Db, Trx } from '../db/database.js'
+import type { Db, Reader, Trx } from '../db/database.js'
 import { contractAnnualPlan } from '../modules/annual-plans/annual-plan.service.js'
 import { payAnnualPlanByCard } from '../modules/annual-plans/annual-plan-payment.service.js'
 import type { PartnerContext } from '../modules/auth/partner-context.js'
@@ -126,7 +126,7 @@ export async function payDemoCardContracts(
 }
 
 /** The customer of the partner's card-paid contracts, once the demo contracted them. */
-const cardCustomer = (db: Db | Trx, partner: PartnerContext) =>
+const cardCustomer = (db: Reader, partner: PartnerContext) =>
   db
     .selectFrom('customers')
     .select('id')

@@ -1,5 +1,5 @@
 import type { Config } from '../config.js'
-import type { Db, Trx } from '../db/database.js'
+import type { Db, Reader, Trx } from '../db/database.js'
 import type { PartnerContext } from '../modules/auth/partner-context.js'
 import { createCustomer } from '../modules/customers/customer.service.js'
 import { renderingContext } from '../modules/events/event.service.js'
@@ -80,7 +80,7 @@ export async function ensureDemoContract(
 }
 
 /** The demo partner as its API requests know it. */
-export function partnerContextOf(db: Db, partnerId: number): Promise<PartnerContext> {
+export function partnerContextOf(db: Reader, partnerId: number): Promise<PartnerContext> {
   return db
     .selectFrom('partners')
     .select([

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { sql } from 'kysely'
 import type { Config } from '../config.js'
-import { type Db, isPostgres, type Trx } from '../db/database.js'
+import { type Db, isPostgres, type Reader, type Trx } from '../db/database.js'
 import type { GatewayMode } from '../db/tables/partner.js'
 import { retryingTransaction } from '../db/transaction.js'
 import { DEMO_EMAIL_DOMAIN } from '../modules/auth/auth.service.js'
@@ -221,7 +221,7 @@ async function ensurePartner(trx: Trx, template: (typeof PARTNERS)[number], now:
 /** Any constant: the advisory lock only serialises concurrent demo loads. */
 const DEMO_LOCK = 0x616d70 // "amp"
 
-export async function isEmpty(db: Db): Promise<boolean> {
+export async function isEmpty(db: Reader): Promise<boolean> {
   const row = await db.selectFrom('partners').select('id').limit(1).executeTakeFirst()
   return row === undefined
 }

@@ -1,5 +1,4 @@
-import type { Db, Trx } from '../db/database.js'
-import { retryingTransaction } from '../db/transaction.js'
+import type { Reader, Trx } from '../db/database.js'
 
 // The idempotency_keys rows behind the Idempotency-Key plugin (idempotency.ts): a row is written
 // only with its answer, in the transaction of the change it answers for (docs/decisions.md).
@@ -21,7 +20,7 @@ const RETENTION_MS = 24 * 60 * 60 * 1000
  * The answer kept for the key, if any that still counts: one past its 24 h is forgotten, and so is
  * a row without an answer (left by a version that claimed keys before answering).
  */
-export async function findAnswer(db: Db | Trx, of: KeyOf, nowMs: number): Promise<StoredAnswer | undefined> {
+export async function findAnswer(db: Reader, of: KeyOf, nowMs: number): Promise<StoredAnswer | undefined> {
   const row = await db
     .selectFrom('idempotency_keys')
     .select(['fingerprint', 'response_status', 'response_body', 'expires_at'])
@@ -72,9 +71,10 @@ export async function storeAnswer(
 }
 
 /** Deletes keys past their 24 h; the worker runs it. Returns how many went. */
-export async function purgeExpiredIdempotencyKeys(db: Db, now: Date): Promise<number> {
-  const result = await retryingTransaction(db, (trx) =>
-    trx.deleteFrom('idempotency_keys').where('expires_at', '<=', now.toISOString()).executeTakeFirst(),
-  )
+export async function deleteExpiredKeys(trx: Trx, now: Date): Promise<number> {
+  const result = await trx
+    .deleteFrom('idempotency_keys')
+    .where('expires_at', '<=', now.toISOString())
+    .executeTakeFirst()
   return Number(result.numDeletedRows)
 }

@@ -1,13 +1,20 @@
 import { createHmac } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import type { Db } from '../db/database.js'
 import { isDatabaseUnavailable } from '../db/errors.js'
 import { retryingTransaction } from '../db/transaction.js'
 import { documentOnWrites, hookList, isWrite } from '../http/route-documentation.js'
 import { canonicalJson } from '../shared/canonical-json.js'
 import { ValidationError } from '../shared/errors.js'
 import { errorReplayed, errorToKeep } from './errors.js'
-import { findAnswer, type KeyOf, type StoredAnswer, storeAnswer } from './idempotency.repository.js'
+import {
+  deleteExpiredKeys,
+  findAnswer,
+  type KeyOf,
+  type StoredAnswer,
+  storeAnswer,
+} from './idempotency.repository.js'
 
 /** A request's Idempotency-Key that holds no answer yet. */
 export interface PendingKey extends KeyOf {
@@ -168,5 +175,7 @@ export function fingerprint(key: Buffer, method: string, url: string, body: unkn
     .digest('hex')
 }
 
-/** The worker's purge of keys past their 24 h. */
-export { purgeExpiredIdempotencyKeys } from './idempotency.repository.js'
+/** The worker's purge of keys past their 24 h; answers how many went. */
+export async function purgeExpiredIdempotencyKeys(db: Db, now: Date): Promise<number> {
+  return retryingTransaction(db, (trx) => deleteExpiredKeys(trx, now))
+}

@@ -2,6 +2,7 @@ import { expect } from 'vitest'
 import type { App } from '../../src/app.js'
 import type { Db } from '../../src/db/database.js'
 import type { ClaimStatus } from '../../src/db/tables/claim.js'
+import { retryingTransaction } from '../../src/db/transaction.js'
 import { insertClaim, nextClaimSequence } from '../../src/modules/claims/claim.repository.js'
 import { claimNumber } from '../../src/modules/claims/claim.rules.js'
 import { deviceKey } from '../../src/modules/devices/device.rules.js'
@@ -125,7 +126,7 @@ export async function claimOf(
     .where('id', '=', source.customer_id)
     .executeTakeFirstOrThrow()
   const subscriptionId = 'subscriptionId' in contract ? contract.subscriptionId : null
-  return db.transaction().execute(async (trx) => {
+  return retryingTransaction(db, async (trx) => {
     const year = Number(now.slice(0, 4))
     const row = testClaimRow({ ...source, id: subscriptionId }, 'accidental_damage', status, {
       number: claimNumber(year, await nextClaimSequence(trx, year)),

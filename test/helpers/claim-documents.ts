@@ -4,6 +4,7 @@ import type { Insertable } from 'kysely'
 import type { Db } from '../../src/db/database.js'
 import type { ClaimStatus, ClaimsTable } from '../../src/db/tables/claim.js'
 import type { CoverageType } from '../../src/db/tables/plan.js'
+import { retryingTransaction } from '../../src/db/transaction.js'
 import { insertClaim } from '../../src/modules/claims/claim.repository.js'
 
 // Real files made from bytes in the test (no fixture downloaded), multipart bodies, and claims.
@@ -110,7 +111,7 @@ export async function insertTestClaim(
   type: CoverageType,
   status: ClaimStatus = 'documents_pending',
 ): Promise<number> {
-  return db.transaction().execute((trx) => insertClaim(trx, testClaimRow(subscription, type, status)))
+  return retryingTransaction(db, (trx) => insertClaim(trx, testClaimRow(subscription, type, status)))
 }
 
 type TestClaimSubscription = {

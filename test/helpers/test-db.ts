@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { KyselyPlugin } from 'kysely'
 import { inject } from 'vitest'
 import { type Config, loadConfig } from '../../src/config.js'
-import { createDb, type Db } from '../../src/db/database.js'
+import { createDb, type Db, type Trx } from '../../src/db/database.js'
 import { migrateToLatest } from '../../src/db/migrate.js'
 import { adminQuery, databaseUrl } from './global-setup.js'
 
@@ -72,4 +72,15 @@ export const interleaving: KyselyPlugin = {
     await new Promise((resolve) => setImmediate(resolve))
     return args.result
   },
+}
+
+/** The database seen through `plugin` (fault injection, interleaving): still a `Db` the app opens transactions on. */
+export const withPlugin = (db: Db, plugin: KyselyPlugin): Db => db.withPlugin(plugin) as Db
+
+/**
+ * A plain transaction, neither retried nor grouped with the turn's others, for a test that needs
+ * one held open beside another: everything else writes through `retryingTransaction`.
+ */
+export function plainTransaction<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
+  return db.transaction().execute((trx) => work(trx as Trx))
 }

@@ -1,5 +1,5 @@
 import type { Insertable, Selectable } from 'kysely'
-import type { Db, Trx } from '../../db/database.js'
+import type { Reader, Trx } from '../../db/database.js'
 import type { AnnualPlanCancellationsTable } from '../../db/tables/annual-plan.js'
 import { unrecordedCharge } from './annual-plan.repository.js'
 
@@ -9,7 +9,7 @@ import { unrecordedCharge } from './annual-plan.repository.js'
 export type CancellationRow = Selectable<AnnualPlanCancellationsTable>
 
 /** Whether a card charge of the plan awaits the worker's recording (see unrecordedCharge). */
-export async function hasUnrecordedCharge(db: Db, planId: number): Promise<boolean> {
+export async function hasUnrecordedCharge(db: Reader, planId: number): Promise<boolean> {
   const row = await db
     .selectFrom('annual_plans')
     .select('id')
@@ -20,7 +20,7 @@ export async function hasUnrecordedCharge(db: Db, planId: number): Promise<boole
 }
 
 /** The plan's cancellation; there is at most one (unique index on the plan). */
-export async function findCancellation(db: Db, planId: number): Promise<CancellationRow | undefined> {
+export async function findCancellation(db: Reader, planId: number): Promise<CancellationRow | undefined> {
   return db
     .selectFrom('annual_plan_cancellations')
     .selectAll()

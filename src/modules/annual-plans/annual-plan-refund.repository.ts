@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely'
-import type { Db, Trx } from '../../db/database.js'
+import type { Reader, Trx } from '../../db/database.js'
 import { claimLease, notHeld, releaseLease } from '../../db/lease.js'
 import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
 import type { AnnualPlanRefundsTable } from '../../db/tables/annual-plan.js'
@@ -15,7 +15,7 @@ export async function insertRefund(trx: Trx, values: Insertable<AnnualPlanRefund
     .execute()
 }
 
-export async function findRefundOfPlan(db: Db, planId: number): Promise<RefundRow | undefined> {
+export async function findRefundOfPlan(db: Reader, planId: number): Promise<RefundRow | undefined> {
   return db
     .selectFrom('annual_plan_refunds')
     .selectAll()
@@ -25,7 +25,7 @@ export async function findRefundOfPlan(db: Db, planId: number): Promise<RefundRo
 
 /** Pending refunds whose attempt time has come and that no worker holds, by id from `after`. */
 export async function findDueRefunds(
-  db: Db,
+  db: Reader,
   { now, after, limit, scope }: { now: string; after: number; limit: number; scope?: PartnerScope },
 ): Promise<number[]> {
   const rows = await db

@@ -1,5 +1,5 @@
 import type { ExpressionBuilder, Insertable, Selectable, Updateable } from 'kysely'
-import type { Database, Db, Trx } from '../../db/database.js'
+import type { Database, Reader, Trx } from '../../db/database.js'
 import { notHeld } from '../../db/lease.js'
 import { type PageWindow, pageByIds } from '../../db/page.js'
 import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
@@ -16,7 +16,7 @@ export async function insertAnnualPlan(trx: Trx, values: Insertable<AnnualPlansT
 
 /** The plan row alone, when it is this partner's: what the payment and cancellation rules read. */
 export async function findAnnualPlanRow(
-  db: Db,
+  db: Reader,
   partnerId: number,
   id: number,
 ): Promise<AnnualPlanRow | undefined> {
@@ -29,7 +29,7 @@ export async function findAnnualPlanRow(
 }
 
 /** A plan with everything its resource shows: plan, customer, model, brand and cancellation. */
-function views(db: Db) {
+function views(db: Reader) {
   return db
     .selectFrom('annual_plans as ap')
     .innerJoin('plans as p', 'p.id', 'ap.plan_id')
@@ -60,12 +60,12 @@ function views(db: Db) {
 
 export type AnnualPlanView = Awaited<ReturnType<ReturnType<typeof views>['executeTakeFirstOrThrow']>>
 
-export async function findAnnualPlanView(db: Db, partnerId: number, id: number) {
+export async function findAnnualPlanView(db: Reader, partnerId: number, id: number) {
   return views(db).where('ap.partner_id', '=', partnerId).where('ap.id', '=', id).executeTakeFirst()
 }
 
 /** A plan's view by id alone, whoever's it is: for its events, written by the module itself. */
-export async function findAnnualPlanViewById(db: Db, id: number) {
+export async function findAnnualPlanViewById(db: Reader, id: number) {
   return views(db).where('ap.id', '=', id).executeTakeFirst()
 }
 
@@ -107,7 +107,7 @@ function matching(partnerId: number, filter: AnnualPlanFilter, now: string) {
  * a partner's annual plans ever reach the hundreds of thousands.
  */
 export async function listAnnualPlanViews(
-  db: Db,
+  db: Reader,
   partnerId: number,
   filter: AnnualPlanFilter,
   now: string,
@@ -134,7 +134,7 @@ export type CoverageLag = Pick<AnnualPlanRow, 'id' | 'status' | 'starts_at' | 'e
  * past `ends_at`): the API already shows the new status, the worker stores it.
  */
 export async function findCoverageLags(
-  db: Db,
+  db: Reader,
   { now, limit, scope }: { now: string; limit: number; scope?: PartnerScope },
 ) {
   return db

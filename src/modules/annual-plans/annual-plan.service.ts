@@ -1,4 +1,4 @@
-import type { Db, Trx } from '../../db/database.js'
+import type { Db, Reader, Trx } from '../../db/database.js'
 import type { PaymentMethod } from '../../db/tables/annual-plan.js'
 import { usedDevice } from '../../http/contracting-fields.js'
 import type { PartnerTime } from '../../shared/clock.js'
@@ -126,7 +126,7 @@ function declaredPayment(
 }
 
 /** The plan as the API shows it (status by the clock at `view.now`); 404 when it is not the partner's. */
-export async function showAnnualPlan(db: Db, partnerId: number, id: number, view: ViewContext) {
+export async function showAnnualPlan(db: Reader, partnerId: number, id: number, view: ViewContext) {
   const row = await findAnnualPlanView(db, partnerId, id)
   if (!row) throw new NotFoundError('Annual plan')
   return annualPlanResource(row, view)
@@ -169,7 +169,11 @@ export async function listAnnualPlans(
 }
 
 /** The plan's row for the payment and cancellation rules; 404 when it is not the partner's. */
-export async function requireAnnualPlanRow(db: Db, partnerId: number, id: number): Promise<AnnualPlanRow> {
+export async function requireAnnualPlanRow(
+  db: Reader,
+  partnerId: number,
+  id: number,
+): Promise<AnnualPlanRow> {
   const row = await findAnnualPlanRow(db, partnerId, id)
   if (!row) throw new NotFoundError('Annual plan')
   return row

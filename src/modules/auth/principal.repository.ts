@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database.js'
+import type { Reader } from '../../db/database.js'
 import { prepared } from '../../db/prepared.js'
 
 const partnerColumns = [
@@ -11,7 +11,7 @@ const partnerColumns = [
 ] as const
 
 // Run on every authenticated request, so built and compiled once (see prepared()).
-const activeClient = prepared((db: Db, credentialId: number) =>
+const activeClient = prepared((db: Reader, credentialId: number) =>
   db
     .selectFrom('credentials')
     .innerJoin('partners', 'partners.id', 'credentials.partner_id')
@@ -19,7 +19,7 @@ const activeClient = prepared((db: Db, credentialId: number) =>
     .where('credentials.id', '=', credentialId)
     .where('credentials.revoked_at', 'is', null),
 )
-const activeUser = prepared((db: Db, userId: number) =>
+const activeUser = prepared((db: Reader, userId: number) =>
   db
     .selectFrom('partner_users')
     .innerJoin('partners', 'partners.id', 'partner_users.partner_id')
@@ -29,16 +29,16 @@ const activeUser = prepared((db: Db, userId: number) =>
 )
 
 /** The partner of a credential that is not revoked, with its sandbox clock offset. */
-export async function findActiveClientPartner(db: Db, credentialId: number) {
+export async function findActiveClientPartner(db: Reader, credentialId: number) {
   return (await activeClient(db, credentialId))[0]
 }
 
 /** The partner of a user that is not disabled, with the user's password hash. */
-export async function findActiveUserPartner(db: Db, userId: number) {
+export async function findActiveUserPartner(db: Reader, userId: number) {
   return (await activeUser(db, userId))[0]
 }
 
-export async function findCredentialByClientId(db: Db, clientId: string) {
+export async function findCredentialByClientId(db: Reader, clientId: string) {
   return db
     .selectFrom('credentials')
     .select(['id', 'partner_id', 'secret_hash', 'revoked_at'])
@@ -46,7 +46,7 @@ export async function findCredentialByClientId(db: Db, clientId: string) {
     .executeTakeFirst()
 }
 
-export async function findUserByEmail(db: Db, email: string) {
+export async function findUserByEmail(db: Reader, email: string) {
   return db
     .selectFrom('partner_users')
     .select(['id', 'partner_id', 'password_hash', 'disabled'])

@@ -1,5 +1,5 @@
 import { type ExpressionBuilder, sql } from 'kysely'
-import type { Database, Db } from '../../db/database.js'
+import type { Database, Reader } from '../../db/database.js'
 import { codePointLower } from '../../db/dialect-sql.js'
 import { prepared } from '../../db/prepared.js'
 
@@ -22,7 +22,7 @@ export interface ModelFilter {
 }
 
 /** Models this partner may sell now: attributed, not marked unavailable, active. */
-function visibleModels(db: Db, partnerId: number) {
+function visibleModels(db: Reader, partnerId: number) {
   return db
     .selectFrom('models')
     .innerJoin('partner_models', (join) =>
@@ -37,12 +37,12 @@ function visibleModels(db: Db, partnerId: number) {
  * order on both databases (PostgreSQL's default collation may be linguistic; SQLite has none);
  * callers add the id as the final tie-breaker. SQLite's lower() is JavaScript's (db/sqlite.ts).
  */
-function byName(db: Db, column: 'brands.name' | 'models.name') {
+function byName(db: Reader, column: 'brands.name' | 'models.name') {
   return codePointLower(db, column)
 }
 
 /** A brand is the partner's when it has at least one model the partner may sell. */
-function partnerBrands(db: Db, partnerId: number) {
+function partnerBrands(db: Reader, partnerId: number) {
   return db
     .selectFrom('brands')
     .where((eb) =>
@@ -54,7 +54,7 @@ function partnerBrands(db: Db, partnerId: number) {
     )
 }
 
-export async function listBrands(db: Db, partnerId: number, offset: number, limit: number) {
+export async function listBrands(db: Reader, partnerId: number, offset: number, limit: number) {
   const [rows, count] = await Promise.all([
     partnerBrands(db, partnerId)
       .select(['id', 'name'])
@@ -70,11 +70,15 @@ export async function listBrands(db: Db, partnerId: number, offset: number, limi
   return { rows: rows as BrandRow[], total: Number(count.total) }
 }
 
-export async function findBrand(db: Db, partnerId: number, brandId: number): Promise<BrandRow | undefined> {
+export async function findBrand(
+  db: Reader,
+  partnerId: number,
+  brandId: number,
+): Promise<BrandRow | undefined> {
   return partnerBrands(db, partnerId).select(['id', 'name']).where('id', '=', brandId).executeTakeFirst()
 }
 
-export async function listBrandModels(db: Db, partnerId: number, brandId: number): Promise<ModelRow[]> {
+export async function listBrandModels(db: Reader, partnerId: number, brandId: number): Promise<ModelRow[]> {
   return modelQuery(db, partnerId)
     .where('models.brand_id', '=', brandId)
     .orderBy(byName(db, 'models.name'))
@@ -82,7 +86,7 @@ export async function listBrandModels(db: Db, partnerId: number, brandId: number
     .execute()
 }
 
-export async function countBrandModels(db: Db, partnerId: number, brandId: number): Promise<number> {
+export async function countBrandModels(db: Reader, partnerId: number, brandId: number): Promise<number> {
   const row = await visibleModels(db, partnerId)
     .where('models.brand_id', '=', brandId)
     .select((eb) => eb.fn.countAll<number>().as('total'))
@@ -90,7 +94,7 @@ export async function countBrandModels(db: Db, partnerId: number, brandId: numbe
   return Number(row.total)
 }
 
-function modelQuery(db: Db, partnerId: number) {
+function modelQuery(db: Reader, partnerId: number) {
   return visibleModels(db, partnerId)
     .innerJoin('brands', 'brands.id', 'models.brand_id')
     .select([
@@ -116,7 +120,7 @@ function applyFilter(filter: ModelFilter) {
 }
 
 export async function listModels(
-  db: Db,
+  db: Reader,
   partnerId: number,
   filter: ModelFilter,
   offset: number,
@@ -141,10 +145,14 @@ export async function listModels(
 }
 
 // Run on every quotation and contract: built and compiled once (see prepared()).
-const model = prepared((db: Db, partnerId: number, modelId: number) =>
+const model = prepared((db: Reader, partnerId: number, modelId: number) =>
   modelQuery(db, partnerId).where('models.id', '=', modelId),
 )
 
-export async function findModel(db: Db, partnerId: number, modelId: number): Promise<ModelRow | undefined> {
+export async function findModel(
+  db: Reader,
+  partnerId: number,
+  modelId: number,
+): Promise<ModelRow | undefined> {
   return (await model(db, partnerId, modelId))[0]
 }

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database.js'
+import type { Db, Reader } from '../../db/database.js'
 import { NotFoundError } from '../../shared/errors.js'
 import {
   type BrandRow,
@@ -51,7 +51,7 @@ export function modelPage(db: Db, partnerId: number, filter: ModelFilter, offset
  * route shows and what quotations and contracts price, so the three agree on availability.
  */
 export async function availableModel(
-  db: Db,
+  db: Reader,
   partnerId: number,
   modelId: number,
 ): Promise<ModelRow | undefined> {

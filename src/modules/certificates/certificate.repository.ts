@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database.js'
+import type { Reader } from '../../db/database.js'
 
 // What a certificate prints and what its verification answers, read from the subscription and
 // annual plan tables (a join of other modules' tables is data-layer code: src/db/README.md).
@@ -24,7 +24,7 @@ const PARTIES = [
 ] as const
 
 /** The partner's subscription with everything its certificate shows; undefined when not theirs. */
-export function findSubscriptionCertificate(db: Db, partnerId: number, id: number) {
+export function findSubscriptionCertificate(db: Reader, partnerId: number, id: number) {
   return db
     .selectFrom('subscriptions as s')
     .innerJoin('plans as p', 'p.id', 's.plan_id')
@@ -59,7 +59,7 @@ export function findSubscriptionCertificate(db: Db, partnerId: number, id: numbe
 export type SubscriptionCertificateRow = NonNullable<Awaited<ReturnType<typeof findSubscriptionCertificate>>>
 
 /** The partner's annual plan with everything its certificate shows; undefined when not theirs. */
-export function findAnnualPlanCertificate(db: Db, partnerId: number, id: number) {
+export function findAnnualPlanCertificate(db: Reader, partnerId: number, id: number) {
   return db
     .selectFrom('annual_plans as ap')
     .innerJoin('plans as p', 'p.id', 'ap.plan_id')
@@ -94,7 +94,7 @@ export type AnnualPlanCertificateRow = NonNullable<Awaited<ReturnType<typeof fin
  * The contract a verification code belongs to: only what the public verification shows, and its
  * partner's sandbox clock offset (the status is read at the partner's time).
  */
-export async function findByCertificateCode(db: Db, code: string) {
+export async function findByCertificateCode(db: Reader, code: string) {
   const subscription = await db
     .selectFrom('subscriptions as s')
     .leftJoin('installments as i', (join) =>

@@ -1,5 +1,5 @@
 import type { Compilable } from 'kysely'
-import type { Db, Trx } from '../../db/database.js'
+import type { Reader, Trx } from '../../db/database.js'
 import { lockingRows } from '../../db/dialect-sql.js'
 import { prepared } from '../../db/prepared.js'
 
@@ -50,7 +50,7 @@ export async function findSubscriptionContract(trx: Trx, partnerId: number, id: 
 export type SubscriptionContract = NonNullable<Awaited<ReturnType<typeof findSubscriptionContract>>>
 
 /** The subscription's installments in order: due dates and payments. */
-export const findInstallmentFacts = prepared((db: Db, subscriptionId: number) =>
+export const findInstallmentFacts = prepared((db: Reader, subscriptionId: number) =>
   db
     .selectFrom('installments')
     .select(['number', 'due_date', 'status', 'paid_at'])
@@ -59,7 +59,7 @@ export const findInstallmentFacts = prepared((db: Db, subscriptionId: number) =>
 )
 
 /** The latest card replacement (an approved card check) of the subscription at or before `until`. */
-const lastCardChange = prepared((db: Db, subscriptionId: number, until: string) =>
+const lastCardChange = prepared((db: Reader, subscriptionId: number, until: string) =>
   db
     .selectFrom('card_checks')
     .select((eb) => eb.fn.max('created_at').as('at'))
@@ -68,7 +68,7 @@ const lastCardChange = prepared((db: Db, subscriptionId: number, until: string) 
     .where('created_at', '<=', until),
 )
 
-export async function findLastCardChange(db: Db, subscriptionId: number, until: string) {
+export async function findLastCardChange(db: Reader, subscriptionId: number, until: string) {
   const [row] = await lastCardChange(db, subscriptionId, until)
   return (row?.at as string | null | undefined) ?? null
 }
@@ -117,18 +117,18 @@ type ContractColumn = 'subscription_id' | 'annual_plan_id'
 
 /** One prepared statement for each kind of contract: `build` with the contract's column. */
 function byContract<A extends unknown[], R>(
-  build: (column: ContractColumn) => (db: Db, id: number, ...args: A) => Compilable<R>,
+  build: (column: ContractColumn) => (db: Reader, id: number, ...args: A) => Compilable<R>,
 ) {
   const bySubscription = prepared(build('subscription_id'))
   const byAnnualPlan = prepared(build('annual_plan_id'))
-  return (db: Db, contract: Contract, ...args: A) =>
+  return (db: Reader, contract: Contract, ...args: A) =>
     'subscriptionId' in contract
       ? bySubscription(db, contract.subscriptionId, ...args)
       : byAnnualPlan(db, contract.annualPlanId, ...args)
 }
 
 const openClaimOf = byContract(
-  (column) => (db: Db, id: number) =>
+  (column) => (db: Reader, id: number) =>
     db
       .selectFrom('claims')
       .select('id')
@@ -138,12 +138,12 @@ const openClaimOf = byContract(
 )
 
 /** Whether the contract has a claim still open (`documents_pending`, `under_review`, `approved`). */
-export async function hasOpenClaim(db: Db, contract: Contract): Promise<boolean> {
+export async function hasOpenClaim(db: Reader, contract: Contract): Promise<boolean> {
   return (await openClaimOf(db, contract)).length > 0
 }
 
 const approvedSince = byContract(
-  (column) => (db: Db, id: number, since: string) =>
+  (column) => (db: Reader, id: number, since: string) =>
     db
       .selectFrom('claims')
       .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -153,13 +153,13 @@ const approvedSince = byContract(
 )
 
 /** The contract's claims decided as approved at or after `since`. */
-export async function countApprovedSince(db: Db, contract: Contract, since: string): Promise<number> {
+export async function countApprovedSince(db: Reader, contract: Contract, since: string): Promise<number> {
   const [row] = await approvedSince(db, contract, since)
   return Number(row?.n ?? 0)
 }
 
 // Two keys always, the first repeated for a device with one: one statement for both.
-const deviceClaimsSince = prepared((db: Db, first: string, second: string, since: string) =>
+const deviceClaimsSince = prepared((db: Reader, first: string, second: string, since: string) =>
   db
     .selectFrom('claims')
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -170,14 +170,14 @@ const deviceClaimsSince = prepared((db: Db, first: string, second: string, since
 )
 
 /** Claims of any partner naming one of these devices (one or two keys), opened at or after `since`. */
-export async function countDeviceClaimsSince(db: Db, keys: string[], since: string): Promise<number> {
+export async function countDeviceClaimsSince(db: Reader, keys: string[], since: string): Promise<number> {
   const [first, second] = keys
   if (first === undefined) return 0
   const [row] = await deviceClaimsSince(db, first, second ?? first, since)
   return Number(row?.n ?? 0)
 }
 
-const customerClaimsSince = prepared((db: Db, document: string, since: string) =>
+const customerClaimsSince = prepared((db: Reader, document: string, since: string) =>
   db
     .selectFrom('claims')
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -186,7 +186,7 @@ const customerClaimsSince = prepared((db: Db, document: string, since: string) =
 )
 
 /** Claims of any partner by this customer document, opened at or after `since`. */
-export async function countCustomerClaimsSince(db: Db, document: string, since: string): Promise<number> {
+export async function countCustomerClaimsSince(db: Reader, document: string, since: string): Promise<number> {
   const [row] = await customerClaimsSince(db, document, since)
   return Number(row?.n ?? 0)
 }

@@ -1,4 +1,4 @@
-import type { Db, Trx } from '../../db/database.js'
+import type { Db, Reader, Trx } from '../../db/database.js'
 import type { DenialReason, SettlementMethod } from '../../db/tables/claim.js'
 import { NotFoundError, StateError, ValidationError } from '../../shared/errors.js'
 import { endByClaimSettlement as endAnnualPlan } from '../annual-plans/annual-plan-cancellation.service.js'
@@ -47,7 +47,7 @@ export interface Denial {
 }
 
 /** The claim `decider` may decide; 404 when it does not exist or is another partner's. */
-export async function findClaimToDecide(db: Db, decider: Decider, id: number): Promise<ClaimView> {
+export async function findClaimToDecide(db: Reader, decider: Decider, id: number): Promise<ClaimView> {
   const view =
     'operator' in decider ? await findClaimViewById(db, id) : await findClaimView(db, decider.partnerId, id)
   if (!view) throw new NotFoundError('Claim')

@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely'
-import type { Db, Trx } from '../../db/database.js'
+import type { Reader, Trx } from '../../db/database.js'
 import { withSmallPageCache } from '../../db/dialect-sql.js'
 import type { ClaimDocumentsTable, ClaimStatus, DocumentKind } from '../../db/tables/claim.js'
 import type { ClaimDocumentRow, ClaimRow } from './claim.repository.js'
@@ -39,7 +39,11 @@ export async function documentKindsOf(trx: Trx, claimId: number): Promise<Docume
 export type ContractOf = { subscription_id: number | null; annual_plan_id: number | null }
 
 /** Documents uploaded since `since` to any claim of the contract, whatever the claim's status. */
-export async function contractDocumentsSince(db: Db, contract: ContractOf, since: string): Promise<number> {
+export async function contractDocumentsSince(
+  db: Reader,
+  contract: ContractOf,
+  since: string,
+): Promise<number> {
   const row = await db
     .selectFrom('claim_documents as d')
     .innerJoin('claims as cl', 'cl.id', 'd.claim_id')
@@ -56,7 +60,7 @@ export async function contractDocumentsSince(db: Db, contract: ContractOf, since
 }
 
 /** Bytes of the documents the partner uploaded since `since`. */
-export async function partnerBytesSince(db: Db, partnerId: number, since: string): Promise<number> {
+export async function partnerBytesSince(db: Reader, partnerId: number, since: string): Promise<number> {
   const row = await db
     .selectFrom('claim_documents as d')
     .innerJoin('claims as cl', 'cl.id', 'd.claim_id')
@@ -95,7 +99,7 @@ export async function insertDocument(
 
 /** A document of this partner's claim: its label, type, size and upload (its bytes: `documentChunks`). */
 export async function findDocumentFile(
-  db: Db,
+  db: Reader,
   partnerId: number,
   claimId: number,
   documentId: number,
@@ -111,7 +115,7 @@ export async function findDocumentFile(
 }
 
 /** A document's bytes, one chunk read at a time, in order. */
-export async function* documentChunks(db: Db, uploadId: string): AsyncGenerator<Buffer> {
+export async function* documentChunks(db: Reader, uploadId: string): AsyncGenerator<Buffer> {
   for (let chunk = 0; ; chunk++) {
     const row = await db
       .selectFrom('claim_document_chunks')

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { Readable } from 'node:stream'
-import type { Db, Trx } from '../../db/database.js'
+import type { Db, Reader, Trx } from '../../db/database.js'
 import type { DocumentKind } from '../../db/tables/claim.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import { AppError, NotFoundError, StateError, ValidationError } from '../../shared/errors.js'
@@ -133,7 +133,7 @@ export async function checkClaimExists(db: Db, partnerId: number, claimId: numbe
  * (docs/decisions.md, Claim documents).
  */
 export async function refuseOverLimits(
-  db: Db,
+  db: Reader,
   partnerId: number,
   contract: ContractOf,
   size: number,

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database.js'
+import type { Reader } from '../../db/database.js'
 import type { ClaimStatus } from '../../db/tables/claim.js'
 
 // What the operator's commands read of claims, across partners.
@@ -10,7 +10,7 @@ export interface OperatorClaimFilter {
 }
 
 /** Claims newest first, with their partner's name, for `amparo claim list`. */
-export async function listClaimsForOperator(db: Db, { status, partnerId, limit }: OperatorClaimFilter) {
+export async function listClaimsForOperator(db: Reader, { status, partnerId, limit }: OperatorClaimFilter) {
   let query = db
     .selectFrom('claims as cl')
     .innerJoin('partners as p', 'p.id', 'cl.partner_id')
@@ -35,7 +35,7 @@ export async function listClaimsForOperator(db: Db, { status, partnerId, limit }
 }
 
 /** The id of the claim with this number (`SIN-2026-000001`), if any. */
-export async function findClaimIdByNumber(db: Db, number: string): Promise<number | undefined> {
+export async function findClaimIdByNumber(db: Reader, number: string): Promise<number | undefined> {
   const row = await db.selectFrom('claims').select('id').where('number', '=', number).executeTakeFirst()
   return row?.id
 }

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database.js'
+import type { Db, Reader } from '../../db/database.js'
 import type { ClaimStatus, FraudSignal } from '../../db/tables/claim.js'
 import { NotFoundError } from '../../shared/errors.js'
 import { centsToAmount } from '../../shared/money.js'
@@ -14,7 +14,7 @@ import { findClaimIdByNumber, listClaimsForOperator } from './claim-operator.rep
 const signalsOf = (json: string) => JSON.parse(json) as FraudSignal[]
 
 /** `SIN-2026-000001` or a bare id. */
-export async function claimIdOf(db: Db, idOrNumber: string): Promise<number> {
+export async function claimIdOf(db: Reader, idOrNumber: string): Promise<number> {
   const trimmed = idOrNumber.trim()
   const id = /^\d{1,10}$/.test(trimmed)
     ? Number(trimmed)
@@ -48,7 +48,7 @@ export async function listClaims(
 }
 
 /** The claim as the partner sees it, with its partner and the fraud signals computed at opening. */
-export async function showClaimToOperator(db: Db, idOrNumber: string, timeZone: string) {
+export async function showClaimToOperator(db: Reader, idOrNumber: string, timeZone: string) {
   const view = await findClaimViewById(db, await claimIdOf(db, idOrNumber))
   if (!view) throw new NotFoundError('Claim')
   const claim = await claimResourceOf(db, view, timeZone)

@@ -1,5 +1,5 @@
 import type { Insertable, Selectable } from 'kysely'
-import type { Db, Trx } from '../../db/database.js'
+import type { Reader, Trx } from '../../db/database.js'
 import { intRange } from '../../db/dialect-sql.js'
 import { type PageWindow, pageByIds } from '../../db/page.js'
 import { insertReturningId, prepared } from '../../db/prepared.js'
@@ -46,7 +46,7 @@ export async function insertClaim(trx: Trx, values: Insertable<ClaimsTable>): Pr
 }
 
 /** A claim with what its resource shows besides documents: the customer and the model. */
-function views(db: Db) {
+function views(db: Reader) {
   return db
     .selectFrom('claims as cl')
     .innerJoin('customers as c', 'c.id', 'cl.customer_id')
@@ -65,24 +65,28 @@ export type ClaimResourceRow = Pick<
 type ColumnOf<T> = T extends `cl.${infer C extends keyof ClaimView}` ? C : never
 
 /** The claim when it is this partner's. */
-export async function findClaimView(db: Db, partnerId: number, id: number): Promise<ClaimView | undefined> {
+export async function findClaimView(
+  db: Reader,
+  partnerId: number,
+  id: number,
+): Promise<ClaimView | undefined> {
   return views(db).where('cl.partner_id', '=', partnerId).where('cl.id', '=', id).executeTakeFirst()
 }
 
 /** A claim's view by id alone, whoever's it is: for its events and the operator's commands. */
-export async function findClaimViewById(db: Db, id: number): Promise<ClaimView | undefined> {
+export async function findClaimViewById(db: Reader, id: number): Promise<ClaimView | undefined> {
   const [view] = await claimViewById(db, id)
   return view
 }
-const claimViewById = prepared((db: Db, id: number) => views(db).where('cl.id', '=', id))
+const claimViewById = prepared((db: Reader, id: number) => views(db).where('cl.id', '=', id))
 
 /** One claim's documents' metadata (never the bytes), oldest first. */
-export const listDocumentsOfClaim = prepared((db: Db, claimId: number) =>
+export const listDocumentsOfClaim = prepared((db: Reader, claimId: number) =>
   db.selectFrom('claim_documents').selectAll().where('claim_id', '=', claimId).orderBy('id'),
 )
 
 /** The claim row alone, when it is this partner's. */
-export async function findClaimRow(db: Db, partnerId: number, id: number): Promise<ClaimRow | undefined> {
+export async function findClaimRow(db: Reader, partnerId: number, id: number): Promise<ClaimRow | undefined> {
   return db
     .selectFrom('claims')
     .selectAll()
@@ -92,7 +96,7 @@ export async function findClaimRow(db: Db, partnerId: number, id: number): Promi
 }
 
 /** Documents' metadata (never the bytes) of these claims, oldest first. */
-async function listDocumentsOf(db: Db, claimIds: number[]): Promise<ClaimDocumentRow[]> {
+async function listDocumentsOf(db: Reader, claimIds: number[]): Promise<ClaimDocumentRow[]> {
   if (claimIds.length === 0) return []
   return db
     .selectFrom('claim_documents')
@@ -131,7 +135,7 @@ export interface ClaimFilter {
   customerDocument?: string
 }
 
-function matching(db: Db, partnerId: number, filter: ClaimFilter) {
+function matching(db: Reader, partnerId: number, filter: ClaimFilter) {
   let query = db.selectFrom('claims as cl').where('cl.partner_id', '=', partnerId)
   if (filter.status) query = query.where('cl.status', '=', filter.status)
   if (filter.subscriptionId !== undefined)
@@ -147,7 +151,7 @@ function matching(db: Db, partnerId: number, filter: ClaimFilter) {
  * The partner's claims matching the filter, newest first, with their documents' metadata (oldest
  * first) and the total: a page of ids, then only its rows joined.
  */
-export async function listClaimPage(db: Db, partnerId: number, filter: ClaimFilter, page: PageWindow) {
+export async function listClaimPage(db: Reader, partnerId: number, filter: ClaimFilter, page: PageWindow) {
   if (Object.values(filter).every((value) => value === undefined)) return listAll(db, partnerId, page)
   const { rows, total } = await pageByIds(
     matching(db, partnerId, filter),
@@ -212,7 +216,7 @@ const DOCUMENT_COLUMNS = [
 // database took to answer it; the page a range of `partner_seq` and the total the partner's counter,
 // not an OFFSET and a count over the partner's claims (docs/benchmarks.md, Claims: a page).
 // Columns named, not `*`: a text with `*` is not kept as a named statement on PostgreSQL (postgres.ts).
-const claimSequenceRange = prepared((db: Db, partnerId: number, oldest: number, newest: number) =>
+const claimSequenceRange = prepared((db: Reader, partnerId: number, oldest: number, newest: number) =>
   db
     .selectFrom('claims as cl')
     .innerJoin('customers as c', 'c.id', 'cl.customer_id')
@@ -223,7 +227,7 @@ const claimSequenceRange = prepared((db: Db, partnerId: number, oldest: number, 
     .where(intRange(db, 'cl.partner_seq', oldest, newest))
     .orderBy('cl.partner_seq', 'desc'),
 )
-const claimDocumentsInRange = prepared((db: Db, partnerId: number, lowest: number, highest: number) =>
+const claimDocumentsInRange = prepared((db: Reader, partnerId: number, lowest: number, highest: number) =>
   db
     .selectFrom('claim_documents')
     .select(DOCUMENT_COLUMNS)
@@ -237,7 +241,7 @@ const claimDocumentsInRange = prepared((db: Db, partnerId: number, lowest: numbe
     .orderBy('claim_id')
     .orderBy('id'),
 )
-const claimCount = prepared((db: Db, partnerId: number) =>
+const claimCount = prepared((db: Reader, partnerId: number) =>
   db.selectFrom('partner_claim_counts').select('total').where('partner_id', '=', partnerId),
 )
 
@@ -247,7 +251,7 @@ const claimCount = prepared((db: Db, partnerId: number) =>
  * in id order, so the range is exactly the page's claims and the statement keeps one shape). A claim
  * opened between the reads only adds a number above the range.
  */
-async function listAll(db: Db, partnerId: number, { offset, limit }: PageWindow) {
+async function listAll(db: Reader, partnerId: number, { offset, limit }: PageWindow) {
   const [counter] = await claimCount(db, partnerId)
   const total = Number(counter?.total ?? 0)
   const newest = total - offset

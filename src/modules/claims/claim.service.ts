@@ -1,4 +1,4 @@
-import type { Db, Trx } from '../../db/database.js'
+import type { Db, Reader, Trx } from '../../db/database.js'
 import { NotFoundError, StateError } from '../../shared/errors.js'
 import { type EventType, recordEvent } from '../events/event.service.js'
 import { type ClaimResource, claimResource } from './claim.mapper.js'
@@ -19,14 +19,14 @@ import { canWithdraw, WITHDRAWABLE_STATUSES } from './claim.rules.js'
 export type ClaimEventType = Extract<EventType, `claim.${string}`>
 
 /** The partner's claim; 404 when it does not exist or is another partner's. */
-export async function findClaimForPartner(db: Db, partnerId: number, id: number): Promise<ClaimView> {
+export async function findClaimForPartner(db: Reader, partnerId: number, id: number): Promise<ClaimView> {
   const view = await findClaimView(db, partnerId, id)
   if (!view) throw new NotFoundError('Claim')
   return view
 }
 
 /** The claim's resource with its documents, as GET /claims/{id} shows it. */
-export async function claimResourceOf(db: Db, view: ClaimView, timeZone: string) {
+export async function claimResourceOf(db: Reader, view: ClaimView, timeZone: string) {
   return claimResource(view, await listDocumentsOfClaim(db, view.id), timeZone)
 }
 

@@ -1,4 +1,5 @@
-import type { Db } from '../../db/database.js'
+import { type RawBuilder, sql } from 'kysely'
+import { isPostgres, type Reader } from '../../db/database.js'
 import { eventObjectId, eventObjectIdIn } from '../../db/dialect-sql.js'
 import type { ClaimStatus, ClaimsTable } from '../../db/tables/claim.js'
 
@@ -13,7 +14,7 @@ export interface QueueFilter {
   fraud?: boolean
 }
 
-function matching(db: Db, filter: QueueFilter) {
+function matching(db: Reader, filter: QueueFilter) {
   let query = db.selectFrom('claims as cl')
   if (filter.statuses) query = query.where('cl.status', 'in', [...filter.statuses])
   if (filter.type) query = query.where('cl.type', '=', filter.type)
@@ -23,7 +24,7 @@ function matching(db: Db, filter: QueueFilter) {
 }
 
 /** A page of the queue, oldest first (by opening), and how many match. */
-export async function claimQueue(db: Db, filter: QueueFilter, page: { offset: number; limit: number }) {
+export async function claimQueue(db: Reader, filter: QueueFilter, page: { offset: number; limit: number }) {
   const [rows, count] = await Promise.all([
     matching(db, filter)
       .innerJoin('partners as p', 'p.id', 'cl.partner_id')
@@ -61,7 +62,7 @@ export async function claimQueue(db: Db, filter: QueueFilter, page: { offset: nu
 }
 
 /** One claim with its partner, customer and device, or undefined. */
-export async function findDeskClaim(db: Db, id: number) {
+export async function findDeskClaim(db: Reader, id: number) {
   return db
     .selectFrom('claims as cl')
     .innerJoin('partners as p', 'p.id', 'cl.partner_id')
@@ -87,7 +88,7 @@ export async function findDeskClaim(db: Db, id: number) {
 
 export type DeskClaimRow = NonNullable<Awaited<ReturnType<typeof findDeskClaim>>>
 
-export async function findSubscriptionContract(db: Db, id: number) {
+export async function findSubscriptionContract(db: Reader, id: number) {
   return db
     .selectFrom('subscriptions as s')
     .innerJoin('plans as pl', 'pl.id', 's.plan_id')
@@ -111,7 +112,7 @@ export async function findSubscriptionContract(db: Db, id: number) {
     .executeTakeFirst()
 }
 
-export async function findAnnualPlanContract(db: Db, id: number) {
+export async function findAnnualPlanContract(db: Reader, id: number) {
   return db
     .selectFrom('annual_plans as a')
     .innerJoin('plans as pl', 'pl.id', 'a.plan_id')
@@ -134,7 +135,7 @@ export async function findAnnualPlanContract(db: Db, id: number) {
     .executeTakeFirst()
 }
 
-export async function documentsOf(db: Db, claimId: number) {
+export async function documentsOf(db: Reader, claimId: number) {
   return db
     .selectFrom('claim_documents')
     .select(['id', 'kind', 'filename', 'content_type', 'size', 'sha256', 'uploaded_at'])
@@ -145,7 +146,7 @@ export async function documentsOf(db: Db, claimId: number) {
 
 /** Claims of one contract (a subscription or an annual plan). */
 export async function claimIdsOfContract(
-  db: Db,
+  db: Reader,
   contract: { subscriptionId: number | null; annualPlanId: number | null },
 ) {
   let query = db.selectFrom('claims').select('id')
@@ -156,7 +157,7 @@ export async function claimIdsOfContract(
   return (await query.execute()).map((row) => row.id)
 }
 
-export async function installmentIdsOf(db: Db, subscriptionId: number) {
+export async function installmentIdsOf(db: Reader, subscriptionId: number) {
   const rows = await db
     .selectFrom('installments')
     .select('id')
@@ -166,7 +167,7 @@ export async function installmentIdsOf(db: Db, subscriptionId: number) {
 }
 
 /** The partner's events whose object has one of these ids, oldest first (the caller keeps the right types). */
-export async function eventsOfObjects(db: Db, partnerId: number, ids: number[]) {
+export async function eventsOfObjects(db: Reader, partnerId: number, ids: number[]) {
   if (ids.length === 0) return []
   return db
     .selectFrom('events')

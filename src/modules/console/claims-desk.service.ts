@@ -1,4 +1,4 @@
-import type { Db, Trx } from '../../db/database.js'
+import type { Db, Reader, Trx } from '../../db/database.js'
 import type { ClaimStatus, FraudSignal } from '../../db/tables/claim.js'
 import { NotFoundError, StateError } from '../../shared/errors.js'
 import {
@@ -70,7 +70,7 @@ export async function claimQueuePage(
   return pageOf(data, total, page.page, page.perPage)
 }
 
-async function contractOf(db: Db, claim: DeskClaimRow) {
+async function contractOf(db: Reader, claim: DeskClaimRow) {
   if (claim.subscription_id !== null) {
     const s = await findSubscriptionContract(db, claim.subscription_id)
     if (!s) throw new Error(`subscription ${claim.subscription_id} of claim ${claim.id} not found`)
@@ -112,7 +112,7 @@ async function contractOf(db: Db, claim: DeskClaimRow) {
 }
 
 /** The contract's events (its own, its installments', its claims'), oldest first. */
-async function timelineOf(db: Db, claim: DeskClaimRow) {
+async function timelineOf(db: Reader, claim: DeskClaimRow) {
   const [claimIds, installmentIds] = await Promise.all([
     claimIdsOfContract(db, { subscriptionId: claim.subscription_id, annualPlanId: claim.annual_plan_id }),
     claim.subscription_id === null ? [] : installmentIdsOf(db, claim.subscription_id),
@@ -137,7 +137,7 @@ async function timelineOf(db: Db, claim: DeskClaimRow) {
 }
 
 /** A claim's page: the claim, its contract, customer, device, timeline, documents and payable preview. */
-export async function deskClaim(db: Db, id: number) {
+export async function deskClaim(db: Reader, id: number) {
   const claim = await findDeskClaim(db, id)
   if (!claim) throw new NotFoundError('Claim')
   const [contract, documents, timeline] = await Promise.all([

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Db } from '../../db/database.js'
+import type { Reader } from '../../db/database.js'
 import { utcMonthOf } from '../../db/dialect-sql.js'
 
 // The dashboard's sums (README, Operator console: the operator API behind the screens), grouped in the database by UTC month, or by
@@ -21,7 +21,7 @@ export interface Months {
  * Premiums written (contracted, in full) and collected (the ledger, minus refunds) per month, from
  * the kept `premium_months` (migration 0018).
  */
-export async function premiumsByMonth(db: Db, { from, to }: Months) {
+export async function premiumsByMonth(db: Reader, { from, to }: Months) {
   return db
     .selectFrom('premium_months')
     .select((eb) => [
@@ -36,7 +36,7 @@ export async function premiumsByMonth(db: Db, { from, to }: Months) {
 }
 
 /** Premiums collected in the period per partner and plan (plan 0: ledger rows of no contract). */
-export async function collectedByPlan(db: Db, { from, to }: Months) {
+export async function collectedByPlan(db: Reader, { from, to }: Months) {
   return db
     .selectFrom('premium_months')
     .select((eb) => ['partner_id', 'plan_id', eb.fn.sum<string>('collected').as('cents')])
@@ -47,7 +47,7 @@ export async function collectedByPlan(db: Db, { from, to }: Months) {
 }
 
 /** Claims settled in the period per partner and plan: what was paid on them. */
-export async function claimsPaidByPlan(db: Db, { start, end }: Period) {
+export async function claimsPaidByPlan(db: Reader, { start, end }: Period) {
   return db
     .selectFrom('claims')
     .select((eb) => ['partner_id', 'plan_id', eb.fn.sum<string>('payable_amount').as('cents')])
@@ -58,7 +58,7 @@ export async function claimsPaidByPlan(db: Db, { start, end }: Period) {
 }
 
 /** Claims opened, approved, denied and settled per month: one statement, four indexed ranges. */
-export async function claimsByMonth(db: Db, { start, end }: Period) {
+export async function claimsByMonth(db: Reader, { start, end }: Period) {
   const count = (column: 'created_at' | 'decided_at' | 'settled_at', what: string, outcome?: string) =>
     sql`select ${sql.lit(what)} as what, ${utcMonthOf(db, column)} as month, count(*) as count from claims
       where ${sql.ref(column)} >= ${start} and ${sql.ref(column)} < ${end}
@@ -81,7 +81,7 @@ export async function claimsByMonth(db: Db, { start, end }: Period) {
  * which a partner's clock ahead may have recorded before `today`) whose end (`ends_on`, service
  * zone) is after `today`, and annual plans paid or protected whose cover ends after `now`.
  */
-export async function activeProtections(db: Db, { now, today }: { now: string; today: string }) {
+export async function activeProtections(db: Reader, { now, today }: { now: string; today: string }) {
   const { rows } = await sql<{ subscriptions: string; annual_plans: string }>`select
     (select count(*) from subscriptions where status = 'pago' and ends_on > ${today}) as subscriptions,
     (select count(*) from annual_plans where status in ('paid', 'protected') and ends_at > ${now}) as annual_plans`.execute(
@@ -92,7 +92,7 @@ export async function activeProtections(db: Db, { now, today }: { now: string; t
 }
 
 /** Names of these partners and plans. */
-export async function namesOf(db: Db, partnerIds: number[], planIds: number[]) {
+export async function namesOf(db: Reader, partnerIds: number[], planIds: number[]) {
   const [partners, plans] = await Promise.all([
     partnerIds.length === 0
       ? []

@@ -1,9 +1,9 @@
-import type { Db } from '../../db/database.js'
+import type { Reader } from '../../db/database.js'
 
 // The partners screen (README, Operator console: the operator API behind the screens): partners, their credentials (never a
 // secret's hash), plans and webhook endpoints (never their secrets) with their deliveries' health.
 
-export async function listPartnerRows(db: Db) {
+export async function listPartnerRows(db: Reader) {
   return db
     .selectFrom('partners as p')
     .select((eb) => [
@@ -35,7 +35,7 @@ export async function listPartnerRows(db: Db) {
     .execute()
 }
 
-export async function findPartnerRow(db: Db, id: number) {
+export async function findPartnerRow(db: Reader, id: number) {
   return db
     .selectFrom('partners')
     .select(['id', 'name', 'document', 'gateway', 'lmi_min_factor_bp', 'lmi_max_factor_bp', 'created_at'])
@@ -46,7 +46,7 @@ export async function findPartnerRow(db: Db, id: number) {
 /** What the partner screen shows of a credential (never its secret's hash). */
 const CREDENTIAL_COLUMNS = ['id', 'client_id', 'created_at', 'revoked_at'] as const
 
-export async function credentialsOf(db: Db, partnerId: number) {
+export async function credentialsOf(db: Reader, partnerId: number) {
   return db
     .selectFrom('credentials')
     .select(CREDENTIAL_COLUMNS)
@@ -55,7 +55,7 @@ export async function credentialsOf(db: Db, partnerId: number) {
     .execute()
 }
 
-export async function findCredential(db: Db, partnerId: number, id: number) {
+export async function findCredential(db: Reader, partnerId: number, id: number) {
   return db
     .selectFrom('credentials')
     .select(CREDENTIAL_COLUMNS)
@@ -64,7 +64,7 @@ export async function findCredential(db: Db, partnerId: number, id: number) {
     .executeTakeFirst()
 }
 
-export async function findCredentialByClientId(db: Db, clientId: string) {
+export async function findCredentialByClientId(db: Reader, clientId: string) {
   return db
     .selectFrom('credentials')
     .select(CREDENTIAL_COLUMNS)
@@ -72,7 +72,7 @@ export async function findCredentialByClientId(db: Db, clientId: string) {
     .executeTakeFirst()
 }
 
-export async function plansOf(db: Db, partnerId: number) {
+export async function plansOf(db: Reader, partnerId: number) {
   return db
     .selectFrom('plans')
     .select([
@@ -93,7 +93,7 @@ export async function plansOf(db: Db, partnerId: number) {
     .execute()
 }
 
-export async function endpointsOf(db: Db, partnerId: number) {
+export async function endpointsOf(db: Reader, partnerId: number) {
   return db
     .selectFrom('webhook_endpoints')
     .select(['id', 'url', 'events', 'description', 'status', 'failing_since', 'created_at'])
@@ -103,7 +103,7 @@ export async function endpointsOf(db: Db, partnerId: number) {
 }
 
 /** Deliveries created since `since`, per endpoint and status. */
-export async function deliveryCounts(db: Db, endpointIds: number[], since: string) {
+export async function deliveryCounts(db: Reader, endpointIds: number[], since: string) {
   if (endpointIds.length === 0) return []
   return db
     .selectFrom('webhook_deliveries')
@@ -115,7 +115,7 @@ export async function deliveryCounts(db: Db, endpointIds: number[], since: strin
 }
 
 /** Deliveries of these endpoints that failed, or are pending after a failed attempt: newest first. */
-export async function failingDeliveries(db: Db, endpointIds: number[], limit: number) {
+export async function failingDeliveries(db: Reader, endpointIds: number[], limit: number) {
   if (endpointIds.length === 0) return []
   return db
     .selectFrom('webhook_deliveries')

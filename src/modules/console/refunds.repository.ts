@@ -1,10 +1,10 @@
-import type { Db } from '../../db/database.js'
+import type { Reader } from '../../db/database.js'
 import type { RefundStatus } from '../../db/tables/annual-plan.js'
 
 // The refunds screen (README, Operator console: the operator API behind the screens): refunds not yet paid, or given up.
 
 export async function refundRows(
-  db: Db,
+  db: Reader,
   statuses: readonly RefundStatus[],
   page: { offset: number; limit: number },
 ) {
@@ -49,12 +49,12 @@ const REFUND_STATE = [
   'give_up_at',
 ] as const
 
-export async function findRefund(db: Db, id: number) {
+export async function findRefund(db: Reader, id: number) {
   return db.selectFrom('annual_plan_refunds').select(REFUND_STATE).where('id', '=', id).executeTakeFirst()
 }
 
 /** The refund of an annual plan (one at most). */
-export async function findRefundOfPlan(db: Db, annualPlanId: number) {
+export async function findRefundOfPlan(db: Reader, annualPlanId: number) {
   return db
     .selectFrom('annual_plan_refunds')
     .select(REFUND_STATE)

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database.js'
+import type { Reader } from '../../db/database.js'
 
 // The search's lookups (README, Operator console: the operator API behind the screens): each key to the customers it names, then
 // those customers' documents to every customer and contract under every partner. Each lookup is an
@@ -6,7 +6,7 @@ import type { Db } from '../../db/database.js'
 
 /** Customer ids of the contracts and claims these keys name. */
 export async function customerIdsMatching(
-  db: Db,
+  db: Reader,
   keys: {
     claimNumber: string | null
     policyNumber: string | null
@@ -71,14 +71,14 @@ export async function customerIdsMatching(
   return [...new Set(found.flat().map((row) => row.customer_id))]
 }
 
-export async function documentsOfCustomers(db: Db, ids: number[]): Promise<string[]> {
+export async function documentsOfCustomers(db: Reader, ids: number[]): Promise<string[]> {
   if (ids.length === 0) return []
   const rows = await db.selectFrom('customers').select('document').distinct().where('id', 'in', ids).execute()
   return rows.map((row) => row.document)
 }
 
 /** Every customer, under any partner, with one of these documents. */
-export async function customersWithDocuments(db: Db, documents: string[]) {
+export async function customersWithDocuments(db: Reader, documents: string[]) {
   if (documents.length === 0) return []
   return db
     .selectFrom('customers as c')
@@ -91,7 +91,7 @@ export async function customersWithDocuments(db: Db, documents: string[]) {
 }
 
 /** The subscriptions and annual plans of these customers, with their partner, plan and model. */
-export async function contractsOfCustomers(db: Db, customerIds: number[]) {
+export async function contractsOfCustomers(db: Reader, customerIds: number[]) {
   if (customerIds.length === 0) return { subscriptions: [], annualPlans: [] }
   const [subscriptions, annualPlans] = await Promise.all([
     db

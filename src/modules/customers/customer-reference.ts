@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database.js'
+import type { Db, Reader } from '../../db/database.js'
 import { normalizeDocument } from '../../shared/documents.js'
 import type { FieldErrors } from '../../shared/errors.js'
 import { type CustomerRow, findCustomer, findCustomerByDocument } from './customer.repository.js'
@@ -15,7 +15,7 @@ export interface CustomerReference {
  * collected into `errors`.
  */
 export async function resolveCustomer(
-  db: Db,
+  db: Reader,
   partnerId: number,
   ref: CustomerReference,
   errors: FieldErrors,

@@ -1,5 +1,5 @@
 import type { Insertable, Selectable } from 'kysely'
-import type { Db, Trx } from '../../db/database.js'
+import type { Reader, Trx } from '../../db/database.js'
 import { prepared } from '../../db/prepared.js'
 import type { CustomersTable } from '../../db/tables/customer.js'
 
@@ -32,10 +32,10 @@ const COLUMNS = [
 ] as const satisfies readonly (keyof CustomersTable)[]
 
 // Compiled once (see prepared()): a contract looks its customer up on every call.
-const customerById = prepared((db: Db, partnerId: number, id: number) =>
+const customerById = prepared((db: Reader, partnerId: number, id: number) =>
   db.selectFrom('customers').select(COLUMNS).where('partner_id', '=', partnerId).where('id', '=', id),
 )
-const customerByDocument = prepared((db: Db, partnerId: number, document: string) =>
+const customerByDocument = prepared((db: Reader, partnerId: number, document: string) =>
   db
     .selectFrom('customers')
     .select(COLUMNS)
@@ -44,13 +44,17 @@ const customerByDocument = prepared((db: Db, partnerId: number, document: string
 )
 
 /** The partner's customer with this id; undefined for another partner's. */
-export async function findCustomer(db: Db, partnerId: number, id: number): Promise<CustomerRow | undefined> {
+export async function findCustomer(
+  db: Reader,
+  partnerId: number,
+  id: number,
+): Promise<CustomerRow | undefined> {
   return (await customerById(db, partnerId, id))[0]
 }
 
 /** `document` must already be normalised: it is compared as stored. */
 export async function findCustomerByDocument(
-  db: Db,
+  db: Reader,
   partnerId: number,
   document: string,
 ): Promise<CustomerRow | undefined> {

@@ -1,9 +1,8 @@
 import { type Insertable, sql } from 'kysely'
-import type { Db, Trx } from '../../db/database.js'
+import type { Reader, Trx } from '../../db/database.js'
 import { numbersEventsAfterCommit } from '../../db/dialect-sql.js'
 import { insertRows, prepared } from '../../db/prepared.js'
 import type { EventsTable } from '../../db/tables/event.js'
-import { retryingTransaction } from '../../db/transaction.js'
 
 // The feed's order is the order events became visible, not the order they were inserted. On
 // PostgreSQL a transaction that inserted first may commit last: had its row a number already, a
@@ -38,32 +37,34 @@ const insertNumberedEvent = prepared(
     }),
 )
 
+/** PostgreSQL: whether a committed event waits for its position (sequenceEvents). Never on SQLite. */
+export async function eventsAwaitNumbers(db: Reader): Promise<boolean> {
+  if (!numbersEventsAfterCommit(db)) return false
+  const waiting = await db.selectFrom('events').select('id').where('position', 'is', null).limit(1).execute()
+  return waiting.length > 0
+}
+
 /**
  * PostgreSQL: numbers every committed event that has no position yet, after the highest given,
  * in insertion order; answers how many. Sequencers take turns (a transaction-level advisory lock,
  * held until commit), so each one's positions follow every position committed before it: the
  * numbered rows are always a prefix of the feed. Uncommitted rows are invisible to it and are
- * numbered by a later run, after whatever was numbered meanwhile. Nothing to do on SQLite.
+ * numbered by a later run, after whatever was numbered meanwhile.
  */
-export async function sequenceEvents(db: Db): Promise<number> {
-  if (!numbersEventsAfterCommit(db)) return 0
-  const waiting = await db.selectFrom('events').select('id').where('position', 'is', null).limit(1).execute()
-  if (waiting.length === 0) return 0
-  return retryingTransaction(db, async (trx) => {
-    await sql`select pg_advisory_xact_lock(${SEQUENCER_LOCK})`.execute(trx)
-    const result = await sql`
-      update events set position = numbered.position
-      from (
-        select id, (select coalesce(max(position), 0) from events) + row_number() over (order by id) as position
-        from events where position is null
-      ) as numbered
-      where events.id = numbered.id`.execute(trx)
-    return Number(result.numAffectedRows ?? 0)
-  })
+export async function numberEvents(trx: Trx): Promise<number> {
+  await sql`select pg_advisory_xact_lock(${SEQUENCER_LOCK})`.execute(trx)
+  const result = await sql`
+    update events set position = numbered.position
+    from (
+      select id, (select coalesce(max(position), 0) from events) + row_number() over (order by id) as position
+      from events where position is null
+    ) as numbered
+    where events.id = numbered.id`.execute(trx)
+  return Number(result.numAffectedRows ?? 0)
 }
 
 /** The partner's event with this public id, numbered or not. */
-export async function findEvent(db: Db, partnerId: number, publicId: string) {
+export async function findEvent(db: Reader, partnerId: number, publicId: string) {
   return db
     .selectFrom('events')
     .select(['id', 'public_id', 'type', 'data', 'position', 'created_at'])
@@ -74,7 +75,7 @@ export async function findEvent(db: Db, partnerId: number, publicId: string) {
 
 /** The partner's numbered events after `position`, oldest first, of `type` when given. */
 export async function listEventsAfter(
-  db: Db,
+  db: Reader,
   partnerId: number,
   { position, type, limit }: { position: number; type?: string; limit: number },
 ) {
@@ -91,13 +92,11 @@ export async function listEventsAfter(
  * Deletes numbered events created before `cutoff`, but never the newest numbered one: positions
  * continue from it, so a position once given is never given again.
  */
-export async function deleteEventsBefore(db: Db, cutoff: string): Promise<number> {
-  const result = await retryingTransaction(db, (trx) =>
-    trx
-      .deleteFrom('events')
-      .where('created_at', '<', cutoff)
-      .where('position', '<', (eb) => eb.selectFrom('events').select((e) => e.fn.max('position').as('last')))
-      .executeTakeFirst(),
-  )
+export async function deleteEventsBefore(trx: Trx, cutoff: string): Promise<number> {
+  const result = await trx
+    .deleteFrom('events')
+    .where('created_at', '<', cutoff)
+    .where('position', '<', (eb) => eb.selectFrom('events').select((e) => e.fn.max('position').as('last')))
+    .executeTakeFirst()
   return Number(result.numDeletedRows)
 }

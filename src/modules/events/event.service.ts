@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto'
 import type { Config } from '../../config.js'
-import type { Db, Trx } from '../../db/database.js'
+import type { Db, Reader, Trx } from '../../db/database.js'
+import { retryingTransaction } from '../../db/transaction.js'
 import { NotFoundError, ValidationError } from '../../shared/errors.js'
 import { formatTimestamp } from '../../shared/time.js'
 import {
   deleteEventsBefore,
+  eventsAwaitNumbers,
   findEvent,
   insertEvent,
   listEventsAfter,
-  sequenceEvents,
+  numberEvents,
 } from './event.repository.js'
 
 // Every state change writes its event in the same transaction (a transactional
@@ -108,7 +110,7 @@ export function renderEvent(row: EventRow, timeZone: string) {
 }
 
 /** The partner's event row (its internal id too), numbered or not; 404 when it is not theirs. */
-export async function findPartnerEvent(db: Db, partnerId: number, id: string) {
+export async function findPartnerEvent(db: Reader, partnerId: number, id: string) {
   const row = await findEvent(db, partnerId, id)
   if (!row) throw new NotFoundError('Event')
   return row
@@ -157,7 +159,14 @@ export async function listEvents(
 /** The worker's purge: events older than the retention period. */
 export async function purgeEvents(db: Db, now: Date): Promise<number> {
   const cutoff = new Date(now.getTime() - EVENT_RETENTION_DAYS * 86_400_000).toISOString()
-  return deleteEventsBefore(db, cutoff)
+  return retryingTransaction(db, (trx) => deleteEventsBefore(trx, cutoff))
 }
 
-export { sequenceEvents }
+/**
+ * PostgreSQL: numbers the committed events that wait for a position (event.repository.ts tells
+ * why they wait), in a transaction of its own; answers how many. Nothing to do on SQLite.
+ */
+export async function sequenceEvents(db: Db): Promise<number> {
+  if (!(await eventsAwaitNumbers(db))) return 0
+  return retryingTransaction(db, numberEvents)
+}

@@ -1,4 +1,4 @@
-import type { Db, Trx } from '../../db/database.js'
+import type { Reader, Trx } from '../../db/database.js'
 import type { AuditLogTable } from '../../db/tables/operator.js'
 
 export type AuditRow = Omit<AuditLogTable, 'id'> & { id: number }
@@ -15,7 +15,7 @@ export async function insertAuditRow(trx: Trx, row: NewAuditRow): Promise<void> 
   await trx.insertInto('audit_log').values(row).execute()
 }
 
-function filtered(db: Db, { action, operator }: AuditFilter) {
+function filtered(db: Reader, { action, operator }: AuditFilter) {
   let query = db.selectFrom('audit_log')
   if (action) query = query.where('action', '=', action)
   if (operator) {
@@ -27,7 +27,7 @@ function filtered(db: Db, { action, operator }: AuditFilter) {
 }
 
 /** Newest first. */
-export async function auditPage(db: Db, filter: AuditFilter, offset: number, limit: number) {
+export async function auditPage(db: Reader, filter: AuditFilter, offset: number, limit: number) {
   const [rows, count] = await Promise.all([
     filtered(db, filter).selectAll().orderBy('id', 'desc').offset(offset).limit(limit).execute(),
     filtered(db, filter)
@@ -38,7 +38,7 @@ export async function auditPage(db: Db, filter: AuditFilter, offset: number, lim
 }
 
 /** Every matching row, newest first, in batches (the CSV export streams them). */
-export async function* auditRows(db: Db, filter: AuditFilter, batch = 1000): AsyncGenerator<AuditRow> {
+export async function* auditRows(db: Reader, filter: AuditFilter, batch = 1000): AsyncGenerator<AuditRow> {
   let before: number | null = null
   for (;;) {
     let query = filtered(db, filter).selectAll().orderBy('id', 'desc').limit(batch)

@@ -1,4 +1,4 @@
-import type { Db, Trx } from '../../db/database.js'
+import type { Reader, Trx } from '../../db/database.js'
 import type { OperatorRole, OperatorSessionsTable, OperatorsTable } from '../../db/tables/operator.js'
 
 export type OperatorRow = Omit<OperatorsTable, 'id'> & { id: number }
@@ -21,19 +21,19 @@ export async function insertOperator(
     .executeTakeFirstOrThrow()) as OperatorRow
 }
 
-export async function operatorByEmail(db: Db | Trx, email: string): Promise<OperatorRow | undefined> {
+export async function operatorByEmail(db: Reader, email: string): Promise<OperatorRow | undefined> {
   return (await db.selectFrom('operators').selectAll().where('email', '=', email).executeTakeFirst()) as
     | OperatorRow
     | undefined
 }
 
-export async function operatorById(db: Db | Trx, id: number): Promise<OperatorRow | undefined> {
+export async function operatorById(db: Reader, id: number): Promise<OperatorRow | undefined> {
   return (await db.selectFrom('operators').selectAll().where('id', '=', id).executeTakeFirst()) as
     | OperatorRow
     | undefined
 }
 
-export async function allOperators(db: Db): Promise<OperatorRow[]> {
+export async function allOperators(db: Reader): Promise<OperatorRow[]> {
   return (await db.selectFrom('operators').selectAll().orderBy('id').execute()) as OperatorRow[]
 }
 
@@ -69,7 +69,7 @@ export async function insertSession(trx: Trx, row: Omit<SessionRow, 'totp_failur
 }
 
 /** A session with its operator, if both exist. */
-export async function sessionWithOperator(db: Db | Trx, id: string) {
+export async function sessionWithOperator(db: Reader, id: string) {
   return db
     .selectFrom('operator_sessions as s')
     .innerJoin('operators as o', 'o.id', 's.operator_id')

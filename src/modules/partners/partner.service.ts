@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { sql } from 'kysely'
 import type { Config } from '../../config.js'
-import type { Db, Trx } from '../../db/database.js'
+import type { Db, Reader, Trx } from '../../db/database.js'
 import type { GatewayMode } from '../../db/tables/partner.js'
 import { normalizeCnpj } from '../../shared/documents.js'
 import { NotFoundError, ValidationError } from '../../shared/errors.js'
@@ -96,7 +96,7 @@ export async function setGateway(trx: Trx, partnerId: number, gateway: GatewayMo
   return updated
 }
 
-export async function requirePartner(db: Db | Trx, partnerId: number) {
+export async function requirePartner(db: Reader, partnerId: number) {
   const partner = await db
     .selectFrom('partners')
     .select(['id', 'name', 'gateway'])

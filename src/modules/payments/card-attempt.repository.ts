@@ -1,12 +1,11 @@
 import type { Insertable, Selectable } from 'kysely'
-import type { Db, Trx } from '../../db/database.js'
+import type { Reader, Trx } from '../../db/database.js'
 import type { CardAttemptsTable } from '../../db/tables/payment.js'
-import { retryingTransaction } from '../../db/transaction.js'
 
 export type CardAttemptRow = Selectable<CardAttemptsTable>
 export type CardAttemptOf = { installmentId: number } | { annualPlanId: number }
 
-const attemptsOf = (db: Db, of: CardAttemptOf) => {
+const attemptsOf = (db: Reader, of: CardAttemptOf) => {
   const query = db.selectFrom('card_attempts').selectAll()
   return 'installmentId' in of
     ? query.where('installment_id', '=', of.installmentId)
@@ -14,13 +13,13 @@ const attemptsOf = (db: Db, of: CardAttemptOf) => {
 }
 
 /** The first charge of this installment or plan whose outcome is not recorded yet, if any. */
-export async function findOpenAttempt(db: Db, of: CardAttemptOf): Promise<CardAttemptRow | undefined> {
+export async function findOpenAttempt(db: Reader, of: CardAttemptOf): Promise<CardAttemptRow | undefined> {
   return attemptsOf(db, of).where('recorded_at', 'is', null).executeTakeFirst()
 }
 
 /** The latest first charge of this installment or plan that a request with `key` made, recorded or not. */
 export async function findKeyedAttempt(
-  db: Db,
+  db: Reader,
   of: CardAttemptOf,
   key: string,
 ): Promise<CardAttemptRow | undefined> {
@@ -28,10 +27,8 @@ export async function findKeyedAttempt(
 }
 
 /** Kept, committed, before the gateway call it describes. */
-export async function storeAttempt(db: Db, row: Insertable<CardAttemptsTable>): Promise<CardAttemptRow> {
-  return retryingTransaction(db, (trx) =>
-    trx.insertInto('card_attempts').values(row).returningAll().executeTakeFirstOrThrow(),
-  )
+export async function storeAttempt(trx: Trx, row: Insertable<CardAttemptsTable>): Promise<CardAttemptRow> {
+  return trx.insertInto('card_attempts').values(row).returningAll().executeTakeFirstOrThrow()
 }
 
 /**
@@ -59,7 +56,11 @@ export async function purgeRecordedAttempts(trx: Trx, before: string): Promise<n
 }
 
 /** Attempts made before `before` and still open: their call is over, their outcome unrecorded. */
-export async function findStaleAttempts(db: Db, before: string, limit: number): Promise<CardAttemptRow[]> {
+export async function findStaleAttempts(
+  db: Reader,
+  before: string,
+  limit: number,
+): Promise<CardAttemptRow[]> {
   return db
     .selectFrom('card_attempts')
     .selectAll()

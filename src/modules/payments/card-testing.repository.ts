@@ -1,4 +1,4 @@
-import type { Db, Trx } from '../../db/database.js'
+import type { Reader, Trx } from '../../db/database.js'
 import { lockingRows } from '../../db/dialect-sql.js'
 
 export type ContractRef = { subscriptionId: number } | { annualPlanId: number }
@@ -34,8 +34,8 @@ export async function startTry(
   return row.id
 }
 
-export async function endTry(db: Db, id: number): Promise<void> {
-  await db.deleteFrom('card_tries').where('id', '=', id).execute()
+export async function endTry(trx: Trx, id: number): Promise<void> {
+  await trx.deleteFrom('card_tries').where('id', '=', id).execute()
 }
 
 /**
@@ -44,7 +44,7 @@ export async function endTry(db: Db, id: number): Promise<void> {
  * one is a day old.
  */
 export async function nthLatestDecline(
-  db: Db,
+  db: Reader,
   of: CardTestingScope,
   since: string,
   n: number,

@@ -83,5 +83,5 @@ export async function startCardAttempt(
     return startTry(trx, contract, partnerId, { at: new Date(now).toISOString(), since })
   })
   // An attempt whose end is lost (the database away) counts as a decline for the day: the safe side.
-  return { end: () => endTry(db, id).catch(() => {}) }
+  return { end: () => retryingTransaction(db, (trx) => endTry(trx, id)).catch(() => {}) }
 }

@@ -102,7 +102,7 @@ export async function chargeFirstCard(
       installments: plan.installments,
     }
   }
-  const attempt = await storeAttempt(db, {
+  const row = {
     partner_id: plan.partnerId,
     purpose: plan.purpose,
     installment_id: 'installmentId' in plan.of ? plan.of.installmentId : null,
@@ -120,7 +120,8 @@ export async function chargeFirstCard(
     request_fingerprint: plan.requestKey?.fingerprints[0] ?? null,
     recorded_at: null,
     card_mark: mark,
-  })
+  }
+  const attempt = await retryingTransaction(db, (trx) => storeAttempt(trx, row))
   return replayAttempt(gateway, attempt)
 }
 

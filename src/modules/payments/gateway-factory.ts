@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto'
 import type { Config } from '../../config.js'
 import type { Db } from '../../db/database.js'
-import { loadKeyNamespace } from './key-namespace.repository.js'
+import { retryingTransaction } from '../../db/transaction.js'
+import { keepKeyNamespace, keyNamespace } from './key-namespace.repository.js'
 import type { PaymentGateway } from './payment-gateway.js'
 import { SandboxGateway } from './sandbox-gateway.js'
 import type { StripeGatewayOptions } from './stripe-gateway.js'
@@ -21,4 +23,15 @@ export async function gatewayOf(
   const { STRIPE_DEFAULTS, StripeGateway } = await import('./stripe-gateway.js')
   const keyNamespace = await loadKeyNamespace(db)
   return new StripeGateway({ ...STRIPE_DEFAULTS, ...config.stripe, keyNamespace, ...options })
+}
+
+/**
+ * This deployment's namespace of gateway idempotency keys: random, made by the first process that
+ * asks and kept, so two databases on one Stripe account never send one key for two operations
+ * (docs/decisions.md). Of processes starting together, the first insert wins and all read it.
+ */
+export async function loadKeyNamespace(db: Db): Promise<string> {
+  const made = `amparo_${randomBytes(12).toString('base64url')}`
+  await retryingTransaction(db, (trx) => keepKeyNamespace(trx, made))
+  return keyNamespace(db)
 }

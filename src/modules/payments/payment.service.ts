@@ -1,4 +1,4 @@
-import type { Db, Trx } from '../../db/database.js'
+import type { Db, Reader, Trx } from '../../db/database.js'
 import { retryingTransaction, type Transactor } from '../../db/transaction.js'
 import type { Clock } from '../../shared/clock.js'
 import { GatewayRefusedError, GatewayUnavailableError } from './payment.errors.js'
@@ -173,7 +173,7 @@ export async function nextChargeNumber(
 }
 
 /** The gateway's reference of the approved card charge of an annual plan; none if it was not paid by card. */
-export async function approvedCardCharge(db: Db, annualPlanId: number): Promise<string | undefined> {
+export async function approvedCardCharge(db: Reader, annualPlanId: number): Promise<string | undefined> {
   const row = await db
     .selectFrom('payments')
     .select('transaction_id')

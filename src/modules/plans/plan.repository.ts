@@ -1,5 +1,5 @@
 import type { NotNull } from 'kysely'
-import type { Db } from '../../db/database.js'
+import type { Reader } from '../../db/database.js'
 import { prepared } from '../../db/prepared.js'
 import type { PlanKind } from '../../db/tables/plan.js'
 
@@ -29,7 +29,7 @@ export interface AnnualProductRow {
 }
 
 /** Plans the partner sells now: inactive ones stay for the contracts made with them. */
-function activePlans(db: Db, partnerId: number, kind: PlanKind) {
+function activePlans(db: Reader, partnerId: number, kind: PlanKind) {
   return db
     .selectFrom('plans')
     .where('partner_id', '=', partnerId)
@@ -38,7 +38,7 @@ function activePlans(db: Db, partnerId: number, kind: PlanKind) {
 }
 
 // `createPlan` requires the rates of the plan's kind, so they are never null on these rows.
-function subscriptionPlans(db: Db, partnerId: number) {
+function subscriptionPlans(db: Reader, partnerId: number) {
   return activePlans(db, partnerId, 'subscription')
     .select([
       'id',
@@ -54,33 +54,33 @@ function subscriptionPlans(db: Db, partnerId: number) {
     .$narrowType<{ monthly_rate_bp: NotNull; franchise_rate_bp: NotNull }>()
 }
 
-function annualPlans(db: Db, partnerId: number) {
+function annualPlans(db: Reader, partnerId: number) {
   return activePlans(db, partnerId, 'annual')
     .select(['id', 'name', 'coverages', 'annual_rate_bp', 'used_factor_bp', 'franchise_rate_bp'])
     .$narrowType<{ annual_rate_bp: NotNull; used_factor_bp: NotNull }>()
 }
 
 // The plan lookups run on every quotation and contract: built and compiled once (see prepared()).
-const subscriptionPlanList = prepared((db: Db, partnerId: number) =>
+const subscriptionPlanList = prepared((db: Reader, partnerId: number) =>
   subscriptionPlans(db, partnerId).orderBy('id'),
 )
-const subscriptionPlan = prepared((db: Db, partnerId: number, planId: number) =>
+const subscriptionPlan = prepared((db: Reader, partnerId: number, planId: number) =>
   subscriptionPlans(db, partnerId).where('id', '=', planId),
 )
-const annualPlan = prepared((db: Db, partnerId: number, planId: number) =>
+const annualPlan = prepared((db: Reader, partnerId: number, planId: number) =>
   annualPlans(db, partnerId).where('id', '=', planId),
 )
 // true sorts after false on both databases (SQLite stores 1 and 0), so descending puts it first.
-const defaultAnnualPlan = prepared((db: Db, partnerId: number) =>
+const defaultAnnualPlan = prepared((db: Reader, partnerId: number) =>
   annualPlans(db, partnerId).orderBy('is_default', 'desc').orderBy('id').limit(1),
 )
 
-export async function listSubscriptionPlans(db: Db, partnerId: number): Promise<SubscriptionPlanRow[]> {
+export async function listSubscriptionPlans(db: Reader, partnerId: number): Promise<SubscriptionPlanRow[]> {
   return subscriptionPlanList(db, partnerId)
 }
 
 export async function findSubscriptionPlan(
-  db: Db,
+  db: Reader,
   partnerId: number,
   planId: number,
 ): Promise<SubscriptionPlanRow | undefined> {
@@ -88,7 +88,7 @@ export async function findSubscriptionPlan(
 }
 
 export async function findAnnualPlan(
-  db: Db,
+  db: Reader,
   partnerId: number,
   planId: number,
 ): Promise<AnnualProductRow | undefined> {
@@ -97,7 +97,7 @@ export async function findAnnualPlan(
 
 /** The plan used when none is named: the default one, else the oldest active annual plan. */
 export async function findDefaultAnnualPlan(
-  db: Db,
+  db: Reader,
   partnerId: number,
 ): Promise<AnnualProductRow | undefined> {
   return (await defaultAnnualPlan(db, partnerId))[0]

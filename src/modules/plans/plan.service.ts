@@ -1,4 +1,4 @@
-import type { Db, Trx } from '../../db/database.js'
+import type { Db, Reader, Trx } from '../../db/database.js'
 import type { CoverageType, PlanKind } from '../../db/tables/plan.js'
 import { ValidationError } from '../../shared/errors.js'
 import { requirePartner } from '../partners/partner.service.js'
@@ -133,7 +133,7 @@ export async function createPlan(trx: Trx, input: NewPlan, now: string) {
 }
 
 /** The partner's subscription plan, for contracting; undefined when it is not theirs. */
-export async function subscriptionPlanOf(db: Db, partnerId: number, planId: number) {
+export async function subscriptionPlanOf(db: Reader, partnerId: number, planId: number) {
   return findSubscriptionPlan(db, partnerId, planId)
 }
 

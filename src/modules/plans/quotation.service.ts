@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database.js'
+import type { Db, Reader } from '../../db/database.js'
 import { type FieldErrors, NotFoundError, ValidationError } from '../../shared/errors.js'
 import type { PartnerContext } from '../auth/partner-context.js'
 import { availableModel, type ModelRow } from '../catalog/catalog.service.js'
@@ -49,7 +49,7 @@ export interface Priced {
  * in one 422, as Laravel answers.
  */
 export async function priceModel(
-  db: Db,
+  db: Reader,
   partner: PartnerContext,
   input: QuoteInput,
   errors: FieldErrors,
@@ -105,7 +105,7 @@ export async function quoteSubscriptionPlan(
 
 /** An annual plan (the named one, else the partner's default) priced for one model. */
 export async function quoteAnnualPlan(
-  db: Db,
+  db: Reader,
   partner: PartnerContext,
   input: AnnualQuoteInput,
 ): Promise<AnnualQuote> {

@@ -1,11 +1,10 @@
-import type { Db } from '../../db/database.js'
-import { retryingTransaction } from '../../db/transaction.js'
+import type { Reader, Trx } from '../../db/database.js'
 
 // The partners' sandbox clocks (docs/decisions.md, Sandbox test clock): an offset from real time, and the claim an advance
 // holds so that two never run at once for one partner, whichever process serves them.
 
 /** How far the partner's clock is ahead of real time, in seconds. */
-export async function findClockOffset(db: Db, partnerId: number): Promise<number> {
+export async function findClockOffset(db: Reader, partnerId: number): Promise<number> {
   const row = await db
     .selectFrom('partners')
     .select('clock_offset_seconds')
@@ -27,69 +26,62 @@ export interface ClockAdvance {
  * key and target with it; the others get when the hold runs out.
  */
 export async function claimClock(
-  db: Db,
+  trx: Trx,
   partnerId: number,
   now: string,
   until: string,
   advance: ClockAdvance,
 ): Promise<{ offset: number; to: number } | { heldUntil: string | null }> {
-  return retryingTransaction(db, async (trx) => {
-    const claimed = await trx
-      .updateTable('partners')
-      .set({ clock_advancing_until: until })
-      .where('id', '=', partnerId)
-      .where((eb) => eb.or([eb('clock_advancing_until', 'is', null), eb('clock_advancing_until', '<', now)]))
-      .executeTakeFirst()
-    const row = await trx
-      .selectFrom('partners')
-      .select(['clock_offset_seconds', 'clock_advancing_until', 'clock_advance_key', 'clock_advance_to'])
-      .where('id', '=', partnerId)
-      .executeTakeFirstOrThrow()
-    if (Number(claimed.numUpdatedRows) !== 1) return { heldUntil: row.clock_advancing_until }
-    const resumed =
-      advance.key !== null && row.clock_advance_key === advance.key ? row.clock_advance_to : null
-    const to = advance.to(row.clock_offset_seconds, resumed)
-    await trx
-      .updateTable('partners')
-      .set({ clock_advance_key: advance.key, clock_advance_to: to })
-      .where('id', '=', partnerId)
-      .execute()
-    return { offset: row.clock_offset_seconds, to }
-  })
+  const claimed = await trx
+    .updateTable('partners')
+    .set({ clock_advancing_until: until })
+    .where('id', '=', partnerId)
+    .where((eb) => eb.or([eb('clock_advancing_until', 'is', null), eb('clock_advancing_until', '<', now)]))
+    .executeTakeFirst()
+  const row = await trx
+    .selectFrom('partners')
+    .select(['clock_offset_seconds', 'clock_advancing_until', 'clock_advance_key', 'clock_advance_to'])
+    .where('id', '=', partnerId)
+    .executeTakeFirstOrThrow()
+  if (Number(claimed.numUpdatedRows) !== 1) return { heldUntil: row.clock_advancing_until }
+  const resumed = advance.key !== null && row.clock_advance_key === advance.key ? row.clock_advance_to : null
+  const to = advance.to(row.clock_offset_seconds, resumed)
+  await trx
+    .updateTable('partners')
+    .set({ clock_advance_key: advance.key, clock_advance_to: to })
+    .where('id', '=', partnerId)
+    .execute()
+  return { offset: row.clock_offset_seconds, to }
 }
 
 /** Moves the held clock to `offsetSeconds` once a day is fully processed, and extends the hold. */
 export async function moveClaimedClock(
-  db: Db,
+  trx: Trx,
   partnerId: number,
   claim: { held: string; until: string },
   offsetSeconds: number,
 ): Promise<boolean> {
-  const result = await retryingTransaction(db, (trx) =>
-    trx
-      .updateTable('partners')
-      .set({ clock_offset_seconds: offsetSeconds, clock_advancing_until: claim.until })
-      .where('id', '=', partnerId)
-      .where('clock_advancing_until', '=', claim.held)
-      .executeTakeFirst(),
-  )
+  const result = await trx
+    .updateTable('partners')
+    .set({ clock_offset_seconds: offsetSeconds, clock_advancing_until: claim.until })
+    .where('id', '=', partnerId)
+    .where('clock_advancing_until', '=', claim.held)
+    .executeTakeFirst()
   return Number(result.numUpdatedRows) === 1
 }
 
 /** Ends this hold and only this one (one that ran out and was taken over stays its holder's). */
-export async function releaseClock(db: Db, partnerId: number, held: string): Promise<void> {
-  await retryingTransaction(db, (trx) =>
-    trx
-      .updateTable('partners')
-      .set({ clock_advancing_until: null })
-      .where('id', '=', partnerId)
-      .where('clock_advancing_until', '=', held)
-      .execute(),
-  )
+export async function releaseClock(trx: Trx, partnerId: number, held: string): Promise<void> {
+  await trx
+    .updateTable('partners')
+    .set({ clock_advancing_until: null })
+    .where('id', '=', partnerId)
+    .where('clock_advancing_until', '=', held)
+    .execute()
 }
 
 /** Partners whose clock is ahead of real time and not being advanced: the worker runs each at its time. */
-export async function findShiftedPartners(db: Db, now: string) {
+export async function findShiftedPartners(db: Reader, now: string) {
   return db
     .selectFrom('partners')
     .select(['id as partnerId', 'clock_offset_seconds as offsetSeconds'])

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js'
+import { retryingTransaction } from '../../db/transaction.js'
 import { type Clock, shiftedClock } from '../../shared/clock.js'
 import { AppError } from '../../shared/errors.js'
 import { formatTimestamp } from '../../shared/time.js'
@@ -115,10 +116,13 @@ export async function advanceClock(
   const { db } = deps
   const holdUntil = () => new Date(real.now().getTime() + HOLD_SECONDS * 1000).toISOString()
   let held = holdUntil()
-  const claim = await claimClock(db, partnerId, real.now().toISOString(), held, {
+  const advance = {
     key: deps.key ?? null,
-    to: (from, resumed) => resumed ?? from + advanceSeconds(body, from),
-  })
+    to: (from: number, resumed: number | null) => resumed ?? from + advanceSeconds(body, from),
+  }
+  const claim = await retryingTransaction(db, (trx) =>
+    claimClock(trx, partnerId, real.now().toISOString(), held, advance),
+  )
   if ('heldUntil' in claim) throw new ClockAdvancingError(claim.heldUntil, real.now())
   const start = claim.offset
   let offset = start
@@ -128,7 +132,10 @@ export async function advanceClock(
     for (const next of clockSteps(start, claim.to - start)) {
       const run = await deps.jobs.run(db, partnerId, shiftedClock(real, next), log)
       const until = holdUntil()
-      if (!(await moveClaimedClock(db, partnerId, { held, until }, next))) {
+      const moved = await retryingTransaction(db, (trx) =>
+        moveClaimedClock(trx, partnerId, { held, until }, next),
+      )
+      if (!moved) {
         throw new Error('the hold on the sandbox clock ran out and was taken over')
       }
       held = until
@@ -148,7 +155,7 @@ export async function advanceClock(
       `The advance failed midway; the clock stays at the last day fully processed: ${stopped.now}, advanced by ${stopped.advanced_by_seconds} seconds.`,
     )
   } finally {
-    await releaseClock(db, partnerId, held).catch((error: unknown) => {
+    await retryingTransaction(db, (trx) => releaseClock(trx, partnerId, held)).catch((error: unknown) => {
       log?.warn(
         { err: error, partner_id: partnerId },
         'sandbox clock hold not released; it runs out by itself',

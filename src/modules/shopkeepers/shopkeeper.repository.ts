@@ -1,5 +1,5 @@
 import type { Insertable, Selectable } from 'kysely'
-import type { Db, Trx } from '../../db/database.js'
+import type { Reader, Trx } from '../../db/database.js'
 import type { ShopkeepersTable } from '../../db/tables/shopkeeper.js'
 
 export type ShopkeeperRow = Selectable<ShopkeepersTable>
@@ -46,7 +46,7 @@ export async function insertShopkeeper(trx: Trx, row: NewShopkeeperRow): Promise
 }
 
 /** The partner's stores: its matrix first, then the branches in registration order. */
-export async function listShopkeepers(db: Db, partnerId: number, offset: number, limit: number) {
+export async function listShopkeepers(db: Reader, partnerId: number, offset: number, limit: number) {
   const [rows, count] = await Promise.all([
     db
       .selectFrom('shopkeepers')
@@ -68,7 +68,7 @@ export async function listShopkeepers(db: Db, partnerId: number, offset: number,
 
 /** One store of the partner; another partner's is as absent as an unknown id. */
 export async function findShopkeeper(
-  db: Db,
+  db: Reader,
   partnerId: number,
   id: number,
 ): Promise<ShopkeeperRow | undefined> {

@@ -1,4 +1,4 @@
-import type { Db, Trx } from '../../db/database.js'
+import type { Db, Reader, Trx } from '../../db/database.js'
 import { isUniqueViolation, violatedColumns } from '../../db/errors.js'
 import {
   normalizeCep,
@@ -117,7 +117,7 @@ function optional(value: string | null | undefined): string | null {
 
 /** A contract's `store_id`, when sent, must be one of the partner's stores (its 422 joins the others). */
 export async function checkSellingStore(
-  db: Db,
+  db: Reader,
   partnerId: number,
   storeId: number | null | undefined,
   errors: FieldErrors,

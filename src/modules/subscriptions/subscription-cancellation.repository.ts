@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database.js'
+import type { Reader } from '../../db/database.js'
 import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
 import { type SubscriptionStatus, UNPAID_STATUSES } from '../../db/tables/subscription.js'
 import { unrecordedCharge } from './subscription-lifecycle.repository.js'
@@ -14,7 +14,10 @@ export interface UncancelableInstallments {
 }
 
 /** A subscription's stored status; undefined when there is none. */
-export async function findSubscriptionStatus(db: Db, id: number): Promise<SubscriptionStatus | undefined> {
+export async function findSubscriptionStatus(
+  db: Reader,
+  id: number,
+): Promise<SubscriptionStatus | undefined> {
   const row = await db.selectFrom('subscriptions').select('status').where('id', '=', id).executeTakeFirst()
   return row?.status
 }
@@ -24,7 +27,7 @@ export async function findSubscriptionStatus(db: Db, id: number): Promise<Subscr
  * that caused it): those a charge holds, and those with a first charge still unrecorded.
  */
 export async function countUncancelable(
-  db: Db,
+  db: Reader,
   subscriptionId: number,
   keepId?: number,
 ): Promise<UncancelableInstallments> {
@@ -44,7 +47,7 @@ export async function countUncancelable(
 
 /** Subscriptions still `pending` whose installment 1 is unpaid and that were contracted before `cutoff`. */
 export async function findExpiredPending(
-  db: Db,
+  db: Reader,
   { cutoff, after, limit, scope }: { cutoff: string; after: number; limit: number; scope?: PartnerScope },
 ): Promise<number[]> {
   const rows = await db

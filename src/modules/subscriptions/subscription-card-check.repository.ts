@@ -1,9 +1,9 @@
 import type { Insertable } from 'kysely'
-import type { Db, Trx } from '../../db/database.js'
+import type { Reader, Trx } from '../../db/database.js'
 import type { CardChecksTable } from '../../db/tables/payment.js'
 
 /** The number of this card check of a subscription: one more than those recorded (see nextChargeNumber). */
-export async function nextCardCheckNumber(db: Db, subscriptionId: number): Promise<number> {
+export async function nextCardCheckNumber(db: Reader, subscriptionId: number): Promise<number> {
   const { checks } = await db
     .selectFrom('card_checks')
     .select((eb) => eb.fn.countAll<number>().as('checks'))

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database.js'
+import type { Reader } from '../../db/database.js'
 import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
 import type { SubscriptionStatus } from '../../db/tables/subscription.js'
 
@@ -13,7 +13,7 @@ export interface EndingSubscription {
 
 /** Active (`pago`) subscriptions whose end day has come by `today`, by id after `after`: their expiry is due. */
 export async function findEndedSubscriptions(
-  db: Db,
+  db: Reader,
   { today, after, limit, scope }: { today: string; after: number; limit: number; scope?: PartnerScope },
 ): Promise<EndingSubscription[]> {
   return db

@@ -1,4 +1,4 @@
-import type { Db, Trx } from '../../db/database.js'
+import type { Reader, Trx } from '../../db/database.js'
 import { claimLease, releaseLease } from '../../db/lease.js'
 import type { PaymentChannel } from '../../db/tables/payment.js'
 import { UNPAID_STATUSES } from '../../db/tables/subscription.js'
@@ -16,7 +16,7 @@ export interface InstallmentPayment {
 
 /** An installment with what its payment rules need to know about its subscription. */
 export async function findPartnerInstallment(
-  db: Db,
+  db: Reader,
   partnerId: number,
   subscriptionId: number,
   installmentId: number,
@@ -32,12 +32,12 @@ export async function findPartnerInstallment(
     .executeTakeFirst()
 }
 
-export async function findInstallment(db: Db, id: number): Promise<InstallmentRow | undefined> {
+export async function findInstallment(db: Reader, id: number): Promise<InstallmentRow | undefined> {
   return db.selectFrom('installments').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
 export async function findInstallmentByNumber(
-  db: Db,
+  db: Reader,
   subscriptionId: number,
   number: number,
 ): Promise<InstallmentRow | undefined> {
@@ -160,7 +160,7 @@ export async function storeCard(
 }
 
 /** Installments of an active subscription due by `today` and not paid, oldest first (a card update). */
-export async function unpaidDueInstallments(db: Db, subscriptionId: number, today: string) {
+export async function unpaidDueInstallments(db: Reader, subscriptionId: number, today: string) {
   return db
     .selectFrom('installments')
     .select(['id', 'subscription_id', 'number', 'amount', 'failed_attempts'])

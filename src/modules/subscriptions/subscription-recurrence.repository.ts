@@ -1,4 +1,4 @@
-import type { Db, Trx } from '../../db/database.js'
+import type { Reader, Trx } from '../../db/database.js'
 import { claimLease, notHeld } from '../../db/lease.js'
 import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
 
@@ -49,7 +49,7 @@ export interface DueInstallment {
  * notifies). Read without a lock: each is claimed before it is charged.
  */
 export async function findDueInstallments(
-  db: Db,
+  db: Reader,
   { today, now, limit, scope }: { today: string; now: string; limit: number; scope?: PartnerScope },
 ): Promise<DueInstallment[]> {
   const rows = await db

@@ -1,5 +1,5 @@
 import type { ExpressionBuilder, Selectable } from 'kysely'
-import type { Database, Db, Trx } from '../../db/database.js'
+import type { Database, Reader, Trx } from '../../db/database.js'
 import { intRange } from '../../db/dialect-sql.js'
 import { pageByIds } from '../../db/page.js'
 import { prepared } from '../../db/prepared.js'
@@ -21,7 +21,7 @@ import type { NewSubscription } from './subscription-contract.repository.js'
 export type InstallmentRow = Selectable<InstallmentsTable>
 
 /** A subscription with everything its resource shows: plan, customer, model and brand. */
-function views(db: Db) {
+function views(db: Reader) {
   return db
     .selectFrom('subscriptions as s')
     .innerJoin('plans as p', 'p.id', 's.plan_id')
@@ -112,30 +112,30 @@ export function contractedView(
 
 // The hot reads (a resource, a page, the counter) are built and compiled once (see prepared()):
 // building the five-table select cost more than SQLite takes to answer it.
-const subscriptionView = prepared((db: Db, partnerId: number, id: number) =>
+const subscriptionView = prepared((db: Reader, partnerId: number, id: number) =>
   views(db).where('s.partner_id', '=', partnerId).where('s.id', '=', id),
 )
-const sequenceRange = prepared((db: Db, partnerId: number, oldest: number, newest: number) =>
+const sequenceRange = prepared((db: Reader, partnerId: number, oldest: number, newest: number) =>
   views(db)
     .where('s.partner_id', '=', partnerId)
     .where(intRange(db, 's.partner_seq', oldest, newest))
     .orderBy('s.partner_seq', 'desc'),
 )
-const subscriptionCount = prepared((db: Db, partnerId: number) =>
+const subscriptionCount = prepared((db: Reader, partnerId: number) =>
   db.selectFrom('partner_subscription_counts').select('total').where('partner_id', '=', partnerId),
 )
 
-export async function findSubscriptionView(db: Db, partnerId: number, id: number) {
+export async function findSubscriptionView(db: Reader, partnerId: number, id: number) {
   return (await subscriptionView(db, partnerId, id))[0]
 }
 
 /** A subscription's view by id alone, whoever's it is: for its events, written by the module itself. */
-export async function findSubscriptionViewById(db: Db, id: number) {
+export async function findSubscriptionViewById(db: Reader, id: number) {
   return views(db).where('s.id', '=', id).executeTakeFirst()
 }
 
 /** An installment with its subscription's partner: for its events. */
-export async function findInstallmentOwner(db: Db, id: number) {
+export async function findInstallmentOwner(db: Reader, id: number) {
   return db
     .selectFrom('installments as i')
     .innerJoin('subscriptions as s', 's.id', 'i.subscription_id')
@@ -174,7 +174,7 @@ function matching(partnerId: number, filter: SubscriptionFilter) {
 
 /** The partner's subscriptions, newest first. */
 export async function listSubscriptionViews(
-  db: Db,
+  db: Reader,
   partnerId: number,
   filter: SubscriptionFilter,
   offset: number,
@@ -191,7 +191,7 @@ export async function listSubscriptionViews(
  * sequence numbers, the same few index reads whatever the partner's size. A contract committed
  * between the two reads only adds a number above the range, so the page stays consistent.
  */
-async function listAll(db: Db, partnerId: number, offset: number, limit: number) {
+async function listAll(db: Reader, partnerId: number, offset: number, limit: number) {
   const [counter] = await subscriptionCount(db, partnerId)
   const total = Number(counter?.total ?? 0)
   const newest = total - offset
@@ -205,7 +205,7 @@ async function listAll(db: Db, partnerId: number, offset: number, limit: number)
  * page's rows: skipped rows no longer pay for the four joins.
  */
 async function listMatching(
-  db: Db,
+  db: Reader,
   partnerId: number,
   filter: SubscriptionFilter,
   offset: number,
@@ -224,7 +224,7 @@ async function listMatching(
   )
 }
 
-export async function listInstallments(db: Db, subscriptionId: number): Promise<InstallmentRow[]> {
+export async function listInstallments(db: Reader, subscriptionId: number): Promise<InstallmentRow[]> {
   return db
     .selectFrom('installments')
     .selectAll()
@@ -234,7 +234,7 @@ export async function listInstallments(db: Db, subscriptionId: number): Promise<
 }
 
 /** The partner's subscription's state (what payments and cancellation decide on), if it is theirs. */
-export async function findSubscriptionState(db: Db, partnerId: number, id: number) {
+export async function findSubscriptionState(db: Reader, partnerId: number, id: number) {
   return db
     .selectFrom('subscriptions')
     .select(['id', 'status', 'ends_on', 'created_at', 'customer_id', 'card_token'])
@@ -248,7 +248,7 @@ export async function findSubscriptionState(db: Db, partnerId: number, id: numbe
  * Under the own gateway nothing collects their later installments (notify-payment is refused under it,
  * and the recurrence has no card to charge), so the operator is told on switching.
  */
-export async function activeSubscriptionsWithoutCard(db: Db, partnerId: number): Promise<number> {
+export async function activeSubscriptionsWithoutCard(db: Reader, partnerId: number): Promise<number> {
   const { count } = await db
     .selectFrom('subscriptions')
     .select((eb) => eb.fn.countAll<number>().as('count'))
@@ -260,7 +260,7 @@ export async function activeSubscriptionsWithoutCard(db: Db, partnerId: number):
 }
 
 /** The partner's subscription's status and serials; undefined when it is not theirs. */
-export async function findSubscriptionSerials(db: Db, partnerId: number, id: number) {
+export async function findSubscriptionSerials(db: Reader, partnerId: number, id: number) {
   return db
     .selectFrom('subscriptions')
     .select(['id', 'status', 'ends_on', 'serial_number', 'second_serial_number'])

@@ -1,4 +1,4 @@
-import type { Db, Trx } from '../../db/database.js'
+import type { Db, Reader, Trx } from '../../db/database.js'
 import { usedDevice } from '../../http/contracting-fields.js'
 import type { Moment, PartnerTime } from '../../shared/clock.js'
 import type { FieldErrors } from '../../shared/errors.js'
@@ -158,7 +158,7 @@ export async function contractSubscription(
 
 /** The subscription as the API shows it (links under `base`); 404 when it is not this partner's. */
 export async function showSubscription(
-  db: Db,
+  db: Reader,
   partnerId: number,
   id: number,
   base: string,
@@ -211,7 +211,7 @@ export async function subscriptionPage(
 }
 
 /** The partner's subscription's state; 404 when it is not theirs. */
-export async function requireSubscriptionState(db: Db, partnerId: number, id: number) {
+export async function requireSubscriptionState(db: Reader, partnerId: number, id: number) {
   const subscription = await findSubscriptionState(db, partnerId, id)
   if (!subscription) throw new NotFoundError('Subscription')
   return subscription

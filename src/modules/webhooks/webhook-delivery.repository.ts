@@ -1,7 +1,6 @@
 import { sql } from 'kysely'
-import type { Db, Trx } from '../../db/database.js'
+import type { Reader, Trx } from '../../db/database.js'
 import { skippingLockedRows } from '../../db/dialect-sql.js'
-import { retryingTransaction } from '../../db/transaction.js'
 import type { NewDelivery } from './webhook-endpoint.repository.js'
 
 // The delivery side: the dispatcher turns numbered events into deliveries after its cursor, and
@@ -86,7 +85,7 @@ export async function insertDeliveryRows(trx: Trx, rows: NewDelivery[]): Promise
  * The candidates are the oldest few hundred due (an index range), not every pending row.
  */
 export async function findClaimable(
-  db: Db,
+  db: Reader,
   { now, limit, perEndpoint }: { now: string; limit: number; perEndpoint: number },
 ): Promise<number[]> {
   const { rows } = await sql<{ id: number }>`
@@ -251,9 +250,10 @@ export async function disableEndpoint(trx: Trx, endpointId: number, now: string)
 }
 
 /** Deletes deliveries created before `cutoff` (the events' retention). */
-export async function deleteDeliveriesBefore(db: Db, cutoff: string): Promise<number> {
-  const result = await retryingTransaction(db, (trx) =>
-    trx.deleteFrom('webhook_deliveries').where('created_at', '<', cutoff).executeTakeFirst(),
-  )
+export async function deleteDeliveriesBefore(trx: Trx, cutoff: string): Promise<number> {
+  const result = await trx
+    .deleteFrom('webhook_deliveries')
+    .where('created_at', '<', cutoff)
+    .executeTakeFirst()
   return Number(result.numDeletedRows)
 }

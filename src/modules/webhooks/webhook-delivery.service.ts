@@ -185,5 +185,6 @@ async function settleFailure(
 
 /** The worker's purge: deliveries kept as long as the events. */
 export async function purgeDeliveries(db: Db, now: Date): Promise<number> {
-  return deleteDeliveriesBefore(db, new Date(now.getTime() - EVENT_RETENTION_DAYS * 86_400_000).toISOString())
+  const cutoff = new Date(now.getTime() - EVENT_RETENTION_DAYS * 86_400_000).toISOString()
+  return retryingTransaction(db, (trx) => deleteDeliveriesBefore(trx, cutoff))
 }

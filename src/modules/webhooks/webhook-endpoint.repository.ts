@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely'
-import type { Db, Trx } from '../../db/database.js'
+import type { Reader, Trx } from '../../db/database.js'
 import { lockingRows } from '../../db/dialect-sql.js'
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../../db/tables/webhook.js'
 
@@ -27,7 +27,7 @@ export async function insertEndpoint(trx: Trx, row: Insertable<WebhookEndpointsT
   return trx.insertInto('webhook_endpoints').values(row).returningAll().executeTakeFirstOrThrow()
 }
 
-export async function listEndpoints(db: Db, partnerId: number): Promise<EndpointRow[]> {
+export async function listEndpoints(db: Reader, partnerId: number): Promise<EndpointRow[]> {
   return db
     .selectFrom('webhook_endpoints')
     .selectAll()
@@ -36,7 +36,11 @@ export async function listEndpoints(db: Db, partnerId: number): Promise<Endpoint
     .execute()
 }
 
-export async function findEndpoint(db: Db, partnerId: number, id: number): Promise<EndpointRow | undefined> {
+export async function findEndpoint(
+  db: Reader,
+  partnerId: number,
+  id: number,
+): Promise<EndpointRow | undefined> {
   return db
     .selectFrom('webhook_endpoints')
     .selectAll()
@@ -70,7 +74,7 @@ export async function deleteEndpoint(trx: Trx, partnerId: number, id: number): P
 }
 
 /** The partner's enabled endpoints. */
-export async function enabledEndpoints(db: Db, partnerId: number): Promise<EndpointRow[]> {
+export async function enabledEndpoints(db: Reader, partnerId: number): Promise<EndpointRow[]> {
   return db
     .selectFrom('webhook_endpoints')
     .selectAll()
@@ -84,7 +88,7 @@ export async function insertDeliveries(trx: Trx, rows: NewDelivery[]): Promise<v
 }
 
 /** One page of the endpoint's deliveries, newest first, and their total. */
-export async function listDeliveries(db: Db, endpointId: number, offset: number, limit: number) {
+export async function listDeliveries(db: Reader, endpointId: number, offset: number, limit: number) {
   const [rows, count] = await Promise.all([
     db
       .selectFrom('webhook_deliveries')

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { Db, Trx } from '../../db/database.js'
+import type { Db, Reader, Trx } from '../../db/database.js'
 import { NotFoundError, ValidationError } from '../../shared/errors.js'
 import { findPartnerEvent, recordEvent } from '../events/event.service.js'
 import { MAX_ENDPOINTS, normalizeEvents, PREVIOUS_SECRET_HOURS, receives } from './webhook.rules.js'
@@ -51,7 +51,7 @@ export async function endpointsOf(db: Db, partnerId: number): Promise<EndpointRo
   return listEndpoints(db, partnerId)
 }
 
-export async function showEndpoint(db: Db, partnerId: number, id: number): Promise<EndpointRow> {
+export async function showEndpoint(db: Reader, partnerId: number, id: number): Promise<EndpointRow> {
   const row = await findEndpoint(db, partnerId, id)
   if (!row) throw new NotFoundError('Webhook endpoint')
   return row

@@ -1,4 +1,5 @@
 import type { Db } from '../../../src/db/database.js'
+import { retryingTransaction } from '../../../src/db/transaction.js'
 import { importCatalog } from '../../../src/modules/catalog/catalog-import.js'
 
 // The catalog every world sells from: brands and models with their default LMI (in reais, as the
@@ -28,7 +29,7 @@ export const TEST_CATALOG = {
 }
 
 export async function seedCatalog(db: Db) {
-  await db.transaction().execute((trx) => importCatalog(trx, TEST_CATALOG, NOW))
+  await retryingTransaction(db, (trx) => importCatalog(trx, TEST_CATALOG, NOW))
   const models = await db
     .selectFrom('models')
     .innerJoin('brands', 'brands.id', 'models.brand_id')

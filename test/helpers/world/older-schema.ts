@@ -7,6 +7,7 @@ import type { Db } from '../../../src/db/database.js'
 import { migrateTo } from '../../../src/db/migrate.js'
 import type { AnnualPlansTable } from '../../../src/db/tables/annual-plan.js'
 import type { SubscriptionsTable } from '../../../src/db/tables/subscription.js'
+import { retryingTransaction } from '../../../src/db/transaction.js'
 import { insertCustomer } from '../../../src/modules/customers/customer.repository.js'
 import { createTestDatabase, type TestDatabase } from '../test-db.js'
 import { seedCatalog } from './catalog.js'
@@ -86,7 +87,7 @@ export async function olderContracts(ctx: TestDatabase, now: string): Promise<Ol
 
 /** A customer of `partnerId` written as a row at `now`, with no address; its id. */
 export async function olderCustomer(db: Db, partnerId: number, now: string, document = '52998224725') {
-  const customer = await db.transaction().execute((trx) =>
+  const customer = await retryingTransaction(db, (trx) =>
     insertCustomer(trx, {
       partner_id: partnerId,
       name: 'Cliente',

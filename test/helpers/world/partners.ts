@@ -30,9 +30,9 @@ export type PartnerSeed = GatewayMode | { gateway?: GatewayMode; name?: string; 
 export async function seedPartner(db: Db, seed: PartnerSeed = 'external'): Promise<TestPartner> {
   partnerCount += 1
   const { name = `Partner ${partnerCount}`, ...rest } = typeof seed === 'string' ? { gateway: seed } : seed
-  const partner = await db
-    .transaction()
-    .execute((trx) => createPartner(trx, { gateway: 'external', name, ...rest }, NOW))
+  const partner = await retryingTransaction(db, (trx) =>
+    createPartner(trx, { gateway: 'external', name, ...rest }, NOW),
+  )
   const credentials = await credentialsFor(db, partner.id, 'test', NOW)
   return { id: partner.id, clientId: credentials.client_id, clientSecret: credentials.client_secret }
 }

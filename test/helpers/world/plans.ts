@@ -1,4 +1,5 @@
 import type { Db } from '../../../src/db/database.js'
+import { retryingTransaction } from '../../../src/db/transaction.js'
 import { createPlan, type NewPlan } from '../../../src/modules/plans/plan.service.js'
 
 // The plans the suites sell, with rates their expected amounts are worked out from by hand.
@@ -43,7 +44,7 @@ export async function seedPlans<const T extends readonly PlanTemplate[]>(
   templates: T,
   now = '2026-11-21T12:00:00.000Z',
 ): Promise<{ -readonly [K in keyof T]: SeededPlan }> {
-  return db.transaction().execute(async (trx) => {
+  return retryingTransaction(db, async (trx) => {
     const plans: SeededPlan[] = []
     for (const template of templates) plans.push(await createPlan(trx, { ...template, partnerId }, now))
     return plans as { -readonly [K in keyof T]: SeededPlan }

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect } from 'vitest'
 import type { App } from '../../../src/app.js'
 import type { Db } from '../../../src/db/database.js'
 import type { GatewayMode } from '../../../src/db/tables/partner.js'
+import { retryingTransaction } from '../../../src/db/transaction.js'
 import { importCatalog } from '../../../src/modules/catalog/catalog-import.js'
 import type { PaymentGateway } from '../../../src/modules/payments/payment-gateway.js'
 import { SandboxGateway } from '../../../src/modules/payments/sandbox-gateway.js'
@@ -191,7 +192,7 @@ async function exclusiveModel(db: Db, side: string, partners: TestPartner[]) {
   const catalog = {
     brands: [{ name: `Marca ${side}`, models: [{ name: `Exclusivo ${side}`, default_lmi: 3000 }] }],
   }
-  await db.transaction().execute((trx) => importCatalog(trx, catalog, NOW.toISOString()))
+  await retryingTransaction(db, (trx) => importCatalog(trx, catalog, NOW.toISOString()))
   const row = await db
     .selectFrom('models')
     .select(['id', 'brand_id'])
