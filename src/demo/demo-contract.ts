@@ -1,5 +1,5 @@
 import type { Config } from '../config.js'
-import type { Db, Reader, Trx } from '../db/database.js'
+import type { Reader, Trx } from '../db/database.js'
 import type { PartnerContext } from '../modules/auth/partner-context.js'
 import { createCustomer } from '../modules/customers/customer.service.js'
 import { renderingContext } from '../modules/events/event.service.js'

@@ -5,6 +5,7 @@ import type { SigningKey } from '../../config-values.js'
 import type { Db } from '../../db/database.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import type { Clock } from '../../shared/clock.js'
+import { keepGeneratedKey, signingKeys } from './signing-key.repository.js'
 
 const ALGORITHM = 'HS256'
 
@@ -131,12 +132,7 @@ export const tokenAudience = (env: Config['env']) => `amparo:${env}`
 export async function loadSigningKeys(db: Db, config: Config, clock: Clock): Promise<SigningKey[]> {
   if (config.jwtKeys.length > 0) return config.jwtKeys
   const secret = randomBytes(32).toString('base64url')
-  await retryingTransaction(db, (trx) =>
-    trx
-      .insertInto('signing_keys')
-      .values({ kid: 'generated-1', secret, created_at: clock.now().toISOString() })
-      .onConflict((oc) => oc.column('kid').doNothing())
-      .execute(),
-  )
-  return db.selectFrom('signing_keys').select(['kid', 'secret']).orderBy('created_at', 'desc').execute()
+  const at = clock.now().toISOString()
+  await retryingTransaction(db, (trx) => keepGeneratedKey(trx, secret, at))
+  return signingKeys(db)
 }

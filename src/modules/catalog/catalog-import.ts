@@ -4,6 +4,7 @@ import type { Trx } from '../../db/database.js'
 import { ValidationError } from '../../shared/errors.js'
 import { amountToCents } from '../../shared/money.js'
 import { ANY_CONTROL_CHARACTER, BIDI_CONTROL, LONE_SURROGATE } from '../../shared/text.js'
+import { upsertBrand, upsertModel } from './catalog.repository.js'
 
 /** The catalog file (README: "Catalog import format"). */
 export const CatalogFile = Type.Object({
@@ -103,12 +104,7 @@ export async function importCatalog(
   const brands = new Set<number>()
   const models = new Set<string>()
   for (const brand of catalog.brands) {
-    const { id: brandId } = await trx
-      .insertInto('brands')
-      .values({ name: brand.name, created_at: now })
-      .onConflict((oc) => oc.column('name').doUpdateSet((eb) => ({ name: eb.ref('excluded.name') })))
-      .returning('id')
-      .executeTakeFirstOrThrow()
+    const brandId = await upsertBrand(trx, brand.name, now)
     for (const model of brand.models) {
       const values = {
         brand_id: brandId,
@@ -117,16 +113,7 @@ export async function importCatalog(
         active: model.active ?? true,
         created_at: now,
       }
-      await trx
-        .insertInto('models')
-        .values(values)
-        .onConflict((oc) => {
-          const existing = oc.columns(['brand_id', 'name'])
-          return keepExisting
-            ? existing.doNothing()
-            : existing.doUpdateSet({ default_lmi: values.default_lmi, active: values.active })
-        })
-        .execute()
+      await upsertModel(trx, values, { keepExisting })
       models.add(`${brandId}\n${values.name}`)
     }
     brands.add(brandId)

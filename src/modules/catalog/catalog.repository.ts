@@ -1,7 +1,8 @@
-import { type ExpressionBuilder, sql } from 'kysely'
-import type { Database, Reader } from '../../db/database.js'
+import { type ExpressionBuilder, type Insertable, sql } from 'kysely'
+import type { Database, Reader, Trx } from '../../db/database.js'
 import { codePointLower } from '../../db/dialect-sql.js'
 import { prepared } from '../../db/prepared.js'
+import type { ModelsTable } from '../../db/tables/catalog.js'
 
 export interface BrandRow {
   id: number
@@ -155,4 +156,33 @@ export async function findModel(
   modelId: number,
 ): Promise<ModelRow | undefined> {
   return (await model(db, partnerId, modelId))[0]
+}
+
+/** The brand named `name`, added at `now` unless there; its id. */
+export async function upsertBrand(trx: Trx, name: string, now: string): Promise<number> {
+  const { id } = await trx
+    .insertInto('brands')
+    .values({ name, created_at: now })
+    .onConflict((oc) => oc.column('name').doUpdateSet((eb) => ({ name: eb.ref('excluded.name') })))
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  return id
+}
+
+/** Adds the brand's model, or updates its default LMI and active flag (unless `keepExisting`). */
+export async function upsertModel(
+  trx: Trx,
+  values: Insertable<ModelsTable> & { default_lmi: number; active: boolean },
+  { keepExisting }: { keepExisting: boolean },
+): Promise<void> {
+  await trx
+    .insertInto('models')
+    .values(values)
+    .onConflict((oc) => {
+      const existing = oc.columns(['brand_id', 'name'])
+      return keepExisting
+        ? existing.doNothing()
+        : existing.doUpdateSet({ default_lmi: values.default_lmi, active: values.active })
+    })
+    .execute()
 }

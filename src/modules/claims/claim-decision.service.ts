@@ -1,4 +1,4 @@
-import type { Db, Reader, Trx } from '../../db/database.js'
+import type { Reader, Trx } from '../../db/database.js'
 import type { DenialReason, SettlementMethod } from '../../db/tables/claim.js'
 import { NotFoundError, StateError, ValidationError } from '../../shared/errors.js'
 import { endByClaimSettlement as endAnnualPlan } from '../annual-plans/annual-plan-cancellation.service.js'

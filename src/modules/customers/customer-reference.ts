@@ -1,4 +1,4 @@
-import type { Db, Reader } from '../../db/database.js'
+import type { Reader } from '../../db/database.js'
 import { normalizeDocument } from '../../shared/documents.js'
 import type { FieldErrors } from '../../shared/errors.js'
 import { type CustomerRow, findCustomer, findCustomerByDocument } from './customer.repository.js'

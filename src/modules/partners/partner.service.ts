@@ -1,12 +1,26 @@
 import { randomBytes } from 'node:crypto'
-import { sql } from 'kysely'
 import type { Config } from '../../config.js'
-import type { Db, Reader, Trx } from '../../db/database.js'
+import type { Reader, Trx } from '../../db/database.js'
 import type { GatewayMode } from '../../db/tables/partner.js'
 import { normalizeCnpj } from '../../shared/documents.js'
 import { NotFoundError, ValidationError } from '../../shared/errors.js'
 import { assertLoginAccepts } from '../auth/login-credentials.js'
 import { hashSecret } from '../auth/secret-hash.js'
+import {
+  attributeAllModels,
+  findCredentials,
+  findPartner,
+  insertCredentials,
+  insertMatrixStore,
+  insertPartner,
+  revokeCredentialsRow,
+  storeDocumentTaken,
+  updateGateway,
+  upsertPartnerUser,
+} from './partner.repository.js'
+
+/** Lets the partner sell every model of the catalog (the CLI's catalog import, for every partner). */
+export { attributeAllModels }
 
 export interface NewPartner {
   name: string
@@ -32,76 +46,31 @@ export async function createPartner(trx: Trx, input: NewPartner, now: string) {
   if (min <= 0 || min > max || max > MAX_LMI_FACTOR_BP)
     throw ValidationError.field('lmi_factors', 'The LMI factors must satisfy 0 < min ≤ max ≤ 10.')
   // The matrix store carries the CNPJ, unique across stores: refuse cleanly rather than fail on the constraint.
-  if (
-    document &&
-    (await trx
-      .selectFrom('shopkeepers')
-      .select('id')
-      .where('registration_number', '=', document)
-      .executeTakeFirst())
-  ) {
+  if (document && (await storeDocumentTaken(trx, document))) {
     throw ValidationError.field('document', 'The document has already been taken.')
   }
 
-  const partner = await trx
-    .insertInto('partners')
-    .values({
-      name,
-      document,
-      gateway: input.gateway,
-      lmi_min_factor_bp: min,
-      lmi_max_factor_bp: max,
-      created_at: now,
-    })
-    .returning(['id', 'name', 'gateway'])
-    .executeTakeFirstOrThrow()
-  await trx
-    .insertInto('shopkeepers')
-    .values({
-      partner_id: partner.id,
-      matrix: true,
-      trading_name: name,
-      registration_number: document,
-      created_at: now,
-    })
-    .execute()
+  const partner = await insertPartner(trx, {
+    name,
+    document,
+    gateway: input.gateway,
+    lmi_min_factor_bp: min,
+    lmi_max_factor_bp: max,
+    created_at: now,
+  })
+  await insertMatrixStore(trx, partner.id, name, document, now)
   await attributeAllModels(trx, partner.id)
   return partner
 }
 
-/** Lets the partner sell every model of the catalog (keeps models already attributed as they are). */
-export async function attributeAllModels(trx: Trx, partnerId: number) {
-  await trx
-    .insertInto('partner_models')
-    .columns(['partner_id', 'model_id', 'unavailable'])
-    .expression((eb) =>
-      eb
-        .selectFrom('models')
-        .select((s) => [s.val(partnerId).as('partner_id'), 'id as model_id', s.val(false).as('unavailable')])
-        // SQLite needs a WHERE to tell the SELECT's end from the ON CONFLICT clause.
-        .where(sql<boolean>`true`),
-    )
-    .onConflict((oc) => oc.columns(['partner_id', 'model_id']).doNothing())
-    .execute()
-}
-
 export async function setGateway(trx: Trx, partnerId: number, gateway: GatewayMode) {
-  const updated = await trx
-    .updateTable('partners')
-    .set({ gateway })
-    .where('id', '=', partnerId)
-    .returning(['id', 'gateway'])
-    .executeTakeFirst()
+  const updated = await updateGateway(trx, partnerId, gateway)
   if (!updated) throw new NotFoundError('Partner')
   return updated
 }
 
 export async function requirePartner(db: Reader, partnerId: number) {
-  const partner = await db
-    .selectFrom('partners')
-    .select(['id', 'name', 'gateway'])
-    .where('id', '=', partnerId)
-    .executeTakeFirst()
+  const partner = await findPartner(db, partnerId)
   if (!partner) throw new NotFoundError('Partner')
   return partner
 }
@@ -128,22 +97,15 @@ export async function issueCredentials(
 ) {
   await requirePartner(trx, partnerId)
   const { client_id, client_secret, secret_hash } = credentials
-  await trx
-    .insertInto('credentials')
-    .values({ partner_id: partnerId, client_id, secret_hash, created_at: now })
-    .execute()
+  await insertCredentials(trx, { partner_id: partnerId, client_id, secret_hash, created_at: now })
   return { client_id, client_secret }
 }
 
 export async function revokeCredentials(trx: Trx, clientId: string, now: string) {
-  const found = await trx
-    .selectFrom('credentials')
-    .select(['id', 'revoked_at'])
-    .where('client_id', '=', clientId)
-    .executeTakeFirst()
+  const found = await findCredentials(trx, clientId)
   if (!found) throw new NotFoundError('Credential')
   if (found.revoked_at === null) {
-    await trx.updateTable('credentials').set({ revoked_at: now }).where('id', '=', found.id).execute()
+    await revokeCredentialsRow(trx, found.id, now)
   }
   return { client_id: clientId, revoked: true as const }
 }
@@ -175,17 +137,13 @@ export async function newUser(email: string, password: string): Promise<NewUser>
 export async function upsertUser(trx: Trx, partnerId: number, user: NewUser, now: string) {
   await requirePartner(trx, partnerId)
   const { email, password_hash } = user
-  const stored = await trx
-    .insertInto('partner_users')
-    .values({ partner_id: partnerId, email, password_hash, disabled: false, created_at: now })
-    .onConflict((oc) =>
-      oc
-        .column('email')
-        .doUpdateSet({ password_hash, disabled: false })
-        .where('partner_users.partner_id', '=', partnerId),
-    )
-    .returning(['id', 'email'])
-    .executeTakeFirst()
+  const stored = await upsertPartnerUser(trx, {
+    partner_id: partnerId,
+    email,
+    password_hash,
+    disabled: false,
+    created_at: now,
+  })
   if (!stored) throw ValidationError.field('email', 'The email belongs to a user of another partner.')
   return stored
 }

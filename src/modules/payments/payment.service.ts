@@ -2,6 +2,7 @@ import type { Db, Reader, Trx } from '../../db/database.js'
 import { retryingTransaction, type Transactor } from '../../db/transaction.js'
 import type { Clock } from '../../shared/clock.js'
 import { GatewayRefusedError, GatewayUnavailableError } from './payment.errors.js'
+import { findGatewayCustomer, keepGatewayCustomer } from './payment.repository.js'
 import type { ChargeResult, PaymentGateway } from './payment-gateway.js'
 
 // The one card-charge flow: every charge of an installment or an annual plan, by the API or by
@@ -129,27 +130,9 @@ export async function gatewayCustomerOf(
   const created = await atGateway(log, { customer_id: customerId }, () =>
     gateway.createCustomer(customerId, reference, { partnerId, reference }),
   )
-  await retryingTransaction(db, (trx) =>
-    trx
-      .insertInto('gateway_customers')
-      .values({
-        customer_id: customerId,
-        gateway_customer_id: created,
-        created_at: clock.now().toISOString(),
-      })
-      .onConflict((oc) => oc.column('customer_id').doNothing())
-      .execute(),
-  )
+  const at = clock.now().toISOString()
+  await retryingTransaction(db, (trx) => keepGatewayCustomer(trx, customerId, created, at))
   return (await findGatewayCustomer(db, customerId)) ?? created
-}
-
-async function findGatewayCustomer(db: Db, customerId: number): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('gateway_customers')
-    .select('gateway_customer_id')
-    .where('customer_id', '=', customerId)
-    .executeTakeFirst()
-  return row?.gateway_customer_id
 }
 
 /**

@@ -1,7 +1,7 @@
-import type { NotNull } from 'kysely'
-import type { Reader } from '../../db/database.js'
+import type { Insertable, NotNull } from 'kysely'
+import type { Reader, Trx } from '../../db/database.js'
 import { prepared } from '../../db/prepared.js'
-import type { PlanKind } from '../../db/tables/plan.js'
+import type { PlanKind, PlansTable } from '../../db/tables/plan.js'
 
 export interface SubscriptionPlanRow {
   id: number
@@ -101,4 +101,18 @@ export async function findDefaultAnnualPlan(
   partnerId: number,
 ): Promise<AnnualProductRow | undefined> {
   return (await defaultAnnualPlan(db, partnerId))[0]
+}
+
+/** The partner's annual plans stop being the default (a new default is about to be added). */
+export async function clearDefaultAnnualPlan(trx: Trx, partnerId: number): Promise<void> {
+  await trx
+    .updateTable('plans')
+    .set({ is_default: false })
+    .where('partner_id', '=', partnerId)
+    .where('kind', '=', 'annual')
+    .execute()
+}
+
+export async function insertPlan(trx: Trx, row: Insertable<PlansTable>) {
+  return trx.insertInto('plans').values(row).returningAll().executeTakeFirstOrThrow()
 }

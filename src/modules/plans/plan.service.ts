@@ -2,7 +2,13 @@ import type { Db, Reader, Trx } from '../../db/database.js'
 import type { CoverageType, PlanKind } from '../../db/tables/plan.js'
 import { ValidationError } from '../../shared/errors.js'
 import { requirePartner } from '../partners/partner.service.js'
-import { findSubscriptionPlan, listSubscriptionPlans, type SubscriptionPlanRow } from './plan.repository.js'
+import {
+  clearDefaultAnnualPlan,
+  findSubscriptionPlan,
+  insertPlan,
+  listSubscriptionPlans,
+  type SubscriptionPlanRow,
+} from './plan.repository.js'
 import {
   coverageTypesNamedBy,
   DEFAULT_CLAIM_NOTICE_DAYS,
@@ -121,15 +127,8 @@ export async function createPlan(trx: Trx, input: NewPlan, now: string) {
     active: true,
     created_at: now,
   }
-  if (values.is_default) {
-    await trx
-      .updateTable('plans')
-      .set({ is_default: false })
-      .where('partner_id', '=', input.partnerId)
-      .where('kind', '=', 'annual')
-      .execute()
-  }
-  return trx.insertInto('plans').values(values).returningAll().executeTakeFirstOrThrow()
+  if (values.is_default) await clearDefaultAnnualPlan(trx, input.partnerId)
+  return insertPlan(trx, values)
 }
 
 /** The partner's subscription plan, for contracting; undefined when it is not theirs. */
