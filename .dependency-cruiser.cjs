@@ -106,6 +106,14 @@ module.exports = {
         ],
       },
     },
+    {
+      name: 'migrations-import-no-live-code',
+      comment:
+        'A migration gives every database the same schema and rows forever: what it needs of a rule is copied into it, not imported.',
+      severity: 'error',
+      from: { path: '^src/db/migrations/' },
+      to: { path: '^src/', pathNot: '^src/db/(migrations/|database\\.ts$)' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

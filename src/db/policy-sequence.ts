@@ -1,5 +1,5 @@
-import { type Kysely, sql } from 'kysely'
-import { isPostgres } from './database.js'
+import { sql } from 'kysely'
+import { isPostgres, type Trx } from './database.js'
 
 /**
  * Takes the next number of the annual plans' id sequence without inserting a plan: a policy
@@ -9,16 +9,15 @@ import { isPostgres } from './database.js'
  * AUTOINCREMENT, so its counter in sqlite_sequence is what the next insert exceeds; one writer at
  * a time makes the read-and-bump safe.
  */
-// biome-ignore lint/suspicious/noExplicitAny: used by migrations (untyped) and repositories alike
-export async function nextPolicySerial(db: Kysely<any>): Promise<number> {
-  if (isPostgres(db)) {
+export async function nextPolicySerial(trx: Trx): Promise<number> {
+  if (isPostgres(trx)) {
     const { rows } = await sql<{ serial: string | number }>`
-      select nextval(pg_get_serial_sequence('annual_plans', 'id')) as serial`.execute(db)
+      select nextval(pg_get_serial_sequence('annual_plans', 'id')) as serial`.execute(trx)
     return Number(rows[0]?.serial)
   }
   const { rows } = await sql<{ seq: number }>`
-    update sqlite_sequence set seq = seq + 1 where name = 'annual_plans' returning seq`.execute(db)
+    update sqlite_sequence set seq = seq + 1 where name = 'annual_plans' returning seq`.execute(trx)
   if (rows[0]) return Number(rows[0].seq)
-  await sql`insert into sqlite_sequence (name, seq) values ('annual_plans', 1)`.execute(db)
+  await sql`insert into sqlite_sequence (name, seq) values ('annual_plans', 1)`.execute(trx)
   return 1
 }

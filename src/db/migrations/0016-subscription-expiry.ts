@@ -1,5 +1,4 @@
 import { type Kysely, sql } from 'kysely'
-import { addMonthsClamped } from '../../shared/time.js'
 import { isPostgres } from '../database.js'
 import { columnTypes } from './column-types.js'
 
@@ -55,3 +54,24 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('subscriptions').dropColumn('expired_at').execute()
   await db.schema.alterTable('subscriptions').dropColumn('ends_on').execute()
 }
+
+// Calendar-month arithmetic clamped to the month end (2026-01-31 + 1 → 2026-02-28), as
+// shared/time.ts had it when this migration was written, frozen here: a migration gives every
+// database the same rows, whatever the live code becomes.
+function addMonthsClamped(date: string, months: number): string {
+  const year = Number(date.slice(0, 4))
+  const month = Number(date.slice(5, 7))
+  const day = Number(date.slice(8, 10))
+  const index = year * 12 + (month - 1) + months
+  const targetYear = Math.floor(index / 12)
+  const targetMonth = index - targetYear * 12 + 1
+  const targetDay = Math.min(day, daysInMonth(targetYear, targetMonth))
+  return `${String(targetYear).padStart(4, '0')}-${two(targetMonth)}-${two(targetDay)}`
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31
+}
+
+const two = (n: number) => (n < 10 ? `0${n}` : String(n))

@@ -1,10 +1,10 @@
+import { randomBytes } from 'node:crypto'
 import { type Kysely, sql } from 'kysely'
-import { verificationCode } from '../../shared/verification-code.js'
-import { nextPolicySerial } from '../policy-sequence.js'
+import { isPostgres } from '../database.js'
 
 /**
  * The insured's certificate (README, Certificates): a subscription's `policy_number`, given when it
- * becomes `pago` from the annual plans' sequence (policy-sequence.ts), and a verification code per
+ * becomes `pago` from the annual plans' sequence, and a verification code per
  * contract (`certificate_code`, 160 random bits) on subscriptions and annual plans.
  *
  * Existing rows: a `pago` subscription gets a number now, its year the one its installment 1 was
@@ -70,4 +70,40 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('annual_plans').dropColumn('certificate_code').execute()
   await db.schema.alterTable('subscriptions').dropColumn('certificate_code').execute()
   await db.schema.alterTable('subscriptions').dropColumn('policy_number').execute()
+}
+
+// The sequence and the code as they stood when this migration was written (db/policy-sequence.ts,
+// shared/verification-code.ts), frozen here: a migration gives every database the same rows,
+// whatever the live code becomes.
+
+/** The next number of the annual plans' id sequence, without inserting a plan. */
+async function nextPolicySerial(db: Kysely<unknown>): Promise<number> {
+  if (isPostgres(db)) {
+    const { rows } = await sql<{ serial: string | number }>`
+      select nextval(pg_get_serial_sequence('annual_plans', 'id')) as serial`.execute(db)
+    return Number(rows[0]?.serial)
+  }
+  const { rows } = await sql<{ seq: number }>`
+    update sqlite_sequence set seq = seq + 1 where name = 'annual_plans' returning seq`.execute(db)
+  if (rows[0]) return Number(rows[0].seq)
+  await sql`insert into sqlite_sequence (name, seq) values ('annual_plans', 1)`.execute(db)
+  return 1
+}
+
+/** 20 random bytes in RFC 4648 base32 without padding: 32 characters. */
+function verificationCode(): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'
+  let bits = 0
+  let value = 0
+  let out = ''
+  for (const byte of randomBytes(20)) {
+    value = (value << 8) | byte
+    bits += 8
+    while (bits >= 5) {
+      out += alphabet[(value >>> (bits - 5)) & 31]
+      bits -= 5
+    }
+    value &= (1 << bits) - 1
+  }
+  return out
 }
