@@ -1,5 +1,4 @@
-import { type RawBuilder, sql } from 'kysely'
-import { isPostgres, type Reader } from '../../db/database.js'
+import type { Reader } from '../../db/database.js'
 import { eventObjectId, eventObjectIdIn } from '../../db/dialect-sql.js'
 import type { ClaimStatus, ClaimsTable } from '../../db/tables/claim.js'
 
