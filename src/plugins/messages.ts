@@ -1,4 +1,5 @@
 import type { ConsoleErrorCode, ErrorCode, FieldErrors } from '../shared/errors.js'
+import { LABEL_TABLES } from '../shared/labels.js'
 import { CODE_MESSAGES } from './code-messages.js'
 import { SERVICE_MESSAGES } from './service-messages.js'
 
@@ -169,7 +170,35 @@ export function portugueseMessage(message: string, code: ErrorCode | ConsoleErro
   return translateWith(SERVICE_RULES, message) ?? translateWith(MESSAGES, message) ?? CODE_MESSAGES[code].pt
 }
 
-/** SERVICE_MESSAGES as rules: each `{{name}}` matches any text, and is carried over. */
+/**
+ * What a typed placeholder of a Portuguese template (`{{status:claimStatus}}`) turns its value
+ * into: a code through its one label (shared/labels.ts), or the English wording a message was
+ * built with ("under review") into Portuguese. A value a table lacks is carried over.
+ */
+const WORDS: Record<string, Readonly<Record<string, string>>> = {
+  ...LABEL_TABLES,
+  /** The claim states an English message names in prose ("only a claim under review …"). */
+  claimState: {
+    'under review': 'em análise',
+    'awaiting documents or under review': 'aguardando documentos ou em análise',
+    'documents pending': 'aguardando documentos',
+    approved: 'aprovado',
+    denied: 'negado',
+    settled: 'concluído',
+    withdrawn: 'com desistência',
+  },
+  /** What was done to a claim, as the English message's participle. */
+  claimAction: { approved: 'aprovado', denied: 'negado', settled: 'concluído', withdrawn: 'retirado' },
+  /** The dashboard's period bounds. */
+  periodField: { from: 'mês inicial', to: 'mês final' },
+}
+
+const word = (table: string | undefined, value: string) => {
+  const words = table === undefined ? undefined : WORDS[table]
+  return words && Object.hasOwn(words, value) ? (words[value] as string) : value
+}
+
+/** SERVICE_MESSAGES as rules: each `{{name}}` matches any text, and is carried over (typed: translated). */
 const SERVICE_RULES: Rule[] = Object.entries(SERVICE_MESSAGES).map(([en, pt]) => {
   const names: string[] = []
   const pattern = en
@@ -181,7 +210,9 @@ const SERVICE_RULES: Rule[] = Object.entries(SERVICE_MESSAGES).map(([en, pt]) =>
     })
     .join('')
   const render = (...values: string[]) =>
-    pt.replace(/\{\{(\w+)\}\}/g, (_, name: string) => values[names.indexOf(name)] ?? '')
+    pt.replace(/\{\{(\w+)(?::(\w+))?\}\}/g, (_, name: string, table?: string) =>
+      word(table, values[names.indexOf(name)] ?? ''),
+    )
   return [new RegExp(`^${pattern}$`), render]
 })
 

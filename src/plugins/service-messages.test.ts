@@ -118,7 +118,7 @@ function thrownMessages(file: string): string[] {
   return messages
 }
 
-const fill = (template: string) => template.replace(/\{\{(\w+)\}\}/g, '<$1>')
+const fill = (template: string) => template.replace(/\{\{(\w+)(?::\w+)?\}\}/g, '<$1>')
 
 /** Whether a message falls back to its code's general Portuguese message: it does for any code. */
 const fallsBack = (message: string) =>

@@ -6,8 +6,9 @@ import { PLATFORM_MESSAGES } from './service-messages/platform.js'
 
 /**
  * The service's own messages (those thrown with their own wording, not their code's): English as
- * thrown → Portuguese. `{{name}}` stands for a value (a status, a number, a field name) and is
- * carried over as it is; status values stay the API's own (`pago`, `awaiting_payment`).
+ * thrown → Portuguese. `{{name}}` stands for a value (a number, a field name) and is carried over
+ * as it is; `{{name:table}}` for a code or English wording shown through its Portuguese label
+ * (messages.ts, WORDS), so a person never reads `pago` or `under review` in a Portuguese message.
  * Kept by area in service-messages/, looked up as one.
  */
 export const SERVICE_MESSAGES: Record<string, string> = {

@@ -6,6 +6,7 @@ import type {
   SettlementMethod,
 } from '../../db/tables/claim.js'
 import { COVERAGE_TYPES, type CoverageType } from '../../db/tables/plan.js'
+import { CLAIM_STATUS_LABELS as CLAIM_STATUS_TEXT } from '../../shared/labels.js'
 import { formatDate } from '../../shared/time.js'
 import { COVERAGE_TYPE_LABELS } from '../plans/plan.rules.js'
 
@@ -24,14 +25,7 @@ export const CLAIM_STATUSES = [
   'withdrawn',
 ] as const satisfies readonly ClaimStatus[]
 
-export const CLAIM_STATUS_LABELS: Record<ClaimStatus, string> = {
-  documents_pending: 'Aguardando documentos',
-  under_review: 'Em análise',
-  approved: 'Aprovado',
-  denied: 'Negado',
-  settled: 'Concluído',
-  withdrawn: 'Desistência',
-}
+export const CLAIM_STATUS_LABELS: Record<ClaimStatus, string> = CLAIM_STATUS_TEXT
 
 export const claimTypeLabel = (type: CoverageType): string => COVERAGE_TYPE_LABELS[type]
 export const claimStatusLabel = (status: ClaimStatus): string => CLAIM_STATUS_LABELS[status]

@@ -1,14 +1,11 @@
+import { PERIL_LABELS } from '../../shared/labels.js'
+
 // The plan's typed coverage (README, Claims): the perils a claim may name, their pt-BR labels, and
 // the types a plan's free-text `coverages` name.
 
 import { COVERAGE_TYPES, type CoverageType } from '../../db/tables/plan.js'
 
-export const COVERAGE_TYPE_LABELS: Record<CoverageType, string> = {
-  robbery: 'Roubo',
-  qualified_theft: 'Furto qualificado',
-  accidental_damage: 'Quebra acidental',
-  liquid_damage: 'Danos por líquido',
-}
+export const COVERAGE_TYPE_LABELS: Record<CoverageType, string> = PERIL_LABELS
 
 /** Defaults of a plan's claim terms. */
 export const DEFAULT_CLAIM_NOTICE_DAYS = 30

@@ -5,6 +5,10 @@ import {
   UNPAID_STATUSES,
 } from '../../db/tables/subscription.js'
 import { StateError } from '../../shared/errors.js'
+import {
+  INSTALLMENT_STATUS_LABELS as INSTALLMENT_STATUS_TEXT,
+  SUBSCRIPTION_STATUS_LABELS as SUBSCRIPTION_STATUS_TEXT,
+} from '../../shared/labels.js'
 import { addDays, addMonthsClamped, formatDate, startOfLocalDate } from '../../shared/time.js'
 
 // The subscription's pure rules (README, Subscriptions): every status it and its installments move
@@ -14,19 +18,11 @@ import { addDays, addMonthsClamped, formatDate, startOfLocalDate } from '../../s
 
 // — Statuses —
 
-export const SUBSCRIPTION_STATUS_LABELS = {
-  pending: 'Pendente',
-  pago: 'Pago',
-  canceled: 'Cancelado',
-  expired: 'Expirado',
-} as const satisfies Record<SubscriptionStatus, string>
-
-export const INSTALLMENT_STATUS_LABELS = {
-  pending: 'Pendente',
-  paid: 'Pago',
-  refused: 'Recusado',
-  canceled: 'Cancelado',
-} as const satisfies Record<InstallmentStatus, string>
+export const SUBSCRIPTION_STATUS_LABELS = SUBSCRIPTION_STATUS_TEXT satisfies Record<
+  SubscriptionStatus,
+  string
+>
+export const INSTALLMENT_STATUS_LABELS = INSTALLMENT_STATUS_TEXT satisfies Record<InstallmentStatus, string>
 
 /** An installment that can still be paid: pending, or refused by a declined charge. */
 export const isUnpaid = (status: InstallmentStatus): boolean =>

@@ -2,25 +2,25 @@
 export const CLAIM_MESSAGES: Record<string, string> = {
   // Claims
   'The occurred at field must be a valid date and time in the format YYYY-MM-DD HH:MM:SS.':
-    'O campo occurred at deve ser uma data e hora válidas no formato YYYY-MM-DD HH:MM:SS.',
-  'The occurred at must not be in the future.': 'O occurred at não pode estar no futuro.',
+    'A data da ocorrência deve ser uma data e hora válidas no formato AAAA-MM-DD HH:MM:SS.',
+  'The occurred at must not be in the future.': 'A data da ocorrência não pode estar no futuro.',
   'The police report issued on must not be in the future.':
-    'O police report issued on não pode estar no futuro.',
+    'A data do boletim de ocorrência não pode estar no futuro.',
   'The claim must be opened within {{days}} days of the loss.':
     'O sinistro deve ser aberto em até {{days}} dias da ocorrência.',
   'The contract was not in force when the loss occurred.':
     'O contrato não estava em vigor quando a perda ocorreu.',
   'The selected type is not covered by the plan.': 'O tipo selecionado não é coberto pelo plano.',
   'The police report number field is required for robbery and qualified theft.':
-    'O campo police report number é obrigatório para roubo e furto qualificado.',
+    'O número do boletim de ocorrência é obrigatório para roubo e furto qualificado.',
   'The contract has another claim open: withdraw it or wait for its decision and settlement.':
     'O contrato tem outro sinistro aberto: retire-o ou aguarde sua decisão e liquidação.',
   'The contract has reached its limit of {{count}} approved claims in 365 days.':
     'O contrato atingiu seu limite de {{count}} sinistros aprovados em 365 dias.',
   'The claim is {{status}}: only a claim awaiting documents or under review can be withdrawn.':
-    'O sinistro está no estado {{status}}: só um sinistro aguardando documentos ou em análise pode ser retirado.',
+    'O sinistro está {{status:claimState}}: só um sinistro aguardando documentos ou em análise pode ser retirado.',
   'The claim is {{status}} ({{label}}): only a claim {{allowed}} can be {{action}}.':
-    'O sinistro está no estado {{status}} ({{label}}): a operação ({{action}}) só vale para um sinistro {{allowed}}.',
+    'O sinistro está “{{label}}”: só um sinistro {{allowed:claimState}} pode ser {{action:claimAction}}.',
   'The claim was decided meanwhile by another operator.':
     'Outro operador decidiu este sinistro neste meio-tempo.',
   'The claim was settled meanwhile by another operator.':
@@ -35,9 +35,9 @@ export const CLAIM_MESSAGES: Record<string, string> = {
   'The file must be a JPEG, PNG, WebP, HEIC or PDF (recognised from its contents).':
     'O arquivo deve ser JPEG, PNG, WebP, HEIC ou PDF (reconhecido pelo conteúdo).',
   'The approved amount must be greater than 0, with at most two decimals.':
-    'O approved amount deve ser maior que 0, com no máximo duas casas decimais.',
+    'O valor aprovado deve ser maior que 0, com no máximo duas casas decimais.',
   "The approved amount must not exceed the contract's LMI ({{lmi}}).":
-    'O approved amount não pode ser maior que o LMI do contrato ({{lmi}}).',
+    'O valor aprovado não pode ser maior que o LMI do contrato ({{lmi}}).',
   'The note is required: the partner sees it.': 'A nota é obrigatória: o parceiro a vê.',
   'The note must not exceed {{count}} characters.': 'A nota não pode ter mais de {{count}} caracteres.',
 }

@@ -13,8 +13,8 @@ export const CONSOLE_MESSAGES: Record<string, string> = {
   'Wrong or already used code.': 'Código incorreto ou já usado.',
   'This request must come from the console’s own pages.':
     'Esta requisição deve vir das próprias páginas do console.',
-  'This action needs the {{role}} role.': 'Esta ação exige o papel {{role}}.',
-  'The {{field}} field must be a month, YYYY-MM.': 'O campo {{field}} deve ser um mês, YYYY-MM.',
-  'The to field must be a month at or after from.': 'O campo to deve ser um mês igual ou posterior a from.',
+  'This action needs the {{role}} role.': 'Esta ação exige o papel {{role:role}}.',
+  'The {{field}} field must be a month, YYYY-MM.': 'O {{field:periodField}} deve ser um mês (AAAA-MM).',
+  'The to field must be a month at or after from.': 'O mês final deve ser igual ou posterior ao mês inicial.',
   'The period must be at most {{months}} months.': 'O período deve ter no máximo {{months}} meses.',
 }

@@ -8,7 +8,7 @@ export const CONTRACT_MESSAGES: Record<string, string> = {
   'The subscription expired unpaid: installment 1 was not paid within {{days}} days of contracting.':
     'A assinatura expirou sem pagamento: a parcela 1 não foi paga em até {{days}} dias da contratação.',
   'Only a pending subscription can be paid; this one is {{status}}.':
-    'Só uma assinatura pendente pode ser paga; esta está no estado {{status}}.',
+    'Só uma assinatura pendente pode ser paga; esta está “{{status:subscriptionStatus}}”.',
   'Installment 1 is unpaid: pay it with POST /subscriptions/{id}/payment, which keeps the card.':
     'A parcela 1 não foi paga: pague-a com POST /subscriptions/{id}/payment, que guarda o cartão.',
   'Installment 1 must be paid first.': 'A parcela 1 deve ser paga primeiro.',
@@ -27,21 +27,21 @@ export const CONTRACT_MESSAGES: Record<string, string> = {
   'The annual plan is canceled.': 'O plano anual está cancelado.',
   'The annual plan is no longer awaiting payment.': 'O plano anual não está mais aguardando pagamento.',
   'The annual plan is {{status}}: only a plan awaiting payment can be paid.':
-    'O plano anual está no estado {{status}}: só um plano aguardando pagamento pode ser pago.',
+    'O plano anual está “{{status:annualPlanStatus}}”: só um plano aguardando pagamento pode ser pago.',
   'The annual plan is {{status}}: there is nothing left to cancel.':
-    'O plano anual está no estado {{status}}: não há mais nada a cancelar.',
+    'O plano anual está “{{status:annualPlanStatus}}”: não há mais nada a cancelar.',
   'The imei 2 and imei must be different.': 'Os campos imei 2 e imei devem ser diferentes.',
   'The payment field is required for partners with the external gateway.':
     'O campo payment é obrigatório para parceiros com gateway externo.',
   'The payment installments field is required when payment method is credit card.':
     'O campo payment installments é obrigatório quando payment method é credit card.',
   'The refund of annual plan {{id}} is {{status}}, not failed.':
-    'O reembolso do plano anual {{id}} está no estado {{status}}, não failed.',
+    'O reembolso do plano anual {{id}} está “{{status:refundStatus}}”: só um reembolso com falha pode ser tentado de novo.',
   // Certificates
   'The subscription is {{status}}. A certificate is issued only for a contract in force: a subscription `pago`, an annual plan `paid` or `protected`.':
-    'A assinatura está no estado {{status}}. Um certificado só é emitido para um contrato em vigor: uma assinatura `pago`, um plano anual `paid` ou `protected`.',
+    'A assinatura está “{{status:subscriptionStatus}}”. Um certificado só é emitido para um contrato em vigor: uma assinatura paga ou um plano anual pago ou protegido.',
   'The annual plan is {{status}}. A certificate is issued only for a contract in force: a subscription `pago`, an annual plan `paid` or `protected`.':
-    'O plano anual está no estado {{status}}. Um certificado só é emitido para um contrato em vigor: uma assinatura `pago`, um plano anual `paid` ou `protected`.',
+    'O plano anual está “{{status:annualPlanStatus}}”. Um certificado só é emitido para um contrato em vigor: uma assinatura paga ou um plano anual pago ou protegido.',
   // Customers, plans, quotations
   'The customer document does not match the selected customer id.':
     'O customer document não corresponde ao customer id selecionado.',
