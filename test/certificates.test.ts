@@ -87,7 +87,11 @@ describe('GET /subscriptions/{id}/certificate', () => {
         'CPF ***.982.247-**',
         'Samsung Galaxy S25',
         `IMEI: ${imei}`,
-        ...subscription.plan.coverages,
+        // The plan's perils by their one label (its coverages name all four).
+        'Roubo',
+        'Furto qualificado',
+        'Quebra acidental',
+        'Danos por líquido',
         `LMI R$ ${subscription.lmi.toLocaleString('de-DE', { minimumFractionDigits: 2 })}`,
         'Franquia:',
         `${subscription.installments_count} parcelas mensais`,
@@ -95,7 +99,7 @@ describe('GET /subscriptions/{id}/certificate', () => {
         'Parceiro: Loja Conecta Celulares',
         'Loja: Venda direta do parceiro',
         'COMO ACIONAR O SEGURO',
-        'Comunique o sinistro a Loja Conecta Celulares em até 30 dias',
+        'Comunique o sinistro à Loja Conecta Celulares em até 30 dias',
         'Emitido em: 21/11/2026',
         'de 21/11/2026 até 21/11/2027',
       ]) {

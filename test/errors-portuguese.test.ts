@@ -95,7 +95,7 @@ describe('Accept-Language: pt-BR', () => {
     expect(en.code).toBe('invalid_state')
     expect(en.message).toMatch(/^The subscription is pending\./)
     expect(pt.message).toBe(
-      'A assinatura está no estado pending. Um certificado só é emitido para um contrato em vigor: uma assinatura `pago`, um plano anual `paid` ou `protected`.',
+      'A assinatura está “Pendente”. Um certificado só é emitido para um contrato em vigor: uma assinatura paga ou um plano anual pago ou protegido.',
     )
     expect(pt.errors.status).toEqual([pt.message])
   })

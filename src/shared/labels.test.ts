@@ -42,7 +42,8 @@ function auditActions(): string[] {
     if (!/recordAudit\(|audit/.test(text)) continue
     for (const m of text.matchAll(/action: '([a-z_]+\.[a-z_]+)'/g)) found.add(m[1] as string)
     // A template over the three decisions (the console's and the CLI's).
-    if (/action: `claim\.\$\{/.test(text)) for (const a of ['approve', 'deny', 'settle']) found.add(`claim.${a}`)
+    if (/action: `claim\.\$\{/.test(text))
+      for (const a of ['approve', 'deny', 'settle']) found.add(`claim.${a}`)
   }
   return [...found]
 }
@@ -50,7 +51,10 @@ function auditActions(): string[] {
 const ENUMS: [keyof typeof LABEL_TABLES, string[]][] = [
   ['claimStatus', [...CLAIM_STATUSES]],
   ['peril', [...CLAIM_TYPES]],
-  ['subscriptionStatus', all<SubscriptionState>({ pending: true, pago: true, canceled: true, expired: true })],
+  [
+    'subscriptionStatus',
+    all<SubscriptionState>({ pending: true, pago: true, canceled: true, expired: true }),
+  ],
   ['installmentStatus', all<InstallmentStatus>({ pending: true, paid: true, refused: true, canceled: true })],
   ['annualPlanStatus', enumOf(AnnualPlanStatus)],
   ['refundStatus', enumOf(RefundStatus)],
@@ -60,7 +64,12 @@ const ENUMS: [keyof typeof LABEL_TABLES, string[]][] = [
   ['denialReason', [...DENIAL_REASONS]],
   [
     'fraudSignal',
-    all<FraudSignal>({ early_claim: true, repeat_device: true, repeat_customer: true, recent_card_change: true }),
+    all<FraudSignal>({
+      early_claim: true,
+      repeat_device: true,
+      repeat_customer: true,
+      recent_card_change: true,
+    }),
   ],
   ['eventType', [...EVENT_TYPES]],
   ['gatewayMode', all<GatewayMode>({ external: true, own: true })],
@@ -122,7 +131,9 @@ const CODES = [
   .filter((code) => code.length > 3)
 
 const codesIn = (text: string) =>
-  CODES.filter((code) => new RegExp(`(^|[^\\p{L}_.])${code.replace('.', '\\.')}($|[^\\p{L}_])`, 'u').test(text))
+  CODES.filter((code) =>
+    new RegExp(`(^|[^\\p{L}_.])${code.replace('.', '\\.')}($|[^\\p{L}_])`, 'u').test(text),
+  )
 
 describe('no code in a Portuguese message', () => {
   // Placeholders that carry a status must translate it (`{{status:claimStatus}}`).
@@ -144,7 +155,10 @@ describe('no code in a Portuguese message', () => {
       'The claim is withdrawn: only a claim awaiting documents or under review can be withdrawn.',
       'O sinistro está com desistência: só um sinistro aguardando documentos ou em análise pode ser retirado.',
     ],
-    ['The to field must be a month at or after from.', 'O mês final deve ser igual ou posterior ao mês inicial.'],
+    [
+      'The to field must be a month at or after from.',
+      'O mês final deve ser igual ou posterior ao mês inicial.',
+    ],
     ['The from field must be a month, YYYY-MM.', 'O mês inicial deve ser um mês (AAAA-MM).'],
     ['This action needs the adjuster role.', 'Esta ação exige o papel Regulador.'],
     [

@@ -10,6 +10,7 @@ import type { Reader } from '../../db/database.js'
 const PARTIES = [
   'p.name as plan_name',
   'p.coverages',
+  'p.coverage_types',
   'p.claim_notice_days',
   'c.name as customer_name',
   'c.document as customer_document',

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js'
 import { type Clock, shiftedClock } from '../../shared/clock.js'
 import { NotFoundError, StateError } from '../../shared/errors.js'
+import { labelOf, PERIL_LABELS } from '../../shared/labels.js'
 import { formatTimestamp } from '../../shared/time.js'
 import { normalizeVerificationCode } from '../../shared/verification-code.js'
 import { type CertificateContent, renderCertificatePdf } from './certificate.pdf.js'
@@ -104,10 +105,13 @@ function commonContent(
   code: string,
   { now, timeZone, base }: IssueContext,
 ) {
-  const coverages = (JSON.parse(row.coverages) as string[]).map((name) => ({
-    name,
-    lmi: formatReais(row.lmi),
-  }))
+  // The perils by their one label (the claims' `type_label`); a plan that names none keeps its own words.
+  const perils = JSON.parse(row.coverage_types) as string[]
+  const names =
+    perils.length > 0
+      ? perils.map((type) => labelOf(PERIL_LABELS, type))
+      : (JSON.parse(row.coverages) as string[])
+  const coverages = names.map((name) => ({ name, lmi: formatReais(row.lmi) }))
   const store = row.store_name
     ? [row.store_name, row.store_document && `CNPJ ${formatCnpj(row.store_document)}`, place(row)]
         .filter(Boolean)
@@ -126,7 +130,7 @@ function commonContent(
     partner: row.partner_name,
     store,
     claimSteps: [
-      `Comunique o sinistro a ${row.partner_name} em até ${row.claim_notice_days} dias da ocorrência, informando o número da apólice ${policyNumber}.`,
+      `Comunique o sinistro à ${row.partner_name} em até ${row.claim_notice_days} dias da ocorrência, informando o número da apólice ${policyNumber}.`,
       'Em caso de roubo ou furto, registre o boletim de ocorrência e bloqueie o IMEI junto à operadora.',
       'Envie os documentos pedidos (boletim de ocorrência, nota fiscal, fotos do aparelho); a análise é informada pelo parceiro.',
       `A indenização é limitada ao LMI de cada cobertura, descontada a franquia.`,
