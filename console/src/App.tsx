@@ -11,7 +11,7 @@ import { PartnerPage } from './features/partner/PartnerPage'
 import { PartnersPage } from './features/partners/PartnersPage'
 import { RefundsPage } from './features/refunds/RefundsPage'
 import { SearchPage } from './features/search/SearchPage'
-import { label, ROLE_LABELS } from './format'
+import { label, ROLE_LABELS, setTimeZone } from './format'
 import { href, useRoute } from './router'
 import { type Operator, SessionContext } from './session'
 import { Loading } from './ui'
@@ -41,7 +41,10 @@ export function App() {
       })
     })
     get<Answer<'getSession'>>('/api/session').then(
-      (s) => setOperator(s.operator),
+      (s) => {
+        setTimeZone(s.time_zone)
+        setOperator(s.operator)
+      },
       (e) => {
         if (!(e instanceof ApiError) || e.status !== 401) console.error(e)
         setOperator(null)

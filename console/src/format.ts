@@ -1,3 +1,15 @@
+import {
+  ANNUAL_PLAN_STATUS_LABELS,
+  CONTRACT_KIND_LABELS,
+  labelOf,
+  SUBSCRIPTION_STATUS_LABELS,
+} from '../../src/shared/labels'
+
+// Every label the console shows comes from the server's one table (src/shared/labels.ts), built
+// into the bundle: the same words as the API's `*_label` fields and the certificate.
+export * from '../../src/shared/labels'
+export const label = labelOf
+
 const money = new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' })
 const integer = new Intl.NumberFormat('pt-BR')
 const percent = new Intl.NumberFormat('pt-BR', {
@@ -5,9 +17,37 @@ const percent = new Intl.NumberFormat('pt-BR', {
   minimumFractionDigits: 1,
   maximumFractionDigits: 1,
 })
-const dateTime = new Intl.DateTimeFormat('pt-BR', { dateStyle: 'short', timeStyle: 'short', timeZone: 'UTC' })
-const date = new Intl.DateTimeFormat('pt-BR', { dateStyle: 'short', timeZone: 'UTC' })
 const MONTHS = ['jan', 'fev', 'mar', 'abr', 'mai', 'jun', 'jul', 'ago', 'set', 'out', 'nov', 'dez']
+
+// Times are shown in the service's zone (AMPARO_TIMEZONE), which the session answer carries: an
+// operator in any browser reads the claim's 23:59 as the insured and the police report do.
+let zone = 'America/Sao_Paulo'
+let dateTime = formatter(zone, { dateStyle: 'short', timeStyle: 'short' })
+let date = formatter(zone, { dateStyle: 'short' })
+
+function formatter(timeZone: string, options: Intl.DateTimeFormatOptions) {
+  return new Intl.DateTimeFormat('pt-BR', { ...options, timeZone })
+}
+
+/** The service's zone, from GET /api/session or the sign-in's answer. */
+export function setTimeZone(timeZone: string) {
+  try {
+    dateTime = formatter(timeZone, { dateStyle: 'short', timeStyle: 'short' })
+    date = formatter(timeZone, { dateStyle: 'short' })
+    zone = timeZone
+  } catch {
+    // A zone this browser does not know keeps the default rather than breaking every screen.
+  }
+}
+
+/** This month in the service's zone, `YYYY-MM`, moved by `offset` months. */
+export function zoneMonth(offset = 0, now = new Date()): string {
+  const parts = formatter(zone, { year: 'numeric', month: '2-digit' }).formatToParts(now)
+  const year = Number(parts.find((p) => p.type === 'year')?.value)
+  const m = Number(parts.find((p) => p.type === 'month')?.value)
+  const index = year * 12 + (m - 1) + offset
+  return `${Math.floor(index / 12)}-${String((index % 12) + 1).padStart(2, '0')}`
+}
 
 export const brl = (cents: number | null | undefined) => (cents == null ? '—' : money.format(cents / 100))
 export const int = (n: number | null | undefined) => (n == null ? '—' : integer.format(n))
@@ -16,12 +56,15 @@ export const pct = (ratio: number | null | undefined) => (ratio == null ? '—' 
 export function when(iso: string | null | undefined): string {
   if (!iso) return '—'
   const d = new Date(iso)
-  return Number.isNaN(d.getTime()) ? iso : `${dateTime.format(d)} UTC`
+  return Number.isNaN(d.getTime()) ? iso : dateTime.format(d)
 }
 
+/** A calendar date (`YYYY-MM-DD`, already the zone's) as it is, or an instant's date in the zone. */
 export function day(iso: string | null | undefined): string {
   if (!iso) return '—'
-  const d = new Date(iso.length === 10 ? `${iso}T00:00:00Z` : iso)
+  const calendar = /^(\d{4})-(\d{2})-(\d{2})$/.exec(iso)
+  if (calendar) return `${calendar[3]}/${calendar[2]}/${calendar[1]}`
+  const d = new Date(iso)
   return Number.isNaN(d.getTime()) ? iso : date.format(d)
 }
 
@@ -56,66 +99,24 @@ export function parseReais(text: string): number | null {
   return Number(whole) * 100 + Number(frac.padEnd(2, '0'))
 }
 
-export const STATUS_LABELS: Record<string, string> = {
-  documents_pending: 'Aguardando documentos',
-  under_review: 'Em análise',
-  approved: 'Aprovado',
-  denied: 'Negado',
-  settled: 'Concluído',
-  withdrawn: 'Desistência',
+/**
+ * A contract as people name it: its policy number, and beside it the id the partner's API uses
+ * with the partner ("Assinatura 5 · Loja Demo"), which is what the partner's own systems show.
+ */
+export function contractNames(
+  contract: { kind: string; id: number; policy_number: string | null },
+  partner: string,
+) {
+  return {
+    policy: contract.policy_number ?? 'Sem apólice (antes do pagamento)',
+    partnerRef: `${labelOf(CONTRACT_KIND_LABELS, contract.kind)} ${contract.id} · ${partner}`,
+  }
 }
 
-export const TYPE_LABELS: Record<string, string> = {
-  robbery: 'Roubo',
-  qualified_theft: 'Furto qualificado',
-  accidental_damage: 'Quebra acidental',
-  liquid_damage: 'Dano por líquido',
+/** A contract's status in words: a subscription's and an annual plan's codes differ. */
+export function contractStatus(kind: string, status: string): string {
+  return labelOf(kind === 'subscription' ? SUBSCRIPTION_STATUS_LABELS : ANNUAL_PLAN_STATUS_LABELS, status)
 }
-
-export const FRAUD_LABELS: Record<string, string> = {
-  early_claim: 'Sinistro precoce (≤ 30 dias do início)',
-  repeat_device: 'Aparelho com outro sinistro (24 meses)',
-  repeat_customer: 'Cliente com 2+ sinistros (12 meses)',
-  recent_card_change: 'Cartão trocado há ≤ 7 dias',
-}
-
-export const METHOD_LABELS: Record<string, string> = {
-  repair: 'Reparo',
-  replacement: 'Reposição',
-  indemnity: 'Indenização',
-}
-
-export const DENIAL_LABELS: Record<string, string> = {
-  not_covered: 'Não coberto',
-  outside_coverage: 'Fora da vigência',
-  late_notice: 'Aviso fora do prazo',
-  documents_invalid: 'Documentos inválidos',
-  fraud_suspected: 'Suspeita de fraude',
-  other: 'Outro',
-}
-
-export const ROLE_LABELS: Record<string, string> = {
-  admin: 'Administrador',
-  adjuster: 'Regulador',
-  viewer: 'Leitura',
-}
-
-export const KIND_LABELS: Record<string, string> = {
-  subscription: 'Assinatura',
-  annual: 'Plano anual',
-  annual_plan: 'Plano anual',
-}
-
-export const DOC_LABELS: Record<string, string> = {
-  photo: 'Foto',
-  invoice: 'Nota fiscal',
-  police_report: 'Boletim de ocorrência',
-  id_document: 'Documento de identidade',
-  other: 'Outro',
-}
-
-export const label = (map: Record<string, string>, key: string | null | undefined) =>
-  key == null ? '—' : (map[key] ?? key)
 
 /** A device as the console's answers carry it (a claim's has its brand too). */
 export function deviceText(device: {

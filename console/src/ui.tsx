@@ -4,13 +4,11 @@ import { ApiError } from './api/client'
 export function errorText(error: unknown): string {
   if (error instanceof ApiError) {
     const lines = error.fieldErrors()
-    const head =
-      error.status === 409
-        ? `Conflito (409): ${error.message}`
-        : error.status === 403
-          ? `Sem permissão (403): ${error.message}`
-          : `${error.message} (${error.status}${error.code ? ` ${error.code}` : ''})`
-    return [head, ...lines].join('\n')
+    // The server's message is already in Portuguese (Accept-Language: pt-BR); the status and the
+    // code are for programs, not for the person reading.
+    // With field errors the message only summarises them ("… (e mais 2 erros)"): they are shown instead.
+    if (lines.length > 0) return lines.join('\n')
+    return error.status === 403 ? `Sem permissão: ${error.message}` : error.message
   }
   if (error instanceof Error) return error.message
   return String(error)

@@ -13,6 +13,7 @@ import type { FraudSignal } from '../modules/claims/claim.table.js'
 import { EVENT_TYPES } from '../modules/events/event.service.js'
 import { OPERATOR_ROLES } from '../modules/operators/operator.table.js'
 import type { GatewayMode } from '../modules/partners/partner.table.js'
+import type { PlanKind } from '../modules/plans/plan.table.js'
 import type { SubscriptionState } from '../modules/subscriptions/subscription.rules.js'
 import type { InstallmentStatus } from '../modules/subscriptions/subscription.table.js'
 import { portugueseMessage } from '../plugins/messages.js'
@@ -59,6 +60,7 @@ const ENUMS: [keyof typeof LABEL_TABLES, string[]][] = [
   ['annualPlanStatus', enumOf(AnnualPlanStatus)],
   ['refundStatus', enumOf(RefundStatus)],
   ['contractKind', ['subscription', 'annual_plan']],
+  ['planKind', all<PlanKind>({ subscription: true, annual: true })],
   ['documentKind', [...DOCUMENT_KINDS]],
   ['settlementMethod', [...SETTLEMENT_METHODS]],
   ['denialReason', [...DENIAL_REASONS]],

@@ -56,6 +56,12 @@ export const CONTRACT_KIND_LABELS = {
   annual_plan: 'Plano anual',
 } as const
 
+/** What a plan sells. */
+export const PLAN_KIND_LABELS = {
+  subscription: 'Assinatura mensal',
+  annual: 'Plano anual',
+} as const
+
 export const DOCUMENT_KIND_LABELS = {
   police_report: 'Boletim de ocorrência',
   imei_block: 'Protocolo de bloqueio do IMEI',
@@ -166,6 +172,7 @@ export const LABEL_TABLES = {
   annualPlanStatus: ANNUAL_PLAN_STATUS_LABELS,
   refundStatus: REFUND_STATUS_LABELS,
   contractKind: CONTRACT_KIND_LABELS,
+  planKind: PLAN_KIND_LABELS,
   documentKind: DOCUMENT_KIND_LABELS,
   settlementMethod: SETTLEMENT_METHOD_LABELS,
   denialReason: DENIAL_REASON_LABELS,

@@ -9,18 +9,16 @@ export class ApiError extends Error {
     readonly status: number,
     readonly body: ErrorBody,
   ) {
-    super(body.message ?? `HTTP ${status}`)
+    super(body.message ?? 'O servidor não respondeu como esperado. Tente de novo em instantes.')
   }
 
   get code(): string | undefined {
     return this.body.code
   }
 
-  /** Every field error as one line: "campo: mensagem". */
+  /** Every field error, one a line: each message names its field in words (the keys are the API's). */
   fieldErrors(): string[] {
-    return Object.entries(this.body.errors ?? {}).map(
-      ([field, messages]) => `${field}: ${messages.join('; ')}`,
-    )
+    return [...new Set(Object.values(this.body.errors ?? {}).flat())]
   }
 }
 

@@ -910,8 +910,9 @@ export interface operations {
                      *       "contract": {
                      *         "kind": "subscription",
                      *         "id": 1,
-                     *         "number": "#1",
+                     *         "policy_number": "AMP-2026-000001",
                      *         "status": "pago",
+                     *         "status_label": "Pago",
                      *         "plan": {
                      *           "id": 1,
                      *           "name": "Proteção Total 12x"
@@ -991,18 +992,19 @@ export interface operations {
                             ends_on: string | null;
                             /** @description Franchise. In cents. */
                             franchise_cents: number;
+                            /** @description The id the partner’s API uses (`/subscriptions/{id}`, `/annual-plans/{id}`). */
                             id: number;
                             installments: number;
                             /** @enum {unknown} */
                             kind: "subscription" | "annual_plan";
                             /** @description LMI. In cents. */
                             lmi_cents: number;
-                            /** @description The annual plan’s policy number (null before payment); a subscription’s number with its partner (#n). */
-                            number: string | null;
                             plan: {
                                 id: number;
                                 name: string;
                             };
+                            /** @description The policy number (`AMP-2026-000006`), given at payment; null before it. */
+                            policy_number: string | null;
                             /** @description Premium in full (a subscription: monthly premium × installments). In cents. */
                             premium_cents: number;
                             /** @description Serial numbers or IMEIs. */
@@ -1014,6 +1016,8 @@ export interface operations {
                             starts_at: string | null;
                             /** @description As the partner API shows it (`pago`, `expired`, `protected`…). */
                             status: string;
+                            /** @description The status in Portuguese. */
+                            status_label: string;
                         };
                         customer: {
                             /** @description City. */
@@ -1287,8 +1291,9 @@ export interface operations {
                      *       "contract": {
                      *         "kind": "subscription",
                      *         "id": 1,
-                     *         "number": "#1",
+                     *         "policy_number": "AMP-2026-000001",
                      *         "status": "pago",
+                     *         "status_label": "Pago",
                      *         "plan": {
                      *           "id": 1,
                      *           "name": "Proteção Total 12x"
@@ -1368,18 +1373,19 @@ export interface operations {
                             ends_on: string | null;
                             /** @description Franchise. In cents. */
                             franchise_cents: number;
+                            /** @description The id the partner’s API uses (`/subscriptions/{id}`, `/annual-plans/{id}`). */
                             id: number;
                             installments: number;
                             /** @enum {unknown} */
                             kind: "subscription" | "annual_plan";
                             /** @description LMI. In cents. */
                             lmi_cents: number;
-                            /** @description The annual plan’s policy number (null before payment); a subscription’s number with its partner (#n). */
-                            number: string | null;
                             plan: {
                                 id: number;
                                 name: string;
                             };
+                            /** @description The policy number (`AMP-2026-000006`), given at payment; null before it. */
+                            policy_number: string | null;
                             /** @description Premium in full (a subscription: monthly premium × installments). In cents. */
                             premium_cents: number;
                             /** @description Serial numbers or IMEIs. */
@@ -1391,6 +1397,8 @@ export interface operations {
                             starts_at: string | null;
                             /** @description As the partner API shows it (`pago`, `expired`, `protected`…). */
                             status: string;
+                            /** @description The status in Portuguese. */
+                            status_label: string;
                         };
                         customer: {
                             /** @description City. */
@@ -1736,8 +1744,9 @@ export interface operations {
                      *       "contract": {
                      *         "kind": "subscription",
                      *         "id": 1,
-                     *         "number": "#1",
+                     *         "policy_number": "AMP-2026-000001",
                      *         "status": "pago",
+                     *         "status_label": "Pago",
                      *         "plan": {
                      *           "id": 1,
                      *           "name": "Proteção Total 12x"
@@ -1817,18 +1826,19 @@ export interface operations {
                             ends_on: string | null;
                             /** @description Franchise. In cents. */
                             franchise_cents: number;
+                            /** @description The id the partner’s API uses (`/subscriptions/{id}`, `/annual-plans/{id}`). */
                             id: number;
                             installments: number;
                             /** @enum {unknown} */
                             kind: "subscription" | "annual_plan";
                             /** @description LMI. In cents. */
                             lmi_cents: number;
-                            /** @description The annual plan’s policy number (null before payment); a subscription’s number with its partner (#n). */
-                            number: string | null;
                             plan: {
                                 id: number;
                                 name: string;
                             };
+                            /** @description The policy number (`AMP-2026-000006`), given at payment; null before it. */
+                            policy_number: string | null;
                             /** @description Premium in full (a subscription: monthly premium × installments). In cents. */
                             premium_cents: number;
                             /** @description Serial numbers or IMEIs. */
@@ -1840,6 +1850,8 @@ export interface operations {
                             starts_at: string | null;
                             /** @description As the partner API shows it (`pago`, `expired`, `protected`…). */
                             status: string;
+                            /** @description The status in Portuguese. */
+                            status_label: string;
                         };
                         customer: {
                             /** @description City. */
@@ -2298,8 +2310,9 @@ export interface operations {
                      *       "contract": {
                      *         "kind": "subscription",
                      *         "id": 1,
-                     *         "number": "#1",
+                     *         "policy_number": "AMP-2026-000001",
                      *         "status": "pago",
+                     *         "status_label": "Pago",
                      *         "plan": {
                      *           "id": 1,
                      *           "name": "Proteção Total 12x"
@@ -2379,18 +2392,19 @@ export interface operations {
                             ends_on: string | null;
                             /** @description Franchise. In cents. */
                             franchise_cents: number;
+                            /** @description The id the partner’s API uses (`/subscriptions/{id}`, `/annual-plans/{id}`). */
                             id: number;
                             installments: number;
                             /** @enum {unknown} */
                             kind: "subscription" | "annual_plan";
                             /** @description LMI. In cents. */
                             lmi_cents: number;
-                            /** @description The annual plan’s policy number (null before payment); a subscription’s number with its partner (#n). */
-                            number: string | null;
                             plan: {
                                 id: number;
                                 name: string;
                             };
+                            /** @description The policy number (`AMP-2026-000006`), given at payment; null before it. */
+                            policy_number: string | null;
                             /** @description Premium in full (a subscription: monthly premium × installments). In cents. */
                             premium_cents: number;
                             /** @description Serial numbers or IMEIs. */
@@ -2402,6 +2416,8 @@ export interface operations {
                             starts_at: string | null;
                             /** @description As the partner API shows it (`pago`, `expired`, `protected`…). */
                             status: string;
+                            /** @description The status in Portuguese. */
+                            status_label: string;
                         };
                         customer: {
                             /** @description City. */
@@ -4584,7 +4600,7 @@ export interface operations {
                      *             {
                      *               "kind": "subscription",
                      *               "id": 1,
-                     *               "number": "#1",
+                     *               "policy_number": "AMP-2026-000001",
                      *               "partner": {
                      *                 "id": 1,
                      *                 "name": "Loja Exemplo"
@@ -4592,6 +4608,7 @@ export interface operations {
                      *               "customer_id": 1,
                      *               "plan_name": "Proteção Total 12x",
                      *               "status": "canceled",
+                     *               "status_label": "Cancelado",
                      *               "device": {
                      *                 "model": {
                      *                   "id": 2,
@@ -4604,7 +4621,7 @@ export interface operations {
                      *             {
                      *               "kind": "annual_plan",
                      *               "id": 3,
-                     *               "number": "AMP-2026-000003",
+                     *               "policy_number": "AMP-2026-000003",
                      *               "partner": {
                      *                 "id": 2,
                      *                 "name": "Operadora Exemplo"
@@ -4612,6 +4629,7 @@ export interface operations {
                      *               "customer_id": 7,
                      *               "plan_name": "Anual Premium",
                      *               "status": "protected",
+                     *               "status_label": "Protegido",
                      *               "device": {
                      *                 "model": {
                      *                   "id": 2,
@@ -4648,16 +4666,18 @@ export interface operations {
                                 id: number;
                                 /** @enum {unknown} */
                                 kind: "subscription" | "annual_plan";
-                                /** @description Policy number (annual plan, once paid) or #n with its partner (subscription). */
-                                number: string | null;
                                 /** @description The partner. */
                                 partner: {
                                     id: number;
                                     name: string;
                                 };
                                 plan_name: string;
+                                /** @description The policy number (`AMP-…`), given at payment. */
+                                policy_number: string | null;
                                 /** @description As the partner API shows it now. */
                                 status: string;
+                                /** @description The status in Portuguese. */
+                                status_label: string;
                             }[];
                             /** @description The person as a customer of each partner. */
                             customers: {
@@ -4774,6 +4794,11 @@ export interface operations {
                             /** @description admin ⊃ adjuster ⊃ viewer. */
                             role: "admin" | "adjuster" | "viewer";
                         };
+                        /**
+                         * @description The service’s time zone (`AMPARO_TIMEZONE`, IANA): the console shows every time and month in it.
+                         * @example America/Sao_Paulo
+                         */
+                        time_zone: string;
                     };
                 };
             };
@@ -4870,6 +4895,11 @@ export interface operations {
                         };
                         /** @enum {string} */
                         stage: "done";
+                        /**
+                         * @description The service’s time zone (`AMPARO_TIMEZONE`, IANA): the console shows every time and month in it.
+                         * @example America/Sao_Paulo
+                         */
+                        time_zone: string;
                     };
                 };
             };
@@ -5151,6 +5181,11 @@ export interface operations {
                         };
                         /** @enum {string} */
                         stage: "done";
+                        /**
+                         * @description The service’s time zone (`AMPARO_TIMEZONE`, IANA): the console shows every time and month in it.
+                         * @example America/Sao_Paulo
+                         */
+                        time_zone: string;
                     };
                 };
             };

@@ -93,7 +93,7 @@ export async function findSubscriptionContract(db: Reader, id: number) {
     .innerJoin('plans as pl', 'pl.id', 's.plan_id')
     .select([
       's.id',
-      's.partner_seq',
+      's.policy_number',
       's.status',
       's.plan_id',
       'pl.name as plan_name',

@@ -89,11 +89,12 @@ export const DeskDocumentParams = Type.Object({ id: Id('Claim id.', 1), document
 
 const Contract = Type.Object({
   kind: Type.Enum(['subscription', 'annual_plan']),
-  id: Type.Integer(),
-  number: nullableText(
-    'The annual plan’s policy number (null before payment); a subscription’s number with its partner (#n).',
-  ),
+  id: Type.Integer({
+    description: 'The id the partner’s API uses (`/subscriptions/{id}`, `/annual-plans/{id}`).',
+  }),
+  policy_number: nullableText('The policy number (`AMP-2026-000006`), given at payment; null before it.'),
   status: Type.String({ description: 'As the partner API shows it (`pago`, `expired`, `protected`…).' }),
+  status_label: Type.String({ description: 'The status in Portuguese.' }),
   plan: Type.Object({ id: Type.Integer(), name: Type.String() }),
   starts_at: nullable(
     Type.String({ format: 'date-time' }),
@@ -118,8 +119,9 @@ const DESK_CLAIM_EXAMPLE = {
   contract: {
     kind: 'subscription',
     id: 1,
-    number: '#1',
+    policy_number: 'AMP-2026-000001',
     status: 'pago',
+    status_label: 'Pago',
     plan: { id: 1, name: 'Proteção Total 12x' },
     starts_at: '2026-10-01T15:00:00.000Z',
     ends_on: '2027-10-01',

@@ -1,6 +1,7 @@
 import type { Db, Reader, Trx } from '../../db/database.js'
 import type { ClaimStatus, FraudSignal } from '../../db/tables/claim.js'
 import { NotFoundError, StateError } from '../../shared/errors.js'
+import { ANNUAL_PLAN_STATUS_LABELS, SUBSCRIPTION_STATUS_LABELS } from '../../shared/labels.js'
 import {
   claimStatusLabel,
   claimTypeLabel,
@@ -77,8 +78,9 @@ async function contractOf(db: Reader, claim: DeskClaimRow) {
     return {
       kind: 'subscription' as const,
       id: s.id,
-      number: `#${s.partner_seq}`,
+      policy_number: s.policy_number,
       status: s.status,
+      status_label: SUBSCRIPTION_STATUS_LABELS[s.status],
       plan: { id: s.plan_id, name: s.plan_name },
       starts_at: iso(s.created_at),
       ends_on: s.ends_on,
@@ -96,8 +98,9 @@ async function contractOf(db: Reader, claim: DeskClaimRow) {
   return {
     kind: 'annual_plan' as const,
     id: a.id,
-    number: a.policy_number,
+    policy_number: a.policy_number,
     status: a.status,
+    status_label: ANNUAL_PLAN_STATUS_LABELS[a.status],
     plan: { id: a.plan_id, name: a.plan_name },
     starts_at: iso(a.starts_at),
     ends_on: null,

@@ -21,13 +21,11 @@ export async function customerIdsMatching(
       db.selectFrom('claims').select('customer_id').where('number', '=', keys.claimNumber).execute(),
     )
   if (keys.policyNumber) {
-    lookups.push(
-      db
-        .selectFrom('annual_plans')
-        .select('customer_id')
-        .where('policy_number', '=', keys.policyNumber)
-        .execute(),
-    )
+    // Subscriptions and annual plans draw policy numbers from one sequence.
+    for (const table of ['annual_plans', 'subscriptions'] as const)
+      lookups.push(
+        db.selectFrom(table).select('customer_id').where('policy_number', '=', keys.policyNumber).execute(),
+      )
   }
   if (keys.id !== null) {
     const id = keys.id
@@ -104,7 +102,7 @@ export async function contractsOfCustomers(db: Reader, customerIds: number[]) {
         's.customer_id',
         's.partner_id',
         'p.name as partner_name',
-        's.partner_seq',
+        's.policy_number',
         's.status',
         'pl.name as plan_name',
         's.model_id',

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js'
+import { ANNUAL_PLAN_STATUS_LABELS, SUBSCRIPTION_STATUS_LABELS } from '../../shared/labels.js'
 import { statusAt as annualPlanStatusAt } from '../annual-plans/annual-plan.rules.js'
 import {
   contractsOfCustomers,
@@ -29,32 +30,37 @@ export async function search(db: Db, q: string, now: string) {
       contract: {
         kind: 'subscription' as const,
         id: s.id,
-        number: `#${s.partner_seq}`,
+        policy_number: s.policy_number,
         partner: { id: s.partner_id, name: s.partner_name },
         customer_id: s.customer_id,
         plan_name: s.plan_name,
         status: s.status,
+        status_label: SUBSCRIPTION_STATUS_LABELS[s.status],
         device: { model: { id: s.model_id, name: s.model_name }, serial_number: s.serial_number },
         contracted_at: new Date(s.created_at).toISOString(),
       },
     })),
-    ...annualPlans.map((a) => ({
-      document: documentOf.get(a.customer_id),
-      contract: {
-        kind: 'annual_plan' as const,
-        id: a.id,
-        number: a.policy_number,
-        partner: { id: a.partner_id, name: a.partner_name },
-        customer_id: a.customer_id,
-        plan_name: a.plan_name,
-        status: annualPlanStatusAt(
-          { status: a.status, starts_at: iso(a.starts_at), ends_at: iso(a.ends_at) },
-          now,
-        ),
-        device: { model: { id: a.model_id, name: a.model_name }, serial_number: a.imei },
-        contracted_at: new Date(a.created_at).toISOString(),
-      },
-    })),
+    ...annualPlans.map((a) => {
+      const status = annualPlanStatusAt(
+        { status: a.status, starts_at: iso(a.starts_at), ends_at: iso(a.ends_at) },
+        now,
+      )
+      return {
+        document: documentOf.get(a.customer_id),
+        contract: {
+          kind: 'annual_plan' as const,
+          id: a.id,
+          policy_number: a.policy_number,
+          partner: { id: a.partner_id, name: a.partner_name },
+          customer_id: a.customer_id,
+          plan_name: a.plan_name,
+          status,
+          status_label: ANNUAL_PLAN_STATUS_LABELS[status],
+          device: { model: { id: a.model_id, name: a.model_name }, serial_number: a.imei },
+          contracted_at: new Date(a.created_at).toISOString(),
+        },
+      }
+    }),
   ]
   return {
     customers: documents

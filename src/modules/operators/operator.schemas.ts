@@ -9,6 +9,20 @@ export const SignedInOperator = Type.Object(
   { additionalProperties: false },
 )
 
+/** The service's zone, sent with the operator: the console shows every time and month in it. */
+export const TimeZone = Type.String({
+  description:
+    'The service’s time zone (`AMPARO_TIMEZONE`, IANA): the console shows every time and month in it.',
+  examples: ['America/Sao_Paulo'],
+})
+
+/** A completed sign-in, or the session as it stands. */
+export const SignedIn = Type.Object({
+  stage: Type.Literal('done'),
+  operator: SignedInOperator,
+  time_zone: TimeZone,
+})
+
 export const SignInBody = Type.Object({
   email: Type.String({ minLength: 1, maxLength: 255 }),
   password: Type.String({ minLength: 1, maxLength: 255 }),
@@ -30,7 +44,10 @@ export const SignInResult = Type.Union([
     },
     { description: 'Enrol a TOTP second factor, then send a code.' },
   ),
-  Type.Object({ stage: Type.Literal('done'), operator: SignedInOperator }, { description: 'Signed in.' }),
+  Type.Object(
+    { stage: Type.Literal('done'), operator: SignedInOperator, time_zone: TimeZone },
+    { description: 'Signed in.' },
+  ),
 ])
 
 export const TotpBody = Type.Object({ code: Type.String({ minLength: 1, maxLength: 16 }) })

@@ -4,7 +4,14 @@ import { Type } from 'typebox'
 import { consoleError, guardedErrors } from '../../console/console-schemas.js'
 import { SESSION_COOKIE } from '../../console/guard.js'
 import { SESSION_ABSOLUTE_MS } from './operator.rules.js'
-import { SignedInOperator, SignInBody, SignInResult, TotpBody } from './operator.schemas.js'
+import {
+  SignedIn,
+  SignedInOperator,
+  SignInBody,
+  SignInResult,
+  TimeZone,
+  TotpBody,
+} from './operator.schemas.js'
 import { confirmTotp, signIn, signOut } from './session.service.js'
 
 const LOGIN_BODY_LIMIT = 16 * 1024
@@ -61,7 +68,7 @@ Unknown e-mail, wrong password and disabled operator all answer the same 401.`,
         userAgent: request.headers['user-agent'] ?? null,
       })
       setSessionCookie(request, reply, token)
-      return answer
+      return answer.stage === 'done' ? { ...answer, time_zone: app.config.timeZone } : answer
     },
   )
 
@@ -76,7 +83,7 @@ Unknown e-mail, wrong password and disabled operator all answer the same 401.`,
         description: `Each code is accepted once; after 5 wrong codes the sign-in must start again.`,
         body: TotpBody,
         response: {
-          200: Type.Object({ stage: Type.Literal('done'), operator: SignedInOperator }),
+          200: SignedIn,
           401: consoleError(
             'No sign-in awaiting a code, or a wrong or reused code.',
             'unauthenticated',
@@ -94,7 +101,7 @@ Unknown e-mail, wrong password and disabled operator all answer the same 401.`,
         ip: request.ip,
         secretKey: app.config.consoleSecretKey,
       })
-      return { stage: 'done' as const, operator }
+      return { stage: 'done' as const, operator, time_zone: app.config.timeZone }
     },
   )
 }
@@ -107,11 +114,14 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['Session'],
         operationId: 'getSession',
         summary: 'The signed-in operator',
-        response: { 200: Type.Object({ operator: SignedInOperator }), ...guardedErrors(false) },
+        response: {
+          200: Type.Object({ operator: SignedInOperator, time_zone: TimeZone }),
+          ...guardedErrors(false),
+        },
       },
       config: { role: 'viewer' },
     },
-    async (request) => ({ operator: request.operator }),
+    async (request) => ({ operator: request.operator, time_zone: app.config.timeZone }),
   )
 
   app.delete(

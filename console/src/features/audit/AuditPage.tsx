@@ -1,7 +1,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
 import { type Answer, get } from '../../api/client'
-import { when } from '../../format'
+import { AUDIT_ACTION_LABELS, AUDIT_RECORD_LABELS, label, when } from '../../format'
 import { navigate } from '../../router'
 import { ErrorBox, Loading, Pager, PageTitle, TableWrap } from '../../ui'
 
@@ -45,11 +45,14 @@ export function AuditPage({ query }: { query: URLSearchParams }) {
       <form className="filters" onSubmit={apply} aria-label="Filtros">
         <label>
           Ação
-          <input
-            value={draft.action}
-            onChange={(e) => setDraft({ ...draft, action: e.target.value })}
-            placeholder="claim.approve"
-          />
+          <select value={draft.action} onChange={(e) => setDraft({ ...draft, action: e.target.value })}>
+            <option value="">Todas</option>
+            {Object.entries(AUDIT_ACTION_LABELS).map(([code, text]) => (
+              <option key={code} value={code}>
+                {text}
+              </option>
+            ))}
+          </select>
         </label>
         <label>
           Operador
@@ -91,11 +94,9 @@ export function AuditPage({ query }: { query: URLSearchParams }) {
                   <tr key={a.id}>
                     <td>{when(a.at)}</td>
                     <td>{a.actor_label}</td>
+                    <td>{label(AUDIT_ACTION_LABELS, a.action)}</td>
                     <td>
-                      <code>{a.action}</code>
-                    </td>
-                    <td>
-                      {a.record_type} {a.record_id}
+                      {label(AUDIT_RECORD_LABELS, a.record_type)} {a.record_id}
                     </td>
                     <td className="wrap small">
                       <code>{short(a.before)}</code> → <code>{short(a.after)}</code>

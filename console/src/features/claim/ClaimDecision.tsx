@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from 'react'
-import { brl, DENIAL_LABELS, label, METHOD_LABELS, parseReais } from '../../format'
+import { brl, DENIAL_REASON_LABELS, label, parseReais, SETTLEMENT_METHOD_LABELS } from '../../format'
 import { ChoiceSelect, ErrorBox } from '../../ui'
 import { type Decision, type DeskClaim, useDecision } from './claim.queries'
 
@@ -109,7 +109,7 @@ export function ClaimDecision({
             <>
               <ChoiceSelect
                 label="Forma de liquidação"
-                choices={METHOD_LABELS}
+                choices={SETTLEMENT_METHOD_LABELS}
                 value={method}
                 onChange={setMethod}
               />
@@ -140,7 +140,12 @@ export function ClaimDecision({
           ) : null}
           {action === 'deny' ? (
             <>
-              <ChoiceSelect label="Motivo" choices={DENIAL_LABELS} value={reason} onChange={setReason} />
+              <ChoiceSelect
+                label="Motivo"
+                choices={DENIAL_REASON_LABELS}
+                value={reason}
+                onChange={setReason}
+              />
               <label>
                 Nota para o parceiro
                 <textarea
@@ -156,7 +161,7 @@ export function ClaimDecision({
           {action === 'settle' ? (
             <>
               <p className="small">
-                {label(METHOD_LABELS, claim.decision?.settlement_method)} · a pagar{' '}
+                {label(SETTLEMENT_METHOD_LABELS, claim.decision?.settlement_method)} · a pagar{' '}
                 {brl(claim.decision?.payable_amount_cents)}. Reposição e indenização encerram o contrato.
               </p>
               <label>
@@ -182,9 +187,9 @@ export function ClaimDecision({
         <div className="confirm" role="alertdialog" aria-labelledby="confirm-text">
           <p id="confirm-text">
             {action === 'approve'
-              ? `Aprovar ${brl(approved)} por ${label(METHOD_LABELS, method).toLowerCase()}? Valor a pagar: ${brl(payable)}.`
+              ? `Aprovar ${brl(approved)} por ${label(SETTLEMENT_METHOD_LABELS, method).toLowerCase()}? Valor a pagar: ${brl(payable)}.`
               : action === 'deny'
-                ? `Negar o sinistro (${label(DENIAL_LABELS, reason)})? O parceiro verá a nota.`
+                ? `Negar o sinistro (${label(DENIAL_REASON_LABELS, reason)})? O parceiro verá a nota.`
                 : `Liquidar com a referência “${reference}”?`}
           </p>
           <div className="row">

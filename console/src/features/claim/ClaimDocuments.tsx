@@ -1,4 +1,4 @@
-import { bytes, DOC_LABELS, label } from '../../format'
+import { bytes, DOCUMENT_KIND_LABELS, label } from '../../format'
 import type { DeskClaim } from './claim.queries'
 
 type ClaimDocument = DeskClaim['documents'][number]
@@ -19,11 +19,15 @@ export function ClaimDocuments({ documents }: { documents: ClaimDocument[] }) {
 }
 
 function DocumentPreview({ doc }: { doc: ClaimDocument }) {
-  const title = `${label(DOC_LABELS, doc.kind)} · ${doc.content_type} · ${bytes(doc.size)}`
+  const title = `${label(DOCUMENT_KIND_LABELS, doc.kind)} · ${doc.content_type} · ${bytes(doc.size)}`
   return (
     <figure className="doc">
       {doc.content_type.startsWith('image/') ? (
-        <img src={doc.url} alt={`${label(DOC_LABELS, doc.kind)} enviado pelo parceiro`} loading="lazy" />
+        <img
+          src={doc.url}
+          alt={`Enviado pelo parceiro: ${label(DOCUMENT_KIND_LABELS, doc.kind)}`}
+          loading="lazy"
+        />
       ) : doc.content_type === 'application/pdf' ? (
         <iframe src={doc.url} title={title} />
       ) : (

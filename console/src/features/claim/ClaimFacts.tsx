@@ -1,12 +1,12 @@
 import {
   brl,
-  DENIAL_LABELS,
+  CLAIM_STATUS_LABELS,
+  contractNames,
+  DENIAL_REASON_LABELS,
   day,
   deviceText,
-  KIND_LABELS,
   label,
-  METHOD_LABELS,
-  STATUS_LABELS,
+  SETTLEMENT_METHOD_LABELS,
   when,
 } from '../../format'
 import type { DeskClaim } from './claim.queries'
@@ -23,11 +23,11 @@ export function DecisionFacts({
       <h2 id="h-decision">Decisão</h2>
       <dl className="facts">
         <dt>Resultado</dt>
-        <dd>{label(STATUS_LABELS, decision.outcome)}</dd>
+        <dd>{label(CLAIM_STATUS_LABELS, decision.outcome)}</dd>
         {decision.settlement_method ? (
           <>
             <dt>Forma</dt>
-            <dd>{label(METHOD_LABELS, decision.settlement_method)}</dd>
+            <dd>{label(SETTLEMENT_METHOD_LABELS, decision.settlement_method)}</dd>
             <dt>Aprovado</dt>
             <dd>{brl(decision.approved_amount_cents)}</dd>
             <dt>A pagar</dt>
@@ -37,7 +37,7 @@ export function DecisionFacts({
         {decision.reason_code ? (
           <>
             <dt>Motivo</dt>
-            <dd>{label(DENIAL_LABELS, decision.reason_code)}</dd>
+            <dd>{label(DENIAL_REASON_LABELS, decision.reason_code)}</dd>
           </>
         ) : null}
         {decision.note ? (
@@ -63,17 +63,18 @@ export function DecisionFacts({
 
 export function ContractFacts({ claim }: { claim: DeskClaim }) {
   const c = claim.contract
+  const names = contractNames(c, claim.partner.name)
   return (
     <section className="panel" aria-labelledby="h-contract">
       <h2 id="h-contract">Contrato</h2>
       <dl className="facts">
-        <dt>Tipo</dt>
-        <dd>{label(KIND_LABELS, c.kind)}</dd>
-        <dt>Número</dt>
-        {/* An annual plan has no policy number before its payment. */}
-        <dd>{c.number ?? c.id}</dd>
+        <dt>Apólice</dt>
+        <dd>
+          <span data-testid="policy-number">{names.policy}</span>
+          <div className="small muted">{names.partnerRef}</div>
+        </dd>
         <dt>Situação</dt>
-        <dd>{c.status}</dd>
+        <dd>{c.status_label}</dd>
         <dt>Plano</dt>
         <dd>{c.plan.name}</dd>
         <dt>Vigência</dt>

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
-import { FRAUD_LABELS, label, TYPE_LABELS, when } from '../../format'
+import { FRAUD_SIGNAL_LABELS, label, PERIL_LABELS, when } from '../../format'
 import { href } from '../../router'
 import { useCan } from '../../session'
 import { Badge, ErrorBox, Loading, Notice, PageTitle, statusTone } from '../../ui'
@@ -47,7 +47,7 @@ function ClaimBody({
             {claim.status_label}
           </span>
         </Badge>
-        <span>{label(TYPE_LABELS, claim.type)}</span>
+        <span>{label(PERIL_LABELS, claim.type)}</span>
         <span className="muted">·</span>
         <span>{claim.partner.name}</span>
         <span className="muted">·</span>
@@ -62,7 +62,7 @@ function ClaimBody({
               <h2 id="h-fraud">Sinais de fraude</h2>
               <ul data-testid="fraud-signals">
                 {claim.fraud_signals.map((s) => (
-                  <li key={s}>{label(FRAUD_LABELS, s)}</li>
+                  <li key={s}>{label(FRAUD_SIGNAL_LABELS, s)}</li>
                 ))}
               </ul>
             </section>

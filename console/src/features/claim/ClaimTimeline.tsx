@@ -1,4 +1,4 @@
-import { when } from '../../format'
+import { EVENT_TYPE_LABELS, label, when } from '../../format'
 import type { DeskClaim } from './claim.queries'
 
 /** The events of the claim's contract (the partner API's event types). */
@@ -10,7 +10,7 @@ export function ClaimTimeline({ events }: { events: DeskClaim['timeline'] }) {
       <ol className="timeline">
         {events.map((e) => (
           <li key={e.id}>
-            <time>{when(e.created_at)}</time> <code>{e.type}</code>
+            <time>{when(e.created_at)}</time> {label(EVENT_TYPE_LABELS, e.type)}
           </li>
         ))}
       </ol>

@@ -1,6 +1,14 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { type Answer, get } from '../../api/client'
-import { deviceText, FRAUD_LABELS, label, STATUS_LABELS, TYPE_LABELS, when } from '../../format'
+import {
+  CLAIM_STATUS_LABELS,
+  deviceText,
+  FRAUD_SIGNAL_LABELS,
+  label,
+  PERIL_LABELS,
+  plural,
+  when,
+} from '../../format'
 import { href, navigate } from '../../router'
 import { Badge, ErrorBox, Loading, Pager, PageTitle, statusTone, TableWrap } from '../../ui'
 import { partnersQuery } from '../partners/partners.queries'
@@ -35,7 +43,7 @@ export function ClaimsPage({ query }: { query: URLSearchParams }) {
           <select value={filters.status} onChange={(e) => set('status', e.target.value)}>
             <option value="">Todas</option>
             <option value="open">Em aberto (a decidir ou liquidar)</option>
-            {Object.entries(STATUS_LABELS).map(([k, v]) => (
+            {Object.entries(CLAIM_STATUS_LABELS).map(([k, v]) => (
               <option key={k} value={k}>
                 {v}
               </option>
@@ -46,7 +54,7 @@ export function ClaimsPage({ query }: { query: URLSearchParams }) {
           Tipo
           <select value={filters.type} onChange={(e) => set('type', e.target.value)}>
             <option value="">Todos</option>
-            {Object.entries(TYPE_LABELS).map(([k, v]) => (
+            {Object.entries(PERIL_LABELS).map(([k, v]) => (
               <option key={k} value={k}>
                 {v}
               </option>
@@ -82,7 +90,7 @@ export function ClaimsPage({ query }: { query: URLSearchParams }) {
               <caption className="sr-only">Fila de sinistros, os mais antigos primeiro</caption>
               <thead>
                 <tr>
-                  <th scope="col">Número</th>
+                  <th scope="col">Sinistro</th>
                   <th scope="col">Aberto em</th>
                   <th scope="col">Situação</th>
                   <th scope="col">Tipo</th>
@@ -111,14 +119,14 @@ export function ClaimsPage({ query }: { query: URLSearchParams }) {
                     <td data-label="Situação">
                       <Badge tone={statusTone(c.status)}>{c.status_label}</Badge>
                     </td>
-                    <td data-label="Tipo">{label(TYPE_LABELS, c.type)}</td>
+                    <td data-label="Tipo">{label(PERIL_LABELS, c.type)}</td>
                     <td data-label="Parceiro">{c.partner.name}</td>
                     <td data-label="Cliente">{c.customer_name}</td>
                     <td data-label="Aparelho">{deviceText(c.device)}</td>
                     <td data-label="Fraude">
                       {c.fraud_signals.length > 0 ? (
-                        <span title={c.fraud_signals.map((s) => label(FRAUD_LABELS, s)).join('\n')}>
-                          <Badge tone="bad">{c.fraud_signals.length} sinal(is)</Badge>
+                        <span title={c.fraud_signals.map((s) => label(FRAUD_SIGNAL_LABELS, s)).join('\n')}>
+                          <Badge tone="bad">{plural(c.fraud_signals.length, 'sinal', 'sinais')}</Badge>
                         </span>
                       ) : (
                         <span className="muted">—</span>

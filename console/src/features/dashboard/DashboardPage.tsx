@@ -1,7 +1,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
 import { type Answer, get } from '../../api/client'
-import { brl, int, pct } from '../../format'
+import { brl, int, pct, zoneMonth } from '../../format'
 import { navigate } from '../../router'
 import { ErrorBox, Loading, PageTitle } from '../../ui'
 import { DashboardCharts } from './DashboardCharts'
@@ -9,16 +9,10 @@ import { MonthPicker } from './MonthPicker'
 
 export type Dashboard = Answer<'getDashboard'>
 
-function currentMonth(offset = 0): string {
-  const d = new Date()
-  const m = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + offset, 1))
-  return m.toISOString().slice(0, 7)
-}
-
 /** `#/painel`: the period's premiums, claims and loss ratio, each chart with its figures beside it. */
 export function DashboardPage({ query }: { query: URLSearchParams }) {
-  const from = query.get('from') ?? currentMonth(-11)
-  const to = query.get('to') ?? currentMonth(0)
+  const from = query.get('from') ?? zoneMonth(-11)
+  const to = query.get('to') ?? zoneMonth(0)
   const [draft, setDraft] = useState({ from, to })
   const { data, error, isLoading } = useQuery({
     queryKey: ['dashboard', from, to],

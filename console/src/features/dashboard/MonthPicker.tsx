@@ -1,4 +1,4 @@
-import { MONTH_NAMES } from '../../format'
+import { MONTH_NAMES, zoneMonth } from '../../format'
 
 /** The years the period can start or end in: from the service's first till next year. */
 const FIRST_YEAR = 2024
@@ -17,7 +17,7 @@ export function MonthPicker({
   onChange: (ym: string) => void
 }) {
   const [year = '', mon = ''] = value.split('-')
-  const last = new Date().getUTCFullYear() + 1
+  const last = Number(zoneMonth(0).slice(0, 4)) + 1
   const years = Array.from({ length: last - FIRST_YEAR + 1 }, (_, i) => String(FIRST_YEAR + i))
   if (year && !years.includes(year)) years.unshift(year)
   return (

@@ -1,6 +1,7 @@
 import { useMutation } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
 import { type Answer, type Input, post } from '../../api/client'
+import { setTimeZone } from '../../format'
 import type { Operator } from '../../session'
 import { ErrorBox } from '../../ui'
 
@@ -31,8 +32,10 @@ export function LoginPage({ expired, onDone }: { expired: boolean; onDone: (oper
   const [enroll, setEnroll] = useState(false)
 
   function advance(next: Stage) {
-    if (next.stage === 'done') onDone(next.operator)
-    else if (next.stage === 'enroll') {
+    if (next.stage === 'done') {
+      setTimeZone(next.time_zone)
+      onDone(next.operator)
+    } else if (next.stage === 'enroll') {
       setEnrolment({ otpauth_url: next.otpauth_url, qr_svg: next.qr_svg })
       setStage('enroll')
     } else setStage('totp')

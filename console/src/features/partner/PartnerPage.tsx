@@ -1,15 +1,10 @@
 import { useQuery } from '@tanstack/react-query'
-import { KIND_LABELS, label } from '../../format'
+import { GATEWAY_MODE_LABELS, label, PLAN_KIND_LABELS } from '../../format'
 import { href } from '../../router'
 import { Badge, ErrorBox, Loading, PageTitle } from '../../ui'
 import { PartnerCredentials } from './PartnerCredentials'
 import { PartnerWebhooks } from './PartnerWebhooks'
 import { partnerQuery } from './partner.queries'
-
-const GATEWAY_LABELS: Record<string, string> = {
-  own: 'Amparo cobra o cartão (own)',
-  external: 'o parceiro cobra (external)',
-}
 
 /** `#/parceiros/{id}`: the partner's gateway, credentials, webhook health and plans. */
 export function PartnerPage({ id }: { id: string }) {
@@ -25,7 +20,7 @@ export function PartnerPage({ id }: { id: string }) {
         <>
           <PageTitle>{data.name}</PageTitle>
           <p>
-            Gateway: <strong>{label(GATEWAY_LABELS, data.gateway)}</strong>
+            Cobrança: <strong>{label(GATEWAY_MODE_LABELS, data.gateway)}</strong>
           </p>
           <PartnerCredentials id={id} credentials={data.credentials} />
           <PartnerWebhooks endpoints={data.webhook_endpoints} />
@@ -34,7 +29,7 @@ export function PartnerPage({ id }: { id: string }) {
             <ul className="plain-list">
               {data.plans.map((p) => (
                 <li key={p.id}>
-                  {p.name} <span className="muted">· {label(KIND_LABELS, p.kind)}</span>{' '}
+                  {p.name} <span className="muted">· {label(PLAN_KIND_LABELS, p.kind)}</span>{' '}
                   {p.active ? <Badge tone="ok">ativo</Badge> : <Badge tone="bad">inativo</Badge>}{' '}
                   {p.is_default ? <Badge tone="info">padrão</Badge> : null}
                 </li>

@@ -1,4 +1,4 @@
-import { int, when } from '../../format'
+import { deliveryErrorLabel, EVENT_TYPE_LABELS, int, label, when } from '../../format'
 import { Badge, TableWrap } from '../../ui'
 import type { ConsolePartner } from './partner.queries'
 
@@ -49,9 +49,9 @@ export function PartnerWebhooks({ endpoints }: { endpoints: ConsolePartner['webh
                   <tbody>
                     {w.failing.map((f) => (
                       <tr key={f.id}>
-                        <td>{f.event_type}</td>
+                        <td>{label(EVENT_TYPE_LABELS, f.event_type)}</td>
                         <td>{f.attempts}</td>
-                        <td>{f.last_error ?? '—'}</td>
+                        <td>{deliveryErrorLabel(f.last_error)}</td>
                         <td>{when(f.next_attempt_at)}</td>
                       </tr>
                     ))}

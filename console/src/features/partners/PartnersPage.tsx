@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query'
-import { day } from '../../format'
+import { day, GATEWAY_MODE_LABELS, label } from '../../format'
 import { href } from '../../router'
 import { Badge, ErrorBox, Loading, PageTitle, TableWrap } from '../../ui'
 import { partnersQuery } from './partners.queries'
@@ -18,7 +18,7 @@ export function PartnersPage() {
             <thead>
               <tr>
                 <th scope="col">Parceiro</th>
-                <th scope="col">Gateway</th>
+                <th scope="col">Cobrança</th>
                 <th scope="col" className="num">
                   Credenciais ativas
                 </th>
@@ -35,14 +35,14 @@ export function PartnersPage() {
                   <th scope="row">
                     <a href={href(`/parceiros/${p.id}`)}>{p.name}</a>
                   </th>
-                  <td>{p.gateway}</td>
+                  <td>{label(GATEWAY_MODE_LABELS, p.gateway)}</td>
                   <td className="num">{p.active_credentials}</td>
                   <td className="num">{p.active_plans}</td>
                   <td>
                     {p.failing_endpoints ? (
                       <Badge tone="bad">{p.failing_endpoints} com falha</Badge>
                     ) : (
-                      <Badge tone="ok">ok</Badge>
+                      <Badge tone="ok">em dia</Badge>
                     )}
                   </td>
                   <td>{day(p.created_at)}</td>

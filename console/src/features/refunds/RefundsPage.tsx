@@ -1,19 +1,13 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { type Answer, get, post } from '../../api/client'
-import { brl, when } from '../../format'
+import { brl, deliveryErrorLabel, label, REFUND_STATUS_LABELS, when } from '../../format'
 import { navigate } from '../../router'
 import { useCan } from '../../session'
 import { Badge, ErrorBox, Loading, Notice, PageTitle, statusTone, TableWrap } from '../../ui'
 
 const STATUSES: Record<string, string> = { failed: 'Com falha', pending: 'Pendentes' }
 type Refund = Answer<'listConsoleRefunds'>['data'][number]
-
-const REFUND_LABELS: Record<Refund['status'], string> = {
-  failed: 'falhou',
-  pending: 'pendente',
-  succeeded: 'pago',
-}
 
 /** `#/reembolsos?status=`: annual plans' refunds that failed or wait for a retry; an admin retries one. */
 export function RefundsPage({ query }: { query: URLSearchParams }) {
@@ -34,7 +28,9 @@ export function RefundsPage({ query }: { query: URLSearchParams }) {
     mutationFn: (refund: Refund) => post<Answer<'retryConsoleRefund'>>(`/api/refunds/${refund.id}/retry`),
     onMutate: () => setNotice(null),
     onSuccess: (after, refund) => {
-      setNotice(`Reembolso ${refund.id}: nova tentativa feita (${after.status}).`)
+      setNotice(
+        `Reembolso ${refund.id}: nova tentativa feita (${label(REFUND_STATUS_LABELS, after.status).toLowerCase()}).`,
+      )
       // The answer is the refund alone; the list (which it may leave) is read again.
       void queryClient.invalidateQueries({ queryKey: ['refunds'] })
     },
@@ -96,11 +92,11 @@ export function RefundsPage({ query }: { query: URLSearchParams }) {
                   <td>{r.customer_name}</td>
                   <td className="num">{brl(r.amount_cents)}</td>
                   <td>
-                    <Badge tone={statusTone(r.status)}>{REFUND_LABELS[r.status]}</Badge>
+                    <Badge tone={statusTone(r.status)}>{label(REFUND_STATUS_LABELS, r.status)}</Badge>
                   </td>
                   <td>{r.attempts}</td>
                   <td className="wrap">
-                    {r.last_error ?? '—'}
+                    {deliveryErrorLabel(r.last_error)}
                     {r.status === 'pending' ? (
                       <div className="small muted">próxima tentativa {when(r.next_attempt_at)}</div>
                     ) : null}

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
 import { type Answer, get } from '../../api/client'
-import { deviceText, KIND_LABELS, label } from '../../format'
+import { CONTRACT_KIND_LABELS, contractNames, deviceText, label } from '../../format'
 import { href, navigate } from '../../router'
 import { Badge, ErrorBox, Loading, PageTitle, statusTone, TableWrap } from '../../ui'
 
@@ -33,7 +33,7 @@ export function SearchPage({ query }: { query: URLSearchParams }) {
           type="search"
           value={draft}
           onChange={(e) => setDraft(e.target.value)}
-          placeholder="CPF/CNPJ, IMEI, número de série, apólice, sinistro, assinatura ou plano anual"
+          placeholder="CPF/CNPJ, nome, IMEI, número de série, apólice, sinistro, assinatura ou plano anual"
         />
         <button type="submit" className="btn btn-primary">
           Buscar
@@ -49,7 +49,7 @@ export function SearchPage({ query }: { query: URLSearchParams }) {
       {result.data?.customers.map((customer) => (
         <section
           className="panel"
-          key={`${customer.name}:${customer.contracts.map((c) => `${c.kind}${c.id}`).join(',')}`}
+          key={`${customer.document_masked}:${customer.customers.map((c) => c.id).join(',')}`}
           aria-label={`Cliente ${customer.name}`}
           data-testid="customer"
         >
@@ -70,16 +70,19 @@ export function SearchPage({ query }: { query: URLSearchParams }) {
               <tbody>
                 {customer.contracts.map((c) => (
                   <tr key={`${c.kind}-${c.id}`} data-partner={c.partner.name}>
-                    <th scope="row">{c.number ?? c.id}</th>
+                    <th scope="row">
+                      {contractNames(c, c.partner.name).policy}
+                      <div className="small muted">{contractNames(c, c.partner.name).partnerRef}</div>
+                    </th>
                     <td>
-                      {label(KIND_LABELS, c.kind)}
+                      {label(CONTRACT_KIND_LABELS, c.kind)}
                       <div className="small muted">{c.plan_name}</div>
                     </td>
                     <td>
                       <a href={href(`/parceiros/${c.partner.id}`)}>{c.partner.name}</a>
                     </td>
                     <td>
-                      <Badge tone={statusTone(c.status)}>{c.status}</Badge>
+                      <Badge tone={statusTone(c.status)}>{c.status_label}</Badge>
                     </td>
                     <td>{deviceText(c.device)}</td>
                   </tr>
