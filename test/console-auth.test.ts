@@ -76,6 +76,8 @@ describe('in test (TOTP optional)', { timeout: 120_000 }, () => {
     expect(response.json()).toEqual({
       stage: 'done',
       operator: { id: expect.any(Number), email: 'ana@amparo.test', role: 'adjuster' },
+      // The console shows every time in the service's zone, which it learns here.
+      time_zone: ctx.config.timeZone,
     })
     const setCookie = String(response.headers['set-cookie'])
     expect(setCookie).toMatch(/HttpOnly/)
@@ -83,7 +85,10 @@ describe('in test (TOTP optional)', { timeout: 120_000 }, () => {
     expect(setCookie).toMatch(/Path=\//)
     expect(setCookie).not.toMatch(/Secure/)
     const session = await call({ method: 'GET', url: '/api/session', cookie: cookieOf(response) })
-    expect(session.json().operator.email).toBe('ana@amparo.test')
+    expect(session.json()).toMatchObject({
+      operator: { email: 'ana@amparo.test' },
+      time_zone: ctx.config.timeZone,
+    })
   })
 
   it('answers one 401 for a wrong password, an unknown e-mail and a disabled operator', async () => {

@@ -179,15 +179,26 @@ describe('a claim’s page', () => {
     expect((await get(`/api/claims/${id}/documents/999999`)).statusCode).toBe(404)
   })
 
-  it('shows an annual plan’s contract with its policy number', async () => {
+  it('shows a contract by its policy number and the id the partner’s API uses, its status in words', async () => {
     const annualPlanId = await paidAnnualPlan(ctx.app, p)
     const id = await claimOf(ctx.db, { annualPlanId })
     const claim = (await get(`/api/claims/${id}`)).json()
     expect(claim.contract).toMatchObject({
       kind: 'annual_plan',
       id: annualPlanId,
-      number: expect.stringMatching(/^AMP-/),
+      policy_number: expect.stringMatching(/^AMP-\d{4}-\d{6}$/),
+      status: 'paid',
+      status_label: 'Pago',
     })
+    const subscriptionId = await paidSubscription(ctx.app, p)
+    const onSubscription = (await get(`/api/claims/${await claimOf(ctx.db, { subscriptionId })}`)).json()
+    expect(onSubscription.contract).toMatchObject({
+      kind: 'subscription',
+      id: subscriptionId,
+      policy_number: expect.stringMatching(/^AMP-\d{4}-\d{6}$/),
+      status_label: 'Pago',
+    })
+    expect(onSubscription.contract).not.toHaveProperty('number')
     expect(claim.timeline.map((e: { type: string }) => e.type)).toContain('annual_plan.paid')
   })
 })

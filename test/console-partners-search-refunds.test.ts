@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { uniqueImei } from './helpers/bodies.js'
+import { customerBody, uniqueImei } from './helpers/bodies.js'
 import {
   type ClaimParty,
   claimOf,
@@ -9,7 +9,7 @@ import {
 } from './helpers/claim-decisions-world.js'
 import { type ConsoleHeaders, type ConsoleTestContext, createConsoleApp } from './helpers/console.js'
 import { useTestApp } from './helpers/test-app.js'
-import { bearer, seedCatalog } from './helpers/world.js'
+import { bearer, createCustomer, seedCatalog } from './helpers/world.js'
 
 // Search, partners and refunds of the operator console (README, Operator console: Busca,
 // Parceiros, Reembolsos): a customer found across partners by any key, credentials issued once and
@@ -148,6 +148,40 @@ describe('search', () => {
         )
       expect(ids, q).toContain(`subscription:${id}`)
     }
+  })
+
+  it('finds a subscription by its policy number, shown with it', async () => {
+    const { policy_number } = await ctx.db
+      .selectFrom('subscriptions')
+      .select('policy_number')
+      .where('id', '=', first)
+      .executeTakeFirstOrThrow()
+    expect(policy_number).toMatch(/^AMP-\d{4}-\d{6}$/)
+    const response = await call('GET', `/api/search?q=${encodeURIComponent(String(policy_number))}`)
+    const contracts = response.json().customers.flatMap((p: { contracts: object[] }) => p.contracts)
+    expect(contracts).toContainEqual(
+      expect.objectContaining({
+        kind: 'subscription',
+        id: first,
+        policy_number,
+        status: 'canceled',
+        status_label: 'Cancelado',
+      }),
+    )
+  })
+
+  it('finds a customer by the start of any word of the name, accents and case ignored', async () => {
+    const body = { ...customerBody(), name: 'Joaquina da Conceição Pereira-Brandão' }
+    const joaquina = await createCustomer(ctx.app, a.token, body)
+    const found = async (q: string) =>
+      (await call('GET', `/api/search?q=${encodeURIComponent(q)}`))
+        .json()
+        .customers.flatMap((p: { customers: { id: number }[] }) => p.customers.map((c) => c.id))
+    for (const q of ['conceicao', 'CONCEI', 'brandão', 'bran', 'joaq pere', 'Pereira Brandao'])
+      expect(await found(q), q).toContain(joaquina.id)
+    // Each word must start one of the name's; a word of fewer than 3 characters names no one.
+    for (const q of ['joaquina silveira', 'aquina', 'jo', 'ão'])
+      expect(await found(q), q).not.toContain(joaquina.id)
   })
 
   it('answers no one for an unknown key, and 422 for an empty one', async () => {

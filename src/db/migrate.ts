@@ -35,6 +35,7 @@ import * as auditLogSealed from './migrations/0025-audit-log-sealed.js'
 import * as cardTries from './migrations/0026-card-tries.js'
 import * as keyedAttempts from './migrations/0027-keyed-attempts.js'
 import * as subscriptionExpiredStatus from './migrations/0028-subscription-expired-status.js'
+import * as customerNameWords from './migrations/0029-customer-name-words.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
 const migrations: Record<string, Migration> = {
@@ -66,6 +67,7 @@ const migrations: Record<string, Migration> = {
   '0026-card-tries': cardTries,
   '0027-keyed-attempts': keyedAttempts,
   '0028-subscription-expired-status': subscriptionExpiredStatus,
+  '0029-customer-name-words': customerNameWords,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -15,7 +15,7 @@ import type {
   ClaimsTable,
   PartnerClaimCountsTable,
 } from './tables/claim.js'
-import type { CustomersTable } from './tables/customer.js'
+import type { CustomerNameWordsTable, CustomersTable } from './tables/customer.js'
 import type { DeviceProtectionsTable } from './tables/device-protection.js'
 import type { EventsTable } from './tables/event.js'
 import type { IdempotencyKeysTable } from './tables/idempotency.js'
@@ -51,6 +51,7 @@ export interface Database {
   plans: PlansTable
   shopkeepers: ShopkeepersTable
   customers: CustomersTable
+  customer_name_words: CustomerNameWordsTable
   subscriptions: SubscriptionsTable
   installments: InstallmentsTable
   partner_subscription_counts: PartnerSubscriptionCountsTable

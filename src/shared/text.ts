@@ -29,3 +29,13 @@ export const BIDI_CONTROL = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/
 export const UNACCEPTABLE_TEXT =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point.
   /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]|\p{Cs}/u
+
+/**
+ * The words of a person's name as the console's search compares them (docs/decisions.md, "Search
+ * by name"): without accents, lowercase, letters and digits only ("José da Silva-Araújo" → `jose`,
+ * `da`, `silva`, `araujo`), each once.
+ */
+export function nameWords(name: string): string[] {
+  const plain = name.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase()
+  return [...new Set(plain.split(/[^\p{L}\p{N}]+/u).filter((word) => word.length > 0))]
+}

@@ -20,3 +20,9 @@ export interface CustomersTable {
   state: string | null
   created_at: string
 }
+
+/** Each word of a customer's name, plain (shared/text.ts `nameWords`): the console's search by name. */
+export interface CustomerNameWordsTable {
+  word: string
+  customer_id: number
+}

@@ -13,6 +13,7 @@ export async function customerIdsMatching(
     id: number | null
     serials: string[]
     deviceKey: string | null
+    namePrefixes: string[]
   },
 ): Promise<number[]> {
   const lookups: Promise<{ customer_id: number }[]>[] = []
@@ -65,8 +66,35 @@ export async function customerIdsMatching(
         .execute(),
     )
   }
+  if (keys.namePrefixes.length > 0) lookups.push(customersNamed(db, keys.namePrefixes))
   const found = await Promise.all(lookups)
   return [...new Set(found.flat().map((row) => row.customer_id))]
+}
+
+/**
+ * Customers whose name has, for each prefix, a word starting with it (migration 0029): each prefix
+ * an indexed range of `customer_name_words`, the ranges intersected.
+ */
+function customersNamed(db: Reader, prefixes: string[]) {
+  const [first, ...rest] = prefixes.map((prefix) =>
+    db
+      .selectFrom('customer_name_words')
+      .select('customer_id')
+      .where('word', '>=', prefix)
+      .where('word', '<', prefixEnd(prefix)),
+  )
+  if (!first) return Promise.resolve([])
+  return rest
+    .reduce((query, next) => query.intersect(next), first)
+    .limit(200)
+    .execute()
+}
+
+/** The first text after every one starting with `prefix` (its last character moved one up). */
+function prefixEnd(prefix: string): string {
+  const characters = [...prefix]
+  const last = characters.pop() ?? ''
+  return characters.join('') + String.fromCodePoint((last.codePointAt(0) ?? 0) + 1)
 }
 
 export async function documentsOfCustomers(db: Reader, ids: number[]): Promise<string[]> {

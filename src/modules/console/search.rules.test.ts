@@ -35,6 +35,19 @@ describe('searchKeys', () => {
   })
 })
 
+describe('namePrefixes', () => {
+  it.each([
+    ['Conceição', ['conceicao']],
+    ['  joaq  PERE-ira ', ['joaq', 'pere', 'ira']],
+    ['Maria da Silva', ['maria', 'silva']],
+    ['jo', []],
+    ['SIN-2026-000001', []],
+    ['AMP-2026-000042', []],
+    ['529.982.247-25', []],
+    ['490154203237518', []],
+  ])('%s → %j', (q, prefixes) => expect(keys(q).namePrefixes).toEqual(prefixes))
+})
+
 describe('maskDocument', () => {
   it.each([
     ['52998224725', '529.***.***-25'],

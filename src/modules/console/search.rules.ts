@@ -1,4 +1,5 @@
 import { normalizeDocument } from '../../shared/documents.js'
+import { nameWords } from '../../shared/text.js'
 import { deviceKey } from '../devices/device.rules.js'
 
 // What the operator's search box was given (README, Operator console: the operator API behind the screens), read without the
@@ -17,7 +18,15 @@ export interface SearchKeys {
   serials: string[]
   /** Its device key, as protections and claims compare devices (docs/decisions.md, Devices). */
   deviceKey: string | null
+  /**
+   * Prefixes of a customer's name's words (docs/decisions.md, "Search by name"): each word typed
+   * of 3 or more characters, plain; a name matches when each is the start of one of its words.
+   */
+  namePrefixes: string[]
 }
+
+/** The shortest word prefix the search by name looks up: shorter ones match too many people. */
+export const MIN_NAME_PREFIX = 3
 
 const MAX_ID = 2_147_483_647
 
@@ -30,13 +39,18 @@ export function searchKeys(q: string): SearchKeys {
     .replace(/[^\p{L}\p{N}]/gu, '')
     .toUpperCase()
   const key = deviceKey(text)
+  const document = normalizeDocument(text)?.value ?? null
+  const claimNumber = /^SIN-\d{4}-\d{6,}$/.test(upper) ? upper : null
+  const policyNumber = /^AMP-\d{4}-\d{6,}$/.test(upper) ? upper : null
+  const named = document === null && claimNumber === null && policyNumber === null && /\p{L}/u.test(text)
   return {
-    document: normalizeDocument(text)?.value ?? null,
-    claimNumber: /^SIN-\d{4}-\d{6,}$/.test(upper) ? upper : null,
-    policyNumber: /^AMP-\d{4}-\d{6,}$/.test(upper) ? upper : null,
+    document,
+    claimNumber,
+    policyNumber,
     id: numeric !== null && numeric >= 1 && numeric <= MAX_ID ? numeric : null,
     serials: text.length < 4 ? [] : [...new Set([text, bare].filter((s) => s.length >= 4))],
     deviceKey: text.length < 4 || key.length < 4 ? null : key,
+    namePrefixes: named ? nameWords(text).filter((word) => word.length >= MIN_NAME_PREFIX) : [],
   }
 }
 

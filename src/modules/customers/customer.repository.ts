@@ -2,13 +2,22 @@ import type { Insertable, Selectable } from 'kysely'
 import type { Reader, Trx } from '../../db/database.js'
 import { prepared } from '../../db/prepared.js'
 import type { CustomersTable } from '../../db/tables/customer.js'
+import { nameWords } from '../../shared/text.js'
 
 export type CustomerRow = Selectable<CustomersTable>
 export type NewCustomerRow = Insertable<CustomersTable>
 
 /** Fails with a unique violation when the partner already has this document (the caller maps it). */
 export async function insertCustomer(trx: Trx, values: NewCustomerRow): Promise<CustomerRow> {
-  return trx.insertInto('customers').values(values).returningAll().executeTakeFirstOrThrow()
+  const customer = await trx.insertInto('customers').values(values).returningAll().executeTakeFirstOrThrow()
+  // The words the console's search by name looks up (migration 0029).
+  const words = nameWords(customer.name)
+  if (words.length > 0)
+    await trx
+      .insertInto('customer_name_words')
+      .values(words.map((word) => ({ word, customer_id: customer.id })))
+      .execute()
+  return customer
 }
 
 // Named columns, not `*`: on PostgreSQL these run as named prepared statements, which a column
