@@ -164,9 +164,9 @@ describe('figures', () => {
     }
   })
 
-  it('keeps in premium_months what migration 0018 computes again from the contracts and the ledger', async () => {
+  it('keeps in premium_hours what migration 0030 computes again from the contracts and the ledger', async () => {
     const kept = () =>
-      ctx.db.selectFrom('premium_months').selectAll().orderBy(['month', 'partner_id', 'plan_id']).execute()
+      ctx.db.selectFrom('premium_hours').selectAll().orderBy(['hour', 'partner_id', 'plan_id']).execute()
     const byTriggers = await kept()
     expect(byTriggers.length).toBeGreaterThan(0)
     await migrateTo(ctx.db, '0017-operators')
@@ -180,6 +180,45 @@ describe('figures', () => {
     ).toEqual(
       byTriggers.map((row) => ({ ...row, written: Number(row.written), collected: Number(row.collected) })),
     )
+  })
+
+  it('groups months in the service’s zone: 23:59 on the 30th of November in São Paulo is November', async () => {
+    expect(ctx.config.timeZone).toBe('America/Sao_Paulo')
+    const [first, second] = await ctx.db.selectFrom('claims').select(['id', 'partner_id']).limit(2).execute()
+    if (!first || !second) throw new Error('the figures test opens claims first')
+    // 02:59 UTC on 1 December is 23:59 on 30 November in São Paulo; 03:00 UTC is 00:00 on 1 December.
+    await ctx.db
+      .updateTable('claims')
+      .set({ created_at: '2024-12-01T02:59:00.000Z' })
+      .where('id', '=', first.id)
+      .execute()
+    await ctx.db
+      .updateTable('claims')
+      .set({ created_at: '2024-12-01T03:00:00.000Z' })
+      .where('id', '=', second.id)
+      .execute()
+    await ctx.db
+      .insertInto('premium_hours')
+      .values([
+        { hour: '2024-12-01T02', partner_id: first.partner_id, plan_id: 0, written: 0, collected: 100 },
+        { hour: '2024-12-01T03', partner_id: first.partner_id, plan_id: 0, written: 0, collected: 1_000 },
+      ])
+      .execute()
+    const response = await consoleCtx.console.inject({
+      method: 'GET',
+      url: '/api/dashboard?from=2024-11&to=2024-12',
+      headers: viewer,
+    })
+    expect(response.statusCode, response.body).toBe(200)
+    const body = response.json()
+    expect(body.claims).toMatchObject([
+      { month: '2024-11', opened: 1 },
+      { month: '2024-12', opened: 1 },
+    ])
+    expect(body.premiums).toMatchObject([
+      { month: '2024-11', collected_cents: 100 },
+      { month: '2024-12', collected_cents: 1_000 },
+    ])
   })
 
   it('refuses a malformed or reversed period with 422', async () => {

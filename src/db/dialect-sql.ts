@@ -48,13 +48,6 @@ export function intRange(db: Reader, column: string, low: number, high: number):
     : sql`${sql.ref(column)} between ${low} and ${high}`
 }
 
-/** The UTC month (`YYYY-MM`) of an instant column: timestamptz on PostgreSQL, ISO text on SQLite. */
-export function utcMonthOf(db: Reader, column: string): RawBuilder<string> {
-  return isPostgres(db)
-    ? sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM')`
-    : sql<string>`substr(${sql.ref(column)}, 1, 7)`
-}
-
 /**
  * The id of an event's object (`data.id`), as the expression index `events_object_id` of migration
  * 0018 holds it: text on PostgreSQL, the JSON number on SQLite. A query must spell the expression

@@ -36,6 +36,7 @@ import * as cardTries from './migrations/0026-card-tries.js'
 import * as keyedAttempts from './migrations/0027-keyed-attempts.js'
 import * as subscriptionExpiredStatus from './migrations/0028-subscription-expired-status.js'
 import * as customerNameWords from './migrations/0029-customer-name-words.js'
+import * as premiumHours from './migrations/0030-premium-hours.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
 const migrations: Record<string, Migration> = {
@@ -68,6 +69,7 @@ const migrations: Record<string, Migration> = {
   '0027-keyed-attempts': keyedAttempts,
   '0028-subscription-expired-status': subscriptionExpiredStatus,
   '0029-customer-name-words': customerNameWords,
+  '0030-premium-hours': premiumHours,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

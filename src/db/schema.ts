@@ -30,7 +30,7 @@ import type {
   SettingsTable,
 } from './tables/payment.js'
 import type { PlansTable } from './tables/plan.js'
-import type { PremiumMonthsTable } from './tables/premium-month.js'
+import type { PremiumHoursTable } from './tables/premium-hour.js'
 import type { ShopkeepersTable } from './tables/shopkeeper.js'
 import type { SigningKeysTable } from './tables/signing-key.js'
 import type {
@@ -75,7 +75,7 @@ export interface Database {
   claim_documents: ClaimDocumentsTable
   claim_document_chunks: ClaimDocumentChunksTable
   partner_claim_counts: PartnerClaimCountsTable
-  premium_months: PremiumMonthsTable
+  premium_hours: PremiumHoursTable
   operators: OperatorsTable
   operator_sessions: OperatorSessionsTable
   audit_log: AuditLogTable

@@ -1,47 +1,49 @@
-import { sql } from 'kysely'
+import { type RawBuilder, sql } from 'kysely'
 import type { Reader } from '../../db/database.js'
-import { utcMonthOf } from '../../db/dialect-sql.js'
 
-// The dashboard's sums (README, Operator console: the operator API behind the screens), grouped in the database by UTC month, or by
-// partner and plan for the loss ratio: premiums from the kept `premium_months` (migration 0018),
-// claims and protections through indexed ranges.
+// The dashboard's sums (README, Operator console: the operator API behind the screens), grouped
+// in the database by month of the service's zone, or by partner and plan for the loss ratio:
+// premiums from the kept `premium_hours` (migration 0030), claims through indexed ranges. A month
+// is given as its bounds, so each sum is one range read and a `case` naming each row's month.
+
+/** A month and the keys it runs between (instants, or `premium_hours` hours): start included. */
+export interface Span {
+  month: string
+  start: string
+  end: string
+}
 
 export interface Period {
   start: string
   end: string
 }
 
-/** The period's months, `YYYY-MM` (UTC), both included. */
-export interface Months {
-  from: string
-  to: string
+/** Each row's month by `value` (a column holding instants or hours): the first span it is before the end of. */
+function monthCase(value: RawBuilder<unknown>, spans: Span[]): RawBuilder<string> {
+  return sql<string>`case ${sql.join(
+    spans.map((span) => sql`when ${value} < ${span.end} then ${span.month}`),
+    sql` `,
+  )} end`
 }
 
-/**
- * Premiums written (contracted, in full) and collected (the ledger, minus refunds) per month, from
- * the kept `premium_months` (migration 0018).
- */
-export async function premiumsByMonth(db: Reader, { from, to }: Months) {
-  return db
-    .selectFrom('premium_months')
-    .select((eb) => [
-      'month',
-      eb.fn.sum<string>('written').as('written'),
-      eb.fn.sum<string>('collected').as('collected'),
-    ])
-    .where('month', '>=', from)
-    .where('month', '<=', to)
-    .groupBy('month')
-    .execute()
+/** Premiums written (contracted, in full) and collected (the ledger, minus refunds) per month. */
+export async function premiumsByMonth(db: Reader, hours: Span[]) {
+  const first = hours[0]
+  const last = hours[hours.length - 1]
+  if (!first || !last) return []
+  const { rows } = await sql<{ month: string; written: string | null; collected: string | null }>`
+    select ${monthCase(sql.ref('hour'), hours)} as month, sum(written) as written, sum(collected) as collected
+    from premium_hours where hour >= ${first.start} and hour < ${last.end} group by 1`.execute(db)
+  return rows
 }
 
 /** Premiums collected in the period per partner and plan (plan 0: ledger rows of no contract). */
-export async function collectedByPlan(db: Reader, { from, to }: Months) {
+export async function collectedByPlan(db: Reader, { start, end }: Period) {
   return db
-    .selectFrom('premium_months')
+    .selectFrom('premium_hours')
     .select((eb) => ['partner_id', 'plan_id', eb.fn.sum<string>('collected').as('cents')])
-    .where('month', '>=', from)
-    .where('month', '<=', to)
+    .where('hour', '>=', start)
+    .where('hour', '<', end)
     .groupBy(['partner_id', 'plan_id'])
     .execute()
 }
@@ -58,12 +60,15 @@ export async function claimsPaidByPlan(db: Reader, { start, end }: Period) {
 }
 
 /** Claims opened, approved, denied and settled per month: one statement, four indexed ranges. */
-export async function claimsByMonth(db: Reader, { start, end }: Period) {
+export async function claimsByMonth(db: Reader, months: Span[]) {
+  const first = months[0]
+  const last = months[months.length - 1]
+  if (!first || !last) return []
   const count = (column: 'created_at' | 'decided_at' | 'settled_at', what: string, outcome?: string) =>
-    sql`select ${sql.lit(what)} as what, ${utcMonthOf(db, column)} as month, count(*) as count from claims
-      where ${sql.ref(column)} >= ${start} and ${sql.ref(column)} < ${end}
+    sql`select ${sql.lit(what)} as what, ${monthCase(sql.ref(column), months)} as month, count(*) as count
+      from claims where ${sql.ref(column)} >= ${first.start} and ${sql.ref(column)} < ${last.end}
       ${outcome ? sql`and outcome = ${outcome}` : sql``}
-      group by ${utcMonthOf(db, column)}`
+      group by 2`
   const { rows } = await sql<{
     what: 'opened' | 'approved' | 'denied' | 'settled'
     month: string

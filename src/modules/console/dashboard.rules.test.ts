@@ -3,22 +3,45 @@ import {
   addMonths,
   asCents,
   byMonth,
+  hourOf,
   lossRatio,
   monthOf,
+  monthSpans,
   monthsOf,
-  periodBounds,
   periodOf,
 } from './dashboard.rules.js'
 
-describe('monthOf (UTC)', () => {
+const SP = 'America/Sao_Paulo'
+
+describe('monthOf (in the service zone)', () => {
   it.each([
-    ['2026-11-30T23:59:59.999Z', '2026-11'],
-    ['2026-12-01T00:00:00.000Z', '2026-12'],
-    // 22:00 in São Paulo on 31 January is already February in UTC.
-    ['2027-02-01T01:00:00.000Z', '2027-02'],
-    ['2026-01-01T02:59:59.000-03:00', '2026-01'],
-    ['2025-12-31T21:00:00.000-03:00', '2026-01'],
-  ])('%s → %s', (instant, month) => expect(monthOf(instant)).toBe(month))
+    ['2026-11-30T23:59:59.999Z', SP, '2026-11'],
+    // 22:00 in São Paulo on 31 January: still January there, already February in UTC.
+    ['2027-02-01T01:00:00.000Z', SP, '2027-01'],
+    ['2027-02-01T01:00:00.000Z', 'UTC', '2027-02'],
+    ['2026-12-01T02:59:59.999Z', SP, '2026-11'],
+    ['2026-12-01T03:00:00.000Z', SP, '2026-12'],
+    ['2026-01-01T02:59:59.000-03:00', SP, '2026-01'],
+    ['2025-12-31T21:00:00.000-03:00', SP, '2025-12'],
+  ])('%s in %s → %s', (instant, zone, month) => expect(monthOf(instant, zone)).toBe(month))
+})
+
+describe('monthSpans and hourOf', () => {
+  it('bounds each month by 00:00 of its first day in the zone', () => {
+    expect(monthSpans('2026-11', '2027-01', SP)).toEqual([
+      { month: '2026-11', start: '2026-11-01T03:00:00.000Z', end: '2026-12-01T03:00:00.000Z' },
+      { month: '2026-12', start: '2026-12-01T03:00:00.000Z', end: '2027-01-01T03:00:00.000Z' },
+      { month: '2027-01', start: '2027-01-01T03:00:00.000Z', end: '2027-02-01T03:00:00.000Z' },
+    ])
+    expect(monthSpans('2026-01', '2026-01', 'UTC')).toEqual([
+      { month: '2026-01', start: '2026-01-01T00:00:00.000Z', end: '2026-02-01T00:00:00.000Z' },
+    ])
+  })
+
+  it('files an instant under its UTC hour', () => {
+    expect(hourOf('2026-12-01T03:00:00.000Z')).toBe('2026-12-01T03')
+    expect(hourOf('2026-11-30T23:59:59.999-03:00')).toBe('2026-12-01T02')
+  })
 })
 
 describe('addMonths and monthsOf', () => {
@@ -34,13 +57,6 @@ describe('addMonths and monthsOf', () => {
     expect(monthsOf('2026-11', '2027-02')).toEqual(['2026-11', '2026-12', '2027-01', '2027-02'])
     expect(monthsOf('2026-05', '2026-05')).toEqual(['2026-05'])
     expect(monthsOf('2026-05', '2026-04')).toEqual([])
-  })
-
-  it('bounds a period from the first instant of `from` to the first of the month after `to`', () => {
-    expect(periodBounds('2026-01', '2026-12')).toEqual({
-      start: '2026-01-01T00:00:00.000Z',
-      end: '2027-01-01T00:00:00.000Z',
-    })
   })
 })
 
@@ -59,7 +75,12 @@ describe('periodOf', () => {
       { from: '2024-01', to: '2026-12' },
       { from: '2024-01', to: '2026-12' },
     ],
-  ])('%j → %j', (query, period) => expect(periodOf(query, now)).toEqual(period))
+  ])('%j → %j', (query, period) => expect(periodOf(query, now, SP)).toEqual(period))
+
+  it('ends by default on the month it is in the zone', () => {
+    expect(periodOf({}, '2026-12-01T02:00:00.000Z', SP)).toEqual({ from: '2025-12', to: '2026-11' })
+    expect(periodOf({}, '2026-12-01T02:00:00.000Z', 'UTC')).toEqual({ from: '2026-01', to: '2026-12' })
+  })
 
   it.each([
     [{ from: '2026-13' }, 'from'],
@@ -67,7 +88,7 @@ describe('periodOf', () => {
     [{ to: 'nov' }, 'to'],
     [{ from: '2026-05', to: '2026-04' }, 'to'],
     [{ from: '2023-12', to: '2026-12' }, 'to'],
-  ])('%j is refused under %s', (query, field) => expect(periodOf(query, now)).toMatchObject({ field }))
+  ])('%j is refused under %s', (query, field) => expect(periodOf(query, now, SP)).toMatchObject({ field }))
 })
 
 describe('lossRatio', () => {

@@ -1,7 +1,10 @@
-// The operator dashboard's arithmetic (README, Operator console: the operator API behind the screens): months in UTC, the loss
-// ratio's rounding, and zeros where nothing happened. The repositories sum; these decide.
+import { formatDate, startOfLocalDate } from '../../shared/time.js'
 
-/** `YYYY-MM`, a calendar month in UTC. */
+// The operator dashboard's arithmetic (README, Operator console: the operator API behind the
+// screens): months in the service's zone, the loss ratio's rounding, and zeros where nothing
+// happened. The repositories sum; these decide.
+
+/** `YYYY-MM`, a calendar month in the service's zone. */
 export type Month = string
 
 const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/
@@ -13,9 +16,9 @@ export const DEFAULT_PERIOD_MONTHS = 12
 
 export const isMonth = (text: string): boolean => MONTH.test(text)
 
-/** The UTC month of an instant (`2026-11-30T23:59:59.999Z` → `2026-11`; `2026-12-01T00:00:00Z` → `2026-12`). */
-export function monthOf(instant: string | Date): Month {
-  return new Date(instant).toISOString().slice(0, 7)
+/** The month of an instant in `zone` (`2026-12-01T02:00:00Z` → `2026-11` in São Paulo, `2026-12` in UTC). */
+export function monthOf(instant: string | Date, zone: string): Month {
+  return formatDate(instant, zone).slice(0, 7)
 }
 
 /** `month` moved by `delta` months. */
@@ -32,20 +35,44 @@ export function monthsOf(from: Month, to: Month): Month[] {
   return months
 }
 
-/** The instants bounding a period: from 00:00 UTC of `from`'s first day to that of the month after `to`. */
-export function periodBounds(from: Month, to: Month): { start: string; end: string } {
-  return { start: `${from}-01T00:00:00.000Z`, end: `${addMonths(to, 1)}-01T00:00:00.000Z` }
+/** A month of the period and the instants it runs between (UTC ISO): its start, the next one's. */
+export interface MonthSpan {
+  month: Month
+  start: string
+  end: string
 }
+
+/** Each month of the period with its instants: from 00:00 of its first day in `zone` to the next's. */
+export function monthSpans(from: Month, to: Month, zone: string): MonthSpan[] {
+  const starts = [...monthsOf(from, to), addMonths(to, 1)].map((m) => startOfLocalDate(`${m}-01`, zone))
+  return monthsOf(from, to).map((month, i) => ({
+    month,
+    start: starts[i] as string,
+    end: starts[i + 1] as string,
+  }))
+}
+
+/**
+ * The UTC hour (`YYYY-MM-DDTHH`) the kept premium sums (migration 0030) file an instant under, and
+ * under which a month starting at that instant starts: exact for zones whole hours from UTC (all of
+ * Brazil's); a zone off by half an hour files that half hour's premiums in the month it starts.
+ */
+export const hourOf = (instant: string): string => new Date(instant).toISOString().slice(0, 13)
 
 export type PeriodCheck = { from: Month; to: Month } | { error: string; field: 'from' | 'to' }
 
 /** The period asked for, or why it is refused; without `from`/`to`, the 12 months ending with `now`'s. */
-export function periodOf(query: { from?: string; to?: string }, now: string | Date): PeriodCheck {
+export function periodOf(
+  query: { from?: string; to?: string },
+  now: string | Date,
+  zone: string,
+): PeriodCheck {
   if (query.from !== undefined && !isMonth(query.from))
     return { field: 'from', error: 'The from field must be a month, YYYY-MM.' }
   if (query.to !== undefined && !isMonth(query.to))
     return { field: 'to', error: 'The to field must be a month, YYYY-MM.' }
-  const to = query.to ?? (query.from === undefined ? monthOf(now) : maxMonth(query.from, monthOf(now)))
+  const current = monthOf(now, zone)
+  const to = query.to ?? (query.from === undefined ? current : maxMonth(query.from, current))
   const from = query.from ?? addMonths(to, 1 - DEFAULT_PERIOD_MONTHS)
   if (from > to) return { field: 'to', error: 'The to field must be a month at or after from.' }
   if (monthsOf(from, to).length > MAX_PERIOD_MONTHS)

@@ -9,7 +9,7 @@ import {
   namesOf,
   premiumsByMonth,
 } from './dashboard.repository.js'
-import { asCents, byMonth, lossRatio, monthsOf, periodBounds, periodOf } from './dashboard.rules.js'
+import { asCents, byMonth, hourOf, lossRatio, monthSpans, monthsOf, periodOf } from './dashboard.rules.js'
 
 // GET /api/dashboard (README, Operator console: the operator API behind the screens).
 
@@ -22,15 +22,17 @@ export async function dashboard(
   query: { from?: string; to?: string },
   { now, timeZone }: { now: string; timeZone: string },
 ) {
-  const period = periodOf(query, now)
+  const period = periodOf(query, now, timeZone)
   if ('error' in period) throw ValidationError.field(period.field, period.error)
   const months = monthsOf(period.from, period.to)
-  const bounds = periodBounds(period.from, period.to)
+  const spans = monthSpans(period.from, period.to, timeZone)
+  const hours = spans.map((span) => ({ month: span.month, start: hourOf(span.start), end: hourOf(span.end) }))
+  const bounds = { start: spans[0]?.start ?? now, end: spans[spans.length - 1]?.end ?? now }
   const [premiumSums, byPlan, paid, claims, active] = await Promise.all([
-    premiumsByMonth(db, period),
-    collectedByPlan(db, period),
+    premiumsByMonth(db, hours),
+    collectedByPlan(db, { start: hours[0]?.start ?? '', end: hours[hours.length - 1]?.end ?? '' }),
     claimsPaidByPlan(db, bounds),
-    claimsByMonth(db, bounds),
+    claimsByMonth(db, spans),
     activeProtections(db, { now, today: formatDate(now, timeZone) }),
   ])
 
