@@ -2,6 +2,7 @@ import { userInfo } from 'node:os'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { ConsoleApp } from '../src/console/app.js'
 import { csvCell } from '../src/modules/operators/audit.service.js'
+import { formatTimestamp } from '../src/shared/time.js'
 import { claimOf, claimParty, paidSubscription } from './helpers/claim-decisions-world.js'
 import { amparo, app, createPartner, json, main, useCliWorld } from './helpers/cli.js'
 import { buildCheckedConsoleApp, CONSOLE_ORIGIN, loginAs } from './helpers/console.js'
@@ -249,6 +250,11 @@ describe('the log itself', () => {
     expect(lines[0]).toBe('id,at,actor,actor_label,action,record_type,record_id,before,after,ip')
     const total = (await main.db.selectFrom('audit_log').select('id').execute()).length
     expect(lines).toHaveLength(total + 1)
+    // Each time in the service's zone, as the console shows it.
+    const newest = page.json().data[0]
+    const line = lines.find((l) => l.startsWith(`${newest.id},`)) as string
+    expect(line.split(',')[1]).toBe(formatTimestamp(newest.at, main.config.timeZone))
+    expect(line.split(',')[1]).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/)
     // JSON cells are quoted, their quotes doubled.
     expect(csv.body).toContain(`"{""id"":${id},""email"":""=hyperlink(\\""x\\"")@amparo.test""`)
 

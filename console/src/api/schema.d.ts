@@ -596,7 +596,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description CSV (RFC 4180, header first): id, at, actor, actor_label, action, record_type, record_id, before, after, ip. */
+            /** @description CSV (RFC 4180, header first): id, at (`YYYY-MM-DD HH:MM:SS` in the service’s zone), actor, actor_label, action, record_type, record_id, before, after, ip. */
             200: {
                 headers: {
                     /** @description `attachment; filename="amparo-audit.csv"`. */

@@ -1,4 +1,5 @@
 import type { Db, Trx } from '../../db/database.js'
+import { formatTimestamp } from '../../shared/time.js'
 import { type AuditFilter, type AuditRow, auditPage, auditRows, insertAuditRow } from './audit.repository.js'
 
 /**
@@ -101,13 +102,15 @@ const CSV_COLUMNS = [
 ] as const
 
 /**
- * The log as CSV lines (RFC 4180, header first). A cell a spreadsheet would read as a formula
+ * The log as CSV lines (RFC 4180, header first), each time in the service's zone
+ * (`YYYY-MM-DD HH:MM:SS`) as the console shows it. A cell a spreadsheet would read as a formula
  * (`=`, `+`, `-`, `@`, tab, CR first) is prefixed with `'`: an operator-typed note must not run.
  */
-export async function* auditCsv(db: Db, filter: AuditFilter): AsyncGenerator<string> {
+export async function* auditCsv(db: Db, filter: AuditFilter, timeZone: string): AsyncGenerator<string> {
   yield `${CSV_COLUMNS.join(',')}\r\n`
   for await (const row of auditRows(db, filter)) {
-    yield `${CSV_COLUMNS.map((column) => csvCell(row[column])).join(',')}\r\n`
+    const local = { ...row, at: formatTimestamp(row.at, timeZone) }
+    yield `${CSV_COLUMNS.map((column) => csvCell(local[column])).join(',')}\r\n`
   }
 }
 

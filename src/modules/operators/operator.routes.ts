@@ -126,7 +126,7 @@ export const operatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: {
           200: Type.Unsafe<string>({
             description:
-              'CSV (RFC 4180, header first): id, at, actor, actor_label, action, record_type, record_id, before, after, ip.',
+              'CSV (RFC 4180, header first): id, at (`YYYY-MM-DD HH:MM:SS` in the service’s zone), actor, actor_label, action, record_type, record_id, before, after, ip.',
             content: { 'text/csv': { schema: { type: 'string', format: 'binary' } } },
             headers: {
               'Content-Disposition': {
@@ -146,7 +146,7 @@ export const operatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', 'attachment; filename="amparo-audit.csv"')
-        .send(Readable.from(auditCsv(app.db, { action, operator })))
+        .send(Readable.from(auditCsv(app.db, { action, operator }, app.config.timeZone)))
     },
   )
 }
