@@ -169,7 +169,7 @@ export interface paths {
          * The business at a glance
          * @description Premiums written and collected per month, protections in force, claims opened / approved /
          *     denied / settled per month, and the loss ratio (claims paid ÷ premiums collected) per partner and plan
-         *     for the period `from`–`to` (UTC months). An empty database answers zeros.
+         *     for the period `from`–`to` (months of the service’s zone). An empty database answers zeros.
          */
         get: operations["getDashboard"];
         put?: never;
@@ -2701,9 +2701,9 @@ export interface operations {
     getDashboard: {
         parameters: {
             query?: {
-                /** @description First month, `YYYY-MM` (UTC); by default 11 months before `to`. */
+                /** @description First month, `YYYY-MM` (service zone); by default 11 months before `to`. */
                 from?: string;
-                /** @description Last month, `YYYY-MM` (UTC); by default this month. At most 36 months in all. */
+                /** @description Last month, `YYYY-MM` (service zone); by default this month. At most 36 months in all. */
                 to?: string;
             };
             header?: never;
@@ -2787,7 +2787,7 @@ export interface operations {
                         claims: {
                             approved: number;
                             denied: number;
-                            /** @description A month in UTC, `YYYY-MM`. */
+                            /** @description A month of the service’s zone (`AMPARO_TIMEZONE`), `YYYY-MM`. */
                             month: string;
                             opened: number;
                             settled: number;
@@ -2808,16 +2808,16 @@ export interface operations {
                             ratio: number | null;
                         }[];
                         period: {
-                            /** @description A month in UTC, `YYYY-MM`. */
+                            /** @description A month of the service’s zone (`AMPARO_TIMEZONE`), `YYYY-MM`. */
                             from: string;
-                            /** @description A month in UTC, `YYYY-MM`. */
+                            /** @description A month of the service’s zone (`AMPARO_TIMEZONE`), `YYYY-MM`. */
                             to: string;
                         };
                         /** @description Every month of the period, in order; zeros where nothing happened. */
                         premiums: {
                             /** @description Payments approved or recorded that month in the ledger, minus refunds paid. In cents. */
                             collected_cents: number;
-                            /** @description A month in UTC, `YYYY-MM`. */
+                            /** @description A month of the service’s zone (`AMPARO_TIMEZONE`), `YYYY-MM`. */
                             month: string;
                             /** @description Premiums contracted that month: a subscription’s installments in full, an annual plan’s premium. In cents. */
                             written_cents: number;
@@ -4556,7 +4556,7 @@ export interface operations {
     search: {
         parameters: {
             query: {
-                /** @description A CPF or CNPJ (with or without punctuation), an IMEI or serial number, a policy number (`AMP-…`), a claim number (`SIN-…`), or a subscription or annual-plan id. */
+                /** @description A CPF or CNPJ (with or without punctuation), an IMEI or serial number, a policy number (`AMP-…`), a claim number (`SIN-…`), a subscription or annual-plan id, or the starts of a name’s words (3 or more characters each, accents and case ignored). */
                 q: string;
             };
             header?: never;

@@ -16,7 +16,7 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'The business at a glance',
         description: `Premiums written and collected per month, protections in force, claims opened / approved /
 denied / settled per month, and the loss ratio (claims paid ÷ premiums collected) per partner and plan
-for the period \`from\`–\`to\` (UTC months). An empty database answers zeros.`,
+for the period \`from\`–\`to\` (months of the service’s zone). An empty database answers zeros.`,
         querystring: DashboardQuery,
         response: { 200: Dashboard, ...consoleAnswers(false, 422) },
       },

@@ -2,7 +2,10 @@ import { type Static, Type } from 'typebox'
 import { nullable } from '../../http/http-schemas.js'
 import { Cents } from './console.schemas.js'
 
-const Month = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: 'A month in UTC, `YYYY-MM`.' })
+const Month = Type.String({
+  pattern: '^\\d{4}-(0[1-9]|1[0-2])$',
+  description: 'A month of the service’s zone (`AMPARO_TIMEZONE`), `YYYY-MM`.',
+})
 const Ratio = nullable(
   Type.Number({ minimum: 0 }),
   'Claims paid ÷ premiums collected, 4 decimals (0.6235 = 62.35 %); null when nothing was collected.',
@@ -10,11 +13,11 @@ const Ratio = nullable(
 
 export const DashboardQuery = Type.Object({
   from: Type.Optional(
-    Type.String({ description: 'First month, `YYYY-MM` (UTC); by default 11 months before `to`.' }),
+    Type.String({ description: 'First month, `YYYY-MM` (service zone); by default 11 months before `to`.' }),
   ),
   to: Type.Optional(
     Type.String({
-      description: 'Last month, `YYYY-MM` (UTC); by default this month. At most 36 months in all.',
+      description: 'Last month, `YYYY-MM` (service zone); by default this month. At most 36 months in all.',
     }),
   ),
 })

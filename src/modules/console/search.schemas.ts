@@ -7,7 +7,7 @@ export const SearchQuery = Type.Object({
     minLength: 1,
     maxLength: 100,
     description:
-      'A CPF or CNPJ (with or without punctuation), an IMEI or serial number, a policy number (`AMP-…`), a claim number (`SIN-…`), or a subscription or annual-plan id.',
+      'A CPF or CNPJ (with or without punctuation), an IMEI or serial number, a policy number (`AMP-…`), a claim number (`SIN-…`), a subscription or annual-plan id, or the starts of a name’s words (3 or more characters each, accents and case ignored).',
   }),
 })
 
