@@ -18,14 +18,19 @@ function newest(folder: string): number {
 let built: Promise<string> | undefined
 
 /**
- * The built console: dist/console-web when it is newer than every file of console/ (npm ci and npm run
+ * The built console: dist/console-web when it is newer than every file of console/ and the labels (npm ci and npm run
  * build make it), else a build of this process's own in a temporary folder (never a shared write:
  * test files run in parallel).
  */
 export function consoleRoot(): Promise<string> {
   built ??= (async () => {
     const index = join(BUILT, 'index.html')
-    if (existsSync(index) && statSync(index).mtimeMs >= newest(join(root, 'console'))) return BUILT
+    // The console builds src/shared/labels.ts into its bundle too.
+    const sources = Math.max(
+      newest(join(root, 'console')),
+      statSync(join(root, 'src/shared/labels.ts')).mtimeMs,
+    )
+    if (existsSync(index) && statSync(index).mtimeMs >= sources) return BUILT
     const outDir = mkdtempSync(join(tmpdir(), 'amparo-console-'))
     const { build } = await import('vite')
     await build({

@@ -36,11 +36,13 @@ async function ok(token: string, method: 'GET' | 'POST' | 'PUT', url: string, pa
   return response.json()
 }
 
+let subscription: { id: number; policy_number: string }
+
 describe.skipIf(!hasChromium)('operator console, administrator', () => {
   beforeAll(async () => {
     const { model } = await seedCatalog(ctx.db)
     const pro = model('iPhone 16 Pro').id
-    const customer = customerBody()
+    const customer = { ...customerBody(), name: 'Iolanda Gonçalves Teixeira' }
     // The same customer and the same phone under two partners: an annual plan, canceled (its
     // refund the gateway kept refusing until it gave up), then a subscription of the freed phone.
     const b = await partnerWithToken(ctx.app, ctx.db, 'external')
@@ -67,6 +69,7 @@ describe.skipIf(!hasChromium)('operator console, administrator', () => {
     })
     const [first] = await ok(a.token, 'GET', `/subscriptions/${sub.id}/installments`)
     await ok(a.token, 'POST', `/subscriptions/${sub.id}/installments/${first.id}/notify-payment`)
+    subscription = await ok(a.token, 'GET', `/subscriptions/${sub.id}`)
     for (const p of [a.partner, b.partner]) {
       const row = await ctx.db
         .selectFrom('partners')
@@ -131,6 +134,21 @@ describe.skipIf(!hasChromium)('operator console, administrator', () => {
     expect(await customer.count()).toBe(1)
     for (const p of partners) await customer.locator(`tr[data-partner="${p.name}"]`).first().waitFor()
     expect(await customer.locator('tbody tr').count()).toBe(2)
+  })
+
+  it('finds the customer by the start of a word of the name, and shows the contract by its policy number', async () => {
+    await openScreen(page, served.base, '#/busca', 'Busca')
+    await page.getByRole('searchbox').fill('GONCALV')
+    await page.getByRole('button', { name: 'Buscar' }).click()
+    const customer = page.getByTestId('customer')
+    await customer.first().waitFor()
+    expect(await customer.count()).toBe(1)
+    expect(subscription.policy_number).toMatch(/^AMP-/)
+    const row = customer.locator(`tr[data-partner="${partners[0]?.name}"]`)
+    await row.getByText(subscription.policy_number).waitFor()
+    await row.getByText(`Assinatura ${subscription.id} · ${partners[0]?.name}`).waitFor()
+    // Statuses in words, never the API's codes.
+    expect(await customer.textContent()).not.toMatch(/\bpago\b|canceled|protected|annual_plan/)
   })
 
   it('issues a credential, shows its secret once, then revokes it', async () => {

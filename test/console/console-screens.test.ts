@@ -144,6 +144,19 @@ describe.skipIf(!hasChromium)('operator console in Chromium', () => {
       headers: await loginAs(ctx.db, 'viewer'),
     })
     const preview = detail.json().payable_preview as { franchise_cents: number; lmi_cents: number }
+    // Times in the service's zone, whatever the browser's (this one's is UTC); the contract by its
+    // policy number, the partner's id and name beside it; the timeline's events in words.
+    const inZone = new Intl.DateTimeFormat('pt-BR', {
+      dateStyle: 'short',
+      timeStyle: 'short',
+      timeZone: ctx.config.timeZone,
+    })
+    await page.getByText(`aberto em ${inZone.format(new Date(detail.json().opened_at))}`).waitFor()
+    const contract = detail.json().contract as { id: number; policy_number: string }
+    expect(await page.getByTestId('policy-number').textContent()).toBe(contract.policy_number)
+    await page.getByText(`Assinatura ${contract.id} · ${detail.json().partner.name}`).waitFor()
+    expect(await page.locator('.timeline').textContent()).toContain('Assinatura ativada')
+    expect(await page.locator('main').textContent()).not.toMatch(/UTC|subscription\.|installment\.|Número/)
     const approved = Math.min(preview.lmi_cents, 200_000)
     await page.getByLabel('Forma de liquidação').selectOption('repair')
     await page.getByLabel('Valor aprovado (R$)').fill((approved / 100).toFixed(2).replace('.', ','))
@@ -152,7 +165,7 @@ describe.skipIf(!hasChromium)('operator console in Chromium', () => {
     await page.getByRole('button', { name: 'Revisar aprovação' }).click()
     await page.getByText(`Valor a pagar: ${brl(payable)}`).waitFor()
     await page.getByRole('button', { name: 'Confirmar' }).click()
-    await page.getByText('Sinistro aprovado').waitFor()
+    await page.getByText(/^Sinistro aprovado: R\$/).waitFor()
     await page.locator('[data-testid="claim-status"][data-status="approved"]').waitFor()
 
     await page.getByLabel(/Referência/).fill('OS-2026-4411')
@@ -180,7 +193,7 @@ describe.skipIf(!hasChromium)('operator console in Chromium', () => {
     expect(types).toEqual(expect.arrayContaining(['claim.approved', 'claim.settled']))
   })
 
-  it('shows the 409 when another adjuster decided the claim first', async () => {
+  it('says in words, with no status number, that another adjuster decided the claim first', async () => {
     await openScreen(page, served.base, `#/sinistros/${contested.id}`, `Sinistro ${contested.number}`)
     await page.getByLabel('Negar').check()
     await page.getByLabel('Nota para o parceiro').fill('Sem cobertura para este caso.')
@@ -193,10 +206,13 @@ describe.skipIf(!hasChromium)('operator console in Chromium', () => {
     })
     expect(other.statusCode, other.body).toBe(200)
     await page.getByRole('button', { name: 'Confirmar' }).click()
-    await page
-      .getByRole('alert')
-      .getByText(/Conflito \(409\)/)
+    const alert = page.getByRole('alert')
+    await alert
+      .getByText(
+        'O sinistro está “Negado”: só um sinistro aguardando documentos ou em análise pode ser negado.',
+      )
       .waitFor()
+    expect(await alert.textContent()).not.toMatch(/\d{3}|denied|decision_conflict/)
   })
 
   it('has no serious or critical axe-core violation on any screen, at 1280×800 and 390×844', async () => {

@@ -71,7 +71,7 @@ export function ClaimDecision({
         ? `Sinistro aprovado: ${brl(approved)}, a pagar ${brl(payable)}.`
         : chosen.action === 'deny'
           ? 'Sinistro negado.'
-          : 'Sinistro liquidado.'
+          : 'Sinistro concluído.'
     try {
       await decide.mutateAsync(chosen)
       onDecided(done)
