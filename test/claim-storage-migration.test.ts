@@ -4,15 +4,8 @@ import type { App } from '../src/app.js'
 import { migrateTo, migrateToLatest } from '../src/db/migrate.js'
 import { pdf, png, sha256, testClaimRow } from './helpers/claim-documents.js'
 import { buildCheckedApp } from './helpers/test-app.js'
-import { useDatabaseAt } from './helpers/world/older-schema.js'
-import {
-  bearer,
-  createCustomer,
-  partnerWithToken,
-  seedCatalog,
-  seedPlan,
-  TOTAL_12X,
-} from './helpers/world.js'
+import { olderCustomer, useDatabaseAt } from './helpers/world/older-schema.js'
+import { bearer, partnerWithToken, seedCatalog, seedPlan, TOTAL_12X } from './helpers/world.js'
 
 // Migration 0021 cuts the documents a database already holds, one row of bytes each, into chunks
 // (docs/decisions.md, Claims: document storage), and 0024 keys those chunks by an upload named in
@@ -39,7 +32,8 @@ beforeAll(async () => {
   const mine = await partnerWithToken(app, ctx.db)
   token = mine.token
   const plan = await seedPlan(ctx.db, mine.partner.id, TOTAL_12X)
-  const customer = await createCustomer(app, token)
+  // A row of the older schema: the live service also writes tables later migrations make.
+  const customer = { id: await olderCustomer(ctx.db, mine.partner.id, new Date().toISOString()) }
   const contracted = await app.inject({
     method: 'POST',
     url: '/subscriptions',

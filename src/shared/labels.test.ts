@@ -132,9 +132,10 @@ const CODES = [
   .filter((code) => !['other', 'ping', 'paid', 'pago', 'own', 'none', 'partner'].includes(code))
   .filter((code) => code.length > 3)
 
+// A word of its own: not part of a path (`/annual-plans/{id}`) nor of a longer word.
 const codesIn = (text: string) =>
   CODES.filter((code) =>
-    new RegExp(`(^|[^\\p{L}_.])${code.replace('.', '\\.')}($|[^\\p{L}_])`, 'u').test(text),
+    new RegExp(`(^|[^\\p{L}_./-])${code.replace('.', '\\.')}($|[^\\p{L}_-])`, 'u').test(text),
   )
 
 describe('no code in a Portuguese message', () => {
