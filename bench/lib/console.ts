@@ -59,6 +59,8 @@ export async function consoleBench(
     ['Busca: a CPF', `/api/search?q=${partner.documents[0]}`],
     ['Busca: an IMEI', `/api/search?q=${claim.device.serial_number}`],
     ['Busca: a claim number', `/api/search?q=${claim.number}`],
+    // Every seeded customer is "Cliente N da Silva": both words' ranges hold them all.
+    ['Busca: a name', `/api/search?q=${encodeURIComponent('Cliente 4217 Silva')}`],
     ['Parceiros: GET /api/partners', '/api/partners'],
     ...partners.map((p): [string, string] => [`Parceiro ${p.id} (delivery health)`, `/api/partners/${p.id}`]),
     ['Reembolsos: failed', '/api/refunds?status=failed'],

@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import { type Db, isPostgres } from '../../src/db/database.js'
+import { nameWords } from '../../src/shared/text.js'
 import { addMonthsClamped } from '../../src/shared/time.js'
 
 // The dataset, inserted with plain Kysely in batches of 1,000 rows into a database holding the
@@ -80,10 +81,17 @@ export async function seed(db: Db, counts: number[]) {
     await inBatches(customerCount, customer, (rows) => db.insertInto('customers').values(rows).execute())
     const customers = await db
       .selectFrom('customers')
-      .select(['id', 'document'])
+      .select(['id', 'document', 'name'])
       .where('partner_id', '=', id)
       .orderBy('id')
       .execute()
+    // The words the search by name reads, as the customers' repository writes them (migration 0029).
+    const words = customers.flatMap((c) => nameWords(c.name).map((word) => ({ word, customer_id: c.id })))
+    await inBatches(
+      words.length,
+      (n) => words[n] as (typeof words)[number],
+      (rows) => db.insertInto('customer_name_words').values(rows).execute(),
+    )
     const subscription = (n: number) => {
       const plan = plans[n % plans.length] as (typeof plans)[number]
       const model = models[(n * 7) % models.length] as (typeof models)[number]
