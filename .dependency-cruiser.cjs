@@ -100,7 +100,7 @@ module.exports = {
         pathNot: [
           '\\.rules\\.ts$',
           '^src/db/tables/',
-          '^src/shared/(canonical-json|documents|errors|money|text|time)\\.ts$',
+          '^src/shared/(canonical-json|documents|errors|labels|money|text|time)\\.ts$',
           // A lookup table of look-alike characters (device.rules.ts).
           '(^|/)node_modules/unhomoglyph/',
         ],

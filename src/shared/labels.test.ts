@@ -1,6 +1,11 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import type { FraudSignal } from '../db/tables/claim.js'
+import { OPERATOR_ROLES } from '../db/tables/operator.js'
+import type { GatewayMode } from '../db/tables/partner.js'
+import type { PlanKind } from '../db/tables/plan.js'
+import type { InstallmentStatus } from '../db/tables/subscription.js'
 import { AnnualPlanStatus, RefundStatus } from '../modules/annual-plans/annual-plan.schemas.js'
 import {
   CLAIM_STATUSES,
@@ -9,13 +14,8 @@ import {
   DOCUMENT_KINDS,
   SETTLEMENT_METHODS,
 } from '../modules/claims/claim.rules.js'
-import type { FraudSignal } from '../modules/claims/claim.table.js'
 import { EVENT_TYPES } from '../modules/events/event.service.js'
-import { OPERATOR_ROLES } from '../modules/operators/operator.table.js'
-import type { GatewayMode } from '../modules/partners/partner.table.js'
-import type { PlanKind } from '../modules/plans/plan.table.js'
 import type { SubscriptionState } from '../modules/subscriptions/subscription.rules.js'
-import type { InstallmentStatus } from '../modules/subscriptions/subscription.table.js'
 import { portugueseMessage } from '../plugins/messages.js'
 import { SERVICE_MESSAGES } from '../plugins/service-messages.js'
 import { deliveryErrorLabel, LABEL_TABLES, type LabelTable, labelOf, plural } from './labels.js'
