@@ -5,7 +5,7 @@ import type { FraudSignal } from '../db/tables/claim.js'
 import { OPERATOR_ROLES } from '../db/tables/operator.js'
 import type { GatewayMode } from '../db/tables/partner.js'
 import type { PlanKind } from '../db/tables/plan.js'
-import type { InstallmentStatus } from '../db/tables/subscription.js'
+import type { InstallmentStatus, SubscriptionStatus } from '../db/tables/subscription.js'
 import { AnnualPlanStatus, RefundStatus } from '../modules/annual-plans/annual-plan.schemas.js'
 import {
   CLAIM_STATUSES,
@@ -15,7 +15,6 @@ import {
   SETTLEMENT_METHODS,
 } from '../modules/claims/claim.rules.js'
 import { EVENT_TYPES } from '../modules/events/event.service.js'
-import type { SubscriptionState } from '../modules/subscriptions/subscription.rules.js'
 import { portugueseMessage } from '../plugins/messages.js'
 import { SERVICE_MESSAGES } from '../plugins/service-messages.js'
 import { deliveryErrorLabel, LABEL_TABLES, type LabelTable, labelOf, plural } from './labels.js'
@@ -54,7 +53,7 @@ const ENUMS: [keyof typeof LABEL_TABLES, string[]][] = [
   ['peril', [...CLAIM_TYPES]],
   [
     'subscriptionStatus',
-    all<SubscriptionState>({ pending: true, pago: true, canceled: true, expired: true }),
+    all<SubscriptionStatus>({ pending: true, pago: true, canceled: true, expired: true }),
   ],
   ['installmentStatus', all<InstallmentStatus>({ pending: true, paid: true, refused: true, canceled: true })],
   ['annualPlanStatus', enumOf(AnnualPlanStatus)],
