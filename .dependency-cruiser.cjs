@@ -3,7 +3,9 @@
 //  - A route calls its module's services (and schemas, mappers, http/); never a repository or a route.
 //  - A service calls repositories of its own module and other modules' services.
 //  - A repository imports db/, shared/, table types and other repositories (a join or a shared
-//    SQL fragment, like customer-view.repository.ts, is a data-layer concern); no service or rule.
+//    SQL fragment, like contracts/contract-view.repository.ts, is a data-layer concern); no service or rule.
+//  - Modules meet at services or the contracts module (modules-meet-at-services-or-contracts says
+//    what else one module may import of another: schemas, errors, pure rules and mappers).
 //  - The worker and the CLI reach state through services; nothing in modules/ imports worker/.
 //  - db/ imports no module: the tables are declared in db/tables/ and modules import them there.
 //  - A rules file (`*.rules.ts`) is pure: other rules, table declarations, pure shared helpers, types.
@@ -40,10 +42,13 @@ module.exports = {
     {
       name: 'repositories-know-tables-only',
       comment:
-        'A repository reports facts from its tables: it imports db/, shared/, table types and other repositories (joins), never a service or rule.',
+        'A repository reports facts from its tables: it imports db/, shared/, other repositories (joins) and the contract reference, never a service or rule.',
       severity: 'error',
       from: { path: '\\.repository\\.ts$' },
-      to: { path: '^src/(modules|plugins|http|worker|cli)/', pathNot: '\\.repository\\.ts$' },
+      to: {
+        path: '^src/(modules|plugins|http|worker|cli)/',
+        pathNot: ['\\.repository\\.ts$', '^src/modules/contracts/contract-reference\\.ts$'],
+      },
     },
     {
       name: 'modules-talk-through-services',
@@ -52,6 +57,22 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/modules/([^/]+)/', pathNot: '\\.repository\\.ts$' },
       to: { path: '^src/modules/[^/]+/[^/]+\\.repository\\.ts$', pathNot: '^src/modules/$1/' },
+    },
+    {
+      name: 'modules-meet-at-services-or-contracts',
+      comment:
+        "Another module is reached through its services, or through the contracts module (what subscriptions and annual plans share). Besides: its schemas (the API's shapes), errors (its answers), pure rules and mappers, and the three types every payment names (partner-context, card, payment-gateway).",
+      severity: 'error',
+      from: { path: '^src/modules/([^/]+)/' },
+      to: {
+        path: '^src/modules/',
+        pathNot: [
+          '^src/modules/$1/',
+          '^src/modules/contracts/',
+          '\\.(service|schemas|errors|rules|mapper)\\.ts$',
+          '^src/modules/(auth/partner-context|payments/card|payments/payment-gateway)\\.ts$',
+        ],
+      },
     },
     {
       name: 'jobs-and-commands-through-services',
@@ -96,7 +117,6 @@ module.exports = {
       severity: 'error',
       from: { path: '\\.rules\\.ts$' },
       to: {
-        dependencyTypesNot: ['type-only'],
         pathNot: [
           '\\.rules\\.ts$',
           '^src/db/tables/',

@@ -1,7 +1,7 @@
 import type { Trx } from '../../db/database.js'
 import { claimLease, releaseLease } from '../../db/lease.js'
 import type { PaymentChannel, PaymentOutcome } from '../../db/tables/payment.js'
-import { recordPayment } from '../payments/payment.repository.js'
+import { recordPayment } from '../contracts/contract.repository.js'
 import type { AnnualPlanRow } from './annual-plan.repository.js'
 
 // An annual plan's payment: the claim a card charge holds and the ledger

@@ -3,7 +3,7 @@ import type { Reader, Trx } from '../../db/database.js'
 import { claimLease, notHeld, releaseLease } from '../../db/lease.js'
 import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
 import type { AnnualPlanRefundsTable } from '../../db/tables/annual-plan.js'
-import { recordPayment } from '../payments/payment.repository.js'
+import { recordPayment } from '../contracts/contract.repository.js'
 
 export type RefundRow = Selectable<AnnualPlanRefundsTable>
 

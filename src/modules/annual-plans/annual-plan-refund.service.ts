@@ -1,10 +1,9 @@
 import type { Db, Trx } from '../../db/database.js'
 import type { PartnerScope } from '../../db/partner-scope.js'
-import { retryingTransaction } from '../../db/transaction.js'
 import { NotFoundError, StateError } from '../../shared/errors.js'
 import type { RenderingContext } from '../events/event.service.js'
 import { GatewayRefusedError, GatewayUnavailableError } from '../payments/payment.errors.js'
-import { approvedCardCharge, atGateway, type CardPaymentContext } from '../payments/payment.service.js'
+import { approvedCardCharge, type CardPaymentContext, chargeOnce } from '../payments/payment.service.js'
 import type { PaymentGateway } from '../payments/payment-gateway.js'
 import type { AnnualPlanRow } from './annual-plan.repository.js'
 import { REFUND_RETRY_HOURS, refundRetryAt } from './annual-plan.rules.js'
@@ -59,67 +58,80 @@ export function findDueRefunds(
 export type RefundAttempt = 'refunded' | 'retry' | 'failed'
 
 /**
- * Pays one due refund: claimed, the gateway called outside any transaction, the outcome written
- * with its ledger row. An error is retried (`refundRetryAt`) until 3 days have passed, then the
- * refund is `failed`. Undefined when another worker holds it or it is no longer due. Refunded but
- * not recorded (the database failed after the gateway took it): the claim is kept until it runs
- * out, and the retry sends the same idempotency key, which the gateway answers with the same refund.
+ * Pays one due refund on the gateway flow (chargeOnce): claimed, the gateway called outside any
+ * transaction, the outcome written with its ledger row. An error is retried (`refundRetryAt`) until
+ * 3 days have passed, then the refund is `failed`. Undefined when another worker holds it or it is
+ * no longer due. Refunded but not recorded (the database failed after the gateway took it): the
+ * claim is kept until it runs out, and the retry sends the same idempotency key, which the gateway
+ * answers with the same refund.
  */
 export async function payDueRefund(
   db: Db,
   gateway: PaymentGateway,
   id: number,
-  {
-    clock,
-    claimSeconds,
-    log,
-    rendering,
-  }: Pick<CardPaymentContext, 'clock' | 'claimSeconds' | 'log'> & { rendering: RenderingContext },
+  context: Pick<CardPaymentContext, 'clock' | 'claimSeconds' | 'log'> & { rendering: RenderingContext },
 ): Promise<RefundAttempt | undefined> {
-  const now = clock.now().toISOString()
-  const until = new Date(Date.parse(now) + claimSeconds * 1000).toISOString()
-  const refund = await retryingTransaction(db, (trx) => claimRefund(trx, id, now, until))
-  if (!refund) return undefined
-  const details = {
-    refund_id: refund.id,
-    annual_plan_id: refund.annual_plan_id,
-    attempt: refund.attempts + 1,
+  const { log, rendering } = context
+  let claimed: RefundRow | undefined
+  const refund = () => {
+    if (!claimed) throw new Error(`refund ${id} used before it was claimed`)
+    return claimed
   }
-  let refundId: string
-  try {
-    refundId = await atGateway(log, details, () =>
-      gateway.refund(refund.payment_reference, refund.amount, `refund-${refund.id}`, {
-        partnerId: refund.partner_id,
-        reference: `annual-plan-${refund.annual_plan_id}-refund-${refund.id}`,
+  const details = () => ({
+    refund_id: id,
+    annual_plan_id: refund().annual_plan_id,
+    attempt: refund().attempts + 1,
+  })
+  const outcome = await chargeOnce<string, RefundAttempt | undefined>(
+    db,
+    {
+      claim: async (trx, now, until) => {
+        claimed = await claimRefund(trx, id, now, until)
+        return claimed !== undefined
+      },
+      // settleRefund ends the claim with the outcome, only if it is still this call's.
+      release: async () => {},
+      charge: () => {
+        const { payment_reference, amount, annual_plan_id, partner_id } = refund()
+        return gateway.refund(payment_reference, amount, `refund-${id}`, {
+          partnerId: partner_id,
+          reference: `annual-plan-${annual_plan_id}-refund-${id}`,
+        })
+      },
+      // Read once the refund is claimed.
+      get details() {
+        return details()
+      },
+      settle: async (trx, refundId, at, until) => {
+        const changes = {
+          status: 'succeeded' as const,
+          gateway_refund_id: refundId,
+          refunded_at: at,
+          last_error: null,
+        }
+        if (!(await settleRefund(trx, id, until, changes))) {
+          throw new Error(`refund ${id} was taken over during its gateway call`)
+        }
+        await recordInLedger(trx, refund(), { outcome: 'refunded', transactionId: refundId }, at)
+        await recordAnnualPlanEvent(trx, 'annual_plan.refund_updated', refund().annual_plan_id, at, rendering)
+        return 'refunded'
+      },
+      unrecorded: (refundId) => ({
+        message: 'refund paid but not recorded',
+        details: { gateway_refund_id: refundId },
       }),
-    )
-  } catch (error) {
-    const reason = reasonOf(error)
-    if (reason === 'unexpected error') log.error({ err: error, ...details }, 'refund failed unexpectedly')
-    return retryingTransaction(db, (trx) =>
-      recordFailure(trx, refund, until, reason, clock.now().toISOString(), rendering),
-    )
-  }
-  try {
-    await retryingTransaction(db, async (trx) => {
-      const at = clock.now().toISOString()
-      const changes = {
-        status: 'succeeded' as const,
-        gateway_refund_id: refundId,
-        refunded_at: at,
-        last_error: null,
-      }
-      if (!(await settleRefund(trx, refund.id, until, changes))) {
-        throw new Error(`refund ${refund.id} was taken over during its gateway call`)
-      }
-      await recordInLedger(trx, refund, { outcome: 'refunded', transactionId: refundId }, at)
-      await recordAnnualPlanEvent(trx, 'annual_plan.refund_updated', refund.annual_plan_id, at, rendering)
-    })
-  } catch (error) {
-    log.error({ err: error, ...details, gateway_refund_id: refundId }, 'refund paid but not recorded')
-    throw error
-  }
-  return 'refunded'
+    },
+    context,
+    {
+      onGatewayError: async (trx, error, now, until) => {
+        const reason = reasonOf(error)
+        if (reason === 'unexpected error')
+          log.error({ err: error, ...details() }, 'refund failed unexpectedly')
+        return recordFailure(trx, refund(), until, reason, now, rendering)
+      },
+    },
+  )
+  return outcome?.settled
 }
 
 async function recordFailure(

@@ -3,9 +3,12 @@ import type { Database, Reader, Trx } from '../../db/database.js'
 import { notHeld } from '../../db/lease.js'
 import { type PageWindow, pageByIds } from '../../db/page.js'
 import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
-import { nextPolicySerial } from '../../db/policy-sequence.js'
 import type { AnnualPlanStatus, AnnualPlansTable } from '../../db/tables/annual-plan.js'
-import { CUSTOMER_VIEW_COLUMNS, customerIdsWithDocument } from '../customers/customer-view.repository.js'
+import {
+  CUSTOMER_VIEW_COLUMNS,
+  contractsWithParties,
+  customerIdsWithDocument,
+} from '../contracts/contract-view.repository.js'
 
 export type AnnualPlanRow = Selectable<AnnualPlansTable>
 
@@ -30,12 +33,7 @@ export async function findAnnualPlanRow(
 
 /** A plan with everything its resource shows: plan, customer, model, brand and cancellation. */
 function views(db: Reader) {
-  return db
-    .selectFrom('annual_plans as ap')
-    .innerJoin('plans as p', 'p.id', 'ap.plan_id')
-    .innerJoin('customers as c', 'c.id', 'ap.customer_id')
-    .innerJoin('models as m', 'm.id', 'ap.model_id')
-    .innerJoin('brands as b', 'b.id', 'm.brand_id')
+  return contractsWithParties(db, 'annual_plans', 'ap')
     .leftJoin('annual_plan_cancellations as x', 'x.annual_plan_id', 'ap.id')
     .leftJoin('annual_plan_refunds as r', 'r.annual_plan_id', 'ap.id')
     .selectAll('ap')
@@ -189,9 +187,4 @@ export async function transitionAnnualPlan(
   if (unheldAt !== undefined)
     update = update.where(notHeld(unheldAt)).where((eb) => eb.not(unrecordedCharge(eb)))
   return update.returningAll().executeTakeFirst()
-}
-
-/** The next number of the policy sequence, drawn without a plan (policy-sequence.ts). */
-export function takePolicySerial(trx: Trx): Promise<number> {
-  return nextPolicySerial(trx)
 }

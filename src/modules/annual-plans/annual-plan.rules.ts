@@ -1,6 +1,7 @@
 import type { AnnualPlanStatus, Payment } from '../../db/tables/annual-plan.js'
 import { StateError } from '../../shared/errors.js'
 import { daysBetween, formatDate, startOfDayMonthsLater, startOfNextDay } from '../../shared/time.js'
+import { policyNumber } from '../contracts/contract.rules.js'
 
 // The annual plan's pure rules (README, Annual plans): the coverage clock, the policy number, the
 // cancellation protocol and the refund. Instants are UTC ISO strings, dates 'YYYY-MM-DD' in the
@@ -83,18 +84,6 @@ export function paymentAt(planId: number, now: string, timeZone: string, certifi
     policyNumber: policyNumber(planId, now, timeZone),
     certificateCode,
   }
-}
-
-// — Policy number —
-
-/**
- * The policy number of a plan paid at `paidAt`: `AMP-<year of payment>-<id, at least 6 digits>`
- * (`AMP-2026-000042`). Derived from the plan's id, so it is unique without a counter to race on
- * and the same however many times a payment is retried; the year is the service zone's.
- */
-export function policyNumber(planId: number, paidAt: string, timeZone: string): string {
-  const year = formatDate(paidAt, timeZone).slice(0, 4)
-  return `AMP-${year}-${String(planId).padStart(6, '0')}`
 }
 
 // — Cancellation —

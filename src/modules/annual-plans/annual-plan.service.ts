@@ -6,7 +6,7 @@ import { normalizeImei } from '../../shared/documents.js'
 import { type FieldErrors, NotFoundError, ValidationError } from '../../shared/errors.js'
 import { applyRateBp } from '../../shared/money.js'
 import type { PartnerContext } from '../auth/partner-context.js'
-import { resolveCustomer } from '../customers/customer-reference.js'
+import { resolveCustomer } from '../customers/customer-reference.service.js'
 import { protectDevices } from '../devices/device-protection.service.js'
 import type { RenderingContext } from '../events/event.service.js'
 import { type AnnualQuote, quoteAnnualPlan } from '../plans/quotation.service.js'
@@ -19,9 +19,7 @@ import {
   findAnnualPlanView,
   insertAnnualPlan,
   listAnnualPlanViews,
-  takePolicySerial,
 } from './annual-plan.repository.js'
-import { policyNumber } from './annual-plan.rules.js'
 import type { AnnualPlanBody } from './annual-plan.schemas.js'
 import { catchUpCoverageOf, recordAnnualPlanEvent } from './annual-plan-lifecycle.service.js'
 
@@ -177,12 +175,4 @@ export async function requireAnnualPlanRow(
   const row = await findAnnualPlanRow(db, partnerId, id)
   if (!row) throw new NotFoundError('Annual plan')
   return row
-}
-
-/**
- * A policy number for another kind of contract (a subscription that becomes `pago`), from the
- * annual plans' sequence so that no two contracts share one: `AMP-<year of at>-<number>`.
- */
-export async function nextPolicyNumber(trx: Trx, at: string, timeZone: string): Promise<string> {
-  return policyNumber(await takePolicySerial(trx), at, timeZone)
 }

@@ -12,6 +12,11 @@ import {
 import { passwordVersion, UNKNOWN_SECRET_HASH, verifySecret } from './secret-hash.js'
 import { InvalidTokenError, type IssuedToken, type Subject, type TokenService } from './token.service.js'
 
+// What other modules use of a partner's credentials: the rules a login's e-mail and password
+// follow, and the hash a secret is kept as.
+export { assertLoginAccepts } from './login-credentials.js'
+export { hashSecret } from './secret-hash.js'
+
 /** The partner a token speaks for, and how far its sandbox clock is ahead of real time. */
 export type Principal = PartnerContext & { clockOffsetSeconds: number }
 

@@ -1,4 +1,5 @@
 import type { Reader } from '../../db/database.js'
+import { contractsWithParties } from '../contracts/contract-view.repository.js'
 
 // What a certificate prints and what its verification answers, read from the subscription and
 // annual plan tables (a join of other modules' tables is data-layer code: src/db/README.md).
@@ -26,12 +27,7 @@ const PARTIES = [
 
 /** The partner's subscription with everything its certificate shows; undefined when not theirs. */
 export function findSubscriptionCertificate(db: Reader, partnerId: number, id: number) {
-  return db
-    .selectFrom('subscriptions as s')
-    .innerJoin('plans as p', 'p.id', 's.plan_id')
-    .innerJoin('customers as c', 'c.id', 's.customer_id')
-    .innerJoin('models as m', 'm.id', 's.model_id')
-    .innerJoin('brands as b', 'b.id', 'm.brand_id')
+  return contractsWithParties(db, 'subscriptions', 's')
     .innerJoin('partners as pa', 'pa.id', 's.partner_id')
     .leftJoin('shopkeepers as st', 'st.id', 's.store_id')
     .leftJoin('installments as i', (join) =>
@@ -61,12 +57,7 @@ export type SubscriptionCertificateRow = NonNullable<Awaited<ReturnType<typeof f
 
 /** The partner's annual plan with everything its certificate shows; undefined when not theirs. */
 export function findAnnualPlanCertificate(db: Reader, partnerId: number, id: number) {
-  return db
-    .selectFrom('annual_plans as ap')
-    .innerJoin('plans as p', 'p.id', 'ap.plan_id')
-    .innerJoin('customers as c', 'c.id', 'ap.customer_id')
-    .innerJoin('models as m', 'm.id', 'ap.model_id')
-    .innerJoin('brands as b', 'b.id', 'm.brand_id')
+  return contractsWithParties(db, 'annual_plans', 'ap')
     .innerJoin('partners as pa', 'pa.id', 'ap.partner_id')
     .leftJoin('shopkeepers as st', 'st.id', 'ap.store_id')
     .select([

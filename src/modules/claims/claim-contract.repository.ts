@@ -1,53 +1,11 @@
 import type { Compilable } from 'kysely'
-import type { Reader, Trx } from '../../db/database.js'
-import { lockingRows } from '../../db/dialect-sql.js'
+import type { Reader } from '../../db/database.js'
 import { prepared } from '../../db/prepared.js'
+import type { ContractRef } from '../contracts/contract-reference.js'
 
-// The facts of the contract a claim names, read from the subscription and annual plan tables (a
-// join of another module's tables is data-layer code: src/db/README.md): whose it is, its device,
-// its money, its plan's claim terms, and what says whether it was in force. Each statement has one
-// shape, built and compiled once (prepared()): an opening runs eight of them.
-
-const PLAN_TERMS = ['p.coverage_types', 'p.claim_notice_days', 'p.max_claims_per_year'] as const
-
-/**
- * The partner's subscription with its plan's claim terms and customer; undefined when not theirs.
- * On PostgreSQL the row is locked until commit, so two openings on one contract see each other's
- * claim (SQLite has one writer at a time already).
- */
-const subscriptionContract = prepared((trx: Trx, partnerId: number, id: number) =>
-  lockingRows(
-    trx,
-    trx
-      .selectFrom('subscriptions as s')
-      .innerJoin('plans as p', 'p.id', 's.plan_id')
-      .innerJoin('customers as c', 'c.id', 's.customer_id')
-      .select([
-        's.id',
-        's.status',
-        's.ends_on',
-        's.plan_id',
-        's.customer_id',
-        'c.document as customer_document',
-        's.model_id',
-        's.serial_number',
-        's.second_serial_number',
-        's.lmi',
-        's.franchise',
-        ...PLAN_TERMS,
-      ])
-      .where('s.partner_id', '=', partnerId)
-      .where('s.id', '=', id),
-    's',
-  ),
-)
-
-export async function findSubscriptionContract(trx: Trx, partnerId: number, id: number) {
-  const [row] = await subscriptionContract(trx, partnerId, id)
-  return row
-}
-
-export type SubscriptionContract = NonNullable<Awaited<ReturnType<typeof findSubscriptionContract>>>
+// What a claim's opening reads besides its contract (contract.service.ts): the subscription's
+// installments and card changes, and the claims already made. Each statement has one shape, built
+// and compiled once (prepared()): an opening runs eight of them.
 
 /** The subscription's installments in order: due dates and payments. */
 export const findInstallmentFacts = prepared((db: Reader, subscriptionId: number) =>
@@ -73,46 +31,6 @@ export async function findLastCardChange(db: Reader, subscriptionId: number, unt
   return (row?.at as string | null | undefined) ?? null
 }
 
-/** The partner's annual plan with its plan's claim terms, customer and cancellation; locked like a subscription. */
-const annualPlanContract = prepared((trx: Trx, partnerId: number, id: number) =>
-  lockingRows(
-    trx,
-    trx
-      .selectFrom('annual_plans as ap')
-      .innerJoin('plans as p', 'p.id', 'ap.plan_id')
-      .innerJoin('customers as c', 'c.id', 'ap.customer_id')
-      .leftJoin('annual_plan_cancellations as x', 'x.annual_plan_id', 'ap.id')
-      .select([
-        'ap.id',
-        'ap.status',
-        'ap.plan_id',
-        'ap.customer_id',
-        'c.document as customer_document',
-        'ap.model_id',
-        'ap.imei',
-        'ap.imei_2',
-        'ap.lmi',
-        'ap.franchise',
-        'ap.starts_at',
-        'ap.ends_at',
-        'ap.updated_at',
-        'x.confirmed_at as canceled_at',
-        ...PLAN_TERMS,
-      ])
-      .where('ap.partner_id', '=', partnerId)
-      .where('ap.id', '=', id),
-    'ap',
-  ),
-)
-
-export async function findAnnualPlanContract(trx: Trx, partnerId: number, id: number) {
-  const [row] = await annualPlanContract(trx, partnerId, id)
-  return row
-}
-
-export type AnnualPlanContract = NonNullable<Awaited<ReturnType<typeof findAnnualPlanContract>>>
-
-type Contract = { subscriptionId: number } | { annualPlanId: number }
 type ContractColumn = 'subscription_id' | 'annual_plan_id'
 
 /** One prepared statement for each kind of contract: `build` with the contract's column. */
@@ -121,7 +39,7 @@ function byContract<A extends unknown[], R>(
 ) {
   const bySubscription = prepared(build('subscription_id'))
   const byAnnualPlan = prepared(build('annual_plan_id'))
-  return (db: Reader, contract: Contract, ...args: A) =>
+  return (db: Reader, contract: ContractRef, ...args: A) =>
     'subscriptionId' in contract
       ? bySubscription(db, contract.subscriptionId, ...args)
       : byAnnualPlan(db, contract.annualPlanId, ...args)
@@ -138,7 +56,7 @@ const openClaimOf = byContract(
 )
 
 /** Whether the contract has a claim still open (`documents_pending`, `under_review`, `approved`). */
-export async function hasOpenClaim(db: Reader, contract: Contract): Promise<boolean> {
+export async function hasOpenClaim(db: Reader, contract: ContractRef): Promise<boolean> {
   return (await openClaimOf(db, contract)).length > 0
 }
 
@@ -153,7 +71,7 @@ const approvedSince = byContract(
 )
 
 /** The contract's claims decided as approved at or after `since`. */
-export async function countApprovedSince(db: Reader, contract: Contract, since: string): Promise<number> {
+export async function countApprovedSince(db: Reader, contract: ContractRef, since: string): Promise<number> {
   const [row] = await approvedSince(db, contract, since)
   return Number(row?.n ?? 0)
 }

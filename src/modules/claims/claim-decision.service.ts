@@ -1,9 +1,9 @@
 import type { Reader, Trx } from '../../db/database.js'
 import type { DenialReason, SettlementMethod } from '../../db/tables/claim.js'
 import { NotFoundError, StateError, ValidationError } from '../../shared/errors.js'
-import { endByClaimSettlement as endAnnualPlan } from '../annual-plans/annual-plan-cancellation.service.js'
+import { endContract } from '../contracts/contract-end.service.js'
+import { contractOfColumns } from '../contracts/contract-reference.js'
 import type { RenderingContext } from '../events/event.service.js'
-import { cancelForReason } from '../subscriptions/subscription-cancellation.service.js'
 import { type ClaimView, findClaimView, findClaimViewById, transitionClaim } from './claim.repository.js'
 import {
   APPROVABLE_STATUSES,
@@ -130,13 +130,8 @@ export async function settleClaim(
   if (!moved) throw new StateError('The claim was settled meanwhile by another operator.')
   const claim = await recordedClaim(trx, view.id, 'claim.settled', moment)
   if (view.settlement_method !== null && settlementEndsContract(view.settlement_method)) {
-    if (view.subscription_id !== null) {
-      const ending = { reason: 'claim_settled', comment: null, whenEnded: 'keep' } as const
-      await cancelForReason(trx, view.partner_id, view.subscription_id, ending, moment.now, moment.rendering)
-    }
-    if (view.annual_plan_id !== null) {
-      await endAnnualPlan(trx, view.partner_id, view.annual_plan_id, moment.now, moment.rendering)
-    }
+    const contract = contractOfColumns(view)
+    await endContract(trx, view.partner_id, contract, 'claim_settled', moment.now, moment.rendering)
   }
   return claim
 }

@@ -2,12 +2,14 @@ import type { Trx } from '../../db/database.js'
 import type { CoverageType } from '../../db/tables/plan.js'
 import { type FieldErrors, StateError, ValidationError } from '../../shared/errors.js'
 import { formatDate, parseLocalTimestamp } from '../../shared/time.js'
+import { annualPlanInForce, subscriptionInForce } from '../contracts/contract.rules.js'
+import { findContractForUpdate } from '../contracts/contract.service.js'
+import type { ContractRef } from '../contracts/contract-reference.js'
 import { deviceKey } from '../devices/device.rules.js'
 import { coverageEndsAt } from '../subscriptions/subscription.rules.js'
 import type { ClaimResource } from './claim.mapper.js'
 import { insertClaim, nextClaimSequence } from './claim.repository.js'
 import {
-  annualPlanInForce,
   claimNumber,
   FRAUD_WINDOWS,
   fraudSignals,
@@ -15,7 +17,6 @@ import {
   perilCovered,
   policeReportFromTheFuture,
   policeReportMissing,
-  subscriptionInForce,
   yearlyLimitReached,
   yearlyLimitSince,
 } from './claim.rules.js'
@@ -25,10 +26,8 @@ import {
   countApprovedSince,
   countCustomerClaimsSince,
   countDeviceClaimsSince,
-  findAnnualPlanContract,
   findInstallmentFacts,
   findLastCardChange,
-  findSubscriptionContract,
   hasOpenClaim,
 } from './claim-contract.repository.js'
 
@@ -37,7 +36,7 @@ import {
 
 /** What the opening rules read of a contract, whichever kind it is. */
 interface ClaimContract {
-  ref: { subscriptionId: number } | { annualPlanId: number }
+  ref: ContractRef
   planId: number
   customerId: number
   customerDocument: string
@@ -53,65 +52,55 @@ interface ClaimContract {
   lastCardChangeBefore: (occurredAt: string) => Promise<string | null>
 }
 
-/** The plan's claim terms, as both kinds of contract read them. */
-const planTermsOf = (row: {
-  coverage_types: string
-  claim_notice_days: number
-  max_claims_per_year: number
-}) => ({
-  coverageTypes: JSON.parse(row.coverage_types) as CoverageType[],
-  noticeDays: row.claim_notice_days,
-  maxClaimsPerYear: row.max_claims_per_year,
-})
-
-async function subscriptionContract(trx: Trx, partnerId: number, id: number, timeZone: string) {
-  const s = await findSubscriptionContract(trx, partnerId, id)
-  if (!s) return undefined
-  const installments = await findInstallmentFacts(trx, id)
-  const first = installments.find((i) => i.number === 1)
-  const coverage = {
-    status: s.status,
-    firstPaidAt: first?.status === 'paid' ? first.paid_at : null,
-    // The subscription's own end (the last installment's month): see subscription.rules.ts.
-    endsAt: coverageEndsAt(s.ends_on, timeZone),
-    installments: installments.map((i) => ({ dueDate: i.due_date, paid: i.status === 'paid' })),
+/**
+ * The partner's contract, locked (findContractForUpdate), with what the opening rules read of it:
+ * a subscription is in force by its installments, an annual plan by its coverage window.
+ */
+async function claimContract(
+  trx: Trx,
+  partnerId: number,
+  ref: ContractRef,
+  timeZone: string,
+): Promise<ClaimContract | undefined> {
+  const contract = await findContractForUpdate(trx, partnerId, ref)
+  if (!contract) return undefined
+  const facts = {
+    ref,
+    planId: contract.plan.id,
+    customerId: contract.customerId,
+    customerDocument: contract.customerDocument,
+    modelId: contract.modelId,
+    serials: contract.serials,
+    lmi: contract.lmi,
+    franchise: contract.franchise,
+    ...contract.claimTerms,
   }
-  return {
-    ref: { subscriptionId: id },
-    planId: s.plan_id,
-    customerId: s.customer_id,
-    customerDocument: s.customer_document,
-    modelId: s.model_id,
-    serials: [s.serial_number, s.second_serial_number],
-    lmi: s.lmi,
-    franchise: s.franchise,
-    ...planTermsOf(s),
-    coverageStartedAt: coverage.firstPaidAt,
-    inForceAt: (at) => subscriptionInForce(coverage, at, formatDate(at, timeZone)),
-    lastCardChangeBefore: (at) => findLastCardChange(trx, id, at),
-  } satisfies ClaimContract
-}
-
-async function annualPlanContract(trx: Trx, partnerId: number, id: number) {
-  const p = await findAnnualPlanContract(trx, partnerId, id)
-  if (!p) return undefined
+  if (contract.kind === 'subscription') {
+    const installments = await findInstallmentFacts(trx, contract.id)
+    const first = installments.find((i) => i.number === 1)
+    const coverage = {
+      status: contract.status,
+      firstPaidAt: first?.status === 'paid' ? first.paid_at : null,
+      // The subscription's own end (the last installment's month): see subscription.rules.ts.
+      endsAt: coverageEndsAt(contract.endsOn, timeZone),
+      installments: installments.map((i) => ({ dueDate: i.due_date, paid: i.status === 'paid' })),
+    }
+    return {
+      ...facts,
+      coverageStartedAt: coverage.firstPaidAt,
+      inForceAt: (at) => subscriptionInForce(coverage, at, formatDate(at, timeZone)),
+      lastCardChangeBefore: (at) => findLastCardChange(trx, contract.id, at),
+    }
+  }
   // A plan canceled without a confirmed cancellation (a claim settled it) ended when it changed.
-  const canceledAt = p.status === 'canceled' ? (p.canceled_at ?? p.updated_at) : null
-  const coverage = { startsAt: p.starts_at, endsAt: p.ends_at, canceledAt }
+  const canceledAt = contract.status === 'canceled' ? (contract.canceledAt ?? contract.updatedAt) : null
+  const coverage = { startsAt: contract.startsAt, endsAt: contract.endsAt, canceledAt }
   return {
-    ref: { annualPlanId: id },
-    planId: p.plan_id,
-    customerId: p.customer_id,
-    customerDocument: p.customer_document,
-    modelId: p.model_id,
-    serials: [p.imei, p.imei_2],
-    lmi: p.lmi,
-    franchise: p.franchise,
-    ...planTermsOf(p),
-    coverageStartedAt: p.starts_at,
+    ...facts,
+    coverageStartedAt: contract.startsAt,
     inForceAt: (at) => annualPlanInForce(coverage, at),
     lastCardChangeBefore: async () => null,
-  } satisfies ClaimContract
+  }
 }
 
 /** The contract the body names, or its field's error. */
@@ -133,11 +122,11 @@ async function contractOf(
     return undefined
   }
   if (subscriptionId !== null) {
-    const contract = await subscriptionContract(trx, partnerId, subscriptionId, timeZone)
+    const contract = await claimContract(trx, partnerId, { subscriptionId }, timeZone)
     if (!contract) errors.subscription_id = ['The selected subscription id is invalid.']
     return contract
   }
-  const contract = await annualPlanContract(trx, partnerId, annualPlanId as number)
+  const contract = await claimContract(trx, partnerId, { annualPlanId: annualPlanId as number }, timeZone)
   if (!contract) errors.annual_plan_id = ['The selected annual plan id is invalid.']
   return contract
 }

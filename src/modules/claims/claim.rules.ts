@@ -83,54 +83,6 @@ const DAY_MS = 86_400_000
 const instantMinusDays = (instant: string, days: number) =>
   new Date(Date.parse(instant) - days * DAY_MS).toISOString()
 
-/** Installments due more than this many days before the loss must have been paid. */
-export const GRACE_DAYS = 10
-
-export interface SubscriptionCoverage {
-  status: string
-  /** Installment 1's payment; null while unpaid. */
-  firstPaidAt: string | null
-  /** The end of the last installment's month; null while unknown (never paid). */
-  endsAt: string | null
-  installments: { dueDate: string; paid: boolean }[]
-}
-
-/**
- * Whether a subscription covered a loss at `occurredAt` (`occurredOn`: its date in the service
- * zone): `pago` (or `expired` since, for a loss before its end), the loss at or after installment
- * 1 was paid, and every installment due more than 10 days before the loss paid (by now).
- */
-export function subscriptionInForce(
-  s: SubscriptionCoverage,
-  occurredAt: string,
-  occurredOn: string,
-): boolean {
-  if (s.status !== 'pago' && s.status !== 'expired') return false
-  if (s.firstPaidAt === null || occurredAt < s.firstPaidAt) return false
-  if (s.endsAt !== null && occurredAt >= s.endsAt) return false
-  return s.installments.every((i) => i.paid || addDaysTo(i.dueDate, GRACE_DAYS) >= occurredOn)
-}
-
-const addDaysTo = (date: string, days: number) => {
-  const d = new Date(`${date}T00:00:00Z`)
-  d.setUTCDate(d.getUTCDate() + days)
-  return d.toISOString().slice(0, 10)
-}
-
-export interface AnnualCoverage {
-  startsAt: string | null
-  endsAt: string | null
-  /** When a confirmed cancellation ended it; null otherwise. */
-  canceledAt: string | null
-}
-
-/** Whether an annual plan covered a loss at `occurredAt`: within its window and not canceled before. */
-export function annualPlanInForce(p: AnnualCoverage, occurredAt: string): boolean {
-  if (p.startsAt === null || p.endsAt === null) return false
-  if (occurredAt < p.startsAt || occurredAt >= p.endsAt) return false
-  return p.canceledAt === null || p.canceledAt > occurredAt
-}
-
 /** Why `occurredAt` is refused by the notice period at `now`, or null: not future, not too old. */
 export function noticeRefusal(occurredAt: string, now: string, noticeDays: number): string | null {
   if (occurredAt > now) return 'The occurred at must not be in the future.'

@@ -87,53 +87,6 @@ export async function findDeskClaim(db: Reader, id: number) {
 
 export type DeskClaimRow = NonNullable<Awaited<ReturnType<typeof findDeskClaim>>>
 
-export async function findSubscriptionContract(db: Reader, id: number) {
-  return db
-    .selectFrom('subscriptions as s')
-    .innerJoin('plans as pl', 'pl.id', 's.plan_id')
-    .select([
-      's.id',
-      's.policy_number',
-      's.status',
-      's.plan_id',
-      'pl.name as plan_name',
-      's.created_at',
-      's.ends_on',
-      's.canceled_at',
-      's.lmi',
-      's.monthly_premium',
-      's.installments_count',
-      's.franchise',
-      's.serial_number',
-      's.second_serial_number',
-    ])
-    .where('s.id', '=', id)
-    .executeTakeFirst()
-}
-
-export async function findAnnualPlanContract(db: Reader, id: number) {
-  return db
-    .selectFrom('annual_plans as a')
-    .innerJoin('plans as pl', 'pl.id', 'a.plan_id')
-    .select([
-      'a.id',
-      'a.policy_number',
-      'a.status',
-      'a.plan_id',
-      'pl.name as plan_name',
-      'a.created_at',
-      'a.starts_at',
-      'a.ends_at',
-      'a.lmi',
-      'a.premium',
-      'a.franchise',
-      'a.imei',
-      'a.imei_2',
-    ])
-    .where('a.id', '=', id)
-    .executeTakeFirst()
-}
-
 export async function documentsOf(db: Reader, claimId: number) {
   return db
     .selectFrom('claim_documents')

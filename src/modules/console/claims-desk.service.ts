@@ -10,6 +10,8 @@ import {
 } from '../claims/claim.rules.js'
 import { approveClaim, denyClaim, type Moment, settleClaim } from '../claims/claim-decision.service.js'
 import { claimDocumentFile } from '../claims/claim-document.service.js'
+import { findContract } from '../contracts/contract.service.js'
+import { contractOfColumns } from '../contracts/contract-reference.js'
 import { recordAudit } from '../operators/audit.service.js'
 import {
   claimIdsOfContract,
@@ -17,9 +19,7 @@ import {
   type DeskClaimRow,
   documentsOf,
   eventsOfObjects,
-  findAnnualPlanContract,
   findDeskClaim,
-  findSubscriptionContract,
   installmentIdsOf,
   type QueueFilter,
 } from './claims-desk.repository.js'
@@ -72,45 +72,41 @@ export async function claimQueuePage(
 }
 
 async function contractOf(db: Reader, claim: DeskClaimRow) {
-  if (claim.subscription_id !== null) {
-    const s = await findSubscriptionContract(db, claim.subscription_id)
-    if (!s) throw new Error(`subscription ${claim.subscription_id} of claim ${claim.id} not found`)
+  const c = await findContract(db, claim.partner_id, contractOfColumns(claim))
+  if (!c) throw new Error(`the contract of claim ${claim.id} was not found`)
+  const common = {
+    id: c.id,
+    plan: c.plan,
+    lmi_cents: Number(c.lmi),
+    franchise_cents: Number(c.franchise),
+    serial_numbers: c.serials.filter((x): x is string => x !== null),
+    contracted_at: iso(c.createdAt) as string,
+  }
+  if (c.kind === 'subscription') {
     return {
-      kind: 'subscription' as const,
-      id: s.id,
-      policy_number: s.policy_number,
-      status: s.status,
-      status_label: SUBSCRIPTION_STATUS_LABELS[s.status],
-      plan: { id: s.plan_id, name: s.plan_name },
-      starts_at: iso(s.created_at),
-      ends_on: s.ends_on,
+      ...common,
+      kind: c.kind,
+      policy_number: c.policyNumber,
+      status: c.status,
+      status_label: SUBSCRIPTION_STATUS_LABELS[c.status],
+      starts_at: iso(c.createdAt),
+      ends_on: c.endsOn,
       ends_at: null,
-      lmi_cents: Number(s.lmi),
-      franchise_cents: Number(s.franchise),
-      premium_cents: Number(s.monthly_premium) * s.installments_count,
-      installments: s.installments_count,
-      serial_numbers: [s.serial_number, s.second_serial_number].filter((x): x is string => x !== null),
-      contracted_at: iso(s.created_at) as string,
+      premium_cents: Number(c.monthlyPremium) * c.installmentsCount,
+      installments: c.installmentsCount,
     }
   }
-  const a = await findAnnualPlanContract(db, claim.annual_plan_id as number)
-  if (!a) throw new Error(`annual plan ${claim.annual_plan_id} of claim ${claim.id} not found`)
   return {
-    kind: 'annual_plan' as const,
-    id: a.id,
-    policy_number: a.policy_number,
-    status: a.status,
-    status_label: ANNUAL_PLAN_STATUS_LABELS[a.status],
-    plan: { id: a.plan_id, name: a.plan_name },
-    starts_at: iso(a.starts_at),
+    ...common,
+    kind: c.kind,
+    policy_number: c.policyNumber,
+    status: c.status,
+    status_label: ANNUAL_PLAN_STATUS_LABELS[c.status],
+    starts_at: iso(c.startsAt),
     ends_on: null,
-    ends_at: iso(a.ends_at),
-    lmi_cents: Number(a.lmi),
-    franchise_cents: Number(a.franchise),
-    premium_cents: Number(a.premium),
+    ends_at: iso(c.endsAt),
+    premium_cents: Number(c.premium),
     installments: 1,
-    serial_numbers: [a.imei, a.imei_2].filter((x): x is string => x !== null),
-    contracted_at: iso(a.created_at) as string,
   }
 }
 

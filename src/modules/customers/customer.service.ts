@@ -9,6 +9,9 @@ import {
 } from '../../shared/documents.js'
 import { NotFoundError, ValidationError } from '../../shared/errors.js'
 import { type CustomerRow, findCustomerByDocument, insertCustomer } from './customer.repository.js'
+
+export type { CustomerRow }
+
 import type { AddressInput, CustomerBody } from './customer.schemas.js'
 
 const DOCUMENT_TAKEN = 'The document has already been taken.'

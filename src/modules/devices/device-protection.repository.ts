@@ -3,9 +3,10 @@ import type { Database, Trx } from '../../db/database.js'
 import { prepared } from '../../db/prepared.js'
 import type { PartnerTime } from '../../shared/clock.js'
 import { formatDate } from '../../shared/time.js'
+import type { ContractRef } from '../contracts/contract-reference.js'
 
 /** Who holds a device's protection. */
-export type Holder = { subscriptionId: number } | { annualPlanId: number }
+export type Holder = ContractRef
 
 type Protections = ExpressionBuilder<Database, 'device_protections'>
 

@@ -4,8 +4,7 @@ import type { Reader, Trx } from '../../db/database.js'
 import type { GatewayMode } from '../../db/tables/partner.js'
 import { normalizeCnpj } from '../../shared/documents.js'
 import { NotFoundError, ValidationError } from '../../shared/errors.js'
-import { assertLoginAccepts } from '../auth/login-credentials.js'
-import { hashSecret } from '../auth/secret-hash.js'
+import { assertLoginAccepts, hashSecret } from '../auth/auth.service.js'
 import {
   attributeAllModels,
   findCredentials,

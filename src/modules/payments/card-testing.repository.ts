@@ -1,7 +1,7 @@
 import type { Reader, Trx } from '../../db/database.js'
 import { lockingRows } from '../../db/dialect-sql.js'
+import type { ContractRef } from '../contracts/contract-reference.js'
 
-export type ContractRef = { subscriptionId: number } | { annualPlanId: number }
 export type CardTestingScope = ContractRef | { partnerId: number }
 
 /** Locks the contract's row until commit: its card attempts are counted and started one at a time. */

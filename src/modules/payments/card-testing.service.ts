@@ -2,9 +2,9 @@ import type { Db } from '../../db/database.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import type { Clock } from '../../shared/clock.js'
 import { AppError } from '../../shared/errors.js'
+import type { ContractRef } from '../contracts/contract-reference.js'
 import {
   type CardTestingScope,
-  type ContractRef,
   endTry,
   lockContract,
   nthLatestDecline,

@@ -1,11 +1,4 @@
-import type { Insertable } from 'kysely'
 import type { Reader, Trx } from '../../db/database.js'
-import type { PaymentsTable } from '../../db/tables/payment.js'
-
-/** Appends to the ledger: one row per charge attempt or payment notification, never updated. */
-export async function recordPayment(trx: Trx, row: Insertable<PaymentsTable>): Promise<void> {
-  await trx.insertInto('payments').values(row).execute()
-}
 
 /** The gateway's customer of an Amparo customer, once kept. */
 export async function findGatewayCustomer(db: Reader, customerId: number): Promise<string | undefined> {

@@ -5,11 +5,12 @@ import { GatewayRefusedError, GatewayUnavailableError } from './payment.errors.j
 import { findGatewayCustomer, keepGatewayCustomer } from './payment.repository.js'
 import type { ChargeResult, PaymentGateway } from './payment-gateway.js'
 
-// The one card-charge flow: every charge of an installment or an annual plan, by the API or by
-// the recurrence, claims its row, calls the gateway outside any transaction, then settles.
+// The one gateway flow: every charge of an installment or an annual plan, by the API or by the
+// recurrence, and every refund, claims its row, calls the gateway outside any transaction, then
+// settles.
 
-/** What the flow needs of the thing being charged. */
-export interface Charge<C extends { result: ChargeResult }, T> {
+/** What the flow needs of the thing being charged (or refunded). */
+export interface Charge<C, T> {
   /**
    * Holds the row until `until` if it can still be paid and is not held (`notHeld`): of concurrent
    * callers exactly one gets true. Runs in its own transaction, committed before the gateway call.
@@ -19,10 +20,25 @@ export interface Charge<C extends { result: ChargeResult }, T> {
   release(trx: Trx, until: string): Promise<void>
   /** The gateway call. */
   charge(): Promise<C>
-  /** Writes the outcome, approved or declined, to the row and the ledger, at the instant it came. */
-  settle(trx: Trx, charged: C, now: string): Promise<T>
+  /** Writes the outcome, approved or declined, to the row and the ledger, at the instant it came; `until`: the claim's. */
+  settle(trx: Trx, charged: C, now: string, until: string): Promise<T>
   /** What the log names when a charge could not be recorded. */
   details: Record<string, unknown>
+  /**
+   * What the log keeps of a gateway call that took or paid money the database then failed to
+   * record; null when it moved none (a decline). Default: a card charge's approval.
+   */
+  unrecorded?(charged: C): { message: string; details: Record<string, unknown> } | null
+}
+
+const cardUnrecorded = (charged: unknown) => {
+  const { result } = charged as { result: ChargeResult }
+  return result.approved
+    ? {
+        message: 'card charged but the charge could not be recorded',
+        details: { transaction_id: result.transactionId },
+      }
+    : null
 }
 
 /** What a card payment needs besides the database, on the API and in the worker alike. */
@@ -47,6 +63,11 @@ export interface ChargeOptions<T> {
   holdOnGatewayError?: boolean
   /** Opens the settling transaction: the API's request stores its answer in it (plugins/unit-of-work.ts). */
   settleIn?: Transactor<T> | null
+  /**
+   * Settles a failed call instead of throwing, in a transaction of its own, and ends the claim
+   * itself (a refund records the failure and when to try again).
+   */
+  onGatewayError?: (trx: Trx, error: unknown, now: string, until: string) => Promise<T>
 }
 
 /**
@@ -55,11 +76,11 @@ export interface ChargeOptions<T> {
  * but not recorded (the database failed after the gateway approved): the log gets what reconciling
  * it takes, and a first charge's stored attempt lets a retry or the worker record it.
  */
-export async function chargeOnce<C extends { result: ChargeResult }, T>(
+export async function chargeOnce<C, T>(
   db: Db,
   flow: Charge<C, T>,
-  { clock, claimSeconds, log }: CardPaymentContext,
-  { holdOnGatewayError = false, settleIn }: ChargeOptions<T> = {},
+  { clock, claimSeconds, log }: Pick<CardPaymentContext, 'clock' | 'claimSeconds' | 'log'>,
+  { holdOnGatewayError = false, settleIn, onGatewayError }: ChargeOptions<T> = {},
 ): Promise<{ settled: T } | undefined> {
   const now = clock.now()
   const until = new Date(now.getTime() + claimSeconds * 1000).toISOString()
@@ -68,24 +89,23 @@ export async function chargeOnce<C extends { result: ChargeResult }, T>(
   try {
     charged = await atGateway(log, flow.details, flow.charge)
   } catch (error) {
+    if (onGatewayError) {
+      const failed = (trx: Trx) => onGatewayError(trx, error, clock.now().toISOString(), until)
+      return { settled: await retryingTransaction(db, failed) }
+    }
     if (!holdOnGatewayError) await retryingTransaction(db, (trx) => flow.release(trx, until))
     throw error
   }
   try {
     const settled = await (settleIn ?? ((work) => retryingTransaction(db, work)))(async (trx) => {
-      const outcome = await flow.settle(trx, charged, clock.now().toISOString())
+      const outcome = await flow.settle(trx, charged, clock.now().toISOString(), until)
       await flow.release(trx, until)
       return outcome
     })
     return { settled }
   } catch (error) {
-    const { result } = charged
-    if (result.approved) {
-      log.error(
-        { err: error, ...flow.details, transaction_id: result.transactionId },
-        'card charged but the charge could not be recorded',
-      )
-    }
+    const unrecorded = (flow.unrecorded ?? cardUnrecorded)(charged)
+    if (unrecorded) log.error({ err: error, ...flow.details, ...unrecorded.details }, unrecorded.message)
     throw error
   }
 }

@@ -9,6 +9,9 @@ import {
   listSubscriptionPlans,
   type SubscriptionPlanRow,
 } from './plan.repository.js'
+
+export type { SubscriptionPlanRow }
+
 import {
   coverageTypesNamedBy,
   DEFAULT_CLAIM_NOTICE_DAYS,

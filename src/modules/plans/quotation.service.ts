@@ -10,7 +10,7 @@ import {
   listSubscriptionPlans,
   type SubscriptionPlanRow,
 } from './plan.repository.js'
-import { annualPremium, applicableLmi, maximaToCents, subscriptionPrice } from './pricing.js'
+import { annualPremium, applicableLmi, maximaToCents, subscriptionPrice } from './pricing.rules.js'
 
 export interface QuoteInput {
   modelId: number

@@ -2,7 +2,7 @@ import type { Reader, Trx } from '../../db/database.js'
 import { claimLease, releaseLease } from '../../db/lease.js'
 import type { PaymentChannel } from '../../db/tables/payment.js'
 import { UNPAID_STATUSES } from '../../db/tables/subscription.js'
-import { recordPayment } from '../payments/payment.repository.js'
+import { recordPayment } from '../contracts/contract.repository.js'
 import type { InstallmentRow } from './subscription.repository.js'
 
 /** An installment being paid: recorded as paid on approval, as declined otherwise. */

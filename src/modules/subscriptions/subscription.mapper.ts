@@ -1,10 +1,14 @@
 import { centsToAmount } from '../../shared/money.js'
 import { formatTimestamp } from '../../shared/time.js'
 import { brandResource, modelResource } from '../catalog/catalog.mapper.js'
+import type { ModelRow } from '../catalog/catalog.service.js'
 import { certificateLinks } from '../certificates/certificate.rules.js'
-import { customerFromView, customerResource } from '../customers/customer.mapper.js'
+import { customerFromView, customerResource, customerToView } from '../customers/customer.mapper.js'
+import type { CustomerRow } from '../customers/customer.service.js'
+import type { SubscriptionPlanRow } from '../plans/plan.service.js'
 import type { InstallmentRow, SubscriptionView } from './subscription.repository.js'
 import { INSTALLMENT_STATUS_LABELS, SUBSCRIPTION_STATUS_LABELS } from './subscription.rules.js'
+import type { NewSubscription } from './subscription-contract.repository.js'
 
 export function subscriptionResource(row: SubscriptionView, base: string, timeZone: string) {
   const model = modelResource(
@@ -67,5 +71,51 @@ export function installmentResource(row: InstallmentRow, timeZone: string) {
     attempts: row.failed_attempts,
     last_decline_code: row.last_decline_code,
     next_attempt_on: row.next_attempt_on,
+  }
+}
+
+/**
+ * The view of a subscription just written, from the rows its contract read: what
+ * findSubscriptionView would answer, without reading it back while the partner's counter is
+ * locked (docs/decisions.md). Typed as the view, so a column added there must be added here.
+ */
+export function contractedView(
+  id: number,
+  subscription: NewSubscription,
+  plan: Pick<SubscriptionPlanRow, 'id' | 'name' | 'coverages'>,
+  customer: CustomerRow,
+  model: ModelRow,
+): SubscriptionView {
+  return {
+    id,
+    partner_id: subscription.partner_id,
+    status: subscription.status,
+    lmi: subscription.lmi,
+    monthly_premium: subscription.monthly_premium,
+    franchise: subscription.franchise,
+    installments_count: subscription.installments_count,
+    store_id: subscription.store_id,
+    origin: subscription.origin,
+    serial_number: subscription.serial_number,
+    second_serial_number: subscription.second_serial_number,
+    is_used: subscription.is_used,
+    card_brand: subscription.card_brand,
+    card_last4: subscription.card_last4,
+    canceled_at: subscription.canceled_at,
+    ends_on: subscription.ends_on,
+    policy_number: subscription.policy_number,
+    certificate_code: subscription.certificate_code,
+    cancel_reason: subscription.cancel_reason,
+    cancel_comment: subscription.cancel_comment,
+    created_at: subscription.created_at,
+    updated_at: subscription.updated_at,
+    plan_id: plan.id,
+    plan_name: plan.name,
+    plan_coverages: plan.coverages,
+    model_id: model.id,
+    model_name: model.name,
+    brand_id: model.brand_id,
+    brand_name: model.brand_name,
+    ...customerToView(customer),
   }
 }

@@ -8,107 +8,51 @@ import type {
   SubscriptionStatus,
   SubscriptionsTable,
 } from '../../db/tables/subscription.js'
-import type { ModelRow } from '../catalog/catalog.repository.js'
-import type { CustomerRow } from '../customers/customer.repository.js'
 import {
   CUSTOMER_VIEW_COLUMNS,
+  contractsWithParties,
   customerIdsWithDocument,
-  customerToView,
-} from '../customers/customer-view.repository.js'
-import type { SubscriptionPlanRow } from '../plans/plan.repository.js'
-import type { NewSubscription } from './subscription-contract.repository.js'
+} from '../contracts/contract-view.repository.js'
 
 export type InstallmentRow = Selectable<InstallmentsTable>
 
 /** A subscription with everything its resource shows: plan, customer, model and brand. */
 function views(db: Reader) {
-  return db
-    .selectFrom('subscriptions as s')
-    .innerJoin('plans as p', 'p.id', 's.plan_id')
-    .innerJoin('customers as c', 'c.id', 's.customer_id')
-    .innerJoin('models as m', 'm.id', 's.model_id')
-    .innerJoin('brands as b', 'b.id', 'm.brand_id')
-    .select([
-      's.id',
-      's.partner_id',
-      's.status',
-      's.lmi',
-      's.monthly_premium',
-      's.franchise',
-      's.installments_count',
-      's.store_id',
-      's.origin',
-      's.serial_number',
-      's.second_serial_number',
-      's.is_used',
-      's.card_brand',
-      's.card_last4',
-      's.canceled_at',
-      's.ends_on',
-      's.policy_number',
-      's.certificate_code',
-      's.cancel_reason',
-      's.cancel_comment',
-      's.created_at',
-      's.updated_at',
-      'p.id as plan_id',
-      'p.name as plan_name',
-      'p.coverages as plan_coverages',
-      'm.id as model_id',
-      'm.name as model_name',
-      'b.id as brand_id',
-      'b.name as brand_name',
-      ...CUSTOMER_VIEW_COLUMNS,
-    ])
+  return contractsWithParties(db, 'subscriptions', 's').select([
+    's.id',
+    's.partner_id',
+    's.status',
+    's.lmi',
+    's.monthly_premium',
+    's.franchise',
+    's.installments_count',
+    's.store_id',
+    's.origin',
+    's.serial_number',
+    's.second_serial_number',
+    's.is_used',
+    's.card_brand',
+    's.card_last4',
+    's.canceled_at',
+    's.ends_on',
+    's.policy_number',
+    's.certificate_code',
+    's.cancel_reason',
+    's.cancel_comment',
+    's.created_at',
+    's.updated_at',
+    'p.id as plan_id',
+    'p.name as plan_name',
+    'p.coverages as plan_coverages',
+    'm.id as model_id',
+    'm.name as model_name',
+    'b.id as brand_id',
+    'b.name as brand_name',
+    ...CUSTOMER_VIEW_COLUMNS,
+  ])
 }
 
 export type SubscriptionView = Awaited<ReturnType<ReturnType<typeof views>['executeTakeFirstOrThrow']>>
-
-/**
- * The view of a subscription just written, from the rows its contract read: what
- * findSubscriptionView would answer, without reading it back while the partner's counter is
- * locked (docs/decisions.md). Typed as the view, so a column added there must be added here.
- */
-export function contractedView(
-  id: number,
-  subscription: NewSubscription,
-  plan: Pick<SubscriptionPlanRow, 'id' | 'name' | 'coverages'>,
-  customer: CustomerRow,
-  model: ModelRow,
-): SubscriptionView {
-  return {
-    id,
-    partner_id: subscription.partner_id,
-    status: subscription.status,
-    lmi: subscription.lmi,
-    monthly_premium: subscription.monthly_premium,
-    franchise: subscription.franchise,
-    installments_count: subscription.installments_count,
-    store_id: subscription.store_id,
-    origin: subscription.origin,
-    serial_number: subscription.serial_number,
-    second_serial_number: subscription.second_serial_number,
-    is_used: subscription.is_used,
-    card_brand: subscription.card_brand,
-    card_last4: subscription.card_last4,
-    canceled_at: subscription.canceled_at,
-    ends_on: subscription.ends_on,
-    policy_number: subscription.policy_number,
-    certificate_code: subscription.certificate_code,
-    cancel_reason: subscription.cancel_reason,
-    cancel_comment: subscription.cancel_comment,
-    created_at: subscription.created_at,
-    updated_at: subscription.updated_at,
-    plan_id: plan.id,
-    plan_name: plan.name,
-    plan_coverages: plan.coverages,
-    model_id: model.id,
-    model_name: model.name,
-    brand_id: model.brand_id,
-    brand_name: model.brand_name,
-    ...customerToView(customer),
-  }
-}
 
 // The hot reads (a resource, a page, the counter) are built and compiled once (see prepared()):
 // building the five-table select cost more than SQLite takes to answer it.

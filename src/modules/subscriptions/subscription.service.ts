@@ -5,19 +5,18 @@ import type { FieldErrors } from '../../shared/errors.js'
 import { NotFoundError, ValidationError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
-import { resolveCustomer } from '../customers/customer-reference.js'
+import { resolveCustomer } from '../customers/customer-reference.service.js'
 import { deviceKey, notADevice, sameDevice } from '../devices/device.rules.js'
 import { protectDevices } from '../devices/device-protection.service.js'
 import { type RenderingContext, recordEvent } from '../events/event.service.js'
 import { subscriptionPlanOf } from '../plans/plan.service.js'
-import { subscriptionPrice } from '../plans/pricing.js'
+import { subscriptionPrice } from '../plans/pricing.rules.js'
 import { priceModel } from '../plans/quotation.service.js'
 import { checkSellingStore } from '../shopkeepers/shopkeeper.service.js'
 import { installmentSchedule } from './schedule.js'
-import { type SubscriptionResource, subscriptionResource } from './subscription.mapper.js'
+import { contractedView, type SubscriptionResource, subscriptionResource } from './subscription.mapper.js'
 import {
   activeSubscriptionsWithoutCard,
-  contractedView,
   findSubscriptionState,
   findSubscriptionView,
   listInstallments,

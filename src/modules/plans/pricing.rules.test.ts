@@ -5,7 +5,7 @@ import {
   authorizedLmiRange,
   maximaToCents,
   subscriptionPrice,
-} from './pricing.js'
+} from './pricing.rules.js'
 
 const range = { minFactorBp: 5000, maxFactorBp: 10_000 }
 const DEFAULT = 899_900 // R$ 8,999.00

@@ -1,5 +1,14 @@
+import type { Insertable } from 'kysely'
 import { sql } from 'kysely'
-import { isPostgres, type Trx } from './database.js'
+import { isPostgres, type Trx } from '../../db/database.js'
+import type { PaymentsTable } from '../../db/tables/payment.js'
+
+// The writes every contract shares: its payments ledger and its policy number's sequence.
+
+/** Appends to the payments ledger (payments/payment.table.ts) of a contract: one row per charge attempt or payment notification, never updated. */
+export async function recordPayment(trx: Trx, row: Insertable<PaymentsTable>): Promise<void> {
+  await trx.insertInto('payments').values(row).execute()
+}
 
 /**
  * Takes the next number of the annual plans' id sequence without inserting a plan: a policy
