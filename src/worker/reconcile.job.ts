@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { reconcileAnnualPlanCharge } from '../modules/annual-plans/annual-plan-payment.service.js'
+import { annualPlanCharges } from '../modules/annual-plans/annual-plan-payment.service.js'
+import { reconcileFirstCharge } from '../modules/contracts/first-card-payment.service.js'
 import {
   abandonAttempt,
   findUnrecordedCharges,
@@ -7,7 +8,7 @@ import {
   UnpayableChargeError,
 } from '../modules/payments/first-charge.service.js'
 import type { PaymentGateway } from '../modules/payments/payment-gateway.js'
-import { reconcileFirstInstallment } from '../modules/subscriptions/subscription-payment.service.js'
+import { firstInstallmentCharges } from '../modules/subscriptions/subscription-payment.service.js'
 import { DEFAULT_BATCH_SIZE, type JobDeps, jobEvents, silentLog } from './job.js'
 
 /** A stored first charge older than this is over at the gateway: every call settles within 30 s. */
@@ -39,8 +40,8 @@ export async function runReconciliation(
     try {
       const outcome =
         attempt.purpose === 'first_installment'
-          ? await reconcileFirstInstallment(db, gateway, attempt, context)
-          : await reconcileAnnualPlanCharge(db, gateway, attempt, context)
+          ? await reconcileFirstCharge(db, gateway, attempt, firstInstallmentCharges(db, context), clock)
+          : await reconcileFirstCharge(db, gateway, attempt, annualPlanCharges(db, context), clock)
       log.info({ ...details, approved: outcome.approved }, 'unrecorded card charge recorded')
       result.recorded += 1
     } catch (error) {

@@ -1,5 +1,4 @@
 import type { Db, Trx } from '../../db/database.js'
-import type { Clock } from '../../shared/clock.js'
 import { GatewayModeError, StateError } from '../../shared/errors.js'
 import { verificationCode } from '../../shared/verification-code.js'
 import type { PartnerContext } from '../auth/partner-context.js'
@@ -7,12 +6,9 @@ import {
   type FirstChargeRecorder,
   type FirstPaymentContext,
   payFirstByCard,
-  reconcileFirstCharge,
 } from '../contracts/first-card-payment.service.js'
 import type { RenderingContext } from '../events/event.service.js'
 import type { CardInput } from '../payments/card.js'
-import type { CardAttemptRow } from '../payments/first-charge.service.js'
-import type { ChargeResult, PaymentGateway } from '../payments/payment-gateway.js'
 import { type AnnualPlanRow, findAnnualPlanRow } from './annual-plan.repository.js'
 import { assertAwaitingPayment, paymentAt, statusAt } from './annual-plan.rules.js'
 import { requireAnnualPlanRow } from './annual-plan.service.js'
@@ -73,8 +69,14 @@ export async function payAnnualPlanByCard(
   )
 }
 
-/** How a card charge of a plan is found from its stored attempt and recorded. */
-const annualPlanCharges = (db: Db, rendering: RenderingContext): FirstChargeRecorder<AnnualPlanRow> => ({
+/**
+ * How a card charge of a plan is found from its stored attempt and recorded: by the payment call
+ * and by the worker's reconciliation (reconcileFirstCharge).
+ */
+export const annualPlanCharges = (
+  db: Db,
+  rendering: RenderingContext,
+): FirstChargeRecorder<AnnualPlanRow> => ({
   itemOf: async (attempt) =>
     attempt.annual_plan_id === null
       ? undefined
@@ -95,16 +97,6 @@ const annualPlanCharges = (db: Db, rendering: RenderingContext): FirstChargeReco
   },
   name: (plan) => `annual plan ${plan.id}`,
 })
-
-/** The worker's reconciliation of a card charge of an annual plan (reconcileFirstCharge). */
-export function reconcileAnnualPlanCharge(
-  db: Db,
-  gateway: PaymentGateway,
-  attempt: CardAttemptRow,
-  context: { clock: Clock } & RenderingContext,
-): Promise<ChargeResult> {
-  return reconcileFirstCharge(db, gateway, attempt, annualPlanCharges(db, context), context.clock)
-}
 
 /** The refusals of a notification: the wrong gateway mode, or a canceled plan. */
 export function assertNotifiable(partner: PartnerContext, plan: AnnualPlanRow, now: string): void {

@@ -1,17 +1,13 @@
 import type { Db, Trx } from '../../db/database.js'
-import type { Clock } from '../../shared/clock.js'
 import { GatewayModeError, NotFoundError, StateError } from '../../shared/errors.js'
 import type { PartnerContext } from '../auth/partner-context.js'
 import {
   type FirstChargeRecorder,
   type FirstPaymentContext,
   payFirstByCard,
-  reconcileFirstCharge,
 } from '../contracts/first-card-payment.service.js'
 import type { RenderingContext } from '../events/event.service.js'
 import type { CardInput } from '../payments/card.js'
-import type { CardAttemptRow } from '../payments/first-charge.service.js'
-import type { ChargeResult, PaymentGateway } from '../payments/payment-gateway.js'
 import type { InstallmentRow } from './subscription.repository.js'
 import { assertFirstPayableByCard, assertNotifiable, isUnpaid } from './subscription.rules.js'
 import { requireSubscriptionState } from './subscription.service.js'
@@ -140,8 +136,11 @@ export async function payFirstInstallmentByCard(
   )
 }
 
-/** How a first charge of installment 1 is found from its stored attempt and recorded. */
-const firstInstallmentCharges = (
+/**
+ * How a first charge of installment 1 is found from its stored attempt and recorded: by the payment
+ * call and by the worker's reconciliation (reconcileFirstCharge).
+ */
+export const firstInstallmentCharges = (
   db: Db,
   rendering: RenderingContext,
 ): FirstChargeRecorder<InstallmentPayment> => ({
@@ -163,13 +162,3 @@ const firstInstallmentCharges = (
   },
   name: (payment) => `installment ${payment.installmentId}`,
 })
-
-/** The worker's reconciliation of a first charge of installment 1 (reconcileFirstCharge). */
-export function reconcileFirstInstallment(
-  db: Db,
-  gateway: PaymentGateway,
-  attempt: CardAttemptRow,
-  context: { clock: Clock } & RenderingContext,
-): Promise<ChargeResult> {
-  return reconcileFirstCharge(db, gateway, attempt, firstInstallmentCharges(db, context), context.clock)
-}
