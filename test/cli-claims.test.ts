@@ -228,6 +228,60 @@ describe('amparo claim settle', () => {
   })
 })
 
+describe('amparo claim request-documents', () => {
+  it('asks for documents on a claim under review: it awaits them, audited, with the partner told', async () => {
+    const id = await claimOf(main.db, { subscriptionId: await paidSubscription(app, p) })
+    const message = 'Envie o orçamento do reparo e outra foto da tela.'
+    const claim = await json<Claim & { required_documents: string[]; documents_request: unknown }>(
+      main.env,
+      'claim',
+      'request-documents',
+      String(id),
+      '--kind',
+      'repair_quote',
+      'photo',
+      '--message',
+      message,
+    )
+    expect(claim).toMatchObject({
+      status: 'documents_pending',
+      documents_request: { kinds: ['repair_quote', 'photo'], message },
+    })
+    expect(claim.required_documents).toEqual(expect.arrayContaining(['repair_quote', 'photo']))
+    expect(await eventsOf(main.db, 'claim.documents_requested', id)).toHaveLength(1)
+    const audit = await main.db
+      .selectFrom('audit_log')
+      .select(['action', 'actor_label'])
+      .where('record_id', '=', String(id))
+      .execute()
+    expect(audit).toEqual([
+      { action: 'claim.request_documents', actor_label: expect.stringMatching(/^cli:/) },
+    ])
+    expect(
+      await refused('claim', 'request-documents', String(id), '--kind', 'photo', '--message', message),
+    ).toMatch(/only a claim under review/)
+  })
+
+  it('refuses an unknown kind and a short message, the claim unchanged', async () => {
+    const id = await claimOf(main.db, { subscriptionId: await paidSubscription(app, p) })
+    expect(
+      await refused(
+        'claim',
+        'request-documents',
+        String(id),
+        '--kind',
+        'passport',
+        '--message',
+        'Envie o passaporte.',
+      ),
+    ).toMatch(/kind/)
+    expect(
+      await refused('claim', 'request-documents', String(id), '--kind', 'photo', '--message', 'foto'),
+    ).toMatch(/10 to 500/)
+    expect((await claimRow(id)).status).toBe('under_review')
+  })
+})
+
 describe('amparo claim list and show', () => {
   it('lists newest first, filtered by status and partner; shows the fraud signals to the operator', async () => {
     const first = await claimOf(main.db, { subscriptionId: await paidSubscription(app, other) })

@@ -1,11 +1,12 @@
 import type { Command } from 'commander'
 import type { Trx } from '../db/database.js'
 import { retryingTransaction } from '../db/transaction.js'
-import { DENIAL_REASONS, SETTLEMENT_METHODS } from '../modules/claims/claim.rules.js'
+import { DENIAL_REASONS, DOCUMENT_KINDS, SETTLEMENT_METHODS } from '../modules/claims/claim.rules.js'
 import {
   approveClaim,
   denyClaim,
   type Moment,
+  requestDocuments,
   settleClaim,
 } from '../modules/claims/claim-decision.service.js'
 import { claimIdOf, showClaimToOperator } from '../modules/claims/claim-operator.service.js'
@@ -15,7 +16,8 @@ import { amountToCents } from '../shared/money.js'
 import { cliActor } from './audit.js'
 import { type Io, report, withDatabase } from './context.js'
 
-// The operator's decision and settlement of a claim (README, Claims: decision and settlement).
+// The operator's decision and settlement of a claim (README, Claims: decision and settlement), and
+// the request for more documents on a claim under review.
 
 const OPERATOR = { operator: true } as const
 
@@ -27,19 +29,22 @@ function cents(value: string): number | null {
 
 type Decide = (trx: Trx, id: number, moment: Moment) => Promise<Awaited<ReturnType<typeof approveClaim>>>
 
-/** What the audit log keeps of a claim: its status, decision and settlement. */
+/** What the audit log keeps of a claim: its status, decision, settlement and request for documents. */
 const auditedClaim = ({
   status,
   decision,
   settlement,
+  documents_request,
 }: {
   status: string
   decision: unknown
   settlement: unknown
+  documents_request: unknown
 }) => ({
   status,
   decision,
   settlement,
+  documents_request,
 })
 
 /**
@@ -140,6 +145,33 @@ export function registerClaimDecisions(claim: Command, io: Io) {
         (trx, id, moment) => settleClaim(trx, OPERATOR, id, options.reference, moment),
         'settle',
         'settled',
+      )
+    })
+
+  claim
+    .command('request-documents')
+    .description(
+      'Ask for documents on a claim under review: it awaits them (documents_pending) and is under review again once each kind is uploaded.',
+    )
+    .argument('<claim>', 'claim id or number')
+    .requiredOption(
+      '--kind <kind...>',
+      `document kinds asked for, one or more (${DOCUMENT_KINDS.join(', ')})`,
+    )
+    .requiredOption(
+      '--message <text>',
+      'what is asked of the insured, 10 to 500 characters (the partner sees it)',
+    )
+    .option('--json', 'print one JSON object')
+    .action(async (idOrNumber: string, options: { kind: string[]; message: string; json?: boolean }) => {
+      const request = { kinds: options.kind.map((kind) => kind.trim()), message: options.message }
+      await decide(
+        io,
+        idOrNumber,
+        options.json,
+        (trx, id, moment) => requestDocuments(trx, id, request, moment),
+        'request_documents',
+        'awaits documents',
       )
     })
 }

@@ -44,7 +44,9 @@ export function buildProgram(io: Io): Command {
   registerPlanCreate(plan, io)
   const refund = program.command('refund').description('Refunds of canceled annual plans.')
   registerRefundRetry(refund, io)
-  const claim = program.command('claim').description('Claims: list, show, approve, deny, settle.')
+  const claim = program
+    .command('claim')
+    .description('Claims: list, show, approve, deny, settle, request documents.')
   registerClaimList(claim, io)
   registerClaimShow(claim, io)
   registerClaimDecisions(claim, io)

@@ -37,6 +37,7 @@ import * as keyedAttempts from './migrations/0027-keyed-attempts.js'
 import * as subscriptionExpiredStatus from './migrations/0028-subscription-expired-status.js'
 import * as customerNameWords from './migrations/0029-customer-name-words.js'
 import * as premiumHours from './migrations/0030-premium-hours.js'
+import * as claimsDeskWork from './migrations/0031-claims-desk-work.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
 const migrations: Record<string, Migration> = {
@@ -70,6 +71,7 @@ const migrations: Record<string, Migration> = {
   '0028-subscription-expired-status': subscriptionExpiredStatus,
   '0029-customer-name-words': customerNameWords,
   '0030-premium-hours': premiumHours,
+  '0031-claims-desk-work': claimsDeskWork,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

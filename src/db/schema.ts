@@ -11,6 +11,7 @@ import type { BrandsTable, ModelsTable, PartnerModelsTable } from './tables/cata
 import type {
   ClaimDocumentChunksTable,
   ClaimDocumentsTable,
+  ClaimNotesTable,
   ClaimNumbersTable,
   ClaimsTable,
   PartnerClaimCountsTable,
@@ -73,6 +74,7 @@ export interface Database {
   claims: ClaimsTable
   claim_numbers: ClaimNumbersTable
   claim_documents: ClaimDocumentsTable
+  claim_notes: ClaimNotesTable
   claim_document_chunks: ClaimDocumentChunksTable
   partner_claim_counts: PartnerClaimCountsTable
   premium_hours: PremiumHoursTable

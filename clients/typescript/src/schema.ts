@@ -1677,6 +1677,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "claim.documents_requested": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * claim.documents_requested
+         * @description The adjuster asked for more documents (`documents_request`): the claim awaits them (`documents_pending`). `data.object` is the resource as its GET showed it then. Answer 2xx within 10 s; anything else is retried (README, Webhooks).
+         */
+        post: operations["claimDocumentsRequestedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "claim.opened": {
         parameters: {
             query?: never;
@@ -2256,6 +2276,7 @@ export interface components {
          *         "imei_block",
          *         "invoice"
          *       ],
+         *       "documents_request": null,
          *       "documents": [],
          *       "decision": null,
          *       "settlement": null,
@@ -2299,6 +2320,15 @@ export interface components {
             };
             /** @description Uploaded documents, oldest first. */
             documents: components["schemas"]["ClaimDocument"][];
+            /** @description The adjuster’s latest request for documents (event `claim.documents_requested`): the claim is `documents_pending` until a document of each kind is uploaded after it, then `under_review` again. Null when none was made. */
+            documents_request: {
+                /** @description The kinds the adjuster asked for. */
+                kinds: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
+                /** @description What the adjuster asks of the insured, 10 to 500 characters. */
+                message: string;
+                /** @description When it was asked. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                requested_at: string;
+            } | null;
             /** @description The contract’s franchise (deductible), taken from an approved amount. In reais (BRL), at most two decimals. */
             franchise: number;
             id: number;
@@ -2315,7 +2345,7 @@ export interface components {
                 /** @description The Boletim de Ocorrência number. */
                 number: string | null;
             } | null;
-            /** @description Kinds still missing: `robbery` and `qualified_theft` need `police_report`, `imei_block` and `invoice`; `accidental_damage` and `liquid_damage` need `photo` and `invoice`. */
+            /** @description Kinds still missing: `robbery` and `qualified_theft` need `police_report`, `imei_block` and `invoice`; `accidental_damage` and `liquid_damage` need `photo` and `invoice`; then the kinds of `documents_request` not uploaded since it was made. */
             required_documents: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
             /** @description The settlement; null until settled. */
             settlement: {
@@ -2372,7 +2402,7 @@ export interface components {
             uploaded_at: string;
         };
         /**
-         * @description An event of type `claim.opened`, `claim.under_review`, `claim.approved`, `claim.denied`, `claim.settled`, `claim.withdrawn`.
+         * @description An event of type `claim.opened`, `claim.under_review`, `claim.documents_requested`, `claim.approved`, `claim.denied`, `claim.settled`, `claim.withdrawn`.
          * @example {
          *       "id": "evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60",
          *       "type": "claim.opened",
@@ -2412,6 +2442,7 @@ export interface components {
          *             "imei_block",
          *             "invoice"
          *           ],
+         *           "documents_request": null,
          *           "documents": [],
          *           "decision": null,
          *           "settlement": null,
@@ -2430,7 +2461,7 @@ export interface components {
             /** @description `evt_` and 32 hexadecimal digits: the delivery’s `webhook-id`. */
             id: string;
             /** @enum {unknown} */
-            type: "claim.opened" | "claim.under_review" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn";
+            type: "claim.opened" | "claim.under_review" | "claim.documents_requested" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn";
         };
         /**
          * @example {
@@ -8673,7 +8704,7 @@ export interface operations {
                  * @description What changed. `data.object` is a subscription (`subscription.*`), an installment with its
                  *     `subscription_id` (`installment.*`) or an annual plan (`annual_plan.*`).
                  */
-                type?: ("subscription.created" | "subscription.activated" | "subscription.canceled" | "subscription.expired" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "claim.opened" | "claim.under_review" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn" | "ping") | "";
+                type?: ("subscription.created" | "subscription.activated" | "subscription.canceled" | "subscription.expired" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "claim.opened" | "claim.under_review" | "claim.documents_requested" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn" | "ping") | "";
             };
             header?: never;
             path?: never;
@@ -15609,7 +15640,7 @@ export interface operations {
                     /** @description Your note about the endpoint, at most 255 characters. */
                     description?: string | null;
                     /** @description Event types sent to this endpoint, or `["*"]` for all of them. `ping` always reaches the endpoint it was sent to. */
-                    events?: ("*" | "subscription.created" | "subscription.activated" | "subscription.canceled" | "subscription.expired" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "claim.opened" | "claim.under_review" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn")[];
+                    events?: ("*" | "subscription.created" | "subscription.activated" | "subscription.canceled" | "subscription.expired" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "claim.opened" | "claim.under_review" | "claim.documents_requested" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn")[];
                     /** @description Absolute address events are POSTed to, at most 2048 characters, without credentials. In production `https` only, and its host must resolve to public addresses (no loopback, private, link-local, shared, unique-local, multicast or unspecified ones); the test environment also allows `http` and loopback. Redirects are not followed. */
                     url: string;
                 };
@@ -16313,7 +16344,7 @@ export interface operations {
                     /** @description Your note about the endpoint, at most 255 characters. */
                     description?: string | null;
                     /** @description Event types sent to this endpoint, or `["*"]` for all of them. `ping` always reaches the endpoint it was sent to. */
-                    events?: ("*" | "subscription.created" | "subscription.activated" | "subscription.canceled" | "subscription.expired" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "claim.opened" | "claim.under_review" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn")[];
+                    events?: ("*" | "subscription.created" | "subscription.activated" | "subscription.canceled" | "subscription.expired" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "claim.opened" | "claim.under_review" | "claim.documents_requested" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn")[];
                     /**
                      * @description `enabled` starts delivering again (also after the service disabled it); `disabled` pauses.
                      * @enum {unknown}
@@ -17788,6 +17819,51 @@ export interface operations {
         };
     };
     claimDeniedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same on every attempt and redelivery: skip an id you have processed.
+                 * @example evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60
+                 */
+                "webhook-id": string;
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of the endpoint’s secret after `whsec_`; for 24 h after a rotation two signatures (new and old), separated by a space. Accept when any one matches (the client’s `verifyWebhook` does all of this).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock.
+                 * @example 1795260000
+                 */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClaimEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx answered within 10 s acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables the endpoint and delivers nothing more to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    claimDocumentsRequestedWebhook: {
         parameters: {
             query?: never;
             header: {

@@ -138,6 +138,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/claims/{id}/request-documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for documents on a claim under review
+         * @description As `amparo claim request-documents`: the kinds and a message (10–500 characters) the partner sees in `documents_request`; the claim awaits them (`documents_pending`, event `claim.documents_requested`) and is under review again once each kind is uploaded. Audited. A claim no longer under review → 409 `decision_conflict`.
+         */
+        post: operations["requestDeskClaimDocuments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/claims/{id}/settle": {
         parameters: {
             query?: never;
@@ -954,6 +974,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "required_documents": [],
+                     *       "documents_request": null,
                      *       "documents": [
                      *         {
                      *           "id": 1,
@@ -1078,6 +1099,17 @@ export interface operations {
                             /** @description Where the console reads its bytes (inline, sandboxed). */
                             url: string;
                         }[];
+                        /** @description The latest request for documents; null when none was made. */
+                        documents_request: {
+                            kinds: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
+                            /** @description What the adjuster asked for (the partner sees it). */
+                            message: string;
+                            /**
+                             * Format: date-time
+                             * @description When it was asked. UTC, ISO 8601.
+                             */
+                            requested_at: string;
+                        } | null;
                         fraud_signals: ("early_claim" | "repeat_device" | "repeat_customer" | "recent_card_change")[];
                         id: number;
                         number: string;
@@ -1114,6 +1146,7 @@ export interface operations {
                             /** @description Number. */
                             number: string | null;
                         } | null;
+                        /** @description Kinds still awaited: the type’s missing ones, then those requested and not yet answered. */
                         required_documents: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
                         /** @description The settlement; null before one. */
                         settlement: {
@@ -1335,6 +1368,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "required_documents": [],
+                     *       "documents_request": null,
                      *       "documents": [
                      *         {
                      *           "id": 1,
@@ -1459,6 +1493,17 @@ export interface operations {
                             /** @description Where the console reads its bytes (inline, sandboxed). */
                             url: string;
                         }[];
+                        /** @description The latest request for documents; null when none was made. */
+                        documents_request: {
+                            kinds: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
+                            /** @description What the adjuster asked for (the partner sees it). */
+                            message: string;
+                            /**
+                             * Format: date-time
+                             * @description When it was asked. UTC, ISO 8601.
+                             */
+                            requested_at: string;
+                        } | null;
                         fraud_signals: ("early_claim" | "repeat_device" | "repeat_customer" | "recent_card_change")[];
                         id: number;
                         number: string;
@@ -1495,6 +1540,7 @@ export interface operations {
                             /** @description Number. */
                             number: string | null;
                         } | null;
+                        /** @description Kinds still awaited: the type’s missing ones, then those requested and not yet answered. */
                         required_documents: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
                         /** @description The settlement; null before one. */
                         settlement: {
@@ -1788,6 +1834,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "required_documents": [],
+                     *       "documents_request": null,
                      *       "documents": [
                      *         {
                      *           "id": 1,
@@ -1912,6 +1959,17 @@ export interface operations {
                             /** @description Where the console reads its bytes (inline, sandboxed). */
                             url: string;
                         }[];
+                        /** @description The latest request for documents; null when none was made. */
+                        documents_request: {
+                            kinds: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
+                            /** @description What the adjuster asked for (the partner sees it). */
+                            message: string;
+                            /**
+                             * Format: date-time
+                             * @description When it was asked. UTC, ISO 8601.
+                             */
+                            requested_at: string;
+                        } | null;
                         fraud_signals: ("early_claim" | "repeat_device" | "repeat_customer" | "recent_card_change")[];
                         id: number;
                         number: string;
@@ -1948,6 +2006,7 @@ export interface operations {
                             /** @description Number. */
                             number: string | null;
                         } | null;
+                        /** @description Kinds still awaited: the type’s missing ones, then those requested and not yet answered. */
                         required_documents: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
                         /** @description The settlement; null before one. */
                         settlement: {
@@ -2248,7 +2307,7 @@ export interface operations {
             };
         };
     };
-    settleDeskClaim: {
+    requestDeskClaimDocuments: {
         parameters: {
             query?: never;
             header?: never;
@@ -2265,12 +2324,17 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "reference": "OS-2026-4411"
+                 *       "kinds": [
+                 *         "invoice"
+                 *       ],
+                 *       "message": "A nota fiscal enviada está ilegível; envie outra cópia."
                  *     }
                  */
                 "application/json": {
-                    /** @description The repair order or transfer id (≤ 100 characters). */
-                    reference: string;
+                    /** @description The document kinds asked for, at least one: `police_report`, `imei_block`, `invoice`, `photo`, `repair_quote`, `id_document`, `other`. */
+                    kinds: string[];
+                    /** @description What is asked of the insured, 10 to 500 characters; the partner sees it. */
+                    message: string;
                 };
             };
         };
@@ -2354,6 +2418,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "required_documents": [],
+                     *       "documents_request": null,
                      *       "documents": [
                      *         {
                      *           "id": 1,
@@ -2478,6 +2543,17 @@ export interface operations {
                             /** @description Where the console reads its bytes (inline, sandboxed). */
                             url: string;
                         }[];
+                        /** @description The latest request for documents; null when none was made. */
+                        documents_request: {
+                            kinds: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
+                            /** @description What the adjuster asked for (the partner sees it). */
+                            message: string;
+                            /**
+                             * Format: date-time
+                             * @description When it was asked. UTC, ISO 8601.
+                             */
+                            requested_at: string;
+                        } | null;
                         fraud_signals: ("early_claim" | "repeat_device" | "repeat_customer" | "recent_card_change")[];
                         id: number;
                         number: string;
@@ -2514,6 +2590,466 @@ export interface operations {
                             /** @description Number. */
                             number: string | null;
                         } | null;
+                        /** @description Kinds still awaited: the type’s missing ones, then those requested and not yet answered. */
+                        required_documents: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
+                        /** @description The settlement; null before one. */
+                        settlement: {
+                            /** @description Repair order or transfer id. */
+                            reference: string | null;
+                            /**
+                             * Format: date-time
+                             * @description Settlement. UTC, ISO 8601.
+                             */
+                            settled_at: string;
+                        } | null;
+                        /** @enum {unknown} */
+                        status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";
+                        status_label: string;
+                        /** @description The contract’s events, its installments’ and its claims’, oldest first (as kept by the events outbox). */
+                        timeline: {
+                            /**
+                             * Format: date-time
+                             * @description When it happened. UTC, ISO 8601.
+                             */
+                            created_at: string;
+                            /** @description The event’s public id. */
+                            id: string;
+                            /** @description The id of the event’s object (contract, installment, claim). */
+                            object_id: number;
+                            type: string;
+                        }[];
+                        /** @enum {unknown} */
+                        type: "robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage";
+                        type_label: string;
+                        /**
+                         * Format: date-time
+                         * @description Last change. UTC, ISO 8601.
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle, 12 h at most). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The role is too low, or the request came from another origin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "forbidden" | "origin_refused";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description Another operator decided the claim first (or its status no longer allows this). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "decision_conflict";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] & {
+                        /** @enum {string} */
+                        code: "validation_failed";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    settleDeskClaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Claim id.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reference": "OS-2026-4411"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The repair order or transfer id (≤ 100 characters). */
+                    reference: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "number": "SIN-2026-000001",
+                     *       "status": "under_review",
+                     *       "status_label": "Em análise",
+                     *       "type": "accidental_damage",
+                     *       "type_label": "Quebra acidental",
+                     *       "partner": {
+                     *         "id": 1,
+                     *         "name": "Loja Exemplo"
+                     *       },
+                     *       "device": {
+                     *         "brand": "Apple",
+                     *         "model": {
+                     *           "id": 2,
+                     *           "name": "iPhone 16 Pro"
+                     *         },
+                     *         "serial_number": "490154203237518"
+                     *       },
+                     *       "occurred_at": "2026-11-20T23:30:00.000Z",
+                     *       "opened_at": "2026-11-21T13:00:00.000Z",
+                     *       "fraud_signals": [],
+                     *       "updated_at": "2026-11-21T13:05:00.000Z",
+                     *       "description": "A tela quebrou após uma queda na calçada.",
+                     *       "police_report": null,
+                     *       "contract": {
+                     *         "kind": "subscription",
+                     *         "id": 1,
+                     *         "number": "#1",
+                     *         "status": "pago",
+                     *         "plan": {
+                     *           "id": 1,
+                     *           "name": "Proteção Total 12x"
+                     *         },
+                     *         "starts_at": "2026-10-01T15:00:00.000Z",
+                     *         "ends_on": "2027-10-01",
+                     *         "ends_at": null,
+                     *         "lmi_cents": 899900,
+                     *         "franchise_cents": 134985,
+                     *         "premium_cents": 1438800,
+                     *         "installments": 12,
+                     *         "serial_numbers": [
+                     *           "490154203237518"
+                     *         ],
+                     *         "contracted_at": "2026-10-01T15:00:00.000Z"
+                     *       },
+                     *       "customer": {
+                     *         "id": 1,
+                     *         "name": "Maria da Silva",
+                     *         "document": "52998224725",
+                     *         "document_kind": "cpf",
+                     *         "email": "maria@example.com",
+                     *         "phone": "11987654321",
+                     *         "city": "São Paulo",
+                     *         "state": "SP"
+                     *       },
+                     *       "timeline": [
+                     *         {
+                     *           "id": "evt_01JD7Q2",
+                     *           "type": "subscription.created",
+                     *           "object_id": 1,
+                     *           "created_at": "2026-10-01T15:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "evt_01JD7Q3",
+                     *           "type": "claim.opened",
+                     *           "object_id": 1,
+                     *           "created_at": "2026-11-21T13:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "required_documents": [],
+                     *       "documents_request": null,
+                     *       "documents": [
+                     *         {
+                     *           "id": 1,
+                     *           "kind": "photo",
+                     *           "filename": "tela-quebrada.jpg",
+                     *           "content_type": "image/jpeg",
+                     *           "size": 182044,
+                     *           "sha256": "9f2c7c3b1e0a6d4f8b5a2e7c1d3f6a9b0c4e8d2f7a1b5c9e3d6f0a4b8c2e7d1f",
+                     *           "uploaded_at": "2026-11-21T13:04:05.000Z",
+                     *           "url": "/api/claims/1/documents/1"
+                     *         }
+                     *       ],
+                     *       "decision": null,
+                     *       "settlement": null,
+                     *       "payable_preview": {
+                     *         "lmi_cents": 899900,
+                     *         "franchise_cents": 134985,
+                     *         "max_approved_cents": 899900,
+                     *         "payable_at_max_cents": 764915
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        contract: {
+                            /**
+                             * Format: date-time
+                             * @description Contracting. UTC, ISO 8601.
+                             */
+                            contracted_at: string;
+                            /**
+                             * Format: date-time
+                             * @description Annual plan: when its cover ends.
+                             */
+                            ends_at: string | null;
+                            /** @description Subscription: the day its cover ends (`YYYY-MM-DD`, service zone). */
+                            ends_on: string | null;
+                            /** @description Franchise. In cents. */
+                            franchise_cents: number;
+                            id: number;
+                            installments: number;
+                            /** @enum {unknown} */
+                            kind: "subscription" | "annual_plan";
+                            /** @description LMI. In cents. */
+                            lmi_cents: number;
+                            /** @description The annual plan’s policy number (null before payment); a subscription’s number with its partner (#n). */
+                            number: string | null;
+                            plan: {
+                                id: number;
+                                name: string;
+                            };
+                            /** @description Premium in full (a subscription: monthly premium × installments). In cents. */
+                            premium_cents: number;
+                            /** @description Serial numbers or IMEIs. */
+                            serial_numbers: string[];
+                            /**
+                             * Format: date-time
+                             * @description Cover start (annual plan: after payment; subscription: contracting).
+                             */
+                            starts_at: string | null;
+                            /** @description As the partner API shows it (`pago`, `expired`, `protected`…). */
+                            status: string;
+                        };
+                        customer: {
+                            /** @description City. */
+                            city: string | null;
+                            document: string;
+                            /** @enum {unknown} */
+                            document_kind: "cpf" | "cnpj";
+                            email: string;
+                            id: number;
+                            name: string;
+                            phone: string;
+                            /** @description State. */
+                            state: string | null;
+                        };
+                        /** @description The decision; null before one. */
+                        decision: {
+                            /** @description Approved amount. In cents; null when none. */
+                            approved_amount_cents: number | null;
+                            /**
+                             * Format: date-time
+                             * @description Decision. UTC, ISO 8601.
+                             */
+                            decided_at: string;
+                            /** @description The note the partner sees. */
+                            note: string | null;
+                            /** @enum {unknown} */
+                            outcome: "approved" | "denied";
+                            /** @description Payable amount. In cents; null when none. */
+                            payable_amount_cents: number | null;
+                            /** @description When denied. */
+                            reason_code: ("not_covered" | "outside_coverage" | "late_notice" | "documents_invalid" | "fraud_suspected" | "other") | null;
+                            /** @description When approved. */
+                            settlement_method: ("repair" | "replacement" | "indemnity") | null;
+                        } | null;
+                        description: string;
+                        device: {
+                            brand: string;
+                            model: {
+                                id: number;
+                                name: string;
+                            };
+                            /** @description The serial number or IMEI at opening. */
+                            serial_number: string | null;
+                        };
+                        documents: {
+                            content_type: string;
+                            filename: string;
+                            id: number;
+                            /** @enum {unknown} */
+                            kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
+                            sha256: string;
+                            size: number;
+                            /**
+                             * Format: date-time
+                             * @description Upload. UTC, ISO 8601.
+                             */
+                            uploaded_at: string;
+                            /** @description Where the console reads its bytes (inline, sandboxed). */
+                            url: string;
+                        }[];
+                        /** @description The latest request for documents; null when none was made. */
+                        documents_request: {
+                            kinds: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
+                            /** @description What the adjuster asked for (the partner sees it). */
+                            message: string;
+                            /**
+                             * Format: date-time
+                             * @description When it was asked. UTC, ISO 8601.
+                             */
+                            requested_at: string;
+                        } | null;
+                        fraud_signals: ("early_claim" | "repeat_device" | "repeat_customer" | "recent_card_change")[];
+                        id: number;
+                        number: string;
+                        /**
+                         * Format: date-time
+                         * @description When the loss occurred. UTC, ISO 8601.
+                         */
+                        occurred_at: string;
+                        /**
+                         * Format: date-time
+                         * @description When the claim was opened. UTC, ISO 8601.
+                         */
+                        opened_at: string;
+                        /** @description The partner. */
+                        partner: {
+                            id: number;
+                            name: string;
+                        };
+                        /** @description Payable = max(0, approved − franchise): what the decision form shows before it is confirmed. */
+                        payable_preview: {
+                            /** @description Taken from the approved amount. In cents. */
+                            franchise_cents: number;
+                            /** @description The most that can be approved. In cents. */
+                            lmi_cents: number;
+                            /** @description Same as lmi_cents. In cents. */
+                            max_approved_cents: number;
+                            /** @description Payable when the LMI is approved: LMI − franchise, ≥ 0. In cents. */
+                            payable_at_max_cents: number;
+                        };
+                        /** @description The police report (Boletim de Ocorrência). */
+                        police_report: {
+                            /** @description `YYYY-MM-DD`. */
+                            issued_on: string | null;
+                            /** @description Number. */
+                            number: string | null;
+                        } | null;
+                        /** @description Kinds still awaited: the type’s missing ones, then those requested and not yet answered. */
                         required_documents: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
                         /** @description The settlement; null before one. */
                         settlement: {

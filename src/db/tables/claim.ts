@@ -75,8 +75,25 @@ export interface ClaimsTable {
   settled_at: string | null
   /** JSON array of FraudSignal, computed at opening; operators only, never in the partner API. */
   fraud_signals: Generated<string>
+  /** The latest request for documents: its kinds (JSON array of DocumentKind), message and instant. */
+  documents_request_kinds: string | null
+  documents_request_message: string | null
+  documents_requested_at: string | null
+  /** The claim's last document id when it was requested: only a later document answers it. */
+  documents_request_after: number | null
+  /** The operator the claim is assigned to (console only). */
+  assignee_id: number | null
   created_at: string
   updated_at: string
+}
+
+/** An operator's internal note on a claim (console only), append-only. */
+export interface ClaimNotesTable {
+  id: Generated<number>
+  claim_id: number
+  author_id: number
+  body: string
+  created_at: string
 }
 
 /** The last claim number given in a year. */

@@ -1,5 +1,5 @@
 import type { Reader, Trx } from '../../db/database.js'
-import type { DenialReason, SettlementMethod } from '../../db/tables/claim.js'
+import type { DenialReason, DocumentKind, SettlementMethod } from '../../db/tables/claim.js'
 import { NotFoundError, StateError, ValidationError } from '../../shared/errors.js'
 import { endContract } from '../contracts/contract-end.service.js'
 import { contractOfColumns } from '../contracts/contract-reference.js'
@@ -10,16 +10,20 @@ import {
   approvalErrors,
   canApprove,
   canDeny,
+  canRequestDocuments,
   canSettle,
   claimStatusLabel,
   DENIABLE_STATUSES,
+  DOCUMENTS_REQUESTABLE_STATUSES,
   denialErrors,
+  documentsRequestErrors,
   payableAmount,
   SETTLEABLE_STATUSES,
   settlementEndsContract,
   settlementErrors,
 } from './claim.rules.js'
 import { recordClaimEvent } from './claim.service.js'
+import { documentKindsOf } from './claim-document.repository.js'
 
 // The operator's decision and settlement of a claim (README, Claims: decision and settlement), for
 // `amparo claim approve|deny|settle` and the sandbox's decision and settle endpoints alike. Each
@@ -136,11 +140,37 @@ export async function settleClaim(
   return claim
 }
 
+export interface DocumentsRequest {
+  kinds: readonly string[]
+  message: string
+}
+
+/**
+ * Asks for documents on a claim under review: it awaits them again (`documents_pending`, event
+ * `claim.documents_requested`) until a document of each kind is uploaded after this request, when
+ * the upload's own rule moves it back to `under_review`. Operators only.
+ */
+export async function requestDocuments(trx: Trx, id: number, request: DocumentsRequest, moment: Moment) {
+  const view = await findClaimToDecide(trx, { operator: true }, id)
+  assertNoErrors(documentsRequestErrors(request))
+  if (!canRequestDocuments(view.status)) throw refusedFrom(view, 'asked for documents', 'under review')
+  const held = await documentKindsOf(trx, view.id)
+  const moved = await transitionClaim(trx, view.id, DOCUMENTS_REQUESTABLE_STATUSES, 'documents_pending', {
+    documents_request_kinds: JSON.stringify([...new Set(request.kinds as DocumentKind[])]),
+    documents_request_message: request.message.trim(),
+    documents_requested_at: moment.now,
+    documents_request_after: Math.max(0, ...held.map((d) => d.id)),
+    updated_at: moment.now,
+  })
+  if (!moved) throw decidedMeanwhile()
+  return recordedClaim(trx, view.id, 'claim.documents_requested', moment)
+}
+
 /** Records the claim's event and answers the claim as it now is. */
 async function recordedClaim(
   trx: Trx,
   id: number,
-  type: 'claim.approved' | 'claim.denied' | 'claim.settled',
+  type: 'claim.approved' | 'claim.denied' | 'claim.settled' | 'claim.documents_requested',
   { now, rendering }: Moment,
 ) {
   return recordClaimEvent(trx, type, id, now, rendering.timeZone)

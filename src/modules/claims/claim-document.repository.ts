@@ -2,37 +2,42 @@ import type { Insertable } from 'kysely'
 import type { Reader, Trx } from '../../db/database.js'
 import { withSmallPageCache } from '../../db/dialect-sql.js'
 import type { ClaimDocumentsTable, ClaimStatus, DocumentKind } from '../../db/tables/claim.js'
-import type { ClaimDocumentRow, ClaimRow } from './claim.repository.js'
+import type { ClaimDocumentRow } from './claim.repository.js'
 
 /**
- * Marks the claim changed at `now` when its status is one of `statuses`, and reports its status and
- * type then; undefined when it is in none. The update holds the claim's row until the transaction
+ * Marks the claim changed at `now` when its status is one of `statuses`, and reports its status,
+ * type and latest request for documents then; undefined when it is in none. The update holds the claim's row until the transaction
  * ends (PostgreSQL; SQLite has one writer): concurrent uploads count the claim's documents one after
  * the other, and a decision waits for the upload or is waited for and seen.
  */
-export async function holdClaimIn(
-  trx: Trx,
-  id: number,
-  statuses: readonly ClaimStatus[],
-  now: string,
-): Promise<Pick<ClaimRow, 'status' | 'type'> | undefined> {
+export async function holdClaimIn(trx: Trx, id: number, statuses: readonly ClaimStatus[], now: string) {
   return trx
     .updateTable('claims')
     .set({ updated_at: now })
     .where('id', '=', id)
     .where('status', 'in', [...statuses])
-    .returning(['status', 'type'])
+    .returning([
+      'status',
+      'type',
+      'documents_request_kinds',
+      'documents_request_message',
+      'documents_requested_at',
+      'documents_request_after',
+    ])
     .executeTakeFirst()
 }
 
-/** The kinds of the claim's documents, one per document. */
-export async function documentKindsOf(trx: Trx, claimId: number): Promise<DocumentKind[]> {
-  const rows = await trx
+/** The claim's documents' ids and kinds, oldest first. */
+export async function documentKindsOf(
+  trx: Trx,
+  claimId: number,
+): Promise<{ id: number; kind: DocumentKind }[]> {
+  return trx
     .selectFrom('claim_documents')
-    .select('kind')
+    .select(['id', 'kind'])
     .where('claim_id', '=', claimId)
+    .orderBy('id')
     .execute()
-  return rows.map((r) => r.kind)
 }
 
 /** A claim's contract: its subscription or annual plan (the other null). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { attachmentDisposition } from '../../http/content-disposition.js'
+import { requiredDocuments } from './claim.rules.js'
 import {
   acceptsDocuments,
   documentLabel,
@@ -94,6 +95,7 @@ describe('statusAfterUpload', () => {
     ['liquid_damage', 'documents_pending', ['invoice', 'photo', 'other'], 'under_review'],
     ['liquid_damage', 'under_review', ['invoice', 'photo', 'other'], null],
   ] as const)('%s %s with %j → %s', (type, status, kinds, next) => {
-    expect(statusAfterUpload(type, status, kinds)).toBe(next)
+    const documents = kinds.map((kind, i) => ({ id: i + 1, kind }))
+    expect(statusAfterUpload(status, requiredDocuments(type, documents, null))).toBe(next)
   })
 })

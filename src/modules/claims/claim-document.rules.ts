@@ -1,6 +1,4 @@
 import type { ClaimStatus, DocumentKind } from '../../db/tables/claim.js'
-import type { CoverageType } from '../../db/tables/plan.js'
-import { missingDocumentKinds } from './claim.rules.js'
 
 // A claim's documents (README, Claims: documents): what may be uploaded, when, and what an upload
 // does to the claim.
@@ -56,15 +54,14 @@ export const dayQuotaExceeded = (used: number, size: number, limits: DocumentLim
 
 /**
  * The status a claim moves to once a document is added, or null to stay: `documents_pending`
- * becomes `under_review` when none of the required kinds is missing any more.
+ * becomes `under_review` when no kind is still required (claim.rules.ts, requiredDocuments).
  */
 export function statusAfterUpload(
-  type: CoverageType,
   status: ClaimStatus,
-  kinds: readonly DocumentKind[],
+  stillRequired: readonly DocumentKind[],
 ): ClaimStatus | null {
   if (status !== 'documents_pending') return null
-  return missingDocumentKinds(type, kinds).length === 0 ? 'under_review' : null
+  return stillRequired.length === 0 ? 'under_review' : null
 }
 
 const MAX_LABEL_LENGTH = 100

@@ -5,9 +5,9 @@ import type { DocumentKind } from '../../db/tables/claim.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import { AppError, NotFoundError, StateError, ValidationError } from '../../shared/errors.js'
 import { formatDate, startOfLocalDate, startOfNextDay } from '../../shared/time.js'
-import { claimDocumentResource } from './claim.mapper.js'
+import { claimDocumentResource, documentsRequestFacts } from './claim.mapper.js'
 import { transitionClaim } from './claim.repository.js'
-import { DOCUMENT_KINDS } from './claim.rules.js'
+import { DOCUMENT_KINDS, requiredDocuments } from './claim.rules.js'
 import { findClaimForPartner, recordClaimEvent } from './claim.service.js'
 import {
   type ContractOf,
@@ -85,8 +85,8 @@ export async function addClaimDocument(
   const view = await findClaimForPartner(trx, partnerId, claimId)
   const claim = await holdClaimIn(trx, claimId, UPLOAD_STATUSES, now)
   if (!claim) throw new StateError('Documents can no longer be added: the claim was decided or withdrawn.')
-  const kinds = await documentKindsOf(trx, claimId)
-  if (documentLimitReached(kinds.length)) {
+  const held = await documentKindsOf(trx, claimId)
+  if (documentLimitReached(held.length)) {
     throw ValidationError.field('file', `A claim holds at most ${MAX_DOCUMENTS_PER_CLAIM} documents.`)
   }
   await refuseOverLimits(trx, partnerId, view, document.size, moment)
@@ -100,7 +100,8 @@ export async function addClaimDocument(
     uploaded_at: now,
     upload_id: document.uploadId,
   })
-  const next = statusAfterUpload(claim.type, claim.status, [...kinds, document.kind])
+  const stillRequired = requiredDocuments(claim.type, [...held, row], documentsRequestFacts(claim))
+  const next = statusAfterUpload(claim.status, stillRequired)
   if (next !== null) {
     // The claim's row is held since holdClaimIn: nothing moved it in between.
     await transitionClaim(trx, claimId, [claim.status], next, { updated_at: now })

@@ -1,7 +1,41 @@
+import type { ClaimsTable, DocumentKind } from '../../db/tables/claim.js'
 import { centsToAmount } from '../../shared/money.js'
 import { formatTimestamp } from '../../shared/time.js'
 import type { ClaimDocumentRow, ClaimResourceRow } from './claim.repository.js'
-import { claimStatusLabel, claimTypeLabel, missingDocumentKinds } from './claim.rules.js'
+import {
+  claimStatusLabel,
+  claimTypeLabel,
+  type DocumentsRequestFacts,
+  requiredDocuments,
+} from './claim.rules.js'
+
+type RequestColumns = Pick<
+  ClaimsTable,
+  | 'documents_request_kinds'
+  | 'documents_request_message'
+  | 'documents_requested_at'
+  | 'documents_request_after'
+>
+
+/** The claim's latest request for documents as its rules read it, or null when none was made. */
+export function documentsRequestFacts(row: RequestColumns): DocumentsRequestFacts | null {
+  if (row.documents_request_kinds === null) return null
+  return {
+    kinds: JSON.parse(row.documents_request_kinds) as DocumentKind[],
+    after: Number(row.documents_request_after ?? 0),
+  }
+}
+
+/** `documents_request` as the claim shows it: the kinds asked for, the message, and when. */
+export function documentsRequestOf(row: RequestColumns, format: (instant: string) => string) {
+  const facts = documentsRequestFacts(row)
+  if (facts === null || row.documents_requested_at === null) return null
+  return {
+    kinds: [...facts.kinds],
+    message: row.documents_request_message ?? '',
+    requested_at: format(row.documents_requested_at),
+  }
+}
 
 const _timestamp = (instant: string | null, timeZone: string) =>
   instant === null ? null : formatTimestamp(instant, timeZone)
@@ -43,10 +77,8 @@ export function claimResource(row: ClaimResourceRow, documents: ClaimDocumentRow
         : { number: row.police_report_number, issued_on: row.police_report_issued_on },
     lmi: centsToAmount(row.lmi),
     franchise: centsToAmount(row.franchise),
-    required_documents: missingDocumentKinds(
-      row.type,
-      documents.map((d) => d.kind),
-    ),
+    required_documents: requiredDocuments(row.type, documents, documentsRequestFacts(row)),
+    documents_request: documentsRequestOf(row, (instant) => formatTimestamp(instant, timeZone)),
     documents: documents.map((d) => claimDocumentResource(d, timeZone)),
     decision: decisionOf(row, timeZone),
     settlement:

@@ -197,6 +197,10 @@ const RESOURCE_COLUMNS = [
   'cl.decided_at',
   'cl.settlement_reference',
   'cl.settled_at',
+  'cl.documents_request_kinds',
+  'cl.documents_request_message',
+  'cl.documents_requested_at',
+  'cl.documents_request_after',
   'cl.created_at',
   'cl.updated_at',
 ] as const

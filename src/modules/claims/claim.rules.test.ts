@@ -1,13 +1,16 @@
 import { describe, expect, it } from 'vitest'
 import { coverageTypesNamedBy } from '../plans/plan.rules.js'
 import {
+  canRequestDocuments,
   claimNumber,
+  documentsRequestErrors,
   fraudSignals,
   missingDocumentKinds,
   noticeRefusal,
   perilCovered,
   policeReportFromTheFuture,
   policeReportMissing,
+  requiredDocuments,
   yearlyLimitReached,
   yearlyLimitSince,
 } from './claim.rules.js'
@@ -129,4 +132,63 @@ describe('fraudSignals', () => {
 it('numbers claims SIN-<year>-<6 digits>', () => {
   expect(claimNumber(2026, 1)).toBe('SIN-2026-000001')
   expect(claimNumber(2027, 1234567)).toBe('SIN-2027-1234567')
+})
+
+describe('requesting documents', () => {
+  it('is asked only of a claim under review', () => {
+    expect(canRequestDocuments('under_review')).toBe(true)
+    for (const status of ['documents_pending', 'approved', 'denied', 'settled', 'withdrawn'] as const) {
+      expect(canRequestDocuments(status)).toBe(false)
+    }
+  })
+
+  it.each([
+    [['invoice'], 'Envie a nota fiscal legível.', {}],
+    [[], 'Envie a nota fiscal legível.', { kinds: expect.any(Array) }],
+    [['invoice', 'passport'], 'Envie a nota fiscal legível.', { kinds: expect.any(Array) }],
+    [['photo'], '  curta    ', { message: expect.any(Array) }],
+    [['photo'], 'x'.repeat(500), {}],
+    [['photo'], 'x'.repeat(501), { message: expect.any(Array) }],
+  ])('%j with a message of %#: %j', (kinds, message, errors) => {
+    expect(documentsRequestErrors({ kinds, message })).toEqual(errors)
+  })
+
+  const docs = (...kinds: ('photo' | 'invoice' | 'repair_quote')[]) =>
+    kinds.map((kind, i) => ({ id: i + 1, kind }))
+
+  it.each([
+    ['no request: the type’s missing kinds', docs('photo'), null, ['invoice']],
+    [
+      'asked for a new kind',
+      docs('photo', 'invoice'),
+      { kinds: ['repair_quote'], after: 2 },
+      ['repair_quote'],
+    ],
+    [
+      'answered by a later upload',
+      docs('photo', 'invoice', 'repair_quote'),
+      { kinds: ['repair_quote'], after: 2 },
+      [],
+    ],
+    [
+      'a kind held before the request is asked again',
+      docs('photo', 'invoice'),
+      { kinds: ['invoice'], after: 2 },
+      ['invoice'],
+    ],
+    [
+      'answered by another invoice',
+      docs('photo', 'invoice', 'invoice'),
+      { kinds: ['invoice'], after: 2 },
+      [],
+    ],
+    [
+      'a kind still missing is named once',
+      docs('photo'),
+      { kinds: ['invoice', 'invoice'], after: 1 },
+      ['invoice'],
+    ],
+  ] as const)('%s', (_, documents, request, required) => {
+    expect(requiredDocuments('accidental_damage', documents, request)).toEqual(required)
+  })
 })

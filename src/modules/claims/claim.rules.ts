@@ -77,6 +77,61 @@ export function missingDocumentKinds(
   return requiredDocumentKinds(type).filter((kind) => !uploadedKinds.includes(kind))
 }
 
+// — Requesting documents (the adjuster's, on a claim under review) —
+
+/** An adjuster asks for documents only on a claim under review; it then awaits them. */
+export const DOCUMENTS_REQUESTABLE_STATUSES = ['under_review'] as const satisfies readonly ClaimStatus[]
+export const canRequestDocuments = (status: ClaimStatus) =>
+  (DOCUMENTS_REQUESTABLE_STATUSES as readonly ClaimStatus[]).includes(status)
+
+export const DOCUMENTS_REQUEST_MESSAGE = { min: 10, max: 500 } as const
+
+/** A request's kinds, and the claim's last document id when it was made (0: none). */
+export interface DocumentsRequestFacts {
+  kinds: readonly DocumentKind[]
+  after: number
+}
+
+/** The request's field errors: one kind at least, each known, and a message of 10 to 500 characters. */
+export function documentsRequestErrors({
+  kinds,
+  message,
+}: {
+  kinds: readonly string[]
+  message: string
+}): Record<string, string[]> {
+  const errors: Record<string, string[]> = {}
+  if (kinds.length === 0) errors.kinds = ['The kinds field must name at least one document kind.']
+  else if (kinds.some((kind) => !(DOCUMENT_KINDS as readonly string[]).includes(kind))) {
+    errors.kinds = [`Each kind must be one of ${DOCUMENT_KINDS.join(', ')}.`]
+  }
+  const length = [...message.trim()].length
+  const { min, max } = DOCUMENTS_REQUEST_MESSAGE
+  if (length < min || length > max) errors.message = [`The message must be ${min} to ${max} characters.`]
+  return errors
+}
+
+/**
+ * The kinds a claim still awaits: those its type requires and no document has, then those the
+ * latest request asked for that no document uploaded since it answers (a kind already on the claim
+ * counts only when uploaded after the request: the adjuster asked for another one).
+ */
+export function requiredDocuments(
+  type: CoverageType,
+  documents: readonly { id: number; kind: DocumentKind }[],
+  request: DocumentsRequestFacts | null,
+): DocumentKind[] {
+  const missing = missingDocumentKinds(
+    type,
+    documents.map((d) => d.kind),
+  )
+  if (request === null) return missing
+  const unanswered = request.kinds.filter(
+    (kind) => !missing.includes(kind) && !documents.some((d) => d.kind === kind && d.id > request.after),
+  )
+  return [...missing, ...new Set(unanswered)]
+}
+
 // — Opening —
 
 const DAY_MS = 86_400_000

@@ -101,6 +101,7 @@ const CLAIM_EXAMPLE = {
   lmi: 8999,
   franchise: 1349.85,
   required_documents: ['police_report', 'imei_block', 'invoice'],
+  documents_request: null,
   documents: [],
   decision: null,
   settlement: null,
@@ -143,8 +144,24 @@ export const Claim = named(
       franchise: Money('The contract’s franchise (deductible), taken from an approved amount.'),
       required_documents: Type.Array(DocumentKind, {
         description:
-          'Kinds still missing: `robbery` and `qualified_theft` need `police_report`, `imei_block` and `invoice`; `accidental_damage` and `liquid_damage` need `photo` and `invoice`.',
+          'Kinds still missing: `robbery` and `qualified_theft` need `police_report`, `imei_block` and `invoice`; `accidental_damage` and `liquid_damage` need `photo` and `invoice`; then the kinds of `documents_request` not uploaded since it was made.',
       }),
+      documents_request: Type.Union(
+        [
+          Type.Object({
+            kinds: Type.Array(DocumentKind, { description: 'The kinds the adjuster asked for.' }),
+            message: Type.String({
+              description: 'What the adjuster asks of the insured, 10 to 500 characters.',
+            }),
+            requested_at: Timestamp('When it was asked.'),
+          }),
+          Type.Null(),
+        ],
+        {
+          description:
+            'The adjuster’s latest request for documents (event `claim.documents_requested`): the claim is `documents_pending` until a document of each kind is uploaded after it, then `under_review` again. Null when none was made.',
+        },
+      ),
       documents: Type.Array(ClaimDocument, { description: 'Uploaded documents, oldest first.' }),
       decision: Type.Union(
         [

@@ -14,6 +14,7 @@ import {
   DeskClaimParams,
   DeskDocumentParams,
   DocumentBytes,
+  RequestDocumentsBody,
   SettleBody,
 } from './claims-desk.schemas.js'
 import {
@@ -180,6 +181,30 @@ export const claimsDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
         reply,
         decide(request, request.params.id, { action: 'settle', reference: request.body.reference }),
       ),
+  )
+
+  app.post(
+    '/api/claims/:id/request-documents',
+    {
+      config: { role: 'adjuster' },
+      schema: {
+        tags,
+        operationId: 'requestDeskClaimDocuments',
+        summary: 'Ask for documents on a claim under review',
+        description:
+          'As `amparo claim request-documents`: the kinds and a message (10–500 characters) the partner sees in `documents_request`; the claim awaits them (`documents_pending`, event `claim.documents_requested`) and is under review again once each kind is uploaded. Audited. A claim no longer under review → 409 `decision_conflict`.',
+        params: DeskClaimParams,
+        body: RequestDocumentsBody,
+        response: { 200: DeskClaim, ...DECISION_ANSWERS },
+      },
+    },
+    async (request, reply) => {
+      const { kinds, message } = request.body
+      return commit(
+        reply,
+        decide(request, request.params.id, { action: 'request_documents', kinds, message }),
+      )
+    },
   )
 }
 

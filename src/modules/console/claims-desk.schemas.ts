@@ -149,6 +149,7 @@ const DESK_CLAIM_EXAMPLE = {
     { id: 'evt_01JD7Q3', type: 'claim.opened', object_id: 1, created_at: '2026-11-21T13:00:00.000Z' },
   ],
   required_documents: [],
+  documents_request: null,
   documents: [
     {
       id: 1,
@@ -222,7 +223,17 @@ export const DeskClaim = Type.Object(
           'The contract’s events, its installments’ and its claims’, oldest first (as kept by the events outbox).',
       },
     ),
-    required_documents: Type.Array(Type.Enum([...DOCUMENT_KINDS])),
+    required_documents: Type.Array(Type.Enum([...DOCUMENT_KINDS]), {
+      description: 'Kinds still awaited: the type’s missing ones, then those requested and not yet answered.',
+    }),
+    documents_request: nullable(
+      Type.Object({
+        kinds: Type.Array(Type.Enum([...DOCUMENT_KINDS])),
+        message: Type.String({ description: 'What the adjuster asked for (the partner sees it).' }),
+        requested_at: Instant('When it was asked.'),
+      }),
+      'The latest request for documents; null when none was made.',
+    ),
     documents: Type.Array(
       Type.Object({
         id: Type.Integer(),
@@ -295,6 +306,20 @@ export const DenyBody = Type.Object(
 export const SettleBody = Type.Object(
   { reference: Type.String({ description: 'The repair order or transfer id (≤ 100 characters).' }) },
   { examples: [{ reference: 'OS-2026-4411' }] },
+)
+
+export const RequestDocumentsBody = Type.Object(
+  {
+    kinds: Type.Array(Type.String(), {
+      maxItems: 7,
+      description: `The document kinds asked for, at least one: ${DOCUMENT_KINDS.map((k) => `\`${k}\``).join(', ')}.`,
+    }),
+    message: Type.String({
+      maxLength: 2000,
+      description: 'What is asked of the insured, 10 to 500 characters; the partner sees it.',
+    }),
+  },
+  { examples: [{ kinds: ['invoice'], message: 'A nota fiscal enviada está ilegível; envie outra cópia.' }] },
 )
 
 export const DocumentBytes = Type.Unsafe<Readable>({

@@ -2,13 +2,15 @@ import type { Db, Reader, Trx } from '../../db/database.js'
 import type { ClaimStatus, FraudSignal } from '../../db/tables/claim.js'
 import { NotFoundError, StateError } from '../../shared/errors.js'
 import { ANNUAL_PLAN_STATUS_LABELS, SUBSCRIPTION_STATUS_LABELS } from '../../shared/labels.js'
+import { documentsRequestFacts, documentsRequestOf } from '../claims/claim.mapper.js'
+import { claimStatusLabel, claimTypeLabel, payableAmount, requiredDocuments } from '../claims/claim.rules.js'
 import {
-  claimStatusLabel,
-  claimTypeLabel,
-  missingDocumentKinds,
-  payableAmount,
-} from '../claims/claim.rules.js'
-import { approveClaim, denyClaim, type Moment, settleClaim } from '../claims/claim-decision.service.js'
+  approveClaim,
+  denyClaim,
+  type Moment,
+  requestDocuments,
+  settleClaim,
+} from '../claims/claim-decision.service.js'
 import { claimDocumentFile } from '../claims/claim-document.service.js'
 import { findContract } from '../contracts/contract.service.js'
 import { contractOfColumns } from '../contracts/contract-reference.js'
@@ -179,10 +181,8 @@ export async function deskClaim(db: Reader, id: number) {
       serial_number: claim.serial_number,
     },
     timeline,
-    required_documents: missingDocumentKinds(
-      claim.type,
-      documents.map((d) => d.kind),
-    ),
+    required_documents: requiredDocuments(claim.type, documents, documentsRequestFacts(claim)),
+    documents_request: documentsRequestOf(claim, (instant) => iso(instant) as string),
     documents: documents.map((d) => ({
       id: d.id,
       kind: d.kind,
@@ -235,6 +235,7 @@ export type Decision =
   | { action: 'approve'; settlementMethod: string; approvedAmountCents: number }
   | { action: 'deny'; reasonCode: string; note: string }
   | { action: 'settle'; reference: string }
+  | { action: 'request_documents'; kinds: string[]; message: string }
 
 const OPERATOR = { operator: true } as const
 
@@ -246,6 +247,7 @@ const auditState = (claim: DeskClaimRow) => ({
   payable_amount: claim.payable_amount === null ? null : Number(claim.payable_amount),
   reason_code: claim.reason_code,
   settlement_reference: claim.settlement_reference,
+  documents_request: documentsRequestOf(claim, (instant) => iso(instant) as string),
 })
 
 /**
@@ -270,8 +272,10 @@ export async function decideOnDesk(
       await approveClaim(trx, OPERATOR, id, approval, moment)
     } else if (decision.action === 'deny') {
       await denyClaim(trx, OPERATOR, id, { reasonCode: decision.reasonCode, note: decision.note }, moment)
-    } else {
+    } else if (decision.action === 'settle') {
       await settleClaim(trx, OPERATOR, id, decision.reference, moment)
+    } else {
+      await requestDocuments(trx, id, { kinds: decision.kinds, message: decision.message }, moment)
     }
   } catch (error) {
     if (error instanceof StateError)

@@ -178,6 +178,8 @@ const MEANING: Record<EventTypeName, string> = {
     'The refund of a canceled annual plan changed (`cancellation.refund_status`).',
   'claim.opened': 'A claim was opened.',
   'claim.under_review': 'Every document of the claim was received: it is under review.',
+  'claim.documents_requested':
+    'The adjuster asked for more documents (`documents_request`): the claim awaits them (`documents_pending`).',
   'claim.approved': 'The claim was approved.',
   'claim.denied': 'The claim was denied.',
   'claim.settled': 'The claim was settled (replacement or indemnity).',

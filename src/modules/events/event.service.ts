@@ -34,6 +34,7 @@ export const EVENT_TYPES = [
   'annual_plan.refund_updated',
   'claim.opened',
   'claim.under_review',
+  'claim.documents_requested',
   'claim.approved',
   'claim.denied',
   'claim.settled',
