@@ -10,6 +10,7 @@ import type { Db } from '../db/database.js'
 import { ValidationErrorSchema } from '../http/error-responses.js'
 import { validatorCompiler } from '../http/validation.js'
 import { loadSigningKeys, TokenService, tokenAudience } from '../modules/auth/token.service.js'
+import { claimWorkRoutes } from '../modules/console/claim-work.routes.js'
 import { claimsDeskRoutes } from '../modules/console/claims-desk.routes.js'
 import { dashboardRoutes } from '../modules/console/dashboard.routes.js'
 import { partnersRoutes } from '../modules/console/partners.routes.js'
@@ -109,6 +110,7 @@ export async function buildConsoleApp({
   // The console's data (README, Operator console).
   await app.register(dashboardRoutes)
   await app.register(claimsDeskRoutes)
+  await app.register(claimWorkRoutes)
   await app.register(searchRoutes)
   await app.register(partnersRoutes)
   await app.register(refundsRoutes)

@@ -47,7 +47,7 @@ export interface paths {
         };
         /**
          * The claims queue
-         * @description Every partner’s claims, oldest first, filtered by status (or `open`), type, partner and fraud signal.
+         * @description Every partner’s claims, oldest first, filtered by status (or `open`), type, partner, fraud signal and assignee (`me`: the signed-in operator’s, `none`: nobody’s).
          */
         get: operations["listDeskClaims"];
         put?: never;
@@ -98,6 +98,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/claims/{id}/assignee": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Assign a claim
+         * @description An adjuster takes an unassigned claim ("Atribuir a mim") or releases their own; an admin assigns it to any adjuster or admin, or to nobody. Audited. Taken meanwhile by someone else → 409 `decision_conflict`.
+         */
+        post: operations["assignDeskClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/claims/{id}/deny": {
         parameters: {
             query?: never;
@@ -132,6 +152,26 @@ export interface paths {
         get: operations["getDeskClaimDocument"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/claims/{id}/notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Write an internal note on a claim
+         * @description Internal (the partner never sees it), 1 to 2,000 characters, append-only: shown in the claim’s activity with its author and time. Audited.
+         */
+        post: operations["addDeskClaimNote"];
         delete?: never;
         options?: never;
         head?: never;
@@ -692,6 +732,8 @@ export interface operations {
     listDeskClaims: {
         parameters: {
             query: {
+                /** @description `me`: only the signed-in operator’s claims ("Meus sinistros"); `none`: only unassigned ones. */
+                assignee?: "me" | "none";
                 /** @description `true`: only claims with a fraud signal. */
                 fraud?: boolean;
                 /** @description Page, from 1. */
@@ -746,7 +788,8 @@ export interface operations {
                      *           "lmi_cents": 899900,
                      *           "franchise_cents": 134985,
                      *           "approved_amount_cents": null,
-                     *           "payable_amount_cents": null
+                     *           "payable_amount_cents": null,
+                     *           "assignee": null
                      *         }
                      *       ],
                      *       "current_page": 1,
@@ -760,6 +803,11 @@ export interface operations {
                         data: {
                             /** @description Approved amount. In cents; null when none. */
                             approved_amount_cents: number | null;
+                            /** @description The operator the claim is assigned to; null: nobody. */
+                            assignee: {
+                                email: string;
+                                id: number;
+                            } | null;
                             customer_name: string;
                             device: {
                                 model: {
@@ -924,6 +972,7 @@ export interface operations {
                      *       "occurred_at": "2026-11-20T23:30:00.000Z",
                      *       "opened_at": "2026-11-21T13:00:00.000Z",
                      *       "fraud_signals": [],
+                     *       "assignee": null,
                      *       "updated_at": "2026-11-21T13:05:00.000Z",
                      *       "description": "A tela quebrou após uma queda na calçada.",
                      *       "police_report": null,
@@ -989,6 +1038,33 @@ export interface operations {
                      *       ],
                      *       "decision": null,
                      *       "settlement": null,
+                     *       "activity": [
+                     *         {
+                     *           "id": "claim:1",
+                     *           "kind": "opened",
+                     *           "at": "2026-11-21T13:00:00.000Z",
+                     *           "by": {
+                     *             "type": "partner",
+                     *             "operator_id": null,
+                     *             "label": "Loja Exemplo"
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "document:1",
+                     *           "kind": "document_received",
+                     *           "at": "2026-11-21T13:04:05.000Z",
+                     *           "by": {
+                     *             "type": "partner",
+                     *             "operator_id": null,
+                     *             "label": "Loja Exemplo"
+                     *           },
+                     *           "document": {
+                     *             "id": 1,
+                     *             "kind": "photo",
+                     *             "filename": "tela-quebrada.jpg"
+                     *           }
+                     *         }
+                     *       ],
                      *       "payable_preview": {
                      *         "lmi_cents": 899900,
                      *         "franchise_cents": 134985,
@@ -998,6 +1074,52 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description What happened to the claim, oldest first: opening, documents received, requests, notes, assignment, decision and settlement, each with who and when. */
+                        activity: {
+                            /** @description The operator the claim is assigned to; null: nobody. */
+                            assignee?: {
+                                email: string;
+                                id: number;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description When. UTC, ISO 8601.
+                             */
+                            at: string;
+                            /** @description Who: an operator (console), the CLI, or the partner (opening, uploads, its sandbox). */
+                            by: {
+                                /** @description The operator’s e-mail, `cli:<user>`, or the partner’s name. */
+                                label: string;
+                                /** @description The operator, when one acted in the console. */
+                                operator_id: number | null;
+                                /** @enum {unknown} */
+                                type: "operator" | "cli" | "partner";
+                            };
+                            document?: {
+                                filename: string;
+                                id: number;
+                                /** @enum {unknown} */
+                                kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
+                            };
+                            /** @description Stable within the claim: `document:12`, `note:3`, `audit:40`… */
+                            id: string;
+                            /**
+                             * @description `opened`, `document_received`, `documents_requested`, `note`, `approved`, `denied`, `settled`, `assigned`.
+                             * @enum {unknown}
+                             */
+                            kind: "opened" | "document_received" | "documents_requested" | "note" | "approved" | "denied" | "settled" | "assigned";
+                            /** @description The kinds requested. */
+                            kinds?: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
+                            /** @description The request’s message. */
+                            message?: string;
+                            /** @description The internal note. */
+                            note?: string;
+                        }[];
+                        /** @description The operator the claim is assigned to; null: nobody. */
+                        assignee: {
+                            email: string;
+                            id: number;
+                        } | null;
                         contract: {
                             /**
                              * Format: date-time
@@ -1062,6 +1184,8 @@ export interface operations {
                              * @description Decision. UTC, ISO 8601.
                              */
                             decided_at: string;
+                            /** @description Who decided: an operator’s e-mail, `cli:<user>`, or the partner (sandbox). */
+                            decided_by: string | null;
                             /** @description The note the partner sees. */
                             note: string | null;
                             /** @enum {unknown} */
@@ -1157,6 +1281,8 @@ export interface operations {
                              * @description Settlement. UTC, ISO 8601.
                              */
                             settled_at: string;
+                            /** @description Who settled it. */
+                            settled_by: string | null;
                         } | null;
                         /** @enum {unknown} */
                         status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";
@@ -1318,6 +1444,7 @@ export interface operations {
                      *       "occurred_at": "2026-11-20T23:30:00.000Z",
                      *       "opened_at": "2026-11-21T13:00:00.000Z",
                      *       "fraud_signals": [],
+                     *       "assignee": null,
                      *       "updated_at": "2026-11-21T13:05:00.000Z",
                      *       "description": "A tela quebrou após uma queda na calçada.",
                      *       "police_report": null,
@@ -1383,6 +1510,33 @@ export interface operations {
                      *       ],
                      *       "decision": null,
                      *       "settlement": null,
+                     *       "activity": [
+                     *         {
+                     *           "id": "claim:1",
+                     *           "kind": "opened",
+                     *           "at": "2026-11-21T13:00:00.000Z",
+                     *           "by": {
+                     *             "type": "partner",
+                     *             "operator_id": null,
+                     *             "label": "Loja Exemplo"
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "document:1",
+                     *           "kind": "document_received",
+                     *           "at": "2026-11-21T13:04:05.000Z",
+                     *           "by": {
+                     *             "type": "partner",
+                     *             "operator_id": null,
+                     *             "label": "Loja Exemplo"
+                     *           },
+                     *           "document": {
+                     *             "id": 1,
+                     *             "kind": "photo",
+                     *             "filename": "tela-quebrada.jpg"
+                     *           }
+                     *         }
+                     *       ],
                      *       "payable_preview": {
                      *         "lmi_cents": 899900,
                      *         "franchise_cents": 134985,
@@ -1392,6 +1546,52 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description What happened to the claim, oldest first: opening, documents received, requests, notes, assignment, decision and settlement, each with who and when. */
+                        activity: {
+                            /** @description The operator the claim is assigned to; null: nobody. */
+                            assignee?: {
+                                email: string;
+                                id: number;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description When. UTC, ISO 8601.
+                             */
+                            at: string;
+                            /** @description Who: an operator (console), the CLI, or the partner (opening, uploads, its sandbox). */
+                            by: {
+                                /** @description The operator’s e-mail, `cli:<user>`, or the partner’s name. */
+                                label: string;
+                                /** @description The operator, when one acted in the console. */
+                                operator_id: number | null;
+                                /** @enum {unknown} */
+                                type: "operator" | "cli" | "partner";
+                            };
+                            document?: {
+                                filename: string;
+                                id: number;
+                                /** @enum {unknown} */
+                                kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
+                            };
+                            /** @description Stable within the claim: `document:12`, `note:3`, `audit:40`… */
+                            id: string;
+                            /**
+                             * @description `opened`, `document_received`, `documents_requested`, `note`, `approved`, `denied`, `settled`, `assigned`.
+                             * @enum {unknown}
+                             */
+                            kind: "opened" | "document_received" | "documents_requested" | "note" | "approved" | "denied" | "settled" | "assigned";
+                            /** @description The kinds requested. */
+                            kinds?: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
+                            /** @description The request’s message. */
+                            message?: string;
+                            /** @description The internal note. */
+                            note?: string;
+                        }[];
+                        /** @description The operator the claim is assigned to; null: nobody. */
+                        assignee: {
+                            email: string;
+                            id: number;
+                        } | null;
                         contract: {
                             /**
                              * Format: date-time
@@ -1456,6 +1656,8 @@ export interface operations {
                              * @description Decision. UTC, ISO 8601.
                              */
                             decided_at: string;
+                            /** @description Who decided: an operator’s e-mail, `cli:<user>`, or the partner (sandbox). */
+                            decided_by: string | null;
                             /** @description The note the partner sees. */
                             note: string | null;
                             /** @enum {unknown} */
@@ -1551,6 +1753,8 @@ export interface operations {
                              * @description Settlement. UTC, ISO 8601.
                              */
                             settled_at: string;
+                            /** @description Who settled it. */
+                            settled_by: string | null;
                         } | null;
                         /** @enum {unknown} */
                         status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";
@@ -1725,7 +1929,7 @@ export interface operations {
             };
         };
     };
-    denyDeskClaim: {
+    assignDeskClaim: {
         parameters: {
             query?: never;
             header?: never;
@@ -1742,15 +1946,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "reason_code": "not_covered",
-                 *       "note": "Dano causado por uso indevido, fora da cobertura."
+                 *       "assignee_id": 2
                  *     }
                  */
                 "application/json": {
-                    /** @description The note the partner sees (1–2,000 characters). */
-                    note: string;
-                    /** @description `not_covered`, `outside_coverage`, `late_notice`, `documents_invalid`, `fraud_suspected`, `other` */
-                    reason_code: string;
+                    /** @description The operator (an adjuster or admin) to assign; null to release the claim. An adjuster takes an unassigned claim or releases their own; an admin assigns anyone. */
+                    assignee_id: number | null;
                 };
             };
         };
@@ -1784,6 +1985,7 @@ export interface operations {
                      *       "occurred_at": "2026-11-20T23:30:00.000Z",
                      *       "opened_at": "2026-11-21T13:00:00.000Z",
                      *       "fraud_signals": [],
+                     *       "assignee": null,
                      *       "updated_at": "2026-11-21T13:05:00.000Z",
                      *       "description": "A tela quebrou após uma queda na calçada.",
                      *       "police_report": null,
@@ -1849,6 +2051,33 @@ export interface operations {
                      *       ],
                      *       "decision": null,
                      *       "settlement": null,
+                     *       "activity": [
+                     *         {
+                     *           "id": "claim:1",
+                     *           "kind": "opened",
+                     *           "at": "2026-11-21T13:00:00.000Z",
+                     *           "by": {
+                     *             "type": "partner",
+                     *             "operator_id": null,
+                     *             "label": "Loja Exemplo"
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "document:1",
+                     *           "kind": "document_received",
+                     *           "at": "2026-11-21T13:04:05.000Z",
+                     *           "by": {
+                     *             "type": "partner",
+                     *             "operator_id": null,
+                     *             "label": "Loja Exemplo"
+                     *           },
+                     *           "document": {
+                     *             "id": 1,
+                     *             "kind": "photo",
+                     *             "filename": "tela-quebrada.jpg"
+                     *           }
+                     *         }
+                     *       ],
                      *       "payable_preview": {
                      *         "lmi_cents": 899900,
                      *         "franchise_cents": 134985,
@@ -1858,6 +2087,52 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description What happened to the claim, oldest first: opening, documents received, requests, notes, assignment, decision and settlement, each with who and when. */
+                        activity: {
+                            /** @description The operator the claim is assigned to; null: nobody. */
+                            assignee?: {
+                                email: string;
+                                id: number;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description When. UTC, ISO 8601.
+                             */
+                            at: string;
+                            /** @description Who: an operator (console), the CLI, or the partner (opening, uploads, its sandbox). */
+                            by: {
+                                /** @description The operator’s e-mail, `cli:<user>`, or the partner’s name. */
+                                label: string;
+                                /** @description The operator, when one acted in the console. */
+                                operator_id: number | null;
+                                /** @enum {unknown} */
+                                type: "operator" | "cli" | "partner";
+                            };
+                            document?: {
+                                filename: string;
+                                id: number;
+                                /** @enum {unknown} */
+                                kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
+                            };
+                            /** @description Stable within the claim: `document:12`, `note:3`, `audit:40`… */
+                            id: string;
+                            /**
+                             * @description `opened`, `document_received`, `documents_requested`, `note`, `approved`, `denied`, `settled`, `assigned`.
+                             * @enum {unknown}
+                             */
+                            kind: "opened" | "document_received" | "documents_requested" | "note" | "approved" | "denied" | "settled" | "assigned";
+                            /** @description The kinds requested. */
+                            kinds?: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
+                            /** @description The request’s message. */
+                            message?: string;
+                            /** @description The internal note. */
+                            note?: string;
+                        }[];
+                        /** @description The operator the claim is assigned to; null: nobody. */
+                        assignee: {
+                            email: string;
+                            id: number;
+                        } | null;
                         contract: {
                             /**
                              * Format: date-time
@@ -1922,6 +2197,8 @@ export interface operations {
                              * @description Decision. UTC, ISO 8601.
                              */
                             decided_at: string;
+                            /** @description Who decided: an operator’s e-mail, `cli:<user>`, or the partner (sandbox). */
+                            decided_by: string | null;
                             /** @description The note the partner sees. */
                             note: string | null;
                             /** @enum {unknown} */
@@ -2017,6 +2294,548 @@ export interface operations {
                              * @description Settlement. UTC, ISO 8601.
                              */
                             settled_at: string;
+                            /** @description Who settled it. */
+                            settled_by: string | null;
+                        } | null;
+                        /** @enum {unknown} */
+                        status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";
+                        status_label: string;
+                        /** @description The contract’s events, its installments’ and its claims’, oldest first (as kept by the events outbox). */
+                        timeline: {
+                            /**
+                             * Format: date-time
+                             * @description When it happened. UTC, ISO 8601.
+                             */
+                            created_at: string;
+                            /** @description The event’s public id. */
+                            id: string;
+                            /** @description The id of the event’s object (contract, installment, claim). */
+                            object_id: number;
+                            type: string;
+                        }[];
+                        /** @enum {unknown} */
+                        type: "robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage";
+                        type_label: string;
+                        /**
+                         * Format: date-time
+                         * @description Last change. UTC, ISO 8601.
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle, 12 h at most). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The role is too low, or the request came from another origin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "forbidden" | "origin_refused";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description Another operator assigned the claim first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "decision_conflict";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] & {
+                        /** @enum {string} */
+                        code: "validation_failed";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    denyDeskClaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Claim id.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason_code": "not_covered",
+                 *       "note": "Dano causado por uso indevido, fora da cobertura."
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The note the partner sees (1–2,000 characters). */
+                    note: string;
+                    /** @description `not_covered`, `outside_coverage`, `late_notice`, `documents_invalid`, `fraud_suspected`, `other` */
+                    reason_code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "number": "SIN-2026-000001",
+                     *       "status": "under_review",
+                     *       "status_label": "Em análise",
+                     *       "type": "accidental_damage",
+                     *       "type_label": "Quebra acidental",
+                     *       "partner": {
+                     *         "id": 1,
+                     *         "name": "Loja Exemplo"
+                     *       },
+                     *       "device": {
+                     *         "brand": "Apple",
+                     *         "model": {
+                     *           "id": 2,
+                     *           "name": "iPhone 16 Pro"
+                     *         },
+                     *         "serial_number": "490154203237518"
+                     *       },
+                     *       "occurred_at": "2026-11-20T23:30:00.000Z",
+                     *       "opened_at": "2026-11-21T13:00:00.000Z",
+                     *       "fraud_signals": [],
+                     *       "assignee": null,
+                     *       "updated_at": "2026-11-21T13:05:00.000Z",
+                     *       "description": "A tela quebrou após uma queda na calçada.",
+                     *       "police_report": null,
+                     *       "contract": {
+                     *         "kind": "subscription",
+                     *         "id": 1,
+                     *         "number": "#1",
+                     *         "status": "pago",
+                     *         "plan": {
+                     *           "id": 1,
+                     *           "name": "Proteção Total 12x"
+                     *         },
+                     *         "starts_at": "2026-10-01T15:00:00.000Z",
+                     *         "ends_on": "2027-10-01",
+                     *         "ends_at": null,
+                     *         "lmi_cents": 899900,
+                     *         "franchise_cents": 134985,
+                     *         "premium_cents": 1438800,
+                     *         "installments": 12,
+                     *         "serial_numbers": [
+                     *           "490154203237518"
+                     *         ],
+                     *         "contracted_at": "2026-10-01T15:00:00.000Z"
+                     *       },
+                     *       "customer": {
+                     *         "id": 1,
+                     *         "name": "Maria da Silva",
+                     *         "document": "52998224725",
+                     *         "document_kind": "cpf",
+                     *         "email": "maria@example.com",
+                     *         "phone": "11987654321",
+                     *         "city": "São Paulo",
+                     *         "state": "SP"
+                     *       },
+                     *       "timeline": [
+                     *         {
+                     *           "id": "evt_01JD7Q2",
+                     *           "type": "subscription.created",
+                     *           "object_id": 1,
+                     *           "created_at": "2026-10-01T15:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "evt_01JD7Q3",
+                     *           "type": "claim.opened",
+                     *           "object_id": 1,
+                     *           "created_at": "2026-11-21T13:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "required_documents": [],
+                     *       "documents_request": null,
+                     *       "documents": [
+                     *         {
+                     *           "id": 1,
+                     *           "kind": "photo",
+                     *           "filename": "tela-quebrada.jpg",
+                     *           "content_type": "image/jpeg",
+                     *           "size": 182044,
+                     *           "sha256": "9f2c7c3b1e0a6d4f8b5a2e7c1d3f6a9b0c4e8d2f7a1b5c9e3d6f0a4b8c2e7d1f",
+                     *           "uploaded_at": "2026-11-21T13:04:05.000Z",
+                     *           "url": "/api/claims/1/documents/1"
+                     *         }
+                     *       ],
+                     *       "decision": null,
+                     *       "settlement": null,
+                     *       "activity": [
+                     *         {
+                     *           "id": "claim:1",
+                     *           "kind": "opened",
+                     *           "at": "2026-11-21T13:00:00.000Z",
+                     *           "by": {
+                     *             "type": "partner",
+                     *             "operator_id": null,
+                     *             "label": "Loja Exemplo"
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "document:1",
+                     *           "kind": "document_received",
+                     *           "at": "2026-11-21T13:04:05.000Z",
+                     *           "by": {
+                     *             "type": "partner",
+                     *             "operator_id": null,
+                     *             "label": "Loja Exemplo"
+                     *           },
+                     *           "document": {
+                     *             "id": 1,
+                     *             "kind": "photo",
+                     *             "filename": "tela-quebrada.jpg"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "payable_preview": {
+                     *         "lmi_cents": 899900,
+                     *         "franchise_cents": 134985,
+                     *         "max_approved_cents": 899900,
+                     *         "payable_at_max_cents": 764915
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What happened to the claim, oldest first: opening, documents received, requests, notes, assignment, decision and settlement, each with who and when. */
+                        activity: {
+                            /** @description The operator the claim is assigned to; null: nobody. */
+                            assignee?: {
+                                email: string;
+                                id: number;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description When. UTC, ISO 8601.
+                             */
+                            at: string;
+                            /** @description Who: an operator (console), the CLI, or the partner (opening, uploads, its sandbox). */
+                            by: {
+                                /** @description The operator’s e-mail, `cli:<user>`, or the partner’s name. */
+                                label: string;
+                                /** @description The operator, when one acted in the console. */
+                                operator_id: number | null;
+                                /** @enum {unknown} */
+                                type: "operator" | "cli" | "partner";
+                            };
+                            document?: {
+                                filename: string;
+                                id: number;
+                                /** @enum {unknown} */
+                                kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
+                            };
+                            /** @description Stable within the claim: `document:12`, `note:3`, `audit:40`… */
+                            id: string;
+                            /**
+                             * @description `opened`, `document_received`, `documents_requested`, `note`, `approved`, `denied`, `settled`, `assigned`.
+                             * @enum {unknown}
+                             */
+                            kind: "opened" | "document_received" | "documents_requested" | "note" | "approved" | "denied" | "settled" | "assigned";
+                            /** @description The kinds requested. */
+                            kinds?: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
+                            /** @description The request’s message. */
+                            message?: string;
+                            /** @description The internal note. */
+                            note?: string;
+                        }[];
+                        /** @description The operator the claim is assigned to; null: nobody. */
+                        assignee: {
+                            email: string;
+                            id: number;
+                        } | null;
+                        contract: {
+                            /**
+                             * Format: date-time
+                             * @description Contracting. UTC, ISO 8601.
+                             */
+                            contracted_at: string;
+                            /**
+                             * Format: date-time
+                             * @description Annual plan: when its cover ends.
+                             */
+                            ends_at: string | null;
+                            /** @description Subscription: the day its cover ends (`YYYY-MM-DD`, service zone). */
+                            ends_on: string | null;
+                            /** @description Franchise. In cents. */
+                            franchise_cents: number;
+                            id: number;
+                            installments: number;
+                            /** @enum {unknown} */
+                            kind: "subscription" | "annual_plan";
+                            /** @description LMI. In cents. */
+                            lmi_cents: number;
+                            /** @description The annual plan’s policy number (null before payment); a subscription’s number with its partner (#n). */
+                            number: string | null;
+                            plan: {
+                                id: number;
+                                name: string;
+                            };
+                            /** @description Premium in full (a subscription: monthly premium × installments). In cents. */
+                            premium_cents: number;
+                            /** @description Serial numbers or IMEIs. */
+                            serial_numbers: string[];
+                            /**
+                             * Format: date-time
+                             * @description Cover start (annual plan: after payment; subscription: contracting).
+                             */
+                            starts_at: string | null;
+                            /** @description As the partner API shows it (`pago`, `expired`, `protected`…). */
+                            status: string;
+                        };
+                        customer: {
+                            /** @description City. */
+                            city: string | null;
+                            document: string;
+                            /** @enum {unknown} */
+                            document_kind: "cpf" | "cnpj";
+                            email: string;
+                            id: number;
+                            name: string;
+                            phone: string;
+                            /** @description State. */
+                            state: string | null;
+                        };
+                        /** @description The decision; null before one. */
+                        decision: {
+                            /** @description Approved amount. In cents; null when none. */
+                            approved_amount_cents: number | null;
+                            /**
+                             * Format: date-time
+                             * @description Decision. UTC, ISO 8601.
+                             */
+                            decided_at: string;
+                            /** @description Who decided: an operator’s e-mail, `cli:<user>`, or the partner (sandbox). */
+                            decided_by: string | null;
+                            /** @description The note the partner sees. */
+                            note: string | null;
+                            /** @enum {unknown} */
+                            outcome: "approved" | "denied";
+                            /** @description Payable amount. In cents; null when none. */
+                            payable_amount_cents: number | null;
+                            /** @description When denied. */
+                            reason_code: ("not_covered" | "outside_coverage" | "late_notice" | "documents_invalid" | "fraud_suspected" | "other") | null;
+                            /** @description When approved. */
+                            settlement_method: ("repair" | "replacement" | "indemnity") | null;
+                        } | null;
+                        description: string;
+                        device: {
+                            brand: string;
+                            model: {
+                                id: number;
+                                name: string;
+                            };
+                            /** @description The serial number or IMEI at opening. */
+                            serial_number: string | null;
+                        };
+                        documents: {
+                            content_type: string;
+                            filename: string;
+                            id: number;
+                            /** @enum {unknown} */
+                            kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
+                            sha256: string;
+                            size: number;
+                            /**
+                             * Format: date-time
+                             * @description Upload. UTC, ISO 8601.
+                             */
+                            uploaded_at: string;
+                            /** @description Where the console reads its bytes (inline, sandboxed). */
+                            url: string;
+                        }[];
+                        /** @description The latest request for documents; null when none was made. */
+                        documents_request: {
+                            kinds: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
+                            /** @description What the adjuster asked for (the partner sees it). */
+                            message: string;
+                            /**
+                             * Format: date-time
+                             * @description When it was asked. UTC, ISO 8601.
+                             */
+                            requested_at: string;
+                        } | null;
+                        fraud_signals: ("early_claim" | "repeat_device" | "repeat_customer" | "recent_card_change")[];
+                        id: number;
+                        number: string;
+                        /**
+                         * Format: date-time
+                         * @description When the loss occurred. UTC, ISO 8601.
+                         */
+                        occurred_at: string;
+                        /**
+                         * Format: date-time
+                         * @description When the claim was opened. UTC, ISO 8601.
+                         */
+                        opened_at: string;
+                        /** @description The partner. */
+                        partner: {
+                            id: number;
+                            name: string;
+                        };
+                        /** @description Payable = max(0, approved − franchise): what the decision form shows before it is confirmed. */
+                        payable_preview: {
+                            /** @description Taken from the approved amount. In cents. */
+                            franchise_cents: number;
+                            /** @description The most that can be approved. In cents. */
+                            lmi_cents: number;
+                            /** @description Same as lmi_cents. In cents. */
+                            max_approved_cents: number;
+                            /** @description Payable when the LMI is approved: LMI − franchise, ≥ 0. In cents. */
+                            payable_at_max_cents: number;
+                        };
+                        /** @description The police report (Boletim de Ocorrência). */
+                        police_report: {
+                            /** @description `YYYY-MM-DD`. */
+                            issued_on: string | null;
+                            /** @description Number. */
+                            number: string | null;
+                        } | null;
+                        /** @description Kinds still awaited: the type’s missing ones, then those requested and not yet answered. */
+                        required_documents: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
+                        /** @description The settlement; null before one. */
+                        settlement: {
+                            /** @description Repair order or transfer id. */
+                            reference: string | null;
+                            /**
+                             * Format: date-time
+                             * @description Settlement. UTC, ISO 8601.
+                             */
+                            settled_at: string;
+                            /** @description Who settled it. */
+                            settled_by: string | null;
                         } | null;
                         /** @enum {unknown} */
                         status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";
@@ -2307,6 +3126,199 @@ export interface operations {
             };
         };
     };
+    addDeskClaimNote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Claim id.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "body": "Liguei para a cliente: o BO foi registrado na 14ª DP, aguardar cópia."
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The note, 1 to 2,000 characters; internal (the partner never sees it). */
+                    body: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "body": "Liguei para a cliente: o BO foi registrado na 14ª DP, aguardar cópia.",
+                     *       "author": {
+                     *         "id": 2,
+                     *         "email": "ana@amparo.example"
+                     *       },
+                     *       "created_at": "2026-11-21T13:10:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        author: {
+                            email: string;
+                            id: number;
+                        };
+                        body: string;
+                        /**
+                         * Format: date-time
+                         * @description When it was written. UTC, ISO 8601.
+                         */
+                        created_at: string;
+                        id: number;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle, 12 h at most). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The role is too low, or the request came from another origin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "forbidden" | "origin_refused";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] & {
+                        /** @enum {string} */
+                        code: "validation_failed";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
     requestDeskClaimDocuments: {
         parameters: {
             query?: never;
@@ -2368,6 +3380,7 @@ export interface operations {
                      *       "occurred_at": "2026-11-20T23:30:00.000Z",
                      *       "opened_at": "2026-11-21T13:00:00.000Z",
                      *       "fraud_signals": [],
+                     *       "assignee": null,
                      *       "updated_at": "2026-11-21T13:05:00.000Z",
                      *       "description": "A tela quebrou após uma queda na calçada.",
                      *       "police_report": null,
@@ -2433,6 +3446,33 @@ export interface operations {
                      *       ],
                      *       "decision": null,
                      *       "settlement": null,
+                     *       "activity": [
+                     *         {
+                     *           "id": "claim:1",
+                     *           "kind": "opened",
+                     *           "at": "2026-11-21T13:00:00.000Z",
+                     *           "by": {
+                     *             "type": "partner",
+                     *             "operator_id": null,
+                     *             "label": "Loja Exemplo"
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "document:1",
+                     *           "kind": "document_received",
+                     *           "at": "2026-11-21T13:04:05.000Z",
+                     *           "by": {
+                     *             "type": "partner",
+                     *             "operator_id": null,
+                     *             "label": "Loja Exemplo"
+                     *           },
+                     *           "document": {
+                     *             "id": 1,
+                     *             "kind": "photo",
+                     *             "filename": "tela-quebrada.jpg"
+                     *           }
+                     *         }
+                     *       ],
                      *       "payable_preview": {
                      *         "lmi_cents": 899900,
                      *         "franchise_cents": 134985,
@@ -2442,6 +3482,52 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description What happened to the claim, oldest first: opening, documents received, requests, notes, assignment, decision and settlement, each with who and when. */
+                        activity: {
+                            /** @description The operator the claim is assigned to; null: nobody. */
+                            assignee?: {
+                                email: string;
+                                id: number;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description When. UTC, ISO 8601.
+                             */
+                            at: string;
+                            /** @description Who: an operator (console), the CLI, or the partner (opening, uploads, its sandbox). */
+                            by: {
+                                /** @description The operator’s e-mail, `cli:<user>`, or the partner’s name. */
+                                label: string;
+                                /** @description The operator, when one acted in the console. */
+                                operator_id: number | null;
+                                /** @enum {unknown} */
+                                type: "operator" | "cli" | "partner";
+                            };
+                            document?: {
+                                filename: string;
+                                id: number;
+                                /** @enum {unknown} */
+                                kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
+                            };
+                            /** @description Stable within the claim: `document:12`, `note:3`, `audit:40`… */
+                            id: string;
+                            /**
+                             * @description `opened`, `document_received`, `documents_requested`, `note`, `approved`, `denied`, `settled`, `assigned`.
+                             * @enum {unknown}
+                             */
+                            kind: "opened" | "document_received" | "documents_requested" | "note" | "approved" | "denied" | "settled" | "assigned";
+                            /** @description The kinds requested. */
+                            kinds?: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
+                            /** @description The request’s message. */
+                            message?: string;
+                            /** @description The internal note. */
+                            note?: string;
+                        }[];
+                        /** @description The operator the claim is assigned to; null: nobody. */
+                        assignee: {
+                            email: string;
+                            id: number;
+                        } | null;
                         contract: {
                             /**
                              * Format: date-time
@@ -2506,6 +3592,8 @@ export interface operations {
                              * @description Decision. UTC, ISO 8601.
                              */
                             decided_at: string;
+                            /** @description Who decided: an operator’s e-mail, `cli:<user>`, or the partner (sandbox). */
+                            decided_by: string | null;
                             /** @description The note the partner sees. */
                             note: string | null;
                             /** @enum {unknown} */
@@ -2601,6 +3689,8 @@ export interface operations {
                              * @description Settlement. UTC, ISO 8601.
                              */
                             settled_at: string;
+                            /** @description Who settled it. */
+                            settled_by: string | null;
                         } | null;
                         /** @enum {unknown} */
                         status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";
@@ -2831,6 +3921,7 @@ export interface operations {
                      *       "occurred_at": "2026-11-20T23:30:00.000Z",
                      *       "opened_at": "2026-11-21T13:00:00.000Z",
                      *       "fraud_signals": [],
+                     *       "assignee": null,
                      *       "updated_at": "2026-11-21T13:05:00.000Z",
                      *       "description": "A tela quebrou após uma queda na calçada.",
                      *       "police_report": null,
@@ -2895,6 +3986,33 @@ export interface operations {
                      *       ],
                      *       "decision": null,
                      *       "settlement": null,
+                     *       "activity": [
+                     *         {
+                     *           "id": "claim:1",
+                     *           "kind": "opened",
+                     *           "at": "2026-11-21T13:00:00.000Z",
+                     *           "by": {
+                     *             "type": "partner",
+                     *             "operator_id": null,
+                     *             "label": "Loja Exemplo"
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "document:1",
+                     *           "kind": "document_received",
+                     *           "at": "2026-11-21T13:04:05.000Z",
+                     *           "by": {
+                     *             "type": "partner",
+                     *             "operator_id": null,
+                     *             "label": "Loja Exemplo"
+                     *           },
+                     *           "document": {
+                     *             "id": 1,
+                     *             "kind": "photo",
+                     *             "filename": "tela-quebrada.jpg"
+                     *           }
+                     *         }
+                     *       ],
                      *       "payable_preview": {
                      *         "lmi_cents": 899900,
                      *         "franchise_cents": 134985,
@@ -2904,6 +4022,52 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description What happened to the claim, oldest first: opening, documents received, requests, notes, assignment, decision and settlement, each with who and when. */
+                        activity: {
+                            /** @description The operator the claim is assigned to; null: nobody. */
+                            assignee?: {
+                                email: string;
+                                id: number;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description When. UTC, ISO 8601.
+                             */
+                            at: string;
+                            /** @description Who: an operator (console), the CLI, or the partner (opening, uploads, its sandbox). */
+                            by: {
+                                /** @description The operator’s e-mail, `cli:<user>`, or the partner’s name. */
+                                label: string;
+                                /** @description The operator, when one acted in the console. */
+                                operator_id: number | null;
+                                /** @enum {unknown} */
+                                type: "operator" | "cli" | "partner";
+                            };
+                            document?: {
+                                filename: string;
+                                id: number;
+                                /** @enum {unknown} */
+                                kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
+                            };
+                            /** @description Stable within the claim: `document:12`, `note:3`, `audit:40`… */
+                            id: string;
+                            /**
+                             * @description `opened`, `document_received`, `documents_requested`, `note`, `approved`, `denied`, `settled`, `assigned`.
+                             * @enum {unknown}
+                             */
+                            kind: "opened" | "document_received" | "documents_requested" | "note" | "approved" | "denied" | "settled" | "assigned";
+                            /** @description The kinds requested. */
+                            kinds?: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
+                            /** @description The request’s message. */
+                            message?: string;
+                            /** @description The internal note. */
+                            note?: string;
+                        }[];
+                        /** @description The operator the claim is assigned to; null: nobody. */
+                        assignee: {
+                            email: string;
+                            id: number;
+                        } | null;
                         contract: {
                             /**
                              * Format: date-time
@@ -2965,6 +4129,8 @@ export interface operations {
                              * @description Decision. UTC, ISO 8601.
                              */
                             decided_at: string;
+                            /** @description Who decided: an operator’s e-mail, `cli:<user>`, or the partner (sandbox). */
+                            decided_by: string | null;
                             /** @description The note the partner sees. */
                             note: string | null;
                             /** @enum {unknown} */
@@ -3060,6 +4226,8 @@ export interface operations {
                              * @description Settlement. UTC, ISO 8601.
                              */
                             settled_at: string;
+                            /** @description Who settled it. */
+                            settled_by: string | null;
                         } | null;
                         /** @enum {unknown} */
                         status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";

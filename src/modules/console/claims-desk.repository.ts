@@ -11,6 +11,8 @@ export interface QueueFilter {
   partnerId?: number
   /** Only claims with at least one fraud signal. */
   fraud?: boolean
+  /** Only claims assigned to this operator, or (null) to nobody. */
+  assigneeId?: number | null
 }
 
 function matching(db: Reader, filter: QueueFilter) {
@@ -19,6 +21,8 @@ function matching(db: Reader, filter: QueueFilter) {
   if (filter.type) query = query.where('cl.type', '=', filter.type)
   if (filter.partnerId !== undefined) query = query.where('cl.partner_id', '=', filter.partnerId)
   if (filter.fraud) query = query.where('cl.fraud_signals', '<>', '[]')
+  if (filter.assigneeId === null) query = query.where('cl.assignee_id', 'is', null)
+  else if (filter.assigneeId !== undefined) query = query.where('cl.assignee_id', '=', filter.assigneeId)
   return query
 }
 
@@ -29,8 +33,11 @@ export async function claimQueue(db: Reader, filter: QueueFilter, page: { offset
       .innerJoin('partners as p', 'p.id', 'cl.partner_id')
       .innerJoin('customers as c', 'c.id', 'cl.customer_id')
       .innerJoin('models as m', 'm.id', 'cl.model_id')
+      .leftJoin('operators as ao', 'ao.id', 'cl.assignee_id')
       .select([
         'cl.id',
+        'cl.assignee_id',
+        'ao.email as assignee_email',
         'cl.number',
         'cl.status',
         'cl.type',
@@ -68,8 +75,10 @@ export async function findDeskClaim(db: Reader, id: number) {
     .innerJoin('customers as c', 'c.id', 'cl.customer_id')
     .innerJoin('models as m', 'm.id', 'cl.model_id')
     .innerJoin('brands as b', 'b.id', 'm.brand_id')
+    .leftJoin('operators as ao', 'ao.id', 'cl.assignee_id')
     .selectAll('cl')
     .select([
+      'ao.email as assignee_email',
       'p.name as partner_name',
       'c.name as customer_name',
       'c.document as customer_document_now',

@@ -49,14 +49,14 @@ export const claimsDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'listDeskClaims',
         summary: 'The claims queue',
         description:
-          'Every partner’s claims, oldest first, filtered by status (or `open`), type, partner and fraud signal.',
+          'Every partner’s claims, oldest first, filtered by status (or `open`), type, partner, fraud signal and assignee (`me`: the signed-in operator’s, `none`: nobody’s).',
         querystring: ClaimQueueQuery,
         response: { 200: ClaimQueuePage, ...consoleAnswers(false, 422) },
       },
     },
     async (request) => {
       const { page, per_page, ...filter } = request.query
-      return claimQueuePage(db, filter, { page, perPage: per_page })
+      return claimQueuePage(db, filter, { page, perPage: per_page }, request.operator.id)
     },
   )
 

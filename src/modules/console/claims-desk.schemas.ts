@@ -9,6 +9,7 @@ import {
   SETTLEMENT_METHODS,
 } from '../claims/claim.rules.js'
 import { ACCEPTED_CONTENT_TYPES } from '../claims/claim-document.rules.js'
+import { Activity, Assignee } from './claim-work.schemas.js'
 import {
   Cents,
   ConsolePage,
@@ -41,6 +42,12 @@ export const ClaimQueueQuery = Type.Object({
   type: Type.Optional(ClaimType),
   partner_id: Type.Optional(Id('Only this partner’s claims.')),
   fraud: Type.Optional(Type.Boolean({ description: '`true`: only claims with a fraud signal.' })),
+  assignee: Type.Optional(
+    Type.Enum(['me', 'none'], {
+      description:
+        '`me`: only the signed-in operator’s claims ("Meus sinistros"); `none`: only unassigned ones.',
+    }),
+  ),
 })
 export type ClaimQueueQuery = Static<typeof ClaimQueueQuery>
 
@@ -61,6 +68,7 @@ const QUEUE_ITEM_EXAMPLE = {
   franchise_cents: 134_985,
   approved_amount_cents: null,
   payable_amount_cents: null,
+  assignee: null,
 }
 
 export const ClaimQueueItem = Type.Object({
@@ -80,6 +88,7 @@ export const ClaimQueueItem = Type.Object({
   franchise_cents: Cents('The contract’s franchise.'),
   approved_amount_cents: NullableCents('Approved amount.'),
   payable_amount_cents: NullableCents('Payable: approved − franchise, ≥ 0.'),
+  assignee: Assignee,
 })
 
 export const ClaimQueuePage = ConsolePage(ClaimQueueItem, QUEUE_ITEM_EXAMPLE)
@@ -164,6 +173,21 @@ const DESK_CLAIM_EXAMPLE = {
   ],
   decision: null,
   settlement: null,
+  activity: [
+    {
+      id: 'claim:1',
+      kind: 'opened',
+      at: '2026-11-21T13:00:00.000Z',
+      by: { type: 'partner', operator_id: null, label: 'Loja Exemplo' },
+    },
+    {
+      id: 'document:1',
+      kind: 'document_received',
+      at: '2026-11-21T13:04:05.000Z',
+      by: { type: 'partner', operator_id: null, label: 'Loja Exemplo' },
+      document: { id: 1, kind: 'photo', filename: 'tela-quebrada.jpg' },
+    },
+  ],
   payable_preview: {
     lmi_cents: 899_900,
     franchise_cents: 134_985,
@@ -260,6 +284,9 @@ export const DeskClaim = Type.Object(
         }),
         note: nullableText('The note the partner sees.'),
         decided_at: Instant('Decision.'),
+        decided_by: nullableText(
+          'Who decided: an operator’s e-mail, `cli:<user>`, or the partner (sandbox).',
+        ),
       }),
       'The decision; null before one.',
     ),
@@ -267,9 +294,12 @@ export const DeskClaim = Type.Object(
       Type.Object({
         reference: nullableText('Repair order or transfer id.'),
         settled_at: Instant('Settlement.'),
+        settled_by: nullableText('Who settled it.'),
       }),
       'The settlement; null before one.',
     ),
+    assignee: Assignee,
+    activity: Activity,
     payable_preview: Type.Object(
       {
         lmi_cents: Cents('The most that can be approved.'),

@@ -15,6 +15,7 @@ import { claimDocumentFile } from '../claims/claim-document.service.js'
 import { findContract } from '../contracts/contract.service.js'
 import { contractOfColumns } from '../contracts/contract-reference.js'
 import { recordAudit } from '../operators/audit.service.js'
+import { activityOf, latestBy } from './claim-activity.service.js'
 import {
   claimIdsOfContract,
   claimQueue,
@@ -39,14 +40,22 @@ export const OPEN_QUEUE: readonly ClaimStatus[] = ['documents_pending', 'under_r
 
 export async function claimQueuePage(
   db: Db,
-  query: { status?: ClaimStatus | 'open'; type?: QueueFilter['type']; partner_id?: number; fraud?: boolean },
+  query: {
+    status?: ClaimStatus | 'open'
+    type?: QueueFilter['type']
+    partner_id?: number
+    fraud?: boolean
+    assignee?: 'me' | 'none'
+  },
   page: { page: number; perPage: number },
+  me: number,
 ) {
   const filter: QueueFilter = {
     statuses: query.status === undefined ? undefined : query.status === 'open' ? OPEN_QUEUE : [query.status],
     type: query.type,
     partnerId: query.partner_id,
     fraud: query.fraud,
+    assigneeId: query.assignee === undefined ? undefined : query.assignee === 'me' ? me : null,
   }
   const { rows, total } = await claimQueue(db, filter, {
     offset: (page.page - 1) * page.perPage,
@@ -69,9 +78,13 @@ export async function claimQueuePage(
     franchise_cents: Number(row.franchise),
     approved_amount_cents: row.approved_amount === null ? null : Number(row.approved_amount),
     payable_amount_cents: row.payable_amount === null ? null : Number(row.payable_amount),
+    assignee: assigneeOf(row),
   }))
   return pageOf(data, total, page.page, page.perPage)
 }
+
+const assigneeOf = (row: { assignee_id: number | null; assignee_email: string | null }) =>
+  row.assignee_id === null ? null : { id: row.assignee_id, email: row.assignee_email ?? '' }
 
 async function contractOf(db: Reader, claim: DeskClaimRow) {
   const c = await findContract(db, claim.partner_id, contractOfColumns(claim))
@@ -146,6 +159,7 @@ export async function deskClaim(db: Reader, id: number) {
     documentsOf(db, claim.id),
     timelineOf(db, claim),
   ])
+  const activity = await activityOf(db, claim, documents)
   const lmi = Number(claim.lmi)
   const franchise = Number(claim.franchise)
   return {
@@ -205,11 +219,18 @@ export async function deskClaim(db: Reader, id: number) {
             reason_code: claim.reason_code,
             note: claim.note,
             decided_at: iso(claim.decided_at) as string,
+            decided_by: latestBy(activity, claim.outcome),
           },
     settlement:
       claim.settled_at === null
         ? null
-        : { reference: claim.settlement_reference, settled_at: iso(claim.settled_at) as string },
+        : {
+            reference: claim.settlement_reference,
+            settled_at: iso(claim.settled_at) as string,
+            settled_by: latestBy(activity, 'settled'),
+          },
+    assignee: assigneeOf(claim),
+    activity,
     payable_preview: {
       lmi_cents: lmi,
       franchise_cents: franchise,
