@@ -110,11 +110,24 @@ export const EVENT_TYPE_LABELS = {
   'annual_plan.refund_updated': 'Reembolso atualizado',
   'claim.opened': 'Sinistro aberto',
   'claim.under_review': 'Sinistro em análise',
+  'claim.documents_requested': 'Documentos solicitados',
   'claim.approved': 'Sinistro aprovado',
   'claim.denied': 'Sinistro negado',
   'claim.settled': 'Sinistro concluído',
   'claim.withdrawn': 'Desistência do sinistro',
   ping: 'Teste de webhook',
+} as const
+
+/** What each entry of a claim's activity feed says happened (console only). */
+export const ACTIVITY_LABELS = {
+  opened: 'Sinistro aberto',
+  document_received: 'Documento recebido',
+  documents_requested: 'Documentos solicitados',
+  note: 'Nota interna',
+  approved: 'Aprovado',
+  denied: 'Negado',
+  settled: 'Concluído',
+  assigned: 'Responsável alterado',
 } as const
 
 /** Who charges the partner's customers' cards. */
@@ -134,6 +147,9 @@ export const AUDIT_ACTION_LABELS = {
   'claim.approve': 'Sinistro aprovado',
   'claim.deny': 'Sinistro negado',
   'claim.settle': 'Sinistro concluído',
+  'claim.request_documents': 'Documentos solicitados',
+  'claim.assign': 'Responsável do sinistro alterado',
+  'claim.note': 'Nota interna escrita',
   'credentials.issue': 'Credencial emitida',
   'credentials.revoke': 'Credencial revogada',
   'operator.create': 'Operador criado',

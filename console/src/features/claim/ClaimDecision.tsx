@@ -1,25 +1,34 @@
 import { type FormEvent, useState } from 'react'
 import { brl, DENIAL_REASON_LABELS, label, parseReais, SETTLEMENT_METHOD_LABELS } from '../../format'
+import { useOperator } from '../../session'
 import { ChoiceSelect, ErrorBox } from '../../ui'
-import { type Decision, type DeskClaim, useDecision } from './claim.queries'
+import { type Decision, type DeskClaim, StaleClaimError, useDecision } from './claim.queries'
 
-type Action = Decision['action']
+type Action = Exclude<Decision['action'], 'request-documents'>
 const REVIEW_LABELS: Record<Action, string> = {
   approve: 'Revisar aprovação',
   deny: 'Revisar negativa',
   settle: 'Revisar liquidação',
 }
 
-/** The adjuster's form: approve (the payable shown as typed) or deny, then settle; each asks for confirmation. */
+/**
+ * The adjuster's form: approve (the payable shown as typed) or deny, then settle; each asks for
+ * confirmation, which warns when the claim is someone else's. Should another operator decide first,
+ * `onStale` gets the claim as read again.
+ */
 export function ClaimDecision({
   id,
   claim,
   onDecided,
+  onStale,
 }: {
   id: string
   claim: DeskClaim
   onDecided: (text: string) => void
+  onStale: (claim: DeskClaim) => void
 }) {
+  const me = useOperator()
+  const othersClaim = claim.assignee !== null && claim.assignee.id !== me.id ? claim.assignee : null
   const canApprove = claim.status === 'under_review'
   const canDeny = claim.status === 'under_review' || claim.status === 'documents_pending'
   const canSettle = claim.status === 'approved'
@@ -75,8 +84,9 @@ export function ClaimDecision({
     try {
       await decide.mutateAsync(chosen)
       onDecided(done)
-    } catch {
-      // Shown from the mutation's error (a 409 when another adjuster decided first).
+    } catch (error) {
+      // Another operator decided first: the page shows the claim read again. Else the form shows it.
+      if (error instanceof StaleClaimError) onStale(error.claim)
     } finally {
       setConfirming(false)
     }
@@ -86,7 +96,7 @@ export function ClaimDecision({
   return (
     <section className="panel panel-action" aria-labelledby="h-decide">
       <h2 id="h-decide">{canSettle ? 'Liquidar' : 'Decidir'}</h2>
-      <ErrorBox error={decide.error} />
+      <ErrorBox error={decide.error instanceof StaleClaimError ? null : decide.error} />
       {!canSettle ? (
         <fieldset className="segmented" disabled={confirming}>
           <legend className="sr-only">Ação</legend>
@@ -192,9 +202,14 @@ export function ClaimDecision({
                 ? `Negar o sinistro (${label(DENIAL_REASON_LABELS, reason)})? O parceiro verá a nota.`
                 : `Liquidar com a referência “${reference}”?`}
           </p>
+          {othersClaim ? (
+            <p className="text-bad" data-testid="others-claim">
+              Este sinistro está atribuído a {othersClaim.email}. Decidir mesmo assim?
+            </p>
+          ) : null}
           <div className="row">
             <button type="button" className="btn btn-primary" disabled={busy} onClick={confirm}>
-              {busy ? 'Enviando…' : 'Confirmar'}
+              {busy ? 'Enviando…' : othersClaim ? 'Decidir mesmo assim' : 'Confirmar'}
             </button>
             <button type="button" className="btn" disabled={busy} onClick={() => setConfirming(false)}>
               Cancelar

@@ -48,11 +48,14 @@ export function DecisionFacts({
         ) : null}
         <dt>Em</dt>
         <dd>{when(decision.decided_at)}</dd>
+        <dt>Por</dt>
+        <dd data-testid="decided-by">{decision.decided_by ?? '—'}</dd>
         {settlement?.reference ? (
           <>
             <dt>Liquidação</dt>
             <dd>
-              {settlement.reference} ({when(settlement.settled_at)})
+              {settlement.reference} ({when(settlement.settled_at)}
+              {settlement.settled_by ? `, por ${settlement.settled_by}` : ''})
             </dd>
           </>
         ) : null}

@@ -10,10 +10,11 @@ import {
   when,
 } from '../../format'
 import { href, navigate } from '../../router'
+import { useOperator } from '../../session'
 import { Badge, ErrorBox, Loading, Pager, PageTitle, statusTone, TableWrap } from '../../ui'
 import { partnersQuery } from '../partners/partners.queries'
 
-const FILTERS = ['status', 'type', 'partner_id', 'fraud'] as const
+const FILTERS = ['status', 'type', 'partner_id', 'fraud', 'assignee'] as const
 
 /** `#/sinistros`: the queue, oldest first, filtered from the URL. */
 export function ClaimsPage({ query }: { query: URLSearchParams }) {
@@ -29,6 +30,7 @@ export function ClaimsPage({ query }: { query: URLSearchParams }) {
     placeholderData: keepPreviousData,
   })
   const partners = useQuery(partnersQuery)
+  const me = useOperator()
 
   function set(name: string, value: string) {
     navigate('/sinistros', { ...filters, [name]: value, page: undefined })
@@ -72,6 +74,14 @@ export function ClaimsPage({ query }: { query: URLSearchParams }) {
             ))}
           </select>
         </label>
+        <label>
+          Responsável
+          <select value={filters.assignee} onChange={(e) => set('assignee', e.target.value)}>
+            <option value="">Todos</option>
+            <option value="me">Meus sinistros</option>
+            <option value="none">Sem responsável</option>
+          </select>
+        </label>
         <label className="check">
           <input
             type="checkbox"
@@ -98,12 +108,13 @@ export function ClaimsPage({ query }: { query: URLSearchParams }) {
                   <th scope="col">Cliente</th>
                   <th scope="col">Aparelho</th>
                   <th scope="col">Fraude</th>
+                  <th scope="col">Responsável</th>
                 </tr>
               </thead>
               <tbody>
                 {claims.data.data.length === 0 ? (
                   <tr>
-                    <td colSpan={8} className="muted">
+                    <td colSpan={9} className="muted">
                       Nenhum sinistro com esses filtros.
                     </td>
                   </tr>
@@ -130,6 +141,15 @@ export function ClaimsPage({ query }: { query: URLSearchParams }) {
                         </span>
                       ) : (
                         <span className="muted">—</span>
+                      )}
+                    </td>
+                    <td data-label="Responsável">
+                      {c.assignee === null ? (
+                        <span className="muted">Sem responsável</span>
+                      ) : c.assignee.id === me.id ? (
+                        'Você'
+                      ) : (
+                        c.assignee.email
                       )}
                     </td>
                   </tr>
