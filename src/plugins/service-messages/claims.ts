@@ -40,4 +40,9 @@ export const CLAIM_MESSAGES: Record<string, string> = {
     'O valor aprovado não pode ser maior que o LMI do contrato ({{lmi}}).',
   'The note is required: the partner sees it.': 'A nota é obrigatória: o parceiro a vê.',
   'The note must not exceed {{count}} characters.': 'A nota não pode ter mais de {{count}} caracteres.',
+  // Requesting documents
+  'The kinds field must name at least one document kind.': 'Indique ao menos um tipo de documento em kinds.',
+  'Each kind must be one of {{kinds}}.': 'Cada tipo de documento deve ser um de {{kinds}}.',
+  'The message must be {{min}} to {{max}} characters.':
+    'A mensagem deve ter de {{min}} a {{max}} caracteres.',
 }

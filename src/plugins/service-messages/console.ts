@@ -17,4 +17,13 @@ export const CONSOLE_MESSAGES: Record<string, string> = {
   'The {{field}} field must be a month, YYYY-MM.': 'O {{field:periodField}} deve ser um mês (AAAA-MM).',
   'The to field must be a month at or after from.': 'O mês final deve ser igual ou posterior ao mês inicial.',
   'The period must be at most {{months}} months.': 'O período deve ter no máximo {{months}} meses.',
+  // The claims desk's work
+  'Only an adjuster or an admin assigns claims.': 'Só um regulador ou um administrador atribui sinistros.',
+  'Only an admin reassigns a claim to someone else or takes it from its assignee.':
+    'Só um administrador atribui um sinistro a outra pessoa ou o tira de seu responsável.',
+  'The assignee must be an active adjuster or admin.':
+    'O responsável deve ser um regulador ou administrador ativo.',
+  'The claim was assigned meanwhile by another operator.':
+    'Outro operador atribuiu este sinistro neste meio-tempo.',
+  'The note must not be empty.': 'A nota não pode ficar vazia.',
 }
