@@ -17,11 +17,12 @@ import {
   useClaimsWorld,
 } from '../helpers/claims-world.js'
 import { loginAs, TEST_OPERATOR_PASSWORD } from '../helpers/console.js'
+import { reportMissing } from '../helpers/machine-tools.js'
 import {
+  CHROMIUM_TOOL,
   DESKTOP,
   hasChromium,
   launchBrowser,
-  NO_CHROMIUM,
   newPage,
   openScreen,
   PHONE,
@@ -265,6 +266,4 @@ describe.skipIf(!hasChromium)('a claim worked from its page', () => {
   })
 })
 
-describe.skipIf(hasChromium)('a claim worked from its page', () => {
-  it.skip(NO_CHROMIUM, () => {})
-})
+reportMissing(CHROMIUM_TOOL)
