@@ -35,7 +35,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   if (isPostgres(db)) {
     await sql`create function claim_notes_append_only() returns trigger language plpgsql as $$
       begin raise exception 'claim_notes is append-only'; end $$`.execute(db)
-    await sql`create trigger claim_notes_append_only before update or delete or truncate on claim_notes
+    await sql`create trigger claim_notes_append_only before update or delete on claim_notes
       for each statement execute function claim_notes_append_only()`.execute(db)
   } else {
     await sql`create trigger claim_notes_no_update before update on claim_notes
