@@ -2536,8 +2536,9 @@ export interface operations {
                      *       "contract": {
                      *         "kind": "subscription",
                      *         "id": 1,
-                     *         "number": "#1",
+                     *         "policy_number": "AMP-2026-000001",
                      *         "status": "pago",
+                     *         "status_label": "Pago",
                      *         "plan": {
                      *           "id": 1,
                      *           "name": "Proteção Total 12x"
@@ -2691,18 +2692,19 @@ export interface operations {
                             ends_on: string | null;
                             /** @description Franchise. In cents. */
                             franchise_cents: number;
+                            /** @description The id the partner’s API uses (`/subscriptions/{id}`, `/annual-plans/{id}`). */
                             id: number;
                             installments: number;
                             /** @enum {unknown} */
                             kind: "subscription" | "annual_plan";
                             /** @description LMI. In cents. */
                             lmi_cents: number;
-                            /** @description The annual plan’s policy number (null before payment); a subscription’s number with its partner (#n). */
-                            number: string | null;
                             plan: {
                                 id: number;
                                 name: string;
                             };
+                            /** @description The policy number (`AMP-2026-000006`), given at payment; null before it. */
+                            policy_number: string | null;
                             /** @description Premium in full (a subscription: monthly premium × installments). In cents. */
                             premium_cents: number;
                             /** @description Serial numbers or IMEIs. */
@@ -2714,6 +2716,8 @@ export interface operations {
                             starts_at: string | null;
                             /** @description As the partner API shows it (`pago`, `expired`, `protected`…). */
                             status: string;
+                            /** @description The status in Portuguese. */
+                            status_label: string;
                         };
                         customer: {
                             /** @description City. */
@@ -3928,8 +3932,9 @@ export interface operations {
                      *       "contract": {
                      *         "kind": "subscription",
                      *         "id": 1,
-                     *         "number": "#1",
+                     *         "policy_number": "AMP-2026-000001",
                      *         "status": "pago",
+                     *         "status_label": "Pago",
                      *         "plan": {
                      *           "id": 1,
                      *           "name": "Proteção Total 12x"
@@ -4083,18 +4088,19 @@ export interface operations {
                             ends_on: string | null;
                             /** @description Franchise. In cents. */
                             franchise_cents: number;
+                            /** @description The id the partner’s API uses (`/subscriptions/{id}`, `/annual-plans/{id}`). */
                             id: number;
                             installments: number;
                             /** @enum {unknown} */
                             kind: "subscription" | "annual_plan";
                             /** @description LMI. In cents. */
                             lmi_cents: number;
-                            /** @description The annual plan’s policy number (null before payment); a subscription’s number with its partner (#n). */
-                            number: string | null;
                             plan: {
                                 id: number;
                                 name: string;
                             };
+                            /** @description The policy number (`AMP-2026-000006`), given at payment; null before it. */
+                            policy_number: string | null;
                             /** @description Premium in full (a subscription: monthly premium × installments). In cents. */
                             premium_cents: number;
                             /** @description Serial numbers or IMEIs. */
@@ -4106,6 +4112,8 @@ export interface operations {
                             starts_at: string | null;
                             /** @description As the partner API shows it (`pago`, `expired`, `protected`…). */
                             status: string;
+                            /** @description The status in Portuguese. */
+                            status_label: string;
                         };
                         customer: {
                             /** @description City. */
