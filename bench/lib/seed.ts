@@ -85,12 +85,18 @@ export async function seed(db: Db, counts: number[]) {
       .where('partner_id', '=', id)
       .orderBy('id')
       .execute()
-    // The words the search by name reads, as the customers' repository writes them (migration 0029).
+    // The words the search by name reads, as the customers' repository writes them (migration 0029);
+    // the demo's own customers already have theirs.
     const words = customers.flatMap((c) => nameWords(c.name).map((word) => ({ word, customer_id: c.id })))
     await inBatches(
       words.length,
       (n) => words[n] as (typeof words)[number],
-      (rows) => db.insertInto('customer_name_words').values(rows).execute(),
+      (rows) =>
+        db
+          .insertInto('customer_name_words')
+          .values(rows)
+          .onConflict((conflict) => conflict.doNothing())
+          .execute(),
     )
     const subscription = (n: number) => {
       const plan = plans[n % plans.length] as (typeof plans)[number]
