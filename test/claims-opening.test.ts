@@ -56,6 +56,7 @@ describe('POST /claims', () => {
       franchise: 1349.85,
       required_documents: ['police_report', 'imei_block', 'invoice'],
       documents: [],
+      documents_request: null,
       decision: null,
       settlement: null,
       created_at: '2026-11-21 12:00:00',
