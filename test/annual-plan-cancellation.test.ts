@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import { retryingTransaction } from '../src/db/transaction.js'
 import type { AnnualPlan, AnnualPlanCancellation } from './helpers/api-types.js'
 import { uniqueImei, annualCard as VISA } from './helpers/bodies.js'
 import { expectedError } from './helpers/errors.js'
@@ -303,7 +304,9 @@ describe('annual plan cancellation', () => {
       const id = await contract(own)
       const { protocol } = await request(own, id, NOW.toISOString())
       const hold = (until: string | null) =>
-        ctx.db.updateTable('annual_plans').set({ locked_until: until }).where('id', '=', id).execute()
+        retryingTransaction(ctx.db, (trx) =>
+          trx.updateTable('annual_plans').set({ locked_until: until }).where('id', '=', id).execute(),
+        )
       await hold('2026-03-01T15:01:00.000Z')
       const held = await at(NOW.toISOString(), own, 'POST', `/annual-plans/${id}/cancellation/${protocol}`)
       expect(held.statusCode).toBe(409)
@@ -318,7 +321,9 @@ describe('annual plan cancellation', () => {
       const id = await contract(own)
       const { protocol } = await request(own, id, NOW.toISOString())
       const hold = (until: string | null) =>
-        ctx.db.updateTable('annual_plans').set({ locked_until: until }).where('id', '=', id).execute()
+        retryingTransaction(ctx.db, (trx) =>
+          trx.updateTable('annual_plans').set({ locked_until: until }).where('id', '=', id).execute(),
+        )
       const token = await login(ctx.app, own.partner)
       const confirmWithKey = () =>
         ctx.app.inject({

@@ -693,7 +693,9 @@ describe('annual plans', () => {
     it('answers 409 while another charge holds the plan, and takes over a hold that expired', async () => {
       const plan = await contract(own)
       const hold = (until: string) =>
-        ctx.db.updateTable('annual_plans').set({ locked_until: until }).where('id', '=', plan.id).execute()
+        retryingTransaction(ctx.db, (trx) =>
+          trx.updateTable('annual_plans').set({ locked_until: until }).where('id', '=', plan.id).execute(),
+        )
       await hold('2026-11-21T15:05:00.000Z')
       const before = charges
       expect((await pay(own, plan.id)).statusCode).toBe(409)

@@ -25,12 +25,14 @@ async function okJson<T>(ctx: TestContext, token: string, url: string): Promise<
 const names = (page: PageBody<{ name: string }>) => page.data.map((item) => item.name)
 
 async function setUnavailable(db: Db, partnerId: number, modelId: number) {
-  await db
-    .updateTable('partner_models')
-    .set({ unavailable: true })
-    .where('partner_id', '=', partnerId)
-    .where('model_id', '=', modelId)
-    .execute()
+  await retryingTransaction(db, (trx) =>
+    trx
+      .updateTable('partner_models')
+      .set({ unavailable: true })
+      .where('partner_id', '=', partnerId)
+      .where('model_id', '=', modelId)
+      .execute(),
+  )
 }
 
 describe('catalog', () => {
@@ -505,11 +507,13 @@ describe('catalog', () => {
       const a = await partnerWithToken(ctx.app, ctx.db)
       const b = await partnerWithToken(ctx.app, ctx.db)
       const pro = catalog.model('iPhone 16 Pro').id
-      await ctx.db
-        .deleteFrom('partner_models')
-        .where('partner_id', '=', a.partner.id)
-        .where('model_id', '=', pro)
-        .execute()
+      await retryingTransaction(ctx.db, (trx) =>
+        trx
+          .deleteFrom('partner_models')
+          .where('partner_id', '=', a.partner.id)
+          .where('model_id', '=', pro)
+          .execute(),
+      )
 
       const response = await get(ctx, a.token, `/models/${pro}`)
       expect(response.statusCode).toBe(404)

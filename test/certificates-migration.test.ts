@@ -1,5 +1,6 @@
 import { beforeAll, expect, it } from 'vitest'
 import { migrateToLatest } from '../src/db/migrate.js'
+import { retryingTransaction } from '../src/db/transaction.js'
 import { olderContracts, useDatabaseAt } from './helpers/world/older-schema.js'
 
 // Migration 0019 gives the `pago` subscriptions a database already has a policy number from the
@@ -55,10 +56,12 @@ it('numbers the pago subscription from the annual plans’ sequence, and gives c
     .selectAll()
     .where('id', '=', ids.paidPlan ?? 0)
     .executeTakeFirstOrThrow()
-  const next = await ctx.db
-    .insertInto('annual_plans')
-    .values({ ...paid, imei: '356938035643817', status: 'awaiting_payment', paid_at: null })
-    .returning('id')
-    .executeTakeFirstOrThrow()
+  const next = await retryingTransaction(ctx.db, (trx) =>
+    trx
+      .insertInto('annual_plans')
+      .values({ ...paid, imei: '356938035643817', status: 'awaiting_payment', paid_at: null })
+      .returning('id')
+      .executeTakeFirstOrThrow(),
+  )
   expect(next.id).toBeGreaterThan((ids.awaitingPlan ?? 0) + 1)
 })

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { migrateTo, migrateToLatest } from '../src/db/migrate.js'
+import { retryingTransaction } from '../src/db/transaction.js'
 import { pdf, png, sha256, testClaimRow } from './helpers/claim-documents.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { olderCustomer, useDatabaseAt } from './helpers/world/older-schema.js'
@@ -48,11 +49,13 @@ beforeAll(async () => {
     .executeTakeFirstOrThrow()
   // Rows of the older schema (no number in the partner's list yet); the first one gets the documents.
   for (const status of ['documents_pending', 'under_review', 'withdrawn'] as const) {
-    const row = await ctx.db
-      .insertInto('claims')
-      .values(testClaimRow(subscription, 'accidental_damage', status))
-      .returning('id')
-      .executeTakeFirstOrThrow()
+    const row = await retryingTransaction(ctx.db, (trx) =>
+      trx
+        .insertInto('claims')
+        .values(testClaimRow(subscription, 'accidental_damage', status))
+        .returning('id')
+        .executeTakeFirstOrThrow(),
+    )
     claimIds.push(row.id)
   }
   claimId = claimIds[0] as number

@@ -1,5 +1,6 @@
 import { URI } from 'otpauth'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { retryingTransaction } from '../src/db/transaction.js'
 import { createOperator } from '../src/modules/operators/operator.service.js'
 import { openTotpSecret } from '../src/modules/operators/totp.js'
 import { CONSOLE_ORIGIN, type ConsoleTestContext, consoleApp } from './helpers/console.js'
@@ -320,7 +321,9 @@ describe('in test (TOTP optional)', { timeout: 120_000 }, () => {
     expect(() => openTotpSecret(sealed, operator.id, `${key}x`)).toThrow()
 
     // As before encryption: the seed in clear still works, and is sealed once it did.
-    await ctx.db.updateTable('operators').set({ totp_secret: seed }).where('id', '=', operator.id).execute()
+    await retryingTransaction(ctx.db, (trx) =>
+      trx.updateTable('operators').set({ totp_secret: seed }).where('id', '=', operator.id).execute(),
+    )
     const cookie = cookieOf(enrolling)
     const code = codeAt(enrolling.json().otpauth_url, now)
     expect(

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { retryingTransaction } from '../src/db/transaction.js'
 import {
   type ClaimParty,
   claimOf,
@@ -60,7 +61,9 @@ describe('the queue', () => {
     first = await underReview()
     second = await claimOf(ctx.db, { annualPlanId: await paidAnnualPlan(ctx.app, p) }, 'documents_pending')
     others = await underReview(other)
-    await ctx.db.updateTable('claims').set({ fraud_signals: '[]' }).where('id', '=', second).execute()
+    await retryingTransaction(ctx.db, (trx) =>
+      trx.updateTable('claims').set({ fraud_signals: '[]' }).where('id', '=', second).execute(),
+    )
   })
 
   it('lists every partner’s claims, oldest first, with partner, customer, device and signals', async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { retryingTransaction } from '../src/db/transaction.js'
 import { type ClaimParty, claimOf, claimParty, paidSubscription } from './helpers/claim-decisions-world.js'
 import { documentForm, png } from './helpers/claim-documents.js'
 import { type ConsoleHeaders, type ConsoleTestContext, createConsoleApp } from './helpers/console.js'
@@ -130,11 +131,15 @@ describe('internal notes', () => {
     const id = await underReview()
     await post(`/api/claims/${id}/notes`, { body: 'Primeira impressão: procede.' }, ana)
     await expect(
-      ctx.db.updateTable('claim_notes').set({ body: 'outra' }).where('claim_id', '=', id).execute(),
+      retryingTransaction(ctx.db, (trx) =>
+        trx.updateTable('claim_notes').set({ body: 'outra' }).where('claim_id', '=', id).execute(),
+      ),
     ).rejects.toThrow(/append-only/)
-    await expect(ctx.db.deleteFrom('claim_notes').where('claim_id', '=', id).execute()).rejects.toThrow(
-      /append-only/,
-    )
+    await expect(
+      retryingTransaction(ctx.db, (trx) =>
+        trx.deleteFrom('claim_notes').where('claim_id', '=', id).execute(),
+      ),
+    ).rejects.toThrow(/append-only/)
   })
 })
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { migrateTo, migrateToLatest } from '../src/db/migrate.js'
+import { retryingTransaction } from '../src/db/transaction.js'
 import {
   type ClaimParty,
   claimOf,
@@ -187,23 +188,29 @@ describe('figures', () => {
     const [first, second] = await ctx.db.selectFrom('claims').select(['id', 'partner_id']).limit(2).execute()
     if (!first || !second) throw new Error('the figures test opens claims first')
     // 02:59 UTC on 1 December is 23:59 on 30 November in São Paulo; 03:00 UTC is 00:00 on 1 December.
-    await ctx.db
-      .updateTable('claims')
-      .set({ created_at: '2024-12-01T02:59:00.000Z' })
-      .where('id', '=', first.id)
-      .execute()
-    await ctx.db
-      .updateTable('claims')
-      .set({ created_at: '2024-12-01T03:00:00.000Z' })
-      .where('id', '=', second.id)
-      .execute()
-    await ctx.db
-      .insertInto('premium_hours')
-      .values([
-        { hour: '2024-12-01T02', partner_id: first.partner_id, plan_id: 0, written: 0, collected: 100 },
-        { hour: '2024-12-01T03', partner_id: first.partner_id, plan_id: 0, written: 0, collected: 1_000 },
-      ])
-      .execute()
+    await retryingTransaction(ctx.db, (trx) =>
+      trx
+        .updateTable('claims')
+        .set({ created_at: '2024-12-01T02:59:00.000Z' })
+        .where('id', '=', first.id)
+        .execute(),
+    )
+    await retryingTransaction(ctx.db, (trx) =>
+      trx
+        .updateTable('claims')
+        .set({ created_at: '2024-12-01T03:00:00.000Z' })
+        .where('id', '=', second.id)
+        .execute(),
+    )
+    await retryingTransaction(ctx.db, (trx) =>
+      trx
+        .insertInto('premium_hours')
+        .values([
+          { hour: '2024-12-01T02', partner_id: first.partner_id, plan_id: 0, written: 0, collected: 100 },
+          { hour: '2024-12-01T03', partner_id: first.partner_id, plan_id: 0, written: 0, collected: 1_000 },
+        ])
+        .execute(),
+    )
     const response = await consoleCtx.console.inject({
       method: 'GET',
       url: '/api/dashboard?from=2024-11&to=2024-12',

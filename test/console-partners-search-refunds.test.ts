@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { retryingTransaction } from '../src/db/transaction.js'
 import { customerBody, uniqueImei } from './helpers/bodies.js'
 import {
   type ClaimParty,
@@ -216,16 +217,18 @@ describe('partners', () => {
       created_at: now,
       ...extra,
     })
-    await ctx.db
-      .insertInto('webhook_deliveries')
-      .values([
-        delivery('succeeded', 1),
-        delivery('succeeded', 2),
-        delivery('failed', 3),
-        delivery('pending', 4),
-        delivery('failed', 5, { created_at: new Date(Date.now() - 2 * 86_400_000).toISOString() }),
-      ])
-      .execute()
+    await retryingTransaction(ctx.db, (trx) =>
+      trx
+        .insertInto('webhook_deliveries')
+        .values([
+          delivery('succeeded', 1),
+          delivery('succeeded', 2),
+          delivery('failed', 3),
+          delivery('pending', 4),
+          delivery('failed', 5, { created_at: new Date(Date.now() - 2 * 86_400_000).toISOString() }),
+        ])
+        .execute(),
+    )
 
     const list = await call('GET', '/api/partners')
     expect(list.statusCode, list.body).toBe(200)
@@ -293,25 +296,27 @@ describe('refunds', () => {
   const refundOf = async (party: ClaimParty, status: 'pending' | 'failed' | 'succeeded') => {
     const planId = await paidAnnualPlan(ctx.app, party)
     const now = new Date().toISOString()
-    const row = await ctx.db
-      .insertInto('annual_plan_refunds')
-      .values({
-        annual_plan_id: planId,
-        partner_id: party.partner.id,
-        amount: 41_250,
-        payment_reference: `pi_test_${planId}`,
-        status,
-        attempts: status === 'failed' ? 9 : 0,
-        next_attempt_at: now,
-        give_up_at: now,
-        locked_until: null,
-        last_error: status === 'failed' ? 'gateway_unavailable' : null,
-        gateway_refund_id: null,
-        refunded_at: null,
-        created_at: now,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow()
+    const row = await retryingTransaction(ctx.db, (trx) =>
+      trx
+        .insertInto('annual_plan_refunds')
+        .values({
+          annual_plan_id: planId,
+          partner_id: party.partner.id,
+          amount: 41_250,
+          payment_reference: `pi_test_${planId}`,
+          status,
+          attempts: status === 'failed' ? 9 : 0,
+          next_attempt_at: now,
+          give_up_at: now,
+          locked_until: null,
+          last_error: status === 'failed' ? 'gateway_unavailable' : null,
+          gateway_refund_id: null,
+          refunded_at: null,
+          created_at: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow(),
+    )
     return row.id
   }
 

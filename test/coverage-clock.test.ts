@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import { retryingTransaction } from '../src/db/transaction.js'
 import { advanceCoverageClock } from '../src/modules/annual-plans/annual-plan-lifecycle.service.js'
 import { renderingContext } from '../src/modules/events/event.service.js'
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
@@ -104,7 +105,9 @@ describe('the worker persists the coverage clock', () => {
   })
 
   it('a round whose first job fails still runs the others, then reports the failure', async () => {
-    await ctx.db.updateTable('annual_plans').set({ status: 'protected' }).where('id', '=', planId).execute()
+    await retryingTransaction(ctx.db, (trx) =>
+      trx.updateTable('annual_plans').set({ status: 'protected' }).where('id', '=', planId).execute(),
+    )
     // The reconciliation of unrecorded charges is the first job and reads the clock first: only its run fails.
     let calls = 0
     const failingOnce = {

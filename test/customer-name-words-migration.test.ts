@@ -1,5 +1,6 @@
 import { beforeAll, expect, it } from 'vitest'
 import { migrateToLatest } from '../src/db/migrate.js'
+import { retryingTransaction } from '../src/db/transaction.js'
 import { olderCustomer, useDatabaseAt } from './helpers/world/older-schema.js'
 import { seedPartner } from './helpers/world/partners.js'
 
@@ -16,11 +17,13 @@ beforeAll(async () => {
     await olderCustomer(ctx.db, partner.id, now, '52998224725'),
     await olderCustomer(ctx.db, partner.id, now, '11144477735'),
   ]
-  await ctx.db
-    .updateTable('customers')
-    .set({ name: 'José da Conceição-Araújo' })
-    .where('id', '=', ids[0] as number)
-    .execute()
+  await retryingTransaction(ctx.db, (trx) =>
+    trx
+      .updateTable('customers')
+      .set({ name: 'José da Conceição-Araújo' })
+      .where('id', '=', ids[0] as number)
+      .execute(),
+  )
   await migrateToLatest(ctx.db)
 })
 

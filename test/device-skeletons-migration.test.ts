@@ -1,5 +1,6 @@
 import { beforeAll, expect, it } from 'vitest'
 import { migrateTo } from '../src/db/migrate.js'
+import { retryingTransaction } from '../src/db/transaction.js'
 import { testClaimRow } from './helpers/claim-documents.js'
 import { olderContracts, useDatabaseAt } from './helpers/world/older-schema.js'
 
@@ -24,15 +25,17 @@ beforeAll(async () => {
       updated_at: at(day),
       ends_on: '2027-11-21',
     })
-    await ctx.db
-      .insertInto('device_protections')
-      .values({
-        device_key: key,
-        subscription_id: ids[name] as number,
-        annual_plan_id: null,
-        created_at: at(day),
-      })
-      .execute()
+    await retryingTransaction(ctx.db, (trx) =>
+      trx
+        .insertInto('device_protections')
+        .values({
+          device_key: key,
+          subscription_id: ids[name] as number,
+          annual_plan_id: null,
+          created_at: at(day),
+        })
+        .execute(),
+    )
   }
   await protect('latin', 2, 'ABCXKE2026', { serial_number: 'ABCXKE-2026' })
   await protect('cyrillic', 3, 'АВСХКЕ2026', { serial_number: 'АВСХКЕ 2026', status: 'pago' })
@@ -52,7 +55,9 @@ beforeAll(async () => {
     seq += 1
     const row = { ...testClaimRow(subscription, 'robbery'), device_key, second_device_key, partner_seq: seq }
     claims[name] = (
-      await ctx.db.insertInto('claims').values(row).returning('id').executeTakeFirstOrThrow()
+      await retryingTransaction(ctx.db, (trx) =>
+        trx.insertInto('claims').values(row).returning('id').executeTakeFirstOrThrow(),
+      )
     ).id
   }
   await claim('lookAlikes', 'АВСХКЕ2026', ARABIC)

@@ -2,6 +2,7 @@ import { connect, type Socket } from 'node:net'
 import type { InjectOptions } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
+import { retryingTransaction } from '../src/db/transaction.js'
 import { GatewayRefusedError } from '../src/modules/payments/payment.errors.js'
 import { clientErrors } from '../src/plugins/server-options.js'
 import { ERROR_CODES, type ErrorCode, statusOf } from '../src/shared/errors.js'
@@ -168,12 +169,14 @@ const CASES: [ErrorCode, () => Promise<Answer> | Answer][] = [
     'payment_in_progress',
     async () => {
       const id = await subscribe(own)
-      await ctx.db
-        .updateTable('installments')
-        .set({ locked_until: '2999-01-01T00:00:00.000Z' })
-        .where('subscription_id', '=', id)
-        .where('number', '=', 1)
-        .execute()
+      await retryingTransaction(ctx.db, (trx) =>
+        trx
+          .updateTable('installments')
+          .set({ locked_until: '2999-01-01T00:00:00.000Z' })
+          .where('subscription_id', '=', id)
+          .where('number', '=', 1)
+          .execute(),
+      )
       return pay(own, id)
     },
   ],
@@ -182,11 +185,13 @@ const CASES: [ErrorCode, () => Promise<Answer> | Answer][] = [
     async () => {
       // Another process's advance holds this partner's sandbox clock.
       const { partner, token } = await partnerWithToken(ctx.app, ctx.db)
-      await ctx.db
-        .updateTable('partners')
-        .set({ clock_advancing_until: '2999-01-01T00:00:00.000Z' })
-        .where('id', '=', partner.id)
-        .execute()
+      await retryingTransaction(ctx.db, (trx) =>
+        trx
+          .updateTable('partners')
+          .set({ clock_advancing_until: '2999-01-01T00:00:00.000Z' })
+          .where('id', '=', partner.id)
+          .execute(),
+      )
       return inject({
         method: 'POST',
         url: '/sandbox/clock/advance',

@@ -5,6 +5,7 @@ import type { FastifyRequest } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { createDb, type Db } from '../src/db/database.js'
+import { retryingTransaction } from '../src/db/transaction.js'
 import type { Clock } from '../src/shared/clock.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
@@ -203,12 +204,14 @@ describe('a crash between the commit and the answer', () => {
         .statusCode,
     ).toBe(200)
     // Installment 2 fell due: the new card passes the check and its charge is declined.
-    await database.db
-      .updateTable('installments')
-      .set({ due_date: '2026-11-20' })
-      .where('subscription_id', '=', id)
-      .where('number', '=', 2)
-      .execute()
+    await retryingTransaction(database.db, (trx) =>
+      trx
+        .updateTable('installments')
+        .set({ due_date: '2026-11-20' })
+        .where('subscription_id', '=', id)
+        .where('number', '=', 2)
+        .execute(),
+    )
     const key = nextKey()
     const url = `/subscriptions/${id}/card`
     const body = { creditCard: DECLINES_LATER_CARD }

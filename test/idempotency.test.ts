@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { createDb, type Db } from '../src/db/database.js'
+import { retryingTransaction } from '../src/db/transaction.js'
 import { fingerprint, fingerprintKeys, purgeExpiredIdempotencyKeys } from '../src/plugins/idempotency.js'
 import { cpf } from './helpers/documents.js'
 import { requestIdOf } from './helpers/errors.js'
@@ -136,18 +137,20 @@ describe('Idempotency-Key', () => {
 
   it('is not held by a row without an answer (a claim an earlier version left): the request runs', async () => {
     const body = customer(nextCpf())
-    await ctx.db
-      .insertInto('idempotency_keys')
-      .values({
-        partner_id: partnerA,
-        key: 'key-unanswered',
-        fingerprint: 'f'.repeat(64),
-        response_status: null,
-        response_body: null,
-        created_at: now.toISOString(),
-        expires_at: new Date(now.getTime() + 60_000).toISOString(),
-      })
-      .execute()
+    await retryingTransaction(ctx.db, (trx) =>
+      trx
+        .insertInto('idempotency_keys')
+        .values({
+          partner_id: partnerA,
+          key: 'key-unanswered',
+          fingerprint: 'f'.repeat(64),
+          response_status: null,
+          response_body: null,
+          created_at: now.toISOString(),
+          expires_at: new Date(now.getTime() + 60_000).toISOString(),
+        })
+        .execute(),
+    )
     const first = await post(ctx.app, tokenA, 'key-unanswered', body)
     expect(first.statusCode).toBe(201)
     expect(first.headers['idempotent-replayed']).toBeUndefined()

@@ -57,11 +57,13 @@ beforeAll(async () => {
       created_at: NOW,
     })
     // Before 0006 the table has no partner_seq: the row is what an older version wrote.
-    const { id } = await ctx.db
-      .insertInto('subscriptions')
-      .values(row as Insertable<SubscriptionsTable>)
-      .returning('id')
-      .executeTakeFirstOrThrow()
+    const { id } = await retryingTransaction(ctx.db, (trx) =>
+      trx
+        .insertInto('subscriptions')
+        .values(row as Insertable<SubscriptionsTable>)
+        .returning('id')
+        .executeTakeFirstOrThrow(),
+    )
     f.ids.push(id)
   }
   // The later migrations run too; the ones under test come first.

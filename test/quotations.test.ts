@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Db } from '../src/db/database.js'
+import { retryingTransaction } from '../src/db/transaction.js'
 import type { AnnualQuote, SubscriptionQuote, SubscriptionQuotes } from './helpers/api-types.js'
 import { expectedError } from './helpers/errors.js'
 import { type TestContext, useTestApp } from './helpers/test-app.js'
@@ -30,15 +31,19 @@ const ANNUAL_PREMIUM: PlanTemplate = {
 type Catalog = Awaited<ReturnType<typeof seedCatalog>>
 
 async function deactivatePlan(db: Db, planId: number) {
-  await db.updateTable('plans').set({ active: false }).where('id', '=', planId).execute()
+  await retryingTransaction(db, (trx) =>
+    trx.updateTable('plans').set({ active: false }).where('id', '=', planId).execute(),
+  )
 }
 
 async function setLmiFactors(db: Db, partnerId: number, minBp: number, maxBp: number) {
-  await db
-    .updateTable('partners')
-    .set({ lmi_min_factor_bp: minBp, lmi_max_factor_bp: maxBp })
-    .where('id', '=', partnerId)
-    .execute()
+  await retryingTransaction(db, (trx) =>
+    trx
+      .updateTable('partners')
+      .set({ lmi_min_factor_bp: minBp, lmi_max_factor_bp: maxBp })
+      .where('id', '=', partnerId)
+      .execute(),
+  )
 }
 
 /** A partner of its own with the given plans, so what a test changes for it stays out of the others. */
@@ -290,17 +295,21 @@ describe('plans and quotations', () => {
       const own = await partnerWithPlans(ctx, [TOTAL_12X])
       const s25 = catalog.model('Galaxy S25').id
       const a15 = catalog.model('Galaxy A15').id
-      await ctx.db
-        .updateTable('partner_models')
-        .set({ unavailable: true })
-        .where('partner_id', '=', own.partner.id)
-        .where('model_id', '=', s25)
-        .execute()
-      await ctx.db
-        .deleteFrom('partner_models')
-        .where('partner_id', '=', own.partner.id)
-        .where('model_id', '=', a15)
-        .execute()
+      await retryingTransaction(ctx.db, (trx) =>
+        trx
+          .updateTable('partner_models')
+          .set({ unavailable: true })
+          .where('partner_id', '=', own.partner.id)
+          .where('model_id', '=', s25)
+          .execute(),
+      )
+      await retryingTransaction(ctx.db, (trx) =>
+        trx
+          .deleteFrom('partner_models')
+          .where('partner_id', '=', own.partner.id)
+          .where('model_id', '=', a15)
+          .execute(),
+      )
 
       for (const model of [s25, a15]) {
         await expect422(ctx, own.token, `/quotation?model_id=${model}`, { model_id: [MODEL_INVALID] })
@@ -577,7 +586,9 @@ describe('plans and quotations', () => {
       expect(await okJson<AnnualQuote>(ctx, own.token, url)).toMatchObject({ premium: 899.9 })
 
       const [, , secondId] = ids(own.plans, 3) as [number, number, number]
-      await ctx.db.updateTable('plans').set({ is_default: true }).where('id', '=', secondId).execute()
+      await retryingTransaction(ctx.db, (trx) =>
+        trx.updateTable('plans').set({ is_default: true }).where('id', '=', secondId).execute(),
+      )
       // 899900 × 3000 bp = 269970
       expect(await okJson<AnnualQuote>(ctx, own.token, url)).toMatchObject({ premium: 2699.7 })
 

@@ -48,7 +48,10 @@ const statusOf = async (s: Seller, id: number) =>
 const setPartner = (
   partnerId: number,
   values: { clock_offset_seconds?: number; clock_advancing_until?: string | null },
-) => ctx.db.updateTable('partners').set(values).where('id', '=', partnerId).execute()
+) =>
+  retryingTransaction(ctx.db, (trx) =>
+    trx.updateTable('partners').set(values).where('id', '=', partnerId).execute(),
+  )
 
 describe('GET /sandbox/clock', () => {
   it('reads real time until the clock is advanced, then real time plus the advance', async () => {
@@ -304,11 +307,13 @@ describe('production', () => {
   })
 
   it('ignores a clock offset a test database left behind', async () => {
-    await prod.db
-      .updateTable('partners')
-      .set({ clock_offset_seconds: 100 * DAY })
-      .where('id', '=', partnerId)
-      .execute()
+    await retryingTransaction(prod.db, (trx) =>
+      trx
+        .updateTable('partners')
+        .set({ clock_offset_seconds: 100 * DAY })
+        .where('id', '=', partnerId)
+        .execute(),
+    )
     const response = await prod.app.inject({
       method: 'POST',
       url: '/customers',

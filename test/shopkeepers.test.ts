@@ -519,7 +519,9 @@ describe('shopkeepers', () => {
         .executeTakeFirstOrThrow()
       // Give the matrix the highest id, so that only "matrix first" can put it in front.
       const matrixId = foreign.id + 1_000_000
-      await ctx.db.updateTable('shopkeepers').set({ id: matrixId }).where('id', '=', matrix.id).execute()
+      await retryingTransaction(ctx.db, (trx) =>
+        trx.updateTable('shopkeepers').set({ id: matrixId }).where('id', '=', matrix.id).execute(),
+      )
 
       const response = await get('/shopkeepers', own.token)
       expect(response.statusCode).toBe(200)

@@ -5,6 +5,7 @@ import { InsertQueryNode, type KyselyPlugin } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { createDb, type Db } from '../src/db/database.js'
+import { retryingTransaction } from '../src/db/transaction.js'
 import type { FirstCharge, PaymentGateway } from '../src/modules/payments/payment-gateway.js'
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
 import type { Clock } from '../src/shared/clock.js'
@@ -128,21 +129,21 @@ describe('concurrent card payments', () => {
     const p = await party('own')
     const s = await contract(p)
     const held = new Date(NOW.getTime() + 30_000).toISOString()
-    await ctx.db
-      .updateTable('installments')
-      .set({ locked_until: held })
-      .where('id', '=', first(s).id)
-      .execute()
+    await retryingTransaction(ctx.db, (trx) =>
+      trx.updateTable('installments').set({ locked_until: held }).where('id', '=', first(s).id).execute(),
+    )
     expect((await pay(p, s.id, card(CARDS.visa))).statusCode).toBe(409)
     expect(await ledger(s.id)).toEqual([])
     expect(new Date((await installmentRow(first(s).id)).locked_until ?? '').toISOString()).toBe(held)
 
     const abandoned = new Date(NOW.getTime() - 1000).toISOString()
-    await ctx.db
-      .updateTable('installments')
-      .set({ locked_until: abandoned })
-      .where('id', '=', first(s).id)
-      .execute()
+    await retryingTransaction(ctx.db, (trx) =>
+      trx
+        .updateTable('installments')
+        .set({ locked_until: abandoned })
+        .where('id', '=', first(s).id)
+        .execute(),
+    )
     const response = await pay(p, s.id, card(CARDS.visa))
     expect(response.statusCode, response.body).toBe(200)
     expect((await installmentRow(first(s).id)).locked_until).toBeNull()

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { retryingTransaction } from '../src/db/transaction.js'
 import { expectedError } from './helpers/errors.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import {
@@ -118,11 +119,9 @@ describe('POST /subscriptions/{id}/installments/{installmentId}/notify-payment',
   it('refuses a canceled installment of a live subscription with errors.status', async () => {
     const p = await party('external')
     const s = await contract(p)
-    await ctx.db
-      .updateTable('installments')
-      .set({ status: 'canceled' })
-      .where('id', '=', first(s).id)
-      .execute()
+    await retryingTransaction(ctx.db, (trx) =>
+      trx.updateTable('installments').set({ status: 'canceled' }).where('id', '=', first(s).id).execute(),
+    )
     const body = expectError(await notify(p, s.id, first(s).id), 422, 'status')
     expect(body.message).toBe('The installment is canceled.')
     expect(await ledger(s.id)).toEqual([])

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { retryingTransaction } from '../src/db/transaction.js'
 import { bare, cpfOf, formatCpf } from './helpers/documents.js'
 import {
   ALNUM_LOWER,
@@ -136,12 +137,14 @@ describe('subscriptions', () => {
       it('refuses a model marked unavailable for this partner only', async () => {
         const a15 = catalog.model('Galaxy A15').id
         const setUnavailable = (unavailable: boolean) =>
-          ctx.db
-            .updateTable('partner_models')
-            .set({ unavailable })
-            .where('partner_id', '=', a.partner.id)
-            .where('model_id', '=', a15)
-            .execute()
+          retryingTransaction(ctx.db, (trx) =>
+            trx
+              .updateTable('partner_models')
+              .set({ unavailable })
+              .where('partner_id', '=', a.partner.id)
+              .where('model_id', '=', a15)
+              .execute(),
+          )
         await setUnavailable(true)
         try {
           expect(await refused(a.token, minimal({ model_id: a15 }))).toEqual({ model_id: [MODEL_INVALID] })

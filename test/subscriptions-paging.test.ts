@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import { retryingTransaction } from '../src/db/transaction.js'
 import type { Customer, Subscription } from './helpers/api-types.js'
 import type { PageBody } from './helpers/bodies.js'
 import { bare } from './helpers/documents.js'
@@ -101,7 +102,9 @@ describe('subscriptions', () => {
       }
       // D's 2nd, 5th and 7th are paid: a status filter that skips rows on every page.
       const paid = [1, 4, 6].map((i) => own.get(d)?.[i] as number)
-      await ctx.db.updateTable('subscriptions').set({ status: 'pago' }).where('id', 'in', paid).execute()
+      await retryingTransaction(ctx.db, (trx) =>
+        trx.updateTable('subscriptions').set({ status: 'pago' }).where('id', 'in', paid).execute(),
+      )
     })
 
     it.each([1, 3, 4, 15])(

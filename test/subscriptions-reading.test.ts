@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import { retryingTransaction } from '../src/db/transaction.js'
 import type { Customer, Subscription } from './helpers/api-types.js'
 import type { ErrorBody, PageBody } from './helpers/bodies.js'
 import { bare } from './helpers/documents.js'
@@ -71,11 +72,13 @@ describe('subscriptions', () => {
         )
       }
       const setStatus = (index: number, status: 'pago' | 'canceled') =>
-        ctx.db
-          .updateTable('subscriptions')
-          .set({ status })
-          .where('id', '=', made[index]?.id as number)
-          .execute()
+        retryingTransaction(ctx.db, (trx) =>
+          trx
+            .updateTable('subscriptions')
+            .set({ status })
+            .where('id', '=', made[index]?.id as number)
+            .execute(),
+        )
       await setStatus(1, 'pago')
       await setStatus(2, 'canceled')
     })

@@ -98,7 +98,9 @@ afterAll(async () => {
 })
 afterEach(async () => {
   // Nothing left due for the next test.
-  await ctx.db.updateTable('webhook_endpoints').set({ status: 'disabled' }).execute()
+  await retryingTransaction(ctx.db, (trx) =>
+    trx.updateTable('webhook_endpoints').set({ status: 'disabled' }).execute(),
+  )
 })
 
 describe('signed delivery', () => {
@@ -241,7 +243,9 @@ describe('failures', () => {
       await deliver()
       expect(receiver.at('/down')).toHaveLength(early + 1)
       // Keeps the endpoint enabled for this test: only the schedule is under test here.
-      await ctx.db.updateTable('webhook_endpoints').set({ failing_since: null }).execute()
+      await retryingTransaction(ctx.db, (trx) =>
+        trx.updateTable('webhook_endpoints').set({ failing_since: null }).execute(),
+      )
     }
     const [row] = await deliveries(s, hook.id)
     expect(row).toMatchObject({ status: 'failed', attempts: 9, last_status_code: 503, next_attempt_at: null })
@@ -405,11 +409,13 @@ describe('address rules at delivery (production)', () => {
     const s = await seller()
     const hook = await endpoint(s, '/private')
     // Registered in test; the same rows delivered under production rules (as if DNS had changed).
-    await ctx.db
-      .updateTable('webhook_endpoints')
-      .set({ url: `https://localhost:${receiver.port}/private` })
-      .where('id', '=', hook.id)
-      .execute()
+    await retryingTransaction(ctx.db, (trx) =>
+      trx
+        .updateTable('webhook_endpoints')
+        .set({ url: `https://localhost:${receiver.port}/private` })
+        .where('id', '=', hook.id)
+        .execute(),
+    )
     const plain = await endpoint(s, '/plain')
     await event(s, 'subscription.created')
     expect(await deliver({ env: 'production' })).toMatchObject({ retried: 2 })

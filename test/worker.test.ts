@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { run } from '../src/cli/program.js'
 import { createDb, type Db } from '../src/db/database.js'
+import { retryingTransaction } from '../src/db/transaction.js'
 import type { GatewayLabel, PaymentGateway } from '../src/modules/payments/payment-gateway.js'
 import { SandboxGateway } from '../src/modules/payments/sandbox-gateway.js'
 import type { Clock } from '../src/shared/clock.js'
@@ -225,11 +226,9 @@ describe('recurrence over a whole schedule', () => {
     const mover = await world.seller('own')
     ids.switched = await contract(world, mover)
     await activate(world, mover, ids.switched, APPROVES)
-    await world.db
-      .updateTable('partners')
-      .set({ gateway: 'external' })
-      .where('id', '=', mover.partnerId)
-      .execute()
+    await retryingTransaction(world.db, (trx) =>
+      trx.updateTable('partners').set({ gateway: 'external' }).where('id', '=', mover.partnerId).execute(),
+    )
 
     // Twice a day, a minute after local midnight and a minute before the next one.
     const deps = { db: world.db, gateway, clock: world.clock, timeZone: TZ, batchSize: 2 }
@@ -436,12 +435,14 @@ describe('pending expiry', () => {
 
   it('waits for a card payment in progress on installment 1', async () => {
     // The card route holds installment 1 while the gateway answers (here: till 2026-12-23 00:02).
-    await world.db
-      .updateTable('installments')
-      .set({ locked_until: at('2026-12-23', '00:02').toISOString() })
-      .where('subscription_id', '=', ids.charging)
-      .where('number', '=', 1)
-      .execute()
+    await retryingTransaction(world.db, (trx) =>
+      trx
+        .updateTable('installments')
+        .set({ locked_until: at('2026-12-23', '00:02').toISOString() })
+        .where('subscription_id', '=', ids.charging)
+        .where('number', '=', 1)
+        .execute(),
+    )
     expect(await expire('2026-12-23', '00:01')).toEqual({ canceled: 0 })
     expect(await status(ids.charging)).toBe('pending')
     expect(await expire('2026-12-23', '00:03')).toEqual({ canceled: 1 })
@@ -467,12 +468,14 @@ describe('installments of one subscription due together (after a worker outage)'
     world = await createWorld('together')
     id = await activeSubscription(world, DECLINES_LATER)
     // Installments 2 and 3 both on their last try today: one batch claims both.
-    await world.db
-      .updateTable('installments')
-      .set({ failed_attempts: 3, next_attempt_on: '2027-02-01' })
-      .where('subscription_id', '=', id)
-      .where('number', '>', 1)
-      .execute()
+    await retryingTransaction(world.db, (trx) =>
+      trx
+        .updateTable('installments')
+        .set({ failed_attempts: 3, next_attempt_on: '2027-02-01' })
+        .where('subscription_id', '=', id)
+        .where('number', '>', 1)
+        .execute(),
+    )
   })
   afterAll(() => world?.close())
 
@@ -701,12 +704,14 @@ describe('amparo worker', () => {
   })
 
   it('loops until SIGTERM, then stops and lets go of the signal', async () => {
-    await world.db
-      .updateTable('installments')
-      .set({ next_attempt_on: formatDate(new Date(), world.config.timeZone) })
-      .where('subscription_id', '=', ids.declining)
-      .where('number', '=', 2)
-      .execute()
+    await retryingTransaction(world.db, (trx) =>
+      trx
+        .updateTable('installments')
+        .set({ next_attempt_on: formatDate(new Date(), world.config.timeZone) })
+        .where('subscription_id', '=', ids.declining)
+        .where('number', '=', 2)
+        .execute(),
+    )
     const loop = amparo(world.env, 'worker', '--interval', '1')
     const declines = async () => (await recurrenceLedger(world.db, ids.declining)).length
     for (let i = 0; i < 100 && (await declines()) < 2; i += 1) await sleep(50)
@@ -740,18 +745,20 @@ describe('amparo worker', () => {
   it('--once with a failing job: the later jobs still run, the failure is logged, exit 1', async () => {
     // The coverage clock (third of four jobs) cannot read its table; the purge after it can.
     const day = 86_400_000
-    await world.db
-      .insertInto('idempotency_keys')
-      .values({
-        partner_id: world.own.partnerId,
-        key: 'expired-key',
-        fingerprint: 'x',
-        response_status: 201,
-        response_body: '{}',
-        created_at: new Date(Date.now() - 2 * day).toISOString(),
-        expires_at: new Date(Date.now() - day).toISOString(),
-      })
-      .execute()
+    await retryingTransaction(world.db, (trx) =>
+      trx
+        .insertInto('idempotency_keys')
+        .values({
+          partner_id: world.own.partnerId,
+          key: 'expired-key',
+          fingerprint: 'x',
+          response_status: 201,
+          response_body: '{}',
+          created_at: new Date(Date.now() - 2 * day).toISOString(),
+          expires_at: new Date(Date.now() - day).toISOString(),
+        })
+        .execute(),
+    )
     await sql`alter table annual_plans rename to annual_plans_away`.execute(world.db)
     try {
       const result = await amparo({ ...world.env, LOG_LEVEL: 'error' }, 'worker', '--once', '--json')

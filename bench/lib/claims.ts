@@ -1,5 +1,6 @@
 import type { Db } from '../../src/db/database.js'
 import type { ClaimStatus } from '../../src/db/tables/claim.js'
+import { retryingTransaction } from '../../src/db/transaction.js'
 import { formatDate } from '../../src/shared/time.js'
 import { type Call, call, check, maker, type Session } from './load.js'
 import { cpuUs, memoryOf } from './proc.js'
@@ -66,10 +67,12 @@ export async function seedClaims(db: Db, partners: PartnerData[], count: number,
         updated_at: at,
       }
     }
-    await inBatches(subscriptions.length, claim, (rows) => db.insertInto('claims').values(rows).execute())
+    await inBatches(subscriptions.length, claim, (rows) =>
+      retryingTransaction(db, (trx) => trx.insertInto('claims').values(rows).execute()),
+    )
     // The partner's counter, as insertClaim keeps it.
     const counter = { partner_id: partner.id, total: subscriptions.length }
-    await db.insertInto('partner_claim_counts').values(counter).execute()
+    await retryingTransaction(db, (trx) => trx.insertInto('partner_claim_counts').values(counter).execute())
     const inForce = await db
       .selectFrom('subscriptions')
       .select(['id', 'monthly_premium', 'created_at'])
@@ -95,7 +98,9 @@ export async function seedClaims(db: Db, partners: PartnerData[], count: number,
         created_at: s.created_at,
       }
     }
-    await inBatches(inForce.length, paid, (rows) => db.insertInto('installments').values(rows).execute())
+    await inBatches(inForce.length, paid, (rows) =>
+      retryingTransaction(db, (trx) => trx.insertInto('installments').values(rows).execute()),
+    )
     const pool = inForce.map((s) => s.id)
     openable.set(partner.id, pool)
   }

@@ -1,5 +1,6 @@
 import Stripe from 'stripe'
 import type { Db } from '../../src/db/database.js'
+import { retryingTransaction } from '../../src/db/transaction.js'
 import { formatDate } from '../../src/shared/time.js'
 import { StripeServer } from '../../test/helpers/stripe-server.js'
 import { type Bench, f, log, markdown, verdict } from './load.js'
@@ -28,19 +29,23 @@ export async function recurrenceBench({ cli, env }: Bench, db: Db, timeZone: str
   const [, own] = await seed(db, [0, COUNT])
   if (own?.gateway !== 'own') throw new Error('the second demo partner should use the own gateway')
   const now = new Date().toISOString()
-  await db
-    .updateTable('subscriptions')
-    .set({ status: 'pago', card_token: method, card_brand: 'visa', card_last4: '1111' })
-    .set({ canceled_at: null, cancel_reason: null })
-    .where('partner_id', '=', own.id)
-    .execute()
+  await retryingTransaction(db, (trx) =>
+    trx
+      .updateTable('subscriptions')
+      .set({ status: 'pago', card_token: method, card_brand: 'visa', card_last4: '1111' })
+      .set({ canceled_at: null, cancel_reason: null })
+      .where('partner_id', '=', own.id)
+      .execute(),
+  )
   // The demo's card-paid contracts gave their customer one already.
   const link = { gateway_customer_id: customer, created_at: now }
-  await db
-    .insertInto('gateway_customers')
-    .values(own.customerIds.map((customer_id) => ({ customer_id, ...link })))
-    .onConflict((oc) => oc.column('customer_id').doUpdateSet({ gateway_customer_id: customer }))
-    .execute()
+  await retryingTransaction(db, (trx) =>
+    trx
+      .insertInto('gateway_customers')
+      .values(own.customerIds.map((customer_id) => ({ customer_id, ...link })))
+      .onConflict((oc) => oc.column('customer_id').doUpdateSet({ gateway_customer_id: customer }))
+      .execute(),
+  )
   stripe.latencyMs = LATENCY_MS
   const gateway = { AMPARO_PAYMENT_GATEWAY: 'stripe', STRIPE_SECRET_KEY: SECRET, STRIPE_API_URL: stripe.url }
   const worker = async () => {
@@ -62,7 +67,9 @@ export async function recurrenceBench({ cli, env }: Bench, db: Db, timeZone: str
       next_attempt_on: today,
       created_at: now,
     })
-    await inBatches(COUNT, due, (rows) => db.insertInto('installments').values(rows).execute())
+    await inBatches(COUNT, due, (rows) =>
+      retryingTransaction(db, (trx) => trx.insertInto('installments').values(rows).execute()),
+    )
     log(`${workers} worker(s) charging ${COUNT} installments, ${LATENCY_MS} ms a charge…`)
     const from = stripe.requests.length
     stripe.maxInFlight = 0

@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import { type Db, isPostgres } from '../../src/db/database.js'
+import { retryingTransaction } from '../../src/db/transaction.js'
 import { nameWords } from '../../src/shared/text.js'
 import { addMonthsClamped } from '../../src/shared/time.js'
 
@@ -33,7 +34,9 @@ export type PartnerData = Awaited<ReturnType<typeof seed>>[number]
 export async function seed(db: Db, counts: number[]) {
   // The demo's endpoint that nothing answers (shown failing on the console) would have every event
   // of the run delivered, and refused, beside the load; --endpoint adds endpoints of the bench's.
-  await db.updateTable('webhook_endpoints').set({ status: 'disabled' }).execute()
+  await retryingTransaction(db, (trx) =>
+    trx.updateTable('webhook_endpoints').set({ status: 'disabled' }).execute(),
+  )
   const partners = await db.selectFrom('partners').select(['id', 'gateway']).orderBy('id').execute()
   const epoch = Date.now() - 730 * DAY
   const today = new Date().toISOString().slice(0, 10)
@@ -78,7 +81,9 @@ export async function seed(db: Db, counts: number[]) {
       created_at: new Date(epoch + n * 1000).toISOString(),
     })
     const customerCount = Math.min(50_000, Math.max(20, Math.ceil(count / 3)))
-    await inBatches(customerCount, customer, (rows) => db.insertInto('customers').values(rows).execute())
+    await inBatches(customerCount, customer, (rows) =>
+      retryingTransaction(db, (trx) => trx.insertInto('customers').values(rows).execute()),
+    )
     const customers = await db
       .selectFrom('customers')
       .select(['id', 'document', 'name'])
@@ -92,11 +97,13 @@ export async function seed(db: Db, counts: number[]) {
       words.length,
       (n) => words[n] as (typeof words)[number],
       (rows) =>
-        db
-          .insertInto('customer_name_words')
-          .values(rows)
-          .onConflict((conflict) => conflict.doNothing())
-          .execute(),
+        retryingTransaction(db, (trx) =>
+          trx
+            .insertInto('customer_name_words')
+            .values(rows)
+            .onConflict((conflict) => conflict.doNothing())
+            .execute(),
+        ),
     )
     const subscription = (n: number) => {
       const plan = plans[n % plans.length] as (typeof plans)[number]
@@ -130,12 +137,16 @@ export async function seed(db: Db, counts: number[]) {
         updated_at: created,
       } as const
     }
-    await inBatches(count, subscription, (rows) => db.insertInto('subscriptions').values(rows).execute())
-    await db
-      .insertInto('partner_subscription_counts')
-      .values({ partner_id: id, total: Number(demo) + count })
-      .onConflict((oc) => oc.column('partner_id').doUpdateSet({ total: Number(demo) + count }))
-      .execute()
+    await inBatches(count, subscription, (rows) =>
+      retryingTransaction(db, (trx) => trx.insertInto('subscriptions').values(rows).execute()),
+    )
+    await retryingTransaction(db, (trx) =>
+      trx
+        .insertInto('partner_subscription_counts')
+        .values({ partner_id: id, total: Number(demo) + count })
+        .onConflict((oc) => oc.column('partner_id').doUpdateSet({ total: Number(demo) + count }))
+        .execute(),
+    )
     const range = await db
       .selectFrom('subscriptions')
       .select((eb) => [eb.fn.min('id').as('first'), eb.fn.max('id').as('last')])

@@ -76,7 +76,9 @@ export async function webhooksBench({ cli, env, logFile }: Bench, db: Db, count:
   const spaced = `${SPACED.count} events ${SPACED.ms} ms apart`
   log(`Isolation: partner ${a.id}'s endpoint hangs (${HANGING} deliveries), partner ${b.id} gets ${spaced}…`)
   const hang = { url: `${receiver.url}/hang` }
-  await db.updateTable('webhook_endpoints').set(hang).where('id', '=', endpointA.id).execute()
+  await retryingTransaction(db, (trx) =>
+    trx.updateTable('webhook_endpoints').set(hang).where('id', '=', endpointA.id).execute(),
+  )
   await addEvents(db, a.id, HANGING)
   await until(() => receiver.hanging.size > 0, 10, 'the hanging endpoint')
   await addEndpoint(db, b.id, `${receiver.url}/ok`)

@@ -9,13 +9,15 @@ const AT = '2026-11-21T12:00:00.000Z'
 
 beforeAll(async () => {
   database = await createTestDatabase()
-  await database.db
-    .insertInto('brands')
-    .values([
-      { name: 'Alfa', created_at: AT },
-      { name: 'Beta', created_at: AT },
-    ])
-    .execute()
+  await retryingTransaction(database.db, (trx) =>
+    trx
+      .insertInto('brands')
+      .values([
+        { name: 'Alfa', created_at: AT },
+        { name: 'Beta', created_at: AT },
+      ])
+      .execute(),
+  )
 })
 afterAll(() => database?.drop())
 

@@ -13,12 +13,12 @@ const pools = new WeakMap<Db, Pool>()
 export function createDb(config: Config['database']): Db {
   if (config.kind === 'sqlite') {
     const { dialect, readNow } = sqliteDialect(config.file)
-    const db = new Kysely<Database>({ dialect }) as Db
+    const db = new Kysely<Database>({ dialect }) as unknown as Db
     readsNow(db, readNow)
     return db
   }
   const pool = createPool(config)
-  const db = new Kysely<Database>({ dialect: postgresDialect(pool) }) as Db
+  const db = new Kysely<Database>({ dialect: postgresDialect(pool) }) as unknown as Db
   pools.set(db, pool)
   return db
 }

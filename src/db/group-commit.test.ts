@@ -21,7 +21,7 @@ beforeEach(async () => {
   db = new Kysely<Database>({
     dialect: sqliteDialect(join(dir, 'db.sqlite')).dialect,
     log: (event) => void statements.push(event.query.sql),
-  }) as Db
+  }) as unknown as Db
   await sql`create table notes (id integer primary key, text text not null)`.execute(db)
   statements = []
 })

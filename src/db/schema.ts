@@ -1,7 +1,7 @@
 // The tables the service's queries see, each declared in tables/ with the vocabularies its columns
 // hold; the migrations (migrations/) make them. Modules import table types from tables/.
 
-import type { Kysely, Transaction } from 'kysely'
+import type { Kysely, KyselyPlugin, Transaction } from 'kysely'
 import type {
   AnnualPlanCancellationsTable,
   AnnualPlanRefundsTable,
@@ -89,8 +89,18 @@ export interface Database {
 declare const database: unique symbol
 declare const writeTransaction: unique symbol
 
-/** The database, as `createDb` (database.ts) makes it: reads outside a transaction, and opens write transactions. */
-export type Db = Kysely<Database> & { readonly [database]: true }
+/**
+ * The database, as `createDb` (database.ts) makes it: reads outside a transaction, and opens write
+ * transactions. It has no write builder, so a write outside `retryingTransaction` does not compile.
+ */
+export type Db = Omit<Kysely<Database>, WriteBuilders | Rewrappers> & {
+  /** The same database seen through `plugin`: still without write builders. */
+  withPlugin(plugin: KyselyPlugin): Db
+  withoutPlugins(): Db
+  readonly [database]: true
+}
+/** What returns another Kysely instance over the same database: a way around the missing builders. */
+type Rewrappers = 'withPlugin' | 'withoutPlugins' | 'withSchema' | 'withTables'
 /**
  * A write transaction: made only by `retryingTransaction` (transaction.ts). A function that writes
  * takes a `Trx`, so that given a `Db`, or a transaction opened any other way, it does not compile.
@@ -101,13 +111,5 @@ export type Trx = Transaction<Database> & { readonly [writeTransaction]: true }
  * builders and no transaction: a write takes a `Trx`.
  */
 export type Reader = Omit<Kysely<Database>, WriteMembers>
-type WriteMembers =
-  | 'insertInto'
-  | 'replaceInto'
-  | 'updateTable'
-  | 'deleteFrom'
-  | 'mergeInto'
-  | 'transaction'
-  | 'startTransaction'
-  | 'connection'
-  | 'destroy'
+type WriteBuilders = 'insertInto' | 'replaceInto' | 'updateTable' | 'deleteFrom' | 'mergeInto'
+type WriteMembers = WriteBuilders | Rewrappers | 'transaction' | 'startTransaction' | 'connection' | 'destroy'

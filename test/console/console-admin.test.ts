@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { retryingTransaction } from '../../src/db/transaction.js'
 import { customerBody, uniqueImei } from '../helpers/bodies.js'
 import { loginAs, TEST_OPERATOR_PASSWORD } from '../helpers/console.js'
 import { reportMissing } from '../helpers/machine-tools.js'
@@ -94,23 +95,27 @@ describe.skipIf(!hasChromium)('operator console, administrator', () => {
       .where('annual_plan_id', '=', plan.id)
       .executeTakeFirst()
     if (existing) {
-      await ctx.db.updateTable('annual_plan_refunds').set(failed).where('id', '=', existing.id).execute()
+      await retryingTransaction(ctx.db, (trx) =>
+        trx.updateTable('annual_plan_refunds').set(failed).where('id', '=', existing.id).execute(),
+      )
       refundId = existing.id
     } else {
-      const refund = await ctx.db
-        .insertInto('annual_plan_refunds')
-        .values({
-          ...failed,
-          annual_plan_id: plan.id,
-          partner_id: b.partner.id,
-          amount: 41_250,
-          payment_reference: 'pi_console_test',
-          gateway_refund_id: null,
-          refunded_at: null,
-          created_at: now,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow()
+      const refund = await retryingTransaction(ctx.db, (trx) =>
+        trx
+          .insertInto('annual_plan_refunds')
+          .values({
+            ...failed,
+            annual_plan_id: plan.id,
+            partner_id: b.partner.id,
+            amount: 41_250,
+            payment_reference: 'pi_console_test',
+            gateway_refund_id: null,
+            refunded_at: null,
+            created_at: now,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow(),
+      )
       refundId = refund.id
     }
 

@@ -1,5 +1,6 @@
 import type { Browser, Page, Request } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { retryingTransaction } from '../../src/db/transaction.js'
 import { deliverWebhooksOnce } from '../../src/worker/webhooks.job.js'
 import { documentForm, pdf, png } from '../helpers/claim-documents.js'
 import {
@@ -239,7 +240,7 @@ describe.skipIf(!hasChromium)('operator console in Chromium', () => {
   })
 
   it('sends a stale session back to the sign-in screen', async () => {
-    await ctx.db.deleteFrom('operator_sessions').execute()
+    await retryingTransaction(ctx.db, (trx) => trx.deleteFrom('operator_sessions').execute())
     at.now += 120_000 // a later TOTP step: each step's code is taken once, in order
     await page.goto(`${served.base}/#/painel`)
     await page.reload()
@@ -249,7 +250,7 @@ describe.skipIf(!hasChromium)('operator console in Chromium', () => {
     // The landing screen's own calls answered first: on a busy machine one still in flight would
     // meet the deleted session and bring the sign-in back before the click.
     await page.waitForLoadState('networkidle')
-    await ctx.db.deleteFrom('operator_sessions').execute()
+    await retryingTransaction(ctx.db, (trx) => trx.deleteFrom('operator_sessions').execute())
     await page.getByRole('link', { name: 'Sinistros' }).click()
     await page.getByText('Sua sessão expirou').waitFor()
   })

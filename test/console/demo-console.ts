@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config.js'
 import { buildConsoleApp } from '../../src/console/app.js'
 import { createDb } from '../../src/db/database.js'
 import { migrateToLatest } from '../../src/db/migrate.js'
+import { retryingTransaction } from '../../src/db/transaction.js'
 import { loadDemo } from '../../src/demo/demo.js'
 import { hashPassword } from '../../src/modules/operators/password-hash.js'
 import { formatTimestamp } from '../../src/shared/time.js'
@@ -95,21 +96,26 @@ export async function startDemoConsole() {
       .select('id')
       .where('annual_plan_id', '=', plan.id)
       .executeTakeFirst()
-    if (row) await db.updateTable('annual_plan_refunds').set(failed).where('id', '=', row.id).execute()
+    if (row)
+      await retryingTransaction(db, (trx) =>
+        trx.updateTable('annual_plan_refunds').set(failed).where('id', '=', row.id).execute(),
+      )
     else
-      await db
-        .insertInto('annual_plan_refunds')
-        .values({
-          ...failed,
-          annual_plan_id: plan.id,
-          partner_id: second.id,
-          amount: 41_250,
-          payment_reference: 'pi_demo',
-          gateway_refund_id: null,
-          refunded_at: null,
-          created_at: at,
-        })
-        .execute()
+      await retryingTransaction(db, (trx) =>
+        trx
+          .insertInto('annual_plan_refunds')
+          .values({
+            ...failed,
+            annual_plan_id: plan.id,
+            partner_id: second.id,
+            amount: 41_250,
+            payment_reference: 'pi_demo',
+            gateway_refund_id: null,
+            refunded_at: null,
+            created_at: at,
+          })
+          .execute(),
+      )
   } catch (error) {
     console.warn(`(no failed refund in the demo: ${(error as Error).message})`)
     searchable = imei
@@ -156,16 +162,19 @@ export async function startDemoConsole() {
   const email = 'admin@amparo.example'
   const password = randomBytes(12).toString('base64url')
   const at = new Date(now).toISOString()
-  await db
-    .insertInto('operators')
-    .values({
-      email,
-      role: 'admin',
-      password_hash: await hashPassword(password),
-      created_at: at,
-      password_changed_at: at,
-    })
-    .execute()
+  const password_hash = await hashPassword(password)
+  await retryingTransaction(db, (trx) =>
+    trx
+      .insertInto('operators')
+      .values({
+        email,
+        role: 'admin',
+        password_hash,
+        created_at: at,
+        password_changed_at: at,
+      })
+      .execute(),
+  )
 
   const consoleApp = await buildConsoleApp({
     config,

@@ -4,6 +4,7 @@
  * annual plan with a 10 % franchise rate, and a customer) whose contracts are paid at chosen times.
  */
 import { afterAll, beforeAll, expect, vi } from 'vitest'
+import { retryingTransaction } from '../../src/db/transaction.js'
 import { formatTimestamp } from '../../src/shared/time.js'
 import { customerBody, type Json, uniqueImei } from './bodies.js'
 import { type TestContext, useTestApp } from './test-app.js'
@@ -200,21 +201,23 @@ export async function openClaim(s: Seller, body: Json): Promise<ClaimBody> {
 
 /** Marks a claim decided as approved (and settled by repair) at `decidedAt`, as an operator would. */
 export async function approvedEarlier(claimId: number, decidedAt: string) {
-  await ctx.db
-    .updateTable('claims')
-    .set({
-      status: 'settled',
-      outcome: 'approved',
-      settlement_method: 'repair',
-      approved_amount: 100_000,
-      payable_amount: 0,
-      decided_at: decidedAt,
-      settled_at: decidedAt,
-      settlement_reference: 'OS-1',
-      updated_at: decidedAt,
-    })
-    .where('id', '=', claimId)
-    .execute()
+  await retryingTransaction(ctx.db, (trx) =>
+    trx
+      .updateTable('claims')
+      .set({
+        status: 'settled',
+        outcome: 'approved',
+        settlement_method: 'repair',
+        approved_amount: 100_000,
+        payable_amount: 0,
+        decided_at: decidedAt,
+        settled_at: decidedAt,
+        settlement_reference: 'OS-1',
+        updated_at: decidedAt,
+      })
+      .where('id', '=', claimId)
+      .execute(),
+  )
 }
 
 /** Asserts an error answer: its status, `code`, and the given part of its body (`errors`). */

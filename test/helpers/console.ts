@@ -5,6 +5,7 @@ import { buildConsoleApp, type ConsoleApp } from '../../src/console/app.js'
 import { SESSION_COOKIE } from '../../src/console/guard.js'
 import type { Db } from '../../src/db/database.js'
 import type { OperatorRole } from '../../src/db/tables/operator.js'
+import { retryingTransaction } from '../../src/db/transaction.js'
 import { hashPassword } from '../../src/modules/operators/password-hash.js'
 import type { PaymentGateway } from '../../src/modules/payments/payment-gateway.js'
 import type { Clock } from '../../src/shared/clock.js'
@@ -106,30 +107,35 @@ export async function loginAs(
 ): Promise<ConsoleHeaders> {
   sharedHash ??= hashPassword(TEST_OPERATOR_PASSWORD)
   const now = (clock?.now() ?? new Date()).toISOString()
-  const operator = await db
-    .insertInto('operators')
-    .values({
-      email: email ?? `${role}-${randomBytes(4).toString('hex')}@amparo.test`,
-      role,
-      password_hash: await sharedHash,
-      created_at: now,
-      password_changed_at: now,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow()
+  const password_hash = await sharedHash
+  const operator = await retryingTransaction(db, (trx) =>
+    trx
+      .insertInto('operators')
+      .values({
+        email: email ?? `${role}-${randomBytes(4).toString('hex')}@amparo.test`,
+        role,
+        password_hash,
+        created_at: now,
+        password_changed_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow(),
+  )
   const token = randomBytes(32).toString('base64url')
-  await db
-    .insertInto('operator_sessions')
-    .values({
-      id: createHash('sha256').update(token).digest('hex'),
-      operator_id: operator.id,
-      stage: 'done',
-      created_at: now,
-      last_seen_at: now,
-      expires_at: new Date(Date.parse(now) + 12 * 3600_000).toISOString(),
-      ip: '127.0.0.1',
-      user_agent: 'test',
-    })
-    .execute()
+  await retryingTransaction(db, (trx) =>
+    trx
+      .insertInto('operator_sessions')
+      .values({
+        id: createHash('sha256').update(token).digest('hex'),
+        operator_id: operator.id,
+        stage: 'done',
+        created_at: now,
+        last_seen_at: now,
+        expires_at: new Date(Date.parse(now) + 12 * 3600_000).toISOString(),
+        ip: '127.0.0.1',
+        user_agent: 'test',
+      })
+      .execute(),
+  )
   return { cookie: `${SESSION_COOKIE}=${token}`, origin: CONSOLE_ORIGIN }
 }

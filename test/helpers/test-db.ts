@@ -75,7 +75,7 @@ export const interleaving: KyselyPlugin = {
 }
 
 /** The database seen through `plugin` (fault injection, interleaving): still a `Db` the app opens transactions on. */
-export const withPlugin = (db: Db, plugin: KyselyPlugin): Db => db.withPlugin(plugin) as Db
+export const withPlugin = (db: Db, plugin: KyselyPlugin): Db => db.withPlugin(plugin)
 
 /**
  * A plain transaction, neither retried nor grouped with the turn's others, for a test that needs

@@ -1,5 +1,6 @@
 import { decodeJwt } from 'jose'
 import { describe, expect, it } from 'vitest'
+import { retryingTransaction } from '../../src/db/transaction.js'
 import {
   annualBody,
   customerBody,
@@ -68,7 +69,7 @@ describe('creation bodies', () => {
   })
 
   /** The same body is contracted twice: its device, protected by the first, is freed for the second. */
-  const freeDevices = () => w.db.deleteFrom('device_protections').execute()
+  const freeDevices = () => retryingTransaction(w.db, (trx) => trx.deleteFrom('device_protections').execute())
 
   it('POST /subscriptions: status, prices, ids, card token and installments come from the service', async () => {
     const a = w.a.external

@@ -43,11 +43,9 @@ beforeAll(async () => {
     password: 'correct horse battery',
   })
   disabledUserToken = user.token as string
-  await w.db
-    .updateTable('partner_users')
-    .set({ disabled: true })
-    .where('email', '=', 'ops@a.example')
-    .execute()
+  await retryingTransaction(w.db, (trx) =>
+    trx.updateTable('partner_users').set({ disabled: true }).where('email', '=', 'ops@a.example').execute(),
+  )
 })
 
 const seconds = () => Math.floor(NOW.getTime() / 1000)

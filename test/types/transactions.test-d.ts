@@ -15,6 +15,19 @@ void closeAttempt(db, 1, '2026-12-07T12:00:00.000Z')
 void db.transaction().execute((plain) => closeAttempt(plain, 1, '2026-12-07T12:00:00.000Z'))
 void retryingTransaction(db, (trx) => closeAttempt(trx, 1, '2026-12-07T12:00:00.000Z'))
 
+// The database has no write builder: a write goes through the one helper's transaction.
+// @ts-expect-error a write on the database would autocommit
+void db.insertInto('partners')
+// @ts-expect-error nor an update
+void db.updateTable('partners')
+// @ts-expect-error nor a delete
+void db.deleteFrom('partners')
+// @ts-expect-error the database seen through a plugin is still the database
+void db
+  .withPlugin({ transformQuery: (args) => args.node, transformResult: async (args) => args.result })
+  .insertInto('partners')
+void retryingTransaction(db, (trx) => trx.deleteFrom('partners').where('id', '=', 1).execute())
+
 // A read takes either: in a transaction it sees that transaction's writes.
 void findOpenAttempt(db, { installmentId: 1 })
 void findOpenAttempt(trx, { installmentId: 1 })

@@ -68,7 +68,11 @@ export async function olderContracts(ctx: TestDatabase, now: string): Promise<Ol
         partner_seq: seq,
         ...values,
       } as Insertable<SubscriptionsTable>
-      return (await db.insertInto('subscriptions').values(row).returning('id').executeTakeFirstOrThrow()).id
+      return (
+        await retryingTransaction(db, (trx) =>
+          trx.insertInto('subscriptions').values(row).returning('id').executeTakeFirstOrThrow(),
+        )
+      ).id
     },
     async annualPlan(values = {}) {
       const row = {
@@ -79,7 +83,11 @@ export async function olderContracts(ctx: TestDatabase, now: string): Promise<Ol
         status: 'awaiting_payment',
         ...values,
       } as Insertable<AnnualPlansTable>
-      return (await db.insertInto('annual_plans').values(row).returning('id').executeTakeFirstOrThrow()).id
+      return (
+        await retryingTransaction(db, (trx) =>
+          trx.insertInto('annual_plans').values(row).returning('id').executeTakeFirstOrThrow(),
+        )
+      ).id
     },
   }
 }

@@ -68,22 +68,24 @@ export async function seedOlderPlan(
   now = '2026-11-21T12:00:00.000Z',
 ) {
   const subscription = template.kind === 'subscription'
-  return db
-    .insertInto('plans')
-    .values({
-      partner_id: partnerId,
-      kind: template.kind,
-      name: template.name,
-      installments: template.installments ?? 1,
-      monthly_rate_bp: template.monthlyRateBp ?? null,
-      franchise_rate_bp: template.franchiseRateBp ?? null,
-      annual_rate_bp: template.annualRateBp ?? null,
-      used_factor_bp: subscription ? null : (template.usedFactorBp ?? 10_000),
-      coverages: JSON.stringify(template.coverages),
-      is_default: template.isDefault ?? false,
-      active: true,
-      created_at: now,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow()
+  return retryingTransaction(db, (trx) =>
+    trx
+      .insertInto('plans')
+      .values({
+        partner_id: partnerId,
+        kind: template.kind,
+        name: template.name,
+        installments: template.installments ?? 1,
+        monthly_rate_bp: template.monthlyRateBp ?? null,
+        franchise_rate_bp: template.franchiseRateBp ?? null,
+        annual_rate_bp: template.annualRateBp ?? null,
+        used_factor_bp: subscription ? null : (template.usedFactorBp ?? 10_000),
+        coverages: JSON.stringify(template.coverages),
+        is_default: template.isDefault ?? false,
+        active: true,
+        created_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow(),
+  )
 }

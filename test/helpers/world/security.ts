@@ -198,10 +198,12 @@ async function exclusiveModel(db: Db, side: string, partners: TestPartner[]) {
     .select(['id', 'brand_id'])
     .where('name', '=', `Exclusivo ${side}`)
     .executeTakeFirstOrThrow()
-  await db
-    .insertInto('partner_models')
-    .values(partners.map((p) => ({ partner_id: p.id, model_id: row.id, unavailable: false })))
-    .execute()
+  await retryingTransaction(db, (trx) =>
+    trx
+      .insertInto('partner_models')
+      .values(partners.map((p) => ({ partner_id: p.id, model_id: row.id, unavailable: false })))
+      .execute(),
+  )
   return { brandId: row.brand_id, modelId: row.id }
 }
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect } from 'vitest'
 import type { App } from '../../../src/app.js'
 import type { Db } from '../../../src/db/database.js'
 import type { GatewayMode } from '../../../src/db/tables/partner.js'
+import { retryingTransaction } from '../../../src/db/transaction.js'
 import type { PaymentGateway } from '../../../src/modules/payments/payment-gateway.js'
 import type { Clock } from '../../../src/shared/clock.js'
 import type { Installment } from '../api-types.js'
@@ -156,7 +157,9 @@ export function subscriptionRow(id: number) {
 
 /** Moves a subscription's contracting back in time, as if the worker had not run since. */
 export async function contractedAt(id: number, iso: string) {
-  await ctx.db.updateTable('subscriptions').set({ created_at: iso }).where('id', '=', id).execute()
+  await retryingTransaction(ctx.db, (trx) =>
+    trx.updateTable('subscriptions').set({ created_at: iso }).where('id', '=', id).execute(),
+  )
 }
 
 // NOW is 12:00 on 2026-11-21 in São Paulo. The worker cancels an unpaid subscription from the

@@ -5,6 +5,7 @@
  * calls `useSubscriptionsWorld()` once; the bindings below are filled in before its first test.
  */
 import { beforeAll, expect } from 'vitest'
+import { retryingTransaction } from '../../../src/db/transaction.js'
 import type { Brand, Customer, Installment, Model, Subscription, SubscriptionQuote } from '../api-types.js'
 import { ADDRESS, type ErrorBody, type Json, type PageBody } from '../bodies.js'
 import { cpfOf, formatCpf } from '../documents.js'
@@ -201,7 +202,9 @@ export function useSubscriptionsWorld(): void {
   beforeAll(async () => {
     a = await seller([TOTAL_12X, ESSENCIAL_24X, ANNUAL, { ...TOTAL_12X, name: 'Antigo 12x' }])
     ;[total, essencial, annual, inactive] = a.plans.map((plan) => plan.id) as [number, number, number, number]
-    await ctx.db.updateTable('plans').set({ active: false }).where('id', '=', inactive).execute()
+    await retryingTransaction(ctx.db, (trx) =>
+      trx.updateTable('plans').set({ active: false }).where('id', '=', inactive).execute(),
+    )
     b = await seller([{ ...TOTAL_12X, name: 'Plano B', monthlyRateBp: 150 }])
     otherPlan = b.plans[0]?.id as number
 
