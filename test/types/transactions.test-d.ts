@@ -1,5 +1,6 @@
 // Checked by `npx tsc --noEmit` (tsconfig includes test/), not run: each `@ts-expect-error` marks a
 // call that must not compile, and tsc fails once one does (src/db/README.md, Transactions).
+import type { KyselyPlugin } from 'kysely'
 import { expectTypeOf } from 'vitest'
 import type { Db, Reader, Trx } from '../../src/db/database.js'
 import { retryingTransaction } from '../../src/db/transaction.js'
@@ -7,6 +8,7 @@ import { closeAttempt, findOpenAttempt } from '../../src/modules/payments/card-a
 
 declare const db: Db
 declare const trx: Trx
+declare const plugin: KyselyPlugin
 
 // A write takes the one helper's transaction: not the database, not a transaction opened otherwise.
 // @ts-expect-error a write given the database would autocommit
@@ -23,9 +25,7 @@ void db.updateTable('partners')
 // @ts-expect-error nor a delete
 void db.deleteFrom('partners')
 // @ts-expect-error the database seen through a plugin is still the database
-void db
-  .withPlugin({ transformQuery: (args) => args.node, transformResult: async (args) => args.result })
-  .insertInto('partners')
+void db.withPlugin(plugin).insertInto('partners')
 void retryingTransaction(db, (trx) => trx.deleteFrom('partners').where('id', '=', 1).execute())
 
 // A read takes either: in a transaction it sees that transaction's writes.
