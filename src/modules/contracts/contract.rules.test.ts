@@ -19,6 +19,20 @@ describe('subscriptionInForce', () => {
     ['pago, after payment, nothing overdue', subscription(), '2026-10-20T12:00:00.000Z', '2026-10-20', true],
     ['before installment 1 was paid', subscription(), '2026-10-01T14:00:00.000Z', '2026-10-01', false],
     [
+      'in the second installment 1 was paid in',
+      subscription({ firstPaidAt: '2026-10-01T15:00:00.512Z' }),
+      '2026-10-01T15:00:00.000Z',
+      '2026-10-01',
+      true,
+    ],
+    [
+      'the second before',
+      subscription({ firstPaidAt: '2026-10-01T15:00:00.512Z' }),
+      '2026-10-01T14:59:59.000Z',
+      '2026-10-01',
+      false,
+    ],
+    [
       'installment 2 due exactly 10 days before',
       subscription(),
       '2026-11-11T12:00:00.000Z',

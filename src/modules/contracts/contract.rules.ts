@@ -20,8 +20,8 @@ export interface SubscriptionCoverage {
 
 /**
  * Whether a subscription covered a loss at `occurredAt` (`occurredOn`: its date in the service
- * zone): `pago` (or `expired` since, for a loss before its end), the loss at or after installment
- * 1 was paid, and every installment due more than 10 days before the loss paid (by now).
+ * zone): `pago` (or `expired` since, for a loss before its end), the loss at or after the second
+ * installment 1 was paid in, and every installment due more than 10 days before the loss paid (by now).
  */
 export function subscriptionInForce(
   s: SubscriptionCoverage,
@@ -29,7 +29,8 @@ export function subscriptionInForce(
   occurredOn: string,
 ): boolean {
   if (s.status !== 'pago' && s.status !== 'expired') return false
-  if (s.firstPaidAt === null || occurredAt < s.firstPaidAt) return false
+  // A loss is given to the second, so the payment's own second counts as after it.
+  if (s.firstPaidAt === null || occurredAt.slice(0, 19) < s.firstPaidAt.slice(0, 19)) return false
   if (s.endsAt !== null && occurredAt >= s.endsAt) return false
   return s.installments.every((i) => i.paid || addDaysTo(i.dueDate, GRACE_DAYS) >= occurredOn)
 }
