@@ -109,7 +109,15 @@ export function App() {
 
   return (
     <SessionContext.Provider value={operator}>
-      <a className="skip" href="#conteudo">
+      {/* The hash is the router's: following #conteudo would leave the screen, so focus the content instead. */}
+      <a
+        className="skip"
+        href="#conteudo"
+        onClick={(event) => {
+          event.preventDefault()
+          document.getElementById('conteudo')?.focus()
+        }}
+      >
         Pular para o conteúdo
       </a>
       <div className="shell">

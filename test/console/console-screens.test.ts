@@ -214,6 +214,15 @@ describe.skipIf(!hasChromium)('operator console in Chromium', () => {
     await page.locator('[data-testid="claim-status"][data-status="denied"]').waitFor()
   })
 
+  it('skips to the content of the screen it is on, by keyboard, without leaving it', async () => {
+    await openScreen(page, served.base, `#/sinistros/${claim.id}`, `Sinistro ${claim.number}`)
+    await page.getByRole('link', { name: 'Pular para o conteúdo' }).focus()
+    await page.keyboard.press('Enter')
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('conteudo')
+    expect(new URL(page.url()).hash).toBe(`#/sinistros/${claim.id}`)
+    await page.getByRole('heading', { name: `Sinistro ${claim.number}` }).waitFor()
+  })
+
   it('has no serious or critical axe-core violation on any screen, at 1280×800 and 390×844', async () => {
     const admin = await newPage(browser)
     await signIn(admin, served.base, { email: 'admin@amparo.test', password: TEST_OPERATOR_PASSWORD })
