@@ -110,6 +110,7 @@ export function App() {
   return (
     <SessionContext.Provider value={operator}>
       {/* The hash is the router's: following #conteudo would leave the screen, so focus the content instead. */}
+      {/* biome-ignore lint/a11y/useValidAnchor: a skip link is a link to the content, which the router's hash cannot name. */}
       <a
         className="skip"
         href="#conteudo"

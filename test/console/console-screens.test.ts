@@ -218,7 +218,7 @@ describe.skipIf(!hasChromium)('operator console in Chromium', () => {
     await openScreen(page, served.base, `#/sinistros/${claim.id}`, `Sinistro ${claim.number}`)
     await page.getByRole('link', { name: 'Pular para o conteúdo' }).focus()
     await page.keyboard.press('Enter')
-    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('conteudo')
+    await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('conteudo')
     expect(new URL(page.url()).hash).toBe(`#/sinistros/${claim.id}`)
     await page.getByRole('heading', { name: `Sinistro ${claim.number}` }).waitFor()
   })
