@@ -69,9 +69,20 @@ export function day(iso: string | null | undefined): string {
 }
 
 /** The months' names in pt-BR ("janeiro" …), whatever the browser's language. */
-export const MONTH_NAMES: readonly string[] = Array.from({ length: 12 }, (_, i) =>
-  new Intl.DateTimeFormat('pt-BR', { month: 'long', timeZone: 'UTC' }).format(Date.UTC(2000, i, 1)),
-)
+export const MONTH_NAMES: readonly string[] = [
+  'janeiro',
+  'fevereiro',
+  'março',
+  'abril',
+  'maio',
+  'junho',
+  'julho',
+  'agosto',
+  'setembro',
+  'outubro',
+  'novembro',
+  'dezembro',
+]
 
 /** "2026-03" → "mar/2026". */
 export function month(ym: string): string {

@@ -6,16 +6,12 @@ import { attachmentDisposition } from '../../http/content-disposition.js'
 import { commit } from '../../plugins/unit-of-work.js'
 import { renderingContext } from '../events/event.service.js'
 import {
-  ApproveBody,
   ClaimQueuePage,
   ClaimQueueQuery,
-  DenyBody,
   DeskClaim,
   DeskClaimParams,
   DeskDocumentParams,
   DocumentBytes,
-  RequestDocumentsBody,
-  SettleBody,
 } from './claims-desk.schemas.js'
 import {
   claimQueuePage,
@@ -24,6 +20,7 @@ import {
   deskClaim,
   deskDocument,
 } from './claims-desk.service.js'
+import { ApproveBody, DenyBody, RequestDocumentsBody, SettleBody } from './claims-desk-decision.schemas.js'
 import { consoleAnswers } from './console.schemas.js'
 import { actor } from './console-actor.js'
 
