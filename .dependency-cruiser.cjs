@@ -3,7 +3,7 @@
 //  - A route calls its module's services (and schemas, mappers, http/); never a repository or a route.
 //  - A service calls repositories of its own module and other modules' services.
 //  - A repository imports db/, shared/, table types and other repositories (a join or a shared
-//    SQL fragment, like contracts/contract-view.repository.ts, is a data-layer concern); no service or rule.
+//    SQL fragment, like contracts/contract.repository.ts, is a data-layer concern); no service or rule.
 //  - Modules meet at services or the contracts module (modules-meet-at-services-or-contracts says
 //    what else one module may import of another: schemas, errors, pure rules and mappers).
 //  - The worker and the CLI reach state through services; nothing in modules/ imports worker/.

@@ -1,4 +1,11 @@
-import { Kysely, PostgresAdapter, type QueryExecutorProvider } from 'kysely'
+import {
+  Kysely,
+  PostgresAdapter,
+  type QueryExecutorProvider,
+  type RawBuilder,
+  type SelectQueryBuilder,
+  sql,
+} from 'kysely'
 import type { Pool } from 'pg'
 import type { Config } from '../config.js'
 import { createPool, postgresDialect } from './postgres.js'
@@ -31,4 +38,94 @@ export function poolUsage(db: Db): { total: number; idle: number; waiting: numbe
 
 export function isPostgres(db: QueryExecutorProvider): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter
+}
+
+// The SQL that differs between the two databases, named once so that repositories hold no dialect
+// branch. Row locks exist on PostgreSQL only: on SQLite one writer at a time holds the whole
+// database from its first write to its commit, so a write transaction is already alone.
+
+type LockTarget<DB, TB extends keyof DB, O> = Parameters<SelectQueryBuilder<DB, TB, O>['forUpdate']>[0]
+
+/** The rows read stay locked until the caller commits (PostgreSQL `for update`; SQLite: as is). */
+export function lockingRows<DB, TB extends keyof DB, O>(
+  trx: Trx,
+  query: SelectQueryBuilder<DB, TB, O>,
+  of?: LockTarget<DB, TB, O>,
+): SelectQueryBuilder<DB, TB, O> {
+  return isPostgres(trx) ? query.forUpdate(of) : query
+}
+
+/**
+ * Only the rows no other transaction holds, locked until commit (PostgreSQL `for update skip
+ * locked`: a concurrent worker takes other rows instead of waiting; SQLite: as is).
+ */
+export function skippingLockedRows<DB, TB extends keyof DB, O>(
+  trx: Trx,
+  query: SelectQueryBuilder<DB, TB, O>,
+): SelectQueryBuilder<DB, TB, O> {
+  return isPostgres(trx) ? query.forUpdate().skipLocked() : query
+}
+
+/**
+ * A name's sort key: case-insensitive and in code point order on both databases (PostgreSQL's
+ * default collation may be linguistic; SQLite has none, and its lower() is JavaScript's, see
+ * sqlite.ts).
+ */
+export function codePointLower(db: Reader, column: string): RawBuilder<string> {
+  return isPostgres(db) ? sql`lower(${sql.ref(column)}) collate "C"` : sql`lower(${sql.ref(column)})`
+}
+
+/**
+ * `column` between `low` and `high` (integers). On PostgreSQL as a set of numbers: a range of
+ * parameters is estimated at 0.5 % of the rows, so a prepared join filtered by it looked dearer as
+ * a generic plan and was planned anew on every call; the same numbers as a set are estimated at a
+ * few rows and the generic plan is kept.
+ */
+export function intRange(db: Reader, column: string, low: number, high: number): RawBuilder<boolean> {
+  return isPostgres(db)
+    ? sql`${sql.ref(column)} = any(array(select generate_series(${low}::int, ${high}::int)))`
+    : sql`${sql.ref(column)} between ${low} and ${high}`
+}
+
+/**
+ * The id of an event's object (`data.id`), as the expression index `events_object_id` of migration
+ * 0018 holds it: text on PostgreSQL, the JSON number on SQLite. A query must spell the expression
+ * as the index does for the index to serve it.
+ */
+export function eventObjectId(db: Reader): RawBuilder<unknown> {
+  return isPostgres(db) ? sql`(data::jsonb ->> 'id')` : sql`json_extract(data, '$.id')`
+}
+
+/** The event's object is one of these ids (not empty), compared as the index holds them. */
+export function eventObjectIdIn(db: Reader, ids: readonly number[]): RawBuilder<boolean> {
+  const values = isPostgres(db) ? ids.map(String) : ids
+  return sql<boolean>`${eventObjectId(db)} in (${sql.join(values)})`
+}
+
+/** Whether events are numbered after their commit by a sequencer (event.repository.ts): PostgreSQL. */
+export const numbersEventsAfterCommit = (db: Reader): boolean => isPostgres(db)
+
+/** Whether a contract's writes go as one statement of data-modifying CTEs (PostgreSQL). */
+export const writesContractInOneStatement = (trx: Trx): boolean => isPostgres(trx)
+
+/** The page cache a document's bytes are written with on SQLite (KiB, as `cache_size` takes it negated). */
+const BLOB_WRITE_CACHE_KIB = 1024
+
+/**
+ * Runs `write` (a large blob's insert) with the connection's page cache shrunk to 1 MiB on SQLite,
+ * then restores its size. Every page written stays in that cache until it is full, so a 10 MiB
+ * document's pages came to sit in the 16 MB cache beside the driver's two copies of the bytes (see
+ * docs/benchmarks.md, Claims: uploads); past the small cache they go to the WAL at once. PostgreSQL
+ * keeps no such cache in the process: `write` runs as is.
+ */
+export async function withSmallPageCache<T>(trx: Trx, write: () => Promise<T>): Promise<T> {
+  if (isPostgres(trx)) return write()
+  const { rows } = await sql<{ cache_size: number }>`pragma cache_size`.execute(trx)
+  const size = Number(rows[0]?.cache_size)
+  await sql`pragma cache_size = ${sql.lit(-BLOB_WRITE_CACHE_KIB)}`.execute(trx)
+  try {
+    return await write()
+  } finally {
+    await sql`pragma cache_size = ${sql.lit(size)}`.execute(trx)
+  }
 }

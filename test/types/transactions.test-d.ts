@@ -4,7 +4,7 @@ import type { KyselyPlugin } from 'kysely'
 import { expectTypeOf } from 'vitest'
 import type { Db, Reader, Trx } from '../../src/db/database.js'
 import { retryingTransaction } from '../../src/db/transaction.js'
-import { closeAttempt, findOpenAttempt } from '../../src/modules/payments/card-attempt.repository.js'
+import { closeAttempt, findOpenAttempt } from '../../src/modules/payments/payment.repository.js'
 
 declare const db: Db
 declare const trx: Trx

@@ -8,7 +8,7 @@ import {
   CUSTOMER_VIEW_COLUMNS,
   contractsWithParties,
   customerIdsWithDocument,
-} from '../contracts/contract-view.repository.js'
+} from '../contracts/contract.repository.js'
 
 export type AnnualPlanRow = Selectable<AnnualPlansTable>
 

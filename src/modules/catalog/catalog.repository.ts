@@ -1,6 +1,6 @@
 import { type ExpressionBuilder, type Insertable, sql } from 'kysely'
 import type { Database, Reader, Trx } from '../../db/database.js'
-import { codePointLower } from '../../db/dialect-sql.js'
+import { codePointLower } from '../../db/database.js'
 import { prepared } from '../../db/prepared.js'
 import type { ModelsTable } from '../../db/tables/catalog.js'
 

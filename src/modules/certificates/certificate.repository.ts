@@ -1,5 +1,5 @@
 import type { Reader } from '../../db/database.js'
-import { contractsWithParties } from '../contracts/contract-view.repository.js'
+import { contractsWithParties } from '../contracts/contract.repository.js'
 
 // What a certificate prints and what its verification answers, read from the subscription and
 // annual plan tables (a join of other modules' tables is data-layer code: src/db/README.md).

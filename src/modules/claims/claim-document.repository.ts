@@ -1,6 +1,6 @@
 import type { Insertable } from 'kysely'
 import type { Reader, Trx } from '../../db/database.js'
-import { withSmallPageCache } from '../../db/dialect-sql.js'
+import { withSmallPageCache } from '../../db/database.js'
 import type { ClaimDocumentsTable, ClaimStatus, DocumentKind } from '../../db/tables/claim.js'
 import type { ClaimDocumentRow } from './claim.repository.js'
 

@@ -1,6 +1,6 @@
 import type { Insertable, Selectable } from 'kysely'
 import type { Reader, Trx } from '../../db/database.js'
-import { intRange } from '../../db/dialect-sql.js'
+import { intRange } from '../../db/database.js'
 import { type PageWindow, pageByIds } from '../../db/page.js'
 import { insertReturningId, prepared } from '../../db/prepared.js'
 import type { ClaimDocumentsTable, ClaimStatus, ClaimsTable } from '../../db/tables/claim.js'

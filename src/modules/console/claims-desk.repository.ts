@@ -1,5 +1,5 @@
 import type { Reader } from '../../db/database.js'
-import { eventObjectId, eventObjectIdIn } from '../../db/dialect-sql.js'
+import { eventObjectId, eventObjectIdIn } from '../../db/database.js'
 import type { ClaimStatus, ClaimsTable } from '../../db/tables/claim.js'
 
 // What the claims desk reads (README, Operator console: the operator API behind the screens): any partner's claims, with

@@ -2,10 +2,14 @@ import type { Reader, Trx } from '../../db/database.js'
 import type { AnnualPlanStatus } from '../../db/tables/annual-plan.js'
 import type { CoverageType } from '../../db/tables/plan.js'
 import type { SubscriptionStatus } from '../../db/tables/subscription.js'
-import { nextPolicySerial } from './contract.repository.js'
+import {
+  type ContractRow,
+  findContractRow,
+  lockContractRow,
+  nextPolicySerial,
+} from './contract.repository.js'
 import { policyNumber } from './contract.rules.js'
 import type { ContractRef } from './contract-reference.js'
-import { type ContractRow, findContractRow, lockContractRow } from './contract-view.repository.js'
 
 // The one lookup of a contract, whichever product it is: what claims, the claims desk and
 // certificates read of it, in one shape.

@@ -1,6 +1,6 @@
 import { type Insertable, sql } from 'kysely'
 import type { Reader, Trx } from '../../db/database.js'
-import { numbersEventsAfterCommit } from '../../db/dialect-sql.js'
+import { numbersEventsAfterCommit } from '../../db/database.js'
 import { insertRows, prepared } from '../../db/prepared.js'
 import type { EventsTable } from '../../db/tables/event.js'
 

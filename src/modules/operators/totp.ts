@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto'
 import { Secret, TOTP } from 'otpauth'
 import QRCode from 'qrcode'
-import { outsideTransaction } from '../../db/transaction-guard.js'
+import { outsideTransaction } from '../../db/transaction.js'
 
 /** RFC 6238 as authenticator apps expect it: SHA-1, 6 digits, 30 s steps. */
 const PERIOD = 30

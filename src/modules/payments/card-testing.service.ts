@@ -9,7 +9,7 @@ import {
   lockContract,
   nthLatestDecline,
   startTry,
-} from './card-testing.repository.js'
+} from './payment.repository.js'
 
 // Card testing (README, "Going live: card payments through Stripe"): a stolen-card tester tries
 // number after number on one contract, or across many. Declined attempts of the last day are

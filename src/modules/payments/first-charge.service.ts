@@ -1,5 +1,6 @@
 import type { Db, Trx } from '../../db/database.js'
 import { retryingTransaction, type Transactor } from '../../db/transaction.js'
+import { inProgressUntil, PaymentInProgressError } from './payment.errors.js'
 import {
   type CardAttemptOf,
   type CardAttemptRow,
@@ -10,8 +11,7 @@ import {
   findStaleAttempts,
   purgeRecordedAttempts,
   storeAttempt,
-} from './card-attempt.repository.js'
-import { inProgressUntil, PaymentInProgressError } from './payment.errors.js'
+} from './payment.repository.js'
 import type { CardData, ChargeResult, GatewayLabel, PaymentGateway, SavedCard } from './payment-gateway.js'
 
 // A first charge (installment 1, an annual plan) is two gateway calls: the card becomes a payment

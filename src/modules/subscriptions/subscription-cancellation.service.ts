@@ -7,7 +7,7 @@ import { formatDate } from '../../shared/time.js'
 import type { RenderingContext } from '../events/event.service.js'
 import { cancellationOf, expiryCutoff, statusAt, UNPAID_CANCELLATION } from './subscription.rules.js'
 import { requireSubscriptionState } from './subscription.service.js'
-import { findExpiredPending as findExpired } from './subscription-cancellation.repository.js'
+import { findExpiredPending as findExpired } from './subscription-lifecycle.repository.js'
 import {
   cancelFirstInstallment,
   cancelSubscription,

@@ -1,7 +1,7 @@
 import type { Insertable, Selectable } from 'kysely'
 import { sql } from 'kysely'
 import type { Trx } from '../../db/database.js'
-import { writesContractInOneStatement } from '../../db/dialect-sql.js'
+import { writesContractInOneStatement } from '../../db/database.js'
 import { definedColumns, insertReturningId, insertRows, prepared } from '../../db/prepared.js'
 import type { InstallmentsTable, SubscriptionsTable } from '../../db/tables/subscription.js'
 

@@ -13,8 +13,12 @@ import {
   SUBSCRIPTION_FROM,
   subscriptionMayMove,
 } from './subscription.rules.js'
-import { countUncancelable, findSubscriptionStatus } from './subscription-cancellation.repository.js'
-import { transitionInstallments, transitionSubscription } from './subscription-lifecycle.repository.js'
+import {
+  countUncancelable,
+  findSubscriptionStatus,
+  transitionInstallments,
+  transitionSubscription,
+} from './subscription-lifecycle.repository.js'
 import {
   type InstallmentPayment,
   issuePolicy,

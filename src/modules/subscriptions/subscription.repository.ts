@@ -1,6 +1,6 @@
 import type { ExpressionBuilder, Selectable } from 'kysely'
 import type { Database, Reader, Trx } from '../../db/database.js'
-import { intRange } from '../../db/dialect-sql.js'
+import { intRange } from '../../db/database.js'
 import { pageByIds } from '../../db/page.js'
 import { prepared } from '../../db/prepared.js'
 import type {
@@ -12,7 +12,7 @@ import {
   CUSTOMER_VIEW_COLUMNS,
   contractsWithParties,
   customerIdsWithDocument,
-} from '../contracts/contract-view.repository.js'
+} from '../contracts/contract.repository.js'
 
 export type InstallmentRow = Selectable<InstallmentsTable>
 

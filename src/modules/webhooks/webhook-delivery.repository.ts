@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { Reader, Trx } from '../../db/database.js'
-import { skippingLockedRows } from '../../db/dialect-sql.js'
+import { skippingLockedRows } from '../../db/database.js'
 import type { NewDelivery } from './webhook-endpoint.repository.js'
 
 // The delivery side: the dispatcher turns numbered events into deliveries after its cursor, and

@@ -1,6 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely'
 import type { Reader, Trx } from '../../db/database.js'
-import { lockingRows } from '../../db/dialect-sql.js'
+import { lockingRows } from '../../db/database.js'
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../../db/tables/webhook.js'
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>

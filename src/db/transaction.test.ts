@@ -5,8 +5,12 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/test-db.js'
 import type { Trx } from './database.js'
-import { retryingTransaction } from './transaction.js'
-import { ForeignWorkInTransaction, outsideTransaction, takeViolations } from './transaction-guard.js'
+import {
+  ForeignWorkInTransaction,
+  outsideTransaction,
+  retryingTransaction,
+  takeViolations,
+} from './transaction.js'
 
 // The test run's guard (test/helpers/transaction-guard.ts turns it on for every file).
 
