@@ -28,6 +28,7 @@ import type { PaymentGateway } from './modules/payments/payment-gateway.js'
 import { planRoutes } from './modules/plans/plan.routes.js'
 import { sandboxClaimRoutes } from './modules/sandbox/sandbox-claims.routes.js'
 import { sandboxClockRoutes } from './modules/sandbox/sandbox-clock.routes.js'
+import { sandboxMessageRoutes } from './modules/sandbox/sandbox-messages.routes.js'
 import { sdkRoutes } from './modules/sdk/sdk.routes.js'
 import { shopkeeperRoutes } from './modules/shopkeepers/shopkeeper.routes.js'
 import { subscriptionRoutes } from './modules/subscriptions/subscription.routes.js'
@@ -150,6 +151,7 @@ export async function buildApp({
       })
       await partnerScope.register(sandboxClockRoutes, { jobs })
       await partnerScope.register(sandboxClaimRoutes)
+      await partnerScope.register(sandboxMessageRoutes)
     }
   })
 

@@ -2,6 +2,7 @@ import { type Static, Type } from 'typebox'
 import { Value } from 'typebox/value'
 import { ConnectionEnv, type ConnectionSettings, connectionSettings } from './config-connections.js'
 import { ConsoleEnv, type ConsoleSettings, consoleSecretKey, consoleSettings } from './config-console.js'
+import { MailEnv, type MailSettings, mailSettings } from './config-mail.js'
 import { assertUnguessable, ConfigError, parseJwtKeys, type SigningKey } from './config-values.js'
 import { isValidTimeZone } from './shared/time.js'
 
@@ -46,6 +47,7 @@ const EnvSchema = Type.Object({
   ),
   ...ConnectionEnv.properties,
   ...ConsoleEnv.properties,
+  ...MailEnv.properties,
 })
 type Env = Static<typeof EnvSchema>
 
@@ -71,6 +73,8 @@ export interface Config extends ConnectionSettings {
    * characters): required in production with a console; a fixed one in test.
    */
   consoleSecretKey: string
+  /** Messages to the insured: the mail server, the sender, the portal's address (config-mail.ts). */
+  mail: MailSettings
   /**
    * The own card gateway: the sandbox (test cards), test's default and refused in production;
    * `stripe` (README, Going live: card payments through Stripe); `none` (card payments unavailable), production's default.
@@ -174,6 +178,7 @@ function toConfig(env: Env): Readonly<Config> {
     metrics: { host: env.METRICS_HOST, port: env.METRICS_PORT },
     console: consoleSettings(env),
     consoleSecretKey: consoleSecretKey(env),
+    mail: mailSettings(env),
     faultKillAfterCommit: faultPattern(env),
   })
 }

@@ -58,7 +58,7 @@ export async function startServer(
           gateway: app.gateway,
           log: app.log.child({ name: 'amparo-worker' }),
         }),
-        { intervalMs: IN_PROCESS_INTERVAL_MS, env: config.env },
+        { intervalMs: IN_PROCESS_INTERVAL_MS, env: config.env, mail: config.mail },
       )
     : null
   if (background) app.log.info('background jobs running in this process')

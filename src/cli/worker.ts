@@ -65,7 +65,7 @@ export function registerWorker(program: Command, io: Io) {
             report(io, options.json, { ...run, webhooks }, describeRun(run, webhooks))
             return
           }
-          const background = startBackground(deps, { intervalMs, env: config.env })
+          const background = startBackground(deps, { intervalMs, env: config.env, mail: config.mail })
           const stop = (signal: NodeJS.Signals) => {
             log.info({ signal }, 'stopping after the current batch')
             void background.stop()

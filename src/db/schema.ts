@@ -20,6 +20,12 @@ import type { CustomerNameWordsTable, CustomersTable } from './tables/customer.j
 import type { DeviceProtectionsTable } from './tables/device-protection.js'
 import type { EventsTable } from './tables/event.js'
 import type { IdempotencyKeysTable } from './tables/idempotency.js'
+import type {
+  MessageAttemptsTable,
+  MessageDispatchTable,
+  MessagesTable,
+  SignInLinksTable,
+} from './tables/message.js'
 import type { AuditLogTable, OperatorSessionsTable, OperatorsTable } from './tables/operator.js'
 import type { CredentialsTable, PartnersTable, PartnerUsersTable } from './tables/partner.js'
 import type {
@@ -81,6 +87,10 @@ export interface Database {
   operators: OperatorsTable
   operator_sessions: OperatorSessionsTable
   audit_log: AuditLogTable
+  messages: MessagesTable
+  message_attempts: MessageAttemptsTable
+  message_dispatch: MessageDispatchTable
+  sign_in_links: SignInLinksTable
 }
 
 // Three handles on the database (src/db/README.md, Transactions), told apart by the compiler:

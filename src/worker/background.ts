@@ -5,6 +5,7 @@ import type { PaymentGateway } from '../modules/payments/payment-gateway.js'
 import type { Metrics } from '../plugins/metrics.js'
 import { systemClock } from '../shared/clock.js'
 import type { JobLog } from './job.js'
+import { runMessageLoop } from './messages.job.js'
 import { runReconcileLoop } from './reconcile.job.js'
 import { runWebhookLoop } from './webhooks.job.js'
 import { runWorker, type WorkerDeps } from './worker.js'
@@ -38,7 +39,7 @@ export function workerDeps(
  */
 export function startBackground(
   deps: WorkerDeps,
-  { intervalMs, env }: { intervalMs: number; env: Config['env'] },
+  { intervalMs, env, mail }: { intervalMs: number; env: Config['env']; mail: Config['mail'] },
 ): { done: Promise<void>; stop: () => Promise<void> } {
   const controller = new AbortController()
   const { signal } = controller
@@ -47,6 +48,8 @@ export function startBackground(
     runWebhookLoop({ ...deps, env }, { signal }),
     // Every few seconds: a card charge the database failed to record is recorded soon after it is back.
     runReconcileLoop(deps, { signal }),
+    // Messages to the insured: sent (or kept, without a mail server) soon after their commit.
+    runMessageLoop({ ...deps, mail }, { signal }),
   ]).then(() => {})
   return {
     done,

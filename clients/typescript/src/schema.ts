@@ -973,6 +973,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the messages to the partner's customers
+         * @description Test environment only. The e-mails Amparo wrote to this partner's customers, newest
+         *     first: the contract in force, a declined or overdue installment, a claim's steps, a cancellation,
+         *     and the portal's sign-in codes and links. Without a mail server (`AMPARO_SMTP_URL` unset) they are
+         *     `kept`, not sent, and read here; with one, `state` tells whether it took them. A message is
+         *     written by the worker after the change that causes it, so it may appear a moment later.
+         *     Another partner's customers' messages never appear.
+         */
+        get: operations["listSandboxMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sdk/{file}": {
         parameters: {
             query?: never;
@@ -2845,6 +2870,48 @@ export interface components {
             advanced_by_seconds: number;
             /** @description The partner’s clock: what it does happens at this time (service time zone). `YYYY-MM-DD HH:MM:SS` in the service time zone. */
             now: string;
+        };
+        /**
+         * @example {
+         *       "id": 1,
+         *       "customer_id": 1,
+         *       "kind": "sign_in",
+         *       "event_id": null,
+         *       "to": "maria@example.com",
+         *       "subject": "Seu código de acesso: 482913",
+         *       "text": "Olá, Maria.\n\nSeu código de acesso ao Portal do segurado é 482913. Ele vale por 10 minutos.\n",
+         *       "state": "kept",
+         *       "attempts": 1,
+         *       "created_at": "2026-12-07 10:00:00",
+         *       "sent_at": null
+         *     }
+         */
+        SandboxMessage: {
+            attempts: number;
+            /** @description When it was queued. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+            created_at: string;
+            /** @description The customer it goes to. */
+            customer_id: number;
+            /** @description The event it announces (`evt_…`); null for a sign-in message. */
+            event_id: string | null;
+            /** @description The message. */
+            id: number;
+            /**
+             * @description What it says.
+             * @enum {unknown}
+             */
+            kind: "sign_in" | "contract_in_force" | "installment_declined" | "installment_overdue" | "claim_opened" | "claim_documents_requested" | "claim_approved" | "claim_denied" | "claim_settled" | "contract_canceled";
+            sent_at: string | null;
+            /**
+             * @description `pending` (queued, or waiting for a retry), `sent`, `kept` (no mail server configured: kept, not sent) or `failed` (refused for 24 h).
+             * @enum {unknown}
+             */
+            state: "pending" | "sent" | "kept" | "failed";
+            subject: string;
+            /** @description The plain-text part (the HTML part says the same). */
+            text: string;
+            /** @description The customer's e-mail address. */
+            to: string;
         };
         /**
          * @description A store of the partner. Bank data is stored but never returned.
@@ -11579,6 +11646,206 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed" | "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Too many requests. */
+            429: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listSandboxMessages: {
+        parameters: {
+            query?: {
+                /** @description Only this customer's messages. */
+                customer_id?: number | "";
+                /** @description Only messages of this kind. */
+                kind?: ("sign_in" | "contract_in_force" | "installment_declined" | "installment_overdue" | "claim_opened" | "claim_documents_requested" | "claim_approved" | "claim_denied" | "claim_settled" | "contract_canceled") | "";
+                /** @description 1–100, default 50. */
+                limit?: number | "";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 1,
+                     *           "customer_id": 1,
+                     *           "kind": "sign_in",
+                     *           "event_id": null,
+                     *           "to": "maria@example.com",
+                     *           "subject": "Seu código de acesso: 482913",
+                     *           "text": "Olá, Maria.\n\nSeu código de acesso ao Portal do segurado é 482913. Ele vale por 10 minutos.\n",
+                     *           "state": "kept",
+                     *           "attempts": 1,
+                     *           "created_at": "2026-12-07 10:00:00",
+                     *           "sent_at": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Newest first. */
+                        data: components["schemas"]["SandboxMessage"][];
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The customer id field must be an integer.",
+                     *       "errors": {
+                     *         "customer_id": [
+                     *           "The customer id field must be an integer."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"] & {
+                        /** @enum {string} */
+                        code: "validation_failed";
                     };
                 };
             };

@@ -17,6 +17,8 @@ export interface PartnersTable {
   /** The `Idempotency-Key` of the last advance and the offset it goes to: its retry finishes it. */
   clock_advance_key: string | null
   clock_advance_to: number | null
+  /** The operator's switch: whether Amparo e-mails this partner's customers (on by default). */
+  notify_insured: Generated<SqlBool>
   created_at: string
 }
 
