@@ -19,9 +19,14 @@ import {
 } from '../payments/payment-gateway.js'
 import { assertCardReplaceable, statusAt } from './subscription.rules.js'
 import { requireSubscriptionState } from './subscription.service.js'
-import { nextCardCheckNumber, recordCardCheck } from './subscription-card-check.repository.js'
 import { payInstallment, recordInstallmentEvent } from './subscription-lifecycle.service.js'
-import { recordDecline, storeCard, unpaidDueInstallments } from './subscription-payment.repository.js'
+import {
+  nextCardCheckNumber,
+  recordCardCheck,
+  recordDecline,
+  storeCard,
+  unpaidDueInstallments,
+} from './subscription-payment.repository.js'
 import { savedCardCharge } from './subscription-recurrence.service.js'
 
 // The card update (operation `updateSubscriptionCard`; README, "Going live: card payments through Stripe"): how a renewal refused by the bank is recovered while its retries run.

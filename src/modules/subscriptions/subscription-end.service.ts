@@ -4,7 +4,7 @@ import { retryingTransaction } from '../../db/transaction.js'
 import { formatDate } from '../../shared/time.js'
 import type { RenderingContext } from '../events/event.service.js'
 import { coverageEndsAt, endedBy, expiredAt } from './subscription.rules.js'
-import { type EndingSubscription, findEndedSubscriptions } from './subscription-end.repository.js'
+import { type EndingSubscription, findEndedSubscriptions } from './subscription-lifecycle.repository.js'
 import { expireSubscription } from './subscription-lifecycle.service.js'
 
 // A subscription ends (README, Subscriptions): once its last installment's month has passed it is

@@ -1,6 +1,7 @@
+import type { Insertable } from 'kysely'
 import type { Reader, Trx } from '../../db/database.js'
 import { claimLease, releaseLease } from '../../db/lease.js'
-import type { PaymentChannel } from '../../db/tables/payment.js'
+import type { CardChecksTable, PaymentChannel } from '../../db/tables/payment.js'
 import { UNPAID_STATUSES } from '../../db/tables/subscription.js'
 import { recordPayment } from '../contracts/contract.repository.js'
 import type { InstallmentRow } from './subscription.repository.js'
@@ -170,4 +171,18 @@ export async function unpaidDueInstallments(db: Reader, subscriptionId: number, 
     .where('due_date', '<=', today)
     .orderBy('number')
     .execute()
+}
+
+/** The number of this card check of a subscription: one more than those recorded (see nextChargeNumber). */
+export async function nextCardCheckNumber(db: Reader, subscriptionId: number): Promise<number> {
+  const { checks } = await db
+    .selectFrom('card_checks')
+    .select((eb) => eb.fn.countAll<number>().as('checks'))
+    .where('subscription_id', '=', subscriptionId)
+    .executeTakeFirstOrThrow()
+  return Number(checks) + 1
+}
+
+export async function recordCardCheck(trx: Trx, row: Insertable<CardChecksTable>): Promise<void> {
+  await trx.insertInto('card_checks').values(row).execute()
 }
