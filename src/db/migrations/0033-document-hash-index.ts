@@ -2,8 +2,8 @@ import type { Kysely } from 'kysely'
 
 /**
  * Documents looked up by their bytes' SHA-256 (stored since 0015): an upload whose file is already on
- * another customer's claim, under any partner, raises `reused_document` (README, Claims: fraud
- * signals), and a claim's page shows those claims.
+ * another customer's claim, under any partner, raises `reused_document` (README, Claim documents),
+ * and a claim's page shows those claims.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
