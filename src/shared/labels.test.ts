@@ -70,6 +70,7 @@ const ENUMS: [keyof typeof LABEL_TABLES, string[]][] = [
       repeat_device: true,
       repeat_customer: true,
       recent_card_change: true,
+      reused_document: true,
     }),
   ],
   ['eventType', [...EVENT_TYPES]],

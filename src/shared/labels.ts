@@ -92,6 +92,7 @@ export const FRAUD_SIGNAL_LABELS = {
   repeat_device: 'Aparelho com outro sinistro (24 meses)',
   repeat_customer: 'Cliente com 2 ou mais sinistros (12 meses)',
   recent_card_change: 'Cartão trocado até 7 dias antes',
+  reused_document: 'Documento já enviado em sinistro de outro cliente',
 } as const
 
 export const EVENT_TYPE_LABELS = {

@@ -819,7 +819,7 @@ export interface operations {
                             };
                             /** @description The contract’s franchise. In cents. */
                             franchise_cents: number;
-                            fraud_signals: ("early_claim" | "repeat_device" | "repeat_customer" | "recent_card_change")[];
+                            fraud_signals: ("early_claim" | "repeat_device" | "repeat_customer" | "recent_card_change" | "reused_document")[];
                             id: number;
                             /** @description The contract’s LMI. In cents. */
                             lmi_cents: number;
@@ -971,8 +971,44 @@ export interface operations {
                      *       },
                      *       "occurred_at": "2026-11-20T23:30:00.000Z",
                      *       "opened_at": "2026-11-21T13:00:00.000Z",
-                     *       "fraud_signals": [],
+                     *       "fraud_signals": [
+                     *         "reused_document"
+                     *       ],
                      *       "assignee": null,
+                     *       "fraud_evidence": [
+                     *         {
+                     *           "signal": "reused_document",
+                     *           "label": "Documento já enviado em sinistro de outro cliente",
+                     *           "claims": [
+                     *             {
+                     *               "id": 7,
+                     *               "number": "SIN-2026-000007",
+                     *               "status": "settled",
+                     *               "status_label": "Concluído",
+                     *               "partner": {
+                     *                 "id": 2,
+                     *                 "name": "Outra Loja"
+                     *               },
+                     *               "contract": {
+                     *                 "kind": "annual_plan",
+                     *                 "id": 3,
+                     *                 "policy_number": "AMP-2026-000003"
+                     *               },
+                     *               "customer_name": "João Pereira",
+                     *               "opened_at": "2026-10-02T14:00:00.000Z",
+                     *               "document": {
+                     *                 "id": 12,
+                     *                 "kind": "photo",
+                     *                 "filename": "tela.jpg",
+                     *                 "own_id": 1,
+                     *                 "own_filename": "tela-quebrada.jpg"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "card_changed_at": null,
+                     *           "coverage_started_at": null
+                     *         }
+                     *       ],
                      *       "updated_at": "2026-11-21T13:05:00.000Z",
                      *       "description": "A tela quebrou após uma queda na calçada.",
                      *       "police_report": null,
@@ -1234,7 +1270,66 @@ export interface operations {
                              */
                             requested_at: string;
                         } | null;
-                        fraud_signals: ("early_claim" | "repeat_device" | "repeat_customer" | "recent_card_change")[];
+                        /** @description What raised each of `fraud_signals`, in its order. */
+                        fraud_evidence: {
+                            /**
+                             * Format: date-time
+                             * @description `recent_card_change`: when the card was replaced. UTC, ISO 8601; null when none.
+                             */
+                            card_changed_at: string | null;
+                            /** @description The other claims the signal counted (`repeat_device`, `repeat_customer`, `reused_document`), latest first, at most 20. */
+                            claims: {
+                                contract: {
+                                    /** @description The id the partner’s API uses. */
+                                    id: number;
+                                    /** @enum {unknown} */
+                                    kind: "subscription" | "annual_plan";
+                                    /** @description The policy number; null before payment. */
+                                    policy_number: string | null;
+                                };
+                                customer_name: string;
+                                /** @description `reused_document`: the file with the same SHA-256 on that claim, and this claim’s copy; null otherwise. */
+                                document: {
+                                    filename: string;
+                                    /** @description The other claim’s document. */
+                                    id: number;
+                                    /** @enum {unknown} */
+                                    kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
+                                    own_filename: string;
+                                    /** @description This claim’s document with the same bytes. */
+                                    own_id: number;
+                                } | null;
+                                /** @description The other claim (its page: `#/sinistros/{id}`). */
+                                id: number;
+                                number: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When it was opened. UTC, ISO 8601.
+                                 */
+                                opened_at: string;
+                                /** @description The partner. */
+                                partner: {
+                                    id: number;
+                                    name: string;
+                                };
+                                /** @enum {unknown} */
+                                status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";
+                                status_label: string;
+                            }[];
+                            /**
+                             * Format: date-time
+                             * @description `early_claim`: when the contract’s cover started. UTC, ISO 8601; null when none.
+                             */
+                            coverage_started_at: string | null;
+                            /** @description The signal in Portuguese. */
+                            label: string;
+                            /**
+                             * @description `early_claim` (within 30 days of the cover starting), `repeat_device` (another claim on the device in 24 months, any partner), `repeat_customer` (2 or more other claims of the document in 12 months, any partner), `recent_card_change` (card changed within 7 days before the loss), `reused_document` (an uploaded file whose bytes were already on another customer’s claim, any partner).
+                             * @enum {unknown}
+                             */
+                            signal: "early_claim" | "repeat_device" | "repeat_customer" | "recent_card_change" | "reused_document";
+                        }[];
+                        fraud_signals: ("early_claim" | "repeat_device" | "repeat_customer" | "recent_card_change" | "reused_document")[];
                         id: number;
                         number: string;
                         /**
@@ -1443,8 +1538,44 @@ export interface operations {
                      *       },
                      *       "occurred_at": "2026-11-20T23:30:00.000Z",
                      *       "opened_at": "2026-11-21T13:00:00.000Z",
-                     *       "fraud_signals": [],
+                     *       "fraud_signals": [
+                     *         "reused_document"
+                     *       ],
                      *       "assignee": null,
+                     *       "fraud_evidence": [
+                     *         {
+                     *           "signal": "reused_document",
+                     *           "label": "Documento já enviado em sinistro de outro cliente",
+                     *           "claims": [
+                     *             {
+                     *               "id": 7,
+                     *               "number": "SIN-2026-000007",
+                     *               "status": "settled",
+                     *               "status_label": "Concluído",
+                     *               "partner": {
+                     *                 "id": 2,
+                     *                 "name": "Outra Loja"
+                     *               },
+                     *               "contract": {
+                     *                 "kind": "annual_plan",
+                     *                 "id": 3,
+                     *                 "policy_number": "AMP-2026-000003"
+                     *               },
+                     *               "customer_name": "João Pereira",
+                     *               "opened_at": "2026-10-02T14:00:00.000Z",
+                     *               "document": {
+                     *                 "id": 12,
+                     *                 "kind": "photo",
+                     *                 "filename": "tela.jpg",
+                     *                 "own_id": 1,
+                     *                 "own_filename": "tela-quebrada.jpg"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "card_changed_at": null,
+                     *           "coverage_started_at": null
+                     *         }
+                     *       ],
                      *       "updated_at": "2026-11-21T13:05:00.000Z",
                      *       "description": "A tela quebrou após uma queda na calçada.",
                      *       "police_report": null,
@@ -1706,7 +1837,66 @@ export interface operations {
                              */
                             requested_at: string;
                         } | null;
-                        fraud_signals: ("early_claim" | "repeat_device" | "repeat_customer" | "recent_card_change")[];
+                        /** @description What raised each of `fraud_signals`, in its order. */
+                        fraud_evidence: {
+                            /**
+                             * Format: date-time
+                             * @description `recent_card_change`: when the card was replaced. UTC, ISO 8601; null when none.
+                             */
+                            card_changed_at: string | null;
+                            /** @description The other claims the signal counted (`repeat_device`, `repeat_customer`, `reused_document`), latest first, at most 20. */
+                            claims: {
+                                contract: {
+                                    /** @description The id the partner’s API uses. */
+                                    id: number;
+                                    /** @enum {unknown} */
+                                    kind: "subscription" | "annual_plan";
+                                    /** @description The policy number; null before payment. */
+                                    policy_number: string | null;
+                                };
+                                customer_name: string;
+                                /** @description `reused_document`: the file with the same SHA-256 on that claim, and this claim’s copy; null otherwise. */
+                                document: {
+                                    filename: string;
+                                    /** @description The other claim’s document. */
+                                    id: number;
+                                    /** @enum {unknown} */
+                                    kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
+                                    own_filename: string;
+                                    /** @description This claim’s document with the same bytes. */
+                                    own_id: number;
+                                } | null;
+                                /** @description The other claim (its page: `#/sinistros/{id}`). */
+                                id: number;
+                                number: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When it was opened. UTC, ISO 8601.
+                                 */
+                                opened_at: string;
+                                /** @description The partner. */
+                                partner: {
+                                    id: number;
+                                    name: string;
+                                };
+                                /** @enum {unknown} */
+                                status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";
+                                status_label: string;
+                            }[];
+                            /**
+                             * Format: date-time
+                             * @description `early_claim`: when the contract’s cover started. UTC, ISO 8601; null when none.
+                             */
+                            coverage_started_at: string | null;
+                            /** @description The signal in Portuguese. */
+                            label: string;
+                            /**
+                             * @description `early_claim` (within 30 days of the cover starting), `repeat_device` (another claim on the device in 24 months, any partner), `repeat_customer` (2 or more other claims of the document in 12 months, any partner), `recent_card_change` (card changed within 7 days before the loss), `reused_document` (an uploaded file whose bytes were already on another customer’s claim, any partner).
+                             * @enum {unknown}
+                             */
+                            signal: "early_claim" | "repeat_device" | "repeat_customer" | "recent_card_change" | "reused_document";
+                        }[];
+                        fraud_signals: ("early_claim" | "repeat_device" | "repeat_customer" | "recent_card_change" | "reused_document")[];
                         id: number;
                         number: string;
                         /**
@@ -1984,8 +2174,44 @@ export interface operations {
                      *       },
                      *       "occurred_at": "2026-11-20T23:30:00.000Z",
                      *       "opened_at": "2026-11-21T13:00:00.000Z",
-                     *       "fraud_signals": [],
+                     *       "fraud_signals": [
+                     *         "reused_document"
+                     *       ],
                      *       "assignee": null,
+                     *       "fraud_evidence": [
+                     *         {
+                     *           "signal": "reused_document",
+                     *           "label": "Documento já enviado em sinistro de outro cliente",
+                     *           "claims": [
+                     *             {
+                     *               "id": 7,
+                     *               "number": "SIN-2026-000007",
+                     *               "status": "settled",
+                     *               "status_label": "Concluído",
+                     *               "partner": {
+                     *                 "id": 2,
+                     *                 "name": "Outra Loja"
+                     *               },
+                     *               "contract": {
+                     *                 "kind": "annual_plan",
+                     *                 "id": 3,
+                     *                 "policy_number": "AMP-2026-000003"
+                     *               },
+                     *               "customer_name": "João Pereira",
+                     *               "opened_at": "2026-10-02T14:00:00.000Z",
+                     *               "document": {
+                     *                 "id": 12,
+                     *                 "kind": "photo",
+                     *                 "filename": "tela.jpg",
+                     *                 "own_id": 1,
+                     *                 "own_filename": "tela-quebrada.jpg"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "card_changed_at": null,
+                     *           "coverage_started_at": null
+                     *         }
+                     *       ],
                      *       "updated_at": "2026-11-21T13:05:00.000Z",
                      *       "description": "A tela quebrou após uma queda na calçada.",
                      *       "police_report": null,
@@ -2247,7 +2473,66 @@ export interface operations {
                              */
                             requested_at: string;
                         } | null;
-                        fraud_signals: ("early_claim" | "repeat_device" | "repeat_customer" | "recent_card_change")[];
+                        /** @description What raised each of `fraud_signals`, in its order. */
+                        fraud_evidence: {
+                            /**
+                             * Format: date-time
+                             * @description `recent_card_change`: when the card was replaced. UTC, ISO 8601; null when none.
+                             */
+                            card_changed_at: string | null;
+                            /** @description The other claims the signal counted (`repeat_device`, `repeat_customer`, `reused_document`), latest first, at most 20. */
+                            claims: {
+                                contract: {
+                                    /** @description The id the partner’s API uses. */
+                                    id: number;
+                                    /** @enum {unknown} */
+                                    kind: "subscription" | "annual_plan";
+                                    /** @description The policy number; null before payment. */
+                                    policy_number: string | null;
+                                };
+                                customer_name: string;
+                                /** @description `reused_document`: the file with the same SHA-256 on that claim, and this claim’s copy; null otherwise. */
+                                document: {
+                                    filename: string;
+                                    /** @description The other claim’s document. */
+                                    id: number;
+                                    /** @enum {unknown} */
+                                    kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
+                                    own_filename: string;
+                                    /** @description This claim’s document with the same bytes. */
+                                    own_id: number;
+                                } | null;
+                                /** @description The other claim (its page: `#/sinistros/{id}`). */
+                                id: number;
+                                number: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When it was opened. UTC, ISO 8601.
+                                 */
+                                opened_at: string;
+                                /** @description The partner. */
+                                partner: {
+                                    id: number;
+                                    name: string;
+                                };
+                                /** @enum {unknown} */
+                                status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";
+                                status_label: string;
+                            }[];
+                            /**
+                             * Format: date-time
+                             * @description `early_claim`: when the contract’s cover started. UTC, ISO 8601; null when none.
+                             */
+                            coverage_started_at: string | null;
+                            /** @description The signal in Portuguese. */
+                            label: string;
+                            /**
+                             * @description `early_claim` (within 30 days of the cover starting), `repeat_device` (another claim on the device in 24 months, any partner), `repeat_customer` (2 or more other claims of the document in 12 months, any partner), `recent_card_change` (card changed within 7 days before the loss), `reused_document` (an uploaded file whose bytes were already on another customer’s claim, any partner).
+                             * @enum {unknown}
+                             */
+                            signal: "early_claim" | "repeat_device" | "repeat_customer" | "recent_card_change" | "reused_document";
+                        }[];
+                        fraud_signals: ("early_claim" | "repeat_device" | "repeat_customer" | "recent_card_change" | "reused_document")[];
                         id: number;
                         number: string;
                         /**
@@ -2528,8 +2813,44 @@ export interface operations {
                      *       },
                      *       "occurred_at": "2026-11-20T23:30:00.000Z",
                      *       "opened_at": "2026-11-21T13:00:00.000Z",
-                     *       "fraud_signals": [],
+                     *       "fraud_signals": [
+                     *         "reused_document"
+                     *       ],
                      *       "assignee": null,
+                     *       "fraud_evidence": [
+                     *         {
+                     *           "signal": "reused_document",
+                     *           "label": "Documento já enviado em sinistro de outro cliente",
+                     *           "claims": [
+                     *             {
+                     *               "id": 7,
+                     *               "number": "SIN-2026-000007",
+                     *               "status": "settled",
+                     *               "status_label": "Concluído",
+                     *               "partner": {
+                     *                 "id": 2,
+                     *                 "name": "Outra Loja"
+                     *               },
+                     *               "contract": {
+                     *                 "kind": "annual_plan",
+                     *                 "id": 3,
+                     *                 "policy_number": "AMP-2026-000003"
+                     *               },
+                     *               "customer_name": "João Pereira",
+                     *               "opened_at": "2026-10-02T14:00:00.000Z",
+                     *               "document": {
+                     *                 "id": 12,
+                     *                 "kind": "photo",
+                     *                 "filename": "tela.jpg",
+                     *                 "own_id": 1,
+                     *                 "own_filename": "tela-quebrada.jpg"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "card_changed_at": null,
+                     *           "coverage_started_at": null
+                     *         }
+                     *       ],
                      *       "updated_at": "2026-11-21T13:05:00.000Z",
                      *       "description": "A tela quebrou após uma queda na calçada.",
                      *       "police_report": null,
@@ -2791,7 +3112,66 @@ export interface operations {
                              */
                             requested_at: string;
                         } | null;
-                        fraud_signals: ("early_claim" | "repeat_device" | "repeat_customer" | "recent_card_change")[];
+                        /** @description What raised each of `fraud_signals`, in its order. */
+                        fraud_evidence: {
+                            /**
+                             * Format: date-time
+                             * @description `recent_card_change`: when the card was replaced. UTC, ISO 8601; null when none.
+                             */
+                            card_changed_at: string | null;
+                            /** @description The other claims the signal counted (`repeat_device`, `repeat_customer`, `reused_document`), latest first, at most 20. */
+                            claims: {
+                                contract: {
+                                    /** @description The id the partner’s API uses. */
+                                    id: number;
+                                    /** @enum {unknown} */
+                                    kind: "subscription" | "annual_plan";
+                                    /** @description The policy number; null before payment. */
+                                    policy_number: string | null;
+                                };
+                                customer_name: string;
+                                /** @description `reused_document`: the file with the same SHA-256 on that claim, and this claim’s copy; null otherwise. */
+                                document: {
+                                    filename: string;
+                                    /** @description The other claim’s document. */
+                                    id: number;
+                                    /** @enum {unknown} */
+                                    kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
+                                    own_filename: string;
+                                    /** @description This claim’s document with the same bytes. */
+                                    own_id: number;
+                                } | null;
+                                /** @description The other claim (its page: `#/sinistros/{id}`). */
+                                id: number;
+                                number: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When it was opened. UTC, ISO 8601.
+                                 */
+                                opened_at: string;
+                                /** @description The partner. */
+                                partner: {
+                                    id: number;
+                                    name: string;
+                                };
+                                /** @enum {unknown} */
+                                status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";
+                                status_label: string;
+                            }[];
+                            /**
+                             * Format: date-time
+                             * @description `early_claim`: when the contract’s cover started. UTC, ISO 8601; null when none.
+                             */
+                            coverage_started_at: string | null;
+                            /** @description The signal in Portuguese. */
+                            label: string;
+                            /**
+                             * @description `early_claim` (within 30 days of the cover starting), `repeat_device` (another claim on the device in 24 months, any partner), `repeat_customer` (2 or more other claims of the document in 12 months, any partner), `recent_card_change` (card changed within 7 days before the loss), `reused_document` (an uploaded file whose bytes were already on another customer’s claim, any partner).
+                             * @enum {unknown}
+                             */
+                            signal: "early_claim" | "repeat_device" | "repeat_customer" | "recent_card_change" | "reused_document";
+                        }[];
+                        fraud_signals: ("early_claim" | "repeat_device" | "repeat_customer" | "recent_card_change" | "reused_document")[];
                         id: number;
                         number: string;
                         /**
@@ -3383,8 +3763,44 @@ export interface operations {
                      *       },
                      *       "occurred_at": "2026-11-20T23:30:00.000Z",
                      *       "opened_at": "2026-11-21T13:00:00.000Z",
-                     *       "fraud_signals": [],
+                     *       "fraud_signals": [
+                     *         "reused_document"
+                     *       ],
                      *       "assignee": null,
+                     *       "fraud_evidence": [
+                     *         {
+                     *           "signal": "reused_document",
+                     *           "label": "Documento já enviado em sinistro de outro cliente",
+                     *           "claims": [
+                     *             {
+                     *               "id": 7,
+                     *               "number": "SIN-2026-000007",
+                     *               "status": "settled",
+                     *               "status_label": "Concluído",
+                     *               "partner": {
+                     *                 "id": 2,
+                     *                 "name": "Outra Loja"
+                     *               },
+                     *               "contract": {
+                     *                 "kind": "annual_plan",
+                     *                 "id": 3,
+                     *                 "policy_number": "AMP-2026-000003"
+                     *               },
+                     *               "customer_name": "João Pereira",
+                     *               "opened_at": "2026-10-02T14:00:00.000Z",
+                     *               "document": {
+                     *                 "id": 12,
+                     *                 "kind": "photo",
+                     *                 "filename": "tela.jpg",
+                     *                 "own_id": 1,
+                     *                 "own_filename": "tela-quebrada.jpg"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "card_changed_at": null,
+                     *           "coverage_started_at": null
+                     *         }
+                     *       ],
                      *       "updated_at": "2026-11-21T13:05:00.000Z",
                      *       "description": "A tela quebrou após uma queda na calçada.",
                      *       "police_report": null,
@@ -3646,7 +4062,66 @@ export interface operations {
                              */
                             requested_at: string;
                         } | null;
-                        fraud_signals: ("early_claim" | "repeat_device" | "repeat_customer" | "recent_card_change")[];
+                        /** @description What raised each of `fraud_signals`, in its order. */
+                        fraud_evidence: {
+                            /**
+                             * Format: date-time
+                             * @description `recent_card_change`: when the card was replaced. UTC, ISO 8601; null when none.
+                             */
+                            card_changed_at: string | null;
+                            /** @description The other claims the signal counted (`repeat_device`, `repeat_customer`, `reused_document`), latest first, at most 20. */
+                            claims: {
+                                contract: {
+                                    /** @description The id the partner’s API uses. */
+                                    id: number;
+                                    /** @enum {unknown} */
+                                    kind: "subscription" | "annual_plan";
+                                    /** @description The policy number; null before payment. */
+                                    policy_number: string | null;
+                                };
+                                customer_name: string;
+                                /** @description `reused_document`: the file with the same SHA-256 on that claim, and this claim’s copy; null otherwise. */
+                                document: {
+                                    filename: string;
+                                    /** @description The other claim’s document. */
+                                    id: number;
+                                    /** @enum {unknown} */
+                                    kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
+                                    own_filename: string;
+                                    /** @description This claim’s document with the same bytes. */
+                                    own_id: number;
+                                } | null;
+                                /** @description The other claim (its page: `#/sinistros/{id}`). */
+                                id: number;
+                                number: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When it was opened. UTC, ISO 8601.
+                                 */
+                                opened_at: string;
+                                /** @description The partner. */
+                                partner: {
+                                    id: number;
+                                    name: string;
+                                };
+                                /** @enum {unknown} */
+                                status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";
+                                status_label: string;
+                            }[];
+                            /**
+                             * Format: date-time
+                             * @description `early_claim`: when the contract’s cover started. UTC, ISO 8601; null when none.
+                             */
+                            coverage_started_at: string | null;
+                            /** @description The signal in Portuguese. */
+                            label: string;
+                            /**
+                             * @description `early_claim` (within 30 days of the cover starting), `repeat_device` (another claim on the device in 24 months, any partner), `repeat_customer` (2 or more other claims of the document in 12 months, any partner), `recent_card_change` (card changed within 7 days before the loss), `reused_document` (an uploaded file whose bytes were already on another customer’s claim, any partner).
+                             * @enum {unknown}
+                             */
+                            signal: "early_claim" | "repeat_device" | "repeat_customer" | "recent_card_change" | "reused_document";
+                        }[];
+                        fraud_signals: ("early_claim" | "repeat_device" | "repeat_customer" | "recent_card_change" | "reused_document")[];
                         id: number;
                         number: string;
                         /**
@@ -3924,8 +4399,44 @@ export interface operations {
                      *       },
                      *       "occurred_at": "2026-11-20T23:30:00.000Z",
                      *       "opened_at": "2026-11-21T13:00:00.000Z",
-                     *       "fraud_signals": [],
+                     *       "fraud_signals": [
+                     *         "reused_document"
+                     *       ],
                      *       "assignee": null,
+                     *       "fraud_evidence": [
+                     *         {
+                     *           "signal": "reused_document",
+                     *           "label": "Documento já enviado em sinistro de outro cliente",
+                     *           "claims": [
+                     *             {
+                     *               "id": 7,
+                     *               "number": "SIN-2026-000007",
+                     *               "status": "settled",
+                     *               "status_label": "Concluído",
+                     *               "partner": {
+                     *                 "id": 2,
+                     *                 "name": "Outra Loja"
+                     *               },
+                     *               "contract": {
+                     *                 "kind": "annual_plan",
+                     *                 "id": 3,
+                     *                 "policy_number": "AMP-2026-000003"
+                     *               },
+                     *               "customer_name": "João Pereira",
+                     *               "opened_at": "2026-10-02T14:00:00.000Z",
+                     *               "document": {
+                     *                 "id": 12,
+                     *                 "kind": "photo",
+                     *                 "filename": "tela.jpg",
+                     *                 "own_id": 1,
+                     *                 "own_filename": "tela-quebrada.jpg"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "card_changed_at": null,
+                     *           "coverage_started_at": null
+                     *         }
+                     *       ],
                      *       "updated_at": "2026-11-21T13:05:00.000Z",
                      *       "description": "A tela quebrou após uma queda na calçada.",
                      *       "police_report": null,
@@ -4187,7 +4698,66 @@ export interface operations {
                              */
                             requested_at: string;
                         } | null;
-                        fraud_signals: ("early_claim" | "repeat_device" | "repeat_customer" | "recent_card_change")[];
+                        /** @description What raised each of `fraud_signals`, in its order. */
+                        fraud_evidence: {
+                            /**
+                             * Format: date-time
+                             * @description `recent_card_change`: when the card was replaced. UTC, ISO 8601; null when none.
+                             */
+                            card_changed_at: string | null;
+                            /** @description The other claims the signal counted (`repeat_device`, `repeat_customer`, `reused_document`), latest first, at most 20. */
+                            claims: {
+                                contract: {
+                                    /** @description The id the partner’s API uses. */
+                                    id: number;
+                                    /** @enum {unknown} */
+                                    kind: "subscription" | "annual_plan";
+                                    /** @description The policy number; null before payment. */
+                                    policy_number: string | null;
+                                };
+                                customer_name: string;
+                                /** @description `reused_document`: the file with the same SHA-256 on that claim, and this claim’s copy; null otherwise. */
+                                document: {
+                                    filename: string;
+                                    /** @description The other claim’s document. */
+                                    id: number;
+                                    /** @enum {unknown} */
+                                    kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
+                                    own_filename: string;
+                                    /** @description This claim’s document with the same bytes. */
+                                    own_id: number;
+                                } | null;
+                                /** @description The other claim (its page: `#/sinistros/{id}`). */
+                                id: number;
+                                number: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When it was opened. UTC, ISO 8601.
+                                 */
+                                opened_at: string;
+                                /** @description The partner. */
+                                partner: {
+                                    id: number;
+                                    name: string;
+                                };
+                                /** @enum {unknown} */
+                                status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";
+                                status_label: string;
+                            }[];
+                            /**
+                             * Format: date-time
+                             * @description `early_claim`: when the contract’s cover started. UTC, ISO 8601; null when none.
+                             */
+                            coverage_started_at: string | null;
+                            /** @description The signal in Portuguese. */
+                            label: string;
+                            /**
+                             * @description `early_claim` (within 30 days of the cover starting), `repeat_device` (another claim on the device in 24 months, any partner), `repeat_customer` (2 or more other claims of the document in 12 months, any partner), `recent_card_change` (card changed within 7 days before the loss), `reused_document` (an uploaded file whose bytes were already on another customer’s claim, any partner).
+                             * @enum {unknown}
+                             */
+                            signal: "early_claim" | "repeat_device" | "repeat_customer" | "recent_card_change" | "reused_document";
+                        }[];
+                        fraud_signals: ("early_claim" | "repeat_device" | "repeat_customer" | "recent_card_change" | "reused_document")[];
                         id: number;
                         number: string;
                         /**

@@ -25,7 +25,12 @@ export type DocumentKind =
   | 'repair_quote'
   | 'id_document'
   | 'other'
-export type FraudSignal = 'early_claim' | 'repeat_device' | 'repeat_customer' | 'recent_card_change'
+export type FraudSignal =
+  | 'early_claim'
+  | 'repeat_device'
+  | 'repeat_customer'
+  | 'recent_card_change'
+  | 'reused_document'
 
 export interface ClaimsTable {
   id: Generated<number>
@@ -73,7 +78,10 @@ export interface ClaimsTable {
   decided_at: string | null
   settlement_reference: string | null
   settled_at: string | null
-  /** JSON array of FraudSignal, computed at opening; operators only, never in the partner API. */
+  /**
+   * JSON array of FraudSignal, computed at opening (`reused_document` at an upload); operators
+   * only, never in the partner API.
+   */
   fraud_signals: Generated<string>
   /** The latest request for documents: its kinds (JSON array of DocumentKind), message and instant. */
   documents_request_kinds: string | null
@@ -112,7 +120,7 @@ export interface ClaimDocumentsTable {
   content_type: string
   /** Bytes. */
   size: number
-  /** Hex. */
+  /** Hex, of the bytes as received; indexed: `reused_document` looks it up across partners. */
   sha256: string
   uploaded_at: string
   /** The upload that wrote its bytes (`claim_document_chunks`), before this row. */

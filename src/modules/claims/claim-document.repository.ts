@@ -6,7 +6,8 @@ import type { ClaimDocumentRow } from './claim.repository.js'
 
 /**
  * Marks the claim changed at `now` when its status is one of `statuses`, and reports its status,
- * type and latest request for documents then; undefined when it is in none. The update holds the claim's row until the transaction
+ * type, latest request for documents, customer document and fraud signals then; undefined when it
+ * is in none. The update holds the claim's row until the transaction
  * ends (PostgreSQL; SQLite has one writer): concurrent uploads count the claim's documents one after
  * the other, and a decision waits for the upload or is waited for and seen.
  */
@@ -23,8 +24,32 @@ export async function holdClaimIn(trx: Trx, id: number, statuses: readonly Claim
       'documents_request_message',
       'documents_requested_at',
       'documents_request_after',
+      'customer_document',
+      'fraud_signals',
     ])
     .executeTakeFirst()
+}
+
+/**
+ * Whether a document uploaded before `beforeId` with these bytes (`sha256`) is on a claim of another
+ * customer than `customerDocument`, under any partner: the same person's own files do not count.
+ */
+export async function bytesOnAnotherCustomersClaim(
+  db: Reader,
+  sha256: string,
+  customerDocument: string,
+  beforeId: number,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('claim_documents as d')
+    .innerJoin('claims as cl', 'cl.id', 'd.claim_id')
+    .select('d.id')
+    .where('d.sha256', '=', sha256)
+    .where('d.id', '<', beforeId)
+    .where('cl.customer_document', '<>', customerDocument)
+    .limit(1)
+    .executeTakeFirst()
+  return row !== undefined
 }
 
 /** The claim's documents' ids and kinds, oldest first. */

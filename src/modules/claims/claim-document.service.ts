@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto'
 import { Readable } from 'node:stream'
 import type { Db, Reader, Trx } from '../../db/database.js'
-import type { DocumentKind } from '../../db/tables/claim.js'
+import type { DocumentKind, FraudSignal } from '../../db/tables/claim.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import { AppError, NotFoundError, StateError, ValidationError } from '../../shared/errors.js'
 import { formatDate, startOfLocalDate, startOfNextDay } from '../../shared/time.js'
 import { claimDocumentResource, documentsRequestFacts } from './claim.mapper.js'
-import { transitionClaim } from './claim.repository.js'
-import { DOCUMENT_KINDS, requiredDocuments } from './claim.rules.js'
+import { setFraudSignals, transitionClaim } from './claim.repository.js'
+import { DOCUMENT_KINDS, requiredDocuments, signalsAfterUpload } from './claim.rules.js'
 import { findClaimForPartner, recordClaimEvent } from './claim.service.js'
 import {
+  bytesOnAnotherCustomersClaim,
   type ContractOf,
   contractDocumentsSince,
   DOCUMENT_CHUNK_BYTES,
@@ -100,6 +101,7 @@ export async function addClaimDocument(
     uploaded_at: now,
     upload_id: document.uploadId,
   })
+  await raiseReusedDocument(trx, claimId, claim, row)
   const stillRequired = requiredDocuments(claim.type, [...held, row], documentsRequestFacts(claim))
   const next = statusAfterUpload(claim.status, stillRequired)
   if (next !== null) {
@@ -108,6 +110,28 @@ export async function addClaimDocument(
     await recordClaimEvent(trx, 'claim.under_review', claimId, now, timeZone)
   }
   return claimDocumentResource(row, timeZone)
+}
+
+/**
+ * `reused_document` (operators only): the document's bytes, hashed as they arrived, are already on
+ * another customer's claim, under any partner. Only the claim receiving the copy is marked.
+ */
+async function raiseReusedDocument(
+  trx: Trx,
+  claimId: number,
+  claim: { customer_document: string; fraud_signals: string },
+  document: { id: number; sha256: string },
+) {
+  const current = JSON.parse(claim.fraud_signals) as FraudSignal[]
+  if (current.includes('reused_document')) return
+  const reused = await bytesOnAnotherCustomersClaim(
+    trx,
+    document.sha256,
+    claim.customer_document,
+    document.id,
+  )
+  const next = signalsAfterUpload(current, reused)
+  if (next !== null) await setFraudSignals(trx, claimId, next)
 }
 
 /**

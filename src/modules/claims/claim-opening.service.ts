@@ -11,8 +11,8 @@ import type { ClaimResource } from './claim.mapper.js'
 import { insertClaim, nextClaimSequence } from './claim.repository.js'
 import {
   claimNumber,
-  FRAUD_WINDOWS,
   fraudSignals,
+  fraudWindowsOf,
   noticeRefusal,
   perilCovered,
   policeReportFromTheFuture,
@@ -131,12 +131,6 @@ async function contractOf(
   return contract
 }
 
-const monthsBefore = (instant: string, months: number) => {
-  const d = new Date(instant)
-  d.setUTCMonth(d.getUTCMonth() - months)
-  return d.toISOString()
-}
-
 /**
  * Opens a claim `documents_pending` at `now` (the partner's clock) and writes `claim.opened`;
  * answers the claim's resource. 422 `validation_failed` under the field at fault, `invalid_state` (errors.status)
@@ -192,15 +186,12 @@ export async function openClaim(
 
   // A serial that names no device (letters of another script, kept as contracted) matches none.
   const keys = contract.serials.map((s) => (s ? deviceKey(s) : '')).filter((key) => key !== '')
+  const windows = fraudWindowsOf(now)
   const signals = fraudSignals({
     occurredAt,
     coverageStartedAt: contract.coverageStartedAt,
-    sameDeviceClaims: await countDeviceClaimsSince(trx, keys, monthsBefore(now, FRAUD_WINDOWS.deviceMonths)),
-    sameCustomerClaims: await countCustomerClaimsSince(
-      trx,
-      contract.customerDocument,
-      monthsBefore(now, FRAUD_WINDOWS.customerMonths),
-    ),
+    sameDeviceClaims: await countDeviceClaimsSince(trx, keys, windows.deviceSince),
+    sameCustomerClaims: await countCustomerClaimsSince(trx, contract.customerDocument, windows.customerSince),
     lastCardChangeAt: await contract.lastCardChangeBefore(occurredAt),
   })
 

@@ -3,7 +3,7 @@ import type { Reader, Trx } from '../../db/database.js'
 import { intRange } from '../../db/database.js'
 import { type PageWindow, pageByIds } from '../../db/page.js'
 import { insertReturningId, prepared } from '../../db/prepared.js'
-import type { ClaimDocumentsTable, ClaimStatus, ClaimsTable } from '../../db/tables/claim.js'
+import type { ClaimDocumentsTable, ClaimStatus, ClaimsTable, FraudSignal } from '../../db/tables/claim.js'
 
 export type ClaimRow = Selectable<ClaimsTable>
 /** A document's metadata, as its resource shows it (its bytes' upload is the repository's business). */
@@ -125,6 +125,15 @@ export async function transitionClaim(
     .where('status', 'in', [...from])
     .executeTakeFirst()
   return Number(result.numUpdatedRows) === 1
+}
+
+/** Replaces the claim's fraud signals (JSON, as the claim holds them): the caller decided them. */
+export async function setFraudSignals(trx: Trx, id: number, signals: readonly FraudSignal[]): Promise<void> {
+  await trx
+    .updateTable('claims')
+    .set({ fraud_signals: JSON.stringify(signals) })
+    .where('id', '=', id)
+    .execute()
 }
 
 export interface ClaimFilter {

@@ -5,12 +5,14 @@ import {
   claimNumber,
   documentsRequestErrors,
   fraudSignals,
+  fraudWindowsOf,
   missingDocumentKinds,
   noticeRefusal,
   perilCovered,
   policeReportFromTheFuture,
   policeReportMissing,
   requiredDocuments,
+  signalsAfterUpload,
   yearlyLimitReached,
   yearlyLimitSince,
 } from './claim.rules.js'
@@ -126,6 +128,33 @@ describe('fraudSignals', () => {
     ['card replaced 8 days before', { ...base, lastCardChangeAt: '2026-11-13T15:00:00.000Z' }, []],
   ] as const)('%s', (_, facts, expected) => {
     expect(fraudSignals(facts)).toEqual(expected)
+  })
+})
+
+describe('signalsAfterUpload', () => {
+  it.each([
+    ['bytes seen nowhere else', [], false, null],
+    ['bytes on another customer’s claim', [], true, ['reused_document']],
+    [
+      'kept in the list’s order',
+      ['early_claim', 'repeat_device'],
+      true,
+      ['early_claim', 'repeat_device', 'reused_document'],
+    ],
+    ['raised once', ['early_claim', 'reused_document'], true, null],
+    ['other signals left as they are', ['recent_card_change'], false, null],
+  ] as const)('%s', (_, signals, reused, expected) => {
+    expect(signalsAfterUpload(signals, reused)).toEqual(expected)
+  })
+})
+
+describe('fraudWindowsOf', () => {
+  it.each([
+    ['2026-11-21T15:00:00.000Z', '2024-11-21T15:00:00.000Z', '2025-11-21T15:00:00.000Z'],
+    // Calendar months, in UTC: a leap day looks back to the 1st of March.
+    ['2028-02-29T12:00:00.000Z', '2026-03-01T12:00:00.000Z', '2027-03-01T12:00:00.000Z'],
+  ])('opened %s: device since %s, customer since %s', (openedAt, deviceSince, customerSince) => {
+    expect(fraudWindowsOf(openedAt)).toEqual({ deviceSince, customerSince })
   })
 })
 

@@ -184,6 +184,31 @@ export interface FraudFacts {
 
 export const FRAUD_WINDOWS = { earlyClaimDays: 30, deviceMonths: 24, customerMonths: 12, cardChangeDays: 7 }
 
+/** Every signal, in the order a claim lists them; `reused_document` is raised by an upload. */
+export const FRAUD_SIGNALS = [
+  'early_claim',
+  'repeat_device',
+  'repeat_customer',
+  'recent_card_change',
+  'reused_document',
+] as const satisfies readonly FraudSignal[]
+
+/** `months` calendar months before `instant` (UTC). */
+export function monthsBefore(instant: string, months: number): string {
+  const d = new Date(instant)
+  d.setUTCMonth(d.getUTCMonth() - months)
+  return d.toISOString()
+}
+
+/**
+ * Where the look-backs of a claim opened at `openedAt` start: the other claims of its device and of
+ * its customer counted at opening, and shown as the evidence since.
+ */
+export const fraudWindowsOf = (openedAt: string) => ({
+  deviceSince: monthsBefore(openedAt, FRAUD_WINDOWS.deviceMonths),
+  customerSince: monthsBefore(openedAt, FRAUD_WINDOWS.customerMonths),
+})
+
 export function fraudSignals(f: FraudFacts): FraudSignal[] {
   const signals: FraudSignal[] = []
   const start = f.coverageStartedAt
@@ -197,6 +222,15 @@ export function fraudSignals(f: FraudFacts): FraudSignal[] {
     signals.push('recent_card_change')
   }
   return signals
+}
+
+/**
+ * The claim's signals once a document arrived whose bytes are on another customer's claim
+ * (`reused`): `reused_document` added in its place; null when nothing changes.
+ */
+export function signalsAfterUpload(signals: readonly FraudSignal[], reused: boolean): FraudSignal[] | null {
+  if (!reused || signals.includes('reused_document')) return null
+  return FRAUD_SIGNALS.filter((signal) => signal === 'reused_document' || signals.includes(signal))
 }
 
 // — Number —

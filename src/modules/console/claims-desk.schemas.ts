@@ -9,6 +9,7 @@ import {
   SETTLEMENT_METHODS,
 } from '../claims/claim.rules.js'
 import { ACCEPTED_CONTENT_TYPES } from '../claims/claim-document.rules.js'
+import { FraudEvidence, FraudSignal } from './claim-evidence.schemas.js'
 import { Activity, Assignee } from './claim-work.schemas.js'
 import {
   Cents,
@@ -19,10 +20,6 @@ import {
   PartnerRef,
 } from './console.schemas.js'
 
-const FraudSignal = Type.Enum(['early_claim', 'repeat_device', 'repeat_customer', 'recent_card_change'], {
-  description:
-    '`early_claim` (within 30 days of the cover starting), `repeat_device` (another claim on the device in 24 months), `repeat_customer` (another claim of the document in 12 months, any partner), `recent_card_change` (card changed within 7 days before the loss).',
-})
 const ClaimStatus = Type.Enum([...CLAIM_STATUSES])
 const ClaimType = Type.Enum([...CLAIM_TYPES])
 const nullableText = (description: string) => nullable(Type.String(), description)
@@ -121,7 +118,34 @@ const Contract = Type.Object({
 
 const DESK_CLAIM_EXAMPLE = {
   ...QUEUE_ITEM_EXAMPLE,
-  fraud_signals: [],
+  fraud_signals: ['reused_document'],
+  fraud_evidence: [
+    {
+      signal: 'reused_document',
+      label: 'Documento já enviado em sinistro de outro cliente',
+      claims: [
+        {
+          id: 7,
+          number: 'SIN-2026-000007',
+          status: 'settled',
+          status_label: 'Concluído',
+          partner: { id: 2, name: 'Outra Loja' },
+          contract: { kind: 'annual_plan', id: 3, policy_number: 'AMP-2026-000003' },
+          customer_name: 'João Pereira',
+          opened_at: '2026-10-02T14:00:00.000Z',
+          document: {
+            id: 12,
+            kind: 'photo',
+            filename: 'tela.jpg',
+            own_id: 1,
+            own_filename: 'tela-quebrada.jpg',
+          },
+        },
+      ],
+      card_changed_at: null,
+      coverage_started_at: null,
+    },
+  ],
   updated_at: '2026-11-21T13:05:00.000Z',
   description: 'A tela quebrou após uma queda na calçada.',
   police_report: null,
@@ -271,6 +295,7 @@ export const DeskClaim = Type.Object(
       }),
     ),
     fraud_signals: Type.Array(FraudSignal),
+    fraud_evidence: FraudEvidence,
     decision: nullable(
       Type.Object({
         outcome: Type.Enum(['approved', 'denied']),

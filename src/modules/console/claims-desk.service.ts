@@ -1,7 +1,11 @@
 import type { Db, Reader, Trx } from '../../db/database.js'
 import type { ClaimStatus, FraudSignal } from '../../db/tables/claim.js'
 import { NotFoundError, StateError } from '../../shared/errors.js'
-import { ANNUAL_PLAN_STATUS_LABELS, SUBSCRIPTION_STATUS_LABELS } from '../../shared/labels.js'
+import {
+  ANNUAL_PLAN_STATUS_LABELS,
+  FRAUD_SIGNAL_LABELS,
+  SUBSCRIPTION_STATUS_LABELS,
+} from '../../shared/labels.js'
 import { documentsRequestFacts, documentsRequestOf } from '../claims/claim.mapper.js'
 import { claimStatusLabel, claimTypeLabel, payableAmount, requiredDocuments } from '../claims/claim.rules.js'
 import {
@@ -12,6 +16,7 @@ import {
   settleClaim,
 } from '../claims/claim-decision.service.js'
 import { claimDocumentFile } from '../claims/claim-document.service.js'
+import { fraudEvidence } from '../claims/claim-evidence.service.js'
 import { findContract } from '../contracts/contract.service.js'
 import { contractOfColumns } from '../contracts/contract-reference.js'
 import { recordAudit } from '../operators/audit.service.js'
@@ -159,7 +164,7 @@ export async function deskClaim(db: Reader, id: number) {
     documentsOf(db, claim.id),
     timelineOf(db, claim),
   ])
-  const activity = await activityOf(db, claim, documents)
+  const [activity, evidence] = await Promise.all([activityOf(db, claim, documents), fraudEvidence(db, claim)])
   const lmi = Number(claim.lmi)
   const franchise = Number(claim.franchise)
   return {
@@ -208,6 +213,7 @@ export async function deskClaim(db: Reader, id: number) {
       url: `/api/claims/${claim.id}/documents/${d.id}`,
     })),
     fraud_signals: signalsOf(claim.fraud_signals),
+    fraud_evidence: evidence.map((e) => ({ ...e, label: FRAUD_SIGNAL_LABELS[e.signal] })),
     decision:
       claim.outcome === null
         ? null

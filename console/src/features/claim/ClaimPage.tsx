@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query'
 import { useEffect, useRef, useState } from 'react'
-import { CLAIM_STATUS_LABELS, FRAUD_SIGNAL_LABELS, label, PERIL_LABELS, when } from '../../format'
+import { CLAIM_STATUS_LABELS, label, PERIL_LABELS, when } from '../../format'
 import { href } from '../../router'
 import { useCan } from '../../session'
 import { Badge, ErrorBox, Loading, Notice, PageTitle, statusTone } from '../../ui'
@@ -12,6 +12,7 @@ import { ClaimDocuments } from './ClaimDocuments'
 import { ContractFacts, CustomerFacts, DecisionFacts } from './ClaimFacts'
 import { ClaimNoteForm } from './ClaimNotes'
 import { ClaimRequestDocuments } from './ClaimRequestDocuments'
+import { ClaimSignals } from './ClaimSignals'
 import { ClaimTimeline } from './ClaimTimeline'
 import { claimQuery, type DeskClaim } from './claim.queries'
 
@@ -100,16 +101,7 @@ function ClaimBody({
 
       <div className="claim-grid">
         <div className="claim-main">
-          {claim.fraud_signals.length > 0 ? (
-            <section className="panel panel-warn" aria-labelledby="h-fraud">
-              <h2 id="h-fraud">Sinais de fraude</h2>
-              <ul data-testid="fraud-signals">
-                {claim.fraud_signals.map((s) => (
-                  <li key={s}>{label(FRAUD_SIGNAL_LABELS, s)}</li>
-                ))}
-              </ul>
-            </section>
-          ) : null}
+          <ClaimSignals claim={claim} />
           <ClaimAwaited claim={claim} />
           <ClaimDocuments documents={claim.documents} />
           <ClaimActivity entries={claim.activity}>
