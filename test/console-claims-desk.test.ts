@@ -165,15 +165,22 @@ describe('a claim’s page', () => {
       'x-content-type-options': 'nosniff',
       'cache-control': 'private, no-store',
     })
-    expect(String(bytes.headers['content-security-policy'])).toMatch(/^sandbox/)
-    expect(String(bytes.headers['content-disposition'])).toMatch(/^inline/)
-    expect(bytes.headers['x-frame-options']).toBe('SAMEORIGIN')
-    // A PDF cannot be sandboxed (Chromium's viewer would not open it), only kept to the console's frames.
+    // No document is ever a page: an attachment, sandboxed, unframable; a PDF as much as an image
+    // (the console draws it with pdf.js, never in the browser's viewer).
     const invoice = claim.documents.find(
       (d: { content_type: string }) => d.content_type === 'application/pdf',
     )
     const invoiceBytes = await get(invoice.url)
-    expect(invoiceBytes.headers['content-security-policy']).toBe("frame-ancestors 'self'")
+    expect(invoiceBytes.headers['content-type']).toBe('application/pdf')
+    for (const served of [bytes, invoiceBytes]) {
+      const policy = String(served.headers['content-security-policy'])
+      expect(policy).toMatch(/^sandbox;/)
+      expect(policy).toContain("default-src 'none'")
+      expect(policy).toContain("frame-ancestors 'none'")
+      expect(String(served.headers['content-disposition'])).toMatch(/^attachment; filename="/)
+      expect(served.headers['x-frame-options']).toBe('DENY')
+      expect(served.headers['x-content-type-options']).toBe('nosniff')
+    }
   })
 
   it('answers 404 for an unknown claim or document', async () => {

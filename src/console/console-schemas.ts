@@ -50,3 +50,14 @@ export function guardedErrors(write: boolean): Record<number, TSchema> {
     503: consoleError('The database is unreachable for a moment.', 'service_unavailable'),
   }
 }
+
+/** A CSV download's answer (README, Operator console: exports): Excel pt-BR's dialect, as an attachment. */
+export function csvAnswer(filename: string, columns: readonly string[]): TSchema {
+  return Type.Unsafe<string>({
+    description: `CSV for Excel set to pt-BR: UTF-8 with a byte-order mark, \`;\` between cells, CRLF, money as \`1234,56\`, times as \`dd/mm/aaaa hh:mm\` in the service's zone; a cell starting with \`=\`, \`+\`, \`-\`, \`@\`, tab or CR is prefixed with \`'\`. Columns: ${columns.join(', ')}.`,
+    content: { 'text/csv': { schema: { type: 'string', format: 'binary' } } },
+    headers: {
+      'Content-Disposition': { type: 'string', description: `\`attachment; filename="${filename}"\`.` },
+    },
+  })
+}

@@ -1,9 +1,12 @@
 import fastifyStatic from '@fastify/static'
 import fp from 'fastify-plugin'
 
-/** No inline script or style, nothing from elsewhere (README, Operator console). */
+/**
+ * No inline script or style, nothing from elsewhere (README, Operator console). The one worker is
+ * pdf.js's, a file of the build; no frame and no plugin: a claim's PDF is drawn on canvas.
+ */
 export const CONSOLE_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; frame-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; worker-src 'self'; frame-src 'none'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
 
 const isApi = (url: string) => url === '/api' || url.startsWith('/api/') || url.startsWith('/api?')
 

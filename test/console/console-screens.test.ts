@@ -128,7 +128,9 @@ describe.skipIf(!hasChromium)('operator console in Chromium', () => {
     await page.getByRole('heading', { name: `Sinistro ${claim.number}` }).waitFor()
     expect(await page.getByTestId('claim-status').getAttribute('data-status')).toBe('under_review')
     await page.locator('img[src$="/documents/1"], .doc img').first().waitFor()
-    expect(await page.locator('.doc iframe').count()).toBe(1)
+    // The PDF is drawn by pdf.js (console-documents.test.ts), never framed.
+    await page.getByTestId('pdf-viewer').waitFor()
+    expect(await page.locator('.doc iframe').count()).toBe(0)
     // From here on the claim is not read again: each decision's answer is the claim the page shows.
     const claimPath = `/api/claims/${claim.id}`
     const claimCalls: string[] = []

@@ -58,6 +58,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/claims.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The claims queue as CSV (same filters, every page)
+         * @description Every claim the queue lists under the same filters (`assignee=me`: the signed-in operator’s), oldest first, for a spreadsheet: contracts by policy number and the partner’s id, statuses and perils in words.
+         */
+        get: operations["exportDeskClaims"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/claims/{id}": {
         parameters: {
             query?: never;
@@ -147,7 +167,7 @@ export interface paths {
         };
         /**
          * A claim document’s bytes
-         * @description Inline, with the type recognised at upload and `X-Content-Type-Options: nosniff`, framable by the console only. An image is served `sandbox`ed; a PDF is not, because Chromium’s PDF viewer does not run in a sandboxed document (its script runs in the viewer, never in the console’s origin).
+         * @description The bytes as uploaded, with the type recognised then, as an attachment: `X-Content-Type-Options: nosniff`, a `sandbox` policy and no framing, so a browser never runs them as a page. The console shows an image in an `<img>` and draws a PDF with pdf.js (its script never runs).
          */
         get: operations["getDeskClaimDocument"];
         put?: never;
@@ -656,10 +676,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description CSV (RFC 4180, header first): id, at (`YYYY-MM-DD HH:MM:SS` in the service’s zone), actor, actor_label, action, record_type, record_id, before, after, ip. */
+            /** @description CSV for Excel set to pt-BR: UTF-8 with a byte-order mark, `;` between cells, CRLF, money as `1234,56`, times as `dd/mm/aaaa hh:mm` in the service's zone; a cell starting with `=`, `+`, `-`, `@`, tab or CR is prefixed with `'`. Columns: Quando, Quem, Ação, Registro, Identificação, Antes, Depois, Endereço IP. */
             200: {
                 headers: {
-                    /** @description `attachment; filename="amparo-audit.csv"`. */
+                    /** @description `attachment; filename="amparo-auditoria.csv"`. */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
@@ -852,6 +872,110 @@ export interface operations {
                         per_page: number;
                         total: number;
                     };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle, 12 h at most). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The role is too low. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "forbidden";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] & {
+                        /** @enum {string} */
+                        code: "validation_failed";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    exportDeskClaims: {
+        parameters: {
+            query?: {
+                /** @description `me`: only the signed-in operator’s claims ("Meus sinistros"); `none`: only unassigned ones. */
+                assignee?: "me" | "none";
+                /** @description `true`: only claims with a fraud signal. */
+                fraud?: boolean;
+                /** @description Only this partner’s claims. */
+                partner_id?: number;
+                /** @description `open`: awaiting documents, under review, or approved and not settled. Absent: every status. */
+                status?: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn" | "open";
+                type?: "robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV for Excel set to pt-BR: UTF-8 with a byte-order mark, `;` between cells, CRLF, money as `1234,56`, times as `dd/mm/aaaa hh:mm` in the service's zone; a cell starting with `=`, `+`, `-`, `@`, tab or CR is prefixed with `'`. Columns: Sinistro, Parceiro, Apólice, Contrato no parceiro, Cliente, Aparelho, IMEI/série, Tipo, Situação, Ocorrido em, Aberto em, Decidido em, Liquidado em, Sinais de fraude, LMI (R$), Franquia (R$), Valor aprovado (R$), Valor a pagar (R$), Responsável. */
+            200: {
+                headers: {
+                    /** @description `attachment; filename="amparo-sinistros.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
                 };
             };
             /** @description Not signed in, or the session ended (30 min idle, 12 h at most). */
@@ -1256,7 +1380,7 @@ export interface operations {
                              * @description Upload. UTC, ISO 8601.
                              */
                             uploaded_at: string;
-                            /** @description Where the console reads its bytes (inline, sandboxed). */
+                            /** @description Where the console reads its bytes (an attachment, sandboxed). */
                             url: string;
                         }[];
                         /** @description The latest request for documents; null when none was made. */
@@ -1823,7 +1947,7 @@ export interface operations {
                              * @description Upload. UTC, ISO 8601.
                              */
                             uploaded_at: string;
-                            /** @description Where the console reads its bytes (inline, sandboxed). */
+                            /** @description Where the console reads its bytes (an attachment, sandboxed). */
                             url: string;
                         }[];
                         /** @description The latest request for documents; null when none was made. */
@@ -2459,7 +2583,7 @@ export interface operations {
                              * @description Upload. UTC, ISO 8601.
                              */
                             uploaded_at: string;
-                            /** @description Where the console reads its bytes (inline, sandboxed). */
+                            /** @description Where the console reads its bytes (an attachment, sandboxed). */
                             url: string;
                         }[];
                         /** @description The latest request for documents; null when none was made. */
@@ -3098,7 +3222,7 @@ export interface operations {
                              * @description Upload. UTC, ISO 8601.
                              */
                             uploaded_at: string;
-                            /** @description Where the console reads its bytes (inline, sandboxed). */
+                            /** @description Where the console reads its bytes (an attachment, sandboxed). */
                             url: string;
                         }[];
                         /** @description The latest request for documents; null when none was made. */
@@ -3414,14 +3538,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The document’s bytes, inline (previewed in an `<img>` or `<iframe>`), with its recognised type. */
+            /** @description The document’s bytes, as an attachment, with its recognised type (the console previews an image in an `<img>`, a PDF with pdf.js). */
             200: {
                 headers: {
                     /** @description `private, no-store`. */
                     "Cache-Control"?: string;
-                    /** @description `inline`, with the document’s label as filename. */
+                    /** @description `attachment`, with the document’s filename. */
                     "Content-Disposition"?: string;
-                    /** @description An image: `sandbox` (an SVG cannot run script); a PDF: framable by the console only. */
+                    /** @description `sandbox`, nothing loaded, no framing: the bytes never run as a page. */
                     "Content-Security-Policy"?: string;
                     /** @description `nosniff`. */
                     "X-Content-Type-Options"?: string;
@@ -4048,7 +4172,7 @@ export interface operations {
                              * @description Upload. UTC, ISO 8601.
                              */
                             uploaded_at: string;
-                            /** @description Where the console reads its bytes (inline, sandboxed). */
+                            /** @description Where the console reads its bytes (an attachment, sandboxed). */
                             url: string;
                         }[];
                         /** @description The latest request for documents; null when none was made. */
@@ -4684,7 +4808,7 @@ export interface operations {
                              * @description Upload. UTC, ISO 8601.
                              */
                             uploaded_at: string;
-                            /** @description Where the console reads its bytes (inline, sandboxed). */
+                            /** @description Where the console reads its bytes (an attachment, sandboxed). */
                             url: string;
                         }[];
                         /** @description The latest request for documents; null when none was made. */

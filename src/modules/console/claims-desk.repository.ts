@@ -140,3 +140,51 @@ export async function eventsOfObjects(db: Reader, partnerId: number, ids: number
     .limit(500)
     .execute()
 }
+
+/** Every matching claim, oldest first, in batches (the CSV export streams them), with its contract's policy number. */
+export async function* claimExportRows(db: Reader, filter: QueueFilter, batch = 1000) {
+  let after = 0
+  for (;;) {
+    const rows = await matching(db, filter)
+      .innerJoin('partners as p', 'p.id', 'cl.partner_id')
+      .innerJoin('customers as c', 'c.id', 'cl.customer_id')
+      .innerJoin('models as m', 'm.id', 'cl.model_id')
+      .leftJoin('subscriptions as s', 's.id', 'cl.subscription_id')
+      .leftJoin('annual_plans as ap', 'ap.id', 'cl.annual_plan_id')
+      .leftJoin('operators as ao', 'ao.id', 'cl.assignee_id')
+      .select([
+        'cl.id',
+        'cl.number',
+        'cl.status',
+        'cl.type',
+        'p.name as partner_name',
+        'cl.subscription_id',
+        'cl.annual_plan_id',
+        's.policy_number as subscription_policy_number',
+        'ap.policy_number as annual_plan_policy_number',
+        'c.name as customer_name',
+        'm.name as model_name',
+        'cl.serial_number',
+        'cl.occurred_at',
+        'cl.created_at',
+        'cl.decided_at',
+        'cl.settled_at',
+        'cl.fraud_signals',
+        'cl.lmi',
+        'cl.franchise',
+        'cl.approved_amount',
+        'cl.payable_amount',
+        'ao.email as assignee_email',
+      ])
+      .where('cl.id', '>', after)
+      .orderBy('cl.id')
+      .limit(batch)
+      .execute()
+    yield* rows
+    const last = rows[rows.length - 1]
+    if (!last || rows.length < batch) return
+    after = last.id
+  }
+}
+
+export type ClaimExportRow = ReturnType<typeof claimExportRows> extends AsyncGenerator<infer R> ? R : never

@@ -1,11 +1,13 @@
+import { Readable } from 'node:stream'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
-import { consoleError } from '../../console/console-schemas.js'
+import { consoleError, csvAnswer } from '../../console/console-schemas.js'
 import type { Trx } from '../../db/database.js'
 import { attachmentDisposition } from '../../http/content-disposition.js'
 import { commit } from '../../plugins/unit-of-work.js'
 import { renderingContext } from '../events/event.service.js'
 import {
+  ClaimExportQuery,
   ClaimQueuePage,
   ClaimQueueQuery,
   DeskClaim,
@@ -21,10 +23,18 @@ import {
   deskDocument,
 } from './claims-desk.service.js'
 import { ApproveBody, DenyBody, RequestDocumentsBody, SettleBody } from './claims-desk-decision.schemas.js'
+import { CLAIMS_CSV_HEADER, claimsCsv } from './claims-export.service.js'
 import { consoleAnswers } from './console.schemas.js'
 import { actor } from './console-actor.js'
 
 const tags = ['Claims desk']
+
+/**
+ * A partner's file is data, never a page: opened directly it downloads, and were it rendered, it
+ * would be sandboxed (no script, no plugin such as the browser's PDF viewer) and unframable.
+ */
+const DOCUMENT_POLICY =
+  "sandbox; default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'"
 
 const DECISION_ANSWERS = {
   ...consoleAnswers(true, 404, 422),
@@ -58,6 +68,30 @@ export const claimsDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
   )
 
   app.get(
+    '/api/claims.csv',
+    {
+      config: { role: 'viewer' },
+      schema: {
+        tags,
+        operationId: 'exportDeskClaims',
+        summary: 'The claims queue as CSV (same filters, every page)',
+        description:
+          'Every claim the queue lists under the same filters (`assignee=me`: the signed-in operator’s), oldest first, for a spreadsheet: contracts by policy number and the partner’s id, statuses and perils in words.',
+        querystring: ClaimExportQuery,
+        response: {
+          200: csvAnswer('amparo-sinistros.csv', CLAIMS_CSV_HEADER),
+          ...consoleAnswers(false, 422),
+        },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', 'attachment; filename="amparo-sinistros.csv"')
+        .send(Readable.from(claimsCsv(db, request.query, request.operator.id, config.timeZone))),
+  )
+
+  app.get(
     '/api/claims/:id',
     {
       config: { role: 'viewer' },
@@ -83,7 +117,7 @@ export const claimsDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'getDeskClaimDocument',
         summary: 'A claim document’s bytes',
         description:
-          'Inline, with the type recognised at upload and `X-Content-Type-Options: nosniff`, framable by the console only. An image is served `sandbox`ed; a PDF is not, because Chromium’s PDF viewer does not run in a sandboxed document (its script runs in the viewer, never in the console’s origin).',
+          'The bytes as uploaded, with the type recognised then, as an attachment: `X-Content-Type-Options: nosniff`, a `sandbox` policy and no framing, so a browser never runs them as a page. The console shows an image in an `<img>` and draws a PDF with pdf.js (its script never runs).',
         params: DeskDocumentParams,
         response: { 200: DocumentBytes, ...consoleAnswers(false, 404) },
       },
@@ -92,10 +126,10 @@ export const claimsDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const file = await deskDocument(db, request.params.id, request.params.documentId)
       return reply
         .type(file.content_type)
-        .header('content-disposition', attachmentDisposition(file.filename).replace(/^attachment/, 'inline'))
+        .header('content-disposition', attachmentDisposition(file.filename))
         .header('x-content-type-options', 'nosniff')
-        .header('content-security-policy', documentPolicy(file.content_type))
-        .header('x-frame-options', 'SAMEORIGIN')
+        .header('content-security-policy', DOCUMENT_POLICY)
+        .header('x-frame-options', 'DENY')
         .header('cache-control', 'private, no-store')
         .header('content-length', file.size)
         .send(file.bytes)
@@ -203,14 +237,4 @@ export const claimsDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
       )
     },
   )
-}
-
-/**
- * A document's policy: an image (or SVG) sandboxed, so it can never run script; a PDF only
- * framable by the console, since a sandboxed document cannot host the browser's PDF viewer.
- */
-function documentPolicy(contentType: string): string {
-  return contentType === 'application/pdf'
-    ? "frame-ancestors 'self'"
-    : "sandbox; default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'self'"
 }

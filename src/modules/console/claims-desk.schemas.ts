@@ -48,6 +48,9 @@ export const ClaimQueueQuery = Type.Object({
 })
 export type ClaimQueueQuery = Static<typeof ClaimQueueQuery>
 
+/** The queue's filters without its pages: the CSV holds them all. */
+export const ClaimExportQuery = Type.Omit(ClaimQueueQuery, ['page', 'per_page'])
+
 const QUEUE_ITEM_EXAMPLE = {
   id: 1,
   number: 'SIN-2026-000001',
@@ -291,7 +294,7 @@ export const DeskClaim = Type.Object(
         size: Type.Integer(),
         sha256: Type.String(),
         uploaded_at: Instant('Upload.'),
-        url: Type.String({ description: 'Where the console reads its bytes (inline, sandboxed).' }),
+        url: Type.String({ description: 'Where the console reads its bytes (an attachment, sandboxed).' }),
       }),
     ),
     fraud_signals: Type.Array(FraudSignal),
@@ -343,19 +346,19 @@ export const DeskClaim = Type.Object(
 
 export const DocumentBytes = Type.Unsafe<Readable>({
   description:
-    'The document’s bytes, inline (previewed in an `<img>` or `<iframe>`), with its recognised type.',
+    'The document’s bytes, as an attachment, with its recognised type (the console previews an image in an `<img>`, a PDF with pdf.js).',
   content: Object.fromEntries(
     ACCEPTED_CONTENT_TYPES.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]),
   ),
   headers: {
     'Content-Disposition': {
       type: 'string',
-      description: '`inline`, with the document’s label as filename.',
+      description: '`attachment`, with the document’s filename.',
     },
     'X-Content-Type-Options': { type: 'string', description: '`nosniff`.' },
     'Content-Security-Policy': {
       type: 'string',
-      description: 'An image: `sandbox` (an SVG cannot run script); a PDF: framable by the console only.',
+      description: '`sandbox`, nothing loaded, no framing: the bytes never run as a page.',
     },
     'Cache-Control': { type: 'string', description: '`private, no-store`.' },
   },

@@ -43,25 +43,33 @@ const iso = (instant: string | null) => (instant === null ? null : new Date(inst
 /** `open`: what still needs an operator (awaiting documents, under review, approved not settled). */
 export const OPEN_QUEUE: readonly ClaimStatus[] = ['documents_pending', 'under_review', 'approved']
 
-export async function claimQueuePage(
-  db: Db,
-  query: {
-    status?: ClaimStatus | 'open'
-    type?: QueueFilter['type']
-    partner_id?: number
-    fraud?: boolean
-    assignee?: 'me' | 'none'
-  },
-  page: { page: number; perPage: number },
-  me: number,
-) {
-  const filter: QueueFilter = {
+/** The queue's filters as the console's query names them (the list and its CSV take the same). */
+export interface QueueQuery {
+  status?: ClaimStatus | 'open'
+  type?: QueueFilter['type']
+  partner_id?: number
+  fraud?: boolean
+  assignee?: 'me' | 'none'
+}
+
+/** `me`: the signed-in operator, whom `assignee=me` names. */
+export function queueFilterOf(query: QueueQuery, me: number): QueueFilter {
+  return {
     statuses: query.status === undefined ? undefined : query.status === 'open' ? OPEN_QUEUE : [query.status],
     type: query.type,
     partnerId: query.partner_id,
     fraud: query.fraud,
     assigneeId: query.assignee === undefined ? undefined : query.assignee === 'me' ? me : null,
   }
+}
+
+export async function claimQueuePage(
+  db: Db,
+  query: QueueQuery,
+  page: { page: number; perPage: number },
+  me: number,
+) {
+  const filter = queueFilterOf(query, me)
   const { rows, total } = await claimQueue(db, filter, {
     offset: (page.page - 1) * page.perPage,
     limit: page.perPage,

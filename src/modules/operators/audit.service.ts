@@ -1,6 +1,5 @@
 import type { Db, Trx } from '../../db/database.js'
-import { formatTimestamp } from '../../shared/time.js'
-import { type AuditFilter, type AuditRow, auditPage, auditRows, insertAuditRow } from './audit.repository.js'
+import { type AuditFilter, type AuditRow, auditPage, insertAuditRow } from './audit.repository.js'
 
 /**
  * Who acted: a signed-in operator, the CLI under an OS user (`cli:<user>`), or someone not
@@ -86,37 +85,4 @@ export async function listAudit(db: Db, filter: AuditFilter, page: number, perPa
     total,
     last_page: Math.max(1, Math.ceil(total / perPage)),
   }
-}
-
-const CSV_COLUMNS = [
-  'id',
-  'at',
-  'actor',
-  'actor_label',
-  'action',
-  'record_type',
-  'record_id',
-  'before',
-  'after',
-  'ip',
-] as const
-
-/**
- * The log as CSV lines (RFC 4180, header first), each time in the service's zone
- * (`YYYY-MM-DD HH:MM:SS`) as the console shows it. A cell a spreadsheet would read as a formula
- * (`=`, `+`, `-`, `@`, tab, CR first) is prefixed with `'`: an operator-typed note must not run.
- */
-export async function* auditCsv(db: Db, filter: AuditFilter, timeZone: string): AsyncGenerator<string> {
-  yield `${CSV_COLUMNS.join(',')}\r\n`
-  for await (const row of auditRows(db, filter)) {
-    const local = { ...row, at: formatTimestamp(row.at, timeZone) }
-    yield `${CSV_COLUMNS.map((column) => csvCell(local[column])).join(',')}\r\n`
-  }
-}
-
-export function csvCell(value: string | number | null): string {
-  if (value === null) return ''
-  let text = String(value)
-  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
 }

@@ -2,8 +2,9 @@ import { Readable } from 'node:stream'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { consoleError, guardedErrors } from '../../console/console-schemas.js'
-import { auditCsv, listAudit } from './audit.service.js'
+import { consoleError, csvAnswer, guardedErrors } from '../../console/console-schemas.js'
+import { listAudit } from './audit.service.js'
+import { AUDIT_CSV_HEADER, auditCsv } from './audit-export.service.js'
 import {
   AuditPage,
   AuditQuery,
@@ -124,17 +125,7 @@ export const operatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'The audit log as CSV, newest first (same filters)',
         querystring: Type.Omit(AuditQuery, ['page', 'per_page']),
         response: {
-          200: Type.Unsafe<string>({
-            description:
-              'CSV (RFC 4180, header first): id, at (`YYYY-MM-DD HH:MM:SS` in the service’s zone), actor, actor_label, action, record_type, record_id, before, after, ip.',
-            content: { 'text/csv': { schema: { type: 'string', format: 'binary' } } },
-            headers: {
-              'Content-Disposition': {
-                type: 'string',
-                description: '`attachment; filename="amparo-audit.csv"`.',
-              },
-            },
-          }),
+          200: csvAnswer('amparo-auditoria.csv', AUDIT_CSV_HEADER),
           422: invalid,
           ...guardedErrors(false),
         },
@@ -145,7 +136,7 @@ export const operatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { action, operator } = request.query
       return reply
         .type('text/csv; charset=utf-8')
-        .header('content-disposition', 'attachment; filename="amparo-audit.csv"')
+        .header('content-disposition', 'attachment; filename="amparo-auditoria.csv"')
         .send(Readable.from(auditCsv(app.db, { action, operator }, app.config.timeZone)))
     },
   )

@@ -1,9 +1,13 @@
 import { bytes, DOCUMENT_KIND_LABELS, label } from '../../format'
 import type { DeskClaim } from './claim.queries'
+import { PdfViewer } from './PdfViewer'
 
 type ClaimDocument = DeskClaim['documents'][number]
 
-/** The documents the partner sent, previewed in place (an image, a PDF in a frame). */
+/**
+ * The documents the partner sent, previewed in place: an image as it is, a PDF drawn by pdf.js
+ * (its script never runs); each one downloadable, never opened by the browser inline.
+ */
 export function ClaimDocuments({ documents }: { documents: ClaimDocument[] }) {
   return (
     <section className="panel" aria-labelledby="h-docs">
@@ -29,14 +33,14 @@ function DocumentPreview({ doc }: { doc: ClaimDocument }) {
           loading="lazy"
         />
       ) : doc.content_type === 'application/pdf' ? (
-        <iframe src={doc.url} title={title} />
+        <PdfViewer url={doc.url} title={label(DOCUMENT_KIND_LABELS, doc.kind)} />
       ) : (
         <p className="muted">Sem pré-visualização.</p>
       )}
       <figcaption>
         {title} ·{' '}
-        <a href={doc.url} target="_blank" rel="noreferrer">
-          abrir
+        <a href={doc.url} download={doc.filename}>
+          baixar<span className="sr-only"> {label(DOCUMENT_KIND_LABELS, doc.kind)}</span>
         </a>
       </figcaption>
     </figure>

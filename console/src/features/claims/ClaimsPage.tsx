@@ -36,9 +36,20 @@ export function ClaimsPage({ query }: { query: URLSearchParams }) {
     navigate('/sinistros', { ...filters, [name]: value, page: undefined })
   }
 
+  // The file holds every claim under the screen's filters, not only this page.
+  const csv = `/api/claims.csv?${new URLSearchParams(Object.entries(filters).filter(([, v]) => v)).toString()}`
+
   return (
     <>
-      <PageTitle>Sinistros</PageTitle>
+      <PageTitle
+        actions={
+          <a className="btn" href={csv} download>
+            Exportar CSV
+          </a>
+        }
+      >
+        Sinistros
+      </PageTitle>
       <form className="filters" aria-label="Filtros" onSubmit={(e) => e.preventDefault()}>
         <label>
           Situação
