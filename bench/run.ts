@@ -439,11 +439,21 @@ async function claims(database: Database) {
   const peak = `peak memory rose ${f(upload.growthMb, 1)} MB, ${f(growth, 2)} × the file`
   log(verdict(growth <= CLAIMS.memoryTimesFile, `${peak} (≤ ${CLAIMS.memoryTimesFile} ×)`))
   const opening = await scenario(server, '(e) POST /claims', make.e)
+  // The budget holds at half the most openings a second the saturated run served, arriving at a
+  // constant rate: a p99 at saturated connections is queueing (docs/benchmarks.md, Reading the output).
+  const rate = opening.rps / 2
+  const halfName = `(e) at ${f(rate)}/s, half (e)'s rate, open loop`
+  log(`${halfName}…`)
+  const cpuBefore = cpuUs([server.pid])
+  const paced = await load.runAtRate(server.port, make.e, rate, duration)
+  paced.cpuUs = cpuUs([server.pid]) - cpuBefore
+  const half = { name: halfName, ...summary([paced]) }
   const claimsPage = await scenario(server, '(f) GET /claims, a page of 15', make.f)
   const page = await scenario(server, TITLES.b, load.makers(sessions).b)
-  const rows = [opening, claimsPage, page].map((s): load.Row => [s.name, s, s.problems])
+  const rows = [opening, half, claimsPage, page].map((s): load.Row => [s.name, s, s.problems])
   log(`\n${load.scenarioTable(rows, 'problems')}\n`)
-  log(verdict(opening.p99 <= CLAIMS.p99Ms, `(e) p99 ${f(opening.p99, 2)} ms (≤ ${CLAIMS.p99Ms} ms)`))
+  const atHalf = `(e) p99 ${f(half.p99, 2)} ms at ${f(rate)} openings/s, half of ${f(opening.rps)}`
+  log(verdict(half.p99 <= CLAIMS.p99Ms && !half.problems, `${atHalf} (≤ ${CLAIMS.p99Ms} ms)`))
   const ratio = claimsPage.us / page.us
   const pages = `(f) a page of claims costs ${f(ratio, 2)} × (b)'s`
   log(verdict(ratio <= CLAIMS.pageRatio, `${pages} (≤ ${CLAIMS.pageRatio} ×)`))

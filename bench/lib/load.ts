@@ -120,6 +120,51 @@ export async function runLoad(port: number, connections: number, make: () => Cal
 }
 export type Measurement = Awaited<ReturnType<typeof runLoad>>
 
+const MAX_IN_FLIGHT = 200
+
+/**
+ * Open loop: `make`'s requests sent at a constant `rate` a second for `seconds`, whatever the answers
+ * (autocannon's --overallRate sends each connection's quota back to back at the top of each second:
+ * bursts, not arrivals). A latency runs from the moment a request was due, so a late send counts.
+ * Past `MAX_IN_FLIGHT` unanswered, a due request is not sent but counted: the server is not keeping
+ * up, and a backlog without end would only take its memory.
+ */
+export async function runAtRate(port: number, make: () => Call, rate: number, seconds: number) {
+  const m = { seconds, responses: 0, latencies: [] as number[], problems: [] as string[], cpuUs: 0 }
+  const statuses: Record<string, number> = {}
+  const pending: Promise<void>[] = []
+  let inFlight = 0
+  const send = async (due: number) => {
+    if (inFlight >= MAX_IN_FLIGHT) {
+      statuses['not sent'] = (statuses['not sent'] ?? 0) + 1
+      return
+    }
+    inFlight += 1
+    const { path, session, body } = make()
+    try {
+      const { status } = await call(port, path, session.token, body)
+      m.responses += 1
+      if (status >= 200 && status < 300) m.latencies.push(performance.now() - due)
+      else statuses[status] = (statuses[status] ?? 0) + 1
+    } catch (error) {
+      // fetch's own error says little; its cause names it (ECONNRESET, UND_ERR_SOCKET…).
+      const code = (error as { cause?: { code?: string } }).cause?.code ?? 'error'
+      statuses[code] = (statuses[code] ?? 0) + 1
+    } finally {
+      inFlight -= 1
+    }
+  }
+  const [started, total] = [performance.now(), Math.round(rate * seconds)]
+  for (let sent = 0; sent < total; ) {
+    const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * rate) + 1)
+    for (; sent < due; sent++) pending.push(send(started + (sent / rate) * 1000))
+    await new Promise((resolve) => setTimeout(resolve, 1))
+  }
+  await Promise.all(pending)
+  m.problems = Object.entries(statuses).map(([code, n]) => `${n}×${code}`)
+  return m
+}
+
 /** Several measurements as one: CPU µs a response, 2xx a second, percentiles of the latencies. */
 export function summary(runs: Measurement[]) {
   const sum = (f: (m: Measurement) => number) => runs.reduce((s, m) => s + f(m), 0)

@@ -14,6 +14,7 @@ import { SearchPage } from './features/search/SearchPage'
 import { label, ROLE_LABELS, setTimeZone } from './format'
 import { href, useRoute } from './router'
 import { type Operator, SessionContext } from './session'
+import { useSearchKey } from './shortcuts'
 import { Loading } from './ui'
 
 const NAV = [
@@ -30,6 +31,7 @@ export function App() {
   const [operator, setOperator] = useState<Operator | null | undefined>(undefined)
   const [expired, setExpired] = useState(false)
   const route = useRoute()
+  useSearchKey(Boolean(operator))
 
   useEffect(() => {
     setUnauthenticatedHandler(() => {

@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect } from 'react'
+import { type ReactNode, type Ref, useEffect, useRef } from 'react'
 import { ApiError } from './api/client'
 
 export function errorText(error: unknown): string {
@@ -27,12 +27,25 @@ export function ErrorBox({ error }: { error: unknown }) {
   )
 }
 
-export function Notice({ children }: { children: ReactNode }) {
+/** A result; given a ref (of `useFocusOn`), it can take the focus. */
+export function Notice({ children, ref }: { children: ReactNode; ref?: Ref<HTMLDivElement> }) {
   return (
-    <div className="alert alert-ok" role="status">
+    <div className="alert alert-ok" role="status" ref={ref} tabIndex={ref ? -1 : undefined}>
       {children}
     </div>
   )
+}
+
+/**
+ * A ref that takes the focus each time `key` changes to a value (a confirmation shown, a result):
+ * a keyboard or screen-reader user meets it where it appears, not on the page's body.
+ */
+export function useFocusOn<T extends HTMLElement>(key: unknown) {
+  const ref = useRef<T>(null)
+  useEffect(() => {
+    if (key) ref.current?.focus()
+  }, [key])
+  return ref
 }
 
 export function Loading({ what = 'Carregando…' }: { what?: string }) {

@@ -71,7 +71,7 @@ export function AuditPage({ query }: { query: URLSearchParams }) {
       {data ? (
         <>
           <TableWrap label="Registro de auditoria">
-            <table className="list audit" data-testid="audit">
+            <table className="list audit cards" data-testid="audit">
               <thead>
                 <tr>
                   <th scope="col">Quando</th>
@@ -92,16 +92,18 @@ export function AuditPage({ query }: { query: URLSearchParams }) {
                 ) : null}
                 {data.data.map((a) => (
                   <tr key={a.id}>
-                    <td>{when(a.at)}</td>
-                    <td>{a.actor_label}</td>
-                    <td>{label(AUDIT_ACTION_LABELS, a.action)}</td>
-                    <td>
+                    <td data-label="Quando">{when(a.at)}</td>
+                    <td data-label="Quem">{a.actor_label}</td>
+                    <td data-label="Ação">{label(AUDIT_ACTION_LABELS, a.action)}</td>
+                    <td data-label="Registro">
                       {label(AUDIT_RECORD_LABELS, a.record_type)} {a.record_id}
                     </td>
-                    <td className="wrap small">
-                      <code>{short(a.before)}</code> → <code>{short(a.after)}</code>
+                    <td className="wrap small" data-label="Antes → depois">
+                      <span>
+                        <code>{short(a.before)}</code> → <code>{short(a.after)}</code>
+                      </span>
                     </td>
-                    <td>{a.ip ?? '—'}</td>
+                    <td data-label="De onde">{a.ip ?? '—'}</td>
                   </tr>
                 ))}
               </tbody>

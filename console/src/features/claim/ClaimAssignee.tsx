@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query'
-import { useState } from 'react'
+import { useRef, useState } from 'react'
 import { useCan, useOperator } from '../../session'
 import { ErrorBox } from '../../ui'
 import { operatorsQuery } from '../operators/operators.queries'
@@ -15,11 +15,15 @@ export function ClaimAssignee({ id, claim }: { id: string; claim: DeskClaim }) {
   const isAdmin = useCan('admin')
   const assign = useAssign(id)
   const assignee = claim.assignee
+  // The button pressed goes away with the change: the focus moves to who works the claim now.
+  const whoRef = useRef<HTMLParagraphElement>(null)
+  const pick = (operatorId: number | null) =>
+    assign.mutate(operatorId, { onSuccess: () => whoRef.current?.focus() })
   return (
     <section className="panel" aria-labelledby="h-assignee">
       <h2 id="h-assignee">Responsável</h2>
       <ErrorBox error={assign.error} />
-      <p data-testid="assignee">
+      <p data-testid="assignee" ref={whoRef} tabIndex={-1}>
         {assignee === null ? (
           <span className="muted">Sem responsável</span>
         ) : assignee.id === me.id ? (
@@ -35,26 +39,19 @@ export function ClaimAssignee({ id, claim }: { id: string; claim: DeskClaim }) {
               type="button"
               className="btn btn-primary"
               disabled={assign.isPending}
-              onClick={() => assign.mutate(me.id)}
+              onClick={() => pick(me.id)}
             >
               Atribuir a mim
             </button>
           ) : null}
           {assignee !== null && (assignee.id === me.id || isAdmin) ? (
-            <button
-              type="button"
-              className="btn"
-              disabled={assign.isPending}
-              onClick={() => assign.mutate(null)}
-            >
+            <button type="button" className="btn" disabled={assign.isPending} onClick={() => pick(null)}>
               {assignee.id === me.id ? 'Liberar' : 'Remover responsável'}
             </button>
           ) : null}
         </div>
       ) : null}
-      {isAdmin ? (
-        <Reassign current={assignee?.id ?? null} pending={assign.isPending} onPick={assign.mutate} />
-      ) : null}
+      {isAdmin ? <Reassign current={assignee?.id ?? null} pending={assign.isPending} onPick={pick} /> : null}
     </section>
   )
 }

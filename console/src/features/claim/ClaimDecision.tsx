@@ -1,7 +1,7 @@
-import { type FormEvent, useState } from 'react'
+import { type FormEvent, useEffect, useRef, useState } from 'react'
 import { brl, DENIAL_REASON_LABELS, label, parseReais, SETTLEMENT_METHOD_LABELS } from '../../format'
 import { useOperator } from '../../session'
-import { ChoiceSelect, ErrorBox } from '../../ui'
+import { ChoiceSelect, ErrorBox, useFocusOn } from '../../ui'
 import { type Decision, type DeskClaim, StaleClaimError, useDecision } from './claim.queries'
 
 type Action = Exclude<Decision['action'], 'request-documents'>
@@ -40,6 +40,16 @@ export function ClaimDecision({
   const [reference, setReference] = useState('')
   const [confirming, setConfirming] = useState(false)
   const decide = useDecision(id)
+  const confirmRef = useFocusOn<HTMLDivElement>(confirming)
+  const reviewRef = useRef<HTMLButtonElement>(null)
+  const wasConfirming = useRef(false)
+  useEffect(() => {
+    // Out of the confirmation (cancelled, or refused): back to the form, unless a result took the focus.
+    if (wasConfirming.current && !confirming && document.activeElement === document.body) {
+      reviewRef.current?.focus()
+    }
+    wasConfirming.current = confirming
+  }, [confirming])
 
   if (!canApprove && !canDeny && !canSettle) return null
 
@@ -187,14 +197,20 @@ export function ClaimDecision({
             </>
           ) : null}
           {!confirming ? (
-            <button type="submit" className="btn btn-primary">
+            <button type="submit" className="btn btn-primary" ref={reviewRef}>
               {REVIEW_LABELS[action]}
             </button>
           ) : null}
         </fieldset>
       </form>
       {confirming ? (
-        <div className="confirm" role="alertdialog" aria-labelledby="confirm-text">
+        <div
+          className="confirm"
+          role="alertdialog"
+          aria-labelledby="confirm-text"
+          ref={confirmRef}
+          tabIndex={-1}
+        >
           <p id="confirm-text">
             {action === 'approve'
               ? `Aprovar ${brl(approved)} por ${label(SETTLEMENT_METHOD_LABELS, method).toLowerCase()}? Valor a pagar: ${brl(payable)}.`

@@ -1,4 +1,4 @@
-import { type FormEvent, useState } from 'react'
+import { type FormEvent, useRef, useState } from 'react'
 import { ErrorBox } from '../../ui'
 import { useAddNote } from './claim.queries'
 
@@ -8,6 +8,7 @@ const NOTE_MAX = 2000
 export function ClaimNoteForm({ id }: { id: string }) {
   const [body, setBody] = useState('')
   const add = useAddNote(id)
+  const fieldRef = useRef<HTMLTextAreaElement>(null)
 
   async function submit(e: FormEvent) {
     e.preventDefault()
@@ -15,6 +16,8 @@ export function ClaimNoteForm({ id }: { id: string }) {
     try {
       await add.mutateAsync(body)
       setBody('')
+      // The button is disabled while the note is saved: the focus goes back to the empty field.
+      fieldRef.current?.focus()
     } catch {
       // Shown from the mutation's error.
     }
@@ -27,6 +30,7 @@ export function ClaimNoteForm({ id }: { id: string }) {
       <label>
         <span className="sr-only">Nota interna</span>
         <textarea
+          ref={fieldRef}
           name="note"
           rows={2}
           required

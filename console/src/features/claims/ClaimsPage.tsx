@@ -13,6 +13,7 @@ import { href, navigate } from '../../router'
 import { useOperator } from '../../session'
 import { Badge, ErrorBox, Loading, Pager, PageTitle, statusTone, TableWrap } from '../../ui'
 import { partnersQuery } from '../partners/partners.queries'
+import { useQueueKeys } from './queue-keys'
 
 const FILTERS = ['status', 'type', 'partner_id', 'fraud', 'assignee'] as const
 
@@ -31,6 +32,7 @@ export function ClaimsPage({ query }: { query: URLSearchParams }) {
   })
   const partners = useQuery(partnersQuery)
   const me = useOperator()
+  const queue = useQueueKeys(claims.data?.data.map((c) => c.id) ?? [])
 
   function set(name: string, value: string) {
     navigate('/sinistros', { ...filters, [name]: value, page: undefined })
@@ -107,7 +109,12 @@ export function ClaimsPage({ query }: { query: URLSearchParams }) {
       {claims.data ? (
         <>
           <TableWrap label="Fila de sinistros">
-            <table className="list cards" data-testid="claims-queue">
+            <table
+              className="list cards"
+              data-testid="claims-queue"
+              ref={queue.tableRef}
+              onFocus={queue.onFocus}
+            >
               <caption className="sr-only">Fila de sinistros, os mais antigos primeiro</caption>
               <thead>
                 <tr>
@@ -131,7 +138,7 @@ export function ClaimsPage({ query }: { query: URLSearchParams }) {
                   </tr>
                 ) : null}
                 {claims.data.data.map((c) => (
-                  <tr key={c.id}>
+                  <tr key={c.id} data-claim={c.id} aria-selected={queue.selected === c.id}>
                     <th scope="row">
                       <a href={href(`/sinistros/${c.id}`)}>{c.number}</a>
                     </th>

@@ -13,12 +13,16 @@ function figureCell<Row>(column: FigureColumn<Row>, row: Row) {
   if ('cents' in column) {
     const cents = column.cents(row)
     return (
-      <td className="num" data-cents={cents}>
+      <td className="num" data-cents={cents} data-label={column.header}>
         {brl(cents)}
       </td>
     )
   }
-  return <td className="num">{'count' in column ? int(column.count(row)) : column.text(row)}</td>
+  return (
+    <td className="num" data-label={column.header}>
+      {'count' in column ? int(column.count(row)) : column.text(row)}
+    </td>
+  )
 }
 
 export interface FigureTable<Row> {
@@ -33,6 +37,8 @@ export interface FigureTable<Row> {
   rowData: (row: Row) => Record<`data-${string}`, string | number>
   rowHeader: { header: string; cell: (row: Row) => string }
   columns: FigureColumn<Row>[]
+  /** On a narrow screen, each row a card (its figures under their columns' names). */
+  cards?: boolean
 }
 
 /**
@@ -65,7 +71,7 @@ export function ChartPanel<Row>({
           {chart}
         </div>
         <TableWrap label={table.label}>
-          <table data-testid={table.testId}>
+          <table data-testid={table.testId} className={table.cards ? 'cards' : undefined}>
             <caption className="sr-only">{table.caption}</caption>
             <thead>
               <tr>

@@ -163,6 +163,7 @@ export function DashboardCharts({ data }: { data: Dashboard }) {
             { header: 'Sinistros pagos', cents: (r) => r.claims_paid_cents },
             { header: 'Índice', text: (r) => pct(r.ratio) },
           ],
+          cards: true,
         }}
       />
     </>

@@ -3,7 +3,7 @@ import { type FormEvent, useState } from 'react'
 import type { Input } from '../../api/client'
 import { label, ROLE_LABELS, when } from '../../format'
 import { useCan, useOperator } from '../../session'
-import { Badge, ErrorBox, Loading, PageTitle, TableWrap } from '../../ui'
+import { Badge, ErrorBox, Loading, Notice, PageTitle, TableWrap, useFocusOn } from '../../ui'
 import { operatorsQuery, useOperatorChanges } from './operators.queries'
 
 /** `#/operadores`: the console's operators; an admin creates one, disables one or gives a new password. */
@@ -16,12 +16,20 @@ export function OperatorsPage() {
   const [create, disable, resetPassword] = changes
   const [email, setEmail] = useState('')
   const [role, setRole] = useState<Input<'createOperator'>['role']>('viewer')
-  const [secret, setSecret] = useState<{ email: string; password: string } | null>(null)
+  const [secret, setSecret] = useState<{ id: number; email: string; password: string } | null>(null)
   const busy = changes.some((change) => change.isPending)
+  // The focus follows each result (the pressed button is disabled meanwhile): the password shown,
+  // the operator disabled; once the password is copied, back to that operator's row.
+  const [disabled, setDisabled] = useState<string | null>(null)
+  const [backTo, setBackTo] = useState<{ id: number } | null>(null)
+  const secretRef = useFocusOn<HTMLDivElement>(secret)
+  const disabledRef = useFocusOn<HTMLDivElement>(disabled)
+  const backRef = useFocusOn<HTMLButtonElement>(backTo)
 
   /** One change's error at a time, as the last one started. */
   function starting() {
     for (const change of changes) change.reset()
+    setDisabled(null)
   }
 
   function submit(e: FormEvent) {
@@ -31,7 +39,7 @@ export function OperatorsPage() {
       { email, role },
       {
         onSuccess: (made) => {
-          setSecret({ email: made.operator.email, password: made.password })
+          setSecret({ id: made.operator.id, email: made.operator.email, password: made.password })
           setEmail('')
         },
       },
@@ -42,13 +50,21 @@ export function OperatorsPage() {
     <>
       <PageTitle>Operadores</PageTitle>
       <ErrorBox error={changes.find((change) => change.error)?.error} />
+      {disabled ? <Notice ref={disabledRef}>{disabled} desativado.</Notice> : null}
       {secret ? (
-        <div className="alert alert-warn secret-box" role="status">
+        <div className="alert alert-warn secret-box" role="status" ref={secretRef} tabIndex={-1}>
           <p>
             <strong>Senha provisória de {secret.email} (mostrada só agora):</strong>{' '}
             <code data-testid="operator-password">{secret.password}</code>
           </p>
-          <button type="button" className="btn btn-small" onClick={() => setSecret(null)}>
+          <button
+            type="button"
+            className="btn btn-small"
+            onClick={() => {
+              setSecret(null)
+              setBackTo({ id: secret.id })
+            }}
+          >
             Já copiei
           </button>
         </div>
@@ -78,7 +94,7 @@ export function OperatorsPage() {
       {isLoading ? <Loading /> : null}
       {data ? (
         <TableWrap label="Operadores">
-          <table className="list" data-testid="operators">
+          <table className="list cards" data-testid="operators">
             <thead>
               <tr>
                 <th scope="col">E-mail</th>
@@ -93,12 +109,14 @@ export function OperatorsPage() {
               {data.map((o) => (
                 <tr key={o.id}>
                   <th scope="row">{o.email}</th>
-                  <td>{label(ROLE_LABELS, o.role)}</td>
-                  <td>
+                  <td data-label="Papel">{label(ROLE_LABELS, o.role)}</td>
+                  <td data-label="Situação">
                     {o.disabled_at ? <Badge tone="bad">desativado</Badge> : <Badge tone="ok">ativo</Badge>}
                   </td>
-                  <td>{o.totp_enrolled ? 'ativada' : <span className="muted">não</span>}</td>
-                  <td>{when(o.created_at)}</td>
+                  <td data-label="Duas etapas">
+                    {o.totp_enrolled ? 'ativada' : <span className="muted">não</span>}
+                  </td>
+                  <td data-label="Criado em">{when(o.created_at)}</td>
                   {isAdmin ? (
                     <td className="row">
                       {!o.disabled_at && o.id !== me.id ? (
@@ -109,7 +127,7 @@ export function OperatorsPage() {
                           onClick={() => {
                             if (!window.confirm(`Desativar ${o.email}?`)) return
                             starting()
-                            disable.mutate(o.id)
+                            disable.mutate(o.id, { onSuccess: () => setDisabled(o.email) })
                           }}
                         >
                           Desativar <span className="sr-only">{o.email}</span>
@@ -120,10 +138,11 @@ export function OperatorsPage() {
                           type="button"
                           className="btn btn-small"
                           disabled={busy}
+                          ref={backTo?.id === o.id ? backRef : undefined}
                           onClick={() => {
                             starting()
                             resetPassword.mutate(o.id, {
-                              onSuccess: (r) => setSecret({ email: o.email, password: r.password }),
+                              onSuccess: (r) => setSecret({ id: o.id, email: o.email, password: r.password }),
                             })
                           }}
                         >

@@ -2,7 +2,7 @@ import { useState } from 'react'
 import type { Answer } from '../../api/client'
 import { when } from '../../format'
 import { useCan } from '../../session'
-import { Badge, ErrorBox, TableWrap } from '../../ui'
+import { Badge, ErrorBox, Notice, TableWrap, useFocusOn } from '../../ui'
 import { type ConsolePartner, useCredentialChanges } from './partner.queries'
 
 /** The partner's credentials: an admin issues one (its secret shown once) or revokes one, confirmed in place. */
@@ -18,10 +18,19 @@ export function PartnerCredentials({
   const [issued, setIssued] = useState<Answer<'issueConsoleCredential'> | null>(null)
   const [confirmRevoke, setConfirmRevoke] = useState<number | null>(null)
   const busy = issue.isPending || revoke.isPending
+  // The focus follows each step: the secret issued, the revocation to confirm, its result; and
+  // back to the button that started it when the step closes.
+  const [revoked, setRevoked] = useState<string | null>(null)
+  const [backTo, setBackTo] = useState<{ revoke: number } | { issue: true } | null>(null)
+  const issuedRef = useFocusOn<HTMLDivElement>(issued)
+  const confirmRef = useFocusOn<HTMLFieldSetElement>(confirmRevoke)
+  const revokedRef = useFocusOn<HTMLDivElement>(revoked)
+  const backRef = useFocusOn<HTMLButtonElement>(backTo)
 
   return (
     <>
       <ErrorBox error={issue.error ?? revoke.error} />
+      {revoked ? <Notice ref={revokedRef}>Credencial {revoked} revogada.</Notice> : null}
       <section className="panel" aria-labelledby="h-creds">
         <div className="panel-head">
           <h2 id="h-creds">Credenciais</h2>
@@ -30,8 +39,10 @@ export function PartnerCredentials({
               type="button"
               className="btn btn-primary"
               disabled={busy}
+              ref={backTo && 'issue' in backTo ? backRef : undefined}
               onClick={() => {
                 revoke.reset()
+                setRevoked(null)
                 issue.mutate(undefined, { onSuccess: setIssued })
               }}
             >
@@ -40,7 +51,13 @@ export function PartnerCredentials({
           ) : null}
         </div>
         {issued ? (
-          <div className="alert alert-warn secret-box" role="status" data-testid="issued-secret">
+          <div
+            className="alert alert-warn secret-box"
+            role="status"
+            data-testid="issued-secret"
+            ref={issuedRef}
+            tabIndex={-1}
+          >
             <p>
               <strong>Copie o segredo agora: ele não será mostrado de novo.</strong>
             </p>
@@ -54,13 +71,20 @@ export function PartnerCredentials({
                 <code data-testid="issued-client-secret">{issued.client_secret}</code>
               </dd>
             </dl>
-            <button type="button" className="btn btn-small" onClick={() => setIssued(null)}>
+            <button
+              type="button"
+              className="btn btn-small"
+              onClick={() => {
+                setIssued(null)
+                setBackTo({ issue: true })
+              }}
+            >
               Já copiei
             </button>
           </div>
         ) : null}
         <TableWrap label="Credenciais">
-          <table className="list" data-testid="credentials">
+          <table className="list cards" data-testid="credentials">
             <thead>
               <tr>
                 <th scope="col">client_id</th>
@@ -75,8 +99,8 @@ export function PartnerCredentials({
                   <th scope="row">
                     <code>{c.client_id}</code>
                   </th>
-                  <td>{when(c.created_at)}</td>
-                  <td>
+                  <td data-label="Criada em">{when(c.created_at)}</td>
+                  <td data-label="Situação">
                     {c.revoked_at ? (
                       <Badge tone="bad">revogada {when(c.revoked_at)}</Badge>
                     ) : (
@@ -86,7 +110,8 @@ export function PartnerCredentials({
                   {isAdmin ? (
                     <td>
                       {c.revoked_at ? null : confirmRevoke === c.id ? (
-                        <span className="row">
+                        <fieldset className="row" ref={confirmRef} tabIndex={-1}>
+                          <legend className="sr-only">Revogar a credencial {c.client_id}?</legend>
                           <button
                             type="button"
                             className="btn btn-small btn-danger"
@@ -94,7 +119,8 @@ export function PartnerCredentials({
                             onClick={() => {
                               setConfirmRevoke(null)
                               issue.reset()
-                              revoke.mutate(c.id)
+                              setRevoked(null)
+                              revoke.mutate(c.id, { onSuccess: () => setRevoked(c.client_id) })
                             }}
                           >
                             Confirmar revogação <span className="sr-only">de {c.client_id}</span>
@@ -102,16 +128,20 @@ export function PartnerCredentials({
                           <button
                             type="button"
                             className="btn btn-small"
-                            onClick={() => setConfirmRevoke(null)}
+                            onClick={() => {
+                              setConfirmRevoke(null)
+                              setBackTo({ revoke: c.id })
+                            }}
                           >
                             Cancelar
                           </button>
-                        </span>
+                        </fieldset>
                       ) : (
                         <button
                           type="button"
                           className="btn btn-small btn-danger"
                           disabled={busy}
+                          ref={backTo && 'revoke' in backTo && backTo.revoke === c.id ? backRef : undefined}
                           onClick={() => setConfirmRevoke(c.id)}
                         >
                           Revogar <span className="sr-only">{c.client_id}</span>

@@ -36,7 +36,7 @@ export function PartnerWebhooks({ endpoints }: { endpoints: ConsolePartner['webh
             </p>
             {w.failing.length > 0 ? (
               <TableWrap label="Entregas com falha">
-                <table className="list">
+                <table className="list cards">
                   <caption>Entregas com falha</caption>
                   <thead>
                     <tr>
@@ -49,10 +49,10 @@ export function PartnerWebhooks({ endpoints }: { endpoints: ConsolePartner['webh
                   <tbody>
                     {w.failing.map((f) => (
                       <tr key={f.id}>
-                        <td>{label(EVENT_TYPE_LABELS, f.event_type)}</td>
-                        <td>{f.attempts}</td>
-                        <td>{deliveryErrorLabel(f.last_error)}</td>
-                        <td>{when(f.next_attempt_at)}</td>
+                        <td data-label="Evento">{label(EVENT_TYPE_LABELS, f.event_type)}</td>
+                        <td data-label="Tentativas">{f.attempts}</td>
+                        <td data-label="Último erro">{deliveryErrorLabel(f.last_error)}</td>
+                        <td data-label="Próxima tentativa">{when(f.next_attempt_at)}</td>
                       </tr>
                     ))}
                   </tbody>

@@ -14,7 +14,7 @@ export function PartnersPage() {
       {isLoading ? <Loading /> : null}
       {data ? (
         <TableWrap label="Parceiros">
-          <table className="list" data-testid="partners">
+          <table className="list cards" data-testid="partners">
             <thead>
               <tr>
                 <th scope="col">Parceiro</th>
@@ -35,17 +35,21 @@ export function PartnersPage() {
                   <th scope="row">
                     <a href={href(`/parceiros/${p.id}`)}>{p.name}</a>
                   </th>
-                  <td>{label(GATEWAY_MODE_LABELS, p.gateway)}</td>
-                  <td className="num">{p.active_credentials}</td>
-                  <td className="num">{p.active_plans}</td>
-                  <td>
+                  <td data-label="Cobrança">{label(GATEWAY_MODE_LABELS, p.gateway)}</td>
+                  <td className="num" data-label="Credenciais ativas">
+                    {p.active_credentials}
+                  </td>
+                  <td className="num" data-label="Planos ativos">
+                    {p.active_plans}
+                  </td>
+                  <td data-label="Webhooks">
                     {p.failing_endpoints ? (
                       <Badge tone="bad">{p.failing_endpoints} com falha</Badge>
                     ) : (
                       <Badge tone="ok">em dia</Badge>
                     )}
                   </td>
-                  <td>{day(p.created_at)}</td>
+                  <td data-label="Desde">{day(p.created_at)}</td>
                 </tr>
               ))}
             </tbody>

@@ -4,7 +4,7 @@ import { type Answer, get, post } from '../../api/client'
 import { brl, deliveryErrorLabel, label, REFUND_STATUS_LABELS, when } from '../../format'
 import { navigate } from '../../router'
 import { useCan } from '../../session'
-import { Badge, ErrorBox, Loading, Notice, PageTitle, statusTone, TableWrap } from '../../ui'
+import { Badge, ErrorBox, Loading, Notice, PageTitle, statusTone, TableWrap, useFocusOn } from '../../ui'
 
 const STATUSES: Record<string, string> = { failed: 'Com falha', pending: 'Pendentes' }
 type Refund = Answer<'listConsoleRefunds'>['data'][number]
@@ -24,6 +24,8 @@ export function RefundsPage({ query }: { query: URLSearchParams }) {
   })
   const data = page?.data
   const [notice, setNotice] = useState<string | null>(null)
+  // The retried row may leave the list: the focus goes to the result.
+  const noticeRef = useFocusOn<HTMLDivElement>(notice)
   const retry = useMutation({
     mutationFn: (refund: Refund) => post<Answer<'retryConsoleRefund'>>(`/api/refunds/${refund.id}/retry`),
     onMutate: () => setNotice(null),
@@ -54,13 +56,13 @@ export function RefundsPage({ query }: { query: URLSearchParams }) {
           </button>
         ))}
       </fieldset>
-      {notice ? <Notice>{notice}</Notice> : null}
+      {notice ? <Notice ref={noticeRef}>{notice}</Notice> : null}
       <ErrorBox error={retry.error} />
       <ErrorBox error={error} />
       {isLoading ? <Loading /> : null}
       {data ? (
         <TableWrap label="Reembolsos">
-          <table className="list" data-testid="refunds">
+          <table className="list cards" data-testid="refunds">
             <thead>
               <tr>
                 <th scope="col">#</th>
@@ -87,15 +89,17 @@ export function RefundsPage({ query }: { query: URLSearchParams }) {
               {data.map((r) => (
                 <tr key={r.id} data-refund={r.id}>
                   <th scope="row">{r.id}</th>
-                  <td>{r.policy_number ?? `plano anual ${r.annual_plan_id}`}</td>
-                  <td>{r.partner.name}</td>
-                  <td>{r.customer_name}</td>
-                  <td className="num">{brl(r.amount_cents)}</td>
-                  <td>
+                  <td data-label="Contrato">{r.policy_number ?? `plano anual ${r.annual_plan_id}`}</td>
+                  <td data-label="Parceiro">{r.partner.name}</td>
+                  <td data-label="Cliente">{r.customer_name}</td>
+                  <td className="num" data-label="Valor">
+                    {brl(r.amount_cents)}
+                  </td>
+                  <td data-label="Situação">
                     <Badge tone={statusTone(r.status)}>{label(REFUND_STATUS_LABELS, r.status)}</Badge>
                   </td>
-                  <td>{r.attempts}</td>
-                  <td className="wrap">
+                  <td data-label="Tentativas">{r.attempts}</td>
+                  <td className="wrap" data-label="Último erro">
                     {deliveryErrorLabel(r.last_error)}
                     {r.status === 'pending' ? (
                       <div className="small muted">próxima tentativa {when(r.next_attempt_at)}</div>

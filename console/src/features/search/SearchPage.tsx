@@ -57,7 +57,7 @@ export function SearchPage({ query }: { query: URLSearchParams }) {
             {customer.name} <span className="muted">· {customer.document_masked}</span>
           </h2>
           <TableWrap label="Contratos do cliente">
-            <table className="list">
+            <table className="list cards">
               <thead>
                 <tr>
                   <th scope="col">Contrato</th>
@@ -74,17 +74,17 @@ export function SearchPage({ query }: { query: URLSearchParams }) {
                       {contractNames(c, c.partner.name).policy}
                       <div className="small muted">{contractNames(c, c.partner.name).partnerRef}</div>
                     </th>
-                    <td>
+                    <td data-label="Tipo">
                       {label(CONTRACT_KIND_LABELS, c.kind)}
                       <div className="small muted">{c.plan_name}</div>
                     </td>
-                    <td>
+                    <td data-label="Parceiro">
                       <a href={href(`/parceiros/${c.partner.id}`)}>{c.partner.name}</a>
                     </td>
-                    <td>
+                    <td data-label="Situação">
                       <Badge tone={statusTone(c.status)}>{c.status_label}</Badge>
                     </td>
-                    <td>{deviceText(c.device)}</td>
+                    <td data-label="Aparelho">{deviceText(c.device)}</td>
                   </tr>
                 ))}
               </tbody>
