@@ -15,6 +15,7 @@ import {
   SETTLEMENT_METHODS,
 } from '../modules/claims/claim.rules.js'
 import { EVENT_TYPES } from '../modules/events/event.service.js'
+import { MESSAGE_KINDS, MESSAGE_STATES } from '../modules/messages/message.rules.js'
 import { portugueseMessage } from '../plugins/messages.js'
 import { SERVICE_MESSAGES } from '../plugins/service-messages.js'
 import { deliveryErrorLabel, LABEL_TABLES, type LabelTable, labelOf, plural } from './labels.js'
@@ -77,6 +78,8 @@ const ENUMS: [keyof typeof LABEL_TABLES, string[]][] = [
   ['gatewayMode', all<GatewayMode>({ external: true, own: true })],
   ['role', [...OPERATOR_ROLES]],
   ['auditAction', auditActions()],
+  ['messageKind', [...MESSAGE_KINDS]],
+  ['messageState', [...MESSAGE_STATES]],
 ]
 
 describe('one Portuguese label per code', () => {

@@ -178,6 +178,27 @@ export const AUDIT_RECORD_LABELS = {
   session: 'Sessão',
 } as const
 
+/** What a message to the insured says (README, Messages to the insured). */
+export const MESSAGE_KIND_LABELS = {
+  sign_in: 'Acesso ao portal',
+  contract_in_force: 'Proteção em vigor',
+  installment_declined: 'Pagamento recusado',
+  installment_overdue: 'Parcela em atraso',
+  claim_opened: 'Sinistro aberto',
+  claim_documents_requested: 'Documentos pedidos',
+  claim_approved: 'Sinistro aprovado',
+  claim_denied: 'Sinistro negado',
+  claim_settled: 'Sinistro concluído',
+  contract_canceled: 'Cancelamento',
+} as const
+
+export const MESSAGE_STATE_LABELS = {
+  pending: 'Na fila',
+  sent: 'Enviada',
+  kept: 'Guardada (sem servidor de e-mail)',
+  failed: 'Não entregue',
+} as const
+
 export type LabelTable = Readonly<Record<string, string>>
 
 /** Every table, by the name a test or a reader looks it up under. */
@@ -199,6 +220,8 @@ export const LABEL_TABLES = {
   role: ROLE_LABELS,
   auditAction: AUDIT_ACTION_LABELS,
   auditRecord: AUDIT_RECORD_LABELS,
+  messageKind: MESSAGE_KIND_LABELS,
+  messageState: MESSAGE_STATE_LABELS,
 } as const satisfies Record<string, LabelTable>
 
 /** A code's label; an unknown code (one newer than this build) reads as "Outro" rather than as English. */

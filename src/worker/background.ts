@@ -49,7 +49,7 @@ export function startBackground(
     // Every few seconds: a card charge the database failed to record is recorded soon after it is back.
     runReconcileLoop(deps, { signal }),
     // Messages to the insured: sent (or kept, without a mail server) soon after their commit.
-    runMessageLoop({ ...deps, mail }, { signal }),
+    runMessageLoop({ ...deps, mail, env }, { signal }),
   ]).then(() => {})
   return {
     done,

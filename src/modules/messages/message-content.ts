@@ -62,3 +62,18 @@ export function signInContent({ name, code, link }: { name: string; code?: strin
 }
 
 export { SIGNATURE }
+
+/** Reais as the API writes them (a JSON number) → `R$ 1.234,56`. */
+export function reais(amount: number): string {
+  const cents = Math.round(amount * 100)
+  const whole = Math.floor(Math.abs(cents) / 100)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, '.')
+  return `${cents < 0 ? '-' : ''}R$ ${whole},${String(Math.abs(cents) % 100).padStart(2, '0')}`
+}
+
+/** `2026-11-21` or `2026-11-21 10:00:00` (service zone, as the API writes them) → `21/11/2026`. */
+export function dateBr(value: string): string {
+  const [year, month, day] = value.slice(0, 10).split('-')
+  return `${day}/${month}/${year}`
+}

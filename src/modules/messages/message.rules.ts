@@ -45,3 +45,60 @@ export function nextAttemptAt(attempts: number, queuedAt: Date, now: Date): Date
   const next = new Date(now.getTime() + (pause as number))
   return next.getTime() > queuedAt.getTime() + RETRY_WINDOW_MS ? null : next
 }
+
+/** An event's resource as the message needs it: loose, since each type carries its own. */
+// biome-ignore lint/suspicious/noExplicitAny: the resource of any event type, read by its own kind
+export type EventObject = Record<string, any>
+
+/**
+ * Which message an event makes, if any. An installment's failure is announced only under the own
+ * gateway (under the partner's, the partner collects): with a retry ahead it is `declined`, after
+ * the last one `overdue`. A contract is in force once a subscription is paid (`activated`) or an
+ * annual plan is paid (its certificate exists from then on).
+ */
+export function messageKindOf(type: string, object: EventObject, gateway: string | null): MessageKind | null {
+  switch (type) {
+    case 'subscription.activated':
+    case 'annual_plan.paid':
+      return 'contract_in_force'
+    case 'installment.payment_failed':
+      if (gateway !== 'own') return null
+      return object.next_attempt_on ? 'installment_declined' : 'installment_overdue'
+    case 'claim.opened':
+      return 'claim_opened'
+    case 'claim.documents_requested':
+      return 'claim_documents_requested'
+    case 'claim.approved':
+      return 'claim_approved'
+    case 'claim.denied':
+      return 'claim_denied'
+    case 'claim.settled':
+      return 'claim_settled'
+    case 'subscription.canceled':
+    case 'annual_plan.canceled':
+      return 'contract_canceled'
+    default:
+      return null
+  }
+}
+
+/** Whom an event's message goes to: its resource's customer, or the subscription of an installment. */
+export function recipientOf(
+  type: string,
+  object: EventObject,
+): { customerId: number } | { subscriptionId: number } | null {
+  if (type.startsWith('installment.'))
+    return typeof object.subscription_id === 'number' ? { subscriptionId: object.subscription_id } : null
+  const id = object.customer?.id
+  return typeof id === 'number' ? { customerId: id } : null
+}
+
+/** The certificate attached to a contract-in-force message: the contract it is of. */
+export function certificateOf(
+  type: string,
+  object: EventObject,
+): { product: 'subscription' | 'annual_plan'; id: number } | null {
+  if (type === 'subscription.activated') return { product: 'subscription', id: object.id }
+  if (type === 'annual_plan.paid') return { product: 'annual_plan', id: object.id }
+  return null
+}

@@ -76,6 +76,15 @@ export async function updateGateway(trx: Trx, partnerId: number, gateway: Gatewa
     .executeTakeFirst()
 }
 
+export async function updateNotifyInsured(trx: Trx, partnerId: number, on: boolean) {
+  return trx
+    .updateTable('partners')
+    .set({ notify_insured: on })
+    .where('id', '=', partnerId)
+    .returning(['id', 'notify_insured'])
+    .executeTakeFirst()
+}
+
 export async function insertCredentials(trx: Trx, row: Insertable<CredentialsTable>): Promise<void> {
   await trx.insertInto('credentials').values(row).execute()
 }

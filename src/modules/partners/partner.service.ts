@@ -15,6 +15,7 @@ import {
   revokeCredentialsRow,
   storeDocumentTaken,
   updateGateway,
+  updateNotifyInsured,
   upsertPartnerUser,
 } from './partner.repository.js'
 
@@ -66,6 +67,16 @@ export async function setGateway(trx: Trx, partnerId: number, gateway: GatewayMo
   const updated = await updateGateway(trx, partnerId, gateway)
   if (!updated) throw new NotFoundError('Partner')
   return updated
+}
+
+/**
+ * The operator's switch for a partner that writes to its customers itself (README, Messages to the
+ * insured): off, Amparo e-mails them nothing but the portal's sign-in codes and links.
+ */
+export async function setNotifyInsured(trx: Trx, partnerId: number, on: boolean) {
+  const updated = await updateNotifyInsured(trx, partnerId, on)
+  if (!updated) throw new NotFoundError('Partner')
+  return { id: updated.id, notify_insured: Boolean(updated.notify_insured) }
 }
 
 export async function requirePartner(db: Reader, partnerId: number) {
