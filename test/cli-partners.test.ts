@@ -107,6 +107,38 @@ describe('amparo partner', () => {
       .executeTakeFirstOrThrow()
     expect(back.gateway).toBe('own')
   })
+
+  it('notify-insured: switches the messages to its customers off and on, audited', async () => {
+    const id = await createPartner('own')
+    const stored = async () =>
+      Boolean(
+        (
+          await main.db
+            .selectFrom('partners')
+            .select('notify_insured')
+            .where('id', '=', id)
+            .executeTakeFirstOrThrow()
+        ).notify_insured,
+      )
+    expect(await stored()).toBe(true)
+    expect(await json(main.env, 'partner', 'notify-insured', String(id), 'off')).toEqual({
+      id,
+      notify_insured: false,
+    })
+    expect(await stored()).toBe(false)
+    const on = await amparo('partner', 'notify-insured', String(id), 'on')
+    expect(on.out).toEqual([`Partner #${id}: messages to its customers on.`])
+    expect(await stored()).toBe(true)
+    const audited = await main.db
+      .selectFrom('audit_log')
+      .select('action')
+      .where('record_type', '=', 'partner')
+      .where('record_id', '=', String(id))
+      .where('action', '=', 'partner.notify_insured')
+      .execute()
+    expect(audited).toHaveLength(2)
+    expect((await amparo('partner', 'notify-insured', String(id), 'maybe')).code).toBe(2)
+  })
 })
 
 describe('amparo partner gateway, with subscriptions contracted under the external gateway', () => {

@@ -13,6 +13,7 @@ import { registerMigrate } from './migrate.js'
 import { registerOperator } from './operator.js'
 import { registerPartnerCreate } from './partner-create.js'
 import { registerPartnerGateway } from './partner-gateway.js'
+import { registerPartnerNotifyInsured } from './partner-notify-insured.js'
 import { registerPlanCreate } from './plan-create.js'
 import { registerRefundRetry } from './refund-retry.js'
 import { registerServe } from './serve.js'
@@ -33,6 +34,7 @@ export function buildProgram(io: Io): Command {
   const partner = program.command('partner').description('Create partners and set their payment gateway.')
   registerPartnerCreate(partner, io)
   registerPartnerGateway(partner, io)
+  registerPartnerNotifyInsured(partner, io)
   const credentials = program.command('credentials').description('Issue and revoke client credentials.')
   registerCredentialsIssue(credentials, io)
   registerCredentialsRevoke(credentials, io)

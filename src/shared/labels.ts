@@ -159,6 +159,7 @@ export const AUDIT_ACTION_LABELS = {
   'operator.reset_password': 'Senha redefinida',
   'partner.create': 'Parceiro criado',
   'partner.gateway': 'Cobrança do parceiro alterada',
+  'partner.notify_insured': 'Mensagens aos segurados ligadas ou desligadas',
   'plan.create': 'Plano criado',
   'refund.retry': 'Reembolso tentado de novo',
   'session.sign_in': 'Entrada no console',

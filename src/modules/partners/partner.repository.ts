@@ -11,7 +11,7 @@ import type {
 export async function findPartner(db: Reader, partnerId: number) {
   return db
     .selectFrom('partners')
-    .select(['id', 'name', 'gateway'])
+    .select(['id', 'name', 'gateway', 'notify_insured'])
     .where('id', '=', partnerId)
     .executeTakeFirst()
 }
