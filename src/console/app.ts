@@ -12,6 +12,7 @@ import { validatorCompiler } from '../http/validation.js'
 import { loadSigningKeys, TokenService, tokenAudience } from '../modules/auth/token.service.js'
 import { claimWorkRoutes } from '../modules/console/claim-work.routes.js'
 import { claimsDeskRoutes } from '../modules/console/claims-desk.routes.js'
+import { customerMessageRoutes } from '../modules/console/customer-messages.routes.js'
 import { dashboardRoutes } from '../modules/console/dashboard.routes.js'
 import { partnersRoutes } from '../modules/console/partners.routes.js'
 import { refundsRoutes } from '../modules/console/refunds.routes.js'
@@ -112,6 +113,7 @@ export async function buildConsoleApp({
   await app.register(claimsDeskRoutes)
   await app.register(claimWorkRoutes)
   await app.register(searchRoutes)
+  await app.register(customerMessageRoutes)
   await app.register(partnersRoutes)
   await app.register(refundsRoutes)
   await app.register(operatorRoutes)

@@ -1,6 +1,9 @@
+import { tmpdir } from 'node:os'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { retryingTransaction } from '../../src/db/transaction.js'
+import { systemClock } from '../../src/shared/clock.js'
+import { deliverMessagesOnce } from '../../src/worker/messages.job.js'
 import { customerBody, uniqueImei } from '../helpers/bodies.js'
 import { loginAs, TEST_OPERATOR_PASSWORD } from '../helpers/console.js'
 import { reportMissing } from '../helpers/machine-tools.js'
@@ -14,7 +17,15 @@ import {
   seedPlans,
   TOTAL_12X,
 } from '../helpers/world.js'
-import { CHROMIUM_TOOL, hasChromium, launchBrowser, newPage, openScreen, signIn } from './browser.js'
+import {
+  CHROMIUM_TOOL,
+  hasChromium,
+  launchBrowser,
+  newPage,
+  openScreen,
+  seriousViolations,
+  signIn,
+} from './browser.js'
 import { type ServedConsole, serveConsole } from './serve.js'
 
 // An administrator's screens in Chromium (README, Operator console): search by IMEI across
@@ -119,6 +130,14 @@ describe.skipIf(!hasChromium)('operator console, administrator', () => {
       refundId = refund.id
     }
 
+    // The worker writes their messages; without a mail server they are kept.
+    await deliverMessagesOnce({
+      db: ctx.db,
+      clock: systemClock,
+      timeZone: ctx.config.timeZone,
+      mail: ctx.config.mail,
+    })
+
     served = await serveConsole(ctx)
     await loginAs(ctx.db, 'admin', { email: 'chefe@amparo.test' })
     browser = await launchBrowser()
@@ -138,7 +157,8 @@ describe.skipIf(!hasChromium)('operator console, administrator', () => {
     await customer.first().waitFor()
     expect(await customer.count()).toBe(1)
     for (const p of partners) await customer.locator(`tr[data-partner="${p.name}"]`).first().waitFor()
-    expect(await customer.locator('tbody tr').count()).toBe(2)
+    const contracts = customer.getByRole('region', { name: 'Contratos do cliente' })
+    expect(await contracts.locator('tbody tr').count()).toBe(2)
   })
 
   it('finds the customer by the start of a word of the name, and shows the contract by its policy number', async () => {
@@ -154,6 +174,31 @@ describe.skipIf(!hasChromium)('operator console, administrator', () => {
     await row.getByText(`Assinatura ${subscription.id} · ${partners[0]?.name}`).waitFor()
     // Statuses in words, never the API's codes.
     expect(await customer.textContent()).not.toMatch(/\bpago\b|canceled|protected|annual_plan/)
+  })
+
+  it("shows the customer's messages and their state where the customer is shown", async () => {
+    await openScreen(page, served.base, '#/busca', 'Busca')
+    await page.getByRole('searchbox').fill(imei)
+    await page.getByRole('button', { name: 'Buscar' }).click()
+    const messages = page.getByRole('region', { name: 'Mensagens ao cliente' })
+    await messages.waitFor()
+    const rows = messages.locator('tbody tr')
+    // Under partner A the subscription in force; under B the annual plan in force, then canceled.
+    await rows.nth(2).waitFor()
+    expect(await rows.count()).toBe(3)
+    const text = (await messages.textContent()) ?? ''
+    expect(text.match(/Proteção em vigor/g)).toHaveLength(2)
+    expect(text).toContain('Cancelamento')
+    expect(text.match(/Guardada \(sem servidor de e-mail\)/g)).toHaveLength(3)
+    expect(text).not.toMatch(/contract_in_force|kept/)
+    expect(await seriousViolations(page)).toEqual([])
+    for (const [width, height] of [
+      [390, 844],
+      [1280, 800],
+    ] as const) {
+      await page.setViewportSize({ width, height })
+      await messages.screenshot({ path: `${tmpdir()}/amparo-customer-messages-${width}.png` })
+    }
   })
 
   it('issues a credential, shows its secret once, then revokes it', async () => {

@@ -238,6 +238,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/customers/{id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A customer's messages and their state
+         * @description The e-mails Amparo wrote to the customer (README, Messages to the insured), newest first: what each said, and whether the mail server took it, is retrying, refused it for 24 h, or it was kept (no mail server). An unknown customer has none.
+         */
+        get: operations["listCustomerMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/dashboard": {
         parameters: {
             query?: never;
@@ -5063,6 +5083,137 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"] & {
                         /** @enum {string} */
                         code: "validation_failed";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listCustomerMessages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The customer (under one partner).
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 1,
+                     *           "kind": "contract_in_force",
+                     *           "subject": "Sua proteção está em vigor: Proteção Total 12x do iPhone 16 Pro",
+                     *           "to": "maria@example.com",
+                     *           "state": "sent",
+                     *           "attempts": 1,
+                     *           "last_error": null,
+                     *           "created_at": "2026-11-21T13:20:00.000Z",
+                     *           "sent_at": "2026-11-21T13:20:01.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Newest first, at most 50. */
+                        data: {
+                            attempts: number;
+                            /**
+                             * Format: date-time
+                             * @description Queued. UTC, ISO 8601.
+                             */
+                            created_at: string;
+                            id: number;
+                            /** @enum {unknown} */
+                            kind: "sign_in" | "contract_in_force" | "installment_declined" | "installment_overdue" | "claim_opened" | "claim_documents_requested" | "claim_approved" | "claim_denied" | "claim_settled" | "contract_canceled";
+                            /** @description The mail server's last refusal. */
+                            last_error: string | null;
+                            /**
+                             * Format: date-time
+                             * @description Accepted by the mail server. UTC, ISO 8601; null when none.
+                             */
+                            sent_at: string | null;
+                            /**
+                             * @description `pending` (queued or waiting for a retry), `sent`, `kept` (no mail server), `failed`.
+                             * @enum {unknown}
+                             */
+                            state: "pending" | "sent" | "kept" | "failed";
+                            subject: string;
+                            /** @description The address it went to. */
+                            to: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle, 12 h at most). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The role is too low. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "forbidden";
                     };
                 };
             };

@@ -5,9 +5,11 @@ import {
   findRecipient,
   insertMessages,
   keepDueMessages,
+  listCustomerMessages,
   listPartnerMessages,
   type MessageRow,
 } from './message.repository.js'
+import type { MessageKind } from './message.rules.js'
 import { signInContent } from './message-content.js'
 
 export type { MessageRow }
@@ -67,4 +69,20 @@ export async function partnerMessages(
 /** Without a mail server (AMPARO_SMTP_URL unset): the due messages are kept, not sent. */
 export async function keepDue(db: Db, now: Date): Promise<number> {
   return retryingTransaction(db, (trx) => keepDueMessages(trx, now.toISOString()))
+}
+
+/** A customer's messages for the operator, newest first, at most 50. */
+export async function customerMessages(db: Reader, customerId: number) {
+  const rows = await listCustomerMessages(db, customerId, 50)
+  return rows.map((row) => ({
+    id: row.id,
+    kind: row.kind as MessageKind,
+    subject: row.subject,
+    to: row.to_address,
+    state: row.state,
+    attempts: row.attempts,
+    last_error: row.last_error,
+    created_at: row.created_at,
+    sent_at: row.sent_at,
+  }))
 }

@@ -4,6 +4,7 @@ import { type Answer, get } from '../../api/client'
 import { CONTRACT_KIND_LABELS, contractNames, deviceText, label } from '../../format'
 import { href, navigate } from '../../router'
 import { Badge, ErrorBox, Loading, PageTitle, statusTone, TableWrap } from '../../ui'
+import { CustomerMessages } from './CustomerMessages'
 
 /** `#/busca?q=`: a customer's contracts under every partner, by document, IMEI, policy or number. */
 export function SearchPage({ query }: { query: URLSearchParams }) {
@@ -90,6 +91,7 @@ export function SearchPage({ query }: { query: URLSearchParams }) {
               </tbody>
             </table>
           </TableWrap>
+          <CustomerMessages customerIds={customer.customers.map((c) => c.id)} />
         </section>
       ))}
     </>
