@@ -2,6 +2,7 @@ import type { Command } from 'commander'
 import { pino } from 'pino'
 import { gatewayOf } from '../modules/payments/gateway-factory.js'
 import { startBackground, workerDeps } from '../worker/background.js'
+import { deliverMessagesOnce } from '../worker/messages.job.js'
 import { deliverWebhooksOnce, type WebhookResult } from '../worker/webhooks.job.js'
 import { JobsFailedError, runJobsOnce, type WorkerRun } from '../worker/worker.js'
 import { type Io, positiveInt, report, UsageError, withDatabase } from './context.js'
@@ -55,6 +56,8 @@ export function registerWorker(program: Command, io: Io) {
             )
             // The events the jobs just wrote are delivered in the same run.
             const webhooks = await deliverWebhooksOnce({ ...deps, env: config.env })
+            // And their messages to the insured (sent, or kept without a mail server).
+            await deliverMessagesOnce({ ...deps, mail: config.mail })
             if ('error' in jobs) {
               // Each failure with its stack on stderr; the exit code and last line say a job failed.
               if (jobs.error instanceof JobsFailedError)
