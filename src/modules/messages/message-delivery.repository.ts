@@ -1,5 +1,4 @@
-import type { Reader, Trx } from '../../db/database.js'
-import { skippingLockedRows } from '../../db/dialect-sql.js'
+import { type Reader, skippingLockedRows, type Trx } from '../../db/database.js'
 import type { MessageState } from '../../db/tables/message.js'
 
 // The worker's side of the messages: the event feed's cursor, the lease on due messages, and

@@ -67,7 +67,7 @@ describe('Message-ID', () => {
 
 describe('nextAttemptAt', () => {
   const queued = new Date('2026-12-07T12:00:00Z')
-  const after = (ms: number) => new Date(queued.getTime() + ms)
+  const plus = (ms: number) => new Date(queued.getTime() + ms)
   it.each([
     [1, 0, 60_000],
     [2, 60_000, 60_000 + 5 * 60_000],
@@ -77,7 +77,7 @@ describe('nextAttemptAt', () => {
     [9, RETRY_WINDOW_MS - 6 * 3_600_000, RETRY_WINDOW_MS],
     [9, RETRY_WINDOW_MS - 6 * 3_600_000 + 1, null],
   ])('after attempt %i at +%i ms → %s', (attempts, at, next) => {
-    expect(nextAttemptAt(attempts, queued, after(at))).toEqual(next === null ? null : after(next))
+    expect(nextAttemptAt(attempts, queued, plus(at))).toEqual(next === null ? null : plus(next))
   })
 })
 
