@@ -285,6 +285,7 @@ describe('production', () => {
       ['POST', '/sandbox/clock/advance'],
       ['POST', '/sandbox/claims/1/decision'],
       ['POST', '/sandbox/claims/1/settle'],
+      ['GET', '/sandbox/messages'],
     ] as const) {
       const response = await prod.app.inject({
         method,
@@ -298,11 +299,16 @@ describe('production', () => {
     const document = (await prod.app.inject({ method: 'GET', url: '/openapi.json' })).json()
     expect(Object.keys(document.paths).filter((path) => path.startsWith('/sandbox'))).toEqual([])
     const test = (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json()
-    expect(Object.keys(test.paths).filter((path) => path.startsWith('/sandbox'))).toEqual([
-      '/sandbox/clock',
-      '/sandbox/clock/advance',
+    expect(
+      Object.keys(test.paths)
+        .filter((path) => path.startsWith('/sandbox'))
+        .sort(),
+    ).toEqual([
       '/sandbox/claims/{id}/decision',
       '/sandbox/claims/{id}/settle',
+      '/sandbox/clock',
+      '/sandbox/clock/advance',
+      '/sandbox/messages',
     ])
   })
 
