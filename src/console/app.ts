@@ -20,6 +20,7 @@ import { operatorRoutes } from '../modules/operators/operator.routes.js'
 import { sessionRoutes, signInRoutes } from '../modules/operators/session.routes.js'
 import { gatewayOf } from '../modules/payments/gateway-factory.js'
 import type { PaymentGateway } from '../modules/payments/payment-gateway.js'
+import { capConnectionsPerAddress } from '../plugins/connections.js'
 import { contextPlugin } from '../plugins/context.js'
 import { errorsPlugin } from '../plugins/errors.js'
 import { httpPlugin } from '../plugins/http.js'
@@ -63,6 +64,10 @@ export async function buildConsoleApp({
   const app = Fastify(
     serverOptions(config, logger ?? loggerOptions(config.logLevel)),
   ).withTypeProvider<TypeBoxTypeProvider>()
+  // The partner API's caps (README, AMPARO_MAX_CONNECTIONS_PER_ADDRESS): idle sockets from one
+  // address must not take every place an operator could connect to.
+  app.server.maxConnections = config.connections.max
+  capConnectionsPerAddress(app.server, config.connections.maxPerAddress, config.trustProxy)
 
   trackServedRoutes(app)
   app.setValidatorCompiler(validatorCompiler)
