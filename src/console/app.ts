@@ -32,7 +32,7 @@ import { serverOptions } from '../plugins/server-options.js'
 import { unitOfWork } from '../plugins/unit-of-work.js'
 import { type Clock, systemClock } from '../shared/clock.js'
 import { ConsoleErrorSchema } from './console-schemas.js'
-import { CONSOLE_CHALLENGE, consoleGuard } from './guard.js'
+import { CONSOLE_CHALLENGE, consoleGuard, operatorSignInAccount } from './guard.js'
 import { consoleStatic } from './static.js'
 
 export interface ConsoleAppOptions {
@@ -108,7 +108,11 @@ export async function buildConsoleApp({
 
   const redis = config.redisUrl ? await connectRedis(app, config.redisUrl) : null
   await app.register(async (signIn) => {
-    await loginRateLimit(signIn, { max: config.rateLimits.loginPerClient, redis })
+    await loginRateLimit(signIn, {
+      max: config.rateLimits.loginPerClient,
+      redis,
+      accountOf: operatorSignInAccount(db),
+    })
     await signIn.register(signInRoutes)
   })
   await app.register(sessionRoutes)

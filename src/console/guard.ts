@@ -1,8 +1,9 @@
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { OperatorRole } from '../db/tables/operator.js'
-import { hasRole } from '../modules/operators/operator.rules.js'
-import { type ConsoleOperator, sessionOperator } from '../modules/operators/session.service.js'
+import type { Db } from '../db/database.js'
+import { hasRole, normalizeEmail } from '../modules/operators/operator.rules.js'
+import { type ConsoleOperator, sessionEmail, sessionOperator } from '../modules/operators/session.service.js'
 import { AppError, UnauthenticatedError } from '../shared/errors.js'
 
 /** The console's session cookie (README, Operator console). */
@@ -18,6 +19,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The least role a console route needs (admin ⊃ adjuster ⊃ viewer); none: public. */
     role?: OperatorRole
+    /**
+     * A step after the password (the TOTP code, the password change): its failures count against
+     * the session's operator, not against an e-mail in the body.
+     */
+    failuresCountAgainst?: 'session'
   }
   interface FastifyRequest {
     /** The signed-in operator; set on every console route that declares `config.role`. */
@@ -66,3 +72,21 @@ export const consoleGuard = fp(
   },
   { name: 'console-guard', dependencies: ['context', '@fastify/cookie'] },
 )
+
+/**
+ * Whose account a failed console sign-in counts against (README, Rate limits): the e-mail typed at
+ * `POST /api/session`; for the steps after it, the operator of the session cookie, so that a wrong
+ * TOTP code counts as a wrong password does, and no e-mail slipped into their bodies can move the
+ * count elsewhere. Operators' keys are apart from the partner users' (a shared Redis).
+ */
+export function operatorSignInAccount(db: Db) {
+  return async (request: FastifyRequest): Promise<string | null> => {
+    if (request.routeOptions.config?.failuresCountAgainst === 'session') {
+      const token = request.cookies[SESSION_COOKIE]
+      const email = token ? await sessionEmail(db, token) : null
+      return email === null ? null : `operator:${email}`
+    }
+    const { email } = (request.body ?? {}) as { email?: unknown }
+    return typeof email === 'string' ? `operator:${normalizeEmail(email)}` : null
+  }
+}

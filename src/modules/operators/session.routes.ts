@@ -80,7 +80,8 @@ Unknown e-mail, wrong password and disabled operator all answer the same 401.`,
         tags: ['Session'],
         operationId: 'confirmTotp',
         summary: 'Complete the sign-in (or the enrolment) with a TOTP code',
-        description: `Each code is accepted once; after 5 wrong codes the sign-in must start again.`,
+        description: `Each code is accepted once; after 5 wrong codes the sign-in must start again. Wrong codes
+count against the operator's account as wrong passwords do: past the sign-in limit, 429.`,
         body: TotpBody,
         response: {
           200: SignedIn,
@@ -93,6 +94,7 @@ Unknown e-mail, wrong password and disabled operator all answer the same 401.`,
           ...writeErrors,
         },
       },
+      config: { failuresCountAgainst: 'session' },
     },
     async (request) => {
       const token = request.cookies[SESSION_COOKIE] ?? ''

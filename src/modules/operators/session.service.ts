@@ -234,6 +234,14 @@ export async function sessionOperator(db: Db, token: string, now: Date): Promise
   return { id: session.operator_id, email: session.email, role: session.role }
 }
 
+/**
+ * The e-mail of a session's operator, at whatever stage (half-open included), or null: whose account
+ * a wrong code or a wrong current password counts against (docs/decisions.md, sign-in limits).
+ */
+export async function sessionEmail(db: Db, token: string): Promise<string | null> {
+  return (await sessionWithOperator(db, sessionIdOf(token)))?.email ?? null
+}
+
 /** Ends a session at once; a complete one's end is audited (a half-open one was never a sign-in). */
 export async function signOut(db: Db, token: string, origin: SessionOrigin): Promise<void> {
   const id = sessionIdOf(token)
