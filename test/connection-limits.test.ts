@@ -105,7 +105,8 @@ describe('the per-address cap behind a load balancer', () => {
     const sockets: Socket[] = []
     try {
       for (let i = 0; i < 6; i++) sockets.push(await open(port, OTHER_ADDRESS))
-      for (const answer of await Promise.all(sockets.map((socket) => health(socket)))) expect(answer).toBe('HTTP/1.1 200 OK')
+      for (const answer of await Promise.all(sockets.map((socket) => health(socket))))
+        expect(answer).toBe('HTTP/1.1 200 OK')
     } finally {
       for (const socket of sockets) socket.destroy()
       await ctx.close()

@@ -394,7 +394,12 @@ describe('sign-in limits', { timeout: 120_000 }, () => {
       expect(wrong.statusCode).toBe(401)
     }
     now = new Date(now.getTime() + 30_000)
-    const right = await call({ method: 'POST', url: '/api/session/totp', cookie, body: { code: codeAt(url, now) } })
+    const right = await call({
+      method: 'POST',
+      url: '/api/session/totp',
+      cookie,
+      body: { code: codeAt(url, now) },
+    })
     expect(right.statusCode, right.body).toBe(429)
     expect(right.json().code).toBe('rate_limited')
     expect(right.headers['retry-after']).toBeDefined()

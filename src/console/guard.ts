@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import type { OperatorRole } from '../db/tables/operator.js'
 import type { Db } from '../db/database.js'
+import type { OperatorRole } from '../db/tables/operator.js'
 import { hasRole, normalizeEmail } from '../modules/operators/operator.rules.js'
 import { type ConsoleOperator, sessionEmail, sessionOperator } from '../modules/operators/session.service.js'
 import { AppError, UnauthenticatedError } from '../shared/errors.js'
