@@ -24,6 +24,8 @@ declare module 'fastify' {
      * the session's operator, not against an e-mail in the body.
      */
     failuresCountAgainst?: 'session'
+    /** Open to a session whose one-time password is not yet replaced (its change, the session itself). */
+    beforePasswordChange?: boolean
   }
   interface FastifyRequest {
     /** The signed-in operator; set on every console route that declares `config.role`. */
@@ -52,7 +54,9 @@ export function sameOrigin(request: FastifyRequest): boolean {
  * The console's guard, before any body is read: a state-changing request from another origin →
  * 403 `origin_refused` (with the SameSite=Strict cookie, the defence against cross-site requests);
  * a route with `config.role` and no live signed-in session → 401 `unauthenticated`; a role too low
- * → 403 `forbidden`. Routes without `config.role` (sign-in, static files) are public.
+ * → 403 `forbidden`; an operator whose one-time password is not yet replaced → 403
+ * `password_change_required` on any route but its change. Routes without `config.role` (sign-in,
+ * static files) are public.
  */
 export const consoleGuard = fp(
   async (app) => {
@@ -67,6 +71,8 @@ export const consoleGuard = fp(
       if (!operator) throw new UnauthenticatedError()
       if (!hasRole(operator.role, needed))
         throw new AppError('forbidden', `This action needs the ${needed} role.`)
+      if (operator.password_change_required && !request.routeOptions.config.beforePasswordChange)
+        throw new AppError('password_change_required', 'Replace the one-time password first.')
       request.operator = operator
     })
   },

@@ -36,6 +36,8 @@ export interface ConsoleOperator {
   id: number
   email: string
   role: OperatorRole
+  /** A one-time password not yet replaced: the session opens nothing but its change. */
+  password_change_required: boolean
 }
 
 export class InvalidCredentialsError extends AppError {
@@ -52,10 +54,13 @@ export type SignInAnswer =
 /** The session id kept in the table: the cookie's token hashed, so the table opens no session. */
 export const sessionIdOf = (token: string): string => createHash('sha256').update(token).digest('hex')
 
-export const operatorView = (row: Pick<OperatorRow, 'id' | 'email' | 'role'>): ConsoleOperator => ({
+export const operatorView = (
+  row: Pick<OperatorRow, 'id' | 'email' | 'role' | 'password_one_time'>,
+): ConsoleOperator => ({
   id: row.id,
   email: row.email,
   role: row.role,
+  password_change_required: Boolean(row.password_one_time),
 })
 
 /** Where a sign-in or sign-out comes from, for the audit log. */
@@ -231,7 +236,7 @@ export async function sessionOperator(db: Db, token: string, now: Date): Promise
   if (session.stage !== 'done') return null
   if (now.getTime() - Date.parse(session.last_seen_at) >= TOUCH_EVERY_MS)
     await retryingTransaction(db, (trx) => touchSession(trx, id, now.toISOString()))
-  return { id: session.operator_id, email: session.email, role: session.role }
+  return operatorView({ ...session, id: session.operator_id })
 }
 
 /**
