@@ -82,6 +82,7 @@ describe('in test (TOTP optional)', { timeout: 120_000 }, () => {
         email: 'ana@amparo.test',
         role: 'adjuster',
         password_change_required: false,
+        totp_enrolled: false,
       },
       // The console shows every time in the service's zone, which it learns here.
       time_zone: ctx.config.timeZone,

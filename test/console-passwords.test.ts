@@ -82,6 +82,7 @@ describe('a one-time password', { timeout: 120_000 }, () => {
       email: 'nova@amparo.test',
       role: 'admin',
       password_change_required: true,
+      totp_enrolled: false,
     })
 
     // Refusals change nothing: a wrong current password, a short or unchanged new one.
@@ -99,7 +100,13 @@ describe('a one-time password', { timeout: 120_000 }, () => {
     const changed = await change(cookie, { current_password: password, new_password: NEW_PASSWORD })
     expect(changed.statusCode, changed.body).toBe(200)
     expect(changed.json()).toEqual({
-      operator: { id, email: 'nova@amparo.test', role: 'admin', password_change_required: false },
+      operator: {
+        id,
+        email: 'nova@amparo.test',
+        role: 'admin',
+        password_change_required: false,
+        totp_enrolled: false,
+      },
       time_zone: ctx.config.timeZone,
     })
     expect((await call({ method: 'GET', url: '/api/operators', cookie })).statusCode).toBe(200)
@@ -133,7 +140,7 @@ describe('a one-time password', { timeout: 120_000 }, () => {
     const cookie = cookieOf(enrolling)
     const code = codeAt(enrolling.json().otpauth_url, now)
     const done = await call({ method: 'POST', url: '/api/session/totp', cookie, body: { code } })
-    expect(done.json().operator.password_change_required).toBe(true)
+    expect(done.json().operator).toMatchObject({ password_change_required: true, totp_enrolled: true })
     expect((await call({ method: 'GET', url: '/api/claims', cookie })).statusCode).toBe(403)
     const changed = await change(cookie, { current_password: password, new_password: NEW_PASSWORD })
     expect(changed.statusCode, changed.body).toBe(200)

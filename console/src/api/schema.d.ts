@@ -304,8 +304,31 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new one-time password (answered once); sessions end and TOTP must be enrolled again */
+        /**
+         * A new one-time password (answered once), to replace at the next sign-in; sessions end
+         * @description The second factor stays as it is (`resetOperatorTotp` clears it).
+         */
         post: operations["resetOperatorPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/operators/{id}/reset-totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Clear the second factor (a lost phone): sessions end, TOTP is enrolled again at the next sign-in
+         * @description The password stays as it is.
+         */
+        post: operations["resetOperatorTotp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -477,6 +500,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/session/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the signed-in operator’s own password
+         * @description The current password and, with a second factor enrolled, a code of the authenticator; the
+         *     new one is 12 to 200 characters and differs from it. This session stays open, the operator's others end.
+         *     A one-time password (created or reset by an admin) must be replaced so before anything else; that change asks
+         *     no code, the sign-in's having just been given. A wrong password or code answers 401 and counts against the
+         *     operator's sign-in limit.
+         */
+        post: operations["changeOwnPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/session/totp": {
         parameters: {
             query?: never;
@@ -488,7 +535,8 @@ export interface paths {
         put?: never;
         /**
          * Complete the sign-in (or the enrolment) with a TOTP code
-         * @description Each code is accepted once; after 5 wrong codes the sign-in must start again.
+         * @description Each code is accepted once; after 5 wrong codes the sign-in must start again. Wrong codes
+         *     count against the operator's account as wrong passwords do: past the sign-in limit, 429.
          */
         post: operations["confirmTotp"];
         delete?: never;
@@ -507,7 +555,7 @@ export interface components {
              * @description Stable, machine-readable: branch on it.
              * @enum {string}
              */
-            code: "invalid_json" | "bad_request" | "unauthenticated" | "card_declined" | "not_found" | "request_timeout" | "idempotency_key_in_flight" | "payment_in_progress" | "clock_advancing" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "validation_failed" | "invalid_state" | "wrong_gateway" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "server_error" | "gateway_error" | "service_unavailable" | "invalid_credentials" | "forbidden" | "origin_refused" | "decision_conflict";
+            code: "invalid_json" | "bad_request" | "unauthenticated" | "card_declined" | "not_found" | "request_timeout" | "idempotency_key_in_flight" | "payment_in_progress" | "clock_advancing" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "validation_failed" | "invalid_state" | "wrong_gateway" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "server_error" | "gateway_error" | "service_unavailable" | "invalid_credentials" | "forbidden" | "origin_refused" | "password_change_required" | "decision_conflict";
             errors?: {
                 [key: string]: string[];
             };
@@ -613,7 +661,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low. */
+            /** @description The role is too low, or the one-time password is still to be replaced. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -621,7 +669,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden";
+                        code: "forbidden" | "password_change_required";
                     };
                 };
             };
@@ -699,7 +747,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low. */
+            /** @description The role is too low, or the one-time password is still to be replaced. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -707,7 +755,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden";
+                        code: "forbidden" | "password_change_required";
                     };
                 };
             };
@@ -886,7 +934,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low. */
+            /** @description The role is too low, or the one-time password is still to be replaced. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -894,7 +942,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden";
+                        code: "forbidden" | "password_change_required";
                     };
                 };
             };
@@ -1542,7 +1590,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low. */
+            /** @description The role is too low, or the one-time password is still to be replaced. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1550,7 +1598,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden";
+                        code: "forbidden" | "password_change_required";
                     };
                 };
             };
@@ -2121,7 +2169,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low, or the request came from another origin. */
+            /** @description The role is too low, the one-time password is still to be replaced, or the request came from another origin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2129,7 +2177,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden" | "origin_refused";
+                        code: "forbidden" | "password_change_required" | "origin_refused";
                     };
                 };
             };
@@ -2757,7 +2805,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low, or the request came from another origin. */
+            /** @description The role is too low, the one-time password is still to be replaced, or the request came from another origin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2765,7 +2813,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden" | "origin_refused";
+                        code: "forbidden" | "password_change_required" | "origin_refused";
                     };
                 };
             };
@@ -3396,7 +3444,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low, or the request came from another origin. */
+            /** @description The role is too low, the one-time password is still to be replaced, or the request came from another origin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3404,7 +3452,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden" | "origin_refused";
+                        code: "forbidden" | "password_change_required" | "origin_refused";
                     };
                 };
             };
@@ -3572,7 +3620,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low. */
+            /** @description The role is too low, or the one-time password is still to be replaced. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3580,7 +3628,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden";
+                        code: "forbidden" | "password_change_required";
                     };
                 };
             };
@@ -3717,7 +3765,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low, or the request came from another origin. */
+            /** @description The role is too low, the one-time password is still to be replaced, or the request came from another origin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3725,7 +3773,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden" | "origin_refused";
+                        code: "forbidden" | "password_change_required" | "origin_refused";
                     };
                 };
             };
@@ -4346,7 +4394,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low, or the request came from another origin. */
+            /** @description The role is too low, the one-time password is still to be replaced, or the request came from another origin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4354,7 +4402,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden" | "origin_refused";
+                        code: "forbidden" | "password_change_required" | "origin_refused";
                     };
                 };
             };
@@ -4982,7 +5030,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low, or the request came from another origin. */
+            /** @description The role is too low, the one-time password is still to be replaced, or the request came from another origin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4990,7 +5038,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden" | "origin_refused";
+                        code: "forbidden" | "password_change_required" | "origin_refused";
                     };
                 };
             };
@@ -5253,7 +5301,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low. */
+            /** @description The role is too low, or the one-time password is still to be replaced. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5261,7 +5309,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden";
+                        code: "forbidden" | "password_change_required";
                     };
                 };
             };
@@ -5337,6 +5385,8 @@ export interface operations {
                             disabled_at: string | null;
                             email: string;
                             id: number;
+                            /** @description The password is a one-time one (created or reset by an admin): until `changeOwnPassword` replaces it, every other call answers 403 `password_change_required`. */
+                            password_change_required: boolean;
                             /** Format: date-time */
                             password_changed_at: string;
                             /** @description admin ⊃ adjuster ⊃ viewer. */
@@ -5358,7 +5408,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low. */
+            /** @description The role is too low, or the one-time password is still to be replaced. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5366,7 +5416,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden";
+                        code: "forbidden" | "password_change_required";
                     };
                 };
             };
@@ -5426,6 +5476,8 @@ export interface operations {
                             disabled_at: string | null;
                             email: string;
                             id: number;
+                            /** @description The password is a one-time one (created or reset by an admin): until `changeOwnPassword` replaces it, every other call answers 403 `password_change_required`. */
+                            password_change_required: boolean;
                             /** Format: date-time */
                             password_changed_at: string;
                             /** @description admin ⊃ adjuster ⊃ viewer. */
@@ -5461,7 +5513,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low, or the request came from another origin. */
+            /** @description The role is too low, the one-time password is still to be replaced, or the request came from another origin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5469,7 +5521,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden" | "origin_refused";
+                        code: "forbidden" | "password_change_required" | "origin_refused";
                     };
                 };
             };
@@ -5582,6 +5634,8 @@ export interface operations {
                         disabled_at: string | null;
                         email: string;
                         id: number;
+                        /** @description The password is a one-time one (created or reset by an admin): until `changeOwnPassword` replaces it, every other call answers 403 `password_change_required`. */
+                        password_change_required: boolean;
                         /** Format: date-time */
                         password_changed_at: string;
                         /** @description admin ⊃ adjuster ⊃ viewer. */
@@ -5614,7 +5668,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low, or the request came from another origin. */
+            /** @description The role is too low, the one-time password is still to be replaced, or the request came from another origin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5622,7 +5676,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden" | "origin_refused";
+                        code: "forbidden" | "password_change_required" | "origin_refused";
                     };
                 };
             };
@@ -5748,6 +5802,8 @@ export interface operations {
                             disabled_at: string | null;
                             email: string;
                             id: number;
+                            /** @description The password is a one-time one (created or reset by an admin): until `changeOwnPassword` replaces it, every other call answers 403 `password_change_required`. */
+                            password_change_required: boolean;
                             /** Format: date-time */
                             password_changed_at: string;
                             /** @description admin ⊃ adjuster ⊃ viewer. */
@@ -5783,7 +5839,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low, or the request came from another origin. */
+            /** @description The role is too low, the one-time password is still to be replaced, or the request came from another origin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5791,7 +5847,162 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden" | "origin_refused";
+                        code: "forbidden" | "password_change_required" | "origin_refused";
+                    };
+                };
+            };
+            /** @description No such operator. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    resetOperatorTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        disabled_at: string | null;
+                        email: string;
+                        id: number;
+                        /** @description The password is a one-time one (created or reset by an admin): until `changeOwnPassword` replaces it, every other call answers 403 `password_change_required`. */
+                        password_change_required: boolean;
+                        /** Format: date-time */
+                        password_changed_at: string;
+                        /** @description admin ⊃ adjuster ⊃ viewer. */
+                        role: "admin" | "adjuster" | "viewer";
+                        totp_enrolled: boolean;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle, 12 h at most). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The role is too low, the one-time password is still to be replaced, or the request came from another origin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "forbidden" | "password_change_required" | "origin_refused";
                     };
                 };
             };
@@ -5944,7 +6155,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low. */
+            /** @description The role is too low, or the one-time password is still to be replaced. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5952,7 +6163,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden";
+                        code: "forbidden" | "password_change_required";
                     };
                 };
             };
@@ -6198,7 +6409,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low. */
+            /** @description The role is too low, or the one-time password is still to be replaced. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6206,7 +6417,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden";
+                        code: "forbidden" | "password_change_required";
                     };
                 };
             };
@@ -6332,7 +6543,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low, or the request came from another origin. */
+            /** @description The role is too low, the one-time password is still to be replaced, or the request came from another origin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6340,7 +6551,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden" | "origin_refused";
+                        code: "forbidden" | "password_change_required" | "origin_refused";
                     };
                 };
             };
@@ -6504,7 +6715,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low, or the request came from another origin. */
+            /** @description The role is too low, the one-time password is still to be replaced, or the request came from another origin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6512,7 +6723,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden" | "origin_refused";
+                        code: "forbidden" | "password_change_required" | "origin_refused";
                     };
                 };
             };
@@ -6706,7 +6917,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low. */
+            /** @description The role is too low, or the one-time password is still to be replaced. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6714,7 +6925,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden";
+                        code: "forbidden" | "password_change_required";
                     };
                 };
             };
@@ -6849,7 +7060,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low, or the request came from another origin. */
+            /** @description The role is too low, the one-time password is still to be replaced, or the request came from another origin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6857,7 +7068,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden" | "origin_refused";
+                        code: "forbidden" | "password_change_required" | "origin_refused";
                     };
                 };
             };
@@ -7116,7 +7327,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low. */
+            /** @description The role is too low, or the one-time password is still to be replaced. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7124,7 +7335,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden";
+                        code: "forbidden" | "password_change_required";
                     };
                 };
             };
@@ -7197,8 +7408,12 @@ export interface operations {
                         operator: {
                             email: string;
                             id: number;
+                            /** @description The password is a one-time one (created or reset by an admin): until `changeOwnPassword` replaces it, every other call answers 403 `password_change_required`. */
+                            password_change_required: boolean;
                             /** @description admin ⊃ adjuster ⊃ viewer. */
                             role: "admin" | "adjuster" | "viewer";
+                            /** @description A second factor is enrolled: `changeOwnPassword` asks its code. */
+                            totp_enrolled: boolean;
                         };
                         /**
                          * @description The service’s time zone (`AMPARO_TIMEZONE`, IANA): the console shows every time and month in it.
@@ -7220,7 +7435,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low. */
+            /** @description The role is too low, or the one-time password is still to be replaced. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7228,7 +7443,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden";
+                        code: "forbidden" | "password_change_required";
                     };
                 };
             };
@@ -7296,8 +7511,12 @@ export interface operations {
                         operator: {
                             email: string;
                             id: number;
+                            /** @description The password is a one-time one (created or reset by an admin): until `changeOwnPassword` replaces it, every other call answers 403 `password_change_required`. */
+                            password_change_required: boolean;
                             /** @description admin ⊃ adjuster ⊃ viewer. */
                             role: "admin" | "adjuster" | "viewer";
+                            /** @description A second factor is enrolled: `changeOwnPassword` asks its code. */
+                            totp_enrolled: boolean;
                         };
                         /** @enum {string} */
                         stage: "done";
@@ -7557,6 +7776,184 @@ export interface operations {
             };
         };
     };
+    changeOwnPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The authenticator’s code: required with a second factor enrolled, except at the forced change of a one-time password. */
+                    code?: string;
+                    current_password: string;
+                    /** @description 12 to 200 characters. */
+                    new_password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        operator: {
+                            email: string;
+                            id: number;
+                            /** @description The password is a one-time one (created or reset by an admin): until `changeOwnPassword` replaces it, every other call answers 403 `password_change_required`. */
+                            password_change_required: boolean;
+                            /** @description admin ⊃ adjuster ⊃ viewer. */
+                            role: "admin" | "adjuster" | "viewer";
+                            /** @description A second factor is enrolled: `changeOwnPassword` asks its code. */
+                            totp_enrolled: boolean;
+                        };
+                        /**
+                         * @description The service’s time zone (`AMPARO_TIMEZONE`, IANA): the console shows every time and month in it.
+                         * @example America/Sao_Paulo
+                         */
+                        time_zone: string;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Not signed in, or a wrong current password or code. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated" | "invalid_credentials";
+                    };
+                };
+            };
+            /** @description The role is too low, the one-time password is still to be replaced, or the request came from another origin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "forbidden" | "password_change_required" | "origin_refused";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The new password is too short or long, or unchanged; or the code is missing. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation_failed";
+                    };
+                };
+            };
+            /** @description Too many requests. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
     confirmTotp: {
         parameters: {
             query?: never;
@@ -7582,8 +7979,12 @@ export interface operations {
                         operator: {
                             email: string;
                             id: number;
+                            /** @description The password is a one-time one (created or reset by an admin): until `changeOwnPassword` replaces it, every other call answers 403 `password_change_required`. */
+                            password_change_required: boolean;
                             /** @description admin ⊃ adjuster ⊃ viewer. */
                             role: "admin" | "adjuster" | "viewer";
+                            /** @description A second factor is enrolled: `changeOwnPassword` asks its code. */
+                            totp_enrolled: boolean;
                         };
                         /** @enum {string} */
                         stage: "done";

@@ -93,6 +93,7 @@ export async function sessionWithOperator(db: Reader, id: string) {
       'o.role',
       'o.disabled_at',
       'o.password_one_time',
+      'o.totp_enrolled_at',
     ])
     .where('s.id', '=', id)
     .executeTakeFirst()

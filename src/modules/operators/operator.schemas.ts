@@ -10,7 +10,15 @@ const PasswordChangeRequired = Type.Boolean({
 })
 
 export const SignedInOperator = Type.Object(
-  { id: Type.Integer(), email: Type.String(), role: Role, password_change_required: PasswordChangeRequired },
+  {
+    id: Type.Integer(),
+    email: Type.String(),
+    role: Role,
+    password_change_required: PasswordChangeRequired,
+    totp_enrolled: Type.Boolean({
+      description: 'A second factor is enrolled: `changeOwnPassword` asks its code.',
+    }),
+  },
   { additionalProperties: false },
 )
 

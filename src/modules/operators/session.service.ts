@@ -38,6 +38,8 @@ export interface ConsoleOperator {
   role: OperatorRole
   /** A one-time password not yet replaced: the session opens nothing but its change. */
   password_change_required: boolean
+  /** A second factor enrolled: changing the password asks its code. */
+  totp_enrolled: boolean
 }
 
 export class InvalidCredentialsError extends AppError {
@@ -55,12 +57,13 @@ export type SignInAnswer =
 export const sessionIdOf = (token: string): string => createHash('sha256').update(token).digest('hex')
 
 export const operatorView = (
-  row: Pick<OperatorRow, 'id' | 'email' | 'role' | 'password_one_time'>,
+  row: Pick<OperatorRow, 'id' | 'email' | 'role' | 'password_one_time' | 'totp_enrolled_at'>,
 ): ConsoleOperator => ({
   id: row.id,
   email: row.email,
   role: row.role,
   password_change_required: Boolean(row.password_one_time),
+  totp_enrolled: row.totp_enrolled_at !== null,
 })
 
 /** Where a sign-in or sign-out comes from, for the audit log. */
@@ -212,7 +215,8 @@ export async function confirmTotp(
     await auditSession(trx, 'session.sign_in', who, { second_factor: 'totp' }, origin)
     return true
   })
-  if (accepted) return operatorView(operator)
+  if (accepted)
+    return operatorView({ ...operator, totp_enrolled_at: operator.totp_enrolled_at ?? now.toISOString() })
   await retryingTransaction(db, async (trx) => {
     const reason: SignInFailure = 'wrong_code'
     await auditSession(trx, 'session.sign_in_failed', who, { reason }, origin)
