@@ -175,7 +175,7 @@ export function OperatorsPage() {
       {isLoading ? <Loading /> : null}
       {data ? (
         <TableWrap label="Operadores">
-          <table className="list" data-testid="operators">
+          <table className="list cards" data-testid="operators">
             <thead>
               <tr>
                 <th scope="col">E-mail</th>
@@ -190,8 +190,8 @@ export function OperatorsPage() {
               {data.map((o) => (
                 <tr key={o.id} data-operator={o.email}>
                   <th scope="row">{o.email}</th>
-                  <td>{label(ROLE_LABELS, o.role)}</td>
-                  <td>
+                  <td data-label="Papel">{label(ROLE_LABELS, o.role)}</td>
+                  <td data-label="Situação">
                     {o.disabled_at ? (
                       <Badge tone="bad">desativado</Badge>
                     ) : o.password_change_required ? (
@@ -200,41 +200,45 @@ export function OperatorsPage() {
                       <Badge tone="ok">ativo</Badge>
                     )}
                   </td>
-                  <td>{o.totp_enrolled ? 'ativada' : <span className="muted">não</span>}</td>
-                  <td>{when(o.created_at)}</td>
+                  <td data-label="Duas etapas">
+                    {o.totp_enrolled ? 'ativada' : <span className="muted">não</span>}
+                  </td>
+                  <td data-label="Criado em">{when(o.created_at)}</td>
                   {isAdmin ? (
-                    <td className="row">
-                      {!o.disabled_at && o.id !== me.id ? (
-                        <button
-                          type="button"
-                          className="btn btn-small btn-danger"
-                          disabled={busy}
-                          onClick={(e) => ask('disable', o, e.currentTarget)}
-                        >
-                          Desativar <span className="sr-only">{o.email}</span>
-                        </button>
-                      ) : null}
-                      {!o.disabled_at && o.id !== me.id ? (
-                        <button
-                          type="button"
-                          className="btn btn-small"
-                          disabled={busy}
-                          ref={backTo?.id === o.id ? backRef : undefined}
-                          onClick={(e) => ask('password', o, e.currentTarget)}
-                        >
-                          Nova senha <span className="sr-only">para {o.email}</span>
-                        </button>
-                      ) : null}
-                      {!o.disabled_at && o.id !== me.id && o.totp_enrolled ? (
-                        <button
-                          type="button"
-                          className="btn btn-small"
-                          disabled={busy}
-                          onClick={(e) => ask('totp', o, e.currentTarget)}
-                        >
-                          Novo segundo fator <span className="sr-only">para {o.email}</span>
-                        </button>
-                      ) : null}
+                    <td data-label="Ações">
+                      <span className="row">
+                        {!o.disabled_at && o.id !== me.id ? (
+                          <button
+                            type="button"
+                            className="btn btn-small btn-danger"
+                            disabled={busy}
+                            onClick={(e) => ask('disable', o, e.currentTarget)}
+                          >
+                            Desativar <span className="sr-only">{o.email}</span>
+                          </button>
+                        ) : null}
+                        {!o.disabled_at && o.id !== me.id ? (
+                          <button
+                            type="button"
+                            className="btn btn-small"
+                            disabled={busy}
+                            ref={backTo?.id === o.id ? backRef : undefined}
+                            onClick={(e) => ask('password', o, e.currentTarget)}
+                          >
+                            Nova senha <span className="sr-only">para {o.email}</span>
+                          </button>
+                        ) : null}
+                        {!o.disabled_at && o.id !== me.id && o.totp_enrolled ? (
+                          <button
+                            type="button"
+                            className="btn btn-small"
+                            disabled={busy}
+                            onClick={(e) => ask('totp', o, e.currentTarget)}
+                          >
+                            Novo segundo fator <span className="sr-only">para {o.email}</span>
+                          </button>
+                        ) : null}
+                      </span>
                     </td>
                   ) : null}
                 </tr>
