@@ -156,7 +156,7 @@ export const AUDIT_ACTION_LABELS = {
   'operator.create': 'Operador criado',
   'operator.disable': 'Operador desativado',
   'operator.enroll_totp': 'Segundo fator cadastrado',
-  'operator.reset_password': 'Senha provisória gerada',
+  'operator.reset_password': 'Senha redefinida',
   'operator.reset_totp': 'Segundo fator redefinido',
   'operator.change_password': 'Senha trocada',
   'partner.create': 'Parceiro criado',
