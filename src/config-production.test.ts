@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { loadConfig } from './config.js'
+import { TEST_CONSOLE_SECRET_KEY } from './config-console.js'
 import { ConfigError, estimatedStrengthBits } from './config-values.js'
 
 // What production accepts: a signing key of random base64, and the public address.
@@ -83,4 +84,50 @@ describe('loadConfig in production', () => {
     expect(refusal({ AMPARO_JWT_KEYS: `k1=${key}` })).toBe('started')
     expect(estimatedStrengthBits(key)).toBeGreaterThan(200)
   })
+})
+
+describe('AMPARO_CONSOLE_SECRET_KEY in production', () => {
+  // The key the operators' TOTP seeds are sealed under: held to the JWT keys' strength.
+  const withConsole = { ...PRODUCTION, AMPARO_CONSOLE_PORT: '4001' }
+  const refusal = (key: string) => {
+    try {
+      loadConfig({ ...withConsole, AMPARO_CONSOLE_SECRET_KEY: key })
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError)
+      return (error as Error).message
+    }
+    return 'started'
+  }
+
+  it.each([
+    ['one letter repeated', 'a'.repeat(48)],
+    ['a short alphabet', '0123456789'.repeat(5)],
+    ['a keyboard walk', '1qaz2wsx3edc4rfv5tgb6yhn7ujm8ik9ol0p'],
+    ['a phrase repeated', 'correcthorsebatterystaplecorrecthorse'],
+  ])('refuses a guessable key (%s) in one line that does not echo it', (_, key) => {
+    const message = refusal(key)
+    expect(message).toMatch(
+      /^Invalid AMPARO_CONSOLE_SECRET_KEY: guessable \(about \d+ bits by zxcvbn\); production needs 128\+ bits, e\.g\. \$\(openssl rand -base64 48\)$/,
+    )
+    expect(message).not.toContain(key)
+  })
+
+  it("refuses the test environment's published key, which test itself uses", () => {
+    expect(refusal(TEST_CONSOLE_SECRET_KEY)).toBe(
+      "Invalid AMPARO_CONSOLE_SECRET_KEY: that is the test environment's published key; production needs its own, e.g. $(openssl rand -base64 48)",
+    )
+    expect(loadConfig({}).consoleSecretKey).toBe(TEST_CONSOLE_SECRET_KEY)
+    // A production without a console checks a key it is given all the same.
+    expect(() => loadConfig({ ...PRODUCTION, AMPARO_CONSOLE_SECRET_KEY: TEST_CONSOLE_SECRET_KEY })).toThrow(
+      /published key/,
+    )
+  })
+
+  it('accepts random keys (openssl rand -base64 48 and -hex 32), and weak ones in test', () => {
+    for (let i = 0; i < 4; i++) {
+      expect(refusal(randomBytes(48).toString('base64'))).toBe('started')
+      expect(refusal(randomBytes(32).toString('hex'))).toBe('started')
+    }
+    expect(loadConfig({ AMPARO_CONSOLE_SECRET_KEY: 'a'.repeat(48) }).consoleSecretKey).toBe('a'.repeat(48))
+  }, 60_000)
 })

@@ -19,12 +19,18 @@ const MIN_BITS = 128
  * Any `openssl rand -hex 32` or `-base64 48` output scores far above it (about 200 bits at least).
  */
 export function assertUnguessable({ kid, secret }: SigningKey): void {
-  const bits = Math.floor(estimatedStrengthBits(secret))
-  if (bits < MIN_BITS) {
+  const bits = guessableBits(secret)
+  if (bits !== null) {
     throw new ConfigError(
       `Invalid AMPARO_JWT_KEYS: the secret of kid ${kid} is guessable (about ${bits} bits by zxcvbn); production needs ${MIN_BITS}+ bits, e.g. ${kid}=$(openssl rand -base64 48)`,
     )
   }
+}
+
+/** The bits zxcvbn gives a secret under production's MIN_BITS (rounded down); null when it reaches them. */
+export function guessableBits(secret: string): number | null {
+  const bits = Math.floor(estimatedStrengthBits(secret))
+  return bits < MIN_BITS ? bits : null
 }
 
 let estimator: { check(secret: string): { guessesLog10: number } } | undefined

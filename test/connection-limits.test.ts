@@ -1,5 +1,6 @@
 import { connect, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createConsoleApp } from './helpers/console.js'
 import { createTestApp, type TestContext, useTestApp } from './helpers/test-app.js'
 
 // Connections one client can hold against a listening server (README, Going live): a cap per
@@ -28,8 +29,8 @@ function open(port: number, localAddress?: string): Promise<Socket & { gone?: bo
   })
 }
 
-/** What `GET /health` on `socket` is answered: its status line, or '' when the server closed it. */
-function health(socket: Socket & { gone?: boolean }): Promise<string> {
+/** What `GET path` on `socket` is answered: its status line, or '' when the server closed it. */
+function health(socket: Socket & { gone?: boolean }, path = '/health'): Promise<string> {
   return new Promise((resolve) => {
     if (socket.gone) return resolve('')
     let text = ''
@@ -39,7 +40,7 @@ function health(socket: Socket & { gone?: boolean }): Promise<string> {
     })
     socket.on('close', () => resolve(''))
     socket.on('error', () => resolve(''))
-    socket.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n')
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`)
   })
 }
 
@@ -57,7 +58,7 @@ describe('open connections from one address', () => {
   it('are capped (AMPARO_MAX_CONNECTIONS_PER_ADDRESS): idle sockets from one address leave room for a partner', async () => {
     // As many idle sockets as the whole process takes, all from one address.
     for (let i = 0; i < 20; i++) held.push(await open(port, OTHER_ADDRESS))
-    const answers = await Promise.all(held.map(health))
+    const answers = await Promise.all(held.map((socket) => health(socket)))
     expect(answers.filter((line) => line.startsWith('HTTP/1.1 200'))).toHaveLength(5)
     expect(answers.filter((line) => line === '')).toHaveLength(15)
 
@@ -66,6 +67,31 @@ describe('open connections from one address', () => {
       expect(await health(partner)).toBe('HTTP/1.1 200 OK')
     } finally {
       partner.destroy()
+    }
+  })
+})
+
+describe('open connections to the console from one address', () => {
+  it('are capped as on the partner API: idle sockets from one address leave room for an operator', async () => {
+    const ctx = await createConsoleApp({
+      env: { AMPARO_MAX_CONNECTIONS: '20', AMPARO_MAX_CONNECTIONS_PER_ADDRESS: '5' },
+    })
+    await ctx.console.listen({ port: 0, host: '127.0.0.1' })
+    const { port } = ctx.console.server.address() as { port: number }
+    const sockets: Socket[] = []
+    const session = (socket: Socket) => health(socket, '/api/session')
+    try {
+      for (let i = 0; i < 20; i++) sockets.push(await open(port, OTHER_ADDRESS))
+      const answers = await Promise.all(sockets.map(session))
+      // Not signed in: the five the console kept are answered 401, the others were closed.
+      expect(answers.filter((line) => line.startsWith('HTTP/1.1 401'))).toHaveLength(5)
+      expect(answers.filter((line) => line === '')).toHaveLength(15)
+      const operator = await open(port)
+      sockets.push(operator)
+      expect(await session(operator)).toBe('HTTP/1.1 401 Unauthorized')
+    } finally {
+      for (const socket of sockets) socket.destroy()
+      await ctx.close()
     }
   })
 })
@@ -79,7 +105,8 @@ describe('the per-address cap behind a load balancer', () => {
     const sockets: Socket[] = []
     try {
       for (let i = 0; i < 6; i++) sockets.push(await open(port, OTHER_ADDRESS))
-      for (const answer of await Promise.all(sockets.map(health))) expect(answer).toBe('HTTP/1.1 200 OK')
+      for (const answer of await Promise.all(sockets.map((socket) => health(socket))))
+        expect(answer).toBe('HTTP/1.1 200 OK')
     } finally {
       for (const socket of sockets) socket.destroy()
       await ctx.close()

@@ -52,7 +52,7 @@ describe('amparo operator', { timeout: 120_000 }, () => {
       headers: { origin: CONSOLE_ORIGIN },
       payload: { email: 'lia@amparo.test', password: created.password },
     })
-    expect(signIn.json().stage).toBe('done')
+    expect(signIn.json()).toMatchObject({ stage: 'done', operator: { password_change_required: true } })
 
     const [row] = await auditRows('operator.create')
     expect(row).toMatchObject({
@@ -80,6 +80,8 @@ describe('amparo operator', { timeout: 120_000 }, () => {
       'twelve chars ok',
     )
     expect(created).not.toHaveProperty('password')
+    // A password given is the operator's own: nothing to replace at its first sign-in.
+    expect(created).toMatchObject({ operator: { password_change_required: false } })
     const taken = await amparo('operator', 'create', '--email', 'rui@amparo.test', '--role', 'viewer')
     expect(taken.code).toBe(2)
     expect(taken.err[0]).toMatch(/already exists/)
@@ -117,6 +119,7 @@ describe('amparo operator', { timeout: 120_000 }, () => {
       payload: { email: 'eva@amparo.test', password: reset.password },
     })
     expect(again.statusCode).toBe(200)
+    expect(again.json().operator.password_change_required).toBe(true)
     const cookie = String(again.headers['set-cookie']).split(';')[0] as string
 
     await json(main.env, 'operator', 'disable', '--email', 'eva@amparo.test')
@@ -132,6 +135,17 @@ describe('amparo operator', { timeout: 120_000 }, () => {
     expect(refused.statusCode).toBe(401)
     expect((await amparo('operator', 'disable', '--email', 'nobody@amparo.test')).code).toBe(2)
     expect((await auditRows('operator.reset_password')).map((r) => r.actor_label)).toEqual([CLI])
+
+    const cleared = await json<{ operator: { totp_enrolled: boolean } }>(
+      main.env,
+      'operator',
+      'reset-totp',
+      '--email',
+      'eva@amparo.test',
+    )
+    expect(cleared.operator.totp_enrolled).toBe(false)
+    expect((await auditRows('operator.reset_totp')).map((r) => r.actor_label)).toEqual([CLI])
+    expect((await amparo('operator', 'reset-totp', '--email', 'nobody@amparo.test')).code).toBe(2)
     expect(JSON.parse((await auditRows('operator.disable'))[0]?.after ?? '{}').disabled_at).toEqual(
       expect.any(String),
     )

@@ -76,7 +76,14 @@ describe('in test (TOTP optional)', { timeout: 120_000 }, () => {
     expect(response.statusCode, response.body).toBe(200)
     expect(response.json()).toEqual({
       stage: 'done',
-      operator: { id: expect.any(Number), email: 'ana@amparo.test', role: 'adjuster' },
+      // A password of its own (given at creation, as `operator create --password` does): nothing to replace.
+      operator: {
+        id: expect.any(Number),
+        email: 'ana@amparo.test',
+        role: 'adjuster',
+        password_change_required: false,
+        totp_enrolled: false,
+      },
       // The console shows every time in the service's zone, which it learns here.
       time_zone: ctx.config.timeZone,
     })
@@ -369,6 +376,41 @@ describe('sign-in limits', { timeout: 120_000 }, () => {
     expect(refused.statusCode).toBe(429)
     expect(refused.json().code).toBe('rate_limited')
     expect(refused.headers['retry-after']).toBeDefined()
+  })
+
+  it('counts wrong TOTP codes against the account as wrong passwords: 6 + 4, then 429 even with the right code', async () => {
+    await newOperator(ctx, 'coded@amparo.test')
+    const signIn = (password = PASSWORD, extra: object = {}) =>
+      call({ method: 'POST', url: '/api/session', body: { email: 'coded@amparo.test', password, ...extra } })
+    const enrolling = await signIn(PASSWORD, { enroll: true })
+    const url = enrolling.json().otpauth_url
+    const enrolled = await call({
+      method: 'POST',
+      url: '/api/session/totp',
+      cookie: cookieOf(enrolling),
+      body: { code: codeAt(url, now) },
+    })
+    expect(enrolled.statusCode, enrolled.body).toBe(200)
+
+    for (let i = 0; i < 6; i++) expect((await signIn(`wrong password ${i}`)).statusCode).toBe(401)
+    const halfOpen = await signIn()
+    expect(halfOpen.json()).toEqual({ stage: 'totp' })
+    const cookie = cookieOf(halfOpen)
+    for (let i = 0; i < 4; i++) {
+      const wrong = await call({ method: 'POST', url: '/api/session/totp', cookie, body: { code: '000000' } })
+      expect(wrong.statusCode).toBe(401)
+    }
+    now = new Date(now.getTime() + 30_000)
+    const right = await call({
+      method: 'POST',
+      url: '/api/session/totp',
+      cookie,
+      body: { code: codeAt(url, now) },
+    })
+    expect(right.statusCode, right.body).toBe(429)
+    expect(right.json().code).toBe('rate_limited')
+    expect(right.headers['retry-after']).toBeDefined()
+    expect((await signIn()).statusCode).toBe(429)
   })
 })
 

@@ -108,7 +108,7 @@ describe('its address', () => {
     })
     expect(loadConfig({ ...base, AMPARO_CONSOLE_PORT: '0' }).console).toBeNull()
     expect(loadConfig(production).console).toBeNull()
-    const key = { AMPARO_CONSOLE_SECRET_KEY: 'q8V1nJ0xX3f9Zs2LrT6uWc4YbH7mKd5EaPgN' }
+    const key = { AMPARO_CONSOLE_SECRET_KEY: 'Vt3qLx9Rk2mWc8ZpHs5NbY7eGd4JfA6uQo1iKr0TzEwMy2Xa' }
     expect(loadConfig({ ...production, ...key, AMPARO_CONSOLE_PORT: '4001' }).console?.port).toBe(4001)
     expect(() => loadConfig({ ...base, AMPARO_CONSOLE_PORT: '70000' })).toThrow(/AMPARO_CONSOLE_PORT/)
   })

@@ -9,6 +9,7 @@ import { LoginPage } from './features/login/LoginPage'
 import { OperatorsPage } from './features/operators/OperatorsPage'
 import { PartnerPage } from './features/partner/PartnerPage'
 import { PartnersPage } from './features/partners/PartnersPage'
+import { PasswordPage } from './features/password/PasswordPage'
 import { RefundsPage } from './features/refunds/RefundsPage'
 import { SearchPage } from './features/search/SearchPage'
 import { label, ROLE_LABELS, setTimeZone } from './format'
@@ -25,6 +26,7 @@ const NAV = [
   { path: '/reembolsos', label: 'Reembolsos', admin: false },
   { path: '/auditoria', label: 'Auditoria', admin: true },
   { path: '/operadores', label: 'Operadores', admin: true },
+  { path: '/senha', label: 'Minha senha', admin: false },
 ]
 
 export function App() {
@@ -84,6 +86,30 @@ export function App() {
     )
   }
 
+  // A one-time password opens nothing but its change (the server refuses the rest): no menu, one screen.
+  if (operator.password_change_required) {
+    return (
+      <SessionContext.Provider value={operator}>
+        <div className="shell">
+          <header className="topbar">
+            <span className="brand">
+              Amparo <span>console</span>
+            </span>
+            <div className="who">
+              <span className="who-email">{operator.email}</span>
+              <button type="button" className="btn btn-small" onClick={logout}>
+                Sair
+              </button>
+            </div>
+          </header>
+          <main id="conteudo" className="content content-alone" tabIndex={-1}>
+            <PasswordPage operator={operator} forced onChanged={setOperator} />
+          </main>
+        </div>
+      </SessionContext.Provider>
+    )
+  }
+
   const [section = 'painel', id] = route.path
   let screen: ReactElement
   switch (section) {
@@ -104,6 +130,9 @@ export function App() {
       break
     case 'operadores':
       screen = <OperatorsPage />
+      break
+    case 'senha':
+      screen = <PasswordPage operator={operator} onChanged={setOperator} />
       break
     default:
       screen = <DashboardPage query={route.query} />

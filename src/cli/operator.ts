@@ -1,11 +1,7 @@
 import type { Command } from 'commander'
 import { Option } from 'commander'
-import {
-  createOperator,
-  disableOperator,
-  type OperatorView,
-  resetPassword,
-} from '../modules/operators/operator.service.js'
+import { createOperator, disableOperator, type OperatorView } from '../modules/operators/operator.service.js'
+import { resetPassword, resetSecondFactor } from '../modules/operators/operator-credentials.service.js'
 import { cliActor } from './audit.js'
 import { type Io, report, withDatabase } from './context.js'
 
@@ -19,11 +15,13 @@ const line = (o: OperatorView) =>
 export function registerOperator(program: Command, io: Io) {
   const operator = program
     .command('operator')
-    .description('Operator console accounts: create, disable, reset a password.')
+    .description('Operator console accounts: create, disable, reset a password or a second factor.')
 
   operator
     .command('create')
-    .description('Create an operator; without --password a one-time password is printed (shown once).')
+    .description(
+      'Create an operator; without --password a one-time password is printed (shown once), which the operator replaces at its first sign-in.',
+    )
     .requiredOption('--email <email>', 'the operator’s e-mail (its login)')
     .addOption(
       new Option('--role <role>', 'admin, adjuster or viewer')
@@ -64,7 +62,7 @@ export function registerOperator(program: Command, io: Io) {
   operator
     .command('reset-password')
     .description(
-      'Give an operator a new one-time password (shown once); its sessions end and it enrols TOTP again.',
+      'Give an operator a new one-time password (shown once), to replace at its next sign-in; its sessions end.',
     )
     .requiredOption('--email <email>', 'the operator’s e-mail')
     .option('--json', 'print one JSON object')
@@ -75,6 +73,25 @@ export function registerOperator(program: Command, io: Io) {
         options.json,
         reset,
         `New password for operator ${line(reset.operator)}:\npassword ${reset.password}\n(the password is not shown again)`,
+      )
+    })
+
+  operator
+    .command('reset-totp')
+    .description(
+      'Clear an operator’s second factor (a lost phone): its sessions end and it enrols TOTP again.',
+    )
+    .requiredOption('--email <email>', 'the operator’s e-mail')
+    .option('--json', 'print one JSON object')
+    .action(async (options: { email: string; json?: boolean }) => {
+      const reset = await withDatabase(io, (db) =>
+        resetSecondFactor(db, { email: options.email }, acting(io)),
+      )
+      report(
+        io,
+        options.json,
+        { operator: reset },
+        `Second factor cleared for operator ${line(reset)}: it enrols again at its next sign-in.`,
       )
     })
 }

@@ -21,6 +21,7 @@ import { operatorRoutes } from '../modules/operators/operator.routes.js'
 import { sessionRoutes, signInRoutes } from '../modules/operators/session.routes.js'
 import { gatewayOf } from '../modules/payments/gateway-factory.js'
 import type { PaymentGateway } from '../modules/payments/payment-gateway.js'
+import { capConnectionsPerAddress } from '../plugins/connections.js'
 import { contextPlugin } from '../plugins/context.js'
 import { errorsPlugin } from '../plugins/errors.js'
 import { httpPlugin } from '../plugins/http.js'
@@ -32,7 +33,7 @@ import { serverOptions } from '../plugins/server-options.js'
 import { unitOfWork } from '../plugins/unit-of-work.js'
 import { type Clock, systemClock } from '../shared/clock.js'
 import { ConsoleErrorSchema } from './console-schemas.js'
-import { CONSOLE_CHALLENGE, consoleGuard } from './guard.js'
+import { CONSOLE_CHALLENGE, consoleGuard, operatorSignInAccount } from './guard.js'
 import { consoleStatic } from './static.js'
 
 export interface ConsoleAppOptions {
@@ -64,6 +65,10 @@ export async function buildConsoleApp({
   const app = Fastify(
     serverOptions(config, logger ?? loggerOptions(config.logLevel)),
   ).withTypeProvider<TypeBoxTypeProvider>()
+  // The partner API's caps (README, AMPARO_MAX_CONNECTIONS_PER_ADDRESS): idle sockets from one
+  // address must not take every place an operator could connect to.
+  app.server.maxConnections = config.connections.max
+  capConnectionsPerAddress(app.server, config.connections.maxPerAddress, config.trustProxy)
 
   trackServedRoutes(app)
   app.setValidatorCompiler(validatorCompiler)
@@ -104,7 +109,11 @@ export async function buildConsoleApp({
 
   const redis = config.redisUrl ? await connectRedis(app, config.redisUrl) : null
   await app.register(async (signIn) => {
-    await loginRateLimit(signIn, { max: config.rateLimits.loginPerClient, redis })
+    await loginRateLimit(signIn, {
+      max: config.rateLimits.loginPerClient,
+      redis,
+      accountOf: operatorSignInAccount(db),
+    })
     await signIn.register(signInRoutes)
   })
   await app.register(sessionRoutes)

@@ -34,18 +34,23 @@ export function consoleError(description: string, ...codes: AnyCode[]): TSchema 
 
 /**
  * The errors every console route with `config.role` can answer: 401 without a live session, 403
- * for a role too low or (writes) another origin; plus 500 and 503.
+ * for a role too low, a one-time password not yet replaced or (writes) another origin; plus 500 and 503.
  */
 export function guardedErrors(write: boolean): Record<number, TSchema> {
   return {
     401: consoleError('Not signed in, or the session ended (30 min idle, 12 h at most).', 'unauthenticated'),
     403: write
       ? consoleError(
-          'The role is too low, or the request came from another origin.',
+          'The role is too low, the one-time password is still to be replaced, or the request came from another origin.',
           'forbidden',
+          'password_change_required',
           'origin_refused',
         )
-      : consoleError('The role is too low.', 'forbidden'),
+      : consoleError(
+          'The role is too low, or the one-time password is still to be replaced.',
+          'forbidden',
+          'password_change_required',
+        ),
     500: consoleError('Server fault; quote `request_id`.', 'server_error'),
     503: consoleError('The database is unreachable for a moment.', 'service_unavailable'),
   }

@@ -72,6 +72,10 @@ export const CODE_MESSAGES: Record<ErrorCode | ConsoleErrorCode, { en: string; p
     en: 'The request came from another origin.',
     pt: 'A requisição veio de outra origem.',
   },
+  password_change_required: {
+    en: 'Replace the one-time password first.',
+    pt: 'Troque primeiro a senha provisória.',
+  },
   decision_conflict: {
     en: 'The claim was decided by another operator first.',
     pt: 'Outro operador decidiu este sinistro primeiro.',

@@ -16,6 +16,9 @@ export const MAX_FAILED_LOGINS_PER_ACCOUNT = 100
 export const FAILED_LOGIN_WINDOW_MS = 15 * 60_000
 export const KNOWN_ADDRESS_MS = 30 * 86_400_000
 
+/** Whose failures a login counts against: an account key, or null when it names none. */
+export type LoginAccountOf = (request: FastifyRequest) => string | null | Promise<string | null>
+
 /** The account a login names (client id, or e-mail without case); null when it names none. */
 export function loginAccount(request: FastifyRequest): string | null {
   try {
@@ -49,12 +52,16 @@ interface KnownAddresses {
  * Successes do not reset the counts: an attacker would otherwise get ten more guesses at each real
  * login. A Redis outage lets logins through uncounted, as the other limits do.
  */
-export function limitFailedLogins(app: FastifyInstance, redis: Redis | null): void {
+export function limitFailedLogins(
+  app: FastifyInstance,
+  redis: Redis | null,
+  accountOf: LoginAccountOf = loginAccount,
+): void {
   const attempts = redis ? redisCounter(redis) : memoryCounter()
   const known = redis ? redisKnownAddresses(redis) : memoryKnownAddresses()
   const counted = new WeakMap<FastifyRequest, string[]>()
   app.addHook('preHandler', async (request, reply) => {
-    const account = loginAccount(request)
+    const account = await accountOf(request)
     if (!account) return
     const keys = [`${account}|${request.ip}`, account]
     const [fromHere, fromAll] = await Promise.all(keys.map((key) => attempts.add(key))).catch(() => [])

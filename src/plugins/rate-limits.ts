@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Redis } from 'ioredis'
 import { documentRateLimit } from '../http/route-documentation.js'
 import { AppError } from '../shared/errors.js'
-import { limitFailedLogins, loginAccount } from './login-failures.js'
+import { type LoginAccountOf, limitFailedLogins, loginAccount } from './login-failures.js'
 
 const MINUTE = 60_000
 
@@ -46,9 +46,13 @@ export const LOGIN_ADDRESS_FACTOR = 5
  * Per address alone too, at LOGIN_ADDRESS_FACTOR × that, counted before the body is read (CONTRACT
  * §18): changing the client id on every try would otherwise never be limited, and each try costs a
  * deliberately slow secret check. (Its headers are sent only once it is exceeded: the per-client
- * ones are the ones a client reads.) Then failures per account, whatever the address.
+ * ones are the ones a client reads.) Then failures per account, whatever the address: the account
+ * `accountOf` names (the console's: the operator signing in, whether the password or the code failed).
  */
-export async function loginRateLimit(app: FastifyInstance, options: Options) {
+export async function loginRateLimit(
+  app: FastifyInstance,
+  options: Options & { accountOf?: LoginAccountOf },
+) {
   documentRateLimit(app)
   await app.register(rateLimit, {
     ...common({ ...options, max: options.max * LOGIN_ADDRESS_FACTOR }),
@@ -67,7 +71,7 @@ export async function loginRateLimit(app: FastifyInstance, options: Options) {
     hook: 'preHandler',
     keyGenerator: (request) => `login:${loginAccount(request) ?? '-'}:${request.ip}`,
   })
-  limitFailedLogins(app, options.redis)
+  limitFailedLogins(app, options.redis, options.accountOf)
 }
 
 /**

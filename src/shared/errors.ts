@@ -35,7 +35,8 @@ type ValidationCode = (typeof ERROR_CODES)[422][number]
  */
 export const CONSOLE_ERROR_CODES = {
   401: ['invalid_credentials'],
-  403: ['forbidden', 'origin_refused'],
+  // A one-time password not yet replaced opens nothing but its own change.
+  403: ['forbidden', 'origin_refused', 'password_change_required'],
   // A claim decided by another operator since the screen showed it.
   409: ['decision_conflict'],
 } as const

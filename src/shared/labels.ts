@@ -157,6 +157,8 @@ export const AUDIT_ACTION_LABELS = {
   'operator.disable': 'Operador desativado',
   'operator.enroll_totp': 'Segundo fator cadastrado',
   'operator.reset_password': 'Senha redefinida',
+  'operator.reset_totp': 'Segundo fator redefinido',
+  'operator.change_password': 'Senha trocada',
   'partner.create': 'Parceiro criado',
   'partner.gateway': 'Cobrança do parceiro alterada',
   'partner.notify_insured': 'Mensagens aos segurados ligadas ou desligadas',

@@ -252,7 +252,7 @@ describe.skipIf(!hasChromium)('operator console by keyboard and on a phone', () 
     await row.getByText(/revogada/).waitFor()
   })
 
-  it("moves the focus to an operator's password, back to the row, and to a disabling's result", async () => {
+  it("moves the focus to an operator's password, back to the row, and to a disabling's confirmation and result", async () => {
     await openScreen(page, served.base, '#/operadores', 'Operadores')
     const email = 'novo-teclado@amparo.test'
     await page.getByLabel('E-mail').fill(email)
@@ -261,8 +261,10 @@ describe.skipIf(!hasChromium)('operator console by keyboard and on a phone', () 
     await page.getByRole('button', { name: 'Já copiei' }).press('Enter')
     await focusMovesTo(page, 'button', new RegExp(`^Nova senha para ${email}$`))
 
-    page.once('dialog', (dialog) => void dialog.accept())
+    // Disabling is confirmed first, in the page: the focus goes to the confirmation, then its result.
     await page.getByRole('button', { name: `Desativar ${email}` }).press('Enter')
+    await focusMovesTo(page, '[role="alertdialog"]', /^Confirmar desativação$/)
+    await page.keyboard.press('Enter')
     await focusMovesTo(page, '[role="status"]', new RegExp(`^${email} desativado\\.$`))
   })
 

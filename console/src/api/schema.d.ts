@@ -324,8 +324,31 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new one-time password (answered once); sessions end and TOTP must be enrolled again */
+        /**
+         * A new one-time password (answered once), to replace at the next sign-in; sessions end
+         * @description The second factor stays as it is (`resetOperatorTotp` clears it).
+         */
         post: operations["resetOperatorPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/operators/{id}/reset-totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Clear the second factor (a lost phone): sessions end, TOTP is enrolled again at the next sign-in
+         * @description The password stays as it is.
+         */
+        post: operations["resetOperatorTotp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -497,6 +520,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/session/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the signed-in operator’s own password
+         * @description The current password and, with a second factor enrolled, a code of the authenticator; the
+         *     new one is 12 to 200 characters and differs from it. This session stays open, the operator's others end.
+         *     A one-time password (created or reset by an admin) must be replaced so before anything else; that change asks
+         *     no code, the sign-in's having just been given. A wrong password or code answers 401 and counts against the
+         *     operator's sign-in limit.
+         */
+        post: operations["changeOwnPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/session/totp": {
         parameters: {
             query?: never;
@@ -508,7 +555,8 @@ export interface paths {
         put?: never;
         /**
          * Complete the sign-in (or the enrolment) with a TOTP code
-         * @description Each code is accepted once; after 5 wrong codes the sign-in must start again.
+         * @description Each code is accepted once; after 5 wrong codes the sign-in must start again. Wrong codes
+         *     count against the operator's account as wrong passwords do: past the sign-in limit, 429.
          */
         post: operations["confirmTotp"];
         delete?: never;
@@ -527,7 +575,7 @@ export interface components {
              * @description Stable, machine-readable: branch on it.
              * @enum {string}
              */
-            code: "invalid_json" | "bad_request" | "unauthenticated" | "card_declined" | "not_found" | "request_timeout" | "idempotency_key_in_flight" | "payment_in_progress" | "clock_advancing" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "validation_failed" | "invalid_state" | "wrong_gateway" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "server_error" | "gateway_error" | "service_unavailable" | "invalid_credentials" | "forbidden" | "origin_refused" | "decision_conflict";
+            code: "invalid_json" | "bad_request" | "unauthenticated" | "card_declined" | "not_found" | "request_timeout" | "idempotency_key_in_flight" | "payment_in_progress" | "clock_advancing" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "validation_failed" | "invalid_state" | "wrong_gateway" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "server_error" | "gateway_error" | "service_unavailable" | "invalid_credentials" | "forbidden" | "origin_refused" | "password_change_required" | "decision_conflict";
             errors?: {
                 [key: string]: string[];
             };
@@ -633,7 +681,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low. */
+            /** @description The role is too low, or the one-time password is still to be replaced. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -641,7 +689,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden";
+                        code: "forbidden" | "password_change_required";
                     };
                 };
             };
@@ -719,7 +767,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low. */
+            /** @description The role is too low, or the one-time password is still to be replaced. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -727,7 +775,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden";
+                        code: "forbidden" | "password_change_required";
                     };
                 };
             };
@@ -906,7 +954,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low. */
+            /** @description The role is too low, or the one-time password is still to be replaced. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -914,7 +962,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden";
+                        code: "forbidden" | "password_change_required";
                     };
                 };
             };
@@ -1010,7 +1058,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low. */
+            /** @description The role is too low, or the one-time password is still to be replaced. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1018,7 +1066,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden";
+                        code: "forbidden" | "password_change_required";
                     };
                 };
             };
@@ -1562,7 +1610,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low. */
+            /** @description The role is too low, or the one-time password is still to be replaced. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1570,7 +1618,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden";
+                        code: "forbidden" | "password_change_required";
                     };
                 };
             };
@@ -2141,7 +2189,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low, or the request came from another origin. */
+            /** @description The role is too low, the one-time password is still to be replaced, or the request came from another origin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2149,7 +2197,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden" | "origin_refused";
+                        code: "forbidden" | "password_change_required" | "origin_refused";
                     };
                 };
             };
@@ -2777,7 +2825,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low, or the request came from another origin. */
+            /** @description The role is too low, the one-time password is still to be replaced, or the request came from another origin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2785,7 +2833,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden" | "origin_refused";
+                        code: "forbidden" | "password_change_required" | "origin_refused";
                     };
                 };
             };
@@ -3416,7 +3464,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low, or the request came from another origin. */
+            /** @description The role is too low, the one-time password is still to be replaced, or the request came from another origin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3424,7 +3472,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden" | "origin_refused";
+                        code: "forbidden" | "password_change_required" | "origin_refused";
                     };
                 };
             };
@@ -3592,7 +3640,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low. */
+            /** @description The role is too low, or the one-time password is still to be replaced. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3600,7 +3648,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden";
+                        code: "forbidden" | "password_change_required";
                     };
                 };
             };
@@ -3737,7 +3785,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low, or the request came from another origin. */
+            /** @description The role is too low, the one-time password is still to be replaced, or the request came from another origin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3745,7 +3793,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden" | "origin_refused";
+                        code: "forbidden" | "password_change_required" | "origin_refused";
                     };
                 };
             };
@@ -4366,7 +4414,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low, or the request came from another origin. */
+            /** @description The role is too low, the one-time password is still to be replaced, or the request came from another origin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4374,7 +4422,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden" | "origin_refused";
+                        code: "forbidden" | "password_change_required" | "origin_refused";
                     };
                 };
             };
@@ -5002,7 +5050,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low, or the request came from another origin. */
+            /** @description The role is too low, the one-time password is still to be replaced, or the request came from another origin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5010,7 +5058,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden" | "origin_refused";
+                        code: "forbidden" | "password_change_required" | "origin_refused";
                     };
                 };
             };
@@ -5404,7 +5452,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low. */
+            /** @description The role is too low, or the one-time password is still to be replaced. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5412,7 +5460,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden";
+                        code: "forbidden" | "password_change_required";
                     };
                 };
             };
@@ -5488,6 +5536,8 @@ export interface operations {
                             disabled_at: string | null;
                             email: string;
                             id: number;
+                            /** @description The password is a one-time one (created or reset by an admin): until `changeOwnPassword` replaces it, every other call answers 403 `password_change_required`. */
+                            password_change_required: boolean;
                             /** Format: date-time */
                             password_changed_at: string;
                             /** @description admin ⊃ adjuster ⊃ viewer. */
@@ -5509,7 +5559,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low. */
+            /** @description The role is too low, or the one-time password is still to be replaced. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5517,7 +5567,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden";
+                        code: "forbidden" | "password_change_required";
                     };
                 };
             };
@@ -5577,6 +5627,8 @@ export interface operations {
                             disabled_at: string | null;
                             email: string;
                             id: number;
+                            /** @description The password is a one-time one (created or reset by an admin): until `changeOwnPassword` replaces it, every other call answers 403 `password_change_required`. */
+                            password_change_required: boolean;
                             /** Format: date-time */
                             password_changed_at: string;
                             /** @description admin ⊃ adjuster ⊃ viewer. */
@@ -5612,7 +5664,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low, or the request came from another origin. */
+            /** @description The role is too low, the one-time password is still to be replaced, or the request came from another origin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5620,7 +5672,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden" | "origin_refused";
+                        code: "forbidden" | "password_change_required" | "origin_refused";
                     };
                 };
             };
@@ -5733,6 +5785,8 @@ export interface operations {
                         disabled_at: string | null;
                         email: string;
                         id: number;
+                        /** @description The password is a one-time one (created or reset by an admin): until `changeOwnPassword` replaces it, every other call answers 403 `password_change_required`. */
+                        password_change_required: boolean;
                         /** Format: date-time */
                         password_changed_at: string;
                         /** @description admin ⊃ adjuster ⊃ viewer. */
@@ -5765,7 +5819,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low, or the request came from another origin. */
+            /** @description The role is too low, the one-time password is still to be replaced, or the request came from another origin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5773,7 +5827,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden" | "origin_refused";
+                        code: "forbidden" | "password_change_required" | "origin_refused";
                     };
                 };
             };
@@ -5899,6 +5953,8 @@ export interface operations {
                             disabled_at: string | null;
                             email: string;
                             id: number;
+                            /** @description The password is a one-time one (created or reset by an admin): until `changeOwnPassword` replaces it, every other call answers 403 `password_change_required`. */
+                            password_change_required: boolean;
                             /** Format: date-time */
                             password_changed_at: string;
                             /** @description admin ⊃ adjuster ⊃ viewer. */
@@ -5934,7 +5990,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low, or the request came from another origin. */
+            /** @description The role is too low, the one-time password is still to be replaced, or the request came from another origin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5942,7 +5998,162 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden" | "origin_refused";
+                        code: "forbidden" | "password_change_required" | "origin_refused";
+                    };
+                };
+            };
+            /** @description No such operator. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    resetOperatorTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        disabled_at: string | null;
+                        email: string;
+                        id: number;
+                        /** @description The password is a one-time one (created or reset by an admin): until `changeOwnPassword` replaces it, every other call answers 403 `password_change_required`. */
+                        password_change_required: boolean;
+                        /** Format: date-time */
+                        password_changed_at: string;
+                        /** @description admin ⊃ adjuster ⊃ viewer. */
+                        role: "admin" | "adjuster" | "viewer";
+                        totp_enrolled: boolean;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle, 12 h at most). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The role is too low, the one-time password is still to be replaced, or the request came from another origin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "forbidden" | "password_change_required" | "origin_refused";
                     };
                 };
             };
@@ -6095,7 +6306,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low. */
+            /** @description The role is too low, or the one-time password is still to be replaced. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6103,7 +6314,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden";
+                        code: "forbidden" | "password_change_required";
                     };
                 };
             };
@@ -6349,7 +6560,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low. */
+            /** @description The role is too low, or the one-time password is still to be replaced. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6357,7 +6568,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden";
+                        code: "forbidden" | "password_change_required";
                     };
                 };
             };
@@ -6483,7 +6694,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low, or the request came from another origin. */
+            /** @description The role is too low, the one-time password is still to be replaced, or the request came from another origin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6491,7 +6702,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden" | "origin_refused";
+                        code: "forbidden" | "password_change_required" | "origin_refused";
                     };
                 };
             };
@@ -6655,7 +6866,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low, or the request came from another origin. */
+            /** @description The role is too low, the one-time password is still to be replaced, or the request came from another origin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6663,7 +6874,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden" | "origin_refused";
+                        code: "forbidden" | "password_change_required" | "origin_refused";
                     };
                 };
             };
@@ -6857,7 +7068,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low. */
+            /** @description The role is too low, or the one-time password is still to be replaced. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6865,7 +7076,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden";
+                        code: "forbidden" | "password_change_required";
                     };
                 };
             };
@@ -7000,7 +7211,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low, or the request came from another origin. */
+            /** @description The role is too low, the one-time password is still to be replaced, or the request came from another origin. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7008,7 +7219,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden" | "origin_refused";
+                        code: "forbidden" | "password_change_required" | "origin_refused";
                     };
                 };
             };
@@ -7267,7 +7478,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low. */
+            /** @description The role is too low, or the one-time password is still to be replaced. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7275,7 +7486,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden";
+                        code: "forbidden" | "password_change_required";
                     };
                 };
             };
@@ -7348,8 +7559,12 @@ export interface operations {
                         operator: {
                             email: string;
                             id: number;
+                            /** @description The password is a one-time one (created or reset by an admin): until `changeOwnPassword` replaces it, every other call answers 403 `password_change_required`. */
+                            password_change_required: boolean;
                             /** @description admin ⊃ adjuster ⊃ viewer. */
                             role: "admin" | "adjuster" | "viewer";
+                            /** @description A second factor is enrolled: `changeOwnPassword` asks its code. */
+                            totp_enrolled: boolean;
                         };
                         /**
                          * @description The service’s time zone (`AMPARO_TIMEZONE`, IANA): the console shows every time and month in it.
@@ -7371,7 +7586,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low. */
+            /** @description The role is too low, or the one-time password is still to be replaced. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7379,7 +7594,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden";
+                        code: "forbidden" | "password_change_required";
                     };
                 };
             };
@@ -7447,8 +7662,12 @@ export interface operations {
                         operator: {
                             email: string;
                             id: number;
+                            /** @description The password is a one-time one (created or reset by an admin): until `changeOwnPassword` replaces it, every other call answers 403 `password_change_required`. */
+                            password_change_required: boolean;
                             /** @description admin ⊃ adjuster ⊃ viewer. */
                             role: "admin" | "adjuster" | "viewer";
+                            /** @description A second factor is enrolled: `changeOwnPassword` asks its code. */
+                            totp_enrolled: boolean;
                         };
                         /** @enum {string} */
                         stage: "done";
@@ -7708,6 +7927,184 @@ export interface operations {
             };
         };
     };
+    changeOwnPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The authenticator’s code: required with a second factor enrolled, except at the forced change of a one-time password. */
+                    code?: string;
+                    current_password: string;
+                    /** @description 12 to 200 characters. */
+                    new_password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        operator: {
+                            email: string;
+                            id: number;
+                            /** @description The password is a one-time one (created or reset by an admin): until `changeOwnPassword` replaces it, every other call answers 403 `password_change_required`. */
+                            password_change_required: boolean;
+                            /** @description admin ⊃ adjuster ⊃ viewer. */
+                            role: "admin" | "adjuster" | "viewer";
+                            /** @description A second factor is enrolled: `changeOwnPassword` asks its code. */
+                            totp_enrolled: boolean;
+                        };
+                        /**
+                         * @description The service’s time zone (`AMPARO_TIMEZONE`, IANA): the console shows every time and month in it.
+                         * @example America/Sao_Paulo
+                         */
+                        time_zone: string;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Not signed in, or a wrong current password or code. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated" | "invalid_credentials";
+                    };
+                };
+            };
+            /** @description The role is too low, the one-time password is still to be replaced, or the request came from another origin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "forbidden" | "password_change_required" | "origin_refused";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The new password is too short or long, or unchanged; or the code is missing. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation_failed";
+                    };
+                };
+            };
+            /** @description Too many requests. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
     confirmTotp: {
         parameters: {
             query?: never;
@@ -7733,8 +8130,12 @@ export interface operations {
                         operator: {
                             email: string;
                             id: number;
+                            /** @description The password is a one-time one (created or reset by an admin): until `changeOwnPassword` replaces it, every other call answers 403 `password_change_required`. */
+                            password_change_required: boolean;
                             /** @description admin ⊃ adjuster ⊃ viewer. */
                             role: "admin" | "adjuster" | "viewer";
+                            /** @description A second factor is enrolled: `changeOwnPassword` asks its code. */
+                            totp_enrolled: boolean;
                         };
                         /** @enum {string} */
                         stage: "done";

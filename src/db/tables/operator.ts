@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely'
+import type { Generated, SqlBool } from 'kysely'
 
 /** admin ⊃ adjuster ⊃ viewer (README, Operator console). */
 export type OperatorRole = 'admin' | 'adjuster' | 'viewer'
@@ -19,6 +19,8 @@ export interface OperatorsTable {
   disabled_at: string | null
   created_at: string
   password_changed_at: string
+  /** Generated at creation or by a reset: to be replaced at the next sign-in (README, Operator console). */
+  password_one_time: Generated<SqlBool>
 }
 
 export interface OperatorSessionsTable {

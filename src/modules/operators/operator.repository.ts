@@ -1,12 +1,19 @@
+import type { Selectable } from 'kysely'
 import type { Reader, Trx } from '../../db/database.js'
 import type { OperatorRole, OperatorSessionsTable, OperatorsTable } from '../../db/tables/operator.js'
 
-export type OperatorRow = Omit<OperatorsTable, 'id'> & { id: number }
+export type OperatorRow = Selectable<OperatorsTable>
 export type SessionRow = Omit<OperatorSessionsTable, 'totp_failures'> & { totp_failures: number }
 
 export async function insertOperator(
   trx: Trx,
-  values: { email: string; role: OperatorRole; password_hash: string; now: string },
+  values: {
+    email: string
+    role: OperatorRole
+    password_hash: string
+    password_one_time: boolean
+    now: string
+  },
 ): Promise<OperatorRow> {
   return (await trx
     .insertInto('operators')
@@ -14,6 +21,7 @@ export async function insertOperator(
       email: values.email,
       role: values.role,
       password_hash: values.password_hash,
+      password_one_time: values.password_one_time,
       created_at: values.now,
       password_changed_at: values.now,
     })
@@ -40,7 +48,7 @@ export async function allOperators(db: Reader): Promise<OperatorRow[]> {
 export async function updateOperator(
   trx: Trx,
   id: number,
-  changes: Partial<Omit<OperatorsTable, 'id' | 'email' | 'created_at'>>,
+  changes: Partial<Omit<Selectable<OperatorsTable>, 'id' | 'email' | 'created_at'>>,
 ): Promise<OperatorRow> {
   return (await trx
     .updateTable('operators')
@@ -84,6 +92,8 @@ export async function sessionWithOperator(db: Reader, id: string) {
       'o.email',
       'o.role',
       'o.disabled_at',
+      'o.password_one_time',
+      'o.totp_enrolled_at',
     ])
     .where('s.id', '=', id)
     .executeTakeFirst()
@@ -116,8 +126,11 @@ export async function deleteSession(trx: Trx, id: string): Promise<void> {
   await trx.deleteFrom('operator_sessions').where('id', '=', id).execute()
 }
 
-export async function deleteSessionsOf(trx: Trx, operatorId: number): Promise<void> {
-  await trx.deleteFrom('operator_sessions').where('operator_id', '=', operatorId).execute()
+/** Ends an operator's sessions, but `keep` (the one that changed its password). */
+export async function deleteSessionsOf(trx: Trx, operatorId: number, keep?: string): Promise<void> {
+  let query = trx.deleteFrom('operator_sessions').where('operator_id', '=', operatorId)
+  if (keep !== undefined) query = query.where('id', '!=', keep)
+  await query.execute()
 }
 
 /** Sessions past their end, for housekeeping at sign-in. */

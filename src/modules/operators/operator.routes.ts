@@ -13,13 +13,8 @@ import {
   OperatorId,
   OperatorWithPassword,
 } from './operator.schemas.js'
-import {
-  type Acting,
-  createOperator,
-  disableOperator,
-  listOperators,
-  resetPassword,
-} from './operator.service.js'
+import { type Acting, createOperator, disableOperator, listOperators } from './operator.service.js'
+import { resetPassword, resetSecondFactor } from './operator-credentials.service.js'
 
 const acting = (request: FastifyRequest): Acting => ({
   actor: { id: request.operator.id, email: request.operator.email },
@@ -34,7 +29,7 @@ const invalid = consoleError(
   'invalid_state',
 )
 
-/** Operators (admin): list, create, disable, reset a password. Every change is audited. */
+/** Operators (admin): list, create, disable, reset a password or a second factor. Every change is audited. */
 export const operatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/operators',
@@ -89,13 +84,31 @@ export const operatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['Operators'],
         operationId: 'resetOperatorPassword',
-        summary: 'A new one-time password (answered once); sessions end and TOTP must be enrolled again',
+        summary: 'A new one-time password (answered once), to replace at the next sign-in; sessions end',
+        description: 'The second factor stays as it is (`resetOperatorTotp` clears it).',
         params: OperatorId,
         response: { 200: OperatorWithPassword, 404: notFound, ...guardedErrors(true) },
       },
       config: { role: 'admin' },
     },
     async (request) => resetPassword(app.db, { id: request.params.id }, acting(request)),
+  )
+
+  app.post(
+    '/api/operators/:id/reset-totp',
+    {
+      schema: {
+        tags: ['Operators'],
+        operationId: 'resetOperatorTotp',
+        summary:
+          'Clear the second factor (a lost phone): sessions end, TOTP is enrolled again at the next sign-in',
+        description: 'The password stays as it is.',
+        params: OperatorId,
+        response: { 200: Operator, 404: notFound, ...guardedErrors(true) },
+      },
+      config: { role: 'admin' },
+    },
+    async (request) => resetSecondFactor(app.db, { id: request.params.id }, acting(request)),
   )
 
   app.get(

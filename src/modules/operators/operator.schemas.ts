@@ -4,8 +4,21 @@ export const Role = Type.Union([Type.Literal('admin'), Type.Literal('adjuster'),
   description: 'admin ⊃ adjuster ⊃ viewer.',
 })
 
+const PasswordChangeRequired = Type.Boolean({
+  description:
+    'The password is a one-time one (created or reset by an admin): until `changeOwnPassword` replaces it, every other call answers 403 `password_change_required`.',
+})
+
 export const SignedInOperator = Type.Object(
-  { id: Type.Integer(), email: Type.String(), role: Role },
+  {
+    id: Type.Integer(),
+    email: Type.String(),
+    role: Role,
+    password_change_required: PasswordChangeRequired,
+    totp_enrolled: Type.Boolean({
+      description: 'A second factor is enrolled: `changeOwnPassword` asks its code.',
+    }),
+  },
   { additionalProperties: false },
 )
 
@@ -52,6 +65,21 @@ export const SignInResult = Type.Union([
 
 export const TotpBody = Type.Object({ code: Type.String({ minLength: 1, maxLength: 16 }) })
 
+export const PasswordChangeBody = Type.Object({
+  current_password: Type.String({ minLength: 1, maxLength: 255 }),
+  new_password: Type.String({ minLength: 1, maxLength: 255, description: '12 to 200 characters.' }),
+  code: Type.Optional(
+    Type.String({
+      maxLength: 16,
+      description:
+        'The authenticator’s code: required with a second factor enrolled, except at the forced change of a one-time password.',
+    }),
+  ),
+})
+
+/** The session as it stands: the signed-in operator and the service's zone. */
+export const SessionState = Type.Object({ operator: SignedInOperator, time_zone: TimeZone })
+
 export const Operator = Type.Object(
   {
     id: Type.Integer(),
@@ -61,6 +89,7 @@ export const Operator = Type.Object(
     disabled_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     created_at: Type.String({ format: 'date-time' }),
     password_changed_at: Type.String({ format: 'date-time' }),
+    password_change_required: PasswordChangeRequired,
   },
   { additionalProperties: false },
 )

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database.js'
+import type { Db, Trx } from '../../db/database.js'
 import type { OperatorRole } from '../../db/tables/operator.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import { NotFoundError, StateError, ValidationError } from '../../shared/errors.js'
@@ -24,6 +24,8 @@ export interface OperatorView {
   disabled_at: string | null
   created_at: string
   password_changed_at: string
+  /** A one-time password not yet replaced (README, Operator console). */
+  password_change_required: boolean
 }
 
 export function operatorListView(row: OperatorRow): OperatorView {
@@ -35,6 +37,7 @@ export function operatorListView(row: OperatorRow): OperatorView {
     disabled_at: row.disabled_at,
     created_at: row.created_at,
     password_changed_at: row.password_changed_at,
+    password_change_required: Boolean(row.password_one_time),
   }
 }
 
@@ -48,9 +51,9 @@ export interface Acting {
 const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/
 export const MIN_PASSWORD_LENGTH = 12
 
-function checkPassword(password: string): void {
+export function checkPassword(password: string, field = 'password'): void {
   if (password.length < MIN_PASSWORD_LENGTH || password.length > 200)
-    throw ValidationError.field('password', `The password must be ${MIN_PASSWORD_LENGTH} to 200 characters.`)
+    throw ValidationError.field(field, `The password must be ${MIN_PASSWORD_LENGTH} to 200 characters.`)
 }
 
 export async function listOperators(db: Db): Promise<OperatorView[]> {
@@ -58,8 +61,9 @@ export async function listOperators(db: Db): Promise<OperatorView[]> {
 }
 
 /**
- * A new operator with the password given, or a one-time one generated and answered once (the
- * operator signs in with it, and enrols TOTP where required).
+ * A new operator with the password given (`amparo operator create --password`: its own), or a
+ * one-time one generated and answered once, which the operator replaces at its first sign-in
+ * (docs/decisions.md, Operator console: sign-in).
  */
 export async function createOperator(
   db: Db,
@@ -82,26 +86,18 @@ export async function createOperator(
       email,
       role,
       password_hash: passwordHash,
+      password_one_time: input.password === undefined,
       now: acting.now.toISOString(),
     })
     const view = operatorListView(row)
-    await recordAudit(trx, {
-      operator: acting.actor,
-      action: 'operator.create',
-      recordType: 'operator',
-      recordId: String(row.id),
-      before: null,
-      after: view,
-      ip: acting.ip,
-      at: acting.now.toISOString(),
-    })
+    await auditOperator(trx, { action: 'operator.create', id: row.id, before: null, after: view }, acting)
     return view
   })
   return { operator, password }
 }
 
 /** The operator named by id or e-mail. */
-async function find(db: Db, which: { id: number } | { email: string }): Promise<OperatorRow> {
+export async function findOperator(db: Db, which: { id: number } | { email: string }): Promise<OperatorRow> {
   const row =
     'id' in which ? await operatorById(db, which.id) : await operatorByEmail(db, normalizeEmail(which.email))
   if (!row) throw new NotFoundError('Operator')
@@ -114,7 +110,7 @@ export async function disableOperator(
   which: { id: number } | { email: string },
   acting: Acting,
 ): Promise<OperatorView> {
-  const found = await find(db, which)
+  const found = await findOperator(db, which)
   if ('id' in acting.actor && acting.actor.id === found.id)
     throw new StateError('An operator cannot disable itself.')
   return retryingTransaction(db, async (trx) => {
@@ -123,55 +119,33 @@ export async function disableOperator(
     const row = await updateOperator(trx, found.id, { disabled_at: acting.now.toISOString() })
     await deleteSessionsOf(trx, found.id)
     const after = operatorListView(row)
-    await recordAudit(trx, {
-      operator: acting.actor,
-      action: 'operator.disable',
-      recordType: 'operator',
-      recordId: String(found.id),
-      before,
-      after,
-      ip: acting.ip,
-      at: acting.now.toISOString(),
-    })
+    await auditOperator(trx, { action: 'operator.disable', id: found.id, before, after }, acting)
     return after
   })
 }
 
-/**
- * A new one-time password, answered once; the operator's sessions end and its TOTP enrolment is
- * cleared (a lost phone is the usual reason), so it enrols again at its next sign-in.
- */
-export async function resetPassword(
-  db: Db,
-  which: { id: number } | { email: string },
+/** An operator's change in the audit log, in the change's transaction. */
+export async function auditOperator(
+  trx: Trx,
+  change: {
+    action: `operator.${'create' | 'disable' | 'reset_password' | 'reset_totp' | 'change_password'}`
+    id: number
+    before: OperatorView | null
+    after: OperatorView
+  },
   acting: Acting,
-): Promise<{ operator: OperatorView; password: string }> {
-  const found = await find(db, which)
-  const password = generatePassword()
-  const passwordHash = await hashPassword(password)
-  const operator = await retryingTransaction(db, async (trx) => {
-    const row = await updateOperator(trx, found.id, {
-      password_hash: passwordHash,
-      password_changed_at: acting.now.toISOString(),
-      totp_secret: null,
-      totp_enrolled_at: null,
-      totp_last_step: null,
-    })
-    await deleteSessionsOf(trx, found.id)
-    const after = operatorListView(row)
-    await recordAudit(trx, {
-      operator: acting.actor,
-      action: 'operator.reset_password',
-      recordType: 'operator',
-      recordId: String(found.id),
-      before: operatorListView(found),
-      after,
-      ip: acting.ip,
-      at: acting.now.toISOString(),
-    })
-    return after
+): Promise<void> {
+  const { action, id, before, after } = change
+  await recordAudit(trx, {
+    operator: acting.actor,
+    action,
+    recordType: 'operator',
+    recordId: String(id),
+    before,
+    after,
+    ip: acting.ip,
+    at: acting.now.toISOString(),
   })
-  return { operator, password }
 }
 
 /**
@@ -187,7 +161,13 @@ export async function ensureDemoOperator(
   await retryingTransaction(db, async (trx) => {
     const existing = await operatorByEmail(trx, input.email)
     if (!existing)
-      await insertOperator(trx, { email: input.email, role: input.role, password_hash: passwordHash, now })
+      await insertOperator(trx, {
+        email: input.email,
+        role: input.role,
+        password_hash: passwordHash,
+        password_one_time: false,
+        now,
+      })
     else await updateOperator(trx, existing.id, { password_hash: passwordHash, disabled_at: null })
   })
 }

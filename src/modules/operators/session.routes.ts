@@ -5,13 +5,14 @@ import { consoleError, guardedErrors } from '../../console/console-schemas.js'
 import { SESSION_COOKIE } from '../../console/guard.js'
 import { SESSION_ABSOLUTE_MS } from './operator.rules.js'
 import {
+  PasswordChangeBody,
+  SessionState,
   SignedIn,
-  SignedInOperator,
   SignInBody,
   SignInResult,
-  TimeZone,
   TotpBody,
 } from './operator.schemas.js'
+import { changeOwnPassword } from './operator-credentials.service.js'
 import { confirmTotp, signIn, signOut } from './session.service.js'
 
 const LOGIN_BODY_LIMIT = 16 * 1024
@@ -33,7 +34,11 @@ function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: s
   reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions(request), maxAge: SESSION_ABSOLUTE_MS / 1000 })
 }
 
-/** Sign-in in two steps (password, then TOTP code) under the login limits. */
+/**
+ * Sign-in in two steps (password, then TOTP code), and the operator's own password change, under
+ * the login limits: a wrong password or code counts against the operator's account wherever it is
+ * typed.
+ */
 export const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/session',
@@ -80,7 +85,8 @@ Unknown e-mail, wrong password and disabled operator all answer the same 401.`,
         tags: ['Session'],
         operationId: 'confirmTotp',
         summary: 'Complete the sign-in (or the enrolment) with a TOTP code',
-        description: `Each code is accepted once; after 5 wrong codes the sign-in must start again.`,
+        description: `Each code is accepted once; after 5 wrong codes the sign-in must start again. Wrong codes
+count against the operator's account as wrong passwords do: past the sign-in limit, 429.`,
         body: TotpBody,
         response: {
           200: SignedIn,
@@ -93,6 +99,7 @@ Unknown e-mail, wrong password and disabled operator all answer the same 401.`,
           ...writeErrors,
         },
       },
+      config: { failuresCountAgainst: 'session' },
     },
     async (request) => {
       const token = request.cookies[SESSION_COOKIE] ?? ''
@@ -102,6 +109,58 @@ Unknown e-mail, wrong password and disabled operator all answer the same 401.`,
         secretKey: app.config.consoleSecretKey,
       })
       return { stage: 'done' as const, operator, time_zone: app.config.timeZone }
+    },
+  )
+
+  app.post(
+    '/api/session/password',
+    {
+      bodyLimit: LOGIN_BODY_LIMIT,
+      schema: {
+        tags: ['Session'],
+        operationId: 'changeOwnPassword',
+        summary: 'Change the signed-in operator’s own password',
+        description: `The current password and, with a second factor enrolled, a code of the authenticator; the
+new one is 12 to 200 characters and differs from it. This session stays open, the operator's others end.
+A one-time password (created or reset by an admin) must be replaced so before anything else; that change asks
+no code, the sign-in's having just been given. A wrong password or code answers 401 and counts against the
+operator's sign-in limit.`,
+        body: PasswordChangeBody,
+        response: {
+          ...guardedErrors(true),
+          200: SessionState,
+          401: consoleError(
+            'Not signed in, or a wrong current password or code.',
+            'unauthenticated',
+            'invalid_credentials',
+          ),
+          422: consoleError(
+            'The new password is too short or long, or unchanged; or the code is missing.',
+            'validation_failed',
+          ),
+        },
+      },
+      config: { role: 'viewer', beforePasswordChange: true, failuresCountAgainst: 'session' },
+    },
+    async (request) => {
+      const now = app.clock.now()
+      const { current_password, new_password, code } = request.body
+      await changeOwnPassword(
+        app.db,
+        {
+          operatorId: request.operator.id,
+          sessionToken: request.cookies[SESSION_COOKIE] ?? '',
+          currentPassword: current_password,
+          newPassword: new_password,
+          code,
+          secretKey: app.config.consoleSecretKey,
+        },
+        { actor: { id: request.operator.id, email: request.operator.email }, ip: request.ip, now },
+      )
+      return {
+        operator: { ...request.operator, password_change_required: false },
+        time_zone: app.config.timeZone,
+      }
     },
   )
 }
@@ -114,12 +173,9 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['Session'],
         operationId: 'getSession',
         summary: 'The signed-in operator',
-        response: {
-          200: Type.Object({ operator: SignedInOperator, time_zone: TimeZone }),
-          ...guardedErrors(false),
-        },
+        response: { 200: SessionState, ...guardedErrors(false) },
       },
-      config: { role: 'viewer' },
+      config: { role: 'viewer', beforePasswordChange: true },
     },
     async (request) => ({ operator: request.operator, time_zone: app.config.timeZone }),
   )

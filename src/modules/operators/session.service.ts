@@ -36,6 +36,10 @@ export interface ConsoleOperator {
   id: number
   email: string
   role: OperatorRole
+  /** A one-time password not yet replaced: the session opens nothing but its change. */
+  password_change_required: boolean
+  /** A second factor enrolled: changing the password asks its code. */
+  totp_enrolled: boolean
 }
 
 export class InvalidCredentialsError extends AppError {
@@ -52,10 +56,14 @@ export type SignInAnswer =
 /** The session id kept in the table: the cookie's token hashed, so the table opens no session. */
 export const sessionIdOf = (token: string): string => createHash('sha256').update(token).digest('hex')
 
-export const operatorView = (row: Pick<OperatorRow, 'id' | 'email' | 'role'>): ConsoleOperator => ({
+export const operatorView = (
+  row: Pick<OperatorRow, 'id' | 'email' | 'role' | 'password_one_time' | 'totp_enrolled_at'>,
+): ConsoleOperator => ({
   id: row.id,
   email: row.email,
   role: row.role,
+  password_change_required: Boolean(row.password_one_time),
+  totp_enrolled: row.totp_enrolled_at !== null,
 })
 
 /** Where a sign-in or sign-out comes from, for the audit log. */
@@ -207,7 +215,8 @@ export async function confirmTotp(
     await auditSession(trx, 'session.sign_in', who, { second_factor: 'totp' }, origin)
     return true
   })
-  if (accepted) return operatorView(operator)
+  if (accepted)
+    return operatorView({ ...operator, totp_enrolled_at: operator.totp_enrolled_at ?? now.toISOString() })
   await retryingTransaction(db, async (trx) => {
     const reason: SignInFailure = 'wrong_code'
     await auditSession(trx, 'session.sign_in_failed', who, { reason }, origin)
@@ -231,7 +240,15 @@ export async function sessionOperator(db: Db, token: string, now: Date): Promise
   if (session.stage !== 'done') return null
   if (now.getTime() - Date.parse(session.last_seen_at) >= TOUCH_EVERY_MS)
     await retryingTransaction(db, (trx) => touchSession(trx, id, now.toISOString()))
-  return { id: session.operator_id, email: session.email, role: session.role }
+  return operatorView({ ...session, id: session.operator_id })
+}
+
+/**
+ * The e-mail of a session's operator, at whatever stage (half-open included), or null: whose account
+ * a wrong code or a wrong current password counts against (docs/decisions.md, sign-in limits).
+ */
+export async function sessionEmail(db: Db, token: string): Promise<string | null> {
+  return (await sessionWithOperator(db, sessionIdOf(token)))?.email ?? null
 }
 
 /** Ends a session at once; a complete one's end is audited (a half-open one was never a sign-in). */

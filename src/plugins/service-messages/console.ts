@@ -11,6 +11,9 @@ export const CONSOLE_MESSAGES: Record<string, string> = {
   'An operator with this e-mail already exists.': 'Já existe um operador com este e-mail.',
   'An operator cannot disable itself.': 'Um operador não pode desativar a si mesmo.',
   'Wrong or already used code.': 'Código incorreto ou já usado.',
+  'Wrong current password or code.': 'Senha atual ou código incorretos.',
+  'The code of the authenticator is required.': 'Informe o código do aplicativo autenticador.',
+  'The new password must differ from the current one.': 'A nova senha deve ser diferente da atual.',
   'This request must come from the console’s own pages.':
     'Esta requisição deve vir das próprias páginas do console.',
   'This action needs the {{role}} role.': 'Esta ação exige o papel {{role:role}}.',

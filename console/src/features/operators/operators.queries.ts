@@ -24,5 +24,9 @@ export function useOperatorChanges() {
     mutationFn: (id: number) => post<Answer<'resetOperatorPassword'>>(`/api/operators/${id}/reset-password`),
     onSuccess,
   })
-  return [create, disable, resetPassword] as const
+  const resetTotp = useMutation({
+    mutationFn: (id: number) => post<Answer<'resetOperatorTotp'>>(`/api/operators/${id}/reset-totp`),
+    onSuccess,
+  })
+  return [create, disable, resetPassword, resetTotp] as const
 }
