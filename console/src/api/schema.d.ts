@@ -5253,7 +5253,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The role is too low. */
+            /** @description The role is too low, or the one-time password is still to be replaced. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5261,7 +5261,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "forbidden";
+                        code: "forbidden" | "password_change_required";
                     };
                 };
             };
