@@ -128,10 +128,9 @@ export function ClaimsPage({ query }: { query: URLSearchParams }) {
               </caption>
               <thead>
                 <tr>
-                  <th scope="col">Sinistro</th>
+                  <th scope="col">Sinistro · situação</th>
                   <th scope="col">Prazo</th>
                   <th scope="col">Idade</th>
-                  <th scope="col">Situação</th>
                   <th scope="col">Valor</th>
                   <th scope="col">Cliente</th>
                   <th scope="col">Parceiro</th>
@@ -142,7 +141,7 @@ export function ClaimsPage({ query }: { query: URLSearchParams }) {
               <tbody>
                 {claims.data.data.length === 0 ? (
                   <tr>
-                    <td colSpan={9} className="muted">
+                    <td colSpan={8} className="muted">
                       Nenhum sinistro com esses filtros.
                     </td>
                   </tr>
@@ -157,6 +156,7 @@ export function ClaimsPage({ query }: { query: URLSearchParams }) {
                     <th scope="row">
                       <a href={href(`/sinistros/${c.id}`)}>{c.number}</a>
                       <div className="small muted">{label(PERIL_LABELS, c.type)}</div>
+                      <Badge tone={statusTone(c.status)}>{c.status_label}</Badge>
                     </th>
                     <td data-label="Prazo">
                       <DeadlineCell claim={c} />
@@ -164,21 +164,20 @@ export function ClaimsPage({ query }: { query: URLSearchParams }) {
                     <td data-label="Idade">
                       <AgeCell claim={c} />
                     </td>
-                    <td data-label="Situação">
-                      <Badge tone={statusTone(c.status)}>{c.status_label}</Badge>
-                    </td>
-                    <td className="num" data-label="Valor">
+                    <td data-label="Valor">
                       <AmountCell claim={c} />
                     </td>
                     <td data-label="Cliente">
-                      {c.customer_name}
-                      <div className="small muted">{deviceText(c.device)}</div>
+                      <div>
+                        {c.customer_name}
+                        <div className="small muted">{deviceText(c.device)}</div>
+                      </div>
                     </td>
                     <td data-label="Parceiro">{c.partner.name}</td>
                     <td className="wrap" data-label="Fraude">
                       <FraudCell claim={c} />
                     </td>
-                    <td data-label="Responsável">
+                    <td className="wrap-any" data-label="Responsável">
                       {c.assignee === null ? (
                         <span className="muted">Sem responsável</span>
                       ) : c.assignee.id === me.id ? (

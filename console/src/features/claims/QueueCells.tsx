@@ -1,9 +1,10 @@
 import type { Answer } from '../../api/client'
-import { brl, day, FRAUD_SIGNAL_LABELS, label, plural, when } from '../../format'
+import { brl, day, FRAUD_SIGNAL_LABELS, label, plural } from '../../format'
 import { Badge } from '../../ui'
 
 // The queue's cells that say more than one value: the deadline, the age, the amount and the
-// fraud signals (README, Operator console: Sinistros). Each says in words what its colour says.
+// fraud signals (README, Operator console: Sinistros). Each says in words what its colour says;
+// each is one element, a card's cell on a phone placing it beside its column's name.
 
 export type QueueClaim = Answer<'listDeskClaims'>['data'][number]
 
@@ -23,22 +24,22 @@ export function DeadlineCell({ claim }: { claim: QueueClaim }) {
           ? 'vence hoje'
           : `${left === 1 ? 'falta' : 'faltam'} ${plural(left, 'dia', 'dias')}`
   return (
-    <>
+    <div>
       <Badge tone={DEADLINE_TONES[deadline.state]}>{deadline.state_label}</Badge>
       <div className="small">
         {deadline.due_on ? `${day(deadline.due_on)} · ` : ''}
         {detail}
       </div>
-    </>
+    </div>
   )
 }
 
 export function AgeCell({ claim }: { claim: QueueClaim }) {
   return (
-    <>
+    <div>
       {plural(claim.age_days, 'dia', 'dias')}
-      <div className="small muted">aberto em {when(claim.opened_at)}</div>
-    </>
+      <div className="small muted">desde {day(claim.opened_at)}</div>
+    </div>
   )
 }
 
@@ -46,18 +47,18 @@ export function AgeCell({ claim }: { claim: QueueClaim }) {
 export function AmountCell({ claim }: { claim: QueueClaim }) {
   if (claim.payable_amount_cents !== null) {
     return (
-      <>
+      <div className="num">
         {brl(claim.payable_amount_cents)}
         <div className="small muted">{claim.status === 'settled' ? 'pago' : 'a pagar'}</div>
-      </>
+      </div>
     )
   }
   if (claim.status === 'denied' || claim.status === 'withdrawn') return <span className="muted">—</span>
   return (
-    <>
+    <div className="num">
       {brl(Math.max(0, claim.lmi_cents - claim.franchise_cents))}
-      <div className="small muted">máximo (LMI − franquia)</div>
-    </>
+      <div className="small muted">máx. (LMI − franquia)</div>
+    </div>
   )
 }
 
