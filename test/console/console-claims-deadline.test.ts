@@ -146,18 +146,17 @@ describe.skipIf(!hasChromium)('the claims queue by deadline', () => {
 
   it('lists every claim by opening under "Todas"', async () => {
     await page.getByLabel('Situação').selectOption('all')
-    // The previous rows stay until the new ones come: wait for the oldest opening on top.
-    await page.waitForFunction(
-      `document.querySelector('[data-testid=claims-queue] tbody th a')?.textContent === '${numbers.completedLate}'`,
-    )
+    // The previous rows stay until the new ones come.
+    await expect
+      .poll(() => queueNumbers(page), { timeout: 30_000 })
+      .toEqual([
+        numbers.completedLate,
+        numbers.overdue,
+        numbers.dueThisWeek,
+        numbers.recent,
+        numbers.awaiting,
+      ])
     expect(await page.getByTestId('claims-queue').locator('caption').innerText()).toContain('mais antigos')
-    expect(await queueNumbers(page)).toEqual([
-      numbers.completedLate,
-      numbers.overdue,
-      numbers.dueThisWeek,
-      numbers.recent,
-      numbers.awaiting,
-    ])
   })
 
   it('shows every column, Fraude included, at 1280×800 and each card at 390×844 without sideways scrolling', async () => {
