@@ -61,17 +61,20 @@ export async function claimsPaidByPlan(db: Reader, { start, end }: Period) {
 
 /**
  * Claims owed at the period's end per partner and plan: approved before it and not settled by
- * then (with a period ending after now, the claims approved and not yet settled).
+ * then. Two indexed reads, as such a claim is either still approved or settled after the end (none
+ * for a period ending after now); a plan may come in both, the caller adds them up.
  */
 export async function claimsOwedByPlan(db: Reader, { end }: Pick<Period, 'end'>) {
-  return db
-    .selectFrom('claims')
-    .select((eb) => ['partner_id', 'plan_id', eb.fn.sum<string>('payable_amount').as('cents')])
-    .where('outcome', '=', 'approved')
-    .where('decided_at', '<', end)
-    .where((eb) => eb.or([eb('settled_at', 'is', null), eb('settled_at', '>=', end)]))
-    .groupBy(['partner_id', 'plan_id'])
-    .execute()
+  const owed = (status: 'approved' | 'settled') => {
+    let query = db
+      .selectFrom('claims')
+      .select((eb) => ['partner_id', 'plan_id', eb.fn.sum<string>('payable_amount').as('cents')])
+      .where('status', '=', status)
+      .where('decided_at', '<', end)
+    if (status === 'settled') query = query.where('settled_at', '>=', end)
+    return query.groupBy(['partner_id', 'plan_id']).execute()
+  }
+  return (await Promise.all([owed('approved'), owed('settled')])).flat()
 }
 
 /**
