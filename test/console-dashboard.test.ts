@@ -72,8 +72,16 @@ describe('on an empty database', () => {
       expect(body.claims).toHaveLength(12)
       expect(body).toMatchObject({
         active_protections: { subscriptions: 0, annual_plans: 0 },
+        open_claims: { owed: { count: 0, payable_cents: 0 }, overdue: 0, due_this_week: 0 },
         loss_ratio: [],
-        totals: { written_cents: 0, collected_cents: 0, claims_paid_cents: 0, ratio: null },
+        totals: {
+          written_cents: 0,
+          collected_cents: 0,
+          claims_paid_cents: 0,
+          ratio: null,
+          claims_owed_cents: 0,
+          incurred_ratio: null,
+        },
       })
     } finally {
       await empty.close()
@@ -140,7 +148,7 @@ describe('figures', () => {
     expect(body.premiums.map((m: { month: string }) => m.month)).toEqual([month(-1), month(0), month(1)])
     const sum = (key: string, rows: Record<string, number>[]) =>
       rows.reduce((total, row) => total + (row[key] ?? 0), 0)
-    expect(body.totals).toEqual({
+    expect(body.totals).toMatchObject({
       written_cents: expected.written,
       collected_cents: expected.collected,
       claims_paid_cents: expected.paid,

@@ -63,6 +63,8 @@ export async function seedClaims(db: Db, partners: PartnerData[], count: number,
         decided_at: approved || denied ? at : null,
         settlement_reference: status === 'settled' ? `PIX-${seq}` : null,
         settled_at: status === 'settled' ? at : null,
+        // As the upload of its last document leaves it: the queue's deadline (claim-deadline.rules.ts).
+        deadline_started_at: status === 'documents_pending' ? null : at,
         created_at: at,
         updated_at: at,
       }

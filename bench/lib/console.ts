@@ -52,7 +52,8 @@ export async function consoleBench(
   const requests: [string, string][] = [
     ['Painel: GET /api/dashboard (12 months)', '/api/dashboard'],
     ['Painel: 24 months', `/api/dashboard?from=${month(23)}&to=${month(0)}`],
-    ['Sinistros: GET /api/claims (the queue)', '/api/claims'],
+    ['Sinistros: GET /api/claims?status=open (the queue, by deadline)', '/api/claims?status=open'],
+    ['Sinistros: Todas (every claim, oldest first)', '/api/claims'],
     ['Sinistros: open, the last page', `/api/claims?status=open&page=${open.last_page}`],
     ['Sinistros: fraud signals of a partner', `/api/claims?fraud=true&partner_id=${partner.id}`],
     ['Sinistro: GET /api/claims/{id}', `/api/claims/${claim.id}`],

@@ -38,6 +38,7 @@ import * as subscriptionExpiredStatus from './migrations/0028-subscription-expir
 import * as customerNameWords from './migrations/0029-customer-name-words.js'
 import * as premiumHours from './migrations/0030-premium-hours.js'
 import * as claimsDeskWork from './migrations/0031-claims-desk-work.js'
+import * as claimDeadlines from './migrations/0032-claim-deadlines.js'
 import * as documentHashIndex from './migrations/0033-document-hash-index.js'
 import * as operatorOneTimePasswords from './migrations/0034-operator-one-time-passwords.js'
 import * as messages from './migrations/0037-messages.js'
@@ -75,6 +76,7 @@ const migrations: Record<string, Migration> = {
   '0029-customer-name-words': customerNameWords,
   '0030-premium-hours': premiumHours,
   '0031-claims-desk-work': claimsDeskWork,
+  '0032-claim-deadlines': claimDeadlines,
   '0033-document-hash-index': documentHashIndex,
   '0034-operator-one-time-passwords': operatorOneTimePasswords,
   '0037-messages': messages,

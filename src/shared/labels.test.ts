@@ -14,6 +14,7 @@ import {
   DOCUMENT_KINDS,
   SETTLEMENT_METHODS,
 } from '../modules/claims/claim.rules.js'
+import type { DeadlineState } from '../modules/claims/claim-deadline.rules.js'
 import { EVENT_TYPES } from '../modules/events/event.service.js'
 import { MESSAGE_KINDS, MESSAGE_STATES } from '../modules/messages/message.rules.js'
 import { portugueseMessage } from '../plugins/messages.js'
@@ -73,6 +74,10 @@ const ENUMS: [keyof typeof LABEL_TABLES, string[]][] = [
       recent_card_change: true,
       reused_document: true,
     }),
+  ],
+  [
+    'deadlineState',
+    all<DeadlineState>({ suspended: true, overdue: true, due_this_week: true, on_time: true }),
   ],
   ['eventType', [...EVENT_TYPES]],
   ['gatewayMode', all<GatewayMode>({ external: true, own: true })],

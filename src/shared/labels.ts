@@ -95,6 +95,14 @@ export const FRAUD_SIGNAL_LABELS = {
   reused_document: 'Documento já enviado em sinistro de outro cliente',
 } as const
 
+/** Where a claim stands against its deadline (docs/decisions.md, Claim deadline). */
+export const DEADLINE_STATE_LABELS = {
+  suspended: 'Prazo suspenso',
+  overdue: 'Atrasado',
+  due_this_week: 'Vence esta semana',
+  on_time: 'No prazo',
+} as const
+
 export const EVENT_TYPE_LABELS = {
   'subscription.created': 'Assinatura criada',
   'subscription.activated': 'Assinatura ativada',
@@ -218,6 +226,7 @@ export const LABEL_TABLES = {
   settlementMethod: SETTLEMENT_METHOD_LABELS,
   denialReason: DENIAL_REASON_LABELS,
   fraudSignal: FRAUD_SIGNAL_LABELS,
+  deadlineState: DEADLINE_STATE_LABELS,
   eventType: EVENT_TYPE_LABELS,
   gatewayMode: GATEWAY_MODE_LABELS,
   role: ROLE_LABELS,

@@ -139,6 +139,8 @@ export async function claimOf(
       lmi: source.lmi,
       franchise: source.franchise,
       fraud_signals: JSON.stringify(['early_claim']),
+      // As the upload of its last document leaves it (claim-deadline.rules.ts).
+      deadline_started_at: status === 'documents_pending' ? null : now,
       created_at: now,
       updated_at: now,
     })

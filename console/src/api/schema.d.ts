@@ -47,7 +47,7 @@ export interface paths {
         };
         /**
          * The claims queue
-         * @description Every partner’s claims, oldest first, filtered by status (or `open`), type, partner, fraud signal and assignee (`me`: the signed-in operator’s, `none`: nobody’s).
+         * @description Every partner’s claims filtered by status (or `open`), type, partner, fraud signal and assignee (`me`: the signed-in operator’s, `none`: nobody’s). Open claims (`open`, or one open status) come by deadline, the nearest first, those awaiting documents (deadline suspended) after them; a list with closed claims comes oldest first.
          */
         get: operations["listDeskClaims"];
         put?: never;
@@ -870,6 +870,13 @@ export interface operations {
                      *           },
                      *           "occurred_at": "2026-11-20T23:30:00.000Z",
                      *           "opened_at": "2026-11-21T13:00:00.000Z",
+                     *           "age_days": 16,
+                     *           "deadline": {
+                     *             "state": "due_this_week",
+                     *             "state_label": "Vence esta semana",
+                     *             "due_on": "2026-12-11",
+                     *             "days_left": 4
+                     *           },
                      *           "fraud_signals": [
                      *             "early_claim"
                      *           ],
@@ -889,6 +896,8 @@ export interface operations {
                     "application/json": {
                         current_page: number;
                         data: {
+                            /** @description Calendar days of the service’s zone since the day it was opened (0 on that day). */
+                            age_days: number;
                             /** @description Approved amount. In cents; null when none. */
                             approved_amount_cents: number | null;
                             /** @description The operator the claim is assigned to; null: nobody. */
@@ -897,6 +906,23 @@ export interface operations {
                                 id: number;
                             } | null;
                             customer_name: string;
+                            /** @description The claim’s deadline (docs/decisions.md, Claim deadline); null once closed (denied, settled, withdrawn). */
+                            deadline: {
+                                /** @description Days from today to `due_on`, negative once overdue; null while suspended. */
+                                days_left: number | null;
+                                /**
+                                 * Format: date
+                                 * @description The last day to settle, in the service’s zone: 30 days after the day the last required document arrived. Null while suspended.
+                                 */
+                                due_on: string | null;
+                                /**
+                                 * @description `suspended` while documents are awaited; `overdue` past `due_on`; `due_this_week` when `due_on` is today or in the six days after; `on_time` otherwise.
+                                 * @enum {unknown}
+                                 */
+                                state: "suspended" | "overdue" | "due_this_week" | "on_time";
+                                /** @description The state in Portuguese. */
+                                state_label: string;
+                            } | null;
                             device: {
                                 model: {
                                     id: number;
@@ -5369,14 +5395,26 @@ export interface operations {
                      *           "plan_name": "Proteção Total 12x",
                      *           "premiums_collected_cents": 779300,
                      *           "claims_paid_cents": 320000,
-                     *           "ratio": 0.4106
+                     *           "ratio": 0.4106,
+                     *           "claims_owed_cents": 549915,
+                     *           "incurred_ratio": 1.1163
                      *         }
                      *       ],
+                     *       "open_claims": {
+                     *         "owed": {
+                     *           "count": 1,
+                     *           "payable_cents": 549915
+                     *         },
+                     *         "overdue": 1,
+                     *         "due_this_week": 2
+                     *       },
                      *       "totals": {
                      *         "written_cents": 2038700,
                      *         "collected_cents": 779300,
                      *         "claims_paid_cents": 320000,
-                     *         "ratio": 0.4106
+                     *         "ratio": 0.4106,
+                     *         "claims_owed_cents": 549915,
+                     *         "incurred_ratio": 1.1163
                      *       }
                      *     }
                      */
@@ -5399,8 +5437,12 @@ export interface operations {
                         }[];
                         /** @description Per partner and plan with money in or out in the period, by partner then plan. */
                         loss_ratio: {
+                            /** @description Payable amounts of the claims approved before the period’s end and not settled by then ("a pagar"). In cents. */
+                            claims_owed_cents: number;
                             /** @description Payable amounts of the claims settled in the period. In cents. */
                             claims_paid_cents: number;
+                            /** @description Incurred loss ratio: (claims paid + a pagar) ÷ premiums collected, 4 decimals; null when nothing was collected. */
+                            incurred_ratio: number | null;
                             partner_id: number;
                             partner_name: string;
                             /** @description The plan; null for ledger rows without a contract. */
@@ -5412,6 +5454,19 @@ export interface operations {
                             /** @description Claims paid ÷ premiums collected, 4 decimals (0.6235 = 62.35 %); null when nothing was collected. */
                             ratio: number | null;
                         }[];
+                        /** @description Open claims now (not limited to the period); docs/decisions.md, Claim deadline. */
+                        open_claims: {
+                            /** @description Claims under review or approved whose deadline is today or in the six days after. */
+                            due_this_week: number;
+                            /** @description Claims under review or approved past their deadline. */
+                            overdue: number;
+                            /** @description "A pagar": claims approved and not yet settled. */
+                            owed: {
+                                count: number;
+                                /** @description Their payable amounts. In cents. */
+                                payable_cents: number;
+                            };
+                        };
                         period: {
                             /** @description A month of the service’s zone (`AMPARO_TIMEZONE`), `YYYY-MM`. */
                             from: string;
@@ -5428,10 +5483,14 @@ export interface operations {
                             written_cents: number;
                         }[];
                         totals: {
+                            /** @description Payable amounts of the claims approved before the period’s end and not settled by then ("a pagar"). In cents. */
+                            claims_owed_cents: number;
                             /** @description Paid on claims settled in the period. In cents. */
                             claims_paid_cents: number;
                             /** @description Collected in the period. In cents. */
                             collected_cents: number;
+                            /** @description Incurred loss ratio: (claims paid + a pagar) ÷ premiums collected, 4 decimals; null when nothing was collected. */
+                            incurred_ratio: number | null;
                             /** @description Claims paid ÷ premiums collected, 4 decimals (0.6235 = 62.35 %); null when nothing was collected. */
                             ratio: number | null;
                             /** @description Written in the period. In cents. */

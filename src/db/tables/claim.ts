@@ -91,6 +91,11 @@ export interface ClaimsTable {
   documents_request_after: number | null
   /** The operator the claim is assigned to (console only). */
   assignee_id: number | null
+  /**
+   * When its last required document arrived and its deadline's 30 days started (claim-deadline.rules.ts);
+   * null while documents are awaited. Written with the status, by transitionClaim's callers.
+   */
+  deadline_started_at: string | null
   created_at: string
   updated_at: string
 }

@@ -23,6 +23,7 @@ import {
   settlementErrors,
 } from './claim.rules.js'
 import { recordClaimEvent } from './claim.service.js'
+import { deadlineStartAfter } from './claim-deadline.rules.js'
 import { documentKindsOf } from './claim-document.repository.js'
 
 // The operator's decision and settlement of a claim (README, Claims: decision and settlement), for
@@ -160,6 +161,7 @@ export async function requestDocuments(trx: Trx, id: number, request: DocumentsR
     documents_request_message: request.message.trim(),
     documents_requested_at: moment.now,
     documents_request_after: Math.max(0, ...held.map((d) => d.id)),
+    ...deadlineStartAfter('documents_pending', moment.now),
     updated_at: moment.now,
   })
   if (!moved) throw decidedMeanwhile()

@@ -9,6 +9,7 @@ import { claimDocumentResource, documentsRequestFacts } from './claim.mapper.js'
 import { setFraudSignals, transitionClaim } from './claim.repository.js'
 import { DOCUMENT_KINDS, requiredDocuments, signalsAfterUpload } from './claim.rules.js'
 import { findClaimForPartner, recordClaimEvent } from './claim.service.js'
+import { deadlineStartAfter } from './claim-deadline.rules.js'
 import {
   bytesOnAnotherCustomersClaim,
   type ContractOf,
@@ -106,7 +107,10 @@ export async function addClaimDocument(
   const next = statusAfterUpload(claim.status, stillRequired)
   if (next !== null) {
     // The claim's row is held since holdClaimIn: nothing moved it in between.
-    await transitionClaim(trx, claimId, [claim.status], next, { updated_at: now })
+    await transitionClaim(trx, claimId, [claim.status], next, {
+      ...deadlineStartAfter(next, now),
+      updated_at: now,
+    })
     await recordClaimEvent(trx, 'claim.under_review', claimId, now, timeZone)
   }
   return claimDocumentResource(row, timeZone)

@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import type { Reader } from '../../db/database.js'
 import { eventObjectId, eventObjectIdIn } from '../../db/database.js'
 import type { ClaimStatus, ClaimsTable } from '../../db/tables/claim.js'
@@ -26,10 +27,24 @@ function matching(db: Reader, filter: QueueFilter) {
   return query
 }
 
-/** A page of the queue, oldest first (by opening), and how many match. */
-export async function claimQueue(db: Reader, filter: QueueFilter, page: { offset: number; limit: number }) {
+/**
+ * The queue's orders: `deadline`, the nearest first (the earliest start of the 30 days), those
+ * suspended or without one after, by opening; `opening`, oldest first.
+ */
+export type QueueOrder = 'deadline' | 'opening'
+
+/** A page of the queue in `order`, and how many match. */
+export async function claimQueue(
+  db: Reader,
+  filter: QueueFilter,
+  order: QueueOrder,
+  page: { offset: number; limit: number },
+) {
+  let ordered = matching(db, filter)
+  if (order === 'deadline')
+    ordered = ordered.orderBy(sql`cl.deadline_started_at is null`).orderBy('cl.deadline_started_at')
   const [rows, count] = await Promise.all([
-    matching(db, filter)
+    ordered
       .innerJoin('partners as p', 'p.id', 'cl.partner_id')
       .innerJoin('customers as c', 'c.id', 'cl.customer_id')
       .innerJoin('models as m', 'm.id', 'cl.model_id')
@@ -54,6 +69,7 @@ export async function claimQueue(db: Reader, filter: QueueFilter, page: { offset
         'cl.franchise',
         'cl.approved_amount',
         'cl.payable_amount',
+        'cl.deadline_started_at',
       ])
       .orderBy('cl.created_at')
       .orderBy('cl.id')

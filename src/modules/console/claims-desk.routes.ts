@@ -56,14 +56,15 @@ export const claimsDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'listDeskClaims',
         summary: 'The claims queue',
         description:
-          'Every partner’s claims, oldest first, filtered by status (or `open`), type, partner, fraud signal and assignee (`me`: the signed-in operator’s, `none`: nobody’s).',
+          'Every partner’s claims filtered by status (or `open`), type, partner, fraud signal and assignee (`me`: the signed-in operator’s, `none`: nobody’s). Open claims (`open`, or one open status) come by deadline, the nearest first, those awaiting documents (deadline suspended) after them; a list with closed claims comes oldest first.',
         querystring: ClaimQueueQuery,
         response: { 200: ClaimQueuePage, ...consoleAnswers(false, 422) },
       },
     },
     async (request) => {
       const { page, per_page, ...filter } = request.query
-      return claimQueuePage(db, filter, { page, perPage: per_page }, request.operator.id)
+      const moment = { me: request.operator.id, now: clock.now().toISOString(), timeZone: config.timeZone }
+      return claimQueuePage(db, filter, { page, perPage: per_page }, moment)
     },
   )
 

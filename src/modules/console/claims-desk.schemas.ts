@@ -28,6 +28,25 @@ const Device = Type.Object({
   serial_number: nullableText('The serial number or IMEI at opening.'),
 })
 
+const ClaimDeadline = nullable(
+  Type.Object({
+    state: Type.Enum(['suspended', 'overdue', 'due_this_week', 'on_time'], {
+      description:
+        '`suspended` while documents are awaited; `overdue` past `due_on`; `due_this_week` when `due_on` is today or in the six days after; `on_time` otherwise.',
+    }),
+    state_label: Type.String({ description: 'The state in Portuguese.' }),
+    due_on: nullable(
+      Type.String({ format: 'date' }),
+      'The last day to settle, in the service’s zone: 30 days after the day the last required document arrived. Null while suspended.',
+    ),
+    days_left: nullable(
+      Type.Integer(),
+      'Days from today to `due_on`, negative once overdue; null while suspended.',
+    ),
+  }),
+  'The claim’s deadline (docs/decisions.md, Claim deadline); null once closed (denied, settled, withdrawn).',
+)
+
 export const ClaimQueueQuery = Type.Object({
   ...ConsolePageQuery.properties,
   status: Type.Optional(
@@ -63,6 +82,8 @@ const QUEUE_ITEM_EXAMPLE = {
   device: { model: { id: 2, name: 'iPhone 16 Pro' }, serial_number: '490154203237518' },
   occurred_at: '2026-11-20T23:30:00.000Z',
   opened_at: '2026-11-21T13:00:00.000Z',
+  age_days: 16,
+  deadline: { state: 'due_this_week', state_label: 'Vence esta semana', due_on: '2026-12-11', days_left: 4 },
   fraud_signals: ['early_claim'],
   lmi_cents: 899_900,
   franchise_cents: 134_985,
@@ -83,6 +104,11 @@ export const ClaimQueueItem = Type.Object({
   device: Device,
   occurred_at: Instant('When the loss occurred.'),
   opened_at: Instant('When the claim was opened.'),
+  age_days: Type.Integer({
+    minimum: 0,
+    description: 'Calendar days of the service’s zone since the day it was opened (0 on that day).',
+  }),
+  deadline: ClaimDeadline,
   fraud_signals: Type.Array(FraudSignal),
   lmi_cents: Cents('The contract’s LMI.'),
   franchise_cents: Cents('The contract’s franchise.'),
@@ -119,8 +145,10 @@ const Contract = Type.Object({
   contracted_at: Instant('Contracting.'),
 })
 
+// The queue's deadline and age are the queue's: a claim's page does not show them.
+const { age_days: _age, deadline: _deadline, ...CLAIM_EXAMPLE } = QUEUE_ITEM_EXAMPLE
 const DESK_CLAIM_EXAMPLE = {
-  ...QUEUE_ITEM_EXAMPLE,
+  ...CLAIM_EXAMPLE,
   fraud_signals: ['reused_document'],
   fraud_evidence: [
     {

@@ -3,11 +3,19 @@ import type { ClaimStatus, FraudSignal } from '../../db/tables/claim.js'
 import { NotFoundError, StateError } from '../../shared/errors.js'
 import {
   ANNUAL_PLAN_STATUS_LABELS,
+  DEADLINE_STATE_LABELS,
   FRAUD_SIGNAL_LABELS,
   SUBSCRIPTION_STATUS_LABELS,
 } from '../../shared/labels.js'
 import { documentsRequestFacts, documentsRequestOf } from '../claims/claim.mapper.js'
-import { claimStatusLabel, claimTypeLabel, payableAmount, requiredDocuments } from '../claims/claim.rules.js'
+import {
+  claimStatusLabel,
+  claimTypeLabel,
+  isOpen,
+  payableAmount,
+  requiredDocuments,
+} from '../claims/claim.rules.js'
+import { ageInDays, claimDeadline } from '../claims/claim-deadline.rules.js'
 import {
   approveClaim,
   denyClaim,
@@ -67,10 +75,12 @@ export async function claimQueuePage(
   db: Db,
   query: QueueQuery,
   page: { page: number; perPage: number },
-  me: number,
+  { me, now, timeZone }: { me: number; now: string; timeZone: string },
 ) {
   const filter = queueFilterOf(query, me)
-  const { rows, total } = await claimQueue(db, filter, {
+  // Open claims by deadline (README, Operator console: Sinistros); a list with closed ones oldest first.
+  const order = filter.statuses?.every(isOpen) ? 'deadline' : 'opening'
+  const { rows, total } = await claimQueue(db, filter, order, {
     offset: (page.page - 1) * page.perPage,
     limit: page.perPage,
   })
@@ -86,6 +96,8 @@ export async function claimQueuePage(
     device: { model: { id: row.model_id, name: row.model_name }, serial_number: row.serial_number },
     occurred_at: iso(row.occurred_at) as string,
     opened_at: iso(row.created_at) as string,
+    age_days: ageInDays(iso(row.created_at) as string, now, timeZone),
+    deadline: deadlineOf(row, now, timeZone),
     fraud_signals: signalsOf(row.fraud_signals),
     lmi_cents: Number(row.lmi),
     franchise_cents: Number(row.franchise),
@@ -94,6 +106,26 @@ export async function claimQueuePage(
     assignee: assigneeOf(row),
   }))
   return pageOf(data, total, page.page, page.perPage)
+}
+
+/** The claim's deadline as the console shows it (claim-deadline.rules.ts), or null once closed. */
+function deadlineOf(
+  row: { status: ClaimStatus; deadline_started_at: string | null },
+  now: string,
+  timeZone: string,
+) {
+  const deadline = claimDeadline(
+    { status: row.status, deadlineStartedAt: iso(row.deadline_started_at) },
+    now,
+    timeZone,
+  )
+  if (deadline === null) return null
+  return {
+    state: deadline.state,
+    state_label: DEADLINE_STATE_LABELS[deadline.state],
+    due_on: deadline.dueOn,
+    days_left: deadline.daysLeft,
+  }
 }
 
 const assigneeOf = (row: { assignee_id: number | null; assignee_email: string | null }) =>

@@ -59,6 +59,49 @@ export async function claimsPaidByPlan(db: Reader, { start, end }: Period) {
     .execute()
 }
 
+/**
+ * Claims owed at the period's end per partner and plan: approved before it and not settled by
+ * then. Two indexed reads, as such a claim is either still approved or settled after the end (none
+ * for a period ending after now); a plan may come in both, the caller adds them up.
+ */
+export async function claimsOwedByPlan(db: Reader, { end }: Pick<Period, 'end'>) {
+  const owed = (status: 'approved' | 'settled') => {
+    let query = db
+      .selectFrom('claims')
+      .select((eb) => ['partner_id', 'plan_id', eb.fn.sum<string>('payable_amount').as('cents')])
+      .where('status', '=', status)
+      .where('decided_at', '<', end)
+    if (status === 'settled') query = query.where('settled_at', '>=', end)
+    return query.groupBy(['partner_id', 'plan_id']).execute()
+  }
+  return (await Promise.all([owed('approved'), owed('settled')])).flat()
+}
+
+/**
+ * The open claims' money and deadlines now, in one statement: those approved and not settled ("a
+ * pagar") and their payable sum; those whose deadline's count started before `overdueBefore`
+ * (overdue) or before `dueThisWeekBefore` (due this week: claim-deadline.rules.ts, deadlineBounds).
+ */
+export async function openClaimFigures(
+  db: Reader,
+  { overdueBefore, dueThisWeekBefore }: { overdueBefore: string; dueThisWeekBefore: string },
+) {
+  const running = sql`status in ('under_review', 'approved')`
+  const { rows } = await sql<{ owed: string; owed_cents: string | null; overdue: string; due: string }>`select
+    (select count(*) from claims where status = 'approved') as owed,
+    (select sum(payable_amount) from claims where status = 'approved') as owed_cents,
+    (select count(*) from claims where ${running} and deadline_started_at < ${overdueBefore}) as overdue,
+    (select count(*) from claims where ${running} and deadline_started_at >= ${overdueBefore}
+      and deadline_started_at < ${dueThisWeekBefore}) as due`.execute(db)
+  const row = rows[0]
+  return {
+    owed: Number(row?.owed ?? 0),
+    owedCents: Number(row?.owed_cents ?? 0),
+    overdue: Number(row?.overdue ?? 0),
+    dueThisWeek: Number(row?.due ?? 0),
+  }
+}
+
 /** Claims opened, approved, denied and settled per month: one statement, four indexed ranges. */
 export async function claimsByMonth(db: Reader, months: Span[]) {
   const first = months[0]

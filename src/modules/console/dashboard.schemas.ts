@@ -11,6 +11,13 @@ const Ratio = nullable(
   'Claims paid ÷ premiums collected, 4 decimals (0.6235 = 62.35 %); null when nothing was collected.',
 )
 
+const OWED =
+  'Payable amounts of the claims approved before the period’s end and not settled by then ("a pagar").'
+const IncurredRatio = nullable(
+  Type.Number({ minimum: 0 }),
+  'Incurred loss ratio: (claims paid + a pagar) ÷ premiums collected, 4 decimals; null when nothing was collected.',
+)
+
 export const DashboardQuery = Type.Object({
   from: Type.Optional(
     Type.String({ description: 'First month, `YYYY-MM` (service zone); by default 11 months before `to`.' }),
@@ -43,9 +50,19 @@ const EXAMPLE = {
       premiums_collected_cents: 779_300,
       claims_paid_cents: 320_000,
       ratio: 0.4106,
+      claims_owed_cents: 549_915,
+      incurred_ratio: 1.1163,
     },
   ],
-  totals: { written_cents: 2_038_700, collected_cents: 779_300, claims_paid_cents: 320_000, ratio: 0.4106 },
+  open_claims: { owed: { count: 1, payable_cents: 549_915 }, overdue: 1, due_this_week: 2 },
+  totals: {
+    written_cents: 2_038_700,
+    collected_cents: 779_300,
+    claims_paid_cents: 320_000,
+    ratio: 0.4106,
+    claims_owed_cents: 549_915,
+    incurred_ratio: 1.1163,
+  },
 }
 
 export const Dashboard = Type.Object(
@@ -80,6 +97,26 @@ export const Dashboard = Type.Object(
       }),
       { description: 'Claims opened, approved, denied and settled each month of the period.' },
     ),
+    open_claims: Type.Object(
+      {
+        owed: Type.Object(
+          {
+            count: Type.Integer({ minimum: 0 }),
+            payable_cents: Cents('Their payable amounts.'),
+          },
+          { description: '"A pagar": claims approved and not yet settled.' },
+        ),
+        overdue: Type.Integer({
+          minimum: 0,
+          description: 'Claims under review or approved past their deadline.',
+        }),
+        due_this_week: Type.Integer({
+          minimum: 0,
+          description: 'Claims under review or approved whose deadline is today or in the six days after.',
+        }),
+      },
+      { description: 'Open claims now (not limited to the period); docs/decisions.md, Claim deadline.' },
+    ),
     loss_ratio: Type.Array(
       Type.Object({
         partner_id: Type.Integer(),
@@ -89,6 +126,8 @@ export const Dashboard = Type.Object(
         premiums_collected_cents: Cents('Collected in the period.'),
         claims_paid_cents: Cents('Payable amounts of the claims settled in the period.'),
         ratio: Ratio,
+        claims_owed_cents: Cents(OWED),
+        incurred_ratio: IncurredRatio,
       }),
       { description: 'Per partner and plan with money in or out in the period, by partner then plan.' },
     ),
@@ -97,6 +136,8 @@ export const Dashboard = Type.Object(
       collected_cents: Cents('Collected in the period.'),
       claims_paid_cents: Cents('Paid on claims settled in the period.'),
       ratio: Ratio,
+      claims_owed_cents: Cents(OWED),
+      incurred_ratio: IncurredRatio,
     }),
   },
   { examples: [EXAMPLE] },

@@ -1,12 +1,15 @@
 import type { Db } from '../../db/database.js'
 import { ValidationError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
+import { deadlineBounds } from '../claims/claim-deadline.rules.js'
 import {
   activeProtections,
   claimsByMonth,
+  claimsOwedByPlan,
   claimsPaidByPlan,
   collectedByPlan,
   namesOf,
+  openClaimFigures,
   premiumsByMonth,
 } from './dashboard.repository.js'
 import { asCents, byMonth, hourOf, lossRatio, monthSpans, monthsOf, periodOf } from './dashboard.rules.js'
@@ -28,12 +31,14 @@ export async function dashboard(
   const spans = monthSpans(period.from, period.to, timeZone)
   const hours = spans.map((span) => ({ month: span.month, start: hourOf(span.start), end: hourOf(span.end) }))
   const bounds = { start: spans[0]?.start ?? now, end: spans[spans.length - 1]?.end ?? now }
-  const [premiumSums, byPlan, paid, claims, active] = await Promise.all([
+  const [premiumSums, byPlan, paid, owed, claims, active, open] = await Promise.all([
     premiumsByMonth(db, hours),
     collectedByPlan(db, { start: hours[0]?.start ?? '', end: hours[hours.length - 1]?.end ?? '' }),
     claimsPaidByPlan(db, bounds),
+    claimsOwedByPlan(db, bounds),
     claimsByMonth(db, spans),
     activeProtections(db, { now, today: formatDate(now, timeZone) }),
+    openClaimFigures(db, deadlineBounds(now, timeZone)),
   ])
 
   const premiums = byMonth(
@@ -53,11 +58,11 @@ export async function dashboard(
 
   const plans = new Map<
     string,
-    { partnerId: number; planId: number | null; collected: number; paid: number }
+    { partnerId: number; planId: number | null; collected: number; paid: number; owed: number }
   >()
   const entry = (partnerId: number, planId: number | null) => {
     const key = planKey(partnerId, planId)
-    const found = plans.get(key) ?? { partnerId, planId, collected: 0, paid: 0 }
+    const found = plans.get(key) ?? { partnerId, planId, collected: 0, paid: 0, owed: 0 }
     plans.set(key, found)
     return found
   }
@@ -66,6 +71,7 @@ export async function dashboard(
     if (cents !== 0) entry(row.partner_id, row.plan_id === 0 ? null : row.plan_id).collected += cents
   }
   for (const row of paid) entry(row.partner_id, row.plan_id).paid += asCents(row.cents)
+  for (const row of owed) entry(row.partner_id, row.plan_id).owed += asCents(row.cents)
   const names = await namesOf(
     db,
     [...new Set([...plans.values()].map((p) => p.partnerId))],
@@ -80,6 +86,8 @@ export async function dashboard(
       premiums_collected_cents: p.collected,
       claims_paid_cents: p.paid,
       ratio: lossRatio(p.paid, p.collected),
+      claims_owed_cents: p.owed,
+      incurred_ratio: lossRatio(p.paid + p.owed, p.collected),
     }))
     .sort((a, b) => a.partner_id - b.partner_id || (a.plan_id ?? 0) - (b.plan_id ?? 0))
 
@@ -88,13 +96,23 @@ export async function dashboard(
     written_cents: sum(premiums.map((m) => m.written_cents)),
     collected_cents: sum(premiums.map((m) => m.collected_cents)),
     claims_paid_cents: sum(lossRatios.map((r) => r.claims_paid_cents)),
+    claims_owed_cents: sum(lossRatios.map((r) => r.claims_owed_cents)),
   }
   return {
     period: { from: period.from, to: period.to },
     premiums,
     active_protections: { subscriptions: active.subscriptions, annual_plans: active.annualPlans },
     claims: claimMonths,
+    open_claims: {
+      owed: { count: open.owed, payable_cents: open.owedCents },
+      overdue: open.overdue,
+      due_this_week: open.dueThisWeek,
+    },
     loss_ratio: lossRatios,
-    totals: { ...totals, ratio: lossRatio(totals.claims_paid_cents, totals.collected_cents) },
+    totals: {
+      ...totals,
+      ratio: lossRatio(totals.claims_paid_cents, totals.collected_cents),
+      incurred_ratio: lossRatio(totals.claims_paid_cents + totals.claims_owed_cents, totals.collected_cents),
+    },
   }
 }

@@ -1,32 +1,38 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { type Answer, get } from '../../api/client'
-import {
-  CLAIM_STATUS_LABELS,
-  deviceText,
-  FRAUD_SIGNAL_LABELS,
-  label,
-  PERIL_LABELS,
-  plural,
-  when,
-} from '../../format'
+import { CLAIM_STATUS_LABELS, deviceText, label, PERIL_LABELS } from '../../format'
 import { href, navigate } from '../../router'
 import { useOperator } from '../../session'
 import { Badge, ErrorBox, Loading, Pager, PageTitle, statusTone, TableWrap } from '../../ui'
 import { partnersQuery } from '../partners/partners.queries'
+import { AgeCell, AmountCell, DeadlineCell, FraudCell } from './QueueCells'
 import { useQueueKeys } from './queue-keys'
 
 const FILTERS = ['status', 'type', 'partner_id', 'fraud', 'assignee'] as const
 
-/** `#/sinistros`: the queue, oldest first, filtered from the URL. */
+/** Every status, closed ones included: the API's list without a status. */
+const ALL = 'all'
+
+/**
+ * `#/sinistros`: the queue filtered from the URL. It opens on the open claims, the nearest deadline
+ * first; "Todas" lists closed ones too, oldest first.
+ */
 export function ClaimsPage({ query }: { query: URLSearchParams }) {
   const filters = Object.fromEntries(FILTERS.map((f) => [f, query.get(f) ?? ''])) as Record<
     (typeof FILTERS)[number],
     string
   >
+  filters.status ||= 'open'
+  const byDeadline = filters.status !== ALL && !['denied', 'settled', 'withdrawn'].includes(filters.status)
   const page = Number(query.get('page') ?? '1') || 1
   const claims = useQuery({
     queryKey: ['claims', filters, page],
-    queryFn: () => get<Answer<'listDeskClaims'>>('/api/claims', { ...filters, page }),
+    queryFn: () =>
+      get<Answer<'listDeskClaims'>>('/api/claims', {
+        ...filters,
+        status: filters.status === ALL ? '' : filters.status,
+        page,
+      }),
     // The rows of the last filter stay on screen until the new ones come.
     placeholderData: keepPreviousData,
   })
@@ -56,8 +62,8 @@ export function ClaimsPage({ query }: { query: URLSearchParams }) {
         <label>
           Situação
           <select value={filters.status} onChange={(e) => set('status', e.target.value)}>
-            <option value="">Todas</option>
             <option value="open">Em aberto (a decidir ou liquidar)</option>
+            <option value={ALL}>Todas</option>
             {Object.entries(CLAIM_STATUS_LABELS).map(([k, v]) => (
               <option key={k} value={k}>
                 {v}
@@ -110,21 +116,24 @@ export function ClaimsPage({ query }: { query: URLSearchParams }) {
         <>
           <TableWrap label="Fila de sinistros">
             <table
-              className="list cards"
+              className="list cards queue"
               data-testid="claims-queue"
               ref={queue.tableRef}
               onFocus={queue.onFocus}
             >
-              <caption className="sr-only">Fila de sinistros, os mais antigos primeiro</caption>
+              <caption className="sr-only">
+                {byDeadline
+                  ? 'Fila de sinistros, o prazo mais próximo primeiro'
+                  : 'Fila de sinistros, os mais antigos primeiro'}
+              </caption>
               <thead>
                 <tr>
-                  <th scope="col">Sinistro</th>
-                  <th scope="col">Aberto em</th>
-                  <th scope="col">Situação</th>
-                  <th scope="col">Tipo</th>
-                  <th scope="col">Parceiro</th>
+                  <th scope="col">Sinistro · situação</th>
+                  <th scope="col">Prazo</th>
+                  <th scope="col">Idade</th>
+                  <th scope="col">Valor</th>
                   <th scope="col">Cliente</th>
-                  <th scope="col">Aparelho</th>
+                  <th scope="col">Parceiro</th>
                   <th scope="col">Fraude</th>
                   <th scope="col">Responsável</th>
                 </tr>
@@ -132,36 +141,43 @@ export function ClaimsPage({ query }: { query: URLSearchParams }) {
               <tbody>
                 {claims.data.data.length === 0 ? (
                   <tr>
-                    <td colSpan={9} className="muted">
+                    <td colSpan={8} className="muted">
                       Nenhum sinistro com esses filtros.
                     </td>
                   </tr>
                 ) : null}
                 {claims.data.data.map((c) => (
-                  <tr key={c.id} data-claim={c.id} aria-selected={queue.selected === c.id}>
+                  <tr
+                    key={c.id}
+                    data-claim={c.id}
+                    aria-selected={queue.selected === c.id}
+                    className={c.deadline?.state === 'overdue' ? 'overdue' : undefined}
+                  >
                     <th scope="row">
                       <a href={href(`/sinistros/${c.id}`)}>{c.number}</a>
-                    </th>
-                    <td className="nowrap" data-label="Aberto em">
-                      {when(c.opened_at)}
-                    </td>
-                    <td data-label="Situação">
+                      <div className="small muted">{label(PERIL_LABELS, c.type)}</div>
                       <Badge tone={statusTone(c.status)}>{c.status_label}</Badge>
+                    </th>
+                    <td data-label="Prazo">
+                      <DeadlineCell claim={c} />
                     </td>
-                    <td data-label="Tipo">{label(PERIL_LABELS, c.type)}</td>
+                    <td data-label="Idade">
+                      <AgeCell claim={c} />
+                    </td>
+                    <td data-label="Valor">
+                      <AmountCell claim={c} />
+                    </td>
+                    <td data-label="Cliente">
+                      <div>
+                        {c.customer_name}
+                        <div className="small muted">{deviceText(c.device)}</div>
+                      </div>
+                    </td>
                     <td data-label="Parceiro">{c.partner.name}</td>
-                    <td data-label="Cliente">{c.customer_name}</td>
-                    <td data-label="Aparelho">{deviceText(c.device)}</td>
-                    <td data-label="Fraude">
-                      {c.fraud_signals.length > 0 ? (
-                        <span title={c.fraud_signals.map((s) => label(FRAUD_SIGNAL_LABELS, s)).join('\n')}>
-                          <Badge tone="bad">{plural(c.fraud_signals.length, 'sinal', 'sinais')}</Badge>
-                        </span>
-                      ) : (
-                        <span className="muted">—</span>
-                      )}
+                    <td className="wrap" data-label="Fraude">
+                      <FraudCell claim={c} />
                     </td>
-                    <td data-label="Responsável">
+                    <td className="wrap-any" data-label="Responsável">
                       {c.assignee === null ? (
                         <span className="muted">Sem responsável</span>
                       ) : c.assignee.id === me.id ? (

@@ -121,7 +121,7 @@ export function DashboardCharts({ data }: { data: Dashboard }) {
       <ChartPanel
         id="h-loss"
         title="Sinistralidade por parceiro e plano"
-        note="Sinistros pagos ÷ prêmios recebidos no período."
+        note="Sinistros pagos ÷ prêmios recebidos no período; a incorrida soma os aprovados ainda a pagar."
         stacked
         chartHeight={Math.max(160, 36 * lossRows.length + 60)}
         chart={
@@ -162,6 +162,8 @@ export function DashboardCharts({ data }: { data: Dashboard }) {
             { header: 'Prêmios rec.', cents: (r) => r.premiums_collected_cents },
             { header: 'Sinistros pagos', cents: (r) => r.claims_paid_cents },
             { header: 'Índice', text: (r) => pct(r.ratio) },
+            { header: 'A pagar', cents: (r) => r.claims_owed_cents },
+            { header: 'Incorrida', text: (r) => pct(r.incurred_ratio) },
           ],
           cards: true,
         }}

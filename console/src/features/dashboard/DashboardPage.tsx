@@ -1,8 +1,8 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
 import { type Answer, get } from '../../api/client'
-import { brl, int, pct, zoneMonth } from '../../format'
-import { navigate } from '../../router'
+import { brl, int, pct, plural, zoneMonth } from '../../format'
+import { href, navigate } from '../../router'
 import { ErrorBox, Loading, PageTitle } from '../../ui'
 import { DashboardCharts } from './DashboardCharts'
 import { MonthPicker } from './MonthPicker'
@@ -39,6 +39,7 @@ export function DashboardPage({ query }: { query: URLSearchParams }) {
       {data ? (
         <div className="dashboard">
           <Kpis data={data} />
+          <OpenClaims data={data} />
           <DashboardCharts data={data} />
         </div>
       ) : null}
@@ -66,6 +67,11 @@ function Kpis({ data }: { data: Dashboard }) {
         <strong data-testid="total-ratio">{pct(data.totals.ratio)}</strong>
       </div>
       <div className="kpi">
+        <span className="kpi-label">Sinistralidade incorrida</span>
+        <strong data-testid="total-incurred-ratio">{pct(data.totals.incurred_ratio)}</strong>
+        <span className="small muted">pagos + a pagar ({brl(data.totals.claims_owed_cents)})</span>
+      </div>
+      <div className="kpi">
         <span className="kpi-label">Proteções ativas</span>
         <strong data-testid="active-total">
           {int(data.active_protections.subscriptions + data.active_protections.annual_plans)}
@@ -76,6 +82,34 @@ function Kpis({ data }: { data: Dashboard }) {
           <span data-testid="active-annual-plans">{int(data.active_protections.annual_plans)}</span> planos
           anuais
         </span>
+      </div>
+    </section>
+  )
+}
+
+/** Open claims now, whatever the period: money approved and not yet paid, and deadlines. */
+function OpenClaims({ data }: { data: Dashboard }) {
+  const { owed, overdue, due_this_week } = data.open_claims
+  return (
+    <section className="kpis" aria-label="Sinistros em aberto agora">
+      <div className="kpi">
+        <span className="kpi-label">A pagar (aprovados, não liquidados)</span>
+        <strong data-testid="owed-total">{brl(owed.payable_cents)}</strong>
+        <a className="small" href={href('/sinistros', { status: 'approved' })}>
+          {plural(owed.count, 'sinistro', 'sinistros')}
+        </a>
+      </div>
+      <div className="kpi">
+        <span className="kpi-label">Sinistros atrasados</span>
+        <strong data-testid="overdue-count">{int(overdue)}</strong>
+        <a className="small" href={href('/sinistros', { status: 'open' })}>
+          ver a fila por prazo
+        </a>
+      </div>
+      <div className="kpi">
+        <span className="kpi-label">Vencem esta semana</span>
+        <strong data-testid="due-this-week-count">{int(due_this_week)}</strong>
+        <span className="small muted">prazo hoje ou nos próximos 6 dias</span>
       </div>
     </section>
   )
