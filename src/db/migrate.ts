@@ -39,6 +39,7 @@ import * as customerNameWords from './migrations/0029-customer-name-words.js'
 import * as premiumHours from './migrations/0030-premium-hours.js'
 import * as claimsDeskWork from './migrations/0031-claims-desk-work.js'
 import * as documentHashIndex from './migrations/0033-document-hash-index.js'
+import * as paymentCodes from './migrations/0035-payment-codes.js'
 import * as messages from './migrations/0037-messages.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
@@ -75,6 +76,7 @@ const migrations: Record<string, Migration> = {
   '0030-premium-hours': premiumHours,
   '0031-claims-desk-work': claimsDeskWork,
   '0033-document-hash-index': documentHashIndex,
+  '0035-payment-codes': paymentCodes,
   '0037-messages': messages,
 }
 
