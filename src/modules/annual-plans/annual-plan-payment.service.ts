@@ -118,10 +118,16 @@ export async function recordNotifiedPayment(
   plan: AnnualPlanRow,
   { now, timeZone, base }: { now: string } & RenderingContext,
 ): Promise<AnnualPlanRow | null> {
-  const paid = await markAnnualPlanPaid(trx, plan.id, paymentAt(plan.id, now, timeZone, verificationCode()), 'external', {
-    base,
-    timeZone,
-  })
+  const paid = await markAnnualPlanPaid(
+    trx,
+    plan.id,
+    paymentAt(plan.id, now, timeZone, verificationCode()),
+    'external',
+    {
+      base,
+      timeZone,
+    },
+  )
   if (!paid) return null
   await recordInLedger(trx, plan, { route: 'notification', outcome: 'recorded', transactionId: null }, now)
   return paid

@@ -131,8 +131,6 @@ describe('paidWithOf', () => {
     ['card', 'card'],
     ['recurrence', 'card'],
     ['notification', 'external'],
-    ['pix', 'pix'],
-    ['boleto', 'boleto'],
   ] as const)('%s → %s', (channel, expected) => {
     expect(paidWithOf(channel)).toBe(expected)
   })

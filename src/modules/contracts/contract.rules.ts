@@ -75,7 +75,5 @@ export function policyNumber(serial: number, paidAt: string, timeZone: string): 
 
 /** The `paid_with` of a payment by its ledger channel: a card at the counter or by the recurrence is `card`, a notification `external`. */
 export function paidWithOf(channel: Exclude<PaymentChannel, 'refund'>): PaidWith {
-  if (channel === 'card' || channel === 'recurrence') return 'card'
-  if (channel === 'notification') return 'external'
-  return channel
+  return channel === 'notification' ? 'external' : 'card'
 }
