@@ -52,7 +52,9 @@ describe('PIX for an installment (sandbox)', () => {
     expect(after).toMatchObject({ status: 'paid', paid_with: 'pix', paid_at: '2026-11-21 12:10:00' })
     expect((await answer(ctx, s, 'GET', `/subscriptions/${sub.id}`)).status).toBe('pago')
     const events = await answer(ctx, s, 'GET', '/events?type=installment.paid')
-    expect(events.data.map((e: { data: { object: { paid_with: string } } }) => e.data.object.paid_with)).toEqual(['pix'])
+    expect(
+      events.data.map((e: { data: { object: { paid_with: string } } }) => e.data.object.paid_with),
+    ).toEqual(['pix'])
     // Paid: the pay call answers the same; a new code is refused.
     expect(await answer(ctx, s, 'POST', `/sandbox/payments/${code.id}/pay`)).toEqual(paid)
     const again = await send(ctx, s, 'POST', url)
@@ -125,9 +127,9 @@ describe('boleto for an annual plan (sandbox)', () => {
       starts_at: '2026-11-24 00:00:00',
     })
     const events = await answer(ctx, s, 'GET', '/events?type=annual_plan.paid')
-    expect(events.data.map((e: { data: { object: { paid_with: string } } }) => e.data.object.paid_with)).toEqual([
-      'boleto',
-    ])
+    expect(
+      events.data.map((e: { data: { object: { paid_with: string } } }) => e.data.object.paid_with),
+    ).toEqual(['boleto'])
     const pix = await send(ctx, s, 'POST', `/annual-plans/${plan.id}/pix`)
     expect(pix.statusCode).toBe(422)
     expect(pix.json().errors.status).toBeDefined()

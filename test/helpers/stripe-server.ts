@@ -70,7 +70,7 @@ export class StripeServer {
   readonly createdMethods: { id: string; params: Record<string, string> }[] = []
   private seq = 0
   private slowMs = 0
-  private lose = false
+  private lose = 0
   private failStatus = 0
   private failTimes = 0
   private held: { path: string; arrived: () => void; released: Promise<void> } | null = null
@@ -125,8 +125,8 @@ export class StripeServer {
   }
 
   /** The next request to `path` is processed, then its connection dropped without an answer. */
-  loseNext(path = '/v1/payment_intents'): void {
-    this.lose = true
+  loseNext(path = '/v1/payment_intents', times = 1): void {
+    this.lose = times
     this.target = path
   }
 
@@ -216,8 +216,8 @@ export class StripeServer {
       await released
       if (res.destroyed || req.socket.destroyed) return
     }
-    if (this.lose && targeted) {
-      this.lose = false
+    if (this.lose > 0 && targeted) {
+      this.lose -= 1
       req.socket.destroy()
       return
     }
