@@ -73,7 +73,7 @@ describe('PIX for an installment (sandbox)', () => {
     s.token = await s.login()
     const late = await send(ctx, s, 'POST', `/sandbox/payments/${old.id}/pay`)
     expect(late.statusCode).toBe(422)
-    expect(late.json().errors.status).toEqual(['The payment is expired: ask for a new one.'])
+    expect(late.json().errors.status).toEqual(['The payment code can no longer be paid: ask for a new one.'])
     const fresh = await answer(ctx, s, 'POST', url, undefined, 201)
     expect(fresh.id).not.toBe(old.id)
     expect(fresh.qr_code).not.toBe(old.qr_code)

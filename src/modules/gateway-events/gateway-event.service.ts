@@ -185,6 +185,6 @@ export async function paySandboxCode(
   }
   const status = codeStatusAt(code, now)
   if (status === 'paid') return code
-  if (status !== 'pending') throw new StateError(`The payment is ${status}: ask for a new one.`)
+  if (status !== 'pending') throw new StateError('The payment code can no longer be paid: ask for a new one.')
   return (await applyCodeOutcome(trx, code.gateway_reference, 'succeeded', now, context)) ?? code
 }
