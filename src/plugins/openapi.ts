@@ -111,7 +111,8 @@ export const openapiPlugin = fp<OpenapiOptions>(
           { name: 'Payments', description: 'What a customer pays with: the QR image of a PIX code.' },
           {
             name: 'Stripe',
-            description: 'Stripe’s own events, for the endpoint registered at Stripe (own gateway); not for partners.',
+            description:
+              'Stripe’s own events, for the endpoint registered at Stripe (own gateway); not for partners.',
           },
         ],
       },
