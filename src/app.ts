@@ -8,6 +8,7 @@ import { buildSerializer } from './http/serialization.js'
 import { validatorCompiler } from './http/validation.js'
 import { annualPlanRoutes } from './modules/annual-plans/annual-plan.routes.js'
 import { annualPlanCancellationRoutes } from './modules/annual-plans/annual-plan-cancellation.routes.js'
+import { annualPlanCodeRoutes } from './modules/annual-plans/annual-plan-code.routes.js'
 import { annualPlanPaymentRoutes } from './modules/annual-plans/annual-plan-payment.routes.js'
 import { authRoutes } from './modules/auth/auth.routes.js'
 import { loadSigningKeys, TokenService, tokenAudience } from './modules/auth/token.service.js'
@@ -22,17 +23,21 @@ import { customerRoutes } from './modules/customers/customer.routes.js'
 import { eventRoutes } from './modules/events/event.routes.js'
 import { eventWebhooks } from './modules/events/event.schemas.js'
 import { renderingContext } from './modules/events/event.service.js'
+import { stripeWebhookRoutes } from './modules/gateway-events/gateway-event.routes.js'
 import { healthRoutes } from './modules/health/health.routes.js'
 import { gatewayOf } from './modules/payments/gateway-factory.js'
+import { pixImageRoutes } from './modules/payments/payment-code.routes.js'
 import type { PaymentGateway } from './modules/payments/payment-gateway.js'
 import { planRoutes } from './modules/plans/plan.routes.js'
 import { sandboxClaimRoutes } from './modules/sandbox/sandbox-claims.routes.js'
 import { sandboxClockRoutes } from './modules/sandbox/sandbox-clock.routes.js'
 import { sandboxMessageRoutes } from './modules/sandbox/sandbox-messages.routes.js'
+import { sandboxPaymentRoutes } from './modules/sandbox/sandbox-payments.routes.js'
 import { sdkRoutes } from './modules/sdk/sdk.routes.js'
 import { shopkeeperRoutes } from './modules/shopkeepers/shopkeeper.routes.js'
 import { subscriptionRoutes } from './modules/subscriptions/subscription.routes.js'
 import { subscriptionCancellationRoutes } from './modules/subscriptions/subscription-cancellation.routes.js'
+import { subscriptionCodeRoutes } from './modules/subscriptions/subscription-code.routes.js'
 import { subscriptionPaymentRoutes } from './modules/subscriptions/subscription-payment.routes.js'
 import { eventRedeliveryRoutes, webhookEndpointRoutes } from './modules/webhooks/webhook-endpoint.routes.js'
 import { authenticated } from './plugins/auth.js'
@@ -113,6 +118,8 @@ export async function buildApp({
   await app.register(healthRoutes)
   await app.register(certificateVerificationRoutes)
   await app.register(sdkRoutes, { directory: sdkDirectory })
+  await app.register(stripeWebhookRoutes)
+  await app.register(pixImageRoutes)
   await app.register(async (loginScope) => {
     await loginRateLimit(loginScope, { max: config.rateLimits.loginPerClient, redis })
     await loginScope.register(authRoutes)
@@ -127,9 +134,11 @@ export async function buildApp({
     await partnerScope.register(shopkeeperRoutes)
     await partnerScope.register(subscriptionRoutes)
     await partnerScope.register(subscriptionPaymentRoutes)
+    await partnerScope.register(subscriptionCodeRoutes)
     await partnerScope.register(subscriptionCancellationRoutes)
     await partnerScope.register(annualPlanRoutes)
     await partnerScope.register(annualPlanPaymentRoutes)
+    await partnerScope.register(annualPlanCodeRoutes)
     await partnerScope.register(annualPlanCancellationRoutes)
     await partnerScope.register(certificateRoutes)
     await partnerScope.register(claimRoutes)
@@ -152,6 +161,7 @@ export async function buildApp({
       await partnerScope.register(sandboxClockRoutes, { jobs })
       await partnerScope.register(sandboxClaimRoutes)
       await partnerScope.register(sandboxMessageRoutes)
+      await partnerScope.register(sandboxPaymentRoutes)
     }
   })
 

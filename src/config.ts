@@ -28,6 +28,7 @@ const EnvSchema = Type.Object({
   ),
   STRIPE_SECRET_KEY: Type.String({ default: '' }),
   STRIPE_API_URL: Type.String({ default: '' }),
+  STRIPE_WEBHOOK_SECRET: Type.String({ default: '' }),
   AMPARO_PAYMENT_CLAIM_SECONDS: Type.Integer({ minimum: 35, maximum: 3600, default: DEFAULT_CLAIM_SECONDS }),
   AMPARO_CARD_DECLINES_PER_CONTRACT: Type.Integer({ minimum: 1, maximum: 1000, default: 5 }),
   AMPARO_CARD_DECLINES_PER_PARTNER: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 200 }),
@@ -82,6 +83,11 @@ export interface Config extends ConnectionSettings {
   paymentGateway: 'sandbox' | 'stripe' | 'none'
   /** With `stripe`: the secret (or restricted) key and an optional Stripe-compatible server (tests). */
   stripe: { secretKey: string; apiUrl: string } | null
+  /**
+   * The signing secret of the endpoint registered at Stripe (`whsec_…`): `POST /stripe/webhooks`
+   * applies only events it signed; empty → every delivery is refused (README, Going live: Stripe's events).
+   */
+  stripeWebhookSecret: string
   /**
    * How long a card charge holds its installment or annual plan before another try may take it
    * over: longer than a gateway call may last (30 s), so a live charge is never taken over.
@@ -164,6 +170,7 @@ function toConfig(env: Env): Readonly<Config> {
     drainSeconds: env.AMPARO_DRAIN_SECONDS,
     paymentGateway,
     stripe,
+    stripeWebhookSecret: webhookSecret(env),
     paymentClaimSeconds: env.AMPARO_PAYMENT_CLAIM_SECONDS,
     recurrenceConcurrency: env.AMPARO_RECURRENCE_CONCURRENCY,
     cardDeclineLimits: {
@@ -211,6 +218,16 @@ function stripeSettings(env: Env): { secretKey: string; apiUrl: string } {
     throw new ConfigError('Invalid STRIPE_API_URL: expected a base address such as http://127.0.0.1:12111')
   }
   return { secretKey, apiUrl }
+}
+
+function webhookSecret(env: Env): string {
+  const secret = env.STRIPE_WEBHOOK_SECRET
+  if (secret && !/^whsec_[A-Za-z0-9+/=_-]+$/.test(secret)) {
+    throw new ConfigError(
+      'Invalid STRIPE_WEBHOOK_SECRET: expected the endpoint signing secret Stripe shows (whsec_…)',
+    )
+  }
+  return secret
 }
 
 /**

@@ -228,6 +228,7 @@ describe('annual plans', () => {
         store_id: ext.matrix,
         payment: { method: 'credit_card', installments: 10 },
         paid_at: null,
+        paid_with: null,
         starts_at: null,
         ends_at: null,
         cancellation: null,
@@ -507,6 +508,7 @@ describe('annual plans', () => {
         },
         payment: { method: 'credit_card', installments: 3, card: { brand: 'visa', last4: '1111' } },
         paid_at: '2026-11-21 12:04:05',
+        paid_with: 'card',
         starts_at: '2026-11-22 00:00:00',
         ends_at: '2027-11-22 00:00:00',
       })
@@ -745,6 +747,7 @@ describe('annual plans', () => {
         status: 'paid',
         policy_number: first.policy_number,
         payment: { method: 'pix', installments: 1 },
+        paid_with: 'external',
       })
     })
 

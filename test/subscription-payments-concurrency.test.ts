@@ -62,6 +62,8 @@ class GatedGateway implements PaymentGateway {
   verifyCard: PaymentGateway['verifyCard'] = (...args) => this.sandbox.verifyCard(...args)
   detachCard: PaymentGateway['detachCard'] = (...args) => this.sandbox.detachCard(...args)
   refund: PaymentGateway['refund'] = (...args) => this.sandbox.refund(...args)
+  createPix: PaymentGateway['createPix'] = (...args) => this.sandbox.createPix(...args)
+  createBoleto: PaymentGateway['createBoleto'] = (...args) => this.sandbox.createBoleto(...args)
 
   async chargeCard(charge: FirstCharge) {
     this.charges += 1

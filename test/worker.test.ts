@@ -66,6 +66,8 @@ class RecordingGateway implements PaymentGateway {
   detachCard: PaymentGateway['detachCard'] = (...args) => this.sandbox.detachCard(...args)
   verifyCard: PaymentGateway['verifyCard'] = (...args) => this.sandbox.verifyCard(...args)
   refund: PaymentGateway['refund'] = (...args) => this.sandbox.refund(...args)
+  createPix: PaymentGateway['createPix'] = (...args) => this.sandbox.createPix(...args)
+  createBoleto: PaymentGateway['createBoleto'] = (...args) => this.sandbox.createBoleto(...args)
   async chargeSaved(
     saved: { customerId: string; token: string },
     amount: number,

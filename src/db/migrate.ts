@@ -41,6 +41,7 @@ import * as claimsDeskWork from './migrations/0031-claims-desk-work.js'
 import * as claimDeadlines from './migrations/0032-claim-deadlines.js'
 import * as documentHashIndex from './migrations/0033-document-hash-index.js'
 import * as operatorOneTimePasswords from './migrations/0034-operator-one-time-passwords.js'
+import * as paymentCodes from './migrations/0035-payment-codes.js'
 import * as messages from './migrations/0037-messages.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
@@ -79,6 +80,7 @@ const migrations: Record<string, Migration> = {
   '0032-claim-deadlines': claimDeadlines,
   '0033-document-hash-index': documentHashIndex,
   '0034-operator-one-time-passwords': operatorOneTimePasswords,
+  '0035-payment-codes': paymentCodes,
   '0037-messages': messages,
 }
 

@@ -36,6 +36,7 @@ import type {
   PaymentsTable,
   SettingsTable,
 } from './tables/payment.js'
+import type { PaymentCodesTable, StripeEventsTable } from './tables/payment-code.js'
 import type { PlansTable } from './tables/plan.js'
 import type { PremiumHoursTable } from './tables/premium-hour.js'
 import type { ShopkeepersTable } from './tables/shopkeeper.js'
@@ -68,6 +69,8 @@ export interface Database {
   card_checks: CardChecksTable
   card_tries: CardTriesTable
   settings: SettingsTable
+  payment_codes: PaymentCodesTable
+  stripe_events: StripeEventsTable
   annual_plans: AnnualPlansTable
   annual_plan_cancellations: AnnualPlanCancellationsTable
   annual_plan_refunds: AnnualPlanRefundsTable

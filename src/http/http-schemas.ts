@@ -79,3 +79,9 @@ export const Money = (description: string) =>
 /** A timestamp in the API. */
 export const Timestamp = (description: string) =>
   Type.String({ description: `${description} \`YYYY-MM-DD HH:MM:SS\` in the service time zone.` })
+
+/** How an installment or annual plan was paid (`paid_with`); null while unpaid. */
+export const PaidWithSchema = Type.Union([Type.Enum(['card', 'pix', 'boleto', 'external']), Type.Null()], {
+  description:
+    'How it was paid: `card` (the own gateway, at the counter or by the recurrence), `pix`, `boleto`, or `external` (the partner notified a payment it collected); null while unpaid.',
+})

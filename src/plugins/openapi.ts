@@ -108,6 +108,12 @@ export const openapiPlugin = fp<OpenapiOptions>(
               'Test environment only: each partner’s own clock, to try months of recurrence in minutes.',
           },
           { name: 'Service', description: 'Liveness and the API description.' },
+          { name: 'Payments', description: 'What a customer pays with: the QR image of a PIX code.' },
+          {
+            name: 'Stripe',
+            description:
+              'Stripe’s own events, for the endpoint registered at Stripe (own gateway); not for partners.',
+          },
         ],
       },
       transform: documentRoute,

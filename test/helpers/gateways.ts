@@ -12,6 +12,8 @@ export function sandboxWith(overrides: Partial<PaymentGateway>): PaymentGateway 
     verifyCard: (...args) => sandbox.verifyCard(...args),
     detachCard: (...args) => sandbox.detachCard(...args),
     refund: (...args) => sandbox.refund(...args),
+    createPix: (...args) => sandbox.createPix(...args),
+    createBoleto: (...args) => sandbox.createBoleto(...args),
     ...overrides,
   }
 }

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import Stripe from 'stripe'
 
 /**
  * A local Stripe-compatible server: the few endpoints the adapter calls, in Stripe's wire format
@@ -69,7 +70,7 @@ export class StripeServer {
   readonly createdMethods: { id: string; params: Record<string, string> }[] = []
   private seq = 0
   private slowMs = 0
-  private lose = false
+  private lose = 0
   private failStatus = 0
   private failTimes = 0
   private held: { path: string; arrived: () => void; released: Promise<void> } | null = null
@@ -124,8 +125,8 @@ export class StripeServer {
   }
 
   /** The next request to `path` is processed, then its connection dropped without an answer. */
-  loseNext(path = '/v1/payment_intents'): void {
-    this.lose = true
+  loseNext(path = '/v1/payment_intents', times = 1): void {
+    this.lose = times
     this.target = path
   }
 
@@ -215,8 +216,8 @@ export class StripeServer {
       await released
       if (res.destroyed || req.socket.destroyed) return
     }
-    if (this.lose && targeted) {
-      this.lose = false
+    if (this.lose > 0 && targeted) {
+      this.lose -= 1
       req.socket.destroy()
       return
     }
@@ -304,7 +305,104 @@ export class StripeServer {
     return ok({ ...refund, object: 'refund', status: 'succeeded', currency: 'brl' })
   }
 
+  /**
+   * A PIX or boleto PaymentIntent, confirmed: `requires_action` with the code to show, as Stripe
+   * answers it; paid later by `payCode` (the customer's bank), which Stripe announces by an event.
+   */
+  private codeIntent(params: Record<string, string>, type: 'pix' | 'boleto'): Answer {
+    if (params.currency !== 'brl' || params.confirm !== 'true' || !/^\d+$/.test(params.amount ?? '')) {
+      return invalid('Missing or wrong parameters.')
+    }
+    if (type === 'boleto' && !params['payment_method_data[boleto][tax_id]']) {
+      return invalid('Missing required param: payment_method_data[boleto][tax_id].')
+    }
+    const intent: PaymentIntent = {
+      id: this.id('pi'),
+      status: 'requires_action',
+      amount: Number(params.amount),
+      customer: '',
+      payment_method: null,
+      off_session: false,
+      params,
+    }
+    this.paymentIntents.push(intent)
+    const expires = Math.floor(Date.now() / 1000) + 3600
+    const next_action =
+      type === 'pix'
+        ? {
+            type: 'pix_display_qr_code',
+            pix_display_qr_code: {
+              data: `00020126360014BR.GOV.BCB.PIX0114${intent.id}5204000053039865802BR6304FAKE`,
+              expires_at: expires,
+              image_url_png: `https://qr.stripe.test/${intent.id}.png`,
+              image_url_svg: `https://qr.stripe.test/${intent.id}.svg`,
+              hosted_instructions_url: `https://payments.stripe.test/pix/${intent.id}`,
+            },
+          }
+        : {
+            type: 'boleto_display_details',
+            boleto_display_details: {
+              number: '2379'.padEnd(47, '0'),
+              pdf: `https://payments.stripe.test/boleto/${intent.id}/pdf`,
+              hosted_voucher_url: `https://payments.stripe.test/boleto/${intent.id}`,
+              expires_at: expires,
+            },
+          }
+    return ok({ ...intentBody(intent), metadata: metadataOf(params), next_action })
+  }
+
+  /** The customer paid the PIX code or boleto of `intentId`: succeeded, as Stripe's event will say. */
+  payCode(intentId: string): PaymentIntent {
+    const intent = this.paymentIntents.find((pi) => pi.id === intentId)
+    if (!intent) throw new Error(`no PaymentIntent ${intentId}`)
+    intent.status = 'succeeded'
+    return intent
+  }
+
+  /** The signing secret of the webhook endpoint, as Stripe shows it for an endpoint. */
+  readonly webhookSecret = 'whsec_amparoFakeStripeSecret0123456789'
+
+  /**
+   * A Stripe event about `object`, signed as Stripe signs deliveries (`Stripe-Signature`, by the
+   * `stripe` library): `timestamp` (Unix seconds) and `secret` to forge a stale or wrong one.
+   */
+  signedEvent(
+    type: string,
+    object: Record<string, unknown>,
+    {
+      id = this.id('evt'),
+      timestamp,
+      secret = this.webhookSecret,
+    }: { id?: string; timestamp?: number; secret?: string } = {},
+  ): { id: string; payload: string; headers: Record<string, string> } {
+    const payload = JSON.stringify({
+      id,
+      object: 'event',
+      type,
+      api_version: '2026-10-28.endive',
+      created: Math.floor(Date.now() / 1000),
+      data: { object },
+    })
+    const signature = Stripe.webhooks.generateTestHeaderString({
+      payload,
+      secret,
+      ...(timestamp && { timestamp }),
+    })
+    return { id, payload, headers: { 'content-type': 'application/json', 'stripe-signature': signature } }
+  }
+
+  /** A PaymentIntent as an event carries it. */
+  intentObject(intent: PaymentIntent): Record<string, unknown> {
+    return { ...intentBody(intent), metadata: metadataOf(intent.params) }
+  }
+
   private paymentIntent(params: Record<string, string>): Answer {
+    if (params['payment_method_data[type]'] === 'pix') return this.codeIntent(params, 'pix')
+    if (params['payment_method_data[type]'] === 'boleto') return this.codeIntent(params, 'boleto')
+    // Raw card fields in payment_method_data are refused, as Stripe's document and mock server refuse them.
+    if (params['payment_method_data[type]'] !== undefined) {
+      return invalid('Received unknown parameter: payment_method_data[type]', 'parameter_unknown')
+    }
     const offSession = params.off_session === 'true'
     const method = params.payment_method ? this.methods.get(params.payment_method) : undefined
     if (
@@ -401,7 +499,7 @@ const PARAMS: [RegExp, RegExp][] = [
   [/^\/v1\/payment_methods\/[^/]+\/detach$/, /^$/],
   [
     /^\/v1\/payment_intents$/,
-    /^(amount|currency|customer|payment_method|allowed_payment_method_types\[\d+\]|confirm|error_on_requires_action|off_session|setup_future_usage|payment_method_options\[card\]\[installments\]\[plan\]\[(count|interval|type)\]|metadata\[[a-z_]+\])$/,
+    /^(amount|currency|customer|payment_method|allowed_payment_method_types\[\d+\]|confirm|error_on_requires_action|off_session|setup_future_usage|payment_method_options\[card\]\[installments\]\[plan\]\[(count|interval|type)\]|payment_method_data\[type\]|payment_method_options\[pix\]\[expires_after_seconds\]|payment_method_options\[boleto\]\[expires_after_days\]|payment_method_data\[boleto\]\[tax_id\]|payment_method_data\[billing_details\]\[(name|email)\]|payment_method_data\[billing_details\]\[address\]\[(line1|city|state|postal_code|country)\]|metadata\[[a-z_]+\])$/,
   ],
   [/^\/v1\/payment_intents\/[^/]+\/cancel$/, /^$/],
   [

@@ -1,4 +1,5 @@
 import type { Generated, SqlBool } from 'kysely'
+import type { PaidWith } from './payment-code.js'
 
 /**
  * Stored statuses. `protected` and `expired` follow from the coverage clock; the API derives them
@@ -32,6 +33,8 @@ export interface AnnualPlansTable {
   /** The certificate's verification code (GET /certificates/{code}), set with the policy number. */
   certificate_code: string | null
   paid_at: string | null
+  /** How it was paid; null while unpaid. */
+  paid_with: PaidWith | null
   /** 00:00 (service time zone) of the day after payment, as a UTC instant. */
   starts_at: string | null
   ends_at: string | null

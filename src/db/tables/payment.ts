@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely'
 
-/** How money moved: a partner's notification, a card at the counter, the recurrence, a refund (the ledger's `route`). */
+/** How money moved: a partner's notification, a card at the counter, the recurrence, a refund (the ledger's `route`); a PIX code or boleto paid through the own gateway is `card` there, its `paid_with` says which (docs/decisions.md). */
 export type PaymentChannel = 'notification' | 'card' | 'recurrence' | 'refund'
 /** A refund attempt is `refunded` (the gateway took it) or `failed` (an error; retried later). */
 export type PaymentOutcome = 'approved' | 'declined' | 'recorded' | 'refunded' | 'failed'

@@ -1,4 +1,5 @@
 import type { Generated, SqlBool } from 'kysely'
+import type { PaidWith } from './payment-code.js'
 
 /**
  * `expired` is stored once the last installment's month has passed (by the worker or the first read
@@ -78,6 +79,8 @@ export interface InstallmentsTable {
   due_date: string
   status: InstallmentStatus
   paid_at: string | null
+  /** How it was paid; null while unpaid. */
+  paid_with: PaidWith | null
   /** Declined recurrence charges so far. */
   failed_attempts: number
   /**

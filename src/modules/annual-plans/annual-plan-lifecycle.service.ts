@@ -1,6 +1,7 @@
 import type { Db, Trx } from '../../db/database.js'
 import type { PartnerScope } from '../../db/partner-scope.js'
 import type { Payment } from '../../db/tables/annual-plan.js'
+import type { PaidWith } from '../../db/tables/payment-code.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import { type EventType, type RenderingContext, recordEvent } from '../events/event.service.js'
 import { annualPlanResource } from './annual-plan.mapper.js'
@@ -51,11 +52,13 @@ export async function markAnnualPlanPaid(
   trx: Trx,
   planId: number,
   payment: Payment,
+  paidWith: PaidWith,
   rendering: RenderingContext,
   card?: PaidCard | null,
 ): Promise<AnnualPlanRow | undefined> {
   const paid = await transitionAnnualPlan(trx, planId, ANNUAL_PLAN_FROM.paid, 'paid', {
     paid_at: payment.paidAt,
+    paid_with: paidWith,
     starts_at: payment.startsAt,
     ends_at: payment.endsAt,
     policy_number: payment.policyNumber,

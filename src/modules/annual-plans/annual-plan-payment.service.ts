@@ -86,7 +86,7 @@ export const annualPlanCharges = (
   approved: async (trx, plan, { result, card, installments }, at) => {
     const paidCard = card && { brand: card.brand, last4: card.last4, installments }
     const payment = paymentAt(plan.id, at, rendering.timeZone, verificationCode())
-    if (!(await markAnnualPlanPaid(trx, plan.id, payment, rendering, paidCard))) return false
+    if (!(await markAnnualPlanPaid(trx, plan.id, payment, 'card', rendering, paidCard))) return false
     const entry = { route: 'card', outcome: 'approved', transactionId: result.transactionId } as const
     await recordInLedger(trx, plan, entry, at)
     return true
@@ -118,10 +118,16 @@ export async function recordNotifiedPayment(
   plan: AnnualPlanRow,
   { now, timeZone, base }: { now: string } & RenderingContext,
 ): Promise<AnnualPlanRow | null> {
-  const paid = await markAnnualPlanPaid(trx, plan.id, paymentAt(plan.id, now, timeZone, verificationCode()), {
-    base,
-    timeZone,
-  })
+  const paid = await markAnnualPlanPaid(
+    trx,
+    plan.id,
+    paymentAt(plan.id, now, timeZone, verificationCode()),
+    'external',
+    {
+      base,
+      timeZone,
+    },
+  )
   if (!paid) return null
   await recordInLedger(trx, plan, { route: 'notification', outcome: 'recorded', transactionId: null }, now)
   return paid

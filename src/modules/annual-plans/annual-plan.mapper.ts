@@ -39,6 +39,7 @@ export function annualPlanResource(row: AnnualPlanView, { base, timeZone, now }:
     store_id: row.store_id,
     payment: paymentOf(row),
     paid_at: timestamp(row.paid_at, timeZone),
+    paid_with: row.paid_with,
     starts_at: timestamp(row.starts_at, timeZone),
     ends_at: timestamp(row.ends_at, timeZone),
     cancellation: cancellationOf(row, timeZone, now),

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { contractingFields, customerReference, gatewayExamples } from '../../http/contracting-fields.js'
-import { Id, Money, named, nullable, Timestamp } from '../../http/http-schemas.js'
+import { Id, Money, named, nullable, PaidWithSchema, Timestamp } from '../../http/http-schemas.js'
 import { PageQuery } from '../../shared/pagination.js'
 import { Model } from '../catalog/catalog.schemas.js'
 import { ContractCertificate } from '../certificates/certificate.schemas.js'
@@ -165,6 +165,7 @@ export const AnnualPlan = named(
         description: 'How it is paid; null for an own-gateway plan not paid yet.',
       }),
       paid_at: nullableTimestamp('When the payment was confirmed.'),
+      paid_with: PaidWithSchema,
       starts_at: nullableTimestamp('Start of cover: 00:00 of the day after payment.'),
       ends_at: nullableTimestamp('End of cover: 12 months after `starts_at`.'),
       cancellation: Type.Union([Cancellation, Type.Null()], {
@@ -207,6 +208,7 @@ export const AnnualPlan = named(
           store_id: 3,
           payment: { method: 'credit_card', installments: 10, card: { brand: 'visa', last4: '1111' } },
           paid_at: '2026-11-21 10:20:00',
+          paid_with: 'card',
           starts_at: '2026-11-22 00:00:00',
           ends_at: '2027-11-22 00:00:00',
           cancellation: null,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { annualPlanInForce, policyNumber, subscriptionInForce } from './contract.rules.js'
+import { annualPlanInForce, paidWithOf, policyNumber, subscriptionInForce } from './contract.rules.js'
 
 const SP = 'America/Sao_Paulo'
 const PAID = '2026-10-01T15:00:00.000Z'
@@ -123,5 +123,15 @@ describe('policyNumber', () => {
 
   it('keeps every digit of ids past six', () => {
     expect(policyNumber(12_345_678, '2026-11-21T15:00:00.000Z', SP)).toBe('AMP-2026-12345678')
+  })
+})
+
+describe('paidWithOf', () => {
+  it.each([
+    ['card', 'card'],
+    ['recurrence', 'card'],
+    ['notification', 'external'],
+  ] as const)('%s → %s', (channel, expected) => {
+    expect(paidWithOf(channel)).toBe(expected)
   })
 })

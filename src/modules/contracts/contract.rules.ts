@@ -1,3 +1,5 @@
+import type { PaymentChannel } from '../../db/tables/payment.js'
+import type { PaidWith } from '../../db/tables/payment-code.js'
 import { formatDate } from '../../shared/time.js'
 
 // The pure rules every contract follows, whichever product it is (README, Claims and "Annual
@@ -67,4 +69,11 @@ export function annualPlanInForce(p: AnnualCoverage, occurredAt: string): boolea
 export function policyNumber(serial: number, paidAt: string, timeZone: string): string {
   const year = formatDate(paidAt, timeZone).slice(0, 4)
   return `AMP-${year}-${String(serial).padStart(6, '0')}`
+}
+
+// — How it was paid —
+
+/** The `paid_with` of a payment by its ledger channel: a card at the counter or by the recurrence is `card`, a notification `external`. */
+export function paidWithOf(channel: Exclude<PaymentChannel, 'refund'>): PaidWith {
+  return channel === 'notification' ? 'external' : 'card'
 }

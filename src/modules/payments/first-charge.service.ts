@@ -8,6 +8,7 @@ import {
   deleteAttempt,
   findKeyedAttempt,
   findOpenAttempt,
+  findOpenAttemptByReference,
   findStaleAttempts,
   purgeRecordedAttempts,
   storeAttempt,
@@ -235,6 +236,18 @@ export class UnpayableChargeError extends Error {
  */
 export function findUnrecordedCharges(db: Db, before: string, limit: number): Promise<CardAttemptRow[]> {
   return findStaleAttempts(db, before, limit)
+}
+
+/**
+ * The unrecorded first charge a gateway's event is about (its partner and `amparo_reference`): the
+ * event settles it at once, by the worker's reconciliation, instead of waiting for the worker.
+ */
+export function findUnrecordedChargeOf(
+  db: Db,
+  partnerId: number,
+  reference: string,
+): Promise<CardAttemptRow | undefined> {
+  return findOpenAttemptByReference(db, partnerId, reference)
 }
 
 /** Gives up an attempt the worker cannot record (see UnpayableChargeError). */

@@ -47,6 +47,31 @@ export interface FirstCharge extends GatewayLabel {
   idempotencyKey: string
 }
 
+/** A PIX code or boleto to make: the amount, what it settles, its operation key. */
+export interface CodeCharge extends GatewayLabel {
+  amountCents: number
+  idempotencyKey: string
+}
+
+/** Who pays a boleto: Brazilian banks print the payer's name, document and address on it. */
+export interface BoletoPayer {
+  name: string
+  email: string
+  /** CPF or CNPJ, bare. */
+  document: string
+  address: { line1: string; city: string; state: string; postalCode: string }
+}
+
+/** A PIX code or boleto the gateway made: its PaymentIntent, and what the customer pays with. */
+export interface PendingCode {
+  /** The gateway's PaymentIntent (`pi_…`). */
+  reference: string
+  /** PIX: the copia-e-cola text; boleto: its number. */
+  code: string
+  /** Boleto: the gateway's PDF; null for PIX. */
+  documentUrl: string | null
+}
+
 /**
  * The own payment gateway (README, "Going live: card payments through Stripe"). What an adapter
  * must guarantee: each call settles or fails within 30 s, and `idempotencyKey` (an operation's,
@@ -86,6 +111,10 @@ export interface PaymentGateway {
     idempotencyKey: string,
     label: GatewayLabel,
   ): Promise<string>
+  /** A PIX code valid for `expiresAfterSeconds`: paid when the gateway says its PaymentIntent succeeded. */
+  createPix(charge: CodeCharge, expiresAfterSeconds: number): Promise<PendingCode>
+  /** A boleto valid for `expiresAfterDays` (calendar days): paid when the gateway says so. */
+  createBoleto(charge: CodeCharge, payer: BoletoPayer, expiresAfterDays: number): Promise<PendingCode>
 }
 
 /**

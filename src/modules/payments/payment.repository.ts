@@ -197,3 +197,18 @@ export async function keyNamespace(db: Reader): Promise<string> {
     .executeTakeFirstOrThrow()
   return row.value
 }
+
+/** The unrecorded first charge a gateway object names (`metadata[amparo_reference]`) of this partner, if any. */
+export async function findOpenAttemptByReference(
+  db: Reader,
+  partnerId: number,
+  reference: string,
+): Promise<CardAttemptRow | undefined> {
+  return db
+    .selectFrom('card_attempts')
+    .selectAll()
+    .where('partner_id', '=', partnerId)
+    .where('reference', '=', reference)
+    .where('recorded_at', 'is', null)
+    .executeTakeFirst()
+}

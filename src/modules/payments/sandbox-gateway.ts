@@ -2,12 +2,15 @@ import { randomBytes } from 'node:crypto'
 import { cardBrand } from './card.js'
 import { GatewayRefusedError } from './payment.errors.js'
 import type {
+  BoletoPayer,
   CardData,
   CardVerification,
   ChargeResult,
+  CodeCharge,
   FirstCharge,
   GatewayLabel,
   PaymentGateway,
+  PendingCode,
   SavedCardResult,
 } from './payment-gateway.js'
 
@@ -87,6 +90,40 @@ export class SandboxGateway implements PaymentGateway {
       throw new GatewayRefusedError('The sandbox made no such charge')
     return random('re_test')
   }
+
+  async createPix(charge: CodeCharge, _expiresAfterSeconds: number): Promise<PendingCode> {
+    const reference = random('pi_test')
+    return { reference, code: sandboxPixCode(reference, charge.amountCents), documentUrl: null }
+  }
+
+  /** A boleto's 47-digit line; its PDF is a placeholder address the sandbox never serves. */
+  async createBoleto(_charge: CodeCharge, _payer: BoletoPayer, _days: number): Promise<PendingCode> {
+    const reference = random('pi_test')
+    const digits = Array.from(randomBytes(47), (b) => String(b % 10)).join('')
+    return { reference, code: digits, documentUrl: `https://sandbox.amparo.test/boletos/${reference}.pdf` }
+  }
+}
+
+/**
+ * A PIX copia-e-cola as the Central Bank's BR Code lays it out (EMV fields, `BR.GOV.BCB.PIX`), for a
+ * made-up key: it reads like a real one and pays nothing; `POST /sandbox/payments/{id}/pay` pays it.
+ */
+function sandboxPixCode(reference: string, amountCents: number): string {
+  const amount = (amountCents / 100).toFixed(2)
+  const field = (id: string, value: string) => `${id}${String(value.length).padStart(2, '0')}${value}`
+  const account = field('00', 'BR.GOV.BCB.PIX') + field('01', `sandbox-${reference}@amparo.test`)
+  return (
+    field('00', '01') +
+    field('26', account) +
+    field('52', '0000') +
+    field('53', '986') +
+    field('54', amount) +
+    field('58', 'BR') +
+    field('59', 'AMPARO SANDBOX') +
+    field('60', 'SAO PAULO') +
+    field('62', field('05', reference.slice(-25))) +
+    '6304'
+  )
 }
 
 /** The decline code a sandbox token always answers, if its card is one of the declining ones. */

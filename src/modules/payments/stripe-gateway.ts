@@ -2,12 +2,15 @@ import Stripe from 'stripe'
 import { cardBrand } from './card.js'
 import { GatewayRefusedError, GatewayUnavailableError, PaymentInProgressError } from './payment.errors.js'
 import type {
+  BoletoPayer,
   CardData,
   CardVerification,
   ChargeResult,
+  CodeCharge,
   FirstCharge,
   GatewayLabel,
   PaymentGateway,
+  PendingCode,
   SavedCardResult,
 } from './payment-gateway.js'
 
@@ -80,6 +83,12 @@ function failureOf(error: unknown): Error {
     details,
   )
 }
+
+/** A PIX or boleto PaymentIntent Stripe answered without the code to show: nothing to give the customer. */
+const pendingCodeMissing = (intent: Stripe.PaymentIntent) =>
+  new GatewayRefusedError(`Stripe answered the PaymentIntent ${intent.id} ${intent.status} without a code`, {
+    stripe_payment_intent: intent.id,
+  })
 
 const metadataOf = ({ partnerId, reference }: GatewayLabel) => ({
   amparo_partner_id: String(partnerId),
@@ -294,6 +303,73 @@ export class StripeGateway implements PaymentGateway {
     }
     if (refund.status === 'succeeded' || refund.status === 'pending') return refund.id
     throw new GatewayRefusedError(`Stripe left the refund ${refund.id} ${refund.status}`)
+  }
+
+  /**
+   * `POST /v1/payment_intents` for PIX, confirmed at once: Stripe answers `requires_action` with the
+   * code in `next_action.pix_display_qr_code` (its `data` is the copia-e-cola text).
+   */
+  async createPix(charge: CodeCharge, expiresAfterSeconds: number): Promise<PendingCode> {
+    const intent = await this.codeIntent(charge, {
+      allowed_payment_method_types: ['pix'],
+      payment_method_data: { type: 'pix' },
+      payment_method_options: { pix: { expires_after_seconds: expiresAfterSeconds } },
+    })
+    const pix = intent.next_action?.pix_display_qr_code
+    if (!pix?.data) throw pendingCodeMissing(intent)
+    return { reference: intent.id, code: pix.data, documentUrl: null }
+  }
+
+  /**
+   * `POST /v1/payment_intents` for a boleto, confirmed at once with the payer's name, e-mail, address
+   * and CPF/CNPJ (`tax_id`): the number and PDF in `next_action.boleto_display_details`.
+   */
+  async createBoleto(charge: CodeCharge, payer: BoletoPayer, expiresAfterDays: number): Promise<PendingCode> {
+    const intent = await this.codeIntent(charge, {
+      allowed_payment_method_types: ['boleto'],
+      payment_method_data: {
+        type: 'boleto',
+        boleto: { tax_id: payer.document },
+        billing_details: {
+          name: payer.name,
+          email: payer.email,
+          address: {
+            line1: payer.address.line1,
+            city: payer.address.city,
+            state: payer.address.state,
+            postal_code: payer.address.postalCode,
+            country: 'BR',
+          },
+        },
+      },
+      payment_method_options: { boleto: { expires_after_days: expiresAfterDays } },
+    })
+    const boleto = intent.next_action?.boleto_display_details
+    if (!boleto?.number) throw pendingCodeMissing(intent)
+    return { reference: intent.id, code: boleto.number, documentUrl: boleto.pdf }
+  }
+
+  private async codeIntent(
+    charge: CodeCharge,
+    method: Pick<
+      Stripe.PaymentIntentCreateParams,
+      'allowed_payment_method_types' | 'payment_method_data' | 'payment_method_options'
+    >,
+  ): Promise<Stripe.PaymentIntent> {
+    try {
+      return await this.stripe.paymentIntents.create(
+        {
+          amount: charge.amountCents,
+          currency: 'brl',
+          confirm: true,
+          ...method,
+          metadata: metadataOf(charge),
+        },
+        this.key(charge.idempotencyKey),
+      )
+    } catch (error) {
+      throw failureOf(error)
+    }
   }
 
   /**

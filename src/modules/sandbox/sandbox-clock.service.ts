@@ -167,3 +167,16 @@ export async function advanceClock(
     jobs: { days, ...NO_JOBS, ...jobs } as AdvanceJobs,
   }
 }
+
+/**
+ * The partner's time for work no request of its own starts (a gateway's event): its sandbox clock
+ * in `test`, the real one in production.
+ */
+export async function partnerTime(
+  db: Db,
+  partnerId: number,
+  real: Clock,
+  sandboxClocks: boolean,
+): Promise<Date> {
+  return sandboxClocks ? shiftedClock(real, await findClockOffset(db, partnerId)).now() : real.now()
+}

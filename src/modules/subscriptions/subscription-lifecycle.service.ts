@@ -1,7 +1,9 @@
 import type { Trx } from '../../db/database.js'
 import type { PaymentChannel } from '../../db/tables/payment.js'
+import type { PaidWith } from '../../db/tables/payment-code.js'
 import type { CancellationReason, SubscriptionStatus } from '../../db/tables/subscription.js'
 import { verificationCode } from '../../shared/verification-code.js'
+import { paidWithOf } from '../contracts/contract.rules.js'
 import { nextPolicyNumber } from '../contracts/contract.service.js'
 import { type RenderingContext, recordEvent } from '../events/event.service.js'
 import { PaymentInProgressError, UNRECORDED_RETRY_AFTER_SECONDS } from '../payments/payment.errors.js'
@@ -74,13 +76,14 @@ export async function recordInstallmentEvent(
 export async function payInstallment(
   trx: Trx,
   payment: InstallmentPayment,
-  channel: PaymentChannel,
+  channel: Exclude<PaymentChannel, 'refund'>,
   transactionId: string | null,
   now: string,
   rendering: RenderingContext,
+  paidWith: PaidWith = paidWithOf(channel),
 ): Promise<boolean> {
   const { installmentId, subscriptionId } = payment
-  const paid = { paid_at: now, locked_until: null, next_attempt_on: null }
+  const paid = { paid_at: now, paid_with: paidWith, locked_until: null, next_attempt_on: null }
   if ((await transitionInstallments(trx, { id: installmentId }, INSTALLMENT_FROM.paid, 'paid', paid)) === 0)
     return false
   await recordInstallmentPayment(trx, payment, channel, transactionId, now)

@@ -67,6 +67,7 @@ export function installmentResource(row: InstallmentRow, timeZone: string) {
     status: row.status,
     status_label: INSTALLMENT_STATUS_LABELS[row.status],
     paid_at: row.paid_at === null ? null : formatTimestamp(row.paid_at, timeZone),
+    paid_with: row.paid_with,
     subscription_id: row.subscription_id,
     attempts: row.failed_attempts,
     last_decline_code: row.last_decline_code,

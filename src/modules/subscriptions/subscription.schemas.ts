@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox'
 import { CANCELLATION_REASONS } from '../../db/tables/subscription.js'
 import { contractingFields, customerReference, gatewayExamples } from '../../http/contracting-fields.js'
-import { Id, MetaLink, Money, named, nullable, Timestamp } from '../../http/http-schemas.js'
+import { Id, MetaLink, Money, named, nullable, PaidWithSchema, Timestamp } from '../../http/http-schemas.js'
 import { PageQuery } from '../../shared/pagination.js'
 import { BrandRef, Model } from '../catalog/catalog.schemas.js'
 import { ContractCertificate } from '../certificates/certificate.schemas.js'
@@ -199,6 +199,7 @@ const INSTALLMENT_EXAMPLE = {
   status: 'paid',
   status_label: 'Pago',
   paid_at: '2026-11-21 10:20:00',
+  paid_with: 'pix',
   subscription_id: 1001,
   attempts: 0,
   last_decline_code: null,
@@ -218,6 +219,7 @@ export const Installment = named(
       paid_at: Type.Union([Type.String(), Type.Null()], {
         description: 'When it was paid, `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid.',
       }),
+      paid_with: PaidWithSchema,
       subscription_id: Type.Integer({ description: 'The subscription it belongs to.' }),
       attempts: Type.Integer({
         description:
@@ -250,6 +252,7 @@ export const InstallmentList = Type.Array(Installment, {
         status: 'pending',
         status_label: 'Pendente',
         paid_at: null,
+        paid_with: null,
         subscription_id: 1001,
         attempts: 0,
         last_decline_code: null,

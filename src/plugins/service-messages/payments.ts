@@ -27,4 +27,13 @@ export const PAYMENT_MESSAGES: Record<string, string> = {
     'Tentativas de cartão recusadas demais neste contrato hoje: tente de novo após os segundos de Retry-After.',
   'Too many declined card attempts on this partner today: try again after Retry-After seconds.':
     'Tentativas de cartão recusadas demais neste parceiro hoje: tente de novo após os segundos de Retry-After.',
+  'The installment is already paid.': 'A parcela já está paga.',
+  'The payment code can no longer be paid: ask for a new one.':
+    'O código de pagamento não pode mais ser pago: peça um novo.',
+  'A boleto needs the customer’s address (street, city, state and zip code).':
+    'Um boleto precisa do endereço do cliente (rua, cidade, estado e CEP).',
+  'Only the sandbox gateway’s payments are paid here; Stripe’s are paid at Stripe.':
+    'Só os pagamentos do gateway sandbox são pagos aqui; os da Stripe são pagos na Stripe.',
+  'The Stripe signature of this event is missing, invalid or too old.':
+    'A assinatura Stripe deste evento está ausente, inválida ou antiga demais.',
 }
