@@ -42,7 +42,7 @@ import * as claimDeadlines from './migrations/0032-claim-deadlines.js'
 import * as documentHashIndex from './migrations/0033-document-hash-index.js'
 import * as operatorOneTimePasswords from './migrations/0034-operator-one-time-passwords.js'
 import * as paymentCodes from './migrations/0035-payment-codes.js'
-import * as messages from './migrations/0037-messages.js'
+import * as messages from './migrations/0036-messages.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
 const migrations: Record<string, Migration> = {
@@ -81,7 +81,7 @@ const migrations: Record<string, Migration> = {
   '0033-document-hash-index': documentHashIndex,
   '0034-operator-one-time-passwords': operatorOneTimePasswords,
   '0035-payment-codes': paymentCodes,
-  '0037-messages': messages,
+  '0036-messages': messages,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
