@@ -40,6 +40,7 @@ import * as premiumHours from './migrations/0030-premium-hours.js'
 import * as claimsDeskWork from './migrations/0031-claims-desk-work.js'
 import * as documentHashIndex from './migrations/0033-document-hash-index.js'
 import * as messages from './migrations/0037-messages.js'
+import * as insuredPortal from './migrations/0038-insured-portal.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
 const migrations: Record<string, Migration> = {
@@ -76,6 +77,7 @@ const migrations: Record<string, Migration> = {
   '0031-claims-desk-work': claimsDeskWork,
   '0033-document-hash-index': documentHashIndex,
   '0037-messages': messages,
+  '0038-insured-portal': insuredPortal,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

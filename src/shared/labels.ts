@@ -164,6 +164,10 @@ export const AUDIT_ACTION_LABELS = {
   'session.sign_in': 'Entrada no console',
   'session.sign_in_failed': 'Entrada recusada',
   'session.sign_out': 'Saída do console',
+  'portal.sign_in': 'Entrada do segurado no portal',
+  'portal.claim_open': 'Sinistro aberto pelo segurado',
+  'portal.claim_document': 'Documento enviado pelo segurado',
+  'portal.withdraw': 'Arrependimento pelo segurado',
 } as const
 
 /** What an audit entry changed. */
@@ -176,6 +180,14 @@ export const AUDIT_RECORD_LABELS = {
   refund: 'Reembolso',
   annual_plan: 'Plano anual',
   session: 'Sessão',
+  customer: 'Segurado',
+  subscription: 'Assinatura',
+} as const
+
+/** Who opened a claim. */
+export const CLAIM_OPENER_LABELS = {
+  partner: 'Parceiro',
+  insured: 'Segurado (portal)',
 } as const
 
 export type LabelTable = Readonly<Record<string, string>>
@@ -199,6 +211,7 @@ export const LABEL_TABLES = {
   role: ROLE_LABELS,
   auditAction: AUDIT_ACTION_LABELS,
   auditRecord: AUDIT_RECORD_LABELS,
+  claimOpener: CLAIM_OPENER_LABELS,
 } as const satisfies Record<string, LabelTable>
 
 /** A code's label; an unknown code (one newer than this build) reads as "Outro" rather than as English. */

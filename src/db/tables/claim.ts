@@ -8,6 +8,8 @@ export type ClaimStatus =
   | 'denied'
   | 'settled'
   | 'withdrawn'
+/** Who opened a claim (README, Portal do segurado). */
+export type ClaimOpener = 'partner' | 'insured'
 export type ClaimOutcome = 'approved' | 'denied'
 export type SettlementMethod = 'repair' | 'replacement' | 'indemnity'
 export type DenialReason =
@@ -91,6 +93,8 @@ export interface ClaimsTable {
   documents_request_after: number | null
   /** The operator the claim is assigned to (console only). */
   assignee_id: number | null
+  /** Who opened it: the partner through its API, or the insured on the portal. */
+  opened_by: Generated<ClaimOpener>
   created_at: string
   updated_at: string
 }
