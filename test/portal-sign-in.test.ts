@@ -119,7 +119,7 @@ describe('signing in by a code', { timeout: 120_000 }, () => {
         .where('id', '=', a.customer.id)
         .executeTakeFirstOrThrow()
     ).email
-    const others = []
+    const others: Awaited<ReturnType<typeof seller>>[] = []
     for (let i = 0; i < 5; i++) others.push(await seller())
     const { retryingTransaction } = await import('../src/db/transaction.js')
     await retryingTransaction(ctx.db, (trx) =>

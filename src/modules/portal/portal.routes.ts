@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
 import { consoleError } from '../../console/console-schemas.js'
 import { commit } from '../../plugins/unit-of-work.js'
 import { acceptForms, readForm, uploadBodyLimit } from '../../plugins/upload.js'
+import { CertificatePdf } from '../certificates/certificate.schemas.js'
 import { annualPlanCertificate, subscriptionCertificate } from '../certificates/certificate.service.js'
 import { ClaimBody } from '../claims/claim.schemas.js'
 import { MAX_DOCUMENT_BYTES } from '../claims/claim-document.rules.js'
@@ -69,7 +69,7 @@ export const portalRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'The contract’s insurance certificate (PDF)',
         params: ContractParams,
         response: {
-          200: Type.Unsafe({ description: 'The PDF.', type: 'string', contentMediaType: 'application/pdf' }),
+          200: CertificatePdf,
           404: notFound,
           422: consoleError('The contract is not in force.', 'invalid_state'),
           ...signedInErrors,
