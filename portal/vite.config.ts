@@ -15,6 +15,7 @@ export default defineConfig({
     emptyOutDir: true,
     assetsInlineLimit: 0,
     sourcemap: false,
+    chunkSizeWarningLimit: 1024,
   },
   server: { proxy: { '/api': 'http://127.0.0.1:3002' } },
 })

@@ -39,8 +39,9 @@ function SignedIn({ name }: { name: string }) {
 
   async function signOut() {
     await client.DELETE('/api/session')
-    queries.clear()
+    // The session's query stays (the page watches it); every other answer was this insured's.
     queries.setQueryData(['session'], null)
+    queries.removeQueries({ predicate: (query) => query.queryKey[0] !== 'session' })
     window.location.hash = ''
   }
 
