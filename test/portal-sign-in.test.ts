@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ctx, now, seller, useClaimsWorld } from './helpers/claims-world.js'
+import { ctx, now, ok, seller, useClaimsWorld } from './helpers/claims-world.js'
 import { PORTAL_ORIGIN, portalCookie, portalOver } from './helpers/portal.js'
 
 // Signing in to the insured's portal by a code sent by e-mail (README, Portal do segurado): the
@@ -46,6 +46,16 @@ describe('signing in by a code', { timeout: 120_000 }, () => {
     expect(portalCtx.delivered.at(-1)?.customerId).toBe(s.customer.id)
     const code = lastCode()
     expect(code).toMatch(/^\d{6}$/)
+    // The code reaches the insured by the sign-in message only: kept in test, shown to the partner.
+    const messages = await ok<{ data: { kind: string; subject: string; to: string }[] }>(
+      s,
+      'GET',
+      `/sandbox/messages?customer_id=${s.customer.id}&kind=sign_in`,
+    )
+    expect(messages.data).toEqual([
+      expect.objectContaining({ subject: `Seu código de acesso: ${code}`, to: email }),
+    ])
+    expect(answer.body).not.toContain(code)
     // The code is stored hashed: the table does not hold its digits.
     const stored = await ctx.db
       .selectFrom('portal_codes')

@@ -13,6 +13,7 @@ import { ValidationErrorSchema } from '../http/error-responses.js'
 import { resourceSchemas } from '../http/http-schemas.js'
 import { validatorCompiler } from '../http/validation.js'
 import { loadSigningKeys, TokenService, tokenAudience } from '../modules/auth/token.service.js'
+import { queueSignInMessage } from '../modules/messages/message.service.js'
 import { portalRoutes } from '../modules/portal/portal.routes.js'
 import { type PortalSignInOptions, portalSessionRoutes } from '../modules/portal/portal-session.routes.js'
 import { newSignInCode } from '../modules/portal/portal-sign-in.rules.js'
@@ -37,7 +38,7 @@ export interface PortalAppOptions {
   logger?: FastifyServerOptions['logger']
   /** The built portal (`dist/portal-web/`); by default found beside the bundle or under the working folder. */
   staticRoot?: string | null
-  /** Sign-in codes: how they are made (tests know theirs) and how they reach the insured. */
+  /** Sign-in codes: how they are made, and how they reach the insured (the sign-in message by default). */
   signIn?: Partial<PortalSignInOptions>
 }
 
@@ -98,7 +99,8 @@ export async function buildPortalApp({
 
   await app.register(portalSessionRoutes, {
     newCode: signIn.newCode ?? newSignInCode,
-    deliver: signIn.deliver ?? (async () => {}),
+    // The code reaches the insured only by the sign-in message (kept, not sent, in test without a mail server).
+    deliver: signIn.deliver ?? queueSignInMessage,
   })
   await app.register(portalRoutes)
   await app.register(consoleStatic, { root: staticRoot, name: 'The insured’s portal' })

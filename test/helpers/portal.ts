@@ -1,6 +1,7 @@
 import { afterAll, beforeAll } from 'vitest'
 import type { Config } from '../../src/config.js'
 import type { Db } from '../../src/db/database.js'
+import { queueSignInMessage } from '../../src/modules/messages/message.service.js'
 import { buildPortalApp, type PortalApp } from '../../src/portal/app.js'
 import type { Clock } from '../../src/shared/clock.js'
 import { checkEveryResponse } from './test-app.js'
@@ -11,7 +12,7 @@ export const PORTAL_ORIGIN = 'http://localhost:80'
 export interface PortalTestContext {
   portal: PortalApp
   /** Every sign-in code the portal delivered, newest last: what the insured's e-mail would carry. */
-  delivered: { customerId: number; code: string }[]
+  delivered: { customerId: number; code: string; now: Date }[]
 }
 
 /**
@@ -33,7 +34,9 @@ export function portalOver(
         logger: false,
         staticRoot: null,
         signIn: {
-          deliver: async (_trx, message) => {
+          // The real message, and the code seen as the insured's e-mail would show it.
+          deliver: async (trx, message) => {
+            await queueSignInMessage(trx, message)
             ctx.delivered.push(message)
           },
         },

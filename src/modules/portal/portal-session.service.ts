@@ -35,7 +35,10 @@ import {
 } from './portal-sign-in.rules.js'
 
 /** How a sign-in code reaches the insured: a message to the customer, written in the caller's transaction. */
-export type SignInDelivery = (trx: Trx, message: { customerId: number; code: string }) => Promise<void>
+export type SignInDelivery = (
+  trx: Trx,
+  message: { customerId: number; code: string; now: Date },
+) => Promise<void>
 
 /** The signed-in insured, as routes see it (`request.insured`). */
 export interface PortalInsured {
@@ -96,7 +99,7 @@ export async function requestSignInCode(db: Db, input: CodeRequest): Promise<{ m
       expires_at: new Date(now.getTime() + CODE_TTL_MS).toISOString(),
       used_at: null,
     })
-    if (customer) await input.deliver(trx, { customerId: customer.id, code })
+    if (customer) await input.deliver(trx, { customerId: customer.id, code, now })
   })
   return { masked_email: customer ? maskEmail(email) : unknownDocumentMask(document, input.maskKey) }
 }
