@@ -4,1668 +4,1616 @@
  */
 
 export interface paths {
-  '/api/claims': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    /** Meus sinistros: the claims on the insured’s contracts, newest first */
-    get: operations['listClaims']
-    put?: never
-    /**
-     * Abrir sinistro on one of the insured’s contracts
-     * @description The partner API's `POST /claims` rules and fields; the claim is the partner's (its events
-     *     and webhooks fire) with `opened_by: insured`. Another document's contract → 404.
-     */
-    post: operations['openClaim']
-    delete?: never
-    options?: never
-    head?: never
-    patch?: never
-    trace?: never
-  }
-  '/api/claims/{id}': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    /** One of the insured’s claims */
-    get: operations['getClaim']
-    put?: never
-    post?: never
-    delete?: never
-    options?: never
-    head?: never
-    patch?: never
-    trace?: never
-  }
-  '/api/claims/{id}/documents': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    get?: never
-    put?: never
-    /**
-     * Send a document of one of the insured’s claims
-     * @description As the partner API's `POST /claims/{id}/documents`: one `file` and its `kind`, at most
-     *     10 MiB (413), JPEG, PNG, WebP, HEIC or PDF by its bytes (415), 30 a claim.
-     */
-    post: operations['uploadClaimDocument']
-    delete?: never
-    options?: never
-    head?: never
-    patch?: never
-    trace?: never
-  }
-  '/api/contracts': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    /** Minhas proteções: every contract of the insured’s CPF/CNPJ, under every partner */
-    get: operations['listContracts']
-    put?: never
-    post?: never
-    delete?: never
-    options?: never
-    head?: never
-    patch?: never
-    trace?: never
-  }
-  '/api/contracts/{kind}/{id}/certificate': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    /** The contract’s insurance certificate (PDF) */
-    get: operations['getCertificate']
-    put?: never
-    post?: never
-    delete?: never
-    options?: never
-    head?: never
-    patch?: never
-    trace?: never
-  }
-  '/api/session': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    /** The signed-in insured */
-    get: operations['getSession']
-    put?: never
-    /**
-     * Sign in with the code
-     * @description Opens a session (cookie `amparo_portal`, HttpOnly, SameSite=Strict, Secure in production; 30
-     *     minutes idle). A wrong, expired, used or exhausted code → 401 `invalid_credentials`.
-     */
-    post: operations['signIn']
-    /** Sign out: the session ends on the server at once */
-    delete: operations['signOut']
-    options?: never
-    head?: never
-    patch?: never
-    trace?: never
-  }
-  '/api/session/code': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    get?: never
-    put?: never
-    /**
-     * Send a sign-in code to the address on file
-     * @description A 6-digit code, valid 10 minutes and 5 tries, goes by e-mail to the address the CPF/CNPJ has on
-     *     file; the answer shows it masked. The same answer (a made-up masked address) for a document nobody holds.
-     *     At most 5 codes an hour per document (then 429 with `Retry-After`) and per address (past it nothing is sent).
-     */
-    post: operations['requestSignInCode']
-    delete?: never
-    options?: never
-    head?: never
-    patch?: never
-    trace?: never
-  }
+    "/api/claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Meus sinistros: the claims on the insured’s contracts, newest first */
+        get: operations["listClaims"];
+        put?: never;
+        /**
+         * Abrir sinistro on one of the insured’s contracts
+         * @description The partner API's `POST /claims` rules and fields; the claim is the partner's (its events
+         *     and webhooks fire) with `opened_by: insured`. Another document's contract → 404.
+         */
+        post: operations["openClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/claims/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of the insured’s claims */
+        get: operations["getClaim"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/claims/{id}/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a document of one of the insured’s claims
+         * @description As the partner API's `POST /claims/{id}/documents`: one `file` and its `kind`, at most
+         *     10 MiB (413), JPEG, PNG, WebP, HEIC or PDF by its bytes (415), 30 a claim.
+         */
+        post: operations["uploadClaimDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contracts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Minhas proteções: every contract of the insured’s CPF/CNPJ, under every partner */
+        get: operations["listContracts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contracts/{kind}/{id}/certificate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The contract’s insurance certificate (PDF) */
+        get: operations["getCertificate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in insured */
+        get: operations["getSession"];
+        put?: never;
+        /**
+         * Sign in with the code
+         * @description Opens a session (cookie `amparo_portal`, HttpOnly, SameSite=Strict, Secure in production; 30
+         *     minutes idle). A wrong, expired, used or exhausted code → 401 `invalid_credentials`.
+         */
+        post: operations["signIn"];
+        /** Sign out: the session ends on the server at once */
+        delete: operations["signOut"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/session/code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a sign-in code to the address on file
+         * @description A 6-digit code, valid 10 minutes and 5 tries, goes by e-mail to the address the CPF/CNPJ has on
+         *     file; the answer shows it masked. The same answer (a made-up masked address) for a document nobody holds.
+         *     At most 5 codes an hour per document (then 429 with `Retry-After`) and per address (past it nothing is sent).
+         */
+        post: operations["requestSignInCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>
+export type webhooks = Record<string, never>;
 export interface components {
-  schemas: {
-    /**
-     * @example {
-     *       "id": 1,
-     *       "number": "SIN-2026-000001",
-     *       "status": "documents_pending",
-     *       "status_label": "Aguardando documentos",
-     *       "type": "robbery",
-     *       "type_label": "Roubo",
-     *       "subscription_id": 1,
-     *       "annual_plan_id": null,
-     *       "customer": {
-     *         "id": 1,
-     *         "name": "Maria da Silva",
-     *         "document": "52998224725"
-     *       },
-     *       "device": {
-     *         "model": {
-     *           "id": 2,
-     *           "name": "iPhone 16 Pro"
-     *         },
-     *         "serial_number": "F2LXK0ABC123"
-     *       },
-     *       "occurred_at": "2026-11-20 21:30:00",
-     *       "description": "Celular roubado na saída do metrô, levaram também a carteira.",
-     *       "police_report": {
-     *         "number": "BO-2026-112233",
-     *         "issued_on": "2026-11-21"
-     *       },
-     *       "lmi": 8999,
-     *       "franchise": 1349.85,
-     *       "required_documents": [
-     *         "police_report",
-     *         "imei_block",
-     *         "invoice"
-     *       ],
-     *       "documents_request": null,
-     *       "documents": [],
-     *       "decision": null,
-     *       "opened_by": "partner",
-     *       "settlement": null,
-     *       "created_at": "2026-11-21 10:00:00",
-     *       "updated_at": "2026-11-21 10:00:00"
-     *     }
-     */
-    Claim: {
-      annual_plan_id: number | null
-      /** @description When it was opened. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-      created_at: string
-      customer: {
-        document: string
-        id: number
-        name: string
-      }
-      /** @description The decision; null until decided. */
-      decision: {
-        /** @description Approved amount. In reais; null when denied. */
-        approved_amount: number | null
-        /** @description When it was decided. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-        decided_at: string
-        /** @description The adjuster’s note to the partner. */
-        note: string | null
-        /** @enum {unknown} */
-        outcome: 'approved' | 'denied'
-        /** @description Approved amount − franchise, never below 0. In reais; null when denied. */
-        payable_amount: number | null
-        /** @description Why it was denied: `not_covered`, `outside_coverage`, `late_notice`, `documents_invalid`, `fraud_suspected`, `other`. */
-        reason_code: string | null
-        settlement_method: ('repair' | 'replacement' | 'indemnity') | null
-      } | null
-      description: string
-      device: {
-        model: {
-          id: number
-          name: string
-        }
-        /** @description The contract’s serial number or IMEI when the claim was opened. */
-        serial_number: string | null
-      }
-      /** @description Uploaded documents, oldest first. */
-      documents: components['schemas']['ClaimDocument'][]
-      /** @description The adjuster’s latest request for documents (event `claim.documents_requested`): the claim is `documents_pending` until a document of each kind is uploaded after it, then `under_review` again. Null when none was made. */
-      documents_request: {
-        /** @description The kinds the adjuster asked for. */
-        kinds: (
-          | 'police_report'
-          | 'imei_block'
-          | 'invoice'
-          | 'photo'
-          | 'repair_quote'
-          | 'id_document'
-          | 'other'
-        )[]
-        /** @description What the adjuster asks of the insured, 10 to 500 characters. */
-        message: string
-        /** @description When it was asked. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-        requested_at: string
-      } | null
-      /** @description The contract’s franchise (deductible), taken from an approved amount. In reais (BRL), at most two decimals. */
-      franchise: number
-      id: number
-      /** @description The contract’s maximum indemnity limit. In reais (BRL), at most two decimals. */
-      lmi: number
-      /** @description `SIN-<year of created_at>-<6 digits>`, unique across the service. */
-      number: string
-      /** @description When the loss occurred. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-      occurred_at: string
-      /**
-       * @description Who opened it: `partner` through this API, `insured` on the insured’s own page (Portal do segurado). Either way the claim is the partner’s, with the same events and webhooks.
-       * @enum {unknown}
-       */
-      opened_by: 'partner' | 'insured'
-      /** @description The police report; null when none was given. */
-      police_report: {
-        /** @description `YYYY-MM-DD`. */
-        issued_on: string | null
-        /** @description The Boletim de Ocorrência number. */
-        number: string | null
-      } | null
-      /** @description Kinds still missing: `robbery` and `qualified_theft` need `police_report`, `imei_block` and `invoice`; `accidental_damage` and `liquid_damage` need `photo` and `invoice`; then the kinds of `documents_request` not uploaded since it was made. */
-      required_documents: (
-        | 'police_report'
-        | 'imei_block'
-        | 'invoice'
-        | 'photo'
-        | 'repair_quote'
-        | 'id_document'
-        | 'other'
-      )[]
-      /** @description The settlement; null until settled. */
-      settlement: {
-        /** @description Repair order or transfer id. */
-        reference: string | null
-        /** @description When. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-        settled_at: string
-      } | null
-      /**
-       * @description `documents_pending` (Aguardando documentos) → `under_review` (Em análise) once no required document is missing → `approved` (Aprovado) or `denied` (Negado); `approved` → `settled` (Concluído). `withdrawn` (Desistência): the partner gave up before a decision.
-       * @enum {unknown}
-       */
-      status: 'documents_pending' | 'under_review' | 'approved' | 'denied' | 'settled' | 'withdrawn'
-      /** @description The status in Portuguese. */
-      status_label: string
-      subscription_id: number | null
-      /**
-       * @description The peril: `robbery` (Roubo), `qualified_theft` (Furto qualificado), `accidental_damage` (Quebra acidental), `liquid_damage` (Danos por líquido).
-       * @enum {unknown}
-       */
-      type: 'robbery' | 'qualified_theft' | 'accidental_damage' | 'liquid_damage'
-      /** @description The peril in Portuguese. */
-      type_label: string
-      /** @description When it last changed. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-      updated_at: string
-    }
-    /**
-     * @example {
-     *       "id": 1,
-     *       "kind": "photo",
-     *       "filename": "tela-quebrada.jpg",
-     *       "content_type": "image/jpeg",
-     *       "size": 182044,
-     *       "sha256": "9f2c7c3b1e0a6d4f8b5a2e7c1d3f6a9b0c4e8d2f7a1b5c9e3d6f0a4b8c2e7d1f",
-     *       "uploaded_at": "2026-11-21 12:04:05"
-     *     }
-     */
-    ClaimDocument: {
-      /** @description As recognised from the bytes: `image/jpeg`, `image/png`, `image/webp`, `image/heic`, `image/heif`, `application/pdf`. */
-      content_type: string
-      /** @description The sent filename as a label only: sanitised, never a path. */
-      filename: string
-      id: number
-      /**
-       * @description `police_report` (Boletim de Ocorrência), `imei_block` (the carrier’s IMEI-blocking protocol), `invoice` (nota fiscal), `photo`, `repair_quote`, `id_document` or `other`.
-       * @enum {unknown}
-       */
-      kind: 'police_report' | 'imei_block' | 'invoice' | 'photo' | 'repair_quote' | 'id_document' | 'other'
-      /** @description SHA-256 of the bytes, in hex. */
-      sha256: string
-      /** @description Bytes. */
-      size: number
-      /** @description When it was received. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
-      uploaded_at: string
-    }
-    /** @description Error. */
-    Error: {
-      /**
-       * @description Stable, machine-readable: branch on it.
-       * @enum {string}
-       */
-      code:
-        | 'invalid_json'
-        | 'bad_request'
-        | 'unauthenticated'
-        | 'card_declined'
-        | 'not_found'
-        | 'request_timeout'
-        | 'idempotency_key_in_flight'
-        | 'payment_in_progress'
-        | 'clock_advancing'
-        | 'payload_too_large'
-        | 'unsupported_media_type'
-        | 'expectation_failed'
-        | 'validation_failed'
-        | 'invalid_state'
-        | 'wrong_gateway'
-        | 'idempotency_key_reused'
-        | 'rate_limited'
-        | 'headers_too_large'
-        | 'server_error'
-        | 'gateway_error'
-        | 'service_unavailable'
-        | 'invalid_credentials'
-        | 'forbidden'
-        | 'origin_refused'
-        | 'decision_conflict'
-      errors?: {
-        [key: string]: string[]
-      }
-      message: string
-      /** @description The `X-Request-Id` of this response. */
-      request_id: string
-    }
-    /**
-     * @description Invalid input, business rule or state refused (422); card declined (402).
-     * @example {
-     *       "code": "validation_failed",
-     *       "message": "The per page field must not be greater than 100.",
-     *       "errors": {
-     *         "per_page": [
-     *           "The per page field must not be greater than 100."
-     *         ]
-     *       },
-     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
-     *     }
-     */
-    ValidationError: {
-      /**
-       * @description Stable, machine-readable: branch on it.
-       * @enum {string}
-       */
-      code:
-        | 'card_declined'
-        | 'validation_failed'
-        | 'invalid_state'
-        | 'wrong_gateway'
-        | 'idempotency_key_reused'
-      /** @description Present on 402: why the card was declined. */
-      decline_code?: string
-      /** @description Messages keyed by the dot path of the offending input (`address.zip_code`). */
-      errors: {
-        [key: string]: string[]
-      }
-      /** @description The first error, Laravel style: '... (and N more errors)'. */
-      message: string
-      /** @description The `X-Request-Id` of this response: quote it to support. */
-      request_id: string
-    }
-  }
-  responses: never
-  parameters: never
-  requestBodies: never
-  headers: never
-  pathItems: never
-}
-export type $defs = Record<string, never>
-export interface operations {
-  listClaims: {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    requestBody?: never
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            data: (components['schemas']['Claim'] & {
-              partner: {
-                name: string
-              }
-            })[]
-          }
-        }
-      }
-      /** @description Not signed in, or the session ended (30 min idle). */
-      401: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'unauthenticated'
-          }
-        }
-      }
-      /** @description The request came from another origin. */
-      403: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'origin_refused'
-          }
-        }
-      }
-      /** @description Server fault; quote `request_id`. */
-      500: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'server_error'
-          }
-        }
-      }
-      /** @description The database is unreachable for a moment. */
-      503: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'service_unavailable'
-          }
-        }
-      }
-    }
-  }
-  openClaim: {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    requestBody: {
-      content: {
+    schemas: {
         /**
          * @example {
-         *       "subscription_id": 1,
+         *       "id": 1,
+         *       "number": "SIN-2026-000001",
+         *       "status": "documents_pending",
+         *       "status_label": "Aguardando documentos",
          *       "type": "robbery",
+         *       "type_label": "Roubo",
+         *       "subscription_id": 1,
+         *       "annual_plan_id": null,
+         *       "customer": {
+         *         "id": 1,
+         *         "name": "Maria da Silva",
+         *         "document": "52998224725"
+         *       },
+         *       "device": {
+         *         "model": {
+         *           "id": 2,
+         *           "name": "iPhone 16 Pro"
+         *         },
+         *         "serial_number": "F2LXK0ABC123"
+         *       },
          *       "occurred_at": "2026-11-20 21:30:00",
          *       "description": "Celular roubado na saída do metrô, levaram também a carteira.",
          *       "police_report": {
          *         "number": "BO-2026-112233",
          *         "issued_on": "2026-11-21"
-         *       }
+         *       },
+         *       "lmi": 8999,
+         *       "franchise": 1349.85,
+         *       "required_documents": [
+         *         "police_report",
+         *         "imei_block",
+         *         "invoice"
+         *       ],
+         *       "documents_request": null,
+         *       "documents": [],
+         *       "decision": null,
+         *       "opened_by": "partner",
+         *       "settlement": null,
+         *       "created_at": "2026-11-21 10:00:00",
+         *       "updated_at": "2026-11-21 10:00:00"
          *     }
          */
-        'application/json': {
-          /** @description The annual plan the loss falls under; exactly one of this and `subscription_id`. */
-          annual_plan_id?: number | null
-          /** @description What happened, 10 to 2,000 characters. */
-          description: string
-          /** @description When the loss occurred, `YYYY-MM-DD HH:MM:SS` in the service time zone: not in the future, at most the plan’s `claim_notice_days` ago, within the contract’s cover. */
-          occurred_at: string
-          /** @description The police report (Boletim de Ocorrência); its `number` is required for `robbery` and `qualified_theft`. */
-          police_report?: {
-            /**
-             * Format: date
-             * @description When it was issued, `YYYY-MM-DD`: not after today (service time zone).
-             */
-            issued_on?: string | null
-            /** @description The Boletim de Ocorrência number, at most 50 characters. */
-            number?: string | null
-          } | null
-          /** @description The subscription the loss falls under; exactly one of this and `annual_plan_id`. */
-          subscription_id?: number | null
-          /**
-           * @description The peril: `robbery` (Roubo), `qualified_theft` (Furto qualificado), `accidental_damage` (Quebra acidental), `liquid_damage` (Danos por líquido).
-           * @enum {unknown}
-           */
-          type: 'robbery' | 'qualified_theft' | 'accidental_damage' | 'liquid_damage'
-        }
-      }
-    }
-    responses: {
-      /** @description Default Response */
-      201: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Claim'] & {
-            partner: {
-              name: string
-            }
-          }
-        }
-      }
-      /** @description The body is not valid JSON, or not UTF-8. */
-      400: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'invalid_json' | 'bad_request'
-          }
-        }
-      }
-      /** @description Not signed in, or the session ended (30 min idle). */
-      401: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'unauthenticated'
-          }
-        }
-      }
-      /** @description The request came from another origin. */
-      403: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'origin_refused'
-          }
-        }
-      }
-      /** @description Not one of the insured’s contracts or claims. */
-      404: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'not_found'
-          }
-        }
-      }
-      /** @description The request did not arrive in time. */
-      408: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'request_timeout'
-          }
-        }
-      }
-      /** @description The body is larger than 1 MiB. */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'payload_too_large'
-          }
-        }
-      }
-      /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
-      415: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'unsupported_media_type'
-          }
-        }
-      }
-      /** @description A rule refused it; `errors` names the field (as the partner API’s POST /claims). */
-      422: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'validation_failed' | 'invalid_state'
-          }
-        }
-      }
-      /** @description The request headers are too large. */
-      431: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'headers_too_large'
-          }
-        }
-      }
-      /** @description Server fault; quote `request_id`. */
-      500: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'server_error'
-          }
-        }
-      }
-      /** @description The database is unreachable for a moment. */
-      503: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'service_unavailable'
-          }
-        }
-      }
-    }
-  }
-  getClaim: {
-    parameters: {
-      query?: never
-      header?: never
-      path: {
-        /**
-         * @description Claim id.
-         * @example 1
-         */
-        id: number
-      }
-      cookie?: never
-    }
-    requestBody?: never
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Claim'] & {
-            partner: {
-              name: string
-            }
-          }
-        }
-      }
-      /** @description Not signed in, or the session ended (30 min idle). */
-      401: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'unauthenticated'
-          }
-        }
-      }
-      /** @description The request came from another origin. */
-      403: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'origin_refused'
-          }
-        }
-      }
-      /** @description Not one of the insured’s contracts or claims. */
-      404: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'not_found'
-          }
-        }
-      }
-      /** @description Server fault; quote `request_id`. */
-      500: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'server_error'
-          }
-        }
-      }
-      /** @description The database is unreachable for a moment. */
-      503: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'service_unavailable'
-          }
-        }
-      }
-    }
-  }
-  uploadClaimDocument: {
-    parameters: {
-      query?: never
-      header?: never
-      path: {
-        /**
-         * @description Claim id.
-         * @example 1
-         */
-        id: number
-      }
-      cookie?: never
-    }
-    requestBody: {
-      content: {
-        'multipart/form-data': Record<string, never>
-      }
-    }
-    responses: {
-      /** @description Default Response */
-      201: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ClaimDocument']
-        }
-      }
-      /** @description The body is not valid JSON, or not UTF-8. */
-      400: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'invalid_json' | 'bad_request'
-          }
-        }
-      }
-      /** @description Not signed in, or the session ended (30 min idle). */
-      401: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'unauthenticated'
-          }
-        }
-      }
-      /** @description The request came from another origin. */
-      403: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'origin_refused'
-          }
-        }
-      }
-      /** @description Not one of the insured’s contracts or claims. */
-      404: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'not_found'
-          }
-        }
-      }
-      /** @description The form did not arrive in time. */
-      408: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'request_timeout'
-          }
-        }
-      }
-      /** @description The file is larger than 10 MiB. */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'payload_too_large'
-          }
-        }
-      }
-      /** @description Not a JPEG, PNG, WebP, HEIC or PDF. */
-      415: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'unsupported_media_type'
-          }
-        }
-      }
-      /** @description A rule refused it; `errors` names the field (as the partner API’s POST /claims). */
-      422: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'validation_failed' | 'invalid_state'
-          }
-        }
-      }
-      /** @description The partner’s documents of the day are at their quota. */
-      429: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'rate_limited'
-          }
-        }
-      }
-      /** @description The request headers are too large. */
-      431: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'headers_too_large'
-          }
-        }
-      }
-      /** @description Server fault; quote `request_id`. */
-      500: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'server_error'
-          }
-        }
-      }
-      /** @description The database is unreachable for a moment. */
-      503: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'service_unavailable'
-          }
-        }
-      }
-    }
-  }
-  listContracts: {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    requestBody?: never
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            data: {
-              can_claim: boolean
-              /** @description Within 7 days of contracting, and not ended. */
-              can_withdraw: boolean
-              certificate_url: string | null
-              contracted_at: string
-              coverage: {
-                ends_on: string | null
-                starts_on: string | null
-              }
-              device: {
-                name: string
-                serial_number: string | null
-              }
-              id: number
-              installments: {
-                amount: number
-                due_date: string
-                number: number
-                overdue: boolean
-                paid_at: string | null
+        Claim: {
+            annual_plan_id: number | null;
+            /** @description When it was opened. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+            created_at: string;
+            customer: {
+                document: string;
+                id: number;
+                name: string;
+            };
+            /** @description The decision; null until decided. */
+            decision: {
+                /** @description Approved amount. In reais; null when denied. */
+                approved_amount: number | null;
+                /** @description When it was decided. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                decided_at: string;
+                /** @description The adjuster’s note to the partner. */
+                note: string | null;
                 /** @enum {unknown} */
-                status: 'pending' | 'paid' | 'refused' | 'canceled'
-                status_label: string
-              }[]
-              /** @enum {unknown} */
-              kind: 'subscription' | 'annual_plan'
-              lmi: number
-              /** @enum {unknown} */
-              next_step:
-                | 'pay_first'
-                | 'pay_overdue'
-                | 'follow_claim'
-                | 'claim_if_needed'
-                | 'awaiting_start'
-                | 'ended'
-              next_step_text: string
-              open_claim_id: number | null
-              partner: {
-                name: string
-              }
-              plan: {
-                name: string
-                perils: {
-                  /** @enum {unknown} */
-                  code: 'robbery' | 'qualified_theft' | 'accidental_damage' | 'liquid_damage'
-                  label: string
-                }[]
-              }
-              policy_number: string | null
-              /** @description Monthly (subscription) or whole (annual plan), in reais. */
-              premium: number
-              status: string
-              status_label: string
-              store: string | null
-            }[]
-          }
-        }
-      }
-      /** @description Not signed in, or the session ended (30 min idle). */
-      401: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'unauthenticated'
-          }
-        }
-      }
-      /** @description The request came from another origin. */
-      403: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'origin_refused'
-          }
-        }
-      }
-      /** @description Server fault; quote `request_id`. */
-      500: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'server_error'
-          }
-        }
-      }
-      /** @description The database is unreachable for a moment. */
-      503: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'service_unavailable'
-          }
-        }
-      }
-    }
-  }
-  getCertificate: {
-    parameters: {
-      query?: never
-      header?: never
-      path: {
+                outcome: "approved" | "denied";
+                /** @description Approved amount − franchise, never below 0. In reais; null when denied. */
+                payable_amount: number | null;
+                /** @description Why it was denied: `not_covered`, `outside_coverage`, `late_notice`, `documents_invalid`, `fraud_suspected`, `other`. */
+                reason_code: string | null;
+                settlement_method: ("repair" | "replacement" | "indemnity") | null;
+            } | null;
+            description: string;
+            device: {
+                model: {
+                    id: number;
+                    name: string;
+                };
+                /** @description The contract’s serial number or IMEI when the claim was opened. */
+                serial_number: string | null;
+            };
+            /** @description Uploaded documents, oldest first. */
+            documents: components["schemas"]["ClaimDocument"][];
+            /** @description The adjuster’s latest request for documents (event `claim.documents_requested`): the claim is `documents_pending` until a document of each kind is uploaded after it, then `under_review` again. Null when none was made. */
+            documents_request: {
+                /** @description The kinds the adjuster asked for. */
+                kinds: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
+                /** @description What the adjuster asks of the insured, 10 to 500 characters. */
+                message: string;
+                /** @description When it was asked. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                requested_at: string;
+            } | null;
+            /** @description The contract’s franchise (deductible), taken from an approved amount. In reais (BRL), at most two decimals. */
+            franchise: number;
+            id: number;
+            /** @description The contract’s maximum indemnity limit. In reais (BRL), at most two decimals. */
+            lmi: number;
+            /** @description `SIN-<year of created_at>-<6 digits>`, unique across the service. */
+            number: string;
+            /** @description When the loss occurred. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+            occurred_at: string;
+            /**
+             * @description Who opened it: `partner` through this API, `insured` on the insured’s own page (Portal do segurado). Either way the claim is the partner’s, with the same events and webhooks.
+             * @enum {unknown}
+             */
+            opened_by: "partner" | "insured";
+            /** @description The police report; null when none was given. */
+            police_report: {
+                /** @description `YYYY-MM-DD`. */
+                issued_on: string | null;
+                /** @description The Boletim de Ocorrência number. */
+                number: string | null;
+            } | null;
+            /** @description Kinds still missing: `robbery` and `qualified_theft` need `police_report`, `imei_block` and `invoice`; `accidental_damage` and `liquid_damage` need `photo` and `invoice`; then the kinds of `documents_request` not uploaded since it was made. */
+            required_documents: ("police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other")[];
+            /** @description The settlement; null until settled. */
+            settlement: {
+                /** @description Repair order or transfer id. */
+                reference: string | null;
+                /** @description When. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                settled_at: string;
+            } | null;
+            /**
+             * @description `documents_pending` (Aguardando documentos) → `under_review` (Em análise) once no required document is missing → `approved` (Aprovado) or `denied` (Negado); `approved` → `settled` (Concluído). `withdrawn` (Desistência): the partner gave up before a decision.
+             * @enum {unknown}
+             */
+            status: "documents_pending" | "under_review" | "approved" | "denied" | "settled" | "withdrawn";
+            /** @description The status in Portuguese. */
+            status_label: string;
+            subscription_id: number | null;
+            /**
+             * @description The peril: `robbery` (Roubo), `qualified_theft` (Furto qualificado), `accidental_damage` (Quebra acidental), `liquid_damage` (Danos por líquido).
+             * @enum {unknown}
+             */
+            type: "robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage";
+            /** @description The peril in Portuguese. */
+            type_label: string;
+            /** @description When it last changed. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+            updated_at: string;
+        };
         /**
-         * @description Contract id.
-         * @example 1
+         * @example {
+         *       "id": 1,
+         *       "kind": "photo",
+         *       "filename": "tela-quebrada.jpg",
+         *       "content_type": "image/jpeg",
+         *       "size": 182044,
+         *       "sha256": "9f2c7c3b1e0a6d4f8b5a2e7c1d3f6a9b0c4e8d2f7a1b5c9e3d6f0a4b8c2e7d1f",
+         *       "uploaded_at": "2026-11-21 12:04:05"
+         *     }
          */
-        id: number
-        kind: 'subscription' | 'annual_plan'
-      }
-      cookie?: never
-    }
-    requestBody?: never
-    responses: {
-      /** @description The certificate, a one-page A4 PDF in Portuguese. */
-      200: {
-        headers: {
-          /** @description `private, no-store`. */
-          'Cache-Control'?: string
-          /** @description `inline; filename="certificado-<policy number>.pdf"`. */
-          'Content-Disposition'?: string
-          [name: string]: unknown
-        }
-        content: {
-          'application/pdf': string
-        }
-      }
-      /** @description Not signed in, or the session ended (30 min idle). */
-      401: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'unauthenticated'
-          }
-        }
-      }
-      /** @description The request came from another origin. */
-      403: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'origin_refused'
-          }
-        }
-      }
-      /** @description Not one of the insured’s contracts or claims. */
-      404: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'not_found'
-          }
-        }
-      }
-      /** @description The contract is not in force. */
-      422: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'invalid_state'
-          }
-        }
-      }
-      /** @description Server fault; quote `request_id`. */
-      500: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'server_error'
-          }
-        }
-      }
-      /** @description The database is unreachable for a moment. */
-      503: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'service_unavailable'
-          }
-        }
-      }
-    }
-  }
-  getSession: {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    requestBody?: never
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @enum {unknown} */
-            document_kind: 'cpf' | 'cnpj'
-            name: string
-            /** @description The service’s time zone: every time shown is in it. */
-            time_zone: string
-          }
-        }
-      }
-      /** @description Not signed in, or the session ended (30 min idle). */
-      401: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'unauthenticated'
-          }
-        }
-      }
-      /** @description The request came from another origin. */
-      403: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'origin_refused'
-          }
-        }
-      }
-      /** @description Server fault; quote `request_id`. */
-      500: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'server_error'
-          }
-        }
-      }
-      /** @description The database is unreachable for a moment. */
-      503: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'service_unavailable'
-          }
-        }
-      }
-    }
-  }
-  signIn: {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    requestBody: {
-      content: {
-        'application/json': {
-          /** @description The 6 digits the e-mail gave. */
-          code: string
-          document: string
-        }
-      }
-    }
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @enum {unknown} */
-            document_kind: 'cpf' | 'cnpj'
-            name: string
-            /** @description The service’s time zone: every time shown is in it. */
-            time_zone: string
-          }
-        }
-      }
-      /** @description The body is not valid JSON, or not UTF-8. */
-      400: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'invalid_json' | 'bad_request'
-          }
-        }
-      }
-      /** @description Wrong, expired or used code. */
-      401: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'invalid_credentials'
-          }
-        }
-      }
-      /** @description The request came from another origin. */
-      403: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'origin_refused'
-          }
-        }
-      }
-      /** @description The request did not arrive in time. */
-      408: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'request_timeout'
-          }
-        }
-      }
-      /** @description The body is larger than 1 MiB. */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'payload_too_large'
-          }
-        }
-      }
-      /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
-      415: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'unsupported_media_type'
-          }
-        }
-      }
-      /** @description The document or the code is malformed. */
-      422: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'validation_failed'
-          }
-        }
-      }
-      /** @description The request headers are too large. */
-      431: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'headers_too_large'
-          }
-        }
-      }
-      /** @description Server fault; quote `request_id`. */
-      500: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'server_error'
-          }
-        }
-      }
-      /** @description The database is unreachable for a moment. */
-      503: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'service_unavailable'
-          }
-        }
-      }
-    }
-  }
-  signOut: {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    requestBody?: never
-    responses: {
-      /** @description Signed out (also when no session was open). */
-      204: {
-        headers: {
-          [name: string]: unknown
-        }
-        content?: never
-      }
-      /** @description The body is not valid JSON, or not UTF-8. */
-      400: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'invalid_json' | 'bad_request'
-          }
-        }
-      }
-      /** @description The request came from another origin. */
-      403: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'origin_refused'
-          }
-        }
-      }
-      /** @description The request did not arrive in time. */
-      408: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'request_timeout'
-          }
-        }
-      }
-      /** @description The body is larger than 1 MiB. */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'payload_too_large'
-          }
-        }
-      }
-      /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
-      415: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'unsupported_media_type'
-          }
-        }
-      }
-      /** @description The request headers are too large. */
-      431: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'headers_too_large'
-          }
-        }
-      }
-      /** @description Server fault; quote `request_id`. */
-      500: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'server_error'
-          }
-        }
-      }
-      /** @description The database is unreachable for a moment. */
-      503: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'service_unavailable'
-          }
-        }
-      }
-    }
-  }
-  requestSignInCode: {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    requestBody: {
-      content: {
-        'application/json': {
-          /** @description CPF or CNPJ, formatted or bare. */
-          document: string
-        }
-      }
-    }
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': {
-            /** @description How long the code is valid: 600. */
-            expires_in_seconds: number
-            /** @description Where the code went, masked (`a***@e***.com`). The same answer, with a made-up address, for a document nobody holds. */
-            masked_email: string
-          }
-        }
-      }
-      /** @description The body is not valid JSON, or not UTF-8. */
-      400: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'invalid_json' | 'bad_request'
-          }
-        }
-      }
-      /** @description The request came from another origin. */
-      403: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'origin_refused'
-          }
-        }
-      }
-      /** @description The request did not arrive in time. */
-      408: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'request_timeout'
-          }
-        }
-      }
-      /** @description The body is larger than 1 MiB. */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'payload_too_large'
-          }
-        }
-      }
-      /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
-      415: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'unsupported_media_type'
-          }
-        }
-      }
-      /** @description The document is not a valid CPF or CNPJ. */
-      422: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'validation_failed'
-          }
-        }
-      }
-      /** @description Too many codes for this document in the last hour. */
-      429: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'rate_limited'
-          }
-        }
-      }
-      /** @description The request headers are too large. */
-      431: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'headers_too_large'
-          }
-        }
-      }
-      /** @description Server fault; quote `request_id`. */
-      500: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'server_error'
-          }
-        }
-      }
-      /** @description The database is unreachable for a moment. */
-      503: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['Error'] & {
-            /** @enum {string} */
-            code: 'service_unavailable'
-          }
-        }
-      }
-    }
-  }
+        ClaimDocument: {
+            /** @description As recognised from the bytes: `image/jpeg`, `image/png`, `image/webp`, `image/heic`, `image/heif`, `application/pdf`. */
+            content_type: string;
+            /** @description The sent filename as a label only: sanitised, never a path. */
+            filename: string;
+            id: number;
+            /**
+             * @description `police_report` (Boletim de Ocorrência), `imei_block` (the carrier’s IMEI-blocking protocol), `invoice` (nota fiscal), `photo`, `repair_quote`, `id_document` or `other`.
+             * @enum {unknown}
+             */
+            kind: "police_report" | "imei_block" | "invoice" | "photo" | "repair_quote" | "id_document" | "other";
+            /** @description SHA-256 of the bytes, in hex. */
+            sha256: string;
+            /** @description Bytes. */
+            size: number;
+            /** @description When it was received. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+            uploaded_at: string;
+        };
+        /** @description Error. */
+        Error: {
+            /**
+             * @description Stable, machine-readable: branch on it.
+             * @enum {string}
+             */
+            code: "invalid_json" | "bad_request" | "unauthenticated" | "card_declined" | "not_found" | "request_timeout" | "idempotency_key_in_flight" | "payment_in_progress" | "clock_advancing" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "validation_failed" | "invalid_state" | "wrong_gateway" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "server_error" | "gateway_error" | "service_unavailable" | "invalid_credentials" | "forbidden" | "origin_refused" | "decision_conflict";
+            errors?: {
+                [key: string]: string[];
+            };
+            message: string;
+            /** @description The `X-Request-Id` of this response. */
+            request_id: string;
+        };
+        /**
+         * @description Invalid input, business rule or state refused (422); card declined (402).
+         * @example {
+         *       "code": "validation_failed",
+         *       "message": "The per page field must not be greater than 100.",
+         *       "errors": {
+         *         "per_page": [
+         *           "The per page field must not be greater than 100."
+         *         ]
+         *       },
+         *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+         *     }
+         */
+        ValidationError: {
+            /**
+             * @description Stable, machine-readable: branch on it.
+             * @enum {string}
+             */
+            code: "card_declined" | "validation_failed" | "invalid_state" | "wrong_gateway" | "idempotency_key_reused";
+            /** @description Present on 402: why the card was declined. */
+            decline_code?: string;
+            /** @description Messages keyed by the dot path of the offending input (`address.zip_code`). */
+            errors: {
+                [key: string]: string[];
+            };
+            /** @description The first error, Laravel style: '... (and N more errors)'. */
+            message: string;
+            /** @description The `X-Request-Id` of this response: quote it to support. */
+            request_id: string;
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    listClaims: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: (components["schemas"]["Claim"] & {
+                            partner: {
+                                name: string;
+                            };
+                        })[];
+                    };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The request came from another origin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "origin_refused";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    openClaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "subscription_id": 1,
+                 *       "type": "robbery",
+                 *       "occurred_at": "2026-11-20 21:30:00",
+                 *       "description": "Celular roubado na saída do metrô, levaram também a carteira.",
+                 *       "police_report": {
+                 *         "number": "BO-2026-112233",
+                 *         "issued_on": "2026-11-21"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The annual plan the loss falls under; exactly one of this and `subscription_id`. */
+                    annual_plan_id?: number | null;
+                    /** @description What happened, 10 to 2,000 characters. */
+                    description: string;
+                    /** @description When the loss occurred, `YYYY-MM-DD HH:MM:SS` in the service time zone: not in the future, at most the plan’s `claim_notice_days` ago, within the contract’s cover. */
+                    occurred_at: string;
+                    /** @description The police report (Boletim de Ocorrência); its `number` is required for `robbery` and `qualified_theft`. */
+                    police_report?: {
+                        /**
+                         * Format: date
+                         * @description When it was issued, `YYYY-MM-DD`: not after today (service time zone).
+                         */
+                        issued_on?: string | null;
+                        /** @description The Boletim de Ocorrência number, at most 50 characters. */
+                        number?: string | null;
+                    } | null;
+                    /** @description The subscription the loss falls under; exactly one of this and `annual_plan_id`. */
+                    subscription_id?: number | null;
+                    /**
+                     * @description The peril: `robbery` (Roubo), `qualified_theft` (Furto qualificado), `accidental_damage` (Quebra acidental), `liquid_damage` (Danos por líquido).
+                     * @enum {unknown}
+                     */
+                    type: "robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Claim"] & {
+                        partner: {
+                            name: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The request came from another origin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "origin_refused";
+                    };
+                };
+            };
+            /** @description Not one of the insured’s contracts or claims. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description A rule refused it; `errors` names the field (as the partner API’s POST /claims). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation_failed" | "invalid_state";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getClaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Claim id.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Claim"] & {
+                        partner: {
+                            name: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The request came from another origin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "origin_refused";
+                    };
+                };
+            };
+            /** @description Not one of the insured’s contracts or claims. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    uploadClaimDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Claim id.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimDocument"];
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The request came from another origin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "origin_refused";
+                    };
+                };
+            };
+            /** @description Not one of the insured’s contracts or claims. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The form did not arrive in time. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description The file is larger than 10 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Not a JPEG, PNG, WebP, HEIC or PDF. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description A rule refused it; `errors` names the field (as the partner API’s POST /claims). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation_failed" | "invalid_state";
+                    };
+                };
+            };
+            /** @description The partner’s documents of the day are at their quota. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listContracts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            can_claim: boolean;
+                            /** @description Within 7 days of contracting, and not ended. */
+                            can_withdraw: boolean;
+                            certificate_url: string | null;
+                            contracted_at: string;
+                            coverage: {
+                                ends_on: string | null;
+                                starts_on: string | null;
+                            };
+                            device: {
+                                name: string;
+                                serial_number: string | null;
+                            };
+                            id: number;
+                            installments: {
+                                amount: number;
+                                due_date: string;
+                                number: number;
+                                overdue: boolean;
+                                paid_at: string | null;
+                                /** @enum {unknown} */
+                                status: "pending" | "paid" | "refused" | "canceled";
+                                status_label: string;
+                            }[];
+                            /** @enum {unknown} */
+                            kind: "subscription" | "annual_plan";
+                            lmi: number;
+                            /** @enum {unknown} */
+                            next_step: "pay_first" | "pay_overdue" | "follow_claim" | "claim_if_needed" | "awaiting_start" | "ended";
+                            next_step_text: string;
+                            open_claim_id: number | null;
+                            partner: {
+                                name: string;
+                            };
+                            plan: {
+                                name: string;
+                                perils: {
+                                    /** @enum {unknown} */
+                                    code: "robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage";
+                                    label: string;
+                                }[];
+                            };
+                            policy_number: string | null;
+                            /** @description Monthly (subscription) or whole (annual plan), in reais. */
+                            premium: number;
+                            status: string;
+                            status_label: string;
+                            store: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The request came from another origin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "origin_refused";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Contract id.
+                 * @example 1
+                 */
+                id: number;
+                kind: "subscription" | "annual_plan";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The certificate, a one-page A4 PDF in Portuguese. */
+            200: {
+                headers: {
+                    /** @description `private, no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description `inline; filename="certificado-<policy number>.pdf"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The request came from another origin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "origin_refused";
+                    };
+                };
+            };
+            /** @description Not one of the insured’s contracts or claims. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The contract is not in force. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_state";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        document_kind: "cpf" | "cnpj";
+                        name: string;
+                        /** @description The service’s time zone: every time shown is in it. */
+                        time_zone: string;
+                    };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The request came from another origin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "origin_refused";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    signIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The 6 digits the e-mail gave. */
+                    code: string;
+                    document: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        document_kind: "cpf" | "cnpj";
+                        name: string;
+                        /** @description The service’s time zone: every time shown is in it. */
+                        time_zone: string;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Wrong, expired or used code. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_credentials";
+                    };
+                };
+            };
+            /** @description The request came from another origin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "origin_refused";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The document or the code is malformed. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation_failed";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out (also when no session was open). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description The request came from another origin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "origin_refused";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    requestSignInCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description CPF or CNPJ, formatted or bare. */
+                    document: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description How long the code is valid: 600. */
+                        expires_in_seconds: number;
+                        /** @description Where the code went, masked (`a***@e***.com`). The same answer, with a made-up address, for a document nobody holds. */
+                        masked_email: string;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description The request came from another origin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "origin_refused";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The document is not a valid CPF or CNPJ. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation_failed";
+                    };
+                };
+            };
+            /** @description Too many codes for this document in the last hour. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
 }
