@@ -16,7 +16,7 @@ import { loadSigningKeys, TokenService, tokenAudience } from '../modules/auth/to
 import { queueSignInMessage } from '../modules/messages/message.service.js'
 import { portalRoutes } from '../modules/portal/portal.routes.js'
 import { type PortalSignInOptions, portalSessionRoutes } from '../modules/portal/portal-session.routes.js'
-import { newSignInCode } from '../modules/portal/portal-sign-in.rules.js'
+import { newSignInCode } from '../modules/portal/sign-in-code.js'
 import { contextPlugin } from '../plugins/context.js'
 import { errorsPlugin } from '../plugins/errors.js'
 import { httpPlugin } from '../plugins/http.js'

@@ -42,7 +42,6 @@ let browser: Browser
 let a: Seller
 let b: Seller
 let subscription = 0
-let annual = 0
 const names = { a: '', b: '' }
 /** Codes already typed: each sign-in waits for a new message. */
 const used = new Set<string>()
@@ -92,7 +91,7 @@ describe.skipIf(!hasChromium)('insured portal in Chromium', () => {
       customer: await createCustomer(ctx.app, token, { ...customerBody(), document: a.customer.document }),
     }
     subscription = await paidSubscription(a, { paidAt: daysAfter(-20) })
-    annual = await paidAnnualPlan(b)
+    await paidAnnualPlan(b)
     names.a = await partnerName(a.partner.id)
     names.b = await partnerName(b.partner.id)
     portal = await buildPortalApp({

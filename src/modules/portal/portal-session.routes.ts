@@ -5,7 +5,14 @@ import { consoleError } from '../../console/console-schemas.js'
 import { PORTAL_COOKIE } from '../../portal/guard.js'
 import { normalizeDocument } from '../../shared/documents.js'
 import { ValidationError } from '../../shared/errors.js'
-import { CodeRequestBody, CodeSent, CodeSignInBody, Insured } from './portal.schemas.js'
+import {
+  CodeRequestBody,
+  CodeSent,
+  CodeSignInBody,
+  Insured,
+  portalErrors,
+  signedInErrors,
+} from './portal.schemas.js'
 import {
   insuredProfile,
   portalSignOut,
@@ -16,16 +23,6 @@ import {
 import { CODE_TTL_MS, PORTAL_ABSOLUTE_MS, readCode } from './portal-sign-in.rules.js'
 
 const LOGIN_BODY_LIMIT = 16 * 1024
-
-export const portalErrors = {
-  403: consoleError('The request came from another origin.', 'origin_refused'),
-  500: consoleError('Server fault; quote `request_id`.', 'server_error'),
-  503: consoleError('The database is unreachable for a moment.', 'service_unavailable'),
-}
-export const signedInErrors = {
-  401: consoleError('Not signed in, or the session ended (30 min idle).', 'unauthenticated'),
-  ...portalErrors,
-}
 
 const cookieOptions = (request: FastifyRequest) => ({
   httpOnly: true,

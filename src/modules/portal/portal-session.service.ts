@@ -3,7 +3,6 @@ import type { Db, Trx } from '../../db/database.js'
 import { retryingTransaction } from '../../db/transaction.js'
 import { AppError, UnauthenticatedError } from '../../shared/errors.js'
 import { recordAudit } from '../operators/audit.service.js'
-import { hashPassword, verifyPassword } from '../operators/password-hash.js'
 import {
   codesSince,
   deleteCodesBefore,
@@ -31,8 +30,8 @@ import {
   PORTAL_TOUCH_EVERY_MS,
   portalSessionLive,
   retryAfterSeconds,
-  unknownDocumentMask,
 } from './portal-sign-in.rules.js'
+import { codeMatches, hashCode, unknownDocumentMask } from './sign-in-code.js'
 
 /** How a sign-in code reaches the insured: a message to the customer, written in the caller's transaction. */
 export type SignInDelivery = (
@@ -81,7 +80,7 @@ export async function requestSignInCode(db: Db, input: CodeRequest): Promise<{ m
   const code = input.newCode()
   // Hashed before the transaction (it holds the database only). An unknown document's stored hash
   // is of no six-digit code, so nothing ever signs in with it.
-  const codeHash = await hashPassword(customer ? code : `unknown:${randomBytes(16).toString('hex')}`)
+  const codeHash = await hashCode(customer ? code : `unknown:${randomBytes(16).toString('hex')}`)
   const email = customer?.email.trim().toLowerCase() ?? ''
   const since = new Date(now.getTime() - CODE_WINDOW_MS).toISOString()
   const at = now.toISOString()
@@ -117,7 +116,7 @@ export async function signInWithCode(
   if (!latest || !codeUsable(latest, now)) throw new InvalidCodeError()
   const counted = await retryingTransaction(db, (trx) => takeCodeTry(trx, latest.id, MAX_CODE_TRIES))
   if (!counted) throw new InvalidCodeError()
-  if (!(await verifyPassword(input.code, latest.code_hash))) throw new InvalidCodeError()
+  if (!(await codeMatches(input.code, latest.code_hash))) throw new InvalidCodeError()
   const customer = await latestCustomerWithDocument(db, document)
   if (!customer) throw new InvalidCodeError()
   const token = randomBytes(32).toString('base64url')

@@ -1,5 +1,3 @@
-import { createHmac, randomInt } from 'node:crypto'
-
 // Signing in to the portal without a password (README, Portal do segurado): the pure rules.
 
 /** A code is good for 10 minutes and 5 tries. */
@@ -12,9 +10,6 @@ export const CODE_WINDOW_MS = 60 * 60_000
 export const PORTAL_IDLE_MS = 30 * 60_000
 export const PORTAL_ABSOLUTE_MS = 12 * 60 * 60_000
 export const PORTAL_TOUCH_EVERY_MS = 60_000
-
-/** Six random digits, leading zeros kept. */
-export const newSignInCode = (): string => String(randomInt(0, 1_000_000)).padStart(6, '0')
 
 /** Six digits, spaces and dashes typed between them ignored; null for anything else. */
 export function readCode(input: string): string | null {
@@ -41,12 +36,8 @@ const PLAUSIBLE_DOMAINS = [
 ]
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz'
 
-/**
- * The masked address shown for a document nobody holds: derived from the document under the
- * service's key, so that asking twice shows the same, and it looks like a real one's.
- */
-export function unknownDocumentMask(document: string, key: string): string {
-  const digest = createHmac('sha256', key).update(`portal-mask:${document}`).digest()
+/** A made-up masked address from random bytes (a document nobody holds: sign-in-code.ts). */
+export function maskFromDigest(digest: Uint8Array): string {
   const letter = LETTERS[(digest[0] ?? 0) % LETTERS.length]
   const domain = PLAUSIBLE_DOMAINS[(digest[1] ?? 0) % PLAUSIBLE_DOMAINS.length] ?? 'gmail.com'
   return maskEmail(`${letter}@${domain}`)

@@ -15,6 +15,7 @@ import {
   PortalClaimParams,
   PortalClaims,
   PortalContracts,
+  signedInErrors,
 } from './portal.schemas.js'
 import {
   addInsuredDocument,
@@ -27,7 +28,6 @@ import {
   uploadMoment,
 } from './portal-claims.service.js'
 import { listPortalContracts, partnerNow, requirePortalContract } from './portal-contracts.service.js'
-import { signedInErrors } from './portal-session.routes.js'
 
 const notFound = consoleError('Not one of the insured’s contracts or claims.', 'not_found')
 const refused = consoleError(

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox'
+import { consoleError } from '../../console/console-schemas.js'
 import { Id } from '../../http/http-schemas.js'
 import { Claim } from '../claims/claim.schemas.js'
 
@@ -108,3 +109,14 @@ export const Withdrawal = Type.Object({
   status_label: Type.String(),
   refund_amount: Nullable(Type.Number({ description: 'Annual plan: what is refunded, in reais.' })),
 })
+
+/** The errors every portal write can answer; with signedInErrors, every signed-in route. */
+export const portalErrors = {
+  403: consoleError('The request came from another origin.', 'origin_refused'),
+  500: consoleError('Server fault; quote `request_id`.', 'server_error'),
+  503: consoleError('The database is unreachable for a moment.', 'service_unavailable'),
+}
+export const signedInErrors = {
+  401: consoleError('Not signed in, or the session ended (30 min idle).', 'unauthenticated'),
+  ...portalErrors,
+}
