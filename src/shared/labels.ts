@@ -180,8 +180,7 @@ export const AUDIT_RECORD_LABELS = {
   refund: 'Reembolso',
   annual_plan: 'Plano anual',
   session: 'Sessão',
-  customer: 'Segurado',
-  subscription: 'Assinatura',
+  portal_session: 'Sessão no portal',
 } as const
 
 /** Who opened a claim. */

@@ -135,7 +135,7 @@ export async function signInWithCode(
     await recordAudit(trx, {
       operator: { insured: customer.id },
       action: 'portal.sign_in',
-      recordType: 'customer',
+      recordType: 'portal_session',
       recordId: String(customer.id),
       before: null,
       after: { method: 'code' },
