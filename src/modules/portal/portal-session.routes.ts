@@ -33,7 +33,7 @@ const cookieOptions = (request: FastifyRequest) => ({
 
 function documentOf(input: string): string {
   const document = normalizeDocument(input)
-  if (!document) throw ValidationError.field('document', 'O CPF ou CNPJ não é válido.')
+  if (!document) throw ValidationError.field('document', 'The document must be a valid CPF or CNPJ.')
   return document.value
 }
 
@@ -99,7 +99,7 @@ minutes idle). A wrong, expired, used or exhausted code → 401 \`invalid_creden
     async (request, reply) => {
       const document = documentOf(request.body.document)
       const code = readCode(request.body.code)
-      if (code === null) throw ValidationError.field('code', 'O código tem 6 dígitos.')
+      if (code === null) throw ValidationError.field('code', 'The code must be 6 digits.')
       const { token } = await signInWithCode(app.db, { document, code, now: app.clock.now(), ip: request.ip })
       reply.setCookie(PORTAL_COOKIE, token, { ...cookieOptions(request), maxAge: PORTAL_ABSOLUTE_MS / 1000 })
       return { ...(await insuredProfile(app.db, { document })), time_zone: app.config.timeZone }
