@@ -7,10 +7,11 @@ import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 const STAMP = 'dist/.build-complete'
-/** What `npm run build` reads: the service, the console, the client it packs, and their configuration. */
+/** What `npm run build` reads: the service, the console, the portal, the client it packs, and their configuration. */
 const INPUTS = [
   'src',
   'console',
+  'portal',
   'clients/typescript/src',
   'clients/typescript/package.json',
   'clients/typescript/README.md',

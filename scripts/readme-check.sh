@@ -3,8 +3,8 @@
 # `npm start` runs) on a new SQLite file (or the empty PostgreSQL database DATABASE_URL names), the demo's credentials in the environment as the README
 # asks (CLIENT_ID, CLIENT_SECRET, PASSWORD, OWN_CLIENT_ID, OWN_CLIENT_SECRET), run by one bash
 # from an empty folder that holds the project's package.json, node_modules and dist/ (so that
-# `npm run amparo -- …` works there). Only the server's port (3000) and the webhook receiver's
-# (4000) are changed, to free ones. A block preceded by `<!-- readme-check: skip … -->` is not run
+# `npm run amparo -- …` works there). Only the server's port (3000), the portal's (3002) and the webhook
+# receiver's (4000) are changed, to free ones. A block preceded by `<!-- readme-check: skip … -->` is not run
 # (it installs, starts the server, or needs PostgreSQL or production secrets); each is listed.
 #
 # Fails when a command fails, or when the server answered any 4xx or 5xx but the ones the README
@@ -31,7 +31,8 @@ EXPECTED=(
 free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 port="$(free_port)"
 receiver_port="$(free_port)"
-export HOST=127.0.0.1 PORT="$port" LOG_LEVEL=info
+portal_port="$(free_port)"
+export HOST=127.0.0.1 PORT="$port" LOG_LEVEL=info AMPARO_PORTAL_PORT="$portal_port"
 # DATABASE_URL (an empty PostgreSQL database: CI makes one) runs it there; else a new SQLite file.
 if [ -n "${DATABASE_URL:-}" ]; then
   node "$root/dist/amparo.mjs" migrate --json >/dev/null
@@ -61,7 +62,7 @@ done
 curl -fs "http://127.0.0.1:$port/health" >/dev/null || { cat "$work/serve.log" >&2; exit 1; }
 
 node -e '
-  const [file, out, port, receiverPort] = process.argv.slice(1)
+  const [file, out, port, receiverPort, portalPort] = process.argv.slice(1)
   const lines = require("fs").readFileSync(file, "utf8").split("\n")
   const blocks = []
   let skip = null
@@ -80,9 +81,10 @@ node -e '
   const script = blocks.join("\n")
     .replaceAll("localhost:3000", `localhost:${port}`).replaceAll("127.0.0.1:3000", `127.0.0.1:${port}`)
     .replaceAll("127.0.0.1:4000", `127.0.0.1:${receiverPort}`).replaceAll(".listen(4000)", `.listen(${receiverPort})`)
+    .replaceAll("127.0.0.1:3002", `127.0.0.1:${portalPort}`)
   require("fs").writeFileSync(out, script)
   console.error(`[readme-check] ${blocks.length} blocks to run`)
-' "$root/README.md" "$work/readme.sh" "$port" "$receiver_port"
+' "$root/README.md" "$work/readme.sh" "$port" "$receiver_port" "$portal_port"
 
 echo "[readme-check] running the README's blocks in $work/reader"
 # In a process group of its own, so that what the README starts in the background (the webhook

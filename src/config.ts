@@ -3,6 +3,7 @@ import { Value } from 'typebox/value'
 import { ConnectionEnv, type ConnectionSettings, connectionSettings } from './config-connections.js'
 import { ConsoleEnv, type ConsoleSettings, consoleSecretKey, consoleSettings } from './config-console.js'
 import { MailEnv, type MailSettings, mailSettings } from './config-mail.js'
+import { PortalEnv, type PortalSettings, portalSettings } from './config-portal.js'
 import { assertUnguessable, ConfigError, parseJwtKeys, type SigningKey } from './config-values.js'
 import { isValidTimeZone } from './shared/time.js'
 
@@ -49,6 +50,7 @@ const EnvSchema = Type.Object({
   ...ConnectionEnv.properties,
   ...ConsoleEnv.properties,
   ...MailEnv.properties,
+  ...PortalEnv.properties,
 })
 type Env = Static<typeof EnvSchema>
 
@@ -69,6 +71,8 @@ export interface Config extends ConnectionSettings {
   metrics: { host: string; port: number }
   /** The operator console's own listener (README, Operator console). */
   console: ConsoleSettings
+  /** The insured's portal's own listener and public address (README, Portal do segurado). */
+  portal: PortalSettings
   /**
    * The secret the operators' TOTP seeds are encrypted under (AMPARO_CONSOLE_SECRET_KEY, 32+
    * characters): required in production with a console; a fixed one in test.
@@ -184,6 +188,7 @@ function toConfig(env: Env): Readonly<Config> {
     rateLimits: { perPartner: env.AMPARO_RATE_LIMIT, loginPerClient: env.AMPARO_LOGIN_RATE_LIMIT },
     metrics: { host: env.METRICS_HOST, port: env.METRICS_PORT },
     console: consoleSettings(env),
+    portal: portalSettings(env),
     consoleSecretKey: consoleSecretKey(env),
     mail: mailSettings(env),
     faultKillAfterCommit: faultPattern(env),

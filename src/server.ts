@@ -9,6 +9,8 @@ import { createDb, type Db } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
 import { whenReachable } from './db/reachable.js'
 import { type DemoOperator, type DemoPartner, isEmpty, loadDemoIfEmpty } from './demo/demo.js'
+import { DEMO_CONTRACT } from './demo/demo-contract.js'
+import { buildPortalApp, type PortalApp } from './portal/app.js'
 import { startBackground, workerDeps } from './worker/background.js'
 
 const SHUTDOWN_GRACE_MS = 10_000
@@ -39,7 +41,7 @@ export async function startServer(
   process.once('SIGINT', onSignal)
   // A start that fails (a port taken, an address that cannot be bound) closes the database too:
   // the PostgreSQL pool would otherwise keep the process alive, serving nothing, for 30 s.
-  const { app, consoleApp, metricsServer } = await listening(config, db, print).catch(
+  const { app, consoleApp, portalApp, metricsServer } = await listening(config, db, print).catch(
     async (error: unknown) => {
       process.off('SIGTERM', onSignal)
       process.off('SIGINT', onSignal)
@@ -78,7 +80,7 @@ export async function startServer(
       process.exit(1)
     }, SHUTDOWN_GRACE_MS)
     force.unref()
-    await Promise.all([app.close(), consoleApp?.close()])
+    await Promise.all([app.close(), consoleApp?.close(), portalApp?.close()])
     await background?.stop()
     metricsServer?.close()
     await db.destroy()
@@ -110,18 +112,22 @@ async function listening(config: Readonly<Config>, db: Db, print: (line: string)
   const app = await buildApp({ config, db, metrics, afterCommit: killAfterCommit(config) })
   let metricsServer: HttpServer | null = null
   let consoleApp: ConsoleApp | null = null
+  let portalApp: PortalApp | null = null
   try {
     if (exporter && metrics)
       metricsServer = await exporter.serveMetrics(metrics, config.metrics.host, config.metrics.port)
     await app.listen({ host: config.host, port: config.port })
     consoleApp = await listeningConsole(config, db, app.gateway, startup)
+    portalApp = await listeningPortal(config, db, startup)
   } catch (error) {
     metricsServer?.close()
+    await consoleApp?.close()
     await app.close()
     throw error
   }
   if (consoleApp) printConsole(consoleApp, demo?.operator ?? null, print)
-  return { app, consoleApp, metricsServer }
+  if (portalApp) printPortal(portalApp, demo !== null, print)
+  return { app, consoleApp, portalApp, metricsServer }
 }
 
 /**
@@ -150,6 +156,41 @@ async function listeningConsole(
     )
     return null
   }
+}
+
+/** The insured's portal on its own listener (README, Portal do segurado), started as the console is. */
+async function listeningPortal(
+  config: Readonly<Config>,
+  db: Db,
+  log: { warn: (details: object, message: string) => void },
+): Promise<PortalApp | null> {
+  const settings = config.portal
+  if (!settings) return null
+  const portalApp = await buildPortalApp({ config, db })
+  try {
+    await portalApp.listen({ host: settings.host, port: settings.port })
+    return portalApp
+  } catch (error) {
+    await portalApp.close()
+    if (settings.portSet || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error
+    log.warn(
+      { port: settings.port },
+      'the insured portal is off: its default port is in use (set AMPARO_PORTAL_PORT to another one)',
+    )
+    return null
+  }
+}
+
+function printPortal(portalApp: PortalApp, demo: boolean, print: (line: string) => void) {
+  const address = portalApp.server.address()
+  if (!address || typeof address === 'string') return
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
+  print(`Insured portal: http://${host}:${address.port}/`)
+  if (demo) {
+    print(`    insured        ${DEMO_CONTRACT.customer.document} (${DEMO_CONTRACT.customer.name})`)
+    print('    sign-in code   GET /sandbox/messages on the API (test keeps messages, sends none)')
+  }
+  print('')
 }
 
 function printConsole(consoleApp: ConsoleApp, operator: DemoOperator | null, print: (line: string) => void) {

@@ -58,6 +58,8 @@ describe('POST /claims', () => {
       documents: [],
       documents_request: null,
       decision: null,
+      // Opened through the partner API (the insured's portal opens them `insured`).
+      opened_by: 'partner',
       settlement: null,
       created_at: '2026-11-21 12:00:00',
       updated_at: '2026-11-21 12:00:00',

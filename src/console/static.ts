@@ -11,12 +11,12 @@ export const CONSOLE_CSP =
 const isApi = (url: string) => url === '/api' || url.startsWith('/api/') || url.startsWith('/api?')
 
 /**
- * The built single-page app at `/`: its files, and `index.html` for any other GET outside `/api/`
- * (the app routes in the browser). Pages carry the console's CSP instead of the API's; without a
- * build, `/` says how to make one.
+ * The built single-page app at `/` (the console's, or the portal's): its files, and `index.html` for
+ * any other GET outside `/api/` (the app routes in the browser). Pages carry the console's CSP
+ * instead of the API's; without a build, `/` says how to make one.
  */
-export const consoleStatic = fp<{ root: string | null }>(
-  async (app, { root }) => {
+export const consoleStatic = fp<{ root: string | null; name?: string }>(
+  async (app, { root, name = 'The operator console' }) => {
     app.addHook('onSend', async (request, reply) => {
       if (isApi(request.url)) return
       reply.header('content-security-policy', CONSOLE_CSP)
@@ -29,7 +29,7 @@ export const consoleStatic = fp<{ root: string | null }>(
         return reply
           .code(503)
           .type('text/plain; charset=utf-8')
-          .send('The operator console is not built: run `npm run build`, then restart.\n')
+          .send(`${name} is not built: run \`npm run build\`, then restart.\n`)
       return reply.type('text/html; charset=utf-8').sendFile('index.html', root)
     })
   },

@@ -43,6 +43,7 @@ import * as documentHashIndex from './migrations/0033-document-hash-index.js'
 import * as operatorOneTimePasswords from './migrations/0034-operator-one-time-passwords.js'
 import * as paymentCodes from './migrations/0035-payment-codes.js'
 import * as messages from './migrations/0036-messages.js'
+import * as insuredPortal from './migrations/0037-insured-portal.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
 const migrations: Record<string, Migration> = {
@@ -82,6 +83,7 @@ const migrations: Record<string, Migration> = {
   '0034-operator-one-time-passwords': operatorOneTimePasswords,
   '0035-payment-codes': paymentCodes,
   '0036-messages': messages,
+  '0037-insured-portal': insuredPortal,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -38,6 +38,7 @@ import type {
 } from './tables/payment.js'
 import type { PaymentCodesTable, StripeEventsTable } from './tables/payment-code.js'
 import type { PlansTable } from './tables/plan.js'
+import type { PortalCodesTable, PortalSessionsTable } from './tables/portal.js'
 import type { PremiumHoursTable } from './tables/premium-hour.js'
 import type { ShopkeepersTable } from './tables/shopkeeper.js'
 import type { SigningKeysTable } from './tables/signing-key.js'
@@ -94,6 +95,8 @@ export interface Database {
   message_attempts: MessageAttemptsTable
   message_dispatch: MessageDispatchTable
   sign_in_links: SignInLinksTable
+  portal_codes: PortalCodesTable
+  portal_sessions: PortalSessionsTable
 }
 
 // Three handles on the database (src/db/README.md, Transactions), told apart by the compiler:

@@ -175,6 +175,10 @@ export const AUDIT_ACTION_LABELS = {
   'session.sign_in': 'Entrada no console',
   'session.sign_in_failed': 'Entrada recusada',
   'session.sign_out': 'Saída do console',
+  'portal.sign_in': 'Entrada do segurado no portal',
+  'portal.claim_open': 'Sinistro aberto pelo segurado',
+  'portal.claim_document': 'Documento enviado pelo segurado',
+  'portal.withdraw': 'Arrependimento pelo segurado',
 } as const
 
 /** What an audit entry changed. */
@@ -187,6 +191,13 @@ export const AUDIT_RECORD_LABELS = {
   refund: 'Reembolso',
   annual_plan: 'Plano anual',
   session: 'Sessão',
+  portal_session: 'Sessão no portal',
+} as const
+
+/** Who opened a claim. */
+export const CLAIM_OPENER_LABELS = {
+  partner: 'Parceiro',
+  insured: 'Segurado (portal)',
 } as const
 
 /** What a message to the insured says (README, Messages to the insured). */
@@ -234,6 +245,7 @@ export const LABEL_TABLES = {
   auditRecord: AUDIT_RECORD_LABELS,
   messageKind: MESSAGE_KIND_LABELS,
   messageState: MESSAGE_STATE_LABELS,
+  claimOpener: CLAIM_OPENER_LABELS,
 } as const satisfies Record<string, LabelTable>
 
 /** A code's label; an unknown code (one newer than this build) reads as "Outro" rather than as English. */

@@ -4,7 +4,6 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
-const BUILT = join(root, 'dist/console-web')
 
 function newest(folder: string): number {
   let latest = 0
@@ -15,30 +14,39 @@ function newest(folder: string): number {
   return latest
 }
 
-let built: Promise<string> | undefined
+const built = new Map<string, Promise<string>>()
 
 /**
- * The built console: dist/console-web when it is newer than every file of console/ and the labels (npm ci and npm run
- * build make it), else a build of this process's own in a temporary folder (never a shared write:
- * test files run in parallel).
+ * A built web app (`console` or `portal`): dist/<app>-web when it is newer than every file of its
+ * folder and the labels (npm ci and npm run build make it), else a build of this process's own in
+ * a temporary folder (never a shared write: test files run in parallel).
  */
-export function consoleRoot(): Promise<string> {
-  built ??= (async () => {
-    const index = join(BUILT, 'index.html')
-    // The console builds src/shared/labels.ts into its bundle too.
-    const sources = Math.max(
-      newest(join(root, 'console')),
-      statSync(join(root, 'src/shared/labels.ts')).mtimeMs,
-    )
-    if (existsSync(index) && statSync(index).mtimeMs >= sources) return BUILT
-    const outDir = mkdtempSync(join(tmpdir(), 'amparo-console-'))
-    const { build } = await import('vite')
-    await build({
-      configFile: join(root, 'console/vite.config.ts'),
-      logLevel: 'warn',
-      build: { outDir, emptyOutDir: true },
-    })
-    return outDir
-  })()
-  return built
+function webRoot(app: 'console' | 'portal'): Promise<string> {
+  let promise = built.get(app)
+  if (!promise) {
+    promise = (async () => {
+      const BUILT = join(root, `dist/${app}-web`)
+      const index = join(BUILT, 'index.html')
+      // The apps build src/shared/labels.ts into their bundles too; the portal shares the console's router.
+      const sources = Math.max(
+        newest(join(root, app)),
+        statSync(join(root, 'src/shared/labels.ts')).mtimeMs,
+        statSync(join(root, 'console/src/router.ts')).mtimeMs,
+      )
+      if (existsSync(index) && statSync(index).mtimeMs >= sources) return BUILT
+      const outDir = mkdtempSync(join(tmpdir(), `amparo-${app}-`))
+      const { build } = await import('vite')
+      await build({
+        configFile: join(root, `${app}/vite.config.ts`),
+        logLevel: 'warn',
+        build: { outDir, emptyOutDir: true },
+      })
+      return outDir
+    })()
+    built.set(app, promise)
+  }
+  return promise
 }
+
+export const consoleRoot = () => webRoot('console')
+export const portalRoot = () => webRoot('portal')

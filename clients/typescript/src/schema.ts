@@ -2304,6 +2304,7 @@ export interface components {
          *       "documents_request": null,
          *       "documents": [],
          *       "decision": null,
+         *       "opened_by": "partner",
          *       "settlement": null,
          *       "created_at": "2026-11-21 10:00:00",
          *       "updated_at": "2026-11-21 10:00:00"
@@ -2363,6 +2364,11 @@ export interface components {
             number: string;
             /** @description When the loss occurred. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
             occurred_at: string;
+            /**
+             * @description Who opened it: `partner` through this API, `insured` on the insured’s own page (Portal do segurado). Either way the claim is the partner’s, with the same events and webhooks.
+             * @enum {unknown}
+             */
+            opened_by: "partner" | "insured";
             /** @description The police report; null when none was given. */
             police_report: {
                 /** @description `YYYY-MM-DD`. */
@@ -2470,6 +2476,7 @@ export interface components {
          *           "documents_request": null,
          *           "documents": [],
          *           "decision": null,
+         *           "opened_by": "partner",
          *           "settlement": null,
          *           "created_at": "2026-11-21 10:00:00",
          *           "updated_at": "2026-11-21 10:00:00"

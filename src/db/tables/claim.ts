@@ -8,6 +8,8 @@ export type ClaimStatus =
   | 'denied'
   | 'settled'
   | 'withdrawn'
+/** Who opened a claim (README, Portal do segurado). */
+export type ClaimOpener = 'partner' | 'insured'
 export type ClaimOutcome = 'approved' | 'denied'
 export type SettlementMethod = 'repair' | 'replacement' | 'indemnity'
 export type DenialReason =
@@ -96,6 +98,8 @@ export interface ClaimsTable {
    * null while documents are awaited. Written with the status, by transitionClaim's callers.
    */
   deadline_started_at: string | null
+  /** Who opened it: the partner through its API, or the insured on the portal. */
+  opened_by: Generated<ClaimOpener>
   created_at: string
   updated_at: string
 }

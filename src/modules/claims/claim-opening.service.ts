@@ -1,4 +1,5 @@
 import type { Trx } from '../../db/database.js'
+import type { ClaimOpener } from '../../db/tables/claim.js'
 import type { CoverageType } from '../../db/tables/plan.js'
 import { type FieldErrors, StateError, ValidationError } from '../../shared/errors.js'
 import { formatDate, parseLocalTimestamp } from '../../shared/time.js'
@@ -134,7 +135,7 @@ async function contractOf(
 /**
  * Opens a claim `documents_pending` at `now` (the partner's clock) and writes `claim.opened`;
  * answers the claim's resource. 422 `validation_failed` under the field at fault, `invalid_state` (errors.status)
- * for another open claim or the yearly limit.
+ * for another open claim or the yearly limit. `openedBy`: the partner's API, or the insured's portal.
  */
 export async function openClaim(
   trx: Trx,
@@ -142,6 +143,7 @@ export async function openClaim(
   body: ClaimBody,
   now: string,
   timeZone: string,
+  openedBy: ClaimOpener = 'partner',
 ): Promise<ClaimResource> {
   const errors: FieldErrors = {}
   const occurredAt = parseLocalTimestamp(body.occurred_at, timeZone)
@@ -218,6 +220,7 @@ export async function openClaim(
     lmi: contract.lmi,
     franchise: contract.franchise,
     fraud_signals: JSON.stringify(signals),
+    opened_by: openedBy,
     created_at: now,
     updated_at: now,
   })

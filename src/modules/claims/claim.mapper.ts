@@ -81,6 +81,7 @@ export function claimResource(row: ClaimResourceRow, documents: ClaimDocumentRow
     documents_request: documentsRequestOf(row, (instant) => formatTimestamp(instant, timeZone)),
     documents: documents.map((d) => claimDocumentResource(d, timeZone)),
     decision: decisionOf(row, timeZone),
+    opened_by: row.opened_by,
     settlement:
       row.settled_at === null
         ? null

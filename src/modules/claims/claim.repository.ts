@@ -210,6 +210,7 @@ const RESOURCE_COLUMNS = [
   'cl.documents_request_message',
   'cl.documents_requested_at',
   'cl.documents_request_after',
+  'cl.opened_by',
   'cl.created_at',
   'cl.updated_at',
 ] as const

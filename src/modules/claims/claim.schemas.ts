@@ -104,6 +104,7 @@ const CLAIM_EXAMPLE = {
   documents_request: null,
   documents: [],
   decision: null,
+  opened_by: 'partner',
   settlement: null,
   created_at: '2026-11-21 10:00:00',
   updated_at: '2026-11-21 10:00:00',
@@ -180,6 +181,10 @@ export const Claim = named(
         ],
         { description: 'The decision; null until decided.' },
       ),
+      opened_by: Type.Enum(['partner', 'insured'], {
+        description:
+          'Who opened it: `partner` through this API, `insured` on the insured’s own page (Portal do segurado). Either way the claim is the partner’s, with the same events and webhooks.',
+      }),
       settlement: Type.Union(
         [
           Type.Object({

@@ -2,13 +2,18 @@ import type { Db, Trx } from '../../db/database.js'
 import { type AuditFilter, type AuditRow, auditPage, insertAuditRow } from './audit.repository.js'
 
 /**
- * Who acted: a signed-in operator, the CLI under an OS user (`cli:<user>`), or someone not
- * identified who gave this e-mail (a failed sign-in).
+ * Who acted: a signed-in operator, the CLI under an OS user (`cli:<user>`), an insured on the
+ * portal (`insured:<customer id>`), or someone not identified who gave this e-mail (a failed sign-in).
  */
-export type AuditActor = { id: number; email: string } | { cli: string } | { claimed: string }
+export type AuditActor =
+  | { id: number; email: string }
+  | { cli: string }
+  | { claimed: string }
+  | { insured: number }
 
 function actorColumns(actor: AuditActor): { actor: number | null; actor_label: string } {
   if ('cli' in actor) return { actor: null, actor_label: `cli:${actor.cli}` }
+  if ('insured' in actor) return { actor: null, actor_label: `insured:${actor.insured}` }
   if ('claimed' in actor) return { actor: null, actor_label: actor.claimed }
   return { actor: actor.id, actor_label: actor.email }
 }

@@ -1,6 +1,14 @@
 /** The service's own messages in Portuguese (service-messages.ts). Partners, operators and the console. */
 export const CONSOLE_MESSAGES: Record<string, string> = {
   // Partners, operators and the console
+  'Wrong or expired code: ask for a new one.': 'Código incorreto ou expirado: peça um novo.',
+  'Too many codes asked for this document: try again later.':
+    'Muitos códigos pedidos para este documento: tente de novo mais tarde.',
+  'Choose exactly one contract.': 'Escolha exatamente uma proteção.',
+  'The document must be a valid CPF or CNPJ.': 'O CPF ou CNPJ não é válido.',
+  'The code must be 6 digits.': 'O código tem 6 dígitos.',
+  'This request must come from the portal’s own pages.':
+    'Este pedido deve vir das páginas do próprio portal.',
   'The LMI factors must satisfy 0 < min ≤ max ≤ 10.':
     'Os fatores de LMI devem satisfazer 0 < min ≤ max ≤ 10.',
   'The password must be at least 8 characters, not only spaces.':
