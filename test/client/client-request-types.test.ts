@@ -173,6 +173,31 @@ const nonsense: Record<WriteOperation, () => unknown> = {
       // @ts-expect-error a reference is text
       body: { reference: 7 },
     }),
+  'POST /subscriptions/{subscriptionId}/installments/{installmentId}/pix': () =>
+    amparo.POST('/subscriptions/{subscriptionId}/installments/{installmentId}/pix', {
+      // @ts-expect-error which installment
+      params: { path: { subscriptionId: 1 } },
+    }),
+  'POST /annual-plans/{id}/pix': () =>
+    amparo.POST('/annual-plans/{id}/pix', {
+      // @ts-expect-error a plan's id is a number
+      params: { path: { id: 'AMP-2026-000001' } },
+    }),
+  'POST /annual-plans/{id}/boleto': () =>
+    amparo.POST('/annual-plans/{id}/boleto', {
+      // @ts-expect-error which plan
+      params: { path: {} },
+    }),
+  'POST /sandbox/payments/{id}/pay': () =>
+    amparo.POST('/sandbox/payments/{id}/pay', {
+      // @ts-expect-error a payment's id is a number
+      params: { path: { id: 'pix' } },
+    }),
+  'POST /stripe/webhooks': () =>
+    amparo.POST('/stripe/webhooks', {
+      // @ts-expect-error an event has an id, a type and its object
+      body: { type: 'payment_intent.succeeded' },
+    }),
 }
 
 /** What a partner writes compiles: the refusals above are about the nonsense, not the call. */

@@ -99,6 +99,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/annual-plans/{id}/boleto": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A boleto to pay an annual plan (own gateway)
+         * @description For own-gateway partners: a boleto for the whole premium, payable until the end of the third calendar
+         *     day (service time zone) after it is made; banks take a business day or two to confirm it, and the plan is
+         *     `paid` (covered from 00:00 of the next day) when they do. The boleto prints the customer's name,
+         *     CPF/CNPJ and address: a customer without street, city, state and zip code → 422
+         *     `errors["customer.address"]`. No body. Another partner's or an unknown plan → 404; an external-gateway partner → 422 `errors.gateway`; a plan
+         *     not awaiting payment → 422 `errors.status`.
+         *
+         *     At most one pending code per installment or plan: asking again while it is payable answers the same one
+         *     with 200; once it has expired (or the gateway ended it) a new one is made → 201. Paid when the gateway says
+         *     the payment succeeded (Stripe's `payment_intent.succeeded`, received at `POST /stripe/webhooks`; in the
+         *     test environment with the sandbox gateway, `POST /sandbox/payments/{id}/pay`): the installment or plan
+         *     is then `paid` with `paid_with` saying how, and its `*.paid` event goes out.
+         */
+        post: operations["requestAnnualPlanBoleto"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/annual-plans/{id}/cancellation": {
         parameters: {
             query?: never;
@@ -272,6 +303,34 @@ export interface paths {
          *     `request_id` to support.
          */
         post: operations["payAnnualPlanByCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/annual-plans/{id}/pix": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A PIX code to pay an annual plan (own gateway)
+         * @description For own-gateway partners: a PIX code for the whole premium, valid for an hour; paid, the plan is
+         *     `paid` and covered from 00:00 of the next day. No body. Another partner's or an unknown plan → 404; an external-gateway partner → 422 `errors.gateway`; a plan
+         *     not awaiting payment → 422 `errors.status`.
+         *
+         *     At most one pending code per installment or plan: asking again while it is payable answers the same one
+         *     with 200; once it has expired (or the gateway ended it) a new one is made → 201. Paid when the gateway says
+         *     the payment succeeded (Stripe's `payment_intent.succeeded`, received at `POST /stripe/webhooks`; in the
+         *     test environment with the sandbox gateway, `POST /sandbox/payments/{id}/pay`): the installment or plan
+         *     is then `paid` with `paid_with` saying how, and its `*.paid` event goes out.
+         */
+        post: operations["requestAnnualPlanPix"];
         delete?: never;
         options?: never;
         head?: never;
@@ -740,6 +799,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/pix/{image}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The QR code of a PIX code, as a PNG
+         * @description The address a PIX code's `qr_code_png` gives: the QR image of its copia-e-cola text, for a page or a
+         *     screen to show. No token: the address itself is random and unguessable. Any other address → 404.
+         */
+        get: operations["getPixImage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/plans": {
         parameters: {
             query?: never;
@@ -998,6 +1078,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/payments/{id}/pay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay a PIX code or boleto in the sandbox
+         * @description Test environment only, with the sandbox gateway. Pays the partner's PIX code or boleto (its `id`
+         *     from `POST …/pix` or `…/boleto`) as the customer's bank would, at the partner's sandbox clock: the
+         *     installment or plan becomes `paid` with `paid_with` `pix` or `boleto`, and its `*.paid` event goes out —
+         *     what Stripe's `payment_intent.succeeded` does with the Stripe gateway. Paying it again answers the same
+         *     200. An expired or ended code → 422 `errors.status`; another partner's or an unknown one → 404; a code
+         *     of the Stripe gateway → 422 `errors.gateway` (Stripe's test mode pays those).
+         */
+        post: operations["paySandboxPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sdk/{file}": {
         parameters: {
             query?: never;
@@ -1103,6 +1208,36 @@ export interface paths {
         get: operations["getStore"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/stripe/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive an event from Stripe (the own gateway)
+         * @description The endpoint to register at Stripe (README, "Going live: Stripe's events"); not for partners.
+         *     No bearer token: the `Stripe-Signature` header must verify over the exact body with the endpoint's signing
+         *     secret (`STRIPE_WEBHOOK_SECRET`), its timestamp within 5 minutes, else 400 `bad_request` and nothing is
+         *     applied (also when no secret is configured).
+         *
+         *     Each event is applied once, by its `id`, in the transaction of its effect: a repeat answers
+         *     `duplicate` and changes nothing, and an event arriving after a later one about the same payment
+         *     changes nothing either. `payment_intent.succeeded` pays the installment or plan of a PIX code or
+         *     boleto (`paid_with`), and records a first card charge whose answer was lost (the worker's
+         *     reconciliation remains the fallback); `payment_intent.payment_failed` / `.canceled` end a pending code.
+         *     Any other event is acknowledged with `ignored`. A failure to record → 5xx, and Stripe delivers again.
+         */
+        post: operations["receiveStripeEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1334,6 +1469,36 @@ export interface paths {
          *     if the worker has not run yet (the subscription may still read `pending` until it does).
          */
         post: operations["notifyInstallmentPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/{subscriptionId}/installments/{installmentId}/pix": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A PIX code to pay an installment (own gateway)
+         * @description For own-gateway partners: a PIX code (copia e cola, and its QR code as a PNG) the customer pays
+         *     from any bank app, valid for an hour. No body. Another partner's or an unknown installment → 404; an
+         *     external-gateway partner → 422 `errors.gateway`; an installment paid or canceled, a later one while
+         *     installment 1 is unpaid, or installment 1 of a subscription past its unpaid days → 422 `errors.status`.
+         *     Paying installment 1 activates the subscription, as a card payment does.
+         *
+         *     At most one pending code per installment or plan: asking again while it is payable answers the same one
+         *     with 200; once it has expired (or the gateway ended it) a new one is made → 201. Paid when the gateway says
+         *     the payment succeeded (Stripe's `payment_intent.succeeded`, received at `POST /stripe/webhooks`; in the
+         *     test environment with the sandbox gateway, `POST /sandbox/payments/{id}/pay`): the installment or plan
+         *     is then `paid` with `paid_with` saying how, and its `*.paid` event goes out.
+         */
+        post: operations["requestInstallmentPix"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2002,6 +2167,7 @@ export interface components {
          *         }
          *       },
          *       "paid_at": "2026-11-21 10:20:00",
+         *       "paid_with": "card",
          *       "starts_at": "2026-11-22 00:00:00",
          *       "ends_at": "2027-11-22 00:00:00",
          *       "cancellation": null,
@@ -2066,6 +2232,8 @@ export interface components {
             model: components["schemas"]["Model"];
             /** @description When the payment was confirmed. `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid. */
             paid_at: string | null;
+            /** @description How it was paid: `card` (the own gateway, at the counter or by the recurrence), `pix`, `boleto`, or `external` (the partner notified a payment it collected); null while unpaid. */
+            paid_with: ("card" | "pix" | "boleto" | "external") | null;
             /** @description How it is paid; null for an own-gateway plan not paid yet. */
             payment: {
                 /** @description The card that paid (own gateway); the number and code are never kept. */
@@ -2167,6 +2335,7 @@ export interface components {
          *             }
          *           },
          *           "paid_at": "2026-11-21 10:20:00",
+         *           "paid_with": "card",
          *           "starts_at": "2026-11-22 00:00:00",
          *           "ends_at": "2027-11-22 00:00:00",
          *           "cancellation": null,
@@ -2221,6 +2390,33 @@ export interface components {
             };
             /** @description Single payment for 12 months: LMI × the annual rate (× the used-device factor when `used`), half-up to the cent. In reais (BRL), at most two decimals. */
             premium: number;
+        };
+        /**
+         * @example {
+         *       "id": 82,
+         *       "status": "pending",
+         *       "amount": 989.89,
+         *       "number": "23793381286000000000300000000401184340000098989",
+         *       "pdf_url": "https://payments.stripe.com/boleto/voucher/test_…/pdf",
+         *       "expires_at": "2026-11-25 00:00:00"
+         *     }
+         */
+        Boleto: {
+            /** @description Amount to pay. In reais (BRL), at most two decimals. */
+            amount: number;
+            /** @description The end of its last payable day, `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+            expires_at: string;
+            /** @description The payment’s id (the sandbox pays it: `POST /sandbox/payments/{id}/pay`). */
+            id: number;
+            /** @description The boleto’s digitable line. */
+            number: string;
+            /** @description The boleto to print, as the gateway renders it. */
+            pdf_url: string;
+            /**
+             * @description `pending` until paid or expired; `paid` once the gateway says the payment succeeded; `expired` past `expires_at` unpaid (a new one may then be asked for); `failed` or `canceled` when the gateway ended it.
+             * @enum {unknown}
+             */
+            status: "pending" | "paid" | "expired" | "failed" | "canceled";
         };
         /**
          * @example {
@@ -2651,6 +2847,7 @@ export interface components {
          *       "status": "paid",
          *       "status_label": "Pago",
          *       "paid_at": "2026-11-21 10:20:00",
+         *       "paid_with": "pix",
          *       "subscription_id": 1001,
          *       "attempts": 0,
          *       "last_decline_code": null,
@@ -2674,6 +2871,8 @@ export interface components {
             number: number;
             /** @description When it was paid, `YYYY-MM-DD HH:MM:SS` in the service time zone; null while unpaid. */
             paid_at: string | null;
+            /** @description How it was paid: `card` (the own gateway, at the counter or by the recurrence), `pix`, `boleto`, or `external` (the partner notified a payment it collected); null while unpaid. */
+            paid_with: ("card" | "pix" | "boleto" | "external") | null;
             /** @enum {unknown} */
             status: "pending" | "paid" | "refused" | "canceled";
             /** @description pt-BR label: Pendente, Pago, Recusado, Cancelado. */
@@ -2696,6 +2895,7 @@ export interface components {
          *           "status": "paid",
          *           "status_label": "Pago",
          *           "paid_at": "2026-11-21 10:20:00",
+         *           "paid_with": "pix",
          *           "subscription_id": 1001,
          *           "attempts": 0,
          *           "last_decline_code": null,
@@ -2804,6 +3004,36 @@ export interface components {
             id: string;
             /** @enum {unknown} */
             type: "ping";
+        };
+        /**
+         * @example {
+         *       "id": 81,
+         *       "status": "pending",
+         *       "amount": 54,
+         *       "qr_code": "00020126580014BR.GOV.BCB.PIX0136…6304ABCD",
+         *       "qr_code_png": "https://api.amparo.example/pix/Jm1tX2ZjR0hZa2V4U3c.png",
+         *       "expires_at": "2026-11-21 11:20:00"
+         *     }
+         */
+        PixCode: {
+            /** @description Amount to pay. In reais (BRL), at most two decimals. */
+            amount: number;
+            /** @description When the code stops being payable, `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+            expires_at: string;
+            /** @description The payment’s id (the sandbox pays it: `POST /sandbox/payments/{id}/pay`). */
+            id: number;
+            /** @description The PIX copia-e-cola text: paste it in any bank app. */
+            qr_code: string;
+            /**
+             * Format: uri
+             * @description Address on Amparo of the QR code as a PNG image; needs no token (its address is unguessable).
+             */
+            qr_code_png: string;
+            /**
+             * @description `pending` until paid or expired; `paid` once the gateway says the payment succeeded; `expired` past `expires_at` unpaid (a new one may then be asked for); `failed` or `canceled` when the gateway ended it.
+             * @enum {unknown}
+             */
+            status: "pending" | "paid" | "expired" | "failed" | "canceled";
         };
         /** @description A subscription plan of the partner. */
         Plan: {
@@ -4169,6 +4399,333 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    requestAnnualPlanBoleto: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422. A retry sent while the first is still being processed waits for it and gets its answer. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Annual plan id, as returned when contracting.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key` (a kept 4xx is replayed the same way). */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Boleto"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key` (a kept 4xx is replayed the same way). */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Boleto"];
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_json",
+                     *       "message": "The request body is not valid JSON.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Annual plan not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request body did not arrive within 30 s.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body must not be larger than 1 MiB.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as application/json.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The Idempotency-Key header must be 1 to 255 visible ASCII characters.",
+                     *       "errors": {
+                     *         "Idempotency-Key": [
+                     *           "The Idempotency-Key header must be 1 to 255 visible ASCII characters."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"] & {
+                        /** @enum {string} */
+                        code: "validation_failed" | "invalid_state" | "wrong_gateway" | "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Too many requests. */
+            429: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The card gateway refused our request as malformed (a bug or a misconfiguration, never the caller’s fault): nothing was charged; quote `request_id` to support. */
+            502: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "gateway_error",
+                     *       "message": "The payment gateway refused the request; nothing was charged. Quote request_id to support.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "gateway_error";
                     };
                 };
             };
@@ -5595,6 +6152,333 @@ export interface operations {
                      *       "errors": {
                      *         "card_number": [
                      *           "The card number field is required."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"] & {
+                        /** @enum {string} */
+                        code: "validation_failed" | "invalid_state" | "wrong_gateway" | "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Too many requests. */
+            429: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The card gateway refused our request as malformed (a bug or a misconfiguration, never the caller’s fault): nothing was charged; quote `request_id` to support. */
+            502: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "gateway_error",
+                     *       "message": "The payment gateway refused the request; nothing was charged. Quote request_id to support.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "gateway_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    requestAnnualPlanPix: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422. A retry sent while the first is still being processed waits for it and gets its answer. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Annual plan id, as returned when contracting.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key` (a kept 4xx is replayed the same way). */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PixCode"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key` (a kept 4xx is replayed the same way). */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PixCode"];
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_json",
+                     *       "message": "The request body is not valid JSON.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Annual plan not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request body did not arrive within 30 s.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body must not be larger than 1 MiB.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as application/json.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The Idempotency-Key header must be 1 to 255 visible ASCII characters.",
+                     *       "errors": {
+                     *         "Idempotency-Key": [
+                     *           "The Idempotency-Key header must be 1 to 255 visible ASCII characters."
                      *         ]
                      *       },
                      *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
@@ -9939,6 +10823,117 @@ export interface operations {
             };
         };
     };
+    getPixImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `<token>.png`. */
+                image: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The QR code, a PNG image. */
+            200: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Pix not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
     listSubscriptionPlans: {
         parameters: {
             query?: never;
@@ -11952,6 +12947,309 @@ export interface operations {
             };
         };
     };
+    paySandboxPayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422. A retry sent while the first is still being processed waits for it and gets its answer. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description The payment’s id.
+                 * @example 81
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key` (a kept 4xx is replayed the same way). */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 81,
+                     *       "method": "pix",
+                     *       "status": "paid",
+                     *       "paid_at": "2026-11-21 10:25:00"
+                     *     }
+                     */
+                    "application/json": {
+                        id: number;
+                        /** @enum {unknown} */
+                        method: "pix" | "boleto";
+                        /** @description `YYYY-MM-DD HH:MM:SS`, service time zone (the partner’s sandbox clock). */
+                        paid_at: string;
+                        /** @enum {string} */
+                        status: "paid";
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_json",
+                     *       "message": "The request body is not valid JSON.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Payment not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request body did not arrive within 30 s.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body must not be larger than 1 MiB.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as application/json.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The Idempotency-Key header must be 1 to 255 visible ASCII characters.",
+                     *       "errors": {
+                     *         "Idempotency-Key": [
+                     *           "The Idempotency-Key header must be 1 to 255 visible ASCII characters."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"] & {
+                        /** @enum {string} */
+                        code: "validation_failed" | "invalid_state" | "wrong_gateway" | "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Too many requests. */
+            429: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
     getClientPackageVersion: {
         parameters: {
             query?: never;
@@ -12865,6 +14163,227 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "rate_limited";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    receiveStripeEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3QxAmparo",
+                 *       "type": "payment_intent.succeeded",
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "pi_3QxAmparo",
+                 *           "object": "payment_intent",
+                 *           "status": "succeeded",
+                 *           "metadata": {
+                 *             "amparo_partner_id": "12",
+                 *             "amparo_reference": "annual-plan-7"
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The object the event is about, as Stripe sends it. */
+                    data: {
+                        object: {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    /** @description Stripe’s event id (`evt_…`): each is applied once. */
+                    id: string;
+                    /** @description The event type, e.g. `payment_intent.succeeded`. */
+                    type: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true,
+                     *       "result": "applied"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        received: true;
+                        /**
+                         * @description `applied`: its effect was written now; `duplicate`: an earlier delivery of it was applied; `ignored`: nothing of Amparo’s to change (kept, so its repeats answer `duplicate`).
+                         * @enum {unknown}
+                         */
+                        result: "applied" | "duplicate" | "ignored";
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_json",
+                     *       "message": "The request body is not valid JSON.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request body did not arrive within 30 s.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body must not be larger than 1 MiB.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as application/json.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
                     };
                 };
             };
@@ -14893,6 +16412,7 @@ export interface operations {
                      *         "status": "paid",
                      *         "status_label": "Pago",
                      *         "paid_at": "2026-11-21 10:20:00",
+                     *         "paid_with": "pix",
                      *         "subscription_id": 1001,
                      *         "attempts": 0,
                      *         "last_decline_code": null,
@@ -14906,6 +16426,7 @@ export interface operations {
                      *         "status": "pending",
                      *         "status_label": "Pendente",
                      *         "paid_at": null,
+                     *         "paid_with": null,
                      *         "subscription_id": 1001,
                      *         "attempts": 0,
                      *         "last_decline_code": null,
@@ -15320,6 +16841,338 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Service temporarily unavailable. Retry shortly.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    requestInstallmentPix: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1 to 255 visible ASCII characters. The first response to a key is kept for 24 h and replayed with `Idempotent-Replayed: true`; the same key with another request answers 422. A retry sent while the first is still being processed waits for it and gets its answer. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Installment `id` (not its `number`), from `GET /subscriptions/{id}/installments`.
+                 * @example 1
+                 */
+                installmentId: number;
+                /**
+                 * @description Subscription id, as returned when contracting.
+                 * @example 1
+                 */
+                subscriptionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key` (a kept 4xx is replayed the same way). */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PixCode"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key` (a kept 4xx is replayed the same way). */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PixCode"];
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_json",
+                     *       "message": "The request body is not valid JSON.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthenticated",
+                     *       "message": "Unauthenticated.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Installment not found.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "request_timeout",
+                     *       "message": "The request body did not arrive within 30 s.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "The request body must not be larger than 1 MiB.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as application/json.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "The Idempotency-Key header must be 1 to 255 visible ASCII characters.",
+                     *       "errors": {
+                     *         "Idempotency-Key": [
+                     *           "The Idempotency-Key header must be 1 to 255 visible ASCII characters."
+                     *         ]
+                     *       },
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"] & {
+                        /** @enum {string} */
+                        code: "validation_failed" | "invalid_state" | "wrong_gateway" | "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Too many requests. */
+            429: {
+                headers: {
+                    /** @description Requests allowed a minute: per partner (on login, per client id and address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the count starts again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Too many requests. Retry in 42 seconds.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "headers_too_large",
+                     *       "message": "Request header fields too large (at most 16 KB, the URL included).",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id` to support. */
+            500: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "server_error",
+                     *       "message": "Server error.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The card gateway refused our request as malformed (a bug or a misconfiguration, never the caller’s fault): nothing was charged; quote `request_id` to support. */
+            502: {
+                headers: {
+                    /** @description The caller’s `X-Request-Id` when it sent a sane one (1 to 128 of `A-Za-z0-9._:-`, no run of 13 or more digits), else a new UUID; an error body repeats it as `request_id`: quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "gateway_error",
+                     *       "message": "The payment gateway refused the request; nothing was charged. Quote request_id to support.",
+                     *       "request_id": "b5d1c8e2-1f0a-4c4e-9a57-2f0e6d1f3a9b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "gateway_error";
                     };
                 };
             };

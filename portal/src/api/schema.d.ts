@@ -319,7 +319,7 @@ export interface components {
              * @description Stable, machine-readable: branch on it.
              * @enum {string}
              */
-            code: "invalid_json" | "bad_request" | "unauthenticated" | "card_declined" | "not_found" | "request_timeout" | "idempotency_key_in_flight" | "payment_in_progress" | "clock_advancing" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "validation_failed" | "invalid_state" | "wrong_gateway" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "server_error" | "gateway_error" | "service_unavailable" | "invalid_credentials" | "forbidden" | "origin_refused" | "decision_conflict";
+            code: "invalid_json" | "bad_request" | "unauthenticated" | "card_declined" | "not_found" | "request_timeout" | "idempotency_key_in_flight" | "payment_in_progress" | "clock_advancing" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "validation_failed" | "invalid_state" | "wrong_gateway" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "server_error" | "gateway_error" | "service_unavailable" | "invalid_credentials" | "forbidden" | "origin_refused" | "password_change_required" | "decision_conflict";
             errors?: {
                 [key: string]: string[];
             };
