@@ -13,6 +13,7 @@ import {
   operationsOf,
   requestsFor,
   requestsOf,
+  SUCCESS_NOT_CAUSED,
   setupCallsOf,
   setupOf,
 } from './helpers/openapi-examples.js'
@@ -112,6 +113,7 @@ async function runAs(entry: Entry, gateway: Gateway): Promise<string[]> {
     }
   }
   for (const [i, call] of calls.entries()) {
+    if (entry.operationId in SUCCESS_NOT_CAUSED) break
     if (i > 0) world = await worldFor(entry, gateway)
     const answer = await world.run(entry, await withCertificateCode(world.resolve(entry, call)))
     const type = String(answer.headers['content-type'] ?? '')
