@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Subscription } from './helpers/api-types.js'
-import { uniqueImei } from './helpers/bodies.js'
+import { ADDRESS, MARIA, uniqueImei } from './helpers/bodies.js'
 import { PDFTOTEXT, reportMissing } from './helpers/machine-tools.js'
 import { useTestApp } from './helpers/test-app.js'
 import {
@@ -95,6 +95,8 @@ describe('GET /subscriptions/{id}/certificate', () => {
         `LMI R$ ${subscription.lmi.toLocaleString('de-DE', { minimumFractionDigits: 2 })}`,
         'Franquia:',
         `${subscription.installments_count} parcelas mensais`,
+        // Its first installment was notified by the partner (`paid_with` `external`).
+        'Forma de pagamento: Pago ao parceiro',
         'Prêmio:',
         'Parceiro: Loja Conecta Celulares',
         'Loja: Venda direta do parceiro',
@@ -110,6 +112,30 @@ describe('GET /subscriptions/{id}/certificate', () => {
       const code = verificationCodeIn(text)
       expect(code).toMatch(/^[A-Z2-7]{32}$/)
       expect(text).toContain(`/certificates/${code}`)
+    },
+  )
+
+  it.skipIf(!PDFTOTEXT.present)(
+    'prints PIX as the way a subscription whose first installment was paid by PIX was paid',
+    async () => {
+      const own = await seller(ctx, { partner: 'own', customer: { ...MARIA, address: ADDRESS } })
+      const contracted = await contractSubscription(ctx, own, galaxy, { serial_number: uniqueImei() })
+      const [first] = await answer(ctx, own, 'GET', `/subscriptions/${contracted.id}/installments`)
+      const code = await answer(
+        ctx,
+        own,
+        'POST',
+        `/subscriptions/${contracted.id}/installments/${first.id}/pix`,
+        undefined,
+        201,
+      )
+      await answer(ctx, own, 'POST', `/sandbox/payments/${code.id}/pay`)
+
+      const response = await send(ctx, own, 'GET', `/subscriptions/${contracted.id}/certificate`)
+      expect(response.statusCode, response.body).toBe(200)
+      const text = pdfText(response.rawPayload)
+      expect(text).toContain('Forma de pagamento: PIX')
+      expect(text).not.toContain('Pago ao parceiro')
     },
   )
 
@@ -162,6 +188,7 @@ describe('GET /annual-plans/{id}/certificate', () => {
         `IMEI: ${imei}`,
         '12 meses, de 22/11/2026',
         'Pagamento: à vista',
+        'Forma de pagamento: Pago ao parceiro',
         'Parceiro: Loja Conecta Celulares',
       ]) {
         expect(text, expected).toContain(expected)

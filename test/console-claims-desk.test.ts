@@ -199,6 +199,8 @@ describe('a claim’s page', () => {
       policy_number: expect.stringMatching(/^AMP-\d{4}-\d{6}$/),
       status: 'paid',
       status_label: 'Pago',
+      // The partner notified its payment.
+      paid_with: 'external',
     })
     const subscriptionId = await paidSubscription(ctx.app, p)
     const onSubscription = (await get(`/api/claims/${await claimOf(ctx.db, { subscriptionId })}`)).json()
@@ -209,6 +211,12 @@ describe('a claim’s page', () => {
       status_label: 'Pago',
     })
     expect(onSubscription.contract).not.toHaveProperty('number')
+    expect(onSubscription.contract.paid_with).toBe('external')
+    // Paid by card at the counter (an own-gateway partner): its first installment's way.
+    const own = await claimParty(ctx.app, ctx.db, p.modelId, 'own')
+    const byCard = await paidSubscription(ctx.app, own, undefined, 'card')
+    const onCard = (await get(`/api/claims/${await claimOf(ctx.db, { subscriptionId: byCard })}`)).json()
+    expect(onCard.contract).toMatchObject({ id: byCard, paid_with: 'card' })
     expect(claim.timeline.map((e: { type: string }) => e.type)).toContain('annual_plan.paid')
   })
 })

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import type { FraudSignal } from '../db/tables/claim.js'
 import { OPERATOR_ROLES } from '../db/tables/operator.js'
 import type { GatewayMode } from '../db/tables/partner.js'
+import type { PaidWith } from '../db/tables/payment-code.js'
 import type { PlanKind } from '../db/tables/plan.js'
 import type { InstallmentStatus, SubscriptionStatus } from '../db/tables/subscription.js'
 import { AnnualPlanStatus, RefundStatus } from '../modules/annual-plans/annual-plan.schemas.js'
@@ -60,6 +61,7 @@ const ENUMS: [keyof typeof LABEL_TABLES, string[]][] = [
   ['installmentStatus', all<InstallmentStatus>({ pending: true, paid: true, refused: true, canceled: true })],
   ['annualPlanStatus', enumOf(AnnualPlanStatus)],
   ['refundStatus', enumOf(RefundStatus)],
+  ['paidWith', all<PaidWith>({ card: true, pix: true, boleto: true, external: true })],
   ['contractKind', ['subscription', 'annual_plan']],
   ['planKind', all<PlanKind>({ subscription: true, annual: true })],
   ['documentKind', [...DOCUMENT_KINDS]],
@@ -136,8 +138,11 @@ const CODES = [
     ),
   ),
 ]
-  // Words that are also Portuguese or a field of every partner message.
-  .filter((code) => !['other', 'ping', 'paid', 'pago', 'own', 'none', 'partner'].includes(code))
+  // Words that are also Portuguese or a field of every partner message (`boleto` is both; `card`
+  // is in the request value `credit card` a validation message quotes).
+  .filter(
+    (code) => !['other', 'ping', 'paid', 'pago', 'own', 'none', 'partner', 'boleto', 'card'].includes(code),
+  )
   .filter((code) => code.length > 3)
 
 // A word of its own: not part of a path (`/annual-plans/{id}`) nor of a longer word.

@@ -51,6 +51,14 @@ export const REFUND_STATUS_LABELS = {
   partner: 'Pelo parceiro',
 } as const
 
+/** How an installment or annual plan was paid (`paid_with`; docs/decisions.md, "How a contract was paid"). */
+export const PAID_WITH_LABELS = {
+  card: 'Cartão',
+  pix: 'PIX',
+  boleto: 'Boleto',
+  external: 'Pago ao parceiro',
+} as const
+
 export const CONTRACT_KIND_LABELS = {
   subscription: 'Assinatura',
   annual_plan: 'Plano anual',
@@ -231,6 +239,7 @@ export const LABEL_TABLES = {
   installmentStatus: INSTALLMENT_STATUS_LABELS,
   annualPlanStatus: ANNUAL_PLAN_STATUS_LABELS,
   refundStatus: REFUND_STATUS_LABELS,
+  paidWith: PAID_WITH_LABELS,
   contractKind: CONTRACT_KIND_LABELS,
   planKind: PLAN_KIND_LABELS,
   documentKind: DOCUMENT_KIND_LABELS,

@@ -155,8 +155,11 @@ describe.skipIf(!hasChromium)('operator console in Chromium', () => {
       timeZone: ctx.config.timeZone,
     })
     await page.getByText(`aberto em ${inZone.format(new Date(detail.json().opened_at))}`).waitFor()
-    const contract = detail.json().contract as { id: number; policy_number: string }
+    const contract = detail.json().contract as { id: number; policy_number: string; paid_with: string }
     expect(await page.getByTestId('policy-number').textContent()).toBe(contract.policy_number)
+    // How it was paid, in words (the partner notified its first installment).
+    expect(contract.paid_with).toBe('external')
+    expect(await page.getByTestId('paid-with').textContent()).toBe('Pago ao parceiro')
     await page.getByText(`Assinatura ${contract.id} · ${detail.json().partner.name}`).waitFor()
     expect(await page.locator('.timeline').textContent()).toContain('Assinatura ativada')
     expect(await page.locator('main').textContent()).not.toMatch(/UTC|subscription\.|installment\.|Número/)

@@ -1247,6 +1247,7 @@ export interface operations {
                      *         "franchise_cents": 134985,
                      *         "premium_cents": 1438800,
                      *         "installments": 12,
+                     *         "paid_with": "pix",
                      *         "serial_numbers": [
                      *           "490154203237518"
                      *         ],
@@ -1396,6 +1397,8 @@ export interface operations {
                             kind: "subscription" | "annual_plan";
                             /** @description LMI. In cents. */
                             lmi_cents: number;
+                            /** @description How it was paid: `card` (the own gateway, at the counter or by the recurrence), `pix`, `boleto`, or `external` (the partner notified a payment it collected); null while unpaid. */
+                            paid_with: ("card" | "pix" | "boleto" | "external") | null;
                             plan: {
                                 id: number;
                                 name: string;
@@ -1814,6 +1817,7 @@ export interface operations {
                      *         "franchise_cents": 134985,
                      *         "premium_cents": 1438800,
                      *         "installments": 12,
+                     *         "paid_with": "pix",
                      *         "serial_numbers": [
                      *           "490154203237518"
                      *         ],
@@ -1963,6 +1967,8 @@ export interface operations {
                             kind: "subscription" | "annual_plan";
                             /** @description LMI. In cents. */
                             lmi_cents: number;
+                            /** @description How it was paid: `card` (the own gateway, at the counter or by the recurrence), `pix`, `boleto`, or `external` (the partner notified a payment it collected); null while unpaid. */
+                            paid_with: ("card" | "pix" | "boleto" | "external") | null;
                             plan: {
                                 id: number;
                                 name: string;
@@ -2450,6 +2456,7 @@ export interface operations {
                      *         "franchise_cents": 134985,
                      *         "premium_cents": 1438800,
                      *         "installments": 12,
+                     *         "paid_with": "pix",
                      *         "serial_numbers": [
                      *           "490154203237518"
                      *         ],
@@ -2599,6 +2606,8 @@ export interface operations {
                             kind: "subscription" | "annual_plan";
                             /** @description LMI. In cents. */
                             lmi_cents: number;
+                            /** @description How it was paid: `card` (the own gateway, at the counter or by the recurrence), `pix`, `boleto`, or `external` (the partner notified a payment it collected); null while unpaid. */
+                            paid_with: ("card" | "pix" | "boleto" | "external") | null;
                             plan: {
                                 id: number;
                                 name: string;
@@ -3089,6 +3098,7 @@ export interface operations {
                      *         "franchise_cents": 134985,
                      *         "premium_cents": 1438800,
                      *         "installments": 12,
+                     *         "paid_with": "pix",
                      *         "serial_numbers": [
                      *           "490154203237518"
                      *         ],
@@ -3238,6 +3248,8 @@ export interface operations {
                             kind: "subscription" | "annual_plan";
                             /** @description LMI. In cents. */
                             lmi_cents: number;
+                            /** @description How it was paid: `card` (the own gateway, at the counter or by the recurrence), `pix`, `boleto`, or `external` (the partner notified a payment it collected); null while unpaid. */
+                            paid_with: ("card" | "pix" | "boleto" | "external") | null;
                             plan: {
                                 id: number;
                                 name: string;
@@ -4039,6 +4051,7 @@ export interface operations {
                      *         "franchise_cents": 134985,
                      *         "premium_cents": 1438800,
                      *         "installments": 12,
+                     *         "paid_with": "pix",
                      *         "serial_numbers": [
                      *           "490154203237518"
                      *         ],
@@ -4188,6 +4201,8 @@ export interface operations {
                             kind: "subscription" | "annual_plan";
                             /** @description LMI. In cents. */
                             lmi_cents: number;
+                            /** @description How it was paid: `card` (the own gateway, at the counter or by the recurrence), `pix`, `boleto`, or `external` (the partner notified a payment it collected); null while unpaid. */
+                            paid_with: ("card" | "pix" | "boleto" | "external") | null;
                             plan: {
                                 id: number;
                                 name: string;
@@ -4675,6 +4690,7 @@ export interface operations {
                      *         "franchise_cents": 134985,
                      *         "premium_cents": 1438800,
                      *         "installments": 12,
+                     *         "paid_with": "pix",
                      *         "serial_numbers": [
                      *           "490154203237518"
                      *         ],
@@ -4824,6 +4840,8 @@ export interface operations {
                             kind: "subscription" | "annual_plan";
                             /** @description LMI. In cents. */
                             lmi_cents: number;
+                            /** @description How it was paid: `card` (the own gateway, at the counter or by the recurrence), `pix`, `boleto`, or `external` (the partner notified a payment it collected); null while unpaid. */
+                            paid_with: ("card" | "pix" | "boleto" | "external") | null;
                             plan: {
                                 id: number;
                                 name: string;

@@ -10,6 +10,8 @@ export interface CertificateContent {
   franchise: string
   term: string
   payment: string
+  /** How it was paid (the first installment's or the plan's `paid_with` label); null while unpaid. */
+  paidWith: string | null
   premium: string
   partner: string
   store: string
@@ -88,6 +90,7 @@ export async function renderCertificatePdf(content: CertificateContent): Promise
   section('Vigência e prêmio')
   line('Vigência', content.term)
   line('Pagamento', content.payment)
+  if (content.paidWith) line('Forma de pagamento', content.paidWith)
   line('Prêmio', content.premium)
 
   section('Parceiro e loja')

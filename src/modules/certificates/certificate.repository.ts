@@ -46,6 +46,7 @@ export function findSubscriptionCertificate(db: Reader, partnerId: number, id: n
       's.monthly_premium',
       's.installments_count',
       'i.paid_at as first_paid_at',
+      'i.paid_with',
       ...PARTIES,
     ])
     .where('s.partner_id', '=', partnerId)
@@ -73,6 +74,7 @@ export function findAnnualPlanCertificate(db: Reader, partnerId: number, id: num
       'ap.franchise',
       'ap.premium',
       'ap.payment_installments',
+      'ap.paid_with',
       ...PARTIES,
     ])
     .where('ap.partner_id', '=', partnerId)

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js'
 import { type Clock, shiftedClock } from '../../shared/clock.js'
 import { NotFoundError, StateError } from '../../shared/errors.js'
-import { labelOf, PERIL_LABELS } from '../../shared/labels.js'
+import { labelOf, PAID_WITH_LABELS, PERIL_LABELS } from '../../shared/labels.js'
 import { formatTimestamp } from '../../shared/time.js'
 import { normalizeVerificationCode } from '../../shared/verification-code.js'
 import { type CertificateContent, renderCertificatePdf } from './certificate.pdf.js'
@@ -127,6 +127,7 @@ function commonContent(
     },
     coverages,
     franchise: row.franchise > 0 ? `${formatReais(row.franchise)} por sinistro` : 'Sem franquia',
+    paidWith: row.paid_with && labelOf(PAID_WITH_LABELS, row.paid_with),
     partner: row.partner_name,
     store,
     claimSteps: [

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream'
 import { type Static, Type } from 'typebox'
-import { Id, nullable } from '../../http/http-schemas.js'
+import { Id, nullable, PaidWithSchema } from '../../http/http-schemas.js'
 import {
   CLAIM_STATUSES,
   CLAIM_TYPES,
@@ -141,6 +141,7 @@ const Contract = Type.Object({
   franchise_cents: Cents('Franchise.'),
   premium_cents: Cents('Premium in full (a subscription: monthly premium × installments).'),
   installments: Type.Integer(),
+  paid_with: PaidWithSchema,
   serial_numbers: Type.Array(Type.String(), { description: 'Serial numbers or IMEIs.' }),
   contracted_at: Instant('Contracting.'),
 })
@@ -194,6 +195,7 @@ const DESK_CLAIM_EXAMPLE = {
     franchise_cents: 134_985,
     premium_cents: 1_438_800,
     installments: 12,
+    paid_with: 'pix',
     serial_numbers: ['490154203237518'],
     contracted_at: '2026-10-01T15:00:00.000Z',
   },

@@ -139,6 +139,7 @@ async function contractOf(db: Reader, claim: DeskClaimRow) {
     plan: c.plan,
     lmi_cents: Number(c.lmi),
     franchise_cents: Number(c.franchise),
+    paid_with: c.paidWith,
     serial_numbers: c.serials.filter((x): x is string => x !== null),
     contracted_at: iso(c.createdAt) as string,
   }

@@ -70,6 +70,14 @@ function subscriptionStatement(lock: boolean) {
         'k.canceled_at',
         'k.monthly_premium',
         'k.installments_count',
+        // How the contract was paid is how its first installment was (null while unpaid).
+        (eb) =>
+          eb
+            .selectFrom('installments as fi')
+            .select('fi.paid_with')
+            .whereRef('fi.subscription_id', '=', 'k.id')
+            .where('fi.number', '=', 1)
+            .as('paid_with'),
       ])
       .where('k.partner_id', '=', partnerId)
       .where('k.id', '=', id)
@@ -90,6 +98,7 @@ function annualPlanStatement(lock: boolean) {
         'k.starts_at',
         'k.ends_at',
         'k.premium',
+        'k.paid_with',
         'x.confirmed_at as canceled_at',
       ])
       .where('k.partner_id', '=', partnerId)

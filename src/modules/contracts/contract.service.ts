@@ -1,5 +1,6 @@
 import type { Reader, Trx } from '../../db/database.js'
 import type { AnnualPlanStatus } from '../../db/tables/annual-plan.js'
+import type { PaidWith } from '../../db/tables/payment-code.js'
 import type { CoverageType } from '../../db/tables/plan.js'
 import type { SubscriptionStatus } from '../../db/tables/subscription.js'
 import {
@@ -36,6 +37,8 @@ interface ContractFacts {
   serials: [string | null, string | null]
   lmi: number
   franchise: number
+  /** How it was paid: the first installment's or the annual plan's `paid_with`; null while unpaid. */
+  paidWith: PaidWith | null
   createdAt: string
   updatedAt: string
 }
@@ -103,6 +106,7 @@ function contractOf(ref: ContractRef, { kind, row }: ContractRow): Contract {
     modelId: row.model_id,
     lmi: row.lmi,
     franchise: row.franchise,
+    paidWith: row.paid_with,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   }

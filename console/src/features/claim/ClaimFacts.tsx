@@ -6,6 +6,7 @@ import {
   day,
   deviceText,
   label,
+  PAID_WITH_LABELS,
   SETTLEMENT_METHOD_LABELS,
   when,
 } from '../../format'
@@ -84,6 +85,9 @@ export function ContractFacts({ claim }: { claim: DeskClaim }) {
         <dd>
           {day(c.starts_at)} a {day(c.ends_at ?? c.ends_on)}
         </dd>
+        {/* The first installment's or the plan's `paid_with`; "—" while unpaid. */}
+        <dt>Pagamento</dt>
+        <dd data-testid="paid-with">{label(PAID_WITH_LABELS, c.paid_with)}</dd>
         <dt>LMI</dt>
         <dd>{brl(claim.payable_preview.lmi_cents)}</dd>
         <dt>Franquia</dt>
