@@ -142,6 +142,7 @@ describe('GET /openapi.json', () => {
     expect(payload('installment.payment_failed')).toEqual(['InstallmentEvent'])
     expect(payload('annual_plan.refund_updated')).toEqual(['AnnualPlanEvent'])
     expect(payload('claim.settled')).toEqual(['ClaimEvent'])
+    expect(payload('payment.disputed')).toEqual(['PaymentEvent'])
     expect(payload('ping')).toEqual(['PingEvent'])
     for (const [type, { post }] of Object.entries(webhooks)) {
       expect(post.tags, type).toEqual(['Webhooks'])
@@ -157,6 +158,7 @@ describe('GET /openapi.json', () => {
       'InstallmentEvent',
       'AnnualPlanEvent',
       'ClaimEvent',
+      'PaymentEvent',
       'PingEvent',
     ])
     // Every tag an operation or webhook uses is declared.

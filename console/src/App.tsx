@@ -5,6 +5,7 @@ import { AuditPage } from './features/audit/AuditPage'
 import { ClaimPage } from './features/claim/ClaimPage'
 import { ClaimsPage } from './features/claims/ClaimsPage'
 import { DashboardPage } from './features/dashboard/DashboardPage'
+import { DisputesPage } from './features/disputes/DisputesPage'
 import { LoginPage } from './features/login/LoginPage'
 import { OperatorsPage } from './features/operators/OperatorsPage'
 import { PartnerPage } from './features/partner/PartnerPage'
@@ -24,6 +25,7 @@ const NAV = [
   { path: '/busca', label: 'Busca', admin: false },
   { path: '/parceiros', label: 'Parceiros', admin: false },
   { path: '/reembolsos', label: 'Reembolsos', admin: false },
+  { path: '/disputas', label: 'Disputas', admin: false },
   { path: '/auditoria', label: 'Auditoria', admin: true },
   { path: '/operadores', label: 'Operadores', admin: true },
   { path: '/senha', label: 'Minha senha', admin: false },
@@ -124,6 +126,9 @@ export function App() {
       break
     case 'reembolsos':
       screen = <RefundsPage query={route.query} />
+      break
+    case 'disputas':
+      screen = <DisputesPage query={route.query} />
       break
     case 'auditoria':
       screen = <AuditPage query={route.query} />

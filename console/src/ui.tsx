@@ -105,10 +105,10 @@ export function Badge({
 }
 
 export function statusTone(status: string): 'neutral' | 'warn' | 'ok' | 'bad' | 'info' {
-  if (['approved', 'settled', 'succeeded', 'paid', 'active', 'pago', 'protected'].includes(status))
+  if (['approved', 'settled', 'succeeded', 'paid', 'active', 'pago', 'protected', 'won'].includes(status))
     return 'ok'
-  if (['denied', 'failed', 'canceled', 'revoked', 'disabled'].includes(status)) return 'bad'
-  if (['under_review', 'pending', 'documents_pending'].includes(status)) return 'warn'
+  if (['denied', 'failed', 'canceled', 'revoked', 'disabled', 'lost'].includes(status)) return 'bad'
+  if (['under_review', 'pending', 'documents_pending', 'disputed'].includes(status)) return 'warn'
   return 'neutral'
 }
 

@@ -14,6 +14,7 @@ import { claimWorkRoutes } from '../modules/console/claim-work.routes.js'
 import { claimsDeskRoutes } from '../modules/console/claims-desk.routes.js'
 import { customerMessageRoutes } from '../modules/console/customer-messages.routes.js'
 import { dashboardRoutes } from '../modules/console/dashboard.routes.js'
+import { disputesRoutes } from '../modules/console/disputes.routes.js'
 import { partnersRoutes } from '../modules/console/partners.routes.js'
 import { refundsRoutes } from '../modules/console/refunds.routes.js'
 import { searchRoutes } from '../modules/console/search.routes.js'
@@ -125,6 +126,7 @@ export async function buildConsoleApp({
   await app.register(customerMessageRoutes)
   await app.register(partnersRoutes)
   await app.register(refundsRoutes)
+  await app.register(disputesRoutes)
   await app.register(operatorRoutes)
 
   await app.register(consoleStatic, { root: staticRoot })

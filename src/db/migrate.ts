@@ -44,6 +44,7 @@ import * as operatorOneTimePasswords from './migrations/0034-operator-one-time-p
 import * as paymentCodes from './migrations/0035-payment-codes.js'
 import * as messages from './migrations/0036-messages.js'
 import * as insuredPortal from './migrations/0037-insured-portal.js'
+import * as paymentDisputes from './migrations/0038-payment-disputes.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
 const migrations: Record<string, Migration> = {
@@ -84,6 +85,7 @@ const migrations: Record<string, Migration> = {
   '0035-payment-codes': paymentCodes,
   '0036-messages': messages,
   '0037-insured-portal': insuredPortal,
+  '0038-payment-disputes': paymentDisputes,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

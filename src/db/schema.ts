@@ -36,7 +36,7 @@ import type {
   PaymentsTable,
   SettingsTable,
 } from './tables/payment.js'
-import type { PaymentCodesTable, StripeEventsTable } from './tables/payment-code.js'
+import type { PaymentCodesTable, PaymentDisputesTable, StripeEventsTable } from './tables/payment-code.js'
 import type { PlansTable } from './tables/plan.js'
 import type { PortalCodesTable, PortalSessionsTable } from './tables/portal.js'
 import type { PremiumHoursTable } from './tables/premium-hour.js'
@@ -72,6 +72,7 @@ export interface Database {
   settings: SettingsTable
   payment_codes: PaymentCodesTable
   stripe_events: StripeEventsTable
+  payment_disputes: PaymentDisputesTable
   annual_plans: AnnualPlansTable
   annual_plan_cancellations: AnnualPlanCancellationsTable
   annual_plan_refunds: AnnualPlanRefundsTable

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import type { FraudSignal } from '../db/tables/claim.js'
 import { OPERATOR_ROLES } from '../db/tables/operator.js'
 import type { GatewayMode } from '../db/tables/partner.js'
-import type { PaidWith } from '../db/tables/payment-code.js'
+import type { DisputeStatus, PaidWith } from '../db/tables/payment-code.js'
 import type { PlanKind } from '../db/tables/plan.js'
 import type { InstallmentStatus, SubscriptionStatus } from '../db/tables/subscription.js'
 import { AnnualPlanStatus, RefundStatus } from '../modules/annual-plans/annual-plan.schemas.js'
@@ -17,6 +17,7 @@ import {
 } from '../modules/claims/claim.rules.js'
 import type { DeadlineState } from '../modules/claims/claim-deadline.rules.js'
 import { EVENT_TYPES } from '../modules/events/event.service.js'
+import { DISPUTE_REASONS } from '../modules/gateway-events/dispute.rules.js'
 import { MESSAGE_KINDS, MESSAGE_STATES } from '../modules/messages/message.rules.js'
 import { portugueseMessage } from '../plugins/messages.js'
 import { SERVICE_MESSAGES } from '../plugins/service-messages.js'
@@ -87,6 +88,8 @@ const ENUMS: [keyof typeof LABEL_TABLES, string[]][] = [
   ['auditAction', auditActions()],
   ['messageKind', [...MESSAGE_KINDS]],
   ['messageState', [...MESSAGE_STATES]],
+  ['disputeStatus', all<DisputeStatus>({ disputed: true, won: true, lost: true })],
+  ['disputeReason', [...DISPUTE_REASONS]],
 ]
 
 describe('one Portuguese label per code', () => {

@@ -125,6 +125,7 @@ export const EVENT_TYPE_LABELS = {
   'annual_plan.cancellation_requested': 'Cancelamento pedido',
   'annual_plan.canceled': 'Plano anual cancelado',
   'annual_plan.refund_updated': 'Reembolso atualizado',
+  'payment.disputed': 'Pagamento contestado',
   'claim.opened': 'Sinistro aberto',
   'claim.under_review': 'Sinistro em análise',
   'claim.documents_requested': 'Documentos solicitados',
@@ -229,6 +230,30 @@ export const MESSAGE_STATE_LABELS = {
   failed: 'Não entregue',
 } as const
 
+/** Where a chargeback stands (the console's Disputas, `payment.disputed`). */
+export const DISPUTE_STATUS_LABELS = {
+  disputed: 'Em disputa',
+  won: 'Disputa ganha',
+  lost: 'Disputa perdida',
+} as const
+
+/** Stripe's reason for a chargeback. */
+export const DISPUTE_REASON_LABELS = {
+  bank_cannot_process: 'Banco não pôde processar',
+  credit_not_processed: 'Crédito não processado',
+  customer_initiated: 'Iniciada pelo cliente',
+  debit_not_authorized: 'Débito não autorizado',
+  duplicate: 'Cobrança duplicada',
+  fraudulent: 'Fraude',
+  general: 'Outro motivo',
+  incorrect_account_details: 'Dados da conta incorretos',
+  insufficient_funds: 'Saldo insuficiente',
+  product_not_received: 'Produto não recebido',
+  product_unacceptable: 'Produto inaceitável',
+  subscription_canceled: 'Assinatura cancelada',
+  unrecognized: 'Cobrança não reconhecida',
+} as const
+
 export type LabelTable = Readonly<Record<string, string>>
 
 /** Every table, by the name a test or a reader looks it up under. */
@@ -255,6 +280,8 @@ export const LABEL_TABLES = {
   messageKind: MESSAGE_KIND_LABELS,
   messageState: MESSAGE_STATE_LABELS,
   claimOpener: CLAIM_OPENER_LABELS,
+  disputeStatus: DISPUTE_STATUS_LABELS,
+  disputeReason: DISPUTE_REASON_LABELS,
 } as const satisfies Record<string, LabelTable>
 
 /** A code's label; an unknown code (one newer than this build) reads as "Outro" rather than as English. */

@@ -55,7 +55,7 @@ export class StripeServer {
   readonly requests: Received[] = []
   readonly paymentIntents: PaymentIntent[] = []
   readonly customers: string[] = []
-  readonly refunds: { id: string; payment_intent: string; amount: number }[] = []
+  readonly refunds: { id: string; payment_intent: string; amount: number; status?: 'failed' }[] = []
   /** Every answer waits this long (after processing): a gateway at real speed. */
   latencyMs = 0
   /** The key mode it accepts, as Stripe's test and live modes each accept only their own keys. */
@@ -290,12 +290,20 @@ export class StripeServer {
     })
   }
 
+  /** A refund Stripe fails after taking it (its money back on the charge); the Refund, as events carry it. */
+  failRefund(id: string): Record<string, unknown> {
+    const refund = this.refunds.find((r) => r.id === id)
+    if (!refund) throw new Error(`no refund ${id}`)
+    refund.status = 'failed'
+    return { ...refund, object: 'refund', currency: 'brl', failure_reason: 'expired_or_canceled_card' }
+  }
+
   private refund(params: Record<string, string>): Answer {
     const intent = this.paymentIntents.find((pi) => pi.id === params.payment_intent)
     if (intent?.status !== 'succeeded') return invalid('No such payment_intent.')
     const amount = Number(params.amount ?? intent.amount)
     const refunded = this.refunds
-      .filter((r) => r.payment_intent === intent.id)
+      .filter((r) => r.payment_intent === intent.id && r.status !== 'failed')
       .reduce((s, r) => s + r.amount, 0)
     if (!(amount > 0) || refunded + amount > intent.amount) {
       return invalid('Refund amount is greater than the unrefunded amount on the charge.')

@@ -280,6 +280,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Chargebacks (Stripe disputes)
+         * @description Disputes Stripe reported on charges through the own gateway, the nearest evidence deadline first (none last).
+         */
+        get: operations["listConsoleDisputes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/operators": {
         parameters: {
             query?: never;
@@ -5514,6 +5534,172 @@ export interface operations {
                             /** @description Written in the period. In cents. */
                             written_cents: number;
                         };
+                    };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle, 12 h at most). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The role is too low, or the one-time password is still to be replaced. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "forbidden" | "password_change_required";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] & {
+                        /** @enum {string} */
+                        code: "validation_failed";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listConsoleDisputes: {
+        parameters: {
+            query: {
+                /** @description Page, from 1. */
+                page: number;
+                /** @description Items a page (≤ 100). */
+                per_page: number;
+                /** @description `disputed` (open), `won` or `lost`. Absent: all. */
+                status?: "disputed" | "won" | "lost";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of a list: `data`, its number, its size, the total and the last page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 1,
+                     *           "gateway_dispute_id": "dp_1QxAmparo",
+                     *           "partner": {
+                     *             "id": 2,
+                     *             "name": "Operadora Exemplo"
+                     *           },
+                     *           "contract": {
+                     *             "kind": "subscription",
+                     *             "id": 1001,
+                     *             "policy_number": "AMP-2026-000123"
+                     *           },
+                     *           "amount_cents": 5400,
+                     *           "reason": "fraudulent",
+                     *           "status": "disputed",
+                     *           "evidence_due_by": "2026-12-01T23:59:59.000Z",
+                     *           "created_at": "2026-11-21T12:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "current_page": 1,
+                     *       "per_page": 25,
+                     *       "total": 1,
+                     *       "last_page": 1
+                     *     }
+                     */
+                    "application/json": {
+                        current_page: number;
+                        data: {
+                            /** @description Amount disputed. In cents. */
+                            amount_cents: number;
+                            contract: {
+                                /** @description The subscription’s or annual plan’s id, as the partner knows it. */
+                                id: number;
+                                /** @enum {unknown} */
+                                kind: "subscription" | "annual_plan";
+                                /** @description `AMP-…`; null before one was given. */
+                                policy_number: string | null;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description When Stripe reported it. UTC, ISO 8601.
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description Until when evidence may be sent to Stripe. UTC, ISO 8601; null when none.
+                             */
+                            evidence_due_by: string | null;
+                            /** @description Stripe’s `dp_…`. */
+                            gateway_dispute_id: string;
+                            id: number;
+                            /** @description The partner. */
+                            partner: {
+                                id: number;
+                                name: string;
+                            };
+                            /** @enum {unknown} */
+                            reason: "bank_cannot_process" | "credit_not_processed" | "customer_initiated" | "debit_not_authorized" | "duplicate" | "fraudulent" | "general" | "incorrect_account_details" | "insufficient_funds" | "product_not_received" | "product_unacceptable" | "subscription_canceled" | "unrecognized";
+                            /** @enum {unknown} */
+                            status: "disputed" | "won" | "lost";
+                        }[];
+                        last_page: number;
+                        per_page: number;
+                        total: number;
                     };
                 };
             };

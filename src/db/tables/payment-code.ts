@@ -36,3 +36,24 @@ export interface StripeEventsTable {
   type: string
   applied_at: string
 }
+
+/** Where a chargeback stands: `disputed` while open, then Stripe's outcome. */
+export type DisputeStatus = 'disputed' | 'won' | 'lost'
+
+/** A chargeback Stripe reported, on the ledger row of the charge it disputes. */
+export interface PaymentDisputesTable {
+  id: Generated<number>
+  /** Stripe's `dp_…`. */
+  gateway_dispute_id: string
+  partner_id: number
+  payment_id: number
+  /** Cents disputed. */
+  amount: number
+  /** Stripe's reason (`fraudulent`, `product_not_received`, …). */
+  reason: string
+  status: DisputeStatus
+  /** Stripe's `evidence_details.due_by`; null when Stripe gives none. */
+  evidence_due_by: string | null
+  created_at: string
+  updated_at: string
+}

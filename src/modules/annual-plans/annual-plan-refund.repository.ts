@@ -87,6 +87,21 @@ export async function requeueRefund(
   return Number(result.numUpdatedRows) === 1
 }
 
+/** A `succeeded` refund of this gateway refund id made `failed`; undefined when there is none. */
+export async function failSucceededRefund(
+  trx: Trx,
+  gatewayRefundId: string,
+  lastError: string,
+): Promise<RefundRow | undefined> {
+  return trx
+    .updateTable('annual_plan_refunds')
+    .set({ status: 'failed', last_error: lastError, refunded_at: null, locked_until: null })
+    .where('gateway_refund_id', '=', gatewayRefundId)
+    .where('status', '=', 'succeeded')
+    .returningAll()
+    .executeTakeFirst()
+}
+
 /** Appends a refund attempt to the payments ledger. */
 export async function recordInLedger(
   trx: Trx,

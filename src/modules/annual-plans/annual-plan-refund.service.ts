@@ -10,6 +10,7 @@ import { REFUND_RETRY_HOURS, refundRetryAt } from './annual-plan.rules.js'
 import { recordAnnualPlanEvent } from './annual-plan-lifecycle.service.js'
 import {
   claimRefund,
+  failSucceededRefund,
   findDueRefunds as findDue,
   findRefundOfPlan,
   insertRefund,
@@ -92,8 +93,11 @@ export async function payDueRefund(
       // settleRefund ends the claim with the outcome, only if it is still this call's.
       release: async () => {},
       charge: () => {
-        const { payment_reference, amount, annual_plan_id, partner_id } = refund()
-        return gateway.refund(payment_reference, amount, `refund-${id}`, {
+        const { payment_reference, amount, annual_plan_id, partner_id, gateway_refund_id } = refund()
+        // A refund Stripe failed later keeps that refund's id: the retry asks for a new refund
+        // (its own key), not the failed one again (docs/decisions.md, Stripe's events).
+        const key = gateway_refund_id ? `refund-${id}-after-${gateway_refund_id}` : `refund-${id}`
+        return gateway.refund(payment_reference, amount, key, {
           partnerId: partner_id,
           reference: `annual-plan-${annual_plan_id}-refund-${id}`,
         })
@@ -159,6 +163,29 @@ function reasonOf(error: unknown): string {
   if (error instanceof GatewayUnavailableError) return 'gateway_unavailable'
   if (error instanceof GatewayRefusedError) return 'gateway_refused'
   return 'unexpected error'
+}
+
+/**
+ * Stripe failed a refund it had taken (`refund.failed`, or a refund updated to `failed`), in the
+ * event's transaction: the refund is `failed`, back in the console's retry list, with a failed
+ * attempt in the ledger. A refund of no plan's, or not `succeeded` (already failed), changes nothing.
+ */
+export async function failRefundAtGateway(
+  trx: Trx,
+  gatewayRefundId: string,
+  at: string,
+  rendering: RenderingContext,
+): Promise<boolean> {
+  const refund = await failSucceededRefund(trx, gatewayRefundId, 'refund_failed_at_gateway')
+  if (!refund) return false
+  await recordInLedger(
+    trx,
+    refund,
+    { outcome: 'failed', transactionId: gatewayRefundId, declineCode: 'refund_failed_at_gateway' },
+    at,
+  )
+  await recordAnnualPlanEvent(trx, 'annual_plan.refund_updated', refund.annual_plan_id, at, rendering)
+  return true
 }
 
 /**

@@ -2,6 +2,7 @@ import { type Static, type TSchema, Type } from 'typebox'
 import { DOCUMENTED_AS, exampleOf, named, Timestamp } from '../../http/http-schemas.js'
 import { AnnualPlan } from '../annual-plans/annual-plan.schemas.js'
 import { Claim } from '../claims/claim.schemas.js'
+import { Dispute } from '../gateway-events/dispute.schemas.js'
 import { Installment, Subscription } from '../subscriptions/subscription.schemas.js'
 import { EVENT_TYPES, type EventType as EventTypeName } from './event.service.js'
 
@@ -9,7 +10,7 @@ const EventId = (description: string) => Type.String({ pattern: '^evt_[0-9a-f]{3
 
 export const EventType = Type.Enum([...EVENT_TYPES], {
   description: `What changed. \`data.object\` is a subscription (\`subscription.*\`), an installment with its
-\`subscription_id\` (\`installment.*\`) or an annual plan (\`annual_plan.*\`).`,
+\`subscription_id\` (\`installment.*\`), an annual plan (\`annual_plan.*\`) or a payment's dispute (\`payment.*\`).`,
 })
 
 /** The types whose name starts with `prefix` (`subscription.`). */
@@ -69,6 +70,7 @@ export const EVENT_SCHEMAS = {
   InstallmentEvent: eventOf('InstallmentEvent', typesOf('installment.'), Installment, 'installment.paid'),
   AnnualPlanEvent: eventOf('AnnualPlanEvent', typesOf('annual_plan.'), AnnualPlan, 'annual_plan.protected'),
   ClaimEvent: eventOf('ClaimEvent', typesOf('claim.'), Claim, 'claim.opened'),
+  PaymentEvent: eventOf('PaymentEvent', typesOf('payment.'), Dispute, 'payment.disputed'),
   PingEvent: eventOf('PingEvent', ['ping'], PingObject, 'ping'),
 }
 
@@ -156,6 +158,7 @@ export function eventSchemaNameOf(type: EventTypeName): keyof typeof EVENT_SCHEM
   if (type.startsWith('subscription.')) return 'SubscriptionEvent'
   if (type.startsWith('installment.')) return 'InstallmentEvent'
   if (type.startsWith('annual_plan.')) return 'AnnualPlanEvent'
+  if (type.startsWith('payment.')) return 'PaymentEvent'
   return 'ClaimEvent'
 }
 
@@ -176,6 +179,8 @@ const MEANING: Record<EventTypeName, string> = {
   'annual_plan.canceled': 'The annual plan was canceled.',
   'annual_plan.refund_updated':
     'The refund of a canceled annual plan changed (`cancellation.refund_status`).',
+  'payment.disputed':
+    'A charge through the own gateway was disputed (a chargeback), or its dispute closed: `status` is `disputed`, then `won` or `lost`; `evidence_due_by` says until when to answer it at Stripe.',
   'claim.opened': 'A claim was opened.',
   'claim.under_review': 'Every document of the claim was received: it is under review.',
   'claim.documents_requested':

@@ -32,6 +32,8 @@ export const EVENT_TYPES = [
   'annual_plan.canceled',
   // Written by the refunds' module when `cancellation.refund_status` changes.
   'annual_plan.refund_updated',
+  // Written by Stripe's dispute events (a chargeback opened, then won or lost).
+  'payment.disputed',
   'claim.opened',
   'claim.under_review',
   'claim.documents_requested',

@@ -94,6 +94,8 @@ Each event is applied once, by its \`id\`, in the transaction of its effect: a r
 changes nothing either. \`payment_intent.succeeded\` pays the installment or plan of a PIX code or
 boleto (\`paid_with\`), and records a first card charge whose answer was lost (the worker's
 reconciliation remains the fallback); \`payment_intent.payment_failed\` / \`.canceled\` end a pending code.
+\`charge.dispute.created\` / \`.closed\` record a chargeback on the charge (event \`payment.disputed\`);
+\`refund.failed\` (or a refund updated to \`failed\`) puts the refund back among the failed, to retry.
 Any other event is acknowledged with \`ignored\`. A failure to record → 5xx, and Stripe delivers again.`,
         body: StripeEventBody,
         response: { 200: EventReceipt, ...errorResponses(400, 413, 415) },

@@ -1,11 +1,10 @@
 import type { Db, Trx } from '../../db/database.js'
 import { retryingTransaction } from '../../db/transaction.js'
-import type { Clock } from '../../shared/clock.js'
 import { GatewayModeError, StateError } from '../../shared/errors.js'
 import { payAnnualPlanByCode } from '../annual-plans/annual-plan-code.service.js'
 import { annualPlanCharges } from '../annual-plans/annual-plan-payment.service.js'
+import { failRefundAtGateway } from '../annual-plans/annual-plan-refund.service.js'
 import { reconcileFirstCharge } from '../contracts/first-card-payment.service.js'
-import type { RenderingContext } from '../events/event.service.js'
 import { findUnrecordedChargeOf } from '../payments/first-charge.service.js'
 import { codeStatusAt, type IntentOutcome } from '../payments/payment-code.rules.js'
 import {
@@ -14,10 +13,12 @@ import {
   requirePartnerCode,
   settleCode,
 } from '../payments/payment-code.service.js'
-import type { ChargeResult, PaymentGateway } from '../payments/payment-gateway.js'
+import type { ChargeResult } from '../payments/payment-gateway.js'
 import { partnerTime } from '../sandbox/sandbox-clock.service.js'
 import { payInstallmentByCode } from '../subscriptions/subscription-code.service.js'
 import { firstInstallmentCharges } from '../subscriptions/subscription-payment.service.js'
+import { applyDisputeEvent } from './dispute.service.js'
+import type { EventAnswer, GatewayEventContext, StripeEventInput } from './gateway-event.context.js'
 import { markEventApplied } from './gateway-event.repository.js'
 
 // Stripe's own events (README, Going live: Stripe's events), once verified: each applied once, by
@@ -25,30 +26,16 @@ import { markEventApplied } from './gateway-event.repository.js'
 // write nothing twice; an event about something already past it (an outcome after a later one)
 // changes nothing.
 
-/** The part of a Stripe event the service reads. */
-export interface StripeEventInput {
-  id: string
-  type: string
-  data: { object: object }
-}
-
-export interface GatewayEventContext {
-  /** The own gateway: a lost card answer is asked again through it. */
-  gateway: PaymentGateway | null
-  /** Real time; each partner's sandbox clock is read from it in `test`. */
-  clock: Clock
-  sandboxClocks: boolean
-  rendering: RenderingContext
-  log: { error(details: object, message: string): void; info(details: object, message: string): void }
-}
-
-export type EventAnswer = 'applied' | 'duplicate' | 'ignored'
+export type { EventAnswer, GatewayEventContext, StripeEventInput }
 
 const INTENT_OUTCOMES: Record<string, IntentOutcome> = {
   'payment_intent.succeeded': 'succeeded',
   'payment_intent.payment_failed': 'payment_failed',
   'payment_intent.canceled': 'canceled',
 }
+
+/** Stripe's events about a refund: each carries the Refund, `failed` when Stripe failed it. */
+const REFUND_EVENTS = new Set(['refund.failed', 'refund.updated', 'charge.refund.updated'])
 
 /** Applies one verified Stripe event (see the module's comment). */
 export async function applyStripeEvent(
@@ -58,6 +45,9 @@ export async function applyStripeEvent(
 ): Promise<EventAnswer> {
   const outcome = INTENT_OUTCOMES[event.type]
   if (outcome) return applyIntentEvent(db, event, outcome, context)
+  if (event.type === 'charge.dispute.created' || event.type === 'charge.dispute.closed')
+    return applyDisputeEvent(db, event, event.type, context)
+  if (REFUND_EVENTS.has(event.type)) return applyRefundEvent(db, event, context)
   return onlyRecorded(db, event, context.clock.now().toISOString())
 }
 
@@ -65,6 +55,22 @@ export async function applyStripeEvent(
 async function onlyRecorded(db: Db, event: StripeEventInput, at: string): Promise<EventAnswer> {
   const first = await retryingTransaction(db, (trx) => markEventApplied(trx, event.id, event.type, at))
   return first ? 'ignored' : 'duplicate'
+}
+
+/** A refund Stripe failed after taking it: back to the console's retry list (failRefundAtGateway). */
+async function applyRefundEvent(
+  db: Db,
+  event: StripeEventInput,
+  context: GatewayEventContext,
+): Promise<EventAnswer> {
+  const refund = event.data.object as { id?: unknown; status?: unknown }
+  const at = context.clock.now().toISOString()
+  if (refund.status !== 'failed' || typeof refund.id !== 'string') return onlyRecorded(db, event, at)
+  const refundId = refund.id
+  return retryingTransaction(db, async (trx) => {
+    if (!(await markEventApplied(trx, event.id, event.type, at))) return 'duplicate'
+    return (await failRefundAtGateway(trx, refundId, at, context.rendering)) ? 'applied' : 'ignored'
+  })
 }
 
 const metadataOf = (object: object) =>
