@@ -197,7 +197,7 @@ describe.skipIf(!hasChromium)('insured portal in Chromium', () => {
       const card = page.getByRole('article').filter({ hasText: /Desistir/ })
       await expect.poll(() => card.count()).toBe(1)
       await card.getByRole('button', { name: 'Desistir (arrependimento)' }).click()
-      const confirm = card.getByRole('group', { name: /Desistir desta proteção/ })
+      const confirm = card.getByRole('region', { name: /Desistir desta proteção/ })
       await expect.poll(() => confirm.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true)
       await checkAxe(page, 'arrependimento')
       await page.screenshot({ path: `screenshots/portal-arrependimento-${size.width}.png`, fullPage: true })

@@ -10,7 +10,7 @@ import { reais } from '../format'
 export function Withdraw({ contract }: { contract: Contract }) {
   const queries = useQueryClient()
   const [asking, setAsking] = useState(false)
-  const confirmRef = useRef<HTMLDivElement>(null)
+  const confirmRef = useRef<HTMLElement>(null)
   const resultRef = useRef<HTMLDivElement>(null)
   const withdraw = useMutation({
     mutationFn: async () =>
@@ -51,7 +51,7 @@ export function Withdraw({ contract }: { contract: Contract }) {
         </p>
       ) : null}
       {asking ? (
-        <div className="confirm" role="group" aria-labelledby={questionId} tabIndex={-1} ref={confirmRef}>
+        <section className="confirm" aria-labelledby={questionId} tabIndex={-1} ref={confirmRef}>
           <p id={questionId}>
             Desistir desta proteção? Você está dentro dos 7 dias do direito de arrependimento; a proteção
             termina agora.
@@ -69,7 +69,7 @@ export function Withdraw({ contract }: { contract: Contract }) {
               Voltar
             </button>
           </div>
-        </div>
+        </section>
       ) : (
         <button type="button" className="btn" onClick={() => setAsking(true)}>
           Desistir (arrependimento)
