@@ -185,6 +185,30 @@ describe.skipIf(!hasChromium)('insured portal in Chromium', () => {
     await page.getByLabel('CPF ou CNPJ').waitFor()
     await page.context().close()
   })
+
+  for (const [viewport, size] of [
+    ['390×844', PHONE],
+    ['1280×800', DESKTOP],
+  ] as const) {
+    it(`withdraws from a subscription contracted 2 days ago, through a confirmation (${viewport})`, async () => {
+      const fresh = await paidSubscription(a, { paidAt: daysAfter(-2) })
+      const page = await newPage(browser, size)
+      await signIn(page, a.customer.document)
+      const card = page.getByRole('article').filter({ hasText: /Desistir/ })
+      await expect.poll(() => card.count()).toBe(1)
+      await card.getByRole('button', { name: 'Desistir (arrependimento)' }).click()
+      const confirm = card.getByRole('region', { name: /Desistir desta proteção/ })
+      await expect.poll(() => confirm.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true)
+      await checkAxe(page, 'arrependimento')
+      await page.screenshot({ path: `screenshots/portal-arrependimento-${size.width}.png`, fullPage: true })
+      await confirm.getByRole('button', { name: 'Confirmar desistência' }).click()
+      const result = page.getByRole('status').filter({ hasText: 'Desistência registrada' })
+      await result.waitFor()
+      await expect.poll(() => result.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true)
+      expect((await ok<{ status: string }>(a, 'GET', `/subscriptions/${fresh}`)).status).toBe('canceled')
+      await page.context().close()
+    })
+  }
 })
 
 reportMissing(CHROMIUM_TOOL)

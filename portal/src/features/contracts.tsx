@@ -3,6 +3,7 @@ import { useEffect } from 'react'
 import { href } from '../../../console/src/router'
 import { type Contract, client, errorText, unwrap } from '../api/client'
 import { day, reais } from '../format'
+import { Withdraw } from './withdraw'
 
 /** Minhas proteções: every contract of the insured, under every partner. */
 export function Contracts() {
@@ -107,6 +108,7 @@ function ContractCard({ contract }: { contract: Contract }) {
           </a>
         ) : null}
       </div>
+      <Withdraw contract={contract} />
     </article>
   )
 }

@@ -63,6 +63,7 @@ export async function requestCancellation(
 /**
  * Confirms the plan's cancellation named by `protocol`: the plan is canceled and the refund fixed
  * (see `refundAmount`), due 15 days later, and opened for the worker to pay (`openRefund`). A repeat finds it confirmed and changes nothing.
+ * Answers the refund fixed, in cents (null when a concurrent confirmation won).
  */
 export async function confirmCancellation(
   trx: Trx,
@@ -71,16 +72,16 @@ export async function confirmCancellation(
   protocol: string,
   { now, timeZone }: Moment,
   rendering: RenderingContext,
-): Promise<void> {
+): Promise<number | null> {
   const plan = await requireAnnualPlanRow(trx, partnerId, id)
   const cancellation = await findCancellation(trx, plan.id)
   if (!cancellation || cancellation.protocol !== protocol) throw new NotFoundError('Cancellation')
-  if (cancellation.status === 'confirmed') return
+  if (cancellation.status === 'confirmed') return cancellation.refund_amount
   const canceled = await cancelAnnualPlan(trx, plan.id, now)
   if (!canceled) {
     const current = await findAnnualPlanRow(trx, plan.partner_id, plan.id)
     // A concurrent confirmation won: it wrote the same confirmation this one would have.
-    if (current?.status === 'canceled') return
+    if (current?.status === 'canceled') return null
     throw await inProgress(trx, plan.id)
   }
   const confirmedOn = formatDate(now, timeZone)
@@ -92,6 +93,7 @@ export async function confirmCancellation(
   })
   await openRefund(trx, canceled, refund, now)
   await recordAnnualPlanEvent(trx, 'annual_plan.canceled', plan.id, now, rendering)
+  return refund
 }
 
 /**

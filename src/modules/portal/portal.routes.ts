@@ -16,6 +16,7 @@ import {
   PortalClaims,
   PortalContracts,
   signedInErrors,
+  Withdrawal,
 } from './portal.schemas.js'
 import {
   addInsuredDocument,
@@ -28,6 +29,7 @@ import {
   uploadMoment,
 } from './portal-claims.service.js'
 import { listPortalContracts, partnerNow, requirePortalContract } from './portal-contracts.service.js'
+import { withdrawAnnualPlan, withdrawSubscription } from './portal-withdrawal.service.js'
 
 const notFound = consoleError('Not one of the insured’s contracts or claims.', 'not_found')
 const refused = consoleError(
@@ -94,6 +96,45 @@ export const portalRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .header('content-disposition', 'inline; filename="certificado.pdf"')
         .header('cache-control', 'private, no-store')
         .send(pdf)
+    },
+  )
+
+  app.post(
+    '/api/contracts/:kind/:id/withdraw',
+    {
+      schema: {
+        tags: ['Contracts'],
+        operationId: 'withdrawContract',
+        summary: 'Arrependimento: the insured withdraws within 7 days of contracting',
+        description: `A subscription is canceled (reason \`partner_request\`, as the partner API's cancellation); an
+annual plan's cancellation is requested and confirmed at once, with its refund. The partner's events and
+webhooks fire as for the partner's own cancellation. Past 7 days, or a contract already ended → 422
+\`invalid_state\`; another document's contract → 404.`,
+        params: ContractParams,
+        response: {
+          200: Withdrawal,
+          404: notFound,
+          409: consoleError('A card charge holds the contract: try again shortly.', 'payment_in_progress'),
+          422: refused,
+          ...signedInErrors,
+        },
+      },
+      config: { insured: true },
+    },
+    async (request, reply) => {
+      const { kind, id } = request.params
+      const origin = { insured: request.insured, ip: request.ip }
+      const found = await requirePortalContract(db, request.insured, kind, id)
+      const contract = {
+        ...found,
+        now: partnerNow(app.clock.now(), found.clock_offset_seconds, config.env === 'test'),
+      }
+      const rendering = renderingContext(config)
+      return commit(reply, (trx) =>
+        kind === 'subscription'
+          ? withdrawSubscription(trx, origin, contract, rendering)
+          : withdrawAnnualPlan(trx, origin, contract, rendering),
+      )
     },
   )
 
