@@ -1235,6 +1235,8 @@ export interface paths {
          *     changes nothing either. `payment_intent.succeeded` pays the installment or plan of a PIX code or
          *     boleto (`paid_with`), and records a first card charge whose answer was lost (the worker's
          *     reconciliation remains the fallback); `payment_intent.payment_failed` / `.canceled` end a pending code.
+         *     `charge.dispute.created` / `.closed` record a chargeback on the charge (event `payment.disputed`);
+         *     `refund.failed` (or a refund updated to `failed`) puts the refund back among the failed, to retry.
          *     Any other event is acknowledged with `ignored`. A failure to record → 5xx, and Stripe delivers again.
          */
         post: operations["receiveStripeEvent"];
@@ -2001,6 +2003,26 @@ export interface webhooks {
          * @description A charge of an installment was declined (`last_decline_code`); `next_attempt_on` says when it is tried again. `data.object` is the resource as its GET showed it then. Answer 2xx within 10 s; anything else is retried (README, Webhooks).
          */
         post: operations["installmentPaymentFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.disputed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.disputed
+         * @description A charge through the own gateway was disputed (a chargeback), or its dispute closed: `status` is `disputed`, then `won` or `lost`; `evidence_due_by` says until when to answer it at Stripe. `data.object` is the resource as its GET showed it then. Answer 2xx within 10 s; anything else is retried (README, Webhooks).
+         */
+        post: operations["paymentDisputedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2837,7 +2859,7 @@ export interface components {
          *       }
          *     }
          */
-        Event: components["schemas"]["SubscriptionEvent"] | components["schemas"]["InstallmentEvent"] | components["schemas"]["AnnualPlanEvent"] | components["schemas"]["ClaimEvent"] | components["schemas"]["PingEvent"];
+        Event: components["schemas"]["SubscriptionEvent"] | components["schemas"]["InstallmentEvent"] | components["schemas"]["AnnualPlanEvent"] | components["schemas"]["ClaimEvent"] | components["schemas"]["PaymentEvent"] | components["schemas"]["PingEvent"];
         /**
          * @example {
          *       "id": 5001,
@@ -2972,6 +2994,106 @@ export interface components {
             status: "paid";
             /** @enum {string} */
             status_label: "Pago";
+        };
+        /**
+         * @description An event of type `payment.disputed`.
+         * @example {
+         *       "id": "evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60",
+         *       "type": "payment.disputed",
+         *       "created_at": "2026-11-21 10:20:00",
+         *       "data": {
+         *         "object": {
+         *           "id": 1,
+         *           "gateway_dispute_id": "dp_1QxAmparo",
+         *           "payment_id": 42,
+         *           "contract": {
+         *             "kind": "subscription",
+         *             "id": 1001,
+         *             "policy_number": "AMP-2026-000123"
+         *           },
+         *           "installment_id": 5001,
+         *           "amount": 5400,
+         *           "reason": "fraudulent",
+         *           "reason_label": "Fraude",
+         *           "status": "disputed",
+         *           "status_label": "Em disputa",
+         *           "evidence_due_by": "2026-12-01 20:59:59",
+         *           "created_at": "2026-11-21 12:00:00",
+         *           "updated_at": "2026-11-21 12:00:00"
+         *         }
+         *       }
+         *     }
+         */
+        PaymentEvent: {
+            /** @description When the change was written. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+            created_at: string;
+            data: {
+                /**
+                 * @example {
+                 *       "id": 1,
+                 *       "gateway_dispute_id": "dp_1QxAmparo",
+                 *       "payment_id": 42,
+                 *       "contract": {
+                 *         "kind": "subscription",
+                 *         "id": 1001,
+                 *         "policy_number": "AMP-2026-000123"
+                 *       },
+                 *       "installment_id": 5001,
+                 *       "amount": 5400,
+                 *       "reason": "fraudulent",
+                 *       "reason_label": "Fraude",
+                 *       "status": "disputed",
+                 *       "status_label": "Em disputa",
+                 *       "evidence_due_by": "2026-12-01 20:59:59",
+                 *       "created_at": "2026-11-21 12:00:00",
+                 *       "updated_at": "2026-11-21 12:00:00"
+                 *     }
+                 */
+                object: {
+                    /** @description Cents disputed. */
+                    amount: number;
+                    /** @description The contract the disputed charge paid. */
+                    contract: {
+                        /** @description The subscription’s or annual plan’s id, as the partner knows it. */
+                        id: number;
+                        /** @enum {unknown} */
+                        kind: "subscription" | "annual_plan";
+                        /** @description `AMP-…`. */
+                        policy_number: string | null;
+                    };
+                    /** @description When Amparo first heard of it. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                    created_at: string;
+                    evidence_due_by: string | null;
+                    /** @description Stripe’s dispute id (`dp_…`). */
+                    gateway_dispute_id: string;
+                    /** @description Amparo’s id of the dispute. */
+                    id: number;
+                    /** @description The installment the charge paid (subscriptions); null for an annual plan. */
+                    installment_id: number | null;
+                    /** @description The ledger row of the disputed charge. */
+                    payment_id: number;
+                    /**
+                     * @description Stripe’s reason (an unknown one reads `general`).
+                     * @enum {unknown}
+                     */
+                    reason: "bank_cannot_process" | "credit_not_processed" | "customer_initiated" | "debit_not_authorized" | "duplicate" | "fraudulent" | "general" | "incorrect_account_details" | "insufficient_funds" | "product_not_received" | "product_unacceptable" | "subscription_canceled" | "unrecognized";
+                    /** @description Portuguese label of `reason`. */
+                    reason_label: string;
+                    /**
+                     * @description `disputed` while the chargeback is open; `won` or `lost` once Stripe closes it.
+                     * @enum {unknown}
+                     */
+                    status: "disputed" | "won" | "lost";
+                    /** @description Portuguese label of `status`. */
+                    status_label: string;
+                    /** @description Its last change. `YYYY-MM-DD HH:MM:SS` in the service time zone. */
+                    updated_at: string;
+                };
+            };
+            /** @description `evt_` and 32 hexadecimal digits: the delivery’s `webhook-id`. */
+            id: string;
+            /** @enum {unknown} */
+            type: "payment.disputed";
         };
         /**
          * @description An event of type `ping`.
@@ -9660,9 +9782,9 @@ export interface operations {
                 limit?: number | "";
                 /**
                  * @description What changed. `data.object` is a subscription (`subscription.*`), an installment with its
-                 *     `subscription_id` (`installment.*`) or an annual plan (`annual_plan.*`).
+                 *     `subscription_id` (`installment.*`), an annual plan (`annual_plan.*`) or a payment's dispute (`payment.*`).
                  */
-                type?: ("subscription.created" | "subscription.activated" | "subscription.canceled" | "subscription.expired" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "claim.opened" | "claim.under_review" | "claim.documents_requested" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn" | "ping") | "";
+                type?: ("subscription.created" | "subscription.activated" | "subscription.canceled" | "subscription.expired" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "payment.disputed" | "claim.opened" | "claim.under_review" | "claim.documents_requested" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn" | "ping") | "";
             };
             header?: never;
             path?: never;
@@ -17767,7 +17889,7 @@ export interface operations {
                     /** @description Your note about the endpoint, at most 255 characters. */
                     description?: string | null;
                     /** @description Event types sent to this endpoint, or `["*"]` for all of them. `ping` always reaches the endpoint it was sent to. */
-                    events?: ("*" | "subscription.created" | "subscription.activated" | "subscription.canceled" | "subscription.expired" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "claim.opened" | "claim.under_review" | "claim.documents_requested" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn")[];
+                    events?: ("*" | "subscription.created" | "subscription.activated" | "subscription.canceled" | "subscription.expired" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "payment.disputed" | "claim.opened" | "claim.under_review" | "claim.documents_requested" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn")[];
                     /** @description Absolute address events are POSTed to, at most 2048 characters, without credentials. In production `https` only, and its host must resolve to public addresses (no loopback, private, link-local, shared, unique-local, multicast or unspecified ones); the test environment also allows `http` and loopback. Redirects are not followed. */
                     url: string;
                 };
@@ -18471,7 +18593,7 @@ export interface operations {
                     /** @description Your note about the endpoint, at most 255 characters. */
                     description?: string | null;
                     /** @description Event types sent to this endpoint, or `["*"]` for all of them. `ping` always reaches the endpoint it was sent to. */
-                    events?: ("*" | "subscription.created" | "subscription.activated" | "subscription.canceled" | "subscription.expired" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "claim.opened" | "claim.under_review" | "claim.documents_requested" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn")[];
+                    events?: ("*" | "subscription.created" | "subscription.activated" | "subscription.canceled" | "subscription.expired" | "installment.paid" | "installment.payment_failed" | "annual_plan.created" | "annual_plan.paid" | "annual_plan.protected" | "annual_plan.expired" | "annual_plan.cancellation_requested" | "annual_plan.canceled" | "annual_plan.refund_updated" | "payment.disputed" | "claim.opened" | "claim.under_review" | "claim.documents_requested" | "claim.approved" | "claim.denied" | "claim.settled" | "claim.withdrawn")[];
                     /**
                      * @description `enabled` starts delivering again (also after the service disabled it); `disabled` pauses.
                      * @enum {unknown}
@@ -20286,6 +20408,51 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["InstallmentEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx answered within 10 s acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables the endpoint and delivers nothing more to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentDisputedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`), the same on every attempt and redelivery: skip an id you have processed.
+                 * @example evt_6f1c2a9e0b7d4c3f8a5e1d2c3b4a5f60
+                 */
+                "webhook-id": string;
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of the endpoint’s secret after `whsec_`; for 24 h after a rotation two signatures (new and old), separated by a space. Accept when any one matches (the client’s `verifyWebhook` does all of this).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock.
+                 * @example 1795260000
+                 */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentEvent"];
             };
         };
         responses: {
