@@ -286,6 +286,7 @@ describe('production', () => {
       ['POST', '/sandbox/claims/1/decision'],
       ['POST', '/sandbox/claims/1/settle'],
       ['GET', '/sandbox/messages'],
+      ['POST', '/sandbox/payments/1/pay'],
     ] as const) {
       const response = await prod.app.inject({
         method,
@@ -309,6 +310,7 @@ describe('production', () => {
       '/sandbox/clock',
       '/sandbox/clock/advance',
       '/sandbox/messages',
+      '/sandbox/payments/{id}/pay',
     ])
   })
 

@@ -102,7 +102,7 @@ const pay = (d: Deployment, id: number, number: string, app = d.app) =>
   })
 
 describe('Stripe’s call shapes', () => {
-  it('the Stripe-compatible server refuses payment_method_data[type]=card, as Stripe’s document does', async () => {
+  it('the Stripe-compatible server refuses a raw card number in payment_method_data, as Stripe’s document does', async () => {
     const response = await fetch(`${server.url}/v1/payment_intents`, {
       method: 'POST',
       headers: { authorization: 'Bearer sk_test_x', 'content-type': 'application/x-www-form-urlencoded' },
@@ -110,7 +110,11 @@ describe('Stripe’s call shapes', () => {
     })
     expect(response.status).toBe(400)
     expect(await response.json()).toMatchObject({
-      error: { type: 'invalid_request_error', code: 'parameter_unknown', param: 'payment_method_data[type]' },
+      error: {
+        type: 'invalid_request_error',
+        code: 'parameter_unknown',
+        param: 'payment_method_data[card][number]',
+      },
     })
   })
 })

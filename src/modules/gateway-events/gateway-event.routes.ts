@@ -98,7 +98,7 @@ reconciliation remains the fallback); \`payment_intent.payment_failed\` / \`.can
 \`refund.failed\` (or a refund updated to \`failed\`) puts the refund back among the failed, to retry.
 Any other event is acknowledged with \`ignored\`. A failure to record → 5xx, and Stripe delivers again.`,
         body: StripeEventBody,
-        response: { 200: EventReceipt, ...errorResponses(400, 413, 415) },
+        response: { 200: EventReceipt, ...errorResponses(400, 413, 415, 422) },
       },
     },
     async (request) => {
