@@ -291,7 +291,8 @@ describe.skipIf(!hasChromium)('operator console by keyboard and on a phone', () 
   })
 
   it('moves the selection in the claims queue with j and k, and opens the selected claim with Enter', async () => {
-    await openScreen(page, served.base, '#/sinistros', 'Sinistros')
+    // Every claim, not only the open ones the queue opens on: the world has three or more.
+    await openScreen(page, served.base, '#/sinistros?status=all', 'Sinistros')
     const rows = page.getByTestId('claims-queue').locator('tbody tr[data-claim]')
     await rows.first().waitFor()
     const ids = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-claim')))
@@ -321,7 +322,7 @@ describe.skipIf(!hasChromium)('operator console by keyboard and on a phone', () 
     expect(new URL(page.url()).hash).toBe(`#/sinistros/${ids[1]}`)
 
     // Enter elsewhere on the queue opens the selected claim too.
-    await openScreen(page, served.base, '#/sinistros', 'Sinistros')
+    await openScreen(page, served.base, '#/sinistros?status=all', 'Sinistros')
     await rows.first().waitFor()
     await page.getByRole('heading', { level: 1, name: 'Sinistros' }).click()
     await page.keyboard.press('j')

@@ -265,7 +265,7 @@ describe.skipIf(!hasChromium)('operator console in Chromium', () => {
     // meet the deleted session and bring the sign-in back before the click.
     await page.waitForLoadState('networkidle')
     await retryingTransaction(ctx.db, (trx) => trx.deleteFrom('operator_sessions').execute())
-    await page.getByRole('link', { name: 'Sinistros' }).click()
+    await page.getByRole('link', { name: 'Sinistros', exact: true }).click()
     await page.getByText('Sua sessão expirou').waitFor()
   })
 })
