@@ -120,6 +120,8 @@ export const SCREENS: { name: string; hash: string; heading: RegExp | string }[]
   { name: 'reembolsos', hash: '#/reembolsos', heading: 'Reembolsos' },
   { name: 'auditoria', hash: '#/auditoria', heading: 'Auditoria' },
   { name: 'operadores', hash: '#/operadores', heading: 'Operadores' },
+  { name: 'disputas', hash: '#/disputas', heading: 'Disputas' },
+  { name: 'minha senha', hash: '#/senha', heading: 'Trocar senha' },
 ]
 
 /** Opens a screen and waits until its heading is there and nothing is loading. */
