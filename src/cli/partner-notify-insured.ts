@@ -1,7 +1,7 @@
 import { Argument, type Command } from 'commander'
 import { retryingTransaction } from '../db/transaction.js'
 import { recordAudit } from '../modules/operators/audit.service.js'
-import { requirePartner, setNotifyInsured } from '../modules/partners/partner.service.js'
+import { setNotifyInsured } from '../modules/partners/partner.service.js'
 import { cliActor } from './audit.js'
 import { type Io, positiveInt, report, withDatabase } from './context.js'
 
@@ -18,14 +18,13 @@ export function registerPartnerNotifyInsured(partner: Command, io: Io) {
       const partnerId = positiveInt(id, 'partner id')
       const updated = await withDatabase(io, (db) =>
         retryingTransaction(db, async (trx) => {
-          const before = await requirePartner(trx, partnerId)
-          const after = await setNotifyInsured(trx, partnerId, choice === 'on')
+          const { before, ...after } = await setNotifyInsured(trx, partnerId, choice === 'on')
           await recordAudit(trx, {
             operator: cliActor(io),
             action: 'partner.notify_insured',
             recordType: 'partner',
             recordId: String(partnerId),
-            before: { notify_insured: Boolean(before.notify_insured) },
+            before: { notify_insured: before },
             after: { notify_insured: after.notify_insured },
             ip: null,
           })

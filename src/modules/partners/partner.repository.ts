@@ -11,9 +11,14 @@ import type {
 export async function findPartner(db: Reader, partnerId: number) {
   return db
     .selectFrom('partners')
-    .select(['id', 'name', 'gateway', 'notify_insured'])
+    .select(['id', 'name', 'gateway'])
     .where('id', '=', partnerId)
     .executeTakeFirst()
+}
+
+/** Whether Amparo writes to the partner's customers, if the partner exists. */
+export async function findNotifyInsured(db: Reader, partnerId: number) {
+  return db.selectFrom('partners').select('notify_insured').where('id', '=', partnerId).executeTakeFirst()
 }
 
 /** Whether a store (any partner's) carries this CNPJ. */

@@ -8,6 +8,7 @@ import { assertLoginAccepts, hashSecret } from '../auth/auth.service.js'
 import {
   attributeAllModels,
   findCredentials,
+  findNotifyInsured,
   findPartner,
   insertCredentials,
   insertMatrixStore,
@@ -74,9 +75,14 @@ export async function setGateway(trx: Trx, partnerId: number, gateway: GatewayMo
  * insured): off, Amparo e-mails them nothing but the portal's sign-in codes and links.
  */
 export async function setNotifyInsured(trx: Trx, partnerId: number, on: boolean) {
+  const before = await findNotifyInsured(trx, partnerId)
   const updated = await updateNotifyInsured(trx, partnerId, on)
-  if (!updated) throw new NotFoundError('Partner')
-  return { id: updated.id, notify_insured: Boolean(updated.notify_insured) }
+  if (!before || !updated) throw new NotFoundError('Partner')
+  return {
+    id: updated.id,
+    notify_insured: Boolean(updated.notify_insured),
+    before: Boolean(before.notify_insured),
+  }
 }
 
 export async function requirePartner(db: Reader, partnerId: number) {

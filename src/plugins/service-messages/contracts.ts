@@ -64,4 +64,10 @@ export const CONTRACT_MESSAGES: Record<string, string> = {
     'O campo {{field}} não se aplica a planos {{kind}}.',
   'The installments field must be between 1 and 60.': 'O campo installments deve estar entre 1 e 60.',
   'The {{field}} must be one of {{choices}}.': 'O {{field}} deve ser um de {{choices}}.',
+  'The 7 days to withdraw from this contract have passed.':
+    'Os 7 dias para desistir deste contrato já passaram.',
+  'The subscription is {{status}}: there is nothing left to withdraw from.':
+    'A assinatura está “{{status:subscriptionStatus}}”: não há mais de que desistir.',
+  'The annual plan is {{status}}: there is nothing left to withdraw from.':
+    'O plano anual está “{{status:annualPlanStatus}}”: não há mais de que desistir.',
 }
