@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http'
 import fp from 'fastify-plugin'
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import { type Db, poolUsage } from '../db/database.js'
-import { CardTestingLimitError } from '../modules/payments/card-testing.service.js'
+import { CardTestingLimitError } from '../modules/payments/payment.service.js'
 
 /** One process's Prometheus metrics. */
 export interface Metrics {

@@ -5,7 +5,6 @@ import { StateError } from '../../shared/errors.js'
 import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
 import { CardDeclinedError, type CardInput, type ExpiryShape, requireCard } from '../payments/card.js'
-import { type CardTestingContext, startCardAttempt } from '../payments/card-testing.service.js'
 import {
   answeredEarlier,
   type CardAttemptRow,
@@ -21,9 +20,11 @@ import {
 import { inProgressUntil } from '../payments/payment.errors.js'
 import {
   type CardPaymentContext,
+  type CardTestingContext,
   chargeOnce,
   gatewayCustomerOf,
   nextChargeNumber,
+  startCardAttempt,
 } from '../payments/payment.service.js'
 import { type ChargeResult, cardGateway, type PaymentGateway } from '../payments/payment-gateway.js'
 import type { ContractRef } from './contract-reference.js'

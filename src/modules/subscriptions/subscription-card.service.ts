@@ -4,12 +4,13 @@ import { formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
 import type { RenderingContext } from '../events/event.service.js'
 import { CardDeclinedError, type CardInput, requireCard } from '../payments/card.js'
-import { type CardTestingContext, startCardAttempt } from '../payments/card-testing.service.js'
 import {
   atGateway,
   type CardPaymentContext,
+  type CardTestingContext,
   chargeOnce,
   gatewayCustomerOf,
+  startCardAttempt,
 } from '../payments/payment.service.js'
 import {
   type CardData,
