@@ -45,6 +45,7 @@ import * as paymentCodes from './migrations/0035-payment-codes.js'
 import * as messages from './migrations/0036-messages.js'
 import * as insuredPortal from './migrations/0037-insured-portal.js'
 import * as paymentDisputes from './migrations/0038-payment-disputes.js'
+import * as premiumPlanSums from './migrations/0039-premium-plan-sums.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
 const migrations: Record<string, Migration> = {
@@ -86,6 +87,7 @@ const migrations: Record<string, Migration> = {
   '0036-messages': messages,
   '0037-insured-portal': insuredPortal,
   '0038-payment-disputes': paymentDisputes,
+  '0039-premium-plan-sums': premiumPlanSums,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
