@@ -171,6 +171,9 @@ function serviceEnv(database: Database): NodeJS.ProcessEnv {
     // the response's own (without it, a contract renders its subscription a second time for the event).
     AMPARO_PUBLIC_URL: 'http://127.0.0.1',
     AMPARO_RATE_LIMIT: '1000000', // the per-partner limiter runs (its cost is measured) but never answers 429
+    // One address stands for every partner here: an open-loop run holds more than the per-address
+    // cap's connections while the server falls behind, and its client keeps them open after.
+    AMPARO_MAX_CONNECTIONS_PER_ADDRESS: '0',
     LOG_LEVEL: 'info',
     HOST: '127.0.0.1',
   }
