@@ -88,7 +88,7 @@ describe('the contract in force', () => {
     expect(pdf?.content.subarray(0, 5).toString()).toBe('%PDF-')
     expect(pdf?.content.toString('latin1')).toContain('%%EOF')
 
-    const link = /http:\/\/127\.0\.0\.1:3002\/entrar\?link=([A-Za-z0-9_-]{43})/.exec(mail?.text ?? '')?.[1]
+    const link = /http:\/\/127\.0\.0\.1:3002\/#\/entrar\/([A-Za-z0-9_-]{43})/.exec(mail?.text ?? '')?.[1]
     expect(link).toBeDefined()
     const use = () => retryingTransaction(ctx.db, (trx) => consumeSignInLink(trx, link as string, now))
     expect(await use()).toBe(s.customerId)

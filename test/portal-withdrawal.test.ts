@@ -70,7 +70,7 @@ describe('Arrependimento', { timeout: 120_000 }, () => {
       'GET',
       `/subscriptions/${subscription}`,
     )
-    expect(seen).toMatchObject({ status: 'canceled', cancellation: { reason: 'partner_request' } })
+    expect(seen).toMatchObject({ status: 'canceled', cancellation: { reason: 'insured_withdrawal' } })
     const events = await ok<Events>(a, 'GET', '/events?type=subscription.canceled')
     expect(events.data.map((e) => e.data.object.id)).toContain(subscription)
     expect(await auditOf('subscription', subscription)).toEqual([

@@ -5,12 +5,14 @@ import { ApiError, client, setUnauthenticatedHandler, unwrap } from './api/clien
 import { ClaimPage } from './features/claim-page'
 import { ClaimsList } from './features/claims-list'
 import { Contracts } from './features/contracts'
+import { LinkSignIn } from './features/link-sign-in'
 import { OpenClaim } from './features/open-claim'
 import { SignIn } from './features/sign-in'
 
 /** The insured's page: signed out, the sign-in; signed in, the screen the address names. */
 export function App() {
   const queries = useQueryClient()
+  const route = useRoute()
   useEffect(() => setUnauthenticatedHandler(() => queries.setQueryData(['session'], null)), [queries])
   const session = useQuery({
     queryKey: ['session'],
@@ -23,6 +25,9 @@ export function App() {
       }
     },
   })
+  const [first, token] = route.path
+  // A message's sign-in link, signed in or not: it may be another insured's on a shared phone.
+  if (first === 'entrar' && token) return <LinkSignIn token={token} />
   if (session.isPending) return <p className="page">Carregando…</p>
   if (!session.data) return <SignIn />
   return <SignedIn name={session.data.name} />

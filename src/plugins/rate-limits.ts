@@ -75,6 +75,22 @@ export async function loginRateLimit(
 }
 
 /**
+ * The portal's sign-in (a code asked for, a code or a link used) per client address: `max` a minute
+ * over those routes, counted before the body is read. The hourly limits per document and per e-mail
+ * address do not see one address asking codes for many documents, or trying codes on many.
+ */
+export async function portalSignInRateLimit(app: FastifyInstance, options: Options) {
+  await app.register(rateLimit, {
+    ...common(options),
+    global: true,
+    hook: 'onRequest',
+    keyGenerator: (request) => `portal-sign-in:${request.ip}`,
+    errorResponseBuilder: () =>
+      new AppError('rate_limited', 'Too many sign-in attempts from this address: try again in a minute.'),
+  })
+}
+
+/**
  * Redeliveries of one event a partner may ask in an hour (README, Webhooks): each is one POST to
  * every endpoint that receives the event, so without a bound 200 calls made 2,001 POSTs to one
  * URL. For the routes of the scope it is registered in, beside the partner's own limit (a second

@@ -15,13 +15,16 @@ import { validatorCompiler } from '../http/validation.js'
 import { loadSigningKeys, TokenService, tokenAudience } from '../modules/auth/token.service.js'
 import { queueSignInMessage } from '../modules/messages/message.service.js'
 import { portalRoutes } from '../modules/portal/portal.routes.js'
-import { type PortalSignInOptions, portalSessionRoutes } from '../modules/portal/portal-session.routes.js'
+import { portalSessionRoutes } from '../modules/portal/portal-session.routes.js'
+import { type PortalSignInOptions, portalSignInRoutes } from '../modules/portal/portal-sign-in.routes.js'
 import { newSignInCode } from '../modules/portal/sign-in-code.js'
 import { contextPlugin } from '../plugins/context.js'
 import { errorsPlugin } from '../plugins/errors.js'
 import { httpPlugin } from '../plugins/http.js'
 import { loggerOptions } from '../plugins/logging.js'
 import { trackServedRoutes } from '../plugins/openapi.js'
+import { portalSignInRateLimit } from '../plugins/rate-limits.js'
+import { connectRedis } from '../plugins/redis.js'
 import { serverOptions } from '../plugins/server-options.js'
 import { unitOfWork } from '../plugins/unit-of-work.js'
 import { type Clock, systemClock } from '../shared/clock.js'
@@ -85,7 +88,7 @@ export async function buildPortalApp({
         title: 'Amparo insured portal API',
         version: '1.0.0',
         description:
-          'The JSON API of the insured’s own page (README, Portal do segurado): same-origin only, signed in with the `amparo_portal` session cookie after a code sent by e-mail.',
+          'The JSON API of the insured’s own page (README, Portal do segurado): same-origin only, signed in with the `amparo_portal` session cookie after a code sent by e-mail or a single-use link a message carried.',
       },
       servers: [{ url: '/' }],
       components: { securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: 'amparo_portal' } } },
@@ -97,11 +100,16 @@ export async function buildPortalApp({
 
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 
-  await app.register(portalSessionRoutes, {
-    newCode: signIn.newCode ?? newSignInCode,
-    // The code reaches the insured only by the sign-in message (kept, not sent, in test without a mail server).
-    deliver: signIn.deliver ?? queueSignInMessage,
+  const redis = config.redisUrl ? await connectRedis(app, config.redisUrl) : null
+  await app.register(async (scope) => {
+    await portalSignInRateLimit(scope, { max: config.rateLimits.loginPerClient, redis })
+    await scope.register(portalSignInRoutes, {
+      newCode: signIn.newCode ?? newSignInCode,
+      // The code reaches the insured only by the sign-in message (kept, not sent, in test without a mail server).
+      deliver: signIn.deliver ?? queueSignInMessage,
+    })
   })
+  await app.register(portalSessionRoutes)
   await app.register(portalRoutes)
   await app.register(consoleStatic, { root: staticRoot, name: 'The insured’s portal' })
   return app

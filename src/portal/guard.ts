@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { sameOrigin } from '../console/guard.js'
 import { type PortalInsured, sessionInsured } from '../modules/portal/portal-session.service.js'
@@ -5,6 +6,14 @@ import { AppError, UnauthenticatedError } from '../shared/errors.js'
 
 /** The portal's session cookie (README, Portal do segurado). */
 export const PORTAL_COOKIE = 'amparo_portal'
+
+/** The session cookie's attributes: HttpOnly, SameSite=Strict, Secure in production. */
+export const portalCookieOptions = (request: FastifyRequest) => ({
+  httpOnly: true,
+  sameSite: 'strict' as const,
+  path: '/',
+  secure: request.server.config.env === 'production',
+})
 
 export const PORTAL_CHALLENGE = `Cookie realm="Amparo portal", form-action="/api/session", cookie-name="${PORTAL_COOKIE}"`
 

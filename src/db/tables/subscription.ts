@@ -12,6 +12,7 @@ export const CANCELLATION_REASONS = [
   'first_installment_unpaid',
   'recurrence_failed',
   'claim_settled',
+  'insured_withdrawal',
 ] as const
 export type CancellationReason = (typeof CANCELLATION_REASONS)[number]
 export type InstallmentStatus = 'pending' | 'paid' | 'refused' | 'canceled'
@@ -45,7 +46,7 @@ export interface SubscriptionsTable {
   card_brand: string | null
   card_last4: string | null
   canceled_at: string | null
-  /** Why it was canceled: partner_request, first_installment_unpaid, recurrence_failed or claim_settled. */
+  /** Why it was canceled: one of CANCELLATION_REASONS. */
   cancel_reason: CancellationReason | null
   /** The partner's own words when it canceled. */
   cancel_comment: string | null

@@ -154,12 +154,12 @@ describe('the words', () => {
     const content = eventContent(kind, object, {
       name: 'Maria da Silva',
       partnerName: 'Loja',
-      link: 'http://p/entrar?link=x',
+      link: 'http://p/#/entrar/x',
     })
     const all = `${content.subject}\n${content.text}`
     for (const phrase of phrases) expect(all).toContain(phrase)
     expect(content.text.startsWith('Olá, Maria.')).toBe(true)
-    expect(content.text).toContain('http://p/entrar?link=x')
+    expect(content.text).toContain('http://p/#/entrar/x')
     expect(all).not.toMatch(/undefined|null|NaN/)
   })
 })

@@ -8,15 +8,18 @@ import { insertSignInLink, useSignInLink } from './sign-in-link.repository.js'
 /** How long a sign-in link lets its customer in. */
 export const SIGN_IN_LINK_TTL_MS = 24 * 3_600_000
 
-/** The portal page a link opens; the token rides in the query, never a personal datum. */
-export const SIGN_IN_PATH = '/entrar'
+/**
+ * The portal screen a link opens. The token rides in the fragment: a browser never sends it to a
+ * server (no access log, no proxy, no Referer holds it), and no personal datum rides with it.
+ */
+export const SIGN_IN_ROUTE = '/#/entrar/'
 
 const hashOf = (token: string) => createHash('sha256').update(token).digest('hex')
 
 /**
  * Makes a sign-in link for the customer, stored (hashed) in the caller's transaction, and answers
- * its address: `{portalUrl}/entrar?link=<token>`. The portal reads the token from the page and
- * sends it with a POST (consumeSignInLink), so a mail scanner that opens the link does not use it.
+ * its address: `{portalUrl}/#/entrar/<token>`. The portal's page sends the token back with a POST
+ * (`POST /api/session/link`), so a mail scanner that opens the link does not use it.
  */
 export async function createSignInLink(
   trx: Trx,
@@ -30,7 +33,7 @@ export async function createSignInLink(
     expires_at: new Date(now.getTime() + SIGN_IN_LINK_TTL_MS).toISOString(),
     created_at: now.toISOString(),
   })
-  return `${portalUrl}${SIGN_IN_PATH}?link=${token}`
+  return `${portalUrl.replace(/\/+$/, '')}${SIGN_IN_ROUTE}${token}`
 }
 
 /** Uses a link's token: its customer, once; null when unknown, used or expired. */

@@ -106,3 +106,8 @@ export async function nameOfDocument(db: Reader, document: string) {
     .executeTakeFirst()
   return row ?? null
 }
+
+/** The CPF/CNPJ of a customer (whose sign-in link was used): a session is the document's. */
+export async function documentOfCustomer(trx: Trx, customerId: number) {
+  return trx.selectFrom('customers').select(['document']).where('id', '=', customerId).executeTakeFirst()
+}

@@ -120,30 +120,42 @@ export async function signInWithCode(
   const customer = await latestCustomerWithDocument(db, document)
   if (!customer) throw new InvalidCodeError()
   const token = randomBytes(32).toString('base64url')
-  const at = now.toISOString()
   await retryingTransaction(db, async (trx) => {
-    if (!(await useCode(trx, latest.id, at))) throw new InvalidCodeError()
-    await deletePortalSessionsEndedBefore(trx, new Date(now.getTime() - PORTAL_IDLE_MS).toISOString(), at)
-    await insertPortalSession(trx, {
-      id: portalSessionIdOf(token),
-      document,
-      created_at: at,
-      last_seen_at: at,
-      expires_at: new Date(now.getTime() + PORTAL_ABSOLUTE_MS).toISOString(),
-      ip: input.ip,
-    })
-    await recordAudit(trx, {
-      operator: { insured: customer.id },
-      action: 'portal.sign_in',
-      recordType: 'portal_session',
-      recordId: String(customer.id),
-      before: null,
-      after: { method: 'code' },
-      ip: input.ip,
-      at,
-    })
+    if (!(await useCode(trx, latest.id, now.toISOString()))) throw new InvalidCodeError()
+    await openPortalSession(trx, { document, customerId: customer.id, method: 'code', token, now, ip: input.ip })
   })
   return { token }
+}
+
+/**
+ * A new server-side session of the document under `token` (its SHA-256 stored), ended ones swept,
+ * audited as the customer's sign-in by `method`.
+ */
+export async function openPortalSession(
+  trx: Trx,
+  input: { document: string; customerId: number; method: 'code' | 'link'; token: string; now: Date; ip: string | null },
+): Promise<void> {
+  const { now } = input
+  const at = now.toISOString()
+  await deletePortalSessionsEndedBefore(trx, new Date(now.getTime() - PORTAL_IDLE_MS).toISOString(), at)
+  await insertPortalSession(trx, {
+    id: portalSessionIdOf(input.token),
+    document: input.document,
+    created_at: at,
+    last_seen_at: at,
+    expires_at: new Date(now.getTime() + PORTAL_ABSOLUTE_MS).toISOString(),
+    ip: input.ip,
+  })
+  await recordAudit(trx, {
+    operator: { insured: input.customerId },
+    action: 'portal.sign_in',
+    recordType: 'portal_session',
+    recordId: String(input.customerId),
+    before: null,
+    after: { method: input.method },
+    ip: input.ip,
+    at,
+  })
 }
 
 /** The insured of a live session, or null; an ended one is deleted, a live one touched once a minute. */

@@ -33,8 +33,8 @@ function refuseLate(contract: WithdrawalContract) {
 }
 
 /**
- * A subscription is canceled as a customer's request (`partner_request`, the reason a partner's
- * cancellation carries), its unpaid installments with it; an ended one → 422.
+ * A subscription is canceled for the insured's withdrawal (`insured_withdrawal`: not the partner's
+ * request), its unpaid installments with it; an ended one → 422.
  */
 export async function withdrawSubscription(
   trx: Trx,
@@ -54,7 +54,7 @@ export async function withdrawSubscription(
     trx,
     contract.partner_id,
     contract.id,
-    { reason: 'partner_request', comment: WITHDRAWAL_COMMENT },
+    { reason: 'insured_withdrawal', comment: WITHDRAWAL_COMMENT },
     contract.now,
     rendering,
   )

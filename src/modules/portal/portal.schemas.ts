@@ -25,6 +25,14 @@ export const CodeSignInBody = Type.Object({
 })
 export type CodeSignInBody = Static<typeof CodeSignInBody>
 
+export const LinkSignInBody = Type.Object({
+  token: Type.String({
+    minLength: 1,
+    maxLength: 200,
+    description: 'What follows `#/entrar/` in the link a message carried.',
+  }),
+})
+
 export const Insured = Type.Object({
   name: Type.String(),
   document_kind: Type.Enum(['cpf', 'cnpj']),

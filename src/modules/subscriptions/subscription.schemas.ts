@@ -72,7 +72,7 @@ export const SubscriptionStatus = Type.Enum(['pending', 'pago', 'canceled', 'exp
 
 const CancellationReason = Type.Enum([...CANCELLATION_REASONS], {
   description:
-    '`partner_request` (`POST /subscriptions/{id}/cancellation`), `first_installment_unpaid` (installment 1 unpaid 30 days after contracting), `recurrence_failed` (an installment still declined after its last retry), `claim_settled` (a claim settled by replacement or indemnity ended it).',
+    '`partner_request` (`POST /subscriptions/{id}/cancellation`), `first_installment_unpaid` (installment 1 unpaid 30 days after contracting), `recurrence_failed` (an installment still declined after its last retry), `claim_settled` (a claim settled by replacement or indemnity ended it), `insured_withdrawal` (the insured withdrew within 7 days of contracting, on their own page: the consumer’s right of withdrawal).',
 })
 
 const link = (path: string) => ({ link: `https://api.amparo.example${path}` })

@@ -4,6 +4,10 @@ export const CONSOLE_MESSAGES: Record<string, string> = {
   'Wrong or expired code: ask for a new one.': 'Código incorreto ou expirado: peça um novo.',
   'Too many codes asked for this document: try again later.':
     'Muitos códigos pedidos para este documento: tente de novo mais tarde.',
+  'Too many sign-in attempts from this address: try again in a minute.':
+    'Muitas tentativas de entrar a partir deste endereço: tente de novo em um minuto.',
+  'This sign-in link is not valid any more: ask for a code by e-mail.':
+    'Este link de acesso não vale mais: peça um código por e-mail.',
   'Choose exactly one contract.': 'Escolha exatamente uma proteção.',
   'The document must be a valid CPF or CNPJ.': 'O CPF ou CNPJ não é válido.',
   'The code must be 6 digits.': 'O código tem 6 dígitos.',
