@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { buildPortalApp, type PortalApp } from '../../src/portal/app.js'
+import { deliverMessagesOnce } from '../../src/worker/messages.job.js'
 import {
   CHROMIUM_TOOL,
   DESKTOP,
@@ -184,6 +185,54 @@ describe.skipIf(!hasChromium)('insured portal in Chromium', () => {
     await page.getByRole('button', { name: 'Sair' }).click()
     await page.getByLabel('CPF ou CNPJ').waitFor()
     await page.context().close()
+  })
+
+  it('signs in by the link a kept message carries, once (390×844)', async () => {
+    // The contract-in-force messages, kept (no mail server in test), each with its sign-in link.
+    await deliverMessagesOnce({
+      db: ctx.db,
+      clock: { now: () => now },
+      timeZone: ctx.config.timeZone,
+      mail: ctx.config.mail,
+    })
+    const kept = await ok<{ data: { text: string; state: string }[] }>(
+      a,
+      'GET',
+      `/sandbox/messages?customer_id=${a.customer.id}&kind=contract_in_force&limit=1`,
+    )
+    expect(kept.data[0]?.state).toBe('kept')
+    // The address the message gives, opened on this test's portal (its own port).
+    const link = new URL(
+      /(http:\/\/\S+#\/entrar\/[A-Za-z0-9_-]{43})/.exec(kept.data[0]?.text ?? '')?.[1] ?? '',
+    )
+    expect(link.pathname).toBe('/')
+    const opened = `${base}/${link.hash}`
+
+    const page = await newPage(browser, PHONE)
+    await page.goto(opened)
+    await page.getByRole('heading', { level: 1, name: 'Entrar pelo link' }).waitFor()
+    await checkAxe(page, 'entrar pelo link')
+    await page.screenshot({ path: 'screenshots/portal-link-phone.png', fullPage: true })
+    await page.getByRole('button', { name: 'Entrar', exact: true }).click()
+    await page.getByRole('heading', { level: 1, name: 'Minhas proteções' }).waitFor()
+    await expect.poll(() => page.getByRole('article').count()).toBe(2)
+    // The token left the address bar and the history entry.
+    expect(new URL(page.url()).hash).toBe('#/')
+    await page.context().close()
+
+    // Used: a second opening of it says so, and offers the code.
+    const again = await newPage(browser, PHONE)
+    await again.goto(opened)
+    await again.getByRole('button', { name: 'Entrar', exact: true }).click()
+    await again.getByRole('alert').filter({ hasText: 'Este link de acesso não vale mais' }).waitFor()
+    await checkAxe(again, 'link usado')
+    await again.screenshot({ path: 'screenshots/portal-link-used-phone.png', fullPage: true })
+    await again.setViewportSize(DESKTOP)
+    await checkAxe(again, 'link usado (1280×800)')
+    await again.screenshot({ path: 'screenshots/portal-link-used-desktop.png', fullPage: true })
+    await again.getByRole('button', { name: 'Entrar com um código por e-mail' }).click()
+    await again.getByLabel('CPF ou CNPJ').waitFor()
+    await again.context().close()
   })
 
   for (const [viewport, size] of [

@@ -46,13 +46,7 @@ export function ClaimPage({ id }: { id: number }) {
         <dt>Franquia</dt>
         <dd>{reais(c.franchise)}</dd>
       </dl>
-      {c.documents_request ? (
-        <section className="card notice" aria-labelledby="pedido">
-          <h2 id="pedido">Pedido do regulador</h2>
-          <p>{c.documents_request.message}</p>
-          <p className="muted">Em {moment(c.documents_request.requested_at)}</p>
-        </section>
-      ) : null}
+      {c.documents_request ? <Request claim={c} request={c.documents_request} /> : null}
       <Decision claim={c} />
       {c.required_documents.length > 0 ? (
         <section className="card" aria-labelledby="faltam">
@@ -77,6 +71,21 @@ export function ClaimPage({ id }: { id: number }) {
         </ul>
       </section>
     </>
+  )
+}
+
+/** The adjuster's latest request: highlighted while a kind it asked for is still missing, then marked answered. */
+function Request({ claim, request }: { claim: Claim; request: NonNullable<Claim['documents_request']> }) {
+  const waiting = request.kinds.some((kind) => claim.required_documents.includes(kind))
+  return (
+    <section className={waiting ? 'card notice' : 'card'} aria-labelledby="pedido">
+      <h2 id="pedido">Pedido do regulador</h2>
+      <p>{request.message}</p>
+      <p className="muted">
+        Em {moment(request.requested_at)}
+        {waiting ? '' : ' — atendido: os documentos pedidos foram recebidos.'}
+      </p>
+    </section>
   )
 }
 

@@ -35,14 +35,16 @@ export function LinkSignIn({ token }: { token: string }) {
             {errorText(enter.error)}
           </p>
         ) : null}
-        <button
-          type="button"
-          className="btn primary"
-          disabled={enter.isPending || enter.isError}
-          onClick={() => enter.mutate()}
-        >
-          {enter.isPending ? 'Entrando…' : 'Entrar'}
-        </button>
+        {enter.isError ? null : (
+          <button
+            type="button"
+            className="btn primary"
+            disabled={enter.isPending}
+            onClick={() => enter.mutate()}
+          >
+            {enter.isPending ? 'Entrando…' : 'Entrar'}
+          </button>
+        )}
         <button type="button" className="link" onClick={leave}>
           Entrar com um código por e-mail
         </button>

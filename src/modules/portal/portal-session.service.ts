@@ -122,7 +122,14 @@ export async function signInWithCode(
   const token = randomBytes(32).toString('base64url')
   await retryingTransaction(db, async (trx) => {
     if (!(await useCode(trx, latest.id, now.toISOString()))) throw new InvalidCodeError()
-    await openPortalSession(trx, { document, customerId: customer.id, method: 'code', token, now, ip: input.ip })
+    await openPortalSession(trx, {
+      document,
+      customerId: customer.id,
+      method: 'code',
+      token,
+      now,
+      ip: input.ip,
+    })
   })
   return { token }
 }
@@ -133,7 +140,14 @@ export async function signInWithCode(
  */
 export async function openPortalSession(
   trx: Trx,
-  input: { document: string; customerId: number; method: 'code' | 'link'; token: string; now: Date; ip: string | null },
+  input: {
+    document: string
+    customerId: number
+    method: 'code' | 'link'
+    token: string
+    now: Date
+    ip: string | null
+  },
 ): Promise<void> {
   const { now } = input
   const at = now.toISOString()

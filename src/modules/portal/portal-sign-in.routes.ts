@@ -3,8 +3,20 @@ import { consoleError } from '../../console/console-schemas.js'
 import { PORTAL_COOKIE, portalCookieOptions } from '../../portal/guard.js'
 import { normalizeDocument } from '../../shared/documents.js'
 import { ValidationError } from '../../shared/errors.js'
-import { CodeRequestBody, CodeSent, CodeSignInBody, Insured, LinkSignInBody, portalErrors } from './portal.schemas.js'
-import { insuredProfile, requestSignInCode, type SignInDelivery, signInWithCode } from './portal-session.service.js'
+import {
+  CodeRequestBody,
+  CodeSent,
+  CodeSignInBody,
+  Insured,
+  LinkSignInBody,
+  portalErrors,
+} from './portal.schemas.js'
+import {
+  insuredProfile,
+  requestSignInCode,
+  type SignInDelivery,
+  signInWithCode,
+} from './portal-session.service.js'
 import { CODE_TTL_MS, PORTAL_ABSOLUTE_MS, readCode } from './portal-sign-in.rules.js'
 import { signInWithLink } from './portal-sign-in-link.service.js'
 
@@ -92,7 +104,10 @@ minutes idle). A wrong, expired, used or exhausted code → 401 \`invalid_creden
       const code = readCode(request.body.code)
       if (code === null) throw ValidationError.field('code', 'The code must be 6 digits.')
       const { token } = await signInWithCode(app.db, { document, code, now: app.clock.now(), ip: request.ip })
-      reply.setCookie(PORTAL_COOKIE, token, { ...portalCookieOptions(request), maxAge: PORTAL_ABSOLUTE_MS / 1000 })
+      reply.setCookie(PORTAL_COOKIE, token, {
+        ...portalCookieOptions(request),
+        maxAge: PORTAL_ABSOLUTE_MS / 1000,
+      })
       return { ...(await insuredProfile(app.db, { document })), time_zone: app.config.timeZone }
     },
   )
@@ -124,7 +139,10 @@ An unknown, used or expired link → the same 401 \`invalid_credentials\`.`,
         now: app.clock.now(),
         ip: request.ip,
       })
-      reply.setCookie(PORTAL_COOKIE, token, { ...portalCookieOptions(request), maxAge: PORTAL_ABSOLUTE_MS / 1000 })
+      reply.setCookie(PORTAL_COOKIE, token, {
+        ...portalCookieOptions(request),
+        maxAge: PORTAL_ABSOLUTE_MS / 1000,
+      })
       return { ...(await insuredProfile(app.db, { document })), time_zone: app.config.timeZone }
     },
   )
