@@ -78,10 +78,10 @@ describe('sign-in links', () => {
     const list: MessageList = await answer(ctx, a, 'GET', '/sandbox/messages?limit=1')
     expect(list.data[0]?.text).toContain(link)
 
-    const later = new URL(await make()).searchParams.get('link') as string
+    const later = new URL(await make()).hash.replace('#/entrar/', '')
     const queuedAt = now
     now = new Date(queuedAt.getTime() + 24 * 3_600_000 - 1000)
-    const last = new URL(await make()).searchParams.get('link') as string
+    const last = new URL(await make()).hash.replace('#/entrar/', '')
     now = new Date(queuedAt.getTime() + 24 * 3_600_000)
     expect(await use(later)).toBeNull()
     expect(await use(last)).toBe(a.customerId)

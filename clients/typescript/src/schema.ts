@@ -3424,10 +3424,10 @@ export interface components {
                 /** @description The partner’s own words (`reason` of `POST /subscriptions/{id}/cancellation`); null otherwise. */
                 comment: string | null;
                 /**
-                 * @description `partner_request` (`POST /subscriptions/{id}/cancellation`), `first_installment_unpaid` (installment 1 unpaid 30 days after contracting), `recurrence_failed` (an installment still declined after its last retry), `claim_settled` (a claim settled by replacement or indemnity ended it).
+                 * @description `partner_request` (`POST /subscriptions/{id}/cancellation`), `first_installment_unpaid` (installment 1 unpaid 30 days after contracting), `recurrence_failed` (an installment still declined after its last retry), `claim_settled` (a claim settled by replacement or indemnity ended it), `insured_withdrawal` (the insured withdrew within 7 days of contracting, on their own page: the consumer’s right of withdrawal).
                  * @enum {unknown}
                  */
-                reason: "partner_request" | "first_installment_unpaid" | "recurrence_failed" | "claim_settled";
+                reason: "partner_request" | "first_installment_unpaid" | "recurrence_failed" | "claim_settled" | "insured_withdrawal";
             } | null;
             /** @description Own gateway: the card the recurrence charges (set by the payment, replaced by `PUT /subscriptions/{id}/card`); null when none. */
             card: {

@@ -109,9 +109,9 @@ export interface paths {
         put?: never;
         /**
          * Arrependimento: the insured withdraws within 7 days of contracting
-         * @description A subscription is canceled (reason `partner_request`, as the partner API's cancellation); an
-         *     annual plan's cancellation is requested and confirmed at once, with its refund. The partner's events and
-         *     webhooks fire as for the partner's own cancellation. Past 7 days, or a contract already ended → 422
+         * @description A subscription is canceled with the reason `insured_withdrawal`; an annual plan's
+         *     cancellation is requested (its reason "Arrependimento do segurado (portal)") and confirmed at once, with its
+         *     refund. The partner's events and webhooks fire as for the partner's own cancellation. Past 7 days, or a contract already ended → 422
          *     `invalid_state`; another document's contract → 404.
          */
         post: operations["withdrawContract"];
