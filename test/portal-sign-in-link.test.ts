@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { retryingTransaction } from '../src/db/transaction.js'
 import { createSignInLink } from '../src/modules/messages/sign-in-link.service.js'
+import { loggerOptions } from '../src/plugins/logging.js'
 import { buildPortalApp } from '../src/portal/app.js'
 import { ctx, now, seller, useClaimsWorld } from './helpers/claims-world.js'
 import { PORTAL_ORIGIN, portalCookie, portalOver } from './helpers/portal.js'
@@ -122,6 +123,36 @@ describe('signing in by a link', () => {
     expect(refused.statusCode).toBe(403)
     // Not used by the refused request.
     expect((await useLink(token)).statusCode).toBe(200)
+  })
+})
+
+describe('the link in the logs', () => {
+  it('is never written, whether it signs in or not', async () => {
+    const lines: string[] = []
+    const logged = await buildPortalApp({
+      config: ctx.config,
+      db: ctx.db,
+      clock: { now: portalNow },
+      logger: loggerOptions('trace', { write: (line) => void lines.push(line) }),
+      staticRoot: null,
+    })
+    try {
+      const s = await seller()
+      const { token } = await linkOf(s.customer.id)
+      for (let i = 0; i < 2; i++) {
+        const answer = await logged.inject({
+          method: 'POST',
+          url: '/api/session/link',
+          payload: { token },
+          headers: { origin: PORTAL_ORIGIN },
+        })
+        expect(answer.statusCode).toBe(i === 0 ? 200 : 401)
+      }
+      expect(lines.length).toBeGreaterThan(0)
+      expect(lines.join('\n')).not.toContain(token)
+    } finally {
+      await logged.close()
+    }
   })
 })
 
