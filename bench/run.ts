@@ -19,6 +19,7 @@ import { type Call, call, check, f, log, type Session, summary, TITLES, verdict 
 import { cpuUs, freePort, memoryOf, run, startServer, stop, stopAll, waitIdle } from './lib/proc.js'
 import { recurrenceBench } from './lib/recurrence.js'
 import { seed } from './lib/seed.js'
+import { BENCH_WEBHOOK_SECRET, seedPixCodes, stripeEventsBench } from './lib/stripe-events.js'
 import { addEndpoint, startReceiver, webhooksBench } from './lib/webhooks.js'
 
 // The issues' limits (docs/benchmarks.md, Scenarios and targets).
@@ -62,6 +63,7 @@ const args = new Command('npm run bench --')
   .option('--claims', 'mode: --claims-count claims; 10 MiB uploads, openings, pages of claims')
   .option('--claims-count <n>', 'see --claims and --console', atLeast(1), 10_000)
   .option('--clock', "mode: another partner's p99 while a sandbox clock moves 400 days")
+  .option('--stripe', "mode: Stripe's signed events paying PIX codes: the most a second, p99 at half")
   .option('--console', 'mode: --claims-count claims; each console screen’s API calls against 300 ms')
   .option('--calls <n>', 'see --console: measured calls of each', atLeast(1), 100)
   .option('--endpoint', 'each seeded partner has a webhook endpoint (a local receiver answering 200)')
@@ -70,9 +72,9 @@ const args = new Command('npm run bench --')
   .option('--time-limit <min>', 'hard stop (default 15, 45 with --against or --scale)', atLeast(0.1))
   .parse()
   .opts()
-const mode = (['against', 'scale', 'recurrence', 'webhooks', 'claims', 'clock', 'console'] as const).find(
-  (m) => args[m],
-)
+const mode = (
+  ['against', 'scale', 'recurrence', 'webhooks', 'claims', 'clock', 'console', 'stripe'] as const
+).find((m) => args[m])
 type Numbers = Record<'duration' | 'warmup' | 'connections' | 'pairs', number>
 const { duration, warmup, connections, pairs } = args as Numbers
 const [kind, only]: ['sqlite' | 'postgres', load.ScenarioId[]] = [args.db ?? 'sqlite', args.only]
@@ -174,6 +176,7 @@ function serviceEnv(database: Database): NodeJS.ProcessEnv {
     // One address stands for every partner here: an open-loop run holds more than the per-address
     // cap's connections while the server falls behind, and its client keeps them open after.
     AMPARO_MAX_CONNECTIONS_PER_ADDRESS: '0',
+    STRIPE_WEBHOOK_SECRET: BENCH_WEBHOOK_SECRET,
     LOG_LEVEL: 'info',
     HOST: '127.0.0.1',
   }
@@ -205,6 +208,7 @@ async function setUp(database: Database, counts = SHARES) {
     const partners = await seed(db, counts)
     const withClaims = args.claims || args.console
     const claims = withClaims ? await seedClaims(db, partners, args.claimsCount, config.timeZone) : undefined
+    const pixCodes = args.stripe ? await seedPixCodes(db, partners) : undefined
     if (claims && kind === 'postgres') await sql`analyze`.execute(db) // as autovacuum would, a little later
     if (args.endpoint) {
       const receiver = await startReceiver()
@@ -214,7 +218,7 @@ async function setUp(database: Database, counts = SHARES) {
     const version = kind === 'sqlite' ? sql`'SQLite ' || sqlite_version()` : sql`version()`
     const engine = await sql<{ v: string }>`select ${version} as v`.execute(db)
     log(`  ${f((performance.now() - started) / 1000, 1)} s; ${String(engine.rows[0]?.v).split(' on ')[0]}`)
-    return { demo, partners, claims }
+    return { demo, partners, claims, pixCodes }
   })
 }
 type SetUp = Awaited<ReturnType<typeof setUp>>
@@ -480,7 +484,37 @@ async function consoleScreens(database: Database) {
   log(`${f(subscriptions)} subscriptions, ${f(seeded.claims?.total)} claims`)
 }
 
+/** --stripe: every subscription of the own-gateway partner with a pending PIX code (bench/lib/stripe-events.ts). */
+async function stripeEvents(database: Database) {
+  const seeded = await setUp(database)
+  const { server, sessions } = await start(database, seeded)
+  const codes = seeded.pixCodes ?? []
+  log(`${f(codes.length)} pending PIX codes`)
+  const db = createDb(loadConfig({ ...serviceEnv(database), LOG_LEVEL: 'silent' }).database)
+  try {
+    await stripeEventsBench(
+      {
+        port: server.port,
+        db,
+        measure: (make) => measure(server, make),
+        paced: async (make, rate) => {
+          const before = cpuUs([server.pid])
+          const paced = await load.runAtRate(server.port, make, rate, duration)
+          paced.cpuUs = cpuUs([server.pid]) - before
+          return paced
+        },
+      },
+      codes,
+      sessions[0] as Session,
+    )
+  } finally {
+    await db.destroy()
+  }
+  log(`${f(subscriptions)} subscriptions, ${connections} connections, ${warmup} + ${duration} s a run`)
+}
+
 const MODES: Record<NonNullable<typeof mode>, (database: Database) => Promise<unknown>> = {
+  stripe: stripeEvents,
   against,
   scale,
   claims,

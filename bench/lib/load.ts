@@ -6,8 +6,14 @@ import type { PartnerData } from './seed.js'
 export type Session = { partner: PartnerData; token: string }
 /** What run.ts gives a mode: the built CLI, the service's environment, its processes' log. */
 export type Bench = { cli: string; env: NodeJS.ProcessEnv; logFile: string }
-/** One request of a scenario. */
-export type Call = { method: 'GET' | 'POST'; path: string; session: Session; body?: string }
+/** One request of a scenario (`headers`: beside the session's token, e.g. a signature). */
+export type Call = {
+  method: 'GET' | 'POST'
+  path: string
+  session: Session
+  body?: string
+  headers?: Record<string, string>
+}
 
 export const log = (line = '') => process.stdout.write(`${line}\n`)
 
@@ -61,6 +67,7 @@ export async function call(
   token?: string,
   body?: object | string,
   expected?: number,
+  headers?: Record<string, string>,
 ) {
   const payload = typeof body === 'object' ? JSON.stringify(body) : body || undefined
   const response = await fetch(`http://127.0.0.1:${port}${path}`, {
@@ -69,6 +76,7 @@ export async function call(
       accept: 'application/json',
       ...(payload && { 'content-type': 'application/json' }),
       ...(token && { authorization: `Bearer ${token}` }),
+      ...headers,
     },
     body: payload,
     signal: AbortSignal.timeout(600_000),
@@ -93,8 +101,8 @@ export function check(condition: unknown, message: string): asserts condition {
 export async function runLoad(port: number, connections: number, make: () => Call, seconds: number) {
   const m = { seconds: 0, responses: 0, latencies: [] as number[], problems: [] as string[], cpuUs: 0 }
   const setupRequest = (req: Request): Request => {
-    const { method, path, session, body } = make()
-    const headers = { accept: 'application/json', authorization: `Bearer ${session.token}` }
+    const { method, path, session, body, headers: extra } = make()
+    const headers = { accept: 'application/json', authorization: `Bearer ${session.token}`, ...extra }
     return body
       ? { ...req, method, path, body, headers: { ...headers, 'content-type': 'application/json' } }
       : { ...req, method, path, headers }
@@ -140,9 +148,9 @@ export async function runAtRate(port: number, make: () => Call, rate: number, se
       return
     }
     inFlight += 1
-    const { path, session, body } = make()
+    const { path, session, body, headers } = make()
     try {
-      const { status } = await call(port, path, session.token, body)
+      const { status } = await call(port, path, session.token, body, undefined, headers)
       m.responses += 1
       if (status >= 200 && status < 300) m.latencies.push(performance.now() - due)
       else statuses[status] = (statuses[status] ?? 0) + 1

@@ -15,6 +15,9 @@ import Stripe from 'stripe'
  * `loseNext()` processes it and drops the connection without answering; `failNext(status)` answers
  * an API error without processing it; `holdNext()` processes it and answers when released; `latencyMs` delays every answer (a real gateway's speed).
  * Refunds (`POST /v1/refunds`) give back part or all of a succeeded PaymentIntent, never more.
+ * PIX and boleto PaymentIntents answer `requires_action` with Stripe's `next_action` (a boleto only
+ * with the payer Stripe requires), expiring by Stripe's rules at its `now`; `payCode` is the
+ * customer paying, and `signedEvent` signs the event Stripe then sends, as Stripe signs it.
  */
 
 const DECLINES: Record<string, string> = {
@@ -58,6 +61,8 @@ export class StripeServer {
   readonly refunds: { id: string; payment_intent: string; amount: number; status?: 'failed' }[] = []
   /** Every answer waits this long (after processing): a gateway at real speed. */
   latencyMs = 0
+  /** Stripe's time (real time unless a test moves it with the service's clock): a code's expiry is read from it. */
+  now: () => Date = () => new Date()
   /** The key mode it accepts, as Stripe's test and live modes each accept only their own keys. */
   mode: 'test' | 'live' = 'test'
   /** The most requests it held at once: how parallel its clients were. */
@@ -321,8 +326,19 @@ export class StripeServer {
     if (params.currency !== 'brl' || params.confirm !== 'true' || !/^\d+$/.test(params.amount ?? '')) {
       return invalid('Missing or wrong parameters.')
     }
-    if (type === 'boleto' && !params['payment_method_data[boleto][tax_id]']) {
-      return invalid('Missing required param: payment_method_data[boleto][tax_id].')
+    if (type === 'boleto') {
+      // Stripe's boleto needs the payer's CPF/CNPJ, name, e-mail and full address (the bank prints them).
+      const missing = BOLETO_REQUIRED.find((name) => !params[name])
+      if (missing) return invalid(`Missing required param: ${missing}.`, 'parameter_missing', missing)
+      if (
+        !/^(\d{11}|\d{14})$/.test(params['payment_method_data[boleto][tax_id]']?.replace(/\D/g, '') ?? '')
+      ) {
+        return invalid(
+          'Invalid tax_id: a CPF or CNPJ.',
+          'parameter_invalid',
+          'payment_method_data[boleto][tax_id]',
+        )
+      }
     }
     const intent: PaymentIntent = {
       id: this.id('pi'),
@@ -334,14 +350,14 @@ export class StripeServer {
       params,
     }
     this.paymentIntents.push(intent)
-    const expires = Math.floor(Date.now() / 1000) + 3600
+    const now = this.now()
     const next_action =
       type === 'pix'
         ? {
             type: 'pix_display_qr_code',
             pix_display_qr_code: {
               data: `00020126360014BR.GOV.BCB.PIX0114${intent.id}5204000053039865802BR6304FAKE`,
-              expires_at: expires,
+              expires_at: pixExpiry(now, params),
               image_url_png: `https://qr.stripe.test/${intent.id}.png`,
               image_url_svg: `https://qr.stripe.test/${intent.id}.svg`,
               hosted_instructions_url: `https://payments.stripe.test/pix/${intent.id}`,
@@ -350,13 +366,25 @@ export class StripeServer {
         : {
             type: 'boleto_display_details',
             boleto_display_details: {
-              number: '2379'.padEnd(47, '0'),
+              number: `23790${String(this.seq).padStart(42, '0')}`,
               pdf: `https://payments.stripe.test/boleto/${intent.id}/pdf`,
               hosted_voucher_url: `https://payments.stripe.test/boleto/${intent.id}`,
-              expires_at: expires,
+              expires_at: boletoExpiry(now, params),
             },
           }
+    this.nextActions.set(intent.id, next_action)
     return ok({ ...intentBody(intent), metadata: metadataOf(params), next_action })
+  }
+
+  // biome-ignore lint/suspicious/noExplicitAny: Stripe's next_action, as answered, for a test to compare
+  private readonly nextActions = new Map<string, any>()
+
+  /** The `next_action` Stripe answered for a PIX or boleto PaymentIntent: the code the customer sees. */
+  // biome-ignore lint/suspicious/noExplicitAny: as above
+  displayed(intentId: string): any {
+    const shown = this.nextActions.get(intentId)
+    if (!shown) throw new Error(`no code shown for ${intentId}`)
+    return shown
   }
 
   /** The customer paid the PIX code or boleto of `intentId`: succeeded, as Stripe's event will say. */
@@ -516,6 +544,35 @@ const PARAMS: [RegExp, RegExp][] = [
   ],
   [/^\/v1\/refunds$/, /^(payment_intent|amount|reason|metadata\[[a-z_]+\])$/],
 ]
+
+const BOLETO_REQUIRED = [
+  'payment_method_data[boleto][tax_id]',
+  'payment_method_data[billing_details][name]',
+  'payment_method_data[billing_details][email]',
+  'payment_method_data[billing_details][address][line1]',
+  'payment_method_data[billing_details][address][city]',
+  'payment_method_data[billing_details][address][state]',
+  'payment_method_data[billing_details][address][postal_code]',
+  'payment_method_data[billing_details][address][country]',
+]
+
+/** A PIX code lasts `expires_after_seconds` (Stripe's default: a day); Unix seconds. */
+function pixExpiry(now: Date, params: Record<string, string>): number {
+  const seconds = Number(params['payment_method_options[pix][expires_after_seconds]'] ?? 86_400)
+  return Math.floor(now.getTime() / 1000) + seconds
+}
+
+/**
+ * A boleto expires at 23:59 (São Paulo, UTC−3) of the `expires_after_days`th calendar day after
+ * it is made (Stripe's default: 3), as Stripe documents `expires_after_days`; Unix seconds.
+ */
+function boletoExpiry(now: Date, params: Record<string, string>): number {
+  const days = Number(params['payment_method_options[boleto][expires_after_days]'] ?? 3)
+  const SAO_PAULO = -3 * 3600_000
+  const local = new Date(now.getTime() + SAO_PAULO)
+  const lastDay = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate() + days, 23, 59, 59)
+  return Math.floor((lastDay - SAO_PAULO) / 1000)
+}
 
 function allowed(path: string, name: string): boolean {
   const entry = PARAMS.find(([route]) => route.test(path))

@@ -5643,6 +5643,12 @@ export interface operations {
                      *             "id": 2,
                      *             "name": "Operadora Exemplo"
                      *           },
+                     *           "payment": {
+                     *             "id": 42,
+                     *             "installment_number": 1,
+                     *             "gateway_payment_id": "pi_3QxAmparo",
+                     *             "paid_at": "2026-11-01T15:00:00.000Z"
+                     *           },
                      *           "contract": {
                      *             "kind": "subscription",
                      *             "id": 1001,
@@ -5691,6 +5697,20 @@ export interface operations {
                             partner: {
                                 id: number;
                                 name: string;
+                            };
+                            /** @description The disputed charge. */
+                            payment: {
+                                /** @description Stripe’s PaymentIntent (`pi_…`), to find it at Stripe. */
+                                gateway_payment_id: string | null;
+                                /** @description The ledger row of the disputed charge. */
+                                id: number;
+                                /** @description The installment it paid; null for an annual plan. */
+                                installment_number: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When the charge was recorded. UTC, ISO 8601.
+                                 */
+                                paid_at: string;
                             };
                             /** @enum {unknown} */
                             reason: "bank_cannot_process" | "credit_not_processed" | "customer_initiated" | "debit_not_authorized" | "duplicate" | "fraudulent" | "general" | "incorrect_account_details" | "insufficient_funds" | "product_not_received" | "product_unacceptable" | "subscription_canceled" | "unrecognized";

@@ -24,6 +24,12 @@ export async function disputePage(
       id: r.id,
       gateway_dispute_id: r.gateway_dispute_id,
       partner: { id: r.partner_id, name: r.partner_name },
+      payment: {
+        id: r.payment_id,
+        installment_number: r.installment_number === null ? null : Number(r.installment_number),
+        gateway_payment_id: r.payment_reference,
+        paid_at: iso(r.paid_at) as string,
+      },
       contract: {
         kind: isPlan ? ('annual_plan' as const) : ('subscription' as const),
         id: Number(isPlan ? r.annual_plan_id : r.subscription_id),

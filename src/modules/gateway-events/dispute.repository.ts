@@ -43,7 +43,7 @@ export async function updateDispute(
   await trx.updateTable('payment_disputes').set(changes).where('id', '=', id).execute()
 }
 
-/** A dispute with what its event and the console show: its contract and partner. */
+/** A dispute with what its event and the console show: its payment, contract and partner. */
 export function disputeViews(db: Reader) {
   return db
     .selectFrom('payment_disputes as d')
@@ -51,6 +51,7 @@ export function disputeViews(db: Reader) {
     .innerJoin('partners as p', 'p.id', 'd.partner_id')
     .leftJoin('subscriptions as s', 's.id', 'pay.subscription_id')
     .leftJoin('annual_plans as a', 'a.id', 'pay.annual_plan_id')
+    .leftJoin('installments as i', 'i.id', 'pay.installment_id')
     .select([
       'd.id',
       'd.gateway_dispute_id',
@@ -59,6 +60,9 @@ export function disputeViews(db: Reader) {
       'd.payment_id',
       's.id as subscription_id',
       'pay.installment_id',
+      'i.number as installment_number',
+      'pay.transaction_id as payment_reference',
+      'pay.created_at as paid_at',
       'a.id as annual_plan_id',
       's.policy_number as subscription_policy',
       'a.policy_number as plan_policy',

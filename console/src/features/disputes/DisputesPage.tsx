@@ -50,6 +50,7 @@ export function DisputesPage({ query }: { query: URLSearchParams }) {
                 <th scope="col">Prazo para evidências</th>
                 <th scope="col">Parceiro</th>
                 <th scope="col">Contrato</th>
+                <th scope="col">Pagamento</th>
                 <th scope="col" className="num">
                   Valor
                 </th>
@@ -60,7 +61,7 @@ export function DisputesPage({ query }: { query: URLSearchParams }) {
             <tbody>
               {data.length === 0 ? (
                 <tr>
-                  <td colSpan={6} className="muted">
+                  <td colSpan={7} className="muted">
                     Nenhuma disputa{status === 'disputed' ? ' em aberto' : ''}.
                   </td>
                 </tr>
@@ -70,9 +71,22 @@ export function DisputesPage({ query }: { query: URLSearchParams }) {
                   <th scope="row">{d.evidence_due_by ? when(d.evidence_due_by) : '—'}</th>
                   <td data-label="Parceiro">{d.partner.name}</td>
                   <td data-label="Contrato">
-                    {d.contract.policy_number ?? '—'}
-                    <div className="small muted">
-                      {d.contract.kind === 'annual_plan' ? 'plano anual' : 'assinatura'} {d.contract.id}
+                    {/* One grid item under its label on a phone, the second line included. */}
+                    <div>
+                      {d.contract.policy_number ?? '—'}
+                      <div className="small muted">
+                        {d.contract.kind === 'annual_plan' ? 'plano anual' : 'assinatura'} {d.contract.id}
+                      </div>
+                    </div>
+                  </td>
+                  <td data-label="Pagamento">
+                    <div>
+                      {d.payment.installment_number === null
+                        ? `Prêmio anual, pago em ${when(d.payment.paid_at)}`
+                        : `Parcela ${d.payment.installment_number}, paga em ${when(d.payment.paid_at)}`}
+                      {d.payment.gateway_payment_id ? (
+                        <div className="small muted">Stripe {d.payment.gateway_payment_id}</div>
+                      ) : null}
                     </div>
                   </td>
                   <td className="num" data-label="Valor">
