@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
 import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { APPROVES_ONCE } from '../../src/modules/payments/sandbox-gateway.js'
@@ -80,6 +83,17 @@ async function checkAxe(page: Page, screen: string) {
   expect(await seriousViolations(page), screen).toEqual([])
 }
 
+describe('the portal’s first screen', () => {
+  it('loads at most 150 KB of script, gzipped, paying screens included', async () => {
+    const root = await portalRoot()
+    const index = readFileSync(join(root, 'index.html'), 'utf8')
+    const scripts = [...index.matchAll(/<script[^>]*src="\/([^"]+)"/g)].map((m) => m[1] as string)
+    expect(scripts.length).toBeGreaterThan(0)
+    const gzipped = scripts.reduce((sum, path) => sum + gzipSync(readFileSync(join(root, path))).length, 0)
+    expect(gzipped).toBeLessThanOrEqual(150 * 1024)
+  })
+})
+
 describe.skipIf(!hasChromium)('paying from the insured portal in Chromium', () => {
   for (const [viewport, size] of [
     ['390×844', PHONE],
@@ -155,12 +169,14 @@ describe.skipIf(!hasChromium)('paying from the insured portal in Chromium', () =
       const pixRegion = pixCard.getByRole('region', { name: /Pagar com PIX/ })
       const image = pixRegion.getByRole('img', { name: /QR code do PIX/ })
       await image.waitFor()
-      await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0)
+      await expect
+        .poll(() => image.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth))
+        .toBeGreaterThan(0)
       const text = await pixRegion.getByLabel('PIX copia e cola').inputValue()
       expect(text).toMatch(/^000201/)
       await pixRegion.getByRole('button', { name: 'Copiar código' }).click()
       await pixRegion.getByText('Código copiado').waitFor()
-      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(text)
+      expect(await page.evaluate('navigator.clipboard.readText()')).toBe(text)
       expect(await pixRegion.textContent()).toMatch(
         /Válido até \d{2}\/\d{2}\/\d{4} \d{2}:\d{2} \(horário de Brasília\)/,
       )

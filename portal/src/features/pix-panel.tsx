@@ -56,7 +56,14 @@ export function PixPanel({ contract, onClose }: { contract: Contract; onClose: (
           {errorText(ask.error)}
         </p>
       ) : null}
-      {ask.data ? <PixCodeView first={ask.data} onRenew={() => mutate()} /> : null}
+      {ask.data ? (
+        <PixCodeView
+          key={ask.data.id}
+          first={ask.data}
+          // The expired view's button goes away: the focus goes back to the panel, the new code in it.
+          onRenew={() => mutate(undefined, { onSuccess: () => regionRef.current?.focus() })}
+        />
+      ) : null}
       <div className="actions">
         <button
           type="button"
