@@ -165,8 +165,11 @@ describe.skipIf(!hasChromium)('paying from the insured portal in Chromium', () =
 
       // PIX: the QR image, the copia e cola copied, then paid by the sandbox.
       const pixCard = page.getByRole('article').filter({ hasText: `SN-PIX-${tag}` })
-      await pixCard.getByRole('button', { name: 'Pagar com PIX' }).click()
+      // By keyboard: the button, then the panel takes the focus.
+      await pixCard.getByRole('button', { name: 'Pagar com PIX' }).focus()
+      await page.keyboard.press('Enter')
       const pixRegion = pixCard.getByRole('region', { name: /Pagar com PIX/ })
+      await expect.poll(() => pixRegion.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true)
       const image = pixRegion.getByRole('img', { name: /QR code do PIX/ })
       await image.waitFor()
       await expect
@@ -174,7 +177,8 @@ describe.skipIf(!hasChromium)('paying from the insured portal in Chromium', () =
         .toBeGreaterThan(0)
       const text = await pixRegion.getByLabel('PIX copia e cola').inputValue()
       expect(text).toMatch(/^000201/)
-      await pixRegion.getByRole('button', { name: 'Copiar código' }).click()
+      await pixRegion.getByRole('button', { name: 'Copiar código' }).focus()
+      await page.keyboard.press('Space')
       await pixRegion.getByText('Código copiado').waitFor()
       expect(await page.evaluate('navigator.clipboard.readText()')).toBe(text)
       expect(await pixRegion.textContent()).toMatch(
