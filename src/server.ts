@@ -118,7 +118,7 @@ async function listening(config: Readonly<Config>, db: Db, print: (line: string)
       metricsServer = await exporter.serveMetrics(metrics, config.metrics.host, config.metrics.port)
     await app.listen({ host: config.host, port: config.port })
     consoleApp = await listeningConsole(config, db, app.gateway, startup)
-    portalApp = await listeningPortal(config, db, startup)
+    portalApp = await listeningPortal(config, db, app.gateway, startup)
   } catch (error) {
     metricsServer?.close()
     await consoleApp?.close()
@@ -162,11 +162,12 @@ async function listeningConsole(
 async function listeningPortal(
   config: Readonly<Config>,
   db: Db,
+  gateway: PortalApp['gateway'],
   log: { warn: (details: object, message: string) => void },
 ): Promise<PortalApp | null> {
   const settings = config.portal
   if (!settings) return null
-  const portalApp = await buildPortalApp({ config, db })
+  const portalApp = await buildPortalApp({ config, db, gateway })
   try {
     await portalApp.listen({ host: settings.host, port: settings.port })
     return portalApp

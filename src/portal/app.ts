@@ -14,7 +14,9 @@ import { resourceSchemas } from '../http/http-schemas.js'
 import { validatorCompiler } from '../http/validation.js'
 import { loadSigningKeys, TokenService, tokenAudience } from '../modules/auth/token.service.js'
 import { queueSignInMessage } from '../modules/messages/message.service.js'
+import type { PaymentGateway } from '../modules/payments/payment-gateway.js'
 import { portalRoutes } from '../modules/portal/portal.routes.js'
+import { portalPayingRoutes } from '../modules/portal/portal-paying.routes.js'
 import { portalSessionRoutes } from '../modules/portal/portal-session.routes.js'
 import { type PortalSignInOptions, portalSignInRoutes } from '../modules/portal/portal-sign-in.routes.js'
 import { newSignInCode } from '../modules/portal/sign-in-code.js'
@@ -38,6 +40,8 @@ export interface PortalAppOptions {
   /** A migrated database; the caller owns it and closes it. */
   db: Db
   clock?: Clock
+  /** The own card gateway the partner API uses (the insured pays through it); null without card payments. */
+  gateway?: PaymentGateway | null
   logger?: FastifyServerOptions['logger']
   /** The built portal (`dist/portal-web/`); by default found beside the bundle or under the working folder. */
   staticRoot?: string | null
@@ -54,6 +58,7 @@ export async function buildPortalApp({
   config,
   db,
   clock = systemClock,
+  gateway = null,
   logger,
   staticRoot = findStaticRoot(),
   signIn = {},
@@ -75,7 +80,7 @@ export async function buildPortalApp({
     db,
     clock,
     tokens: new TokenService(signingKeys, config.tokenTtlSeconds, clock, tokenAudience(config.env)),
-    gateway: null,
+    gateway,
   })
   await app.register(errorsPlugin, { challenge: PORTAL_CHALLENGE })
   await app.register(unitOfWork, {})
@@ -111,6 +116,7 @@ export async function buildPortalApp({
   })
   await app.register(portalSessionRoutes)
   await app.register(portalRoutes)
+  await app.register(portalPayingRoutes)
   await app.register(consoleStatic, { root: staticRoot, name: 'The insured’s portal' })
   return app
 }

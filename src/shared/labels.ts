@@ -188,6 +188,9 @@ export const AUDIT_ACTION_LABELS = {
   'portal.claim_open': 'Sinistro aberto pelo segurado',
   'portal.claim_document': 'Documento enviado pelo segurado',
   'portal.withdraw': 'Arrependimento pelo segurado',
+  'portal.card_update': 'Cartão trocado pelo segurado',
+  'portal.pay_by_card': 'Parcela paga com cartão pelo segurado',
+  'portal.pix_request': 'Código PIX gerado pelo segurado',
 } as const
 
 /** What an audit entry changed. */
@@ -198,6 +201,7 @@ export const AUDIT_RECORD_LABELS = {
   partner: 'Parceiro',
   plan: 'Plano',
   refund: 'Reembolso',
+  subscription: 'Assinatura',
   annual_plan: 'Plano anual',
   session: 'Sessão',
   portal_session: 'Sessão no portal',

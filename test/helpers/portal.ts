@@ -2,6 +2,7 @@ import { afterAll, beforeAll } from 'vitest'
 import type { Config } from '../../src/config.js'
 import type { Db } from '../../src/db/database.js'
 import { queueSignInMessage } from '../../src/modules/messages/message.service.js'
+import type { PaymentGateway } from '../../src/modules/payments/payment-gateway.js'
 import { buildPortalApp, type PortalApp } from '../../src/portal/app.js'
 import type { Clock } from '../../src/shared/clock.js'
 import { checkEveryResponse } from './test-app.js'
@@ -16,21 +17,23 @@ export interface PortalTestContext {
 }
 
 /**
- * The portal app over a partner test app's database (`over`, declared before it), its responses
- * checked against the portal's OpenAPI document; the codes it delivers recorded in `delivered`.
+ * The portal app over a partner test app's database (`over`, declared before it) and its card
+ * gateway, its responses checked against the portal's OpenAPI document; the codes it delivers
+ * recorded in `delivered`.
  */
 export function portalOver(
-  over: () => { config: Readonly<Config>; db: Db },
+  over: () => { config: Readonly<Config>; db: Db; app?: { gateway: PaymentGateway | null } },
   clock: Clock,
 ): PortalTestContext {
   const ctx = { delivered: [] } as unknown as PortalTestContext
   beforeAll(async () => {
-    const { config, db } = over()
+    const { config, db, app } = over()
     ctx.portal = checkEveryResponse(
       await buildPortalApp({
         config,
         db,
         clock,
+        gateway: app?.gateway ?? null,
         logger: false,
         staticRoot: null,
         signIn: {

@@ -121,6 +121,137 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/contracts/annual_plan/{id}/pix": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pagar com PIX: a code for the insured’s annual plan awaiting payment
+         * @description The partner API's `POST /annual-plans/{id}/pix`. At most one pending code: asked again while payable, the same one (200); once expired, a new one
+         *     (201). Paid when the gateway says so; its status at `GET /api/pix-codes/{id}`.
+         */
+        post: operations["requestAnnualPlanPix"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contracts/subscription/{id}/card": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Trocar cartão: the partner API’s card update on the insured’s subscription
+         * @description The rules of the partner API's `PUT /subscriptions/{id}/card`: the gateway verifies the card
+         *     without charging it (declined → 402, the old card stays), it replaces the old one for the recurrence, then
+         *     every installment due and unpaid is charged to it. A pending or ended subscription → 422; another
+         *     document's → 404; a partner that collects its payments itself → 422 `errors.gateway`.
+         *
+         *     In the test environment the sandbox gateway takes the partner API's test cards: `4111111111111111`
+         *     approves, `4000000000000002` declines.
+         */
+        put: operations["replaceCard"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contracts/subscription/{id}/installments/{installmentId}/pix": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pagar com PIX: a code for an installment of the insured’s subscription
+         * @description The partner API's `POST /subscriptions/{id}/installments/{iid}/pix`. At most one pending code: asked again while payable, the same one (200); once expired, a new one
+         *     (201). Paid when the gateway says so; its status at `GET /api/pix-codes/{id}`.
+         */
+        post: operations["requestInstallmentPix"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contracts/subscription/{id}/payment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pagar parcela: pay what is due on the insured’s subscription by card
+         * @description Installment 1 of a pending subscription (declined before included) as the partner API's
+         *     `POST /subscriptions/{id}/payment`; on a subscription in force, the installments due and unpaid as its
+         *     `PUT /subscriptions/{id}/card` charges them, the card kept for the recurrence. Nothing due → 422
+         *     `invalid_state`; declined → 402; another document's → 404.
+         *
+         *     In the test environment the sandbox gateway takes the partner API's test cards: `4111111111111111`
+         *     approves, `4000000000000002` declines.
+         */
+        post: operations["payByCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pix-codes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of the insured’s PIX codes, as it now stands (the page polls it) */
+        get: operations["getPixCode"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pix/{image}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The QR code of a PIX code, as a PNG
+         * @description The address a code’s `qr_code_png` gives; its token is random and unguessable.
+         */
+        get: operations["getPixImage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/session": {
         parameters: {
             query?: never;
@@ -979,9 +1110,13 @@ export interface operations {
                             installments: {
                                 amount: number;
                                 due_date: string;
+                                /** @description The installment’s id: its PIX code is asked for by it. */
+                                id: number;
                                 number: number;
                                 overdue: boolean;
                                 paid_at: string | null;
+                                /** @description The insured may pay it here now (own gateway). */
+                                payable: boolean;
                                 /** @enum {unknown} */
                                 status: "pending" | "paid" | "refused" | "canceled";
                                 status_label: string;
@@ -995,6 +1130,17 @@ export interface operations {
                             open_claim_id: number | null;
                             partner: {
                                 name: string;
+                            };
+                            /** @description What the insured may pay here (README, Portal do segurado). */
+                            paying: {
+                                /** @description The partner collects through Amparo: paid here. */
+                                own_gateway: boolean;
+                                /** @description Something is payable now by card. */
+                                pay_by_card: boolean;
+                                /** @description Something is payable now by PIX. */
+                                pix: boolean;
+                                /** @description A subscription in force: its card may be replaced. */
+                                replace_card: boolean;
                             };
                             plan: {
                                 name: string;
@@ -1316,6 +1462,1210 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    requestAnnualPlanPix: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Annual plan id.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Amount to pay, in reais. */
+                        amount: number;
+                        /** @description `YYYY-MM-DD HH:MM:SS` in the service’s time zone. */
+                        expires_at: string;
+                        /** @description The code’s id: its status at `GET /api/pix-codes/{id}`. */
+                        id: number;
+                        /** @description The PIX copia-e-cola text. */
+                        qr_code: string;
+                        /** @description The QR code as a PNG, an address on this portal. */
+                        qr_code_png: string;
+                        /**
+                         * @description `pending` until paid or expired; `expired` past `expires_at` (ask for a new one).
+                         * @enum {unknown}
+                         */
+                        status: "pending" | "paid" | "expired" | "failed" | "canceled";
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Amount to pay, in reais. */
+                        amount: number;
+                        /** @description `YYYY-MM-DD HH:MM:SS` in the service’s time zone. */
+                        expires_at: string;
+                        /** @description The code’s id: its status at `GET /api/pix-codes/{id}`. */
+                        id: number;
+                        /** @description The PIX copia-e-cola text. */
+                        qr_code: string;
+                        /** @description The QR code as a PNG, an address on this portal. */
+                        qr_code_png: string;
+                        /**
+                         * @description `pending` until paid or expired; `expired` past `expires_at` (ask for a new one).
+                         * @enum {unknown}
+                         */
+                        status: "pending" | "paid" | "expired" | "failed" | "canceled";
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The request came from another origin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "origin_refused";
+                    };
+                };
+            };
+            /** @description Not one of the insured’s contracts, installments or codes. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Refused by the rules of the partner API’s call; `errors` names the field (`gateway`: the partner collects its payments itself). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation_failed" | "invalid_state" | "wrong_gateway";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The gateway refused the request. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "gateway_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    replaceCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Subscription id.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "creditCard": {
+                 *         "number": "4111111111111111",
+                 *         "expiry": "1230",
+                 *         "cvv": "123",
+                 *         "holder": "MARIA DA SILVA"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The card; only the gateway’s token, the brand and the last four digits are kept. */
+                    creditCard: {
+                        /** @description Security code, 3 or 4 digits. */
+                        cvv: string;
+                        /** @description Expiry month and year, `MMYY` (`MM/YY` also accepted); not before the current month. */
+                        expiry: string;
+                        /** @description Name printed on the card. */
+                        holder?: string;
+                        /** @description Card number, 12–19 digits with a valid Luhn check digit; spaces and hyphens ignored. */
+                        number: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        can_claim: boolean;
+                        /** @description Within 7 days of contracting, and not ended. */
+                        can_withdraw: boolean;
+                        certificate_url: string | null;
+                        contracted_at: string;
+                        coverage: {
+                            ends_on: string | null;
+                            starts_on: string | null;
+                        };
+                        device: {
+                            name: string;
+                            serial_number: string | null;
+                        };
+                        id: number;
+                        installments: {
+                            amount: number;
+                            due_date: string;
+                            /** @description The installment’s id: its PIX code is asked for by it. */
+                            id: number;
+                            number: number;
+                            overdue: boolean;
+                            paid_at: string | null;
+                            /** @description The insured may pay it here now (own gateway). */
+                            payable: boolean;
+                            /** @enum {unknown} */
+                            status: "pending" | "paid" | "refused" | "canceled";
+                            status_label: string;
+                        }[];
+                        /** @enum {unknown} */
+                        kind: "subscription" | "annual_plan";
+                        lmi: number;
+                        /** @enum {unknown} */
+                        next_step: "pay_first" | "pay_overdue" | "follow_claim" | "claim_if_needed" | "awaiting_start" | "ended";
+                        next_step_text: string;
+                        open_claim_id: number | null;
+                        partner: {
+                            name: string;
+                        };
+                        /** @description What the insured may pay here (README, Portal do segurado). */
+                        paying: {
+                            /** @description The partner collects through Amparo: paid here. */
+                            own_gateway: boolean;
+                            /** @description Something is payable now by card. */
+                            pay_by_card: boolean;
+                            /** @description Something is payable now by PIX. */
+                            pix: boolean;
+                            /** @description A subscription in force: its card may be replaced. */
+                            replace_card: boolean;
+                        };
+                        plan: {
+                            name: string;
+                            perils: {
+                                /** @enum {unknown} */
+                                code: "robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage";
+                                label: string;
+                            }[];
+                        };
+                        policy_number: string | null;
+                        /** @description Monthly (subscription) or whole (annual plan), in reais. */
+                        premium: number;
+                        status: string;
+                        status_label: string;
+                        store: string | null;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The card was declined; `errors.creditCard` says why. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "card_declined";
+                    };
+                };
+            };
+            /** @description The request came from another origin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "origin_refused";
+                    };
+                };
+            };
+            /** @description Not one of the insured’s contracts, installments or codes. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description A charge of this contract is at the gateway: try again shortly. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payment_in_progress";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Refused by the rules of the partner API’s call; `errors` names the field (`gateway`: the partner collects its payments itself). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation_failed" | "invalid_state" | "wrong_gateway";
+                    };
+                };
+            };
+            /** @description Too many declined cards on this contract today. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The gateway refused the request. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "gateway_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    requestInstallmentPix: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Subscription id.
+                 * @example 1
+                 */
+                id: number;
+                /**
+                 * @description The installment’s `id` (Minhas proteções lists it).
+                 * @example 1
+                 */
+                installmentId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Amount to pay, in reais. */
+                        amount: number;
+                        /** @description `YYYY-MM-DD HH:MM:SS` in the service’s time zone. */
+                        expires_at: string;
+                        /** @description The code’s id: its status at `GET /api/pix-codes/{id}`. */
+                        id: number;
+                        /** @description The PIX copia-e-cola text. */
+                        qr_code: string;
+                        /** @description The QR code as a PNG, an address on this portal. */
+                        qr_code_png: string;
+                        /**
+                         * @description `pending` until paid or expired; `expired` past `expires_at` (ask for a new one).
+                         * @enum {unknown}
+                         */
+                        status: "pending" | "paid" | "expired" | "failed" | "canceled";
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Amount to pay, in reais. */
+                        amount: number;
+                        /** @description `YYYY-MM-DD HH:MM:SS` in the service’s time zone. */
+                        expires_at: string;
+                        /** @description The code’s id: its status at `GET /api/pix-codes/{id}`. */
+                        id: number;
+                        /** @description The PIX copia-e-cola text. */
+                        qr_code: string;
+                        /** @description The QR code as a PNG, an address on this portal. */
+                        qr_code_png: string;
+                        /**
+                         * @description `pending` until paid or expired; `expired` past `expires_at` (ask for a new one).
+                         * @enum {unknown}
+                         */
+                        status: "pending" | "paid" | "expired" | "failed" | "canceled";
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The request came from another origin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "origin_refused";
+                    };
+                };
+            };
+            /** @description Not one of the insured’s contracts, installments or codes. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Refused by the rules of the partner API’s call; `errors` names the field (`gateway`: the partner collects its payments itself). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation_failed" | "invalid_state" | "wrong_gateway";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The gateway refused the request. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "gateway_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    payByCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Subscription id.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "creditCard": {
+                 *         "number": "4111111111111111",
+                 *         "expiry": "1230",
+                 *         "cvv": "123",
+                 *         "holder": "MARIA DA SILVA"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The card; only the gateway’s token, the brand and the last four digits are kept. */
+                    creditCard: {
+                        /** @description Security code, 3 or 4 digits. */
+                        cvv: string;
+                        /** @description Expiry month and year, `MMYY` (`MM/YY` also accepted); not before the current month. */
+                        expiry: string;
+                        /** @description Name printed on the card. */
+                        holder?: string;
+                        /** @description Card number, 12–19 digits with a valid Luhn check digit; spaces and hyphens ignored. */
+                        number: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        can_claim: boolean;
+                        /** @description Within 7 days of contracting, and not ended. */
+                        can_withdraw: boolean;
+                        certificate_url: string | null;
+                        contracted_at: string;
+                        coverage: {
+                            ends_on: string | null;
+                            starts_on: string | null;
+                        };
+                        device: {
+                            name: string;
+                            serial_number: string | null;
+                        };
+                        id: number;
+                        installments: {
+                            amount: number;
+                            due_date: string;
+                            /** @description The installment’s id: its PIX code is asked for by it. */
+                            id: number;
+                            number: number;
+                            overdue: boolean;
+                            paid_at: string | null;
+                            /** @description The insured may pay it here now (own gateway). */
+                            payable: boolean;
+                            /** @enum {unknown} */
+                            status: "pending" | "paid" | "refused" | "canceled";
+                            status_label: string;
+                        }[];
+                        /** @enum {unknown} */
+                        kind: "subscription" | "annual_plan";
+                        lmi: number;
+                        /** @enum {unknown} */
+                        next_step: "pay_first" | "pay_overdue" | "follow_claim" | "claim_if_needed" | "awaiting_start" | "ended";
+                        next_step_text: string;
+                        open_claim_id: number | null;
+                        partner: {
+                            name: string;
+                        };
+                        /** @description What the insured may pay here (README, Portal do segurado). */
+                        paying: {
+                            /** @description The partner collects through Amparo: paid here. */
+                            own_gateway: boolean;
+                            /** @description Something is payable now by card. */
+                            pay_by_card: boolean;
+                            /** @description Something is payable now by PIX. */
+                            pix: boolean;
+                            /** @description A subscription in force: its card may be replaced. */
+                            replace_card: boolean;
+                        };
+                        plan: {
+                            name: string;
+                            perils: {
+                                /** @enum {unknown} */
+                                code: "robbery" | "qualified_theft" | "accidental_damage" | "liquid_damage";
+                                label: string;
+                            }[];
+                        };
+                        policy_number: string | null;
+                        /** @description Monthly (subscription) or whole (annual plan), in reais. */
+                        premium: number;
+                        status: string;
+                        status_label: string;
+                        store: string | null;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The card was declined; `errors.creditCard` says why. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "card_declined";
+                    };
+                };
+            };
+            /** @description The request came from another origin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "origin_refused";
+                    };
+                };
+            };
+            /** @description Not one of the insured’s contracts, installments or codes. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description A charge of this contract is at the gateway: try again shortly. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payment_in_progress";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Refused by the rules of the partner API’s call; `errors` names the field (`gateway`: the partner collects its payments itself). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "validation_failed" | "invalid_state" | "wrong_gateway";
+                    };
+                };
+            };
+            /** @description Too many declined cards on this contract today. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The gateway refused the request. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "gateway_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getPixCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The PIX code’s id.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Amount to pay, in reais. */
+                        amount: number;
+                        /** @description `YYYY-MM-DD HH:MM:SS` in the service’s time zone. */
+                        expires_at: string;
+                        /** @description The code’s id: its status at `GET /api/pix-codes/{id}`. */
+                        id: number;
+                        /** @description The PIX copia-e-cola text. */
+                        qr_code: string;
+                        /** @description The QR code as a PNG, an address on this portal. */
+                        qr_code_png: string;
+                        /**
+                         * @description `pending` until paid or expired; `expired` past `expires_at` (ask for a new one).
+                         * @enum {unknown}
+                         */
+                        status: "pending" | "paid" | "expired" | "failed" | "canceled";
+                    };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The request came from another origin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "origin_refused";
+                    };
+                };
+            };
+            /** @description Not one of the insured’s contracts, installments or codes. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getPixImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `<token>.png`. */
+                image: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The QR code, a PNG image. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The request came from another origin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "origin_refused";
+                    };
+                };
+            };
+            /** @description Not one of the insured’s contracts, installments or codes. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
                     };
                 };
             };

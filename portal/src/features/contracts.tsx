@@ -3,6 +3,7 @@ import { useEffect } from 'react'
 import { href } from '../../../console/src/router'
 import { type Contract, client, errorText, unwrap } from '../api/client'
 import { day, reais } from '../format'
+import { Paying } from './paying'
 import { Withdraw } from './withdraw'
 
 /** Minhas proteções: every contract of the insured, under every partner. */
@@ -65,6 +66,7 @@ function ContractCard({ contract }: { contract: Contract }) {
         <dd>{reais(contract.lmi)}</dd>
       </dl>
       <p className="next">{contract.next_step_text}</p>
+      <Paying contract={contract} />
       {contract.installments.length > 0 ? (
         <details>
           <summary>Parcelas ({contract.installments.length})</summary>

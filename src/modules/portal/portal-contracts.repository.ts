@@ -42,7 +42,7 @@ export async function installmentsOf(db: Reader, subscriptionIds: number[]) {
   if (subscriptionIds.length === 0) return []
   return db
     .selectFrom('installments')
-    .select(['subscription_id', 'number', 'amount', 'due_date', 'status', 'paid_at'])
+    .select(['id', 'subscription_id', 'number', 'amount', 'due_date', 'status', 'paid_at'])
     .where('subscription_id', 'in', subscriptionIds)
     .orderBy('subscription_id')
     .orderBy('number')
@@ -106,10 +106,50 @@ export async function contractOfDocument(
   if (!row || row.document !== document) return undefined
   const partner = await db
     .selectFrom('partners')
-    .select(['name', 'clock_offset_seconds'])
+    .select([
+      'name',
+      'clock_offset_seconds',
+      'gateway',
+      'lmi_min_factor_bp as lmiMinFactorBp',
+      'lmi_max_factor_bp as lmiMaxFactorBp',
+    ])
     .where('id', '=', row.partner_id)
     .executeTakeFirstOrThrow()
-  return { ...row, partner_name: partner.name, clock_offset_seconds: partner.clock_offset_seconds }
+  return {
+    ...row,
+    partner_name: partner.name,
+    clock_offset_seconds: partner.clock_offset_seconds,
+    partner: {
+      partnerId: row.partner_id,
+      gateway: partner.gateway,
+      lmiMinFactorBp: partner.lmiMinFactorBp,
+      lmiMaxFactorBp: partner.lmiMaxFactorBp,
+    },
+  }
+}
+
+/**
+ * A PIX code of an installment or annual plan of the document's, with its partner's clock, else
+ * undefined (another's, or none).
+ */
+export async function paymentCodeOfDocument(db: Reader, document: string, id: number) {
+  return db
+    .selectFrom('payment_codes as pc')
+    .leftJoin('installments as i', 'i.id', 'pc.installment_id')
+    .leftJoin('subscriptions as s', 's.id', 'i.subscription_id')
+    .leftJoin('annual_plans as a', 'a.id', 'pc.annual_plan_id')
+    .innerJoin('customers as c', (join) =>
+      join.on((eb) =>
+        eb.or([eb('c.id', '=', eb.ref('s.customer_id')), eb('c.id', '=', eb.ref('a.customer_id'))]),
+      ),
+    )
+    .innerJoin('partners as p', 'p.id', 'pc.partner_id')
+    .selectAll('pc')
+    .select('p.clock_offset_seconds')
+    .where('pc.id', '=', id)
+    .where('pc.method', '=', 'pix')
+    .where('c.document', '=', document)
+    .executeTakeFirst()
 }
 
 /** The claims of the document's contracts, newest first: their ids and partners. */

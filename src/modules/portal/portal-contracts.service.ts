@@ -12,7 +12,7 @@ import { formatDate, formatTimestamp } from '../../shared/time.js'
 import { statusAt as annualPlanStatusAt } from '../annual-plans/annual-plan.rules.js'
 import { isOpen } from '../claims/claim.rules.js'
 import { statusAt as subscriptionStatusAt } from '../subscriptions/subscription.rules.js'
-import { NEXT_STEP_TEXT, nextStep, withinWithdrawal } from './portal.rules.js'
+import { nextStep, nextStepText, payableNow, payingOptions, withinWithdrawal } from './portal.rules.js'
 import {
   annualPlansOfDocument,
   claimsOfDocument,
@@ -71,6 +71,7 @@ export async function listPortalContracts(db: Db, insured: PortalInsured, moment
     const openClaim = openClaimOf('subscription', s.id)
     const stage = status === 'pago' ? 'in_force' : status === 'pending' ? 'unpaid' : 'ended'
     const step = nextStep({ stage, overdue, openClaim: openClaim !== null })
+    const ownGateway = s.partner_gateway === 'own'
     return {
       kind: 'subscription' as const,
       id: s.id,
@@ -85,6 +86,7 @@ export async function listPortalContracts(db: Db, insured: PortalInsured, moment
       lmi: centsToAmount(s.lmi),
       premium: centsToAmount(s.monthly_premium),
       installments: own.map((i) => ({
+        id: i.id,
         number: i.number,
         amount: centsToAmount(i.amount),
         due_date: i.due_date,
@@ -92,14 +94,16 @@ export async function listPortalContracts(db: Db, insured: PortalInsured, moment
         status_label: INSTALLMENT_STATUS_LABELS[i.status],
         overdue: (i.status === 'pending' || i.status === 'refused') && i.due_date < today,
         paid_at: i.paid_at === null ? null : formatTimestamp(i.paid_at, timeZone),
+        payable: ownGateway && payableNow(status, i, today),
       })),
+      paying: payingOptions(ownGateway, { kind: 'subscription', status, installments: own, today }),
       certificate_url:
         s.certificate_code && status === 'pago' ? `/api/contracts/subscription/${s.id}/certificate` : null,
       open_claim_id: openClaim,
       can_claim: stage === 'in_force' && openClaim === null,
       can_withdraw: (status === 'pago' || status === 'pending') && withinWithdrawal(s.created_at, now),
       next_step: step,
-      next_step_text: NEXT_STEP_TEXT[step],
+      next_step_text: nextStepText(step, ownGateway),
       contracted_at: formatTimestamp(s.created_at, timeZone),
     }
   })
@@ -131,6 +135,7 @@ export async function listPortalContracts(db: Db, insured: PortalInsured, moment
       lmi: centsToAmount(a.lmi),
       premium: centsToAmount(a.premium),
       installments: [],
+      paying: payingOptions(a.partner_gateway === 'own', { kind: 'annual_plan', status }),
       certificate_url:
         a.certificate_code && (status === 'paid' || status === 'protected')
           ? `/api/contracts/annual_plan/${a.id}/certificate`
@@ -139,7 +144,7 @@ export async function listPortalContracts(db: Db, insured: PortalInsured, moment
       can_claim: stage === 'in_force' && openClaim === null,
       can_withdraw: (status === 'paid' || status === 'protected') && withinWithdrawal(a.created_at, now),
       next_step: step,
-      next_step_text: NEXT_STEP_TEXT[step],
+      next_step_text: nextStepText(step, a.partner_gateway === 'own'),
       contracted_at: formatTimestamp(a.created_at, timeZone),
     }
   })

@@ -68,6 +68,7 @@ export const PortalContract = Type.Object({
   premium: Type.Number({ description: 'Monthly (subscription) or whole (annual plan), in reais.' }),
   installments: Type.Array(
     Type.Object({
+      id: Type.Integer({ description: 'The installment’s id: its PIX code is asked for by it.' }),
       number: Type.Integer(),
       amount: Type.Number(),
       due_date: Type.String(),
@@ -75,7 +76,17 @@ export const PortalContract = Type.Object({
       status_label: Type.String(),
       overdue: Type.Boolean(),
       paid_at: Nullable(Type.String()),
+      payable: Type.Boolean({ description: 'The insured may pay it here now (own gateway).' }),
     }),
+  ),
+  paying: Type.Object(
+    {
+      own_gateway: Type.Boolean({ description: 'The partner collects through Amparo: paid here.' }),
+      replace_card: Type.Boolean({ description: 'A subscription in force: its card may be replaced.' }),
+      pay_by_card: Type.Boolean({ description: 'Something is payable now by card.' }),
+      pix: Type.Boolean({ description: 'Something is payable now by PIX.' }),
+    },
+    { description: 'What the insured may pay here (README, Portal do segurado).' },
   ),
   certificate_url: Nullable(
     Type.String({ description: 'The certificate PDF on this listener; null when not in force.' }),
@@ -128,3 +139,26 @@ export const signedInErrors = {
   401: consoleError('Not signed in, or the session ended (30 min idle).', 'unauthenticated'),
   ...portalErrors,
 }
+
+export const SubscriptionContractParams = Type.Object({ id: Id('Subscription id.', 1) })
+export const AnnualPlanContractParams = Type.Object({ id: Id('Annual plan id.', 1) })
+export const InstallmentPixParams = Type.Object({
+  id: Id('Subscription id.', 1),
+  installmentId: Id('The installment’s `id` (Minhas proteções lists it).', 1),
+})
+export const PixCodeParams = Type.Object({ id: Id('The PIX code’s id.', 1) })
+export const PixImageParams = Type.Object({
+  image: Type.String({ pattern: '^[A-Za-z0-9_-]{16,64}\\.png$', description: '`<token>.png`.' }),
+})
+
+/** The partner API's PIX code, its QR image an address on this portal. */
+export const PortalPixCode = Type.Object({
+  id: Type.Integer({ description: 'The code’s id: its status at `GET /api/pix-codes/{id}`.' }),
+  status: Type.Enum(['pending', 'paid', 'expired', 'failed', 'canceled'], {
+    description: '`pending` until paid or expired; `expired` past `expires_at` (ask for a new one).',
+  }),
+  amount: Type.Number({ description: 'Amount to pay, in reais.' }),
+  qr_code: Type.String({ description: 'The PIX copia-e-cola text.' }),
+  qr_code_png: Type.String({ description: 'The QR code as a PNG, an address on this portal.' }),
+  expires_at: Type.String({ description: '`YYYY-MM-DD HH:MM:SS` in the service’s time zone.' }),
+})

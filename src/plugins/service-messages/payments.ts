@@ -28,6 +28,9 @@ export const PAYMENT_MESSAGES: Record<string, string> = {
   'Too many declined card attempts on this partner today: try again after Retry-After seconds.':
     'Tentativas de cartão recusadas demais neste parceiro hoje: tente de novo após os segundos de Retry-After.',
   'The installment is already paid.': 'A parcela já está paga.',
+  'This contract’s payments are collected by its partner: pay through the partner.':
+    'Os pagamentos deste contrato são recebidos pelo parceiro: pague por ele.',
+  'Nothing on this subscription is due and unpaid.': 'Nada desta assinatura está vencido e em aberto.',
   'The payment code can no longer be paid: ask for a new one.':
     'O código de pagamento não pode mais ser pago: peça um novo.',
   'A boleto needs the customer’s address (street, city, state and zip code).':
