@@ -16,6 +16,8 @@ import { clockBench } from './lib/clock.js'
 import { consoleBench } from './lib/console.js'
 import * as load from './lib/load.js'
 import { type Call, call, check, f, log, type Session, summary, TITLES, verdict } from './lib/load.js'
+import { messagesBench } from './lib/messages.js'
+import { portalBench } from './lib/portal.js'
 import { cpuUs, freePort, memoryOf, run, startServer, stop, stopAll, waitIdle } from './lib/proc.js'
 import { recurrenceBench } from './lib/recurrence.js'
 import { seed } from './lib/seed.js'
@@ -59,22 +61,34 @@ const args = new Command('npm run bench --')
   .option('--scale', 'mode: (b) at 1,000 and at --subscriptions; then (d) there against at 2,000')
   .option('--recurrence', 'mode: 2,000 due installments charged by 1, then 2 workers')
   .option('--webhooks', 'mode: --events delivered by a worker; then a lag beside an endpoint that hangs')
-  .option('--events <n>', 'see --webhooks', atLeast(1), 10_000)
+  .option('--events <n>', 'see --webhooks (default 10,000) and --messages', atLeast(1))
   .option('--claims', 'mode: --claims-count claims; 10 MiB uploads, openings, pages of claims')
   .option('--claims-count <n>', 'see --claims and --console', atLeast(1), 10_000)
   .option('--clock', "mode: another partner's p99 while a sandbox clock moves 400 days")
   .option('--stripe', "mode: Stripe's signed events paying PIX codes: the most a second, p99 at half")
   .option('--console', 'mode: --claims-count claims; each console screen’s API calls against 300 ms')
-  .option('--calls <n>', 'see --console: measured calls of each', atLeast(1), 100)
+  .option('--calls <n>', 'see --console and --portal: measured calls of each', atLeast(1), 100)
+  .option('--portal', 'mode: --claims-count claims; the portal pages of one insured against 300 ms')
+  .option('--messages', 'mode: --events messages (default 2,000) sent by a worker to a local SMTP server')
   .option('--endpoint', 'each seeded partner has a webhook endpoint (a local receiver answering 200)')
   .option('--no-worker', 'serve without its in-process jobs and delivery: the write path alone')
   .option('--no-build', 'use dist/ as it is (default: npm run build first)')
   .option('--time-limit <min>', 'hard stop (default 15, 45 with --against or --scale)', atLeast(0.1))
   .parse()
   .opts()
-const mode = (
-  ['against', 'scale', 'recurrence', 'webhooks', 'claims', 'clock', 'console', 'stripe'] as const
-).find((m) => args[m])
+const MODE_NAMES = [
+  'against',
+  'scale',
+  'recurrence',
+  'webhooks',
+  'claims',
+  'clock',
+  'console',
+  'portal',
+  'messages',
+  'stripe',
+] as const
+const mode = MODE_NAMES.find((m) => args[m])
 type Numbers = Record<'duration' | 'warmup' | 'connections' | 'pairs', number>
 const { duration, warmup, connections, pairs } = args as Numbers
 const [kind, only]: ['sqlite' | 'postgres', load.ScenarioId[]] = [args.db ?? 'sqlite', args.only]
@@ -157,6 +171,7 @@ async function freshDatabase(name: string, template?: Database): Promise<Databas
 // One key for every API: --against's sides take the same tokens.
 const JWT_KEYS = `bench=${randomBytes(24).toString('hex')}`
 let consolePort: number | undefined // --console's listener
+let portalPort: number | undefined // --portal's
 
 /** The service's environment, rebuilt: nothing of the caller's may redirect it. */
 function serviceEnv(database: Database): NodeJS.ProcessEnv {
@@ -167,6 +182,7 @@ function serviceEnv(database: Database): NodeJS.ProcessEnv {
     ...Object.fromEntries(kept),
     ...(database.kind === 'sqlite' ? { AMPARO_SQLITE_FILE: database.file } : { DATABASE_URL: database.url }),
     ...(consolePort && { AMPARO_CONSOLE_PORT: String(consolePort) }),
+    ...(portalPort && { AMPARO_PORTAL_PORT: String(portalPort) }),
     AMPARO_ENV: 'test',
     AMPARO_JWT_KEYS: JWT_KEYS,
     // As production must set it: links follow it, not the Host header, and an event's resource is
@@ -206,7 +222,7 @@ async function setUp(database: Database, counts = SHARES) {
   const started = performance.now()
   return onDemo(database, async (db, config, demo) => {
     const partners = await seed(db, counts)
-    const withClaims = args.claims || args.console
+    const withClaims = args.claims || args.console || args.portal
     const claims = withClaims ? await seedClaims(db, partners, args.claimsCount, config.timeZone) : undefined
     const pixCodes = args.stripe ? await seedPixCodes(db, partners) : undefined
     if (claims && kind === 'postgres') await sql`analyze`.execute(db) // as autovacuum would, a little later
@@ -513,6 +529,15 @@ async function stripeEvents(database: Database) {
   log(`${f(subscriptions)} subscriptions, ${connections} connections, ${warmup} + ${duration} s a run`)
 }
 
+/** --portal: the claims seeded too, the portal's listener on a port of its own (bench/lib/portal.ts). */
+async function portalPages(database: Database) {
+  portalPort = await freePort()
+  const seeded = await setUp(database)
+  const { server, sessions } = await start(database, seeded)
+  await portalBench(LOG, server.port, portalPort, sessions[0] as Session, args.calls)
+  log(`${f(subscriptions)} subscriptions, ${f(seeded.claims?.total)} claims`)
+}
+
 const MODES: Record<NonNullable<typeof mode>, (database: Database) => Promise<unknown>> = {
   stripe: stripeEvents,
   against,
@@ -520,9 +545,11 @@ const MODES: Record<NonNullable<typeof mode>, (database: Database) => Promise<un
   claims,
   clock,
   console: consoleScreens,
+  portal: portalPages,
+  messages: (database) => onDemo(database, (db) => messagesBench(bench(database), db, args.events ?? 2000)),
   recurrence: (database) =>
     onDemo(database, (db, config) => recurrenceBench(bench(database), db, config.timeZone)),
-  webhooks: (database) => onDemo(database, (db) => webhooksBench(bench(database), db, args.events)),
+  webhooks: (database) => onDemo(database, (db) => webhooksBench(bench(database), db, args.events ?? 10_000)),
 }
 
 async function main() {

@@ -7,7 +7,8 @@ import type { PartnerData } from './seed.js'
 
 // `--console` (issue 36): the operator console's API calls behind each screen (README, Operator
 // console), as an operator made by `amparo operator create` who signed in with TOTP. Calls go one at
-// a time, the screens taking turns; a call's server time is its request log line's `ms`.
+// a time, the screens taking turns; a call's server time is its request log line's `ms`. The
+// portal's (--portal) are measured the same way.
 
 const BUDGET_MS = 300
 
@@ -24,23 +25,10 @@ export async function consoleBench(
   partners: PartnerData[],
   calls: number,
 ) {
-  const origin = `http://127.0.0.1:${port}`
   const [email, password] = ['bench@amparo.example', randomBytes(12).toString('hex')]
   const operator = ['operator', 'create', '--email', email, '--role', 'admin', '--password', password]
   await runNode([cli, ...operator], env)
-  let cookie = ''
-  const send = async (path: string, body?: object) => {
-    const answer = await fetch(origin + path, {
-      method: body ? 'POST' : 'GET',
-      headers: { origin, cookie, accept: 'application/json', 'content-type': 'application/json' },
-      body: body && JSON.stringify(body),
-    })
-    cookie = answer.headers.getSetCookie()[0]?.split(';')[0] ?? cookie
-    const text = await answer.text()
-    check(answer.ok, `${path}: ${answer.status} ${text.slice(0, 300)}`)
-    // biome-ignore lint/suspicious/noExplicitAny: JSON of several shapes, read by the caller
-    return { json: JSON.parse(text) as any, requestId: String(answer.headers.get('x-request-id')) }
-  }
+  const send = cookieSession(port)
   const enrolling = await send('/api/session', { email, password, enroll: true })
   check(enrolling.json.stage === 'enroll', `sign-in: ${JSON.stringify(enrolling.json).slice(0, 300)}`)
   await send('/api/session/totp', { code: URI.parse(enrolling.json.otpauth_url).generate() })
@@ -68,6 +56,43 @@ export async function consoleBench(
     ['Auditoria: GET /api/audit', '/api/audit'],
     ['Operadores: GET /api/operators', '/api/operators'],
   ]
+  await serverTimes(logFile, requests, calls, send)
+}
+
+/**
+ * A browser's session on the listener at `port`: each call sends the cookie the last answer set
+ * (and an Origin, as a write needs); a call that fails stops the run.
+ */
+export function cookieSession(port: number) {
+  const origin = `http://127.0.0.1:${port}`
+  let cookie = ''
+  return async (path: string, body?: object) => {
+    const answer = await fetch(origin + path, {
+      method: body ? 'POST' : 'GET',
+      headers: { origin, cookie, accept: 'application/json', 'content-type': 'application/json' },
+      body: body && JSON.stringify(body),
+    })
+    cookie = answer.headers.getSetCookie()[0]?.split(';')[0] ?? cookie
+    const text = answer.headers.get('content-type')?.includes('json') ? await answer.text() : ''
+    if (!text) await answer.arrayBuffer()
+    check(answer.ok, `${path}: ${answer.status} ${text.slice(0, 300)}`)
+    // biome-ignore lint/suspicious/noExplicitAny: JSON of several shapes, read by the caller
+    const json: any = text ? JSON.parse(text) : null
+    return { json, requestId: String(answer.headers.get('x-request-id')) }
+  }
+}
+
+/**
+ * `calls` measured calls of each request (after one not counted), one at a time, the requests taking
+ * turns; each call's server time is its request log line's `ms` (Fastify's time from the request's
+ * arrival to the answer's end), against the screens' budget.
+ */
+export async function serverTimes(
+  logFile: string,
+  requests: [name: string, path: string][],
+  calls: number,
+  send: (path: string) => Promise<{ requestId: string }>,
+) {
   log(`${requests.length} requests, ${calls} calls each (after one not counted), taking turns…`)
   const ids = requests.map(() => [] as string[])
   for (let n = 0; n <= calls; n++)
@@ -75,8 +100,6 @@ export async function consoleBench(
       const { requestId } = await send(path)
       if (n > 0) ids[i]?.push(requestId)
     }
-
-  // The log's `ms`: Fastify's time from the request's arrival to the answer's end.
   const times = new Map<string, number>()
   const logged = () => {
     for (const line of readFileSync(logFile, 'utf8').split('\n'))
@@ -86,7 +109,7 @@ export async function consoleBench(
       }
     return ids.every((list) => list.every((id) => times.has(id)))
   }
-  await until(logged, 10, "the console's request log")
+  await until(logged, 10, 'the request log')
   const rows = requests.map(([name], i) => {
     const { p50, p99, max } = percentiles((ids[i] ?? []).map((id) => times.get(id) as number))
     return [name, f(p50, 1), f(p99, 1), f(max, 1), verdict(p99 <= BUDGET_MS, `p99 ≤ ${BUDGET_MS} ms`)]

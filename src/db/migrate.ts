@@ -46,6 +46,7 @@ import * as messages from './migrations/0036-messages.js'
 import * as insuredPortal from './migrations/0037-insured-portal.js'
 import * as paymentDisputes from './migrations/0038-payment-disputes.js'
 import * as premiumPlanSums from './migrations/0039-premium-plan-sums.js'
+import * as annualPlansByCustomer from './migrations/0040-annual-plans-by-customer.js'
 
 // Listed explicitly rather than read from the folder, so the same list works from src/ and dist/.
 const migrations: Record<string, Migration> = {
@@ -88,6 +89,7 @@ const migrations: Record<string, Migration> = {
   '0037-insured-portal': insuredPortal,
   '0038-payment-disputes': paymentDisputes,
   '0039-premium-plan-sums': premiumPlanSums,
+  '0040-annual-plans-by-customer': annualPlansByCustomer,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -2,6 +2,7 @@ import { tmpdir } from 'node:os'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { retryingTransaction } from '../../src/db/transaction.js'
+import { queueSignInMessage } from '../../src/modules/messages/message.service.js'
 import { systemClock } from '../../src/shared/clock.js'
 import { deliverMessagesOnce } from '../../src/worker/messages.job.js'
 import { customerBody, uniqueImei } from '../helpers/bodies.js'
@@ -49,6 +50,7 @@ async function ok(token: string, method: 'GET' | 'POST' | 'PUT', url: string, pa
 }
 
 let subscription: { id: number; policy_number: string }
+const SIGN_IN_CODE = '482913'
 
 describe.skipIf(!hasChromium)('operator console, administrator', () => {
   beforeAll(async () => {
@@ -130,7 +132,11 @@ describe.skipIf(!hasChromium)('operator console, administrator', () => {
       refundId = refund.id
     }
 
-    // The worker writes their messages; without a mail server they are kept.
+    // The insured asked the portal for a code; the worker writes their messages; without a mail
+    // server they are kept.
+    await retryingTransaction(ctx.db, (trx) =>
+      queueSignInMessage(trx, { customerId: atA.id, code: SIGN_IN_CODE }),
+    )
     await deliverMessagesOnce({
       db: ctx.db,
       clock: systemClock,
@@ -183,13 +189,15 @@ describe.skipIf(!hasChromium)('operator console, administrator', () => {
     const messages = page.getByRole('region', { name: 'Mensagens ao cliente' })
     await messages.waitFor()
     const rows = messages.locator('tbody tr')
-    // Under partner A the subscription in force; under B the annual plan in force, then canceled.
-    await rows.nth(2).waitFor()
-    expect(await rows.count()).toBe(3)
+    // Under partner A the subscription in force and a sign-in code (shown: the service is in
+    // test); under B the annual plan in force, then canceled.
+    await rows.nth(3).waitFor()
+    expect(await rows.count()).toBe(4)
     const text = (await messages.textContent()) ?? ''
     expect(text.match(/Proteção em vigor/g)).toHaveLength(2)
     expect(text).toContain('Cancelamento')
-    expect(text.match(/Guardada \(sem servidor de e-mail\)/g)).toHaveLength(3)
+    await messages.getByText(`Seu código de acesso: ${SIGN_IN_CODE}`).waitFor()
+    expect(text.match(/Guardada \(sem servidor de e-mail\)/g)).toHaveLength(4)
     expect(text).not.toMatch(/contract_in_force|kept/)
     expect(await seriousViolations(page)).toEqual([])
     for (const [width, height] of [
@@ -234,6 +242,36 @@ describe.skipIf(!hasChromium)('operator console, administrator', () => {
       payload: { client_id: clientId, client_secret: secret },
     })
     expect(refused.statusCode).toBe(401)
+  })
+
+  it("switches a partner's messages to its customers off and on again", async () => {
+    const partner = partners[1]
+    if (!partner) throw new Error('no partner')
+    await page.goto(`${served.base}/#/parceiros/${partner.id}`)
+    const panel = page.getByRole('region', { name: 'Mensagens aos segurados' })
+    await panel.getByText('ligadas', { exact: true }).waitFor()
+    await panel.getByRole('button', { name: 'Desligar mensagens' }).click()
+    await page.getByText('Mensagens desligadas.').waitFor()
+    await panel.getByText('desligadas', { exact: true }).waitFor()
+    const stored = () =>
+      ctx.db
+        .selectFrom('partners')
+        .select('notify_insured')
+        .where('id', '=', partner.id)
+        .executeTakeFirstOrThrow()
+    expect(Boolean((await stored()).notify_insured)).toBe(false)
+    expect(await seriousViolations(page)).toEqual([])
+    for (const [width, height] of [
+      [390, 844],
+      [1280, 800],
+    ] as const) {
+      await page.setViewportSize({ width, height })
+      await panel.screenshot({ path: `${tmpdir()}/amparo-partner-notify-${width}.png` })
+    }
+    await page.reload()
+    await panel.getByRole('button', { name: 'Ligar mensagens' }).click()
+    await page.getByText('Mensagens ligadas.').waitFor()
+    expect(Boolean((await stored()).notify_insured)).toBe(true)
   })
 
   it('retries a failed refund', async () => {

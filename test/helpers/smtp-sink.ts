@@ -4,11 +4,12 @@ import { SMTPServer } from 'smtp-server'
 
 /**
  * A real SMTP server in the test process: it parses what it receives (mailparser), or refuses
- * every message with a temporary failure while `refusing` is set.
+ * every message with a temporary failure while `refusing` is set. While `holding` is set it keeps
+ * what it received but never answers the DATA command (a sender dying before it hears back).
  */
 export async function smtpSink() {
   const received: ParsedMail[] = []
-  const state = { refusing: false }
+  const state = { refusing: false, holding: false }
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -22,7 +23,7 @@ export async function smtpSink() {
       simpleParser(stream)
         .then((mail) => {
           received.push(mail)
-          callback()
+          if (!state.holding) callback()
         })
         .catch(callback)
     },

@@ -247,7 +247,7 @@ export interface paths {
         };
         /**
          * A customer's messages and their state
-         * @description The e-mails Amparo wrote to the customer (README, Messages to the insured), newest first: what each said, and whether the mail server took it, is retrying, refused it for 24 h, or it was kept (no mail server). An unknown customer has none.
+         * @description The e-mails Amparo wrote to the customer (README, Messages to the insured), newest first: what each said, and whether the mail server took it, is retrying, refused it for 24 h, or it was kept (no mail server). A sign-in code shows in `test` only. An unknown customer has none.
          */
         get: operations["listCustomerMessages"];
         put?: never;
@@ -450,6 +450,26 @@ export interface paths {
          * @description As `amparo credentials revoke`: tokens issued with them stop working at once; revoking again changes nothing. Audited.
          */
         delete: operations["revokeConsoleCredential"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partners/{id}/notify-insured": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Switch messages to the partner's customers
+         * @description As `amparo partner notify-insured`: off for a partner that writes to its customers itself (sign-in codes and links still go). Setting the value it has changes nothing. Audited. Answers the partner.
+         */
+        post: operations["setConsoleNotifyInsured"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -6666,6 +6686,7 @@ export interface operations {
                      *       "name": "Loja Exemplo",
                      *       "document": "11222333000181",
                      *       "gateway": "own",
+                     *       "notify_insured": true,
                      *       "lmi_factors": {
                      *         "min_bp": 5000,
                      *         "max_bp": 10000
@@ -6763,6 +6784,8 @@ export interface operations {
                             min_bp: number;
                         };
                         name: string;
+                        /** @description Whether Amparo e-mails the partner's customers (README, Messages to the insured); off for a partner that writes to them itself. Sign-in codes and links go either way. */
+                        notify_insured: boolean;
                         plans: {
                             active: boolean;
                             /** @description Annual: premium rate, basis points. */
@@ -7206,6 +7229,347 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The request headers are too large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+            /** @description Server fault; quote `request_id`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "server_error";
+                    };
+                };
+            };
+            /** @description The database is unreachable for a moment. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    setConsoleNotifyInsured: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Partner id.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "notify_insured": false
+                 *     }
+                 */
+                "application/json": {
+                    /** @description true: Amparo e-mails the partner's customers; false: only their sign-in codes and links. */
+                    notify_insured: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "Loja Exemplo",
+                     *       "document": "11222333000181",
+                     *       "gateway": "own",
+                     *       "notify_insured": true,
+                     *       "lmi_factors": {
+                     *         "min_bp": 5000,
+                     *         "max_bp": 10000
+                     *       },
+                     *       "created_at": "2026-01-05T12:00:00.000Z",
+                     *       "credentials": [
+                     *         {
+                     *           "id": 1,
+                     *           "client_id": "test_5f2c0a9d3e1b7c4a8f6d2e0b",
+                     *           "created_at": "2026-01-05T12:00:00.000Z",
+                     *           "revoked_at": null
+                     *         }
+                     *       ],
+                     *       "plans": [
+                     *         {
+                     *           "id": 1,
+                     *           "kind": "subscription",
+                     *           "name": "Proteção Total 12x",
+                     *           "installments": 12,
+                     *           "monthly_rate_bp": 150,
+                     *           "franchise_rate_bp": 1500,
+                     *           "annual_rate_bp": null,
+                     *           "coverage_types": [
+                     *             "robbery",
+                     *             "qualified_theft",
+                     *             "accidental_damage"
+                     *           ],
+                     *           "is_default": false,
+                     *           "active": true,
+                     *           "created_at": "2026-01-05T12:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "webhook_endpoints": [
+                     *         {
+                     *           "id": 1,
+                     *           "url": "https://partner.example.com/amparo/webhooks",
+                     *           "events": [
+                     *             "*"
+                     *           ],
+                     *           "description": null,
+                     *           "status": "enabled",
+                     *           "failing_since": "2026-11-27T04:10:00.000Z",
+                     *           "deliveries_24h": {
+                     *             "succeeded": 120,
+                     *             "failed": 1,
+                     *             "pending": 2
+                     *           },
+                     *           "failing": [
+                     *             {
+                     *               "id": 881,
+                     *               "event_id": "evt_01JD7Q2",
+                     *               "event_type": "claim.approved",
+                     *               "status": "pending",
+                     *               "attempts": 3,
+                     *               "last_status_code": 503,
+                     *               "last_error": null,
+                     *               "next_attempt_at": "2026-11-27T05:10:00.000Z",
+                     *               "created_at": "2026-11-27T04:10:00.000Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description Creation. UTC, ISO 8601.
+                         */
+                        created_at: string;
+                        credentials: {
+                            client_id: string;
+                            /**
+                             * Format: date-time
+                             * @description Issued. UTC, ISO 8601.
+                             */
+                            created_at: string;
+                            id: number;
+                            /**
+                             * Format: date-time
+                             * @description Revoked. UTC, ISO 8601; null when none.
+                             */
+                            revoked_at: string | null;
+                        }[];
+                        /** @description CNPJ. */
+                        document: string | null;
+                        /**
+                         * @description `external`: the partner collects and notifies; `own`: Amparo charges cards itself.
+                         * @enum {unknown}
+                         */
+                        gateway: "external" | "own";
+                        id: number;
+                        lmi_factors: {
+                            max_bp: number;
+                            min_bp: number;
+                        };
+                        name: string;
+                        /** @description Whether Amparo e-mails the partner's customers (README, Messages to the insured); off for a partner that writes to them itself. Sign-in codes and links go either way. */
+                        notify_insured: boolean;
+                        plans: {
+                            active: boolean;
+                            /** @description Annual: premium rate, basis points. */
+                            annual_rate_bp: number | null;
+                            coverage_types: string[];
+                            /**
+                             * Format: date-time
+                             * @description Creation. UTC, ISO 8601.
+                             */
+                            created_at: string;
+                            /** @description Franchise rate, basis points. */
+                            franchise_rate_bp: number | null;
+                            id: number;
+                            installments: number;
+                            is_default: boolean;
+                            /** @enum {unknown} */
+                            kind: "subscription" | "annual";
+                            /** @description Subscription: monthly premium rate, basis points. */
+                            monthly_rate_bp: number | null;
+                            name: string;
+                        }[];
+                        /** @description Never a signing secret. */
+                        webhook_endpoints: {
+                            /** @description Deliveries created in the last 24 hours, by status. */
+                            deliveries_24h: {
+                                failed: number;
+                                pending: number;
+                                succeeded: number;
+                            };
+                            /** @description The partner’s description. */
+                            description: string | null;
+                            events: string[];
+                            /** @description Deliveries given up or being retried after a failure, newest first (at most 20). */
+                            failing: {
+                                attempts: number;
+                                /**
+                                 * Format: date-time
+                                 * @description Creation. UTC, ISO 8601.
+                                 */
+                                created_at: string;
+                                event_id: string;
+                                event_type: string;
+                                id: number;
+                                /** @description Why the last attempt failed. */
+                                last_error: string | null;
+                                /** @description HTTP status of the last attempt. */
+                                last_status_code: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description Next attempt. UTC, ISO 8601; null when none.
+                                 */
+                                next_attempt_at: string | null;
+                                /** @enum {unknown} */
+                                status: "pending" | "succeeded" | "failed";
+                            }[];
+                            /**
+                             * Format: date-time
+                             * @description First failed attempt since the last success. UTC, ISO 8601; null when none.
+                             */
+                            failing_since: string | null;
+                            id: number;
+                            /** @enum {unknown} */
+                            status: "enabled" | "disabled";
+                            url: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The body is not valid JSON, or not UTF-8. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "bad_request";
+                    };
+                };
+            };
+            /** @description Not signed in, or the session ended (30 min idle, 12 h at most). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The role is too low, the one-time password is still to be replaced, or the request came from another origin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "forbidden" | "password_change_required" | "origin_refused";
+                    };
+                };
+            };
+            /** @description Not found, or not this partner’s. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /** @description The request did not arrive in time. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /** @description A body was sent with a content type other than application/json, a charset other than UTF-8, or a Content-Encoding. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Invalid parameter, or the business rule refused the call. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] & {
+                        /** @enum {string} */
+                        code: "validation_failed";
                     };
                 };
             };

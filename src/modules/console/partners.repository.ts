@@ -38,7 +38,16 @@ export async function listPartnerRows(db: Reader) {
 export async function findPartnerRow(db: Reader, id: number) {
   return db
     .selectFrom('partners')
-    .select(['id', 'name', 'document', 'gateway', 'lmi_min_factor_bp', 'lmi_max_factor_bp', 'created_at'])
+    .select([
+      'id',
+      'name',
+      'document',
+      'gateway',
+      'notify_insured',
+      'lmi_min_factor_bp',
+      'lmi_max_factor_bp',
+      'created_at',
+    ])
     .where('id', '=', id)
     .executeTakeFirst()
 }

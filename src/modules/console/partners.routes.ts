@@ -6,6 +6,7 @@ import { actor } from './console-actor.js'
 import {
   CredentialParams,
   IssuedCredential,
+  NotifyInsuredBody,
   PartnerDetail,
   PartnerList,
   PartnerParams,
@@ -16,6 +17,7 @@ import {
   listPartners,
   partnerDetail,
   revokePartnerCredential,
+  switchNotifyInsured,
 } from './partners.service.js'
 
 const tags = ['Partners']
@@ -105,6 +107,33 @@ export const partnersRoutes: FastifyPluginAsyncTypebox = async (app) => {
           actor(request),
           request.params.id,
           request.params.credentialId,
+          clock.now().toISOString(),
+        ),
+      ),
+  )
+
+  app.post(
+    '/api/partners/:id/notify-insured',
+    {
+      config: { role: 'admin' },
+      schema: {
+        tags,
+        operationId: 'setConsoleNotifyInsured',
+        summary: "Switch messages to the partner's customers",
+        description:
+          'As `amparo partner notify-insured`: off for a partner that writes to its customers itself (sign-in codes and links still go). Setting the value it has changes nothing. Audited. Answers the partner.',
+        params: PartnerParams,
+        body: NotifyInsuredBody,
+        response: { 200: PartnerDetail, ...consoleAnswers(true, 404, 422) },
+      },
+    },
+    async (request, reply) =>
+      commit(reply, (trx) =>
+        switchNotifyInsured(
+          trx,
+          actor(request),
+          request.params.id,
+          request.body.notify_insured,
           clock.now().toISOString(),
         ),
       ),

@@ -12,6 +12,15 @@ export const CredentialParams = Type.Object({
   credentialId: Id('Credential id.', 1),
 })
 
+export const NotifyInsuredBody = Type.Object(
+  {
+    notify_insured: Type.Boolean({
+      description: "true: Amparo e-mails the partner's customers; false: only their sign-in codes and links.",
+    }),
+  },
+  { examples: [{ notify_insured: false }] },
+)
+
 export const PartnerList = Type.Array(
   Type.Object({
     id: Type.Integer(),
@@ -75,6 +84,10 @@ export const PartnerDetail = Type.Object(
     name: Type.String(),
     document: nullable(Type.String(), 'CNPJ.'),
     gateway: Gateway,
+    notify_insured: Type.Boolean({
+      description:
+        "Whether Amparo e-mails the partner's customers (README, Messages to the insured); off for a partner that writes to them itself. Sign-in codes and links go either way.",
+    }),
     lmi_factors: Type.Object({ min_bp: Type.Integer(), max_bp: Type.Integer() }),
     created_at: Instant('Creation.'),
     credentials: Type.Array(Credential),
@@ -130,6 +143,7 @@ export const PartnerDetail = Type.Object(
         name: 'Loja Exemplo',
         document: '11222333000181',
         gateway: 'own',
+        notify_insured: true,
         lmi_factors: { min_bp: 5000, max_bp: 10_000 },
         created_at: '2026-01-05T12:00:00.000Z',
         credentials: [CREDENTIAL_EXAMPLE],

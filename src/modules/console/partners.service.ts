@@ -1,7 +1,12 @@
-import type { Db, Trx } from '../../db/database.js'
+import type { Db, Reader, Trx } from '../../db/database.js'
 import { NotFoundError } from '../../shared/errors.js'
 import { recordAudit } from '../operators/audit.service.js'
-import { issueCredentials, type NewCredentials, revokeCredentials } from '../partners/partner.service.js'
+import {
+  issueCredentials,
+  type NewCredentials,
+  revokeCredentials,
+  setNotifyInsured,
+} from '../partners/partner.service.js'
 import type { Operator } from './claims-desk.service.js'
 import {
   credentialsOf,
@@ -15,8 +20,8 @@ import {
   plansOf,
 } from './partners.repository.js'
 
-// The partners screen (README, Operator console: the operator API behind the screens). Credentials are issued and revoked
-// through the partners module, as `amparo credentials issue|revoke` does, and audited.
+// The partners screen (README, Operator console: the operator API behind the screens). Credentials are issued and revoked,
+// and messages to the insured switched, through the partners module, as the CLI does, and audited.
 
 const iso = (instant: string | null) => (instant === null ? null : new Date(instant).toISOString())
 const DAY_MS = 86_400_000
@@ -49,7 +54,7 @@ const credentialView = (c: {
   revoked_at: iso(c.revoked_at),
 })
 
-export async function partnerDetail(db: Db, id: number, now: string) {
+export async function partnerDetail(db: Reader, id: number, now: string) {
   const partner = await findPartnerRow(db, id)
   if (!partner) throw new NotFoundError('Partner')
   const [credentials, plans, endpoints] = await Promise.all([
@@ -70,6 +75,7 @@ export async function partnerDetail(db: Db, id: number, now: string) {
     name: partner.name,
     document: partner.document,
     gateway: partner.gateway,
+    notify_insured: Boolean(partner.notify_insured),
     lmi_factors: { min_bp: partner.lmi_min_factor_bp, max_bp: partner.lmi_max_factor_bp },
     created_at: iso(partner.created_at) as string,
     credentials: credentials.map(credentialView),
@@ -168,4 +174,23 @@ export async function revokePartnerCredential(
     at: now,
   })
   return credentialView(after)
+}
+
+/**
+ * Switches Amparo's e-mails to the partner's customers on or off (`amparo partner notify-insured`),
+ * audited; answers the partner as its page shows it.
+ */
+export async function switchNotifyInsured(trx: Trx, who: Who, partnerId: number, on: boolean, now: string) {
+  const { before, notify_insured } = await setNotifyInsured(trx, partnerId, on)
+  await recordAudit(trx, {
+    ...who,
+    action: 'partner.notify_insured',
+    recordType: 'partner',
+    recordId: String(partnerId),
+    before: { notify_insured: before },
+    after: { notify_insured },
+    ip: who.ip,
+    at: now,
+  })
+  return partnerDetail(trx, partnerId, now)
 }

@@ -7,6 +7,7 @@ import {
   nextAttemptAt,
   RETRY_WINDOW_MS,
   recipientOf,
+  subjectForOperator,
 } from './message.rules.js'
 import { compose, dateBr, reais } from './message-content.js'
 import { eventContent } from './message-event-content.js'
@@ -161,5 +162,18 @@ describe('the words', () => {
     expect(content.text.startsWith('Olá, Maria.')).toBe(true)
     expect(content.text).toContain('http://p/#/entrar/x')
     expect(all).not.toMatch(/undefined|null|NaN/)
+  })
+})
+
+describe('subjectForOperator', () => {
+  it('shows a sign-in code in test and hides it in production; other subjects as written', () => {
+    expect(subjectForOperator('sign_in', 'Seu código de acesso: 482913', 'test')).toBe(
+      'Seu código de acesso: 482913',
+    )
+    expect(subjectForOperator('sign_in', 'Seu código de acesso: 482913', 'production')).toBe(
+      'Seu código de acesso: ••••••',
+    )
+    const claim = 'Sinistro 2026-000123 aberto'
+    expect(subjectForOperator('claim_opened', claim, 'production')).toBe(claim)
   })
 })

@@ -24,6 +24,15 @@ export const MESSAGE_STATES = ['pending', 'sent', 'kept', 'failed'] as const
 export const eventMessageKey = (eventPublicId: string, customerId: number) =>
   `${eventPublicId}.c${customerId}`
 
+/**
+ * A message's subject as an operator reads it: in `production` a sign-in message's code is hidden
+ * (whoever reads it could sign in as the insured); in `test` it shows, as the kept messages show it
+ * (docs/decisions.md, Messages to the insured).
+ */
+export function subjectForOperator(kind: string, subject: string, env: 'test' | 'production'): string {
+  return kind === 'sign_in' && env === 'production' ? subject.replace(/\d/g, '•') : subject
+}
+
 /** The full `Message-ID` header: the key at the sender's domain. */
 export function messageIdHeader(key: string, from: string): string {
   const domain = /@([^>\s]+)>?\s*$/.exec(from)?.[1] ?? 'amparo.invalid'

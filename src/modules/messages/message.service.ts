@@ -9,7 +9,7 @@ import {
   listPartnerMessages,
   type MessageRow,
 } from './message.repository.js'
-import type { MessageKind } from './message.rules.js'
+import { type MessageKind, subjectForOperator } from './message.rules.js'
 import { signInContent } from './message-content.js'
 
 export type { MessageRow }
@@ -72,12 +72,12 @@ export async function keepDue(db: Db, now: Date): Promise<number> {
 }
 
 /** A customer's messages for the operator, newest first, at most 50. */
-export async function customerMessages(db: Reader, customerId: number) {
+export async function customerMessages(db: Reader, customerId: number, env: 'test' | 'production') {
   const rows = await listCustomerMessages(db, customerId, 50)
   return rows.map((row) => ({
     id: row.id,
     kind: row.kind as MessageKind,
-    subject: row.subject,
+    subject: subjectForOperator(row.kind, row.subject, env),
     to: row.to_address,
     state: row.state,
     attempts: row.attempts,

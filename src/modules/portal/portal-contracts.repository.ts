@@ -154,33 +154,34 @@ export async function paymentCodeOfDocument(db: Reader, document: string, id: nu
 
 /** The claims of the document's contracts, newest first: their ids and partners. */
 export async function claimsOfDocument(db: Reader, document: string) {
-  return db
-    .selectFrom('claims as cl')
-    .innerJoin('customers as c', 'c.id', 'cl.customer_id')
-    .innerJoin('partners as p', 'p.id', 'cl.partner_id')
-    .select([
-      'cl.id',
-      'cl.partner_id',
-      'cl.customer_id',
-      'cl.status',
-      'cl.subscription_id',
-      'cl.annual_plan_id',
-      'p.name as partner_name',
-      'p.clock_offset_seconds',
-    ])
-    .where('c.document', '=', document)
-    .orderBy('cl.id', 'desc')
-    .execute()
+  return (
+    db
+      .selectFrom('claims as cl')
+      .innerJoin('partners as p', 'p.id', 'cl.partner_id')
+      .select([
+        'cl.id',
+        'cl.partner_id',
+        'cl.customer_id',
+        'cl.status',
+        'cl.subscription_id',
+        'cl.annual_plan_id',
+        'p.name as partner_name',
+        'p.clock_offset_seconds',
+      ])
+      // The claim's own copy of the document: its index, not a scan of every claim.
+      .where('cl.customer_document', '=', document)
+      .orderBy('cl.id', 'desc')
+      .execute()
+  )
 }
 
 /** One claim when it is on a contract of the document. */
 export async function claimOfDocument(db: Reader, document: string, id: number) {
   return db
     .selectFrom('claims as cl')
-    .innerJoin('customers as c', 'c.id', 'cl.customer_id')
     .innerJoin('partners as p', 'p.id', 'cl.partner_id')
     .select(['cl.id', 'cl.partner_id', 'cl.customer_id', 'p.name as partner_name', 'p.clock_offset_seconds'])
     .where('cl.id', '=', id)
-    .where('c.document', '=', document)
+    .where('cl.customer_document', '=', document)
     .executeTakeFirst()
 }

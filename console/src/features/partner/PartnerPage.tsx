@@ -3,10 +3,11 @@ import { GATEWAY_MODE_LABELS, label, PLAN_KIND_LABELS } from '../../format'
 import { href } from '../../router'
 import { Badge, ErrorBox, Loading, PageTitle } from '../../ui'
 import { PartnerCredentials } from './PartnerCredentials'
+import { PartnerNotifyInsured } from './PartnerNotifyInsured'
 import { PartnerWebhooks } from './PartnerWebhooks'
 import { partnerQuery } from './partner.queries'
 
-/** `#/parceiros/{id}`: the partner's gateway, credentials, webhook health and plans. */
+/** `#/parceiros/{id}`: the partner's gateway, credentials, messages to its customers, webhook health and plans. */
 export function PartnerPage({ id }: { id: string }) {
   const { data, error, isLoading } = useQuery(partnerQuery(id))
   return (
@@ -23,6 +24,7 @@ export function PartnerPage({ id }: { id: string }) {
             Cobrança: <strong>{label(GATEWAY_MODE_LABELS, data.gateway)}</strong>
           </p>
           <PartnerCredentials id={id} credentials={data.credentials} />
+          <PartnerNotifyInsured id={id} on={data.notify_insured} />
           <PartnerWebhooks endpoints={data.webhook_endpoints} />
           <section className="panel" aria-labelledby="h-plans">
             <h2 id="h-plans">Planos</h2>

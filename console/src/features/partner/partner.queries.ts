@@ -27,3 +27,13 @@ export function useCredentialChanges(id: string) {
   })
   return { issue, revoke }
 }
+
+/** Switches the partner's messages to its customers; the answer is the partner, put on its page. */
+export function useNotifyInsuredSwitch(id: string) {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: (on: boolean) =>
+      post<Answer<'setConsoleNotifyInsured'>>(`/api/partners/${id}/notify-insured`, { notify_insured: on }),
+    onSuccess: (partner) => queryClient.setQueryData(partnerQuery(id).queryKey, partner),
+  })
+}
