@@ -31,7 +31,7 @@ import { createCustomer, login } from '../helpers/world.js'
 
 // The insured's portal in Debian's Chromium (README, Portal do segurado): sign in by the e-mailed
 // code, two contracts under two partners, a theft claim opened with a photo and a PDF from the file
-// picker, and axe-core on every screen, at 390×844 and at 1280×800. The portal listens on a free
+// picker, withdrawals (an annual plan's with its refund), and axe-core on every screen, at 390×844 and at 1280×800. The portal listens on a free
 // port over the claims world's database, on its clock.
 
 useClaimsWorld()
@@ -50,7 +50,7 @@ const partnerName = async (id: number) =>
   (await ctx.db.selectFrom('partners').select('name').where('id', '=', id).executeTakeFirstOrThrow()).name
 
 /** Signs in through the screen with the code the e-mail carried. */
-async function signIn(page: Page, document: string) {
+async function signIn(page: Page, document: string, mailedTo: Seller = b) {
   await page.goto(`${base}/`)
   await page.getByLabel('CPF ou CNPJ').fill(document)
   await page.getByRole('button', { name: 'Receber código por e-mail' }).click()
@@ -63,9 +63,9 @@ async function signIn(page: Page, document: string) {
   await expect
     .poll(async () => {
       const kept = await ok<{ data: { subject: string }[] }>(
-        b,
+        mailedTo,
         'GET',
-        `/sandbox/messages?customer_id=${b.customer.id}&kind=sign_in&limit=1`,
+        `/sandbox/messages?customer_id=${mailedTo.customer.id}&kind=sign_in&limit=1`,
       )
       code = /(\d{6})$/.exec(kept.data[0]?.subject ?? '')?.[1] ?? ''
       return code !== '' && !used.has(code)
@@ -255,6 +255,39 @@ describe.skipIf(!hasChromium)('insured portal in Chromium', () => {
       await result.waitFor()
       await expect.poll(() => result.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true)
       expect((await ok<{ status: string }>(a, 'GET', `/subscriptions/${fresh}`)).status).toBe('canceled')
+      await page.context().close()
+    })
+
+    it(`withdraws from an annual plan paid 3 days ago, its refund shown (${viewport})`, async () => {
+      // An insured of their own: a document takes at most 5 codes an hour.
+      const c = await seller()
+      const plan = await paidAnnualPlan(c, daysAfter(-3))
+      const page = await newPage(browser, size)
+      await signIn(page, c.customer.document, c)
+      const card = page.getByRole('article') // the one contract of this insured
+      await expect.poll(() => card.count()).toBe(1)
+      await card.getByRole('button', { name: 'Desistir (arrependimento)' }).click()
+      // The card's button gives way to its confirmation, the one on the page.
+      const confirm = page.getByRole('region', { name: /Desistir desta proteção/ })
+      await confirm.getByRole('button', { name: 'Confirmar desistência' }).click()
+      // The result as the insured reads it, taken in the page the moment it shows.
+      const result = page.getByRole('status').filter({ hasText: 'Desistência registrada' })
+      await result.waitFor()
+      const said = await result.textContent()
+      const seen = await ok<{ status: string; cancellation: { refund_amount: number } }>(
+        c,
+        'GET',
+        `/annual-plans/${plan}`,
+      )
+      expect(seen.status).toBe('canceled')
+      expect(seen.cancellation.refund_amount).toBeGreaterThan(0)
+      // The amount the partner API states, in reais as the insured reads it.
+      const reais = seen.cancellation.refund_amount.toLocaleString('pt-BR', {
+        minimumFractionDigits: 2,
+        maximumFractionDigits: 2,
+      })
+      expect(said?.replace(/\s/g, ' ')).toContain(`Reembolso de R$ ${reais}.`)
+      await checkAxe(page, 'arrependimento registrado (plano anual)')
       await page.context().close()
     })
   }
