@@ -1,5 +1,6 @@
 import type { Insertable, Selectable } from 'kysely'
 import type { Reader, Trx } from '../../db/database.js'
+import { prepared } from '../../db/prepared.js'
 import type { CodeStatus, PaymentCodesTable } from '../../db/tables/payment-code.js'
 
 export type PaymentCodeRow = Selectable<PaymentCodesTable>
@@ -39,12 +40,13 @@ export async function findCodeByReference(
   db: Reader,
   reference: string,
 ): Promise<PaymentCodeRow | undefined> {
-  return db
-    .selectFrom('payment_codes')
-    .selectAll()
-    .where('gateway_reference', '=', reference)
-    .executeTakeFirst()
+  return (await codeByReference(db, reference))[0]
 }
+
+// Read for every Stripe event about a PaymentIntent: compiled once (prepared()).
+const codeByReference = prepared((db: Reader, reference: string) =>
+  db.selectFrom('payment_codes').selectAll().where('gateway_reference', '=', reference),
+)
 
 export async function findCodeByImageToken(db: Reader, token: string): Promise<PaymentCodeRow | undefined> {
   return db.selectFrom('payment_codes').selectAll().where('image_token', '=', token).executeTakeFirst()
@@ -63,19 +65,22 @@ export async function findPartnerCode(
     .executeTakeFirst()
 }
 
-/** Moves a code from one of `from` to `to`: the row as moved, or undefined when it was elsewhere. */
+/**
+ * Moves a code, by its id or its PaymentIntent (`gateway_reference`, unique), from one of `from`
+ * to `to`: the row as moved, or undefined when it was elsewhere (or there is none).
+ */
 export async function transitionCode(
   trx: Trx,
-  id: number,
+  code: { id: number } | { reference: string },
   from: CodeStatus[],
   to: CodeStatus,
   at: string,
 ): Promise<PaymentCodeRow | undefined> {
-  return trx
+  const update = trx
     .updateTable('payment_codes')
     .set({ status: to, updated_at: at, ...(to === 'paid' && { paid_at: at }) })
-    .where('id', '=', id)
     .where('status', 'in', from)
-    .returningAll()
-    .executeTakeFirst()
+  const one =
+    'id' in code ? update.where('id', '=', code.id) : update.where('gateway_reference', '=', code.reference)
+  return one.returningAll().executeTakeFirst()
 }

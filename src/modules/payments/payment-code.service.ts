@@ -67,7 +67,7 @@ export async function requestCode(
     return { code: current, created: false }
   if (current) {
     await retryingTransaction(db, (trx) =>
-      transitionCode(trx, current.id, CODE_FROM.expired, 'expired', now.toISOString()),
+      transitionCode(trx, { id: current.id }, CODE_FROM.expired, 'expired', now.toISOString()),
     )
   }
   const charge = {
@@ -118,10 +118,8 @@ export async function settleCode(
   outcome: IntentOutcome,
   at: string,
 ): Promise<PaymentCodeRow | undefined> {
-  const code = await findCodeByReference(trx, reference)
-  if (!code) return undefined
   const to = codeStatusOn(outcome)
-  return transitionCode(trx, code.id, CODE_FROM[to], to, at)
+  return transitionCode(trx, { reference }, CODE_FROM[to], to, at)
 }
 
 /** Whether a PaymentIntent is a PIX code's or a boleto's (not a card charge's). */

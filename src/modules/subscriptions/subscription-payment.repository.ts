@@ -1,6 +1,7 @@
 import type { Insertable } from 'kysely'
 import type { Reader, Trx } from '../../db/database.js'
 import { claimLease, releaseLease } from '../../db/lease.js'
+import { prepared } from '../../db/prepared.js'
 import type { CardChecksTable, PaymentChannel } from '../../db/tables/payment.js'
 import { UNPAID_STATUSES } from '../../db/tables/subscription.js'
 import { recordPayment } from '../contracts/contract.repository.js'
@@ -34,8 +35,13 @@ export async function findPartnerInstallment(
 }
 
 export async function findInstallment(db: Reader, id: number): Promise<InstallmentRow | undefined> {
-  return db.selectFrom('installments').selectAll().where('id', '=', id).executeTakeFirst()
+  return (await installmentById(db, id))[0]
 }
+
+// On the path of every payment of a PIX code or boleto (Stripe's events): compiled once (prepared()).
+const installmentById = prepared((db: Reader, id: number) =>
+  db.selectFrom('installments').selectAll().where('id', '=', id),
+)
 
 export async function findInstallmentByNumber(
   db: Reader,
@@ -86,13 +92,17 @@ export async function issuePolicy(
   subscriptionId: number,
   policy: { policyNumber: string; certificateCode: string },
 ): Promise<void> {
-  await trx
-    .updateTable('subscriptions')
-    .set({ policy_number: policy.policyNumber, certificate_code: policy.certificateCode })
-    .where('id', '=', subscriptionId)
-    .where('policy_number', 'is', null)
-    .execute()
+  await policyIssue(trx, policy.policyNumber, policy.certificateCode, subscriptionId)
 }
+
+// Once per activation, in the payment's transaction: compiled once (prepared()).
+const policyIssue = prepared((trx: Trx, policyNumber: string, certificateCode: string, id: number) =>
+  trx
+    .updateTable('subscriptions')
+    .set({ policy_number: policyNumber, certificate_code: certificateCode })
+    .where('id', '=', id)
+    .where('policy_number', 'is', null),
+)
 
 /** Records a declined charge in the ledger, and its code on the installment. */
 export async function recordDecline(

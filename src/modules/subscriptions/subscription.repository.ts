@@ -75,19 +75,25 @@ export async function findSubscriptionView(db: Reader, partnerId: number, id: nu
 
 /** A subscription's view by id alone, whoever's it is: for its events, written by the module itself. */
 export async function findSubscriptionViewById(db: Reader, id: number) {
-  return views(db).where('s.id', '=', id).executeTakeFirst()
+  return (await subscriptionViewById(db, id))[0]
 }
 
 /** An installment with its subscription's partner: for its events. */
 export async function findInstallmentOwner(db: Reader, id: number) {
-  return db
+  return (await installmentOwner(db, id))[0]
+}
+
+// Read for every event a payment writes (`installment.paid`, `subscription.activated`): compiled
+// once, as the reads above (docs/benchmarks.md, Stripe events).
+const subscriptionViewById = prepared((db: Reader, id: number) => views(db).where('s.id', '=', id))
+const installmentOwner = prepared((db: Reader, id: number) =>
+  db
     .selectFrom('installments as i')
     .innerJoin('subscriptions as s', 's.id', 'i.subscription_id')
     .selectAll('i')
     .select('s.partner_id')
-    .where('i.id', '=', id)
-    .executeTakeFirst()
-}
+    .where('i.id', '=', id),
+)
 
 export interface SubscriptionFilter {
   /** As the API shows it at `today`: a `pago` one past its end is `expired`, recorded or not yet. */
