@@ -1,7 +1,7 @@
 import type { Insertable } from 'kysely'
 import { expressionBuilder, type SelectQueryBuilder, sql } from 'kysely'
 import { type Database, isPostgres, type Reader, type Trx } from '../../db/database.js'
-import { insertRows, prepared } from '../../db/prepared.js'
+import { prepared } from '../../db/prepared.js'
 import type { PaymentsTable } from '../../db/tables/payment.js'
 import type { ContractRef } from './contract-reference.js'
 
@@ -173,7 +173,7 @@ export function customerIdsWithDocument(partnerId: number, document: string) {
 
 /** Appends to the payments ledger (payments/payment.table.ts) of a contract: one row per charge attempt or payment notification, never updated. */
 export async function recordPayment(trx: Trx, row: Insertable<PaymentsTable>): Promise<void> {
-  await insertRows(trx, 'payments', [row])
+  await trx.insertInto('payments').values(row).execute()
 }
 
 /**
