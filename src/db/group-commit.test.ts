@@ -183,7 +183,9 @@ describe('a commit', () => {
       events.push('synced')
     })
     await Promise.all(
-      ['a', 'b'].map((text) => retryingTransaction(db, note(text)).then(() => events.push(`${text} answered`))),
+      ['a', 'b'].map((text) =>
+        retryingTransaction(db, note(text)).then(() => events.push(`${text} answered`)),
+      ),
     )
     expect(events).toEqual(['sync from commit 1', 'synced', 'a answered', 'b answered'])
   })
