@@ -8,6 +8,7 @@ import {
 } from 'kysely'
 import type { Pool } from 'pg'
 import type { Config } from '../config.js'
+import { syncsLogOnCommit } from './group-commit.js'
 import { createPool, postgresDialect } from './postgres.js'
 import { readsNow } from './prepared.js'
 import type { Database, Db, Reader, Trx } from './schema.js'
@@ -19,9 +20,10 @@ const pools = new WeakMap<Db, Pool>()
 
 export function createDb(config: Config['database']): Db {
   if (config.kind === 'sqlite') {
-    const { dialect, readNow } = sqliteDialect(config.file)
+    const { dialect, readNow, syncLog } = sqliteDialect(config.file)
     const db = new Kysely<Database>({ dialect }) as unknown as Db
     readsNow(db, readNow)
+    if (syncLog) syncsLogOnCommit(db, syncLog)
     return db
   }
   const pool = createPool(config)

@@ -6,20 +6,24 @@ import BetterSqlite3 from 'better-sqlite3'
 import { Kysely, sql } from 'kysely'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Database, Db, Trx } from './database.js'
+import { syncsLogOnCommit } from './group-commit.js'
 import { sqliteDialect } from './sqlite.js'
+import { logSync, logSyncOf } from './sqlite-log-sync.js'
 import { retryingTransaction } from './transaction.js'
 
 // Through retryingTransaction, as every write of the service on SQLite, on a file database.
 
 let dir: string
+let file: string
 let db: Db
 let statements: string[]
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'amparo-group-'))
   statements = []
+  file = join(dir, 'db.sqlite')
   db = new Kysely<Database>({
-    dialect: sqliteDialect(join(dir, 'db.sqlite')).dialect,
+    dialect: sqliteDialect(file).dialect,
     log: (event) => void statements.push(event.query.sql),
   }) as unknown as Db
   await sql`create table notes (id integer primary key, text text not null)`.execute(db)
@@ -169,8 +173,53 @@ describe('a group', () => {
 })
 
 describe('a commit', () => {
-  it('is on disk before its members answer: the log is synced at every commit (synchronous = FULL)', async () => {
+  it('answers its members once the log was synced after it, a sync off the event loop', async () => {
+    const events: string[] = []
     const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(db)
-    expect(rows[0]?.synchronous).toBe(2)
+    expect(rows[0]?.synchronous).toBe(1) // NORMAL: the connection does not sync at commit
+    syncsLogOnCommit(db, async () => {
+      events.push(`sync from commit ${commits()}`)
+      await logSync(file)()
+      events.push('synced')
+    })
+    await Promise.all(
+      ['a', 'b'].map((text) =>
+        retryingTransaction(db, note(text)).then(() => events.push(`${text} answered`)),
+      ),
+    )
+    expect(events).toEqual(['sync from commit 1', 'synced', 'a answered', 'b answered'])
+  })
+
+  it("of a group that commits while another's sync runs waits for a sync of its own", async () => {
+    const syncs: { commitsBefore: number; done: () => void }[] = []
+    syncsLogOnCommit(
+      db,
+      logSyncOf(() => new Promise<void>((done) => syncs.push({ commitsBefore: commits(), done }))),
+    )
+    let answered = ''
+    const first = retryingTransaction(db, note('a')).then(() => (answered += 'a'))
+    await until(() => syncs.length === 1)
+    const second = retryingTransaction(db, note('b')).then(() => (answered += 'b'))
+    await until(() => commits() === 2)
+    syncs[0]?.done() // began before b's commit: a is on disk, b not yet
+    await first
+    await until(() => syncs.length === 2)
+    expect(answered).toBe('a')
+    expect(syncs[1]?.commitsBefore).toBe(2)
+    syncs[1]?.done()
+    await second
+    expect(answered).toBe('ab')
+  })
+
+  it('whose log cannot be synced fails its members: nothing is answered as kept', async () => {
+    syncsLogOnCommit(db, async () => {
+      throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' })
+    })
+    await expect(retryingTransaction(db, note('a'))).rejects.toThrow('EIO')
   })
 })
+
+const until = async (done: () => boolean) => {
+  for (const deadline = Date.now() + 10_000; !done(); await sleep(5))
+    if (Date.now() > deadline) throw new Error('timed out')
+}

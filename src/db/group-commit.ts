@@ -44,6 +44,15 @@ type Outcome =
   | { late: Promise<unknown> }
 
 const queues = new WeakMap<Db, Member[]>()
+const logSyncs = new WeakMap<Db, () => Promise<void>>()
+
+/**
+ * Makes `db`'s groups answer only once `sync` resolved after their commit: for a connection that
+ * commits without syncing its log (sqlite-log-sync.ts).
+ */
+export function syncsLogOnCommit(db: Db, sync: () => Promise<void>): void {
+  logSyncs.set(db, sync)
+}
 
 /**
  * Runs `work` with the other write transactions of this turn on `db`, in one transaction; resolves
@@ -113,6 +122,14 @@ async function runGroup(db: Db, members: Member[], isRetryable: (error: unknown)
       .catch(() => {})
     if (open.length === 1 || isRetryable(error)) for (const member of open) member.reject(error)
     else for (const member of open) void runGroup(db, [member], isRetryable)
+    return
+  }
+  // Committed; an answer waits for the commit to be on disk. Should the sync fail, nothing says
+  // the commit will survive a power loss: each member fails (a retry with its key finds it done).
+  try {
+    await logSyncs.get(db)?.()
+  } catch (error) {
+    for (const [member] of done) member.reject(error)
     return
   }
   for (const [member, value] of done) member.resolve(value)
