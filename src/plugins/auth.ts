@@ -1,8 +1,8 @@
 import fp from 'fastify-plugin'
 import { authenticate } from '../modules/auth/auth.service.js'
 import type { PartnerContext } from '../modules/auth/partner-context.js'
-import { type Clock, shiftedClock } from '../shared/clock.js'
 import { UnauthenticatedError } from '../shared/errors.js'
+import { type Clock, shiftedClock } from '../shared/time.js'
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -4,7 +4,7 @@ import type { Config } from '../config.js'
 import type { Db } from '../db/database.js'
 import type { TokenService } from '../modules/auth/token.service.js'
 import type { PaymentGateway } from '../modules/payments/payment-gateway.js'
-import type { Clock } from '../shared/clock.js'
+import type { Clock } from '../shared/time.js'
 
 export interface AppContext {
   config: Readonly<Config>
