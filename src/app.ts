@@ -53,7 +53,7 @@ import { loginRateLimit, partnerRateLimit, redeliveryRateLimit } from './plugins
 import { connectRedis } from './plugins/redis.js'
 import { expectationFailed, serverOptions } from './plugins/server-options.js'
 import { unitOfWork } from './plugins/unit-of-work.js'
-import { type Clock, systemClock } from './shared/clock.js'
+import { type Clock, systemClock } from './shared/time.js'
 import { sandboxPartnerJobs } from './worker/worker.js'
 
 export interface AppOptions {

@@ -29,7 +29,7 @@ import { portalSignInRateLimit } from '../plugins/rate-limits.js'
 import { connectRedis } from '../plugins/redis.js'
 import { serverOptions } from '../plugins/server-options.js'
 import { unitOfWork } from '../plugins/unit-of-work.js'
-import { type Clock, systemClock } from '../shared/clock.js'
+import { type Clock, systemClock } from '../shared/time.js'
 import { PORTAL_CHALLENGE, portalGuard } from './guard.js'
 
 /** The partner API's resources the portal's document shows too. */

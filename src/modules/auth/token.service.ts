@@ -4,7 +4,7 @@ import type { Config } from '../../config.js'
 import type { SigningKey } from '../../config-values.js'
 import type { Db } from '../../db/database.js'
 import { retryingTransaction } from '../../db/transaction.js'
-import type { Clock } from '../../shared/clock.js'
+import type { Clock } from '../../shared/time.js'
 import { keepGeneratedKey, signingKeys } from './signing-key.repository.js'
 
 const ALGORITHM = 'HS256'
