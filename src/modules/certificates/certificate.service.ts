@@ -2,7 +2,6 @@ import type { Db } from '../../db/database.js'
 import { NotFoundError, StateError } from '../../shared/errors.js'
 import { labelOf, PAID_WITH_LABELS, PERIL_LABELS } from '../../shared/labels.js'
 import { type Clock, formatTimestamp, shiftedClock } from '../../shared/time.js'
-import { normalizeVerificationCode } from '../../shared/verification-code.js'
 import { type CertificateContent, renderCertificatePdf } from './certificate.pdf.js'
 import {
   type AnnualPlanCertificateRow,
@@ -17,6 +16,7 @@ import {
   formatReais,
   inForce,
   maskDocument,
+  normalizeVerificationCode,
   subscriptionStatus,
   subscriptionTerm,
 } from './certificate.rules.js'
