@@ -11,7 +11,7 @@ import { annualPlanCancellationRoutes } from './modules/annual-plans/annual-plan
 import { annualPlanCodeRoutes } from './modules/annual-plans/annual-plan-code.routes.js'
 import { annualPlanPaymentRoutes } from './modules/annual-plans/annual-plan-payment.routes.js'
 import { authRoutes } from './modules/auth/auth.routes.js'
-import { loadSigningKeys, TokenService, tokenAudience } from './modules/auth/token.service.js'
+import { loadSigningKeys, TokenService, tokenAudience } from './modules/auth/auth.service.js'
 import { catalogRoutes } from './modules/catalog/catalog.routes.js'
 import {
   certificateRoutes,
