@@ -11,7 +11,7 @@ import { annualPlanCancellationRoutes } from './modules/annual-plans/annual-plan
 import { annualPlanCodeRoutes } from './modules/annual-plans/annual-plan-code.routes.js'
 import { annualPlanPaymentRoutes } from './modules/annual-plans/annual-plan-payment.routes.js'
 import { authRoutes } from './modules/auth/auth.routes.js'
-import { loadSigningKeys, TokenService, tokenAudience } from './modules/auth/token.service.js'
+import { loadSigningKeys, TokenService, tokenAudience } from './modules/auth/auth.service.js'
 import { catalogRoutes } from './modules/catalog/catalog.routes.js'
 import {
   certificateRoutes,
@@ -40,9 +40,8 @@ import { subscriptionCancellationRoutes } from './modules/subscriptions/subscrip
 import { subscriptionCodeRoutes } from './modules/subscriptions/subscription-code.routes.js'
 import { subscriptionPaymentRoutes } from './modules/subscriptions/subscription-payment.routes.js'
 import { eventRedeliveryRoutes, webhookEndpointRoutes } from './modules/webhooks/webhook-endpoint.routes.js'
-import { authenticated } from './plugins/auth.js'
 import { capConnectionsPerAddress } from './plugins/connections.js'
-import { contextPlugin } from './plugins/context.js'
+import { authenticated, contextPlugin } from './plugins/context.js'
 import { errorsPlugin } from './plugins/errors.js'
 import { httpPlugin } from './plugins/http.js'
 import { idempotency } from './plugins/idempotency.js'
@@ -53,7 +52,7 @@ import { loginRateLimit, partnerRateLimit, redeliveryRateLimit } from './plugins
 import { connectRedis } from './plugins/redis.js'
 import { expectationFailed, serverOptions } from './plugins/server-options.js'
 import { unitOfWork } from './plugins/unit-of-work.js'
-import { type Clock, systemClock } from './shared/clock.js'
+import { type Clock, systemClock } from './shared/time.js'
 import { sandboxPartnerJobs } from './worker/worker.js'
 
 export interface AppOptions {

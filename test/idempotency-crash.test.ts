@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../src/app.js'
 import { createDb, type Db } from '../src/db/database.js'
 import { retryingTransaction } from '../src/db/transaction.js'
-import type { Clock } from '../src/shared/clock.js'
+import type { Clock } from '../src/shared/time.js'
 import { buildCheckedApp } from './helpers/test-app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/test-db.js'
 import {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { Clock } from '../src/shared/clock.js'
+import type { Clock } from '../src/shared/time.js'
 import { ADDRESS, MARIA, uniqueImei } from './helpers/bodies.js'
 import { useTestApp } from './helpers/test-app.js'
 import { answer, contractSubscription, galaxyOf, type Seller, seller, send } from './helpers/world.js'

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { APPROVES_ONCE } from '../src/modules/payments/sandbox-gateway.js'
-import type { Clock } from '../src/shared/clock.js'
+import type { Clock } from '../src/shared/time.js'
 import { customerBody, subscriptionCard, uniqueImei } from './helpers/bodies.js'
 import { PORTAL_ORIGIN, portalCookie, portalOver } from './helpers/portal.js'
 import { useTestApp } from './helpers/test-app.js'

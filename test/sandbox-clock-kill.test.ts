@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { Clock } from '../src/shared/clock.js'
+import type { Clock } from '../src/shared/time.js'
 import { subscriptionCard } from './helpers/bodies.js'
 import { type Served, serve } from './helpers/serve.js'
 import { buildCheckedApp, useTestApp } from './helpers/test-app.js'

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Clock } from '../src/shared/clock.js'
-import { formatTimestamp } from '../src/shared/time.js'
+import { type Clock, formatTimestamp } from '../src/shared/time.js'
 import { ADDRESS, MARIA, uniqueImei } from './helpers/bodies.js'
 import { StripeServer } from './helpers/stripe-server.js'
 import { useTestApp } from './helpers/test-app.js'

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Clock } from '../src/shared/clock.js'
+import type { Clock } from '../src/shared/time.js'
 import { runRefunds } from '../src/worker/refunds.job.js'
 import { uniqueImei, annualCard as VISA } from './helpers/bodies.js'
 import { type ConsoleHeaders, type ConsoleTestContext, createConsoleApp } from './helpers/console.js'

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Clock } from '../src/shared/clock.js'
+import type { Clock } from '../src/shared/time.js'
 import { StripeServer } from './helpers/stripe-server.js'
 import { useTestApp } from './helpers/test-app.js'
 import { answer, contractSubscription, galaxyOf, type Seller, seller } from './helpers/world.js'

@@ -6,9 +6,8 @@ import BetterSqlite3 from 'better-sqlite3'
 import { Kysely, sql } from 'kysely'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Database, Db, Trx } from './database.js'
-import { syncsLogOnCommit } from './group-commit.js'
 import { sqliteDialect } from './sqlite.js'
-import { logSync, logSyncOf } from './sqlite-log-sync.js'
+import { logSync, logSyncOf, syncsLogOnCommit } from './sqlite-log-sync.js'
 import { retryingTransaction } from './transaction.js'
 
 // Through retryingTransaction, as every write of the service on SQLite, on a file database.

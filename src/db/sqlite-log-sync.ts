@@ -1,11 +1,27 @@
 import { open } from 'node:fs/promises'
 import { dirname } from 'node:path'
+import type { Db } from './schema.js'
 
 // The service's connection commits with `synchronous = NORMAL`: SQLite writes the commit to the
 // log (the operating system holds it) without syncing it, so a commit takes ≈ 0.1 ms of the event
 // loop rather than an fsync's 2 – 60 ms, during which no request ran. Group commit answers a
 // group's members only once the log is synced here, on libuv's thread pool: an answer still means
 // its commit is on disk, as with `synchronous = FULL` (docs/decisions.md, Performance).
+
+const logSyncs = new WeakMap<Db, () => Promise<void>>()
+
+/**
+ * Makes `db`'s write transactions answer only once `sync` resolved after their commit: for a
+ * connection that commits without syncing its log (transaction.ts awaits it).
+ */
+export function syncsLogOnCommit(db: Db, sync: () => Promise<void>): void {
+  logSyncs.set(db, sync)
+}
+
+/** What `db`'s commits await before they answer; none on PostgreSQL or in memory. */
+export function logSyncAfterCommit(db: Db): (() => Promise<void>) | undefined {
+  return logSyncs.get(db)
+}
 
 /** Resolves once everything written to `file`'s log before the call is on disk. */
 export function logSync(file: string): () => Promise<void> {

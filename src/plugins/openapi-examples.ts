@@ -1,6 +1,6 @@
 import type { FastifyContextConfig } from 'fastify'
 import type { ErrorCode } from '../shared/errors.js'
-import { sizeLabel } from './body-reader.js'
+import { sizeLabel } from './http.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {

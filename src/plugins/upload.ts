@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import multipart from '@fastify/multipart'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { AppError, ValidationError } from '../shared/errors.js'
-import { bodyTimedOut, sizeLabel } from './body-reader.js'
+import { bodyTimedOut, sizeLabel } from './http.js'
 
 // multipart/form-data uploads (README, Claims: documents): read as a stream, the limits enforced
 // while reading, the file's bytes written as they arrive to a private temporary file with their

@@ -1,7 +1,7 @@
 import type { Db } from '../db/database.js'
 import type { PartnerScope } from '../db/partner-scope.js'
 import type { RenderingContext } from '../modules/events/event.service.js'
-import type { Clock } from '../shared/clock.js'
+import type { Clock } from '../shared/time.js'
 
 /** pino's `(details, message)` form, so the CLI's pino logger fits and tests can pass a spy. */
 export interface JobLog {

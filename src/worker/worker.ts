@@ -4,7 +4,7 @@ import { type PartnerJobs, shiftedPartners } from '../modules/sandbox/sandbox-cl
 import { purgeDeliveries } from '../modules/webhooks/webhook-delivery.service.js'
 import { purgeExpiredIdempotencyKeys } from '../plugins/idempotency.js'
 import type { Metrics } from '../plugins/metrics.js'
-import { shiftedClock } from '../shared/clock.js'
+import { shiftedClock } from '../shared/time.js'
 import {
   addRuns,
   NO_GATEWAY,

@@ -1,4 +1,4 @@
-import type { Clock } from '../../src/shared/clock.js'
+import type { Clock } from '../../src/shared/time.js'
 import { type ConsoleTestContext, createConsoleApp } from '../helpers/console.js'
 import type { TestContext } from '../helpers/test-app.js'
 import { consoleRoot } from './built.js'

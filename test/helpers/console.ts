@@ -8,7 +8,7 @@ import type { OperatorRole } from '../../src/db/tables/operator.js'
 import { retryingTransaction } from '../../src/db/transaction.js'
 import { hashPassword } from '../../src/modules/operators/password-hash.js'
 import type { PaymentGateway } from '../../src/modules/payments/payment-gateway.js'
-import type { Clock } from '../../src/shared/clock.js'
+import type { Clock } from '../../src/shared/time.js'
 import { checkEveryResponse, type TestContext } from './test-app.js'
 import { createTestDatabase, type TestDatabase } from './test-db.js'
 

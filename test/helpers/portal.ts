@@ -4,7 +4,7 @@ import type { Db } from '../../src/db/database.js'
 import { queueSignInMessage } from '../../src/modules/messages/message.service.js'
 import type { PaymentGateway } from '../../src/modules/payments/payment-gateway.js'
 import { buildPortalApp, type PortalApp } from '../../src/portal/app.js'
-import type { Clock } from '../../src/shared/clock.js'
+import type { Clock } from '../../src/shared/time.js'
 import { checkEveryResponse } from './test-app.js'
 
 /** The Origin the portal's own pages send (app.inject's default host). */

@@ -6,7 +6,7 @@ import { type App, buildApp } from '../../src/app.js'
 import type { Db } from '../../src/db/database.js'
 import type { PaymentGateway } from '../../src/modules/payments/payment-gateway.js'
 import type { Metrics } from '../../src/plugins/metrics.js'
-import type { Clock } from '../../src/shared/clock.js'
+import type { Clock } from '../../src/shared/time.js'
 import { checkInjected } from './openapi-responses.js'
 import { createTestDatabase, type TestDatabase } from './test-db.js'
 

@@ -5,7 +5,7 @@ import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { APPROVES_ONCE } from '../../src/modules/payments/sandbox-gateway.js'
 import { buildPortalApp, type PortalApp } from '../../src/portal/app.js'
-import type { Clock } from '../../src/shared/clock.js'
+import type { Clock } from '../../src/shared/time.js'
 import {
   CHROMIUM_TOOL,
   DESKTOP,

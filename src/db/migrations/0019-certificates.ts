@@ -73,7 +73,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
 }
 
 // The sequence and the code as they stood when this migration was written (db/policy-sequence.ts,
-// shared/verification-code.ts), frozen here: a migration gives every database the same rows,
+// certificates/certificate.rules.ts), frozen here: a migration gives every database the same rows,
 // whatever the live code becomes.
 
 /** The next number of the annual plans' id sequence, without inserting a plan. */

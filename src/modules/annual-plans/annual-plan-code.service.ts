@@ -1,8 +1,9 @@
+import { randomBytes } from 'node:crypto'
 import type { Db, Trx } from '../../db/database.js'
 import type { CodeMethod } from '../../db/tables/payment-code.js'
 import { ValidationError } from '../../shared/errors.js'
-import { verificationCode } from '../../shared/verification-code.js'
 import type { PartnerContext } from '../auth/partner-context.js'
+import { verificationCode } from '../certificates/certificate.rules.js'
 import type { RenderingContext } from '../events/event.service.js'
 import type { CardPaymentContext } from '../payments/payment.service.js'
 import { type PaymentCodeRow, requestCode } from '../payments/payment-code.service.js'
@@ -77,7 +78,7 @@ export async function payAnnualPlanByCode(
   rendering: RenderingContext,
 ): Promise<boolean> {
   if (code.annual_plan_id === null) return false
-  const payment = paymentAt(code.annual_plan_id, at, rendering.timeZone, verificationCode())
+  const payment = paymentAt(code.annual_plan_id, at, rendering.timeZone, verificationCode(randomBytes))
   const paid = await markAnnualPlanPaid(trx, code.annual_plan_id, payment, code.method, rendering)
   if (!paid) return false
   // The ledger's `card` is the own gateway's route (a refund goes back through it); `paid_with` says how.

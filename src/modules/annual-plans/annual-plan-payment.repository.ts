@@ -1,5 +1,4 @@
-import type { Trx } from '../../db/database.js'
-import { claimLease, releaseLease } from '../../db/lease.js'
+import { claimLease, releaseLease, type Trx } from '../../db/database.js'
 import type { PaymentChannel, PaymentOutcome } from '../../db/tables/payment.js'
 import { recordPayment } from '../contracts/contract.repository.js'
 import type { AnnualPlanRow } from './annual-plan.repository.js'

@@ -1,7 +1,8 @@
+import { randomBytes } from 'node:crypto'
 import type { Db, Trx } from '../../db/database.js'
 import { GatewayModeError, StateError } from '../../shared/errors.js'
-import { verificationCode } from '../../shared/verification-code.js'
 import type { PartnerContext } from '../auth/partner-context.js'
+import { verificationCode } from '../certificates/certificate.rules.js'
 import {
   type FirstChargeRecorder,
   type FirstPaymentContext,
@@ -85,7 +86,7 @@ export const annualPlanCharges = (
   // and the cancellation away, so the plan still awaits payment.
   approved: async (trx, plan, { result, card, installments }, at) => {
     const paidCard = card && { brand: card.brand, last4: card.last4, installments }
-    const payment = paymentAt(plan.id, at, rendering.timeZone, verificationCode())
+    const payment = paymentAt(plan.id, at, rendering.timeZone, verificationCode(randomBytes))
     if (!(await markAnnualPlanPaid(trx, plan.id, payment, 'card', rendering, paidCard))) return false
     const entry = { route: 'card', outcome: 'approved', transactionId: result.transactionId } as const
     await recordInLedger(trx, plan, entry, at)
@@ -121,7 +122,7 @@ export async function recordNotifiedPayment(
   const paid = await markAnnualPlanPaid(
     trx,
     plan.id,
-    paymentAt(plan.id, now, timeZone, verificationCode()),
+    paymentAt(plan.id, now, timeZone, verificationCode(randomBytes)),
     'external',
     {
       base,

@@ -1,6 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely'
-import type { Reader, Trx } from '../../db/database.js'
-import { claimLease, notHeld, releaseLease } from '../../db/lease.js'
+import { claimLease, notHeld, type Reader, releaseLease, type Trx } from '../../db/database.js'
 import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
 import type { AnnualPlanRefundsTable } from '../../db/tables/annual-plan.js'
 import { recordPayment } from '../contracts/contract.repository.js'

@@ -1,6 +1,5 @@
 import type { ExpressionBuilder, Insertable, Selectable, Updateable } from 'kysely'
-import type { Database, Reader, Trx } from '../../db/database.js'
-import { notHeld } from '../../db/lease.js'
+import { type Database, notHeld, type Reader, type Trx } from '../../db/database.js'
 import { type PageWindow, pageByIds } from '../../db/page.js'
 import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
 import type { AnnualPlanStatus, AnnualPlansTable } from '../../db/tables/annual-plan.js'

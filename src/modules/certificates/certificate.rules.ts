@@ -5,7 +5,8 @@ import { statusAt as annualPlanStatusAt } from '../annual-plans/annual-plan.rule
 import { coverageEndsAt, statusAt as subscriptionStatusAt } from '../subscriptions/subscription.rules.js'
 
 // The certificate's pure rules (README, Certificates): which contract is in force, how the
-// insured's document is masked, how money and dates read in Portuguese.
+// insured's document is masked, how money and dates read in Portuguese, how its verification code
+// is written.
 
 /** A subscription's status at `now` as its resource shows it (an expiry recorded or due). */
 export function subscriptionStatus(
@@ -74,4 +75,37 @@ export function certificateLinks(contractPath: string, code: string | null, stat
     verification_code: code,
     verification_url: `${base}/certificates/${code}`,
   }
+}
+
+// The verification code.
+
+// RFC 4648 base32 without padding: uppercase letters and 2–7, easy to type from paper.
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'
+
+/**
+ * A certificate's verification code: 20 random bytes (160 bits) in base32, 32 characters. Printed
+ * on the certificate and looked up by `GET /certificates/{code}`, so it must not be guessable: the
+ * caller passes `node:crypto`'s `randomBytes`.
+ */
+export function verificationCode(random: (size: number) => Uint8Array): string {
+  const bytes = random(20)
+  let bits = 0
+  let value = 0
+  let out = ''
+  for (const byte of bytes) {
+    value = (value << 8) | byte
+    bits += 8
+    while (bits >= 5) {
+      out += ALPHABET[(value >>> (bits - 5)) & 31]
+      bits -= 5
+    }
+    value &= (1 << bits) - 1
+  }
+  return out
+}
+
+/** The code as typed by a reader: case, spaces and dashes ignored; null when it cannot be one. */
+export function normalizeVerificationCode(input: string): string | null {
+  const code = input.toUpperCase().replace(/[\s-]/g, '')
+  return /^[A-Z2-7]{32}$/.test(code) ? code : null
 }

@@ -1,9 +1,7 @@
 import type { Db } from '../../db/database.js'
-import { type Clock, shiftedClock } from '../../shared/clock.js'
 import { NotFoundError, StateError } from '../../shared/errors.js'
 import { labelOf, PAID_WITH_LABELS, PERIL_LABELS } from '../../shared/labels.js'
-import { formatTimestamp } from '../../shared/time.js'
-import { normalizeVerificationCode } from '../../shared/verification-code.js'
+import { type Clock, formatTimestamp, shiftedClock } from '../../shared/time.js'
 import { type CertificateContent, renderCertificatePdf } from './certificate.pdf.js'
 import {
   type AnnualPlanCertificateRow,
@@ -18,6 +16,7 @@ import {
   formatReais,
   inForce,
   maskDocument,
+  normalizeVerificationCode,
   subscriptionStatus,
   subscriptionTerm,
 } from './certificate.rules.js'

@@ -1,8 +1,7 @@
 import type { Db, Trx } from '../../db/database.js'
 import type { Transactor } from '../../db/transaction.js'
-import type { Clock } from '../../shared/clock.js'
 import { StateError } from '../../shared/errors.js'
-import { formatDate } from '../../shared/time.js'
+import { type Clock, formatDate } from '../../shared/time.js'
 import type { PartnerContext } from '../auth/partner-context.js'
 import { CardDeclinedError, type CardInput, type ExpiryShape, requireCard } from '../payments/card.js'
 import {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponses } from '../../http/error-responses.js'
 import { commit } from '../../plugins/unit-of-work.js'
-import { nowIso } from '../../shared/clock.js'
+import { nowIso } from '../../shared/time.js'
 import { customerResource } from './customer.mapper.js'
 import { CnpjPathParams, Customer, CustomerBody, CustomerParams } from './customer.schemas.js'
 import { createCustomer, findCustomer } from './customer.service.js'

@@ -1,8 +1,7 @@
 import type { ExpressionBuilder } from 'kysely'
 import type { Database, Trx } from '../../db/database.js'
 import { prepared } from '../../db/prepared.js'
-import type { PartnerTime } from '../../shared/clock.js'
-import { formatDate } from '../../shared/time.js'
+import { formatDate, type PartnerTime } from '../../shared/time.js'
 import type { ContractRef } from '../contracts/contract-reference.js'
 
 /** Who holds a device's protection. */

@@ -1,4 +1,4 @@
-import type { Clock } from '../../shared/clock.js'
+import type { Clock } from '../../shared/time.js'
 import type { RenderingContext } from '../events/event.service.js'
 import type { PaymentGateway } from '../payments/payment-gateway.js'
 

@@ -1,7 +1,7 @@
 import type { Db, Reader, Trx } from '../../db/database.js'
 import { retryingTransaction, type Transactor } from '../../db/transaction.js'
-import type { Clock } from '../../shared/clock.js'
 import { AppError } from '../../shared/errors.js'
+import type { Clock } from '../../shared/time.js'
 import type { ContractRef } from '../contracts/contract-reference.js'
 import { GatewayRefusedError, GatewayUnavailableError } from './payment.errors.js'
 import {

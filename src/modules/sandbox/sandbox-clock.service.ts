@@ -1,8 +1,7 @@
 import type { Db } from '../../db/database.js'
 import { retryingTransaction } from '../../db/transaction.js'
-import { type Clock, shiftedClock } from '../../shared/clock.js'
 import { AppError } from '../../shared/errors.js'
-import { formatTimestamp } from '../../shared/time.js'
+import { type Clock, formatTimestamp, shiftedClock } from '../../shared/time.js'
 import {
   claimClock,
   findClockOffset,

@@ -1,6 +1,5 @@
 import type { ExpressionBuilder, Updateable, UpdateObject } from 'kysely'
-import type { Database, Reader, Trx } from '../../db/database.js'
-import { notHeld } from '../../db/lease.js'
+import { type Database, notHeld, type Reader, type Trx } from '../../db/database.js'
 import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
 import {
   type InstallmentStatus,

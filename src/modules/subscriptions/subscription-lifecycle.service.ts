@@ -1,8 +1,9 @@
+import { randomBytes } from 'node:crypto'
 import type { Trx } from '../../db/database.js'
 import type { PaymentChannel } from '../../db/tables/payment.js'
 import type { PaidWith } from '../../db/tables/payment-code.js'
 import type { CancellationReason, SubscriptionStatus } from '../../db/tables/subscription.js'
-import { verificationCode } from '../../shared/verification-code.js'
+import { verificationCode } from '../certificates/certificate.rules.js'
 import { paidWithOf } from '../contracts/contract.rules.js'
 import { nextPolicyNumber } from '../contracts/contract.service.js'
 import { type RenderingContext, recordEvent } from '../events/event.service.js'
@@ -95,7 +96,7 @@ export async function payInstallment(
   if (!activated) return true
   await issuePolicy(trx, subscriptionId, {
     policyNumber: await nextPolicyNumber(trx, now, rendering.timeZone),
-    certificateCode: verificationCode(),
+    certificateCode: verificationCode(randomBytes),
   })
   await recordSubscriptionEvent(trx, 'subscription.activated', subscriptionId, now, rendering)
   return true

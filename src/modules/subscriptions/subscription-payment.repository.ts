@@ -1,6 +1,5 @@
 import type { Insertable } from 'kysely'
-import type { Reader, Trx } from '../../db/database.js'
-import { claimLease, releaseLease } from '../../db/lease.js'
+import { claimLease, type Reader, releaseLease, type Trx } from '../../db/database.js'
 import { prepared } from '../../db/prepared.js'
 import type { CardChecksTable, PaymentChannel } from '../../db/tables/payment.js'
 import { UNPAID_STATUSES } from '../../db/tables/subscription.js'

@@ -1,5 +1,4 @@
-import type { Reader, Trx } from '../../db/database.js'
-import { claimLease, notHeld } from '../../db/lease.js'
+import { claimLease, notHeld, type Reader, type Trx } from '../../db/database.js'
 import { inPartnerScope, type PartnerScope } from '../../db/partner-scope.js'
 
 // The recurrence's queries: the due installments, their claim, and a declined attempt.

@@ -1,6 +1,6 @@
 import type { Trx } from '../../db/database.js'
-import type { PartnerTime } from '../../shared/clock.js'
 import { type FieldErrors, NotFoundError, StateError, ValidationError } from '../../shared/errors.js'
+import type { PartnerTime } from '../../shared/time.js'
 import { deviceKey, notADevice, sameDevice } from '../devices/device.rules.js'
 import { protectDevices } from '../devices/device-protection.service.js'
 import { findSubscriptionSerials, setSerials } from './subscription.repository.js'

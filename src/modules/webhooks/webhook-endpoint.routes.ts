@@ -3,9 +3,9 @@ import { Type } from 'typebox'
 import { errorResponses } from '../../http/error-responses.js'
 import { pageFor } from '../../http/links.js'
 import { commit } from '../../plugins/unit-of-work.js'
-import { nowIso } from '../../shared/clock.js'
 import { type FieldErrors, ValidationError } from '../../shared/errors.js'
 import { PageOf, pageOffset } from '../../shared/pagination.js'
+import { nowIso } from '../../shared/time.js'
 import { deliveryResource, endpointResource } from './webhook.mapper.js'
 import {
   CreatedEndpoint,

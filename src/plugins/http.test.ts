@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { nestsDeeperThan } from './body-reader.js'
+import { nestsDeeperThan } from './http.js'
 
 const bytes = (text: string) => Buffer.from(text)
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { InvalidTokenError, TokenService } from './token.service.js'
+import { InvalidTokenError, TokenService } from './auth.service.js'
 
 const KEYS = [{ kid: 'k1', secret: 'x'.repeat(32) }]
 const TTL_SECONDS = 3600
