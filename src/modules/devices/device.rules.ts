@@ -13,6 +13,9 @@ function lookAlike(char: string): string {
   return unhomoglyph(char).replace(/l/g, '1').replace(/rn/g, 'M')
 }
 
+const NOT_ASCII = /[^\p{ASCII}]/u
+const NOT_ALPHANUMERIC = /[^A-Za-z0-9]+/g
+
 /** Spaces, punctuation, controls and invisible format characters, and ASCII's symbols (`+`, `|`, `~`). */
 const IGNORED = /[\p{White_Space}\p{P}\p{Cc}\p{Cf}$+<=>^`|~]/gu
 
@@ -35,6 +38,11 @@ function asciiDigit(digit: string): string {
  * Anything else left (`序`, an emoji, `é`) makes it no device: a serial is ASCII letters and digits.
  */
 export function deviceKey(input: string): string {
+  // ASCII alone, as nearly every serial comes: no digit of another script, NFKC changes nothing,
+  // and every character but a letter or digit is ignored; the same key, without Unicode's passes.
+  if (!NOT_ASCII.test(input)) {
+    return input.replace(NOT_ALPHANUMERIC, '').toUpperCase().replace(/O/g, '0').replace(/I/g, '1')
+  }
   const plain = input
     .replace(/(?![0-9])\p{Nd}/gu, asciiDigit)
     .normalize('NFKC')
