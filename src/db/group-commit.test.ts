@@ -160,6 +160,19 @@ describe('a member that holds its group past the budget', () => {
     expect(slowRuns).toBe(2)
     expect((await texts()).sort()).toEqual(['a', 'c', 'slow'])
   })
+
+  it('is counted from its own start: two of 150 ms each, past 250 ms together, commit in one group', async () => {
+    const runs: Record<string, number> = {}
+    const slow = (text: string) => async (trx: Trx) => {
+      runs[text] = (runs[text] ?? 0) + 1
+      await sleep(150)
+      await note(text)(trx)
+    }
+    await Promise.all(['a', 'b'].map((text) => retryingTransaction(db, slow(text))))
+    expect(runs).toEqual({ a: 1, b: 1 })
+    expect(await texts()).toEqual(['a', 'b'])
+    expect(commits()).toBe(1)
+  })
 })
 
 describe('a group', () => {

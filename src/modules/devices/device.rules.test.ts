@@ -30,6 +30,14 @@ describe('deviceKey', () => {
     expect(deviceKey('F2LXKΟABCі23')).toBe(deviceKey('F2LXK0ABC123'))
   })
 
+  it('keeps of an ASCII serial its letters and digits alone, every other character ignored', () => {
+    for (let code = 0; code < 128; code++) {
+      const char = String.fromCharCode(code)
+      const kept = /[A-Za-z0-9]/.test(char) ? char.toUpperCase().replace('O', '0').replace('I', '1') : ''
+      expect(deviceKey(`7${char}7`)).toBe(`7${kept}7`)
+    }
+  })
+
   it('reads O as 0 and I as 1, which UTS #39 confuses', () => {
     expect(deviceKey('F2LXKOABCI23')).toBe('F2LXK0ABC123')
     expect(deviceKey('f2lxk0abc123')).toBe('F2LXK0ABC123')
