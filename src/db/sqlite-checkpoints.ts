@@ -6,17 +6,15 @@ import type BetterSqlite3 from 'better-sqlite3'
 // the log past 1,000 pages: copying and syncing stopped the event loop for 5–12 ms every ≈ 80 claim
 // openings, and took ≈ 200 µs of each on average (docs/benchmarks.md, Optimisations kept). Here a
 // thread with its own connection checkpoints the log every quarter second instead, beside the
-// commits (PASSIVE: it never waits for a reader or writer), syncing the log and then the file. Should
-// the thread stop, commits checkpoint again as before.
+// commits (PASSIVE: it never waits for a reader or writer), syncing the log, then the file. Should the thread stop, commits
+// checkpoint again as before.
 //
 // The log starts over only when a commit begins with every page of it copied, and under a steady
 // stream of commits the thread's copy is always a few commits behind, so the log grew without end.
-// Once it holds `restartPages`, the thread's pass is a RESTART checkpoint: it holds the service's
-// writes back while it copies the last few commits and syncs the file (they wait for it as for any
-// other writer, asynchronously: transaction.ts), then starts the log over. The service's next read
-// finds the log's header new and rereads the pages it had cached (SQLite's default 2 MB), from the
-// operating system's cache; the event loop never waits for the sync (docs/decisions.md, Performance).
-// A log that a burst took past twice the restart size is cut to nothing instead (TRUNCATE).
+// Once it holds `restartPages`, the thread says so, and the service's own connection copies what
+// the thread's pass left, a few milliseconds of commits: its next commit then writes the log from
+// the start. Not a RESTART checkpoint on the thread: a log started over by another connection
+// empties the service's page cache (docs/decisions.md, Performance).
 
 const EVERY_MS = 250
 const STARTS_AFTER_MS = 1000
@@ -26,18 +24,12 @@ const RESTART_PAGES = 4096
 // The thread's code, evaluated (the service runs as one bundled file); `driver` is better-sqlite3's path.
 const CHECKPOINTER = `
 const { parentPort, workerData } = require('node:worker_threads')
-const { statSync } = require('node:fs')
 const Database = require(workerData.driver)
 const db = new Database(workerData.file)
 db.pragma('synchronous = FULL')
-// A RESTART holds writes back while it waits for the other connections: a long read (an export) makes
-// it give up for this pass rather than hold them for long.
-db.pragma('busy_timeout = 100')
 const timer = setInterval(() => {
   const [{ log }] = db.pragma('wal_checkpoint(PASSIVE)')
-  if (log < workerData.restartPages) return
-  const big = statSync(workerData.file + '-wal').size > 2 * workerData.restartPages * 4096
-  db.pragma(big ? 'wal_checkpoint(TRUNCATE)' : 'wal_checkpoint(RESTART)')
+  if (log >= workerData.restartPages) parentPort.postMessage('restart')
 }, workerData.everyMs)
 parentPort.once('message', () => {
   clearInterval(timer)
@@ -84,12 +76,22 @@ function startCheckpointer(
   const worker = new Worker(CHECKPOINTER, { eval: true, workerData })
   worker.unref()
   raw.pragma('wal_autocheckpoint = 0')
+  // After a burst, a restarted log is cut back to twice the restart size rather than kept whole.
+  raw.pragma(`journal_size_limit = ${2 * restartPages * Number(raw.pragma('page_size', { simple: true }))}`)
   let running = true
   worker.once('exit', () => {
     running = false
     if (raw.open) raw.pragma('wal_autocheckpoint = 1000')
   })
   worker.once('error', () => {}) // 'exit' follows and gives the checkpoints back to the commits
+  worker.on('message', () => {
+    // Between two transactions only: nothing commits while it copies, so it copies everything.
+    // Should it fail (the connection busy with a streamed read), the thread asks again next pass.
+    if (!raw.open || raw.inTransaction) return
+    try {
+      raw.pragma('wal_checkpoint(PASSIVE)')
+    } catch {}
+  })
   return () => {
     if (!running) return
     worker.postMessage('stop')
