@@ -189,9 +189,10 @@ describe('a commit', () => {
     const events: string[] = []
     const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(db)
     expect(rows[0]?.synchronous).toBe(1) // NORMAL: the connection does not sync at commit
+    const log = logSync(file)
     syncsLogOnCommit(db, async () => {
       events.push(`sync from commit ${commits()}`)
-      await logSync(file)()
+      await log()
       events.push('synced')
     })
     await Promise.all(
@@ -199,28 +200,35 @@ describe('a commit', () => {
         retryingTransaction(db, note(text)).then(() => events.push(`${text} answered`)),
       ),
     )
+    log.close()
     expect(events).toEqual(['sync from commit 1', 'synced', 'a answered', 'b answered'])
   })
 
-  it("of a group that commits while another's sync runs waits for a sync of its own", async () => {
+  it("of writes that come while another group's sync runs waits for it, then commits them as one", async () => {
     const syncs: { commitsBefore: number; done: () => void }[] = []
     syncsLogOnCommit(
       db,
       logSyncOf(() => new Promise<void>((done) => syncs.push({ commitsBefore: commits(), done }))),
     )
-    let answered = ''
-    const first = retryingTransaction(db, note('a')).then(() => (answered += 'a'))
+    const answered: string[] = []
+    const write = (text: string) => retryingTransaction(db, note(text)).then(() => answered.push(text))
+    const first = write('a')
     await until(() => syncs.length === 1)
-    const second = retryingTransaction(db, note('b')).then(() => (answered += 'b'))
-    await until(() => commits() === 2)
-    syncs[0]?.done() // began before b's commit: a is on disk, b not yet
+    const later = [write('b')]
+    await sleep(20) // another turn of the event loop, another request
+    later.push(write('c'))
+    await sleep(50)
+    expect(commits()).toBe(1) // b and c wait for a's sync: they could not answer before the next
+    syncs[0]?.done()
     await first
     await until(() => syncs.length === 2)
-    expect(answered).toBe('a')
+    expect(commits()).toBe(2) // b and c in one commit, one sync
     expect(syncs[1]?.commitsBefore).toBe(2)
+    expect(answered).toEqual(['a'])
     syncs[1]?.done()
-    await second
-    expect(answered).toBe('ab')
+    await Promise.all(later)
+    expect(answered).toEqual(['a', 'b', 'c'])
+    expect(await texts()).toEqual(['a', 'b', 'c'])
   })
 
   it('whose log cannot be synced fails its members: nothing is answered as kept', async () => {

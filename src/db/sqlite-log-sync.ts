@@ -1,5 +1,7 @@
+import { closeSync, fdatasync, openSync } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { dirname } from 'node:path'
+import { promisify } from 'node:util'
 import type { Db } from './schema.js'
 
 // The service's connection commits with `synchronous = NORMAL`: SQLite writes the commit to the
@@ -8,31 +10,51 @@ import type { Db } from './schema.js'
 // group's members only once the log is synced here, on libuv's thread pool: an answer still means
 // its commit is on disk, as with `synchronous = FULL` (docs/decisions.md, Performance).
 
-const logSyncs = new WeakMap<Db, () => Promise<void>>()
+/** Resolves once everything written to the log before the call is on disk; `inFlight`, the sync running. */
+export type LogSync = (() => Promise<void>) & { inFlight?: () => Promise<void> | undefined }
+
+const logSyncs = new WeakMap<Db, LogSync>()
+const datasync = promisify(fdatasync)
 
 /**
  * Makes `db`'s write transactions answer only once `sync` resolved after their commit: for a
  * connection that commits without syncing its log (transaction.ts awaits it).
  */
-export function syncsLogOnCommit(db: Db, sync: () => Promise<void>): void {
+export function syncsLogOnCommit(db: Db, sync: LogSync): void {
   logSyncs.set(db, sync)
 }
 
 /** What `db`'s commits await before they answer; none on PostgreSQL or in memory. */
-export function logSyncAfterCommit(db: Db): (() => Promise<void>) | undefined {
+export function logSyncAfterCommit(db: Db): LogSync | undefined {
   return logSyncs.get(db)
 }
 
-/** Resolves once everything written to `file`'s log before the call is on disk. */
-export function logSync(file: string): () => Promise<void> {
-  const log = `${file}-wal`
-  // The log's directory entry too, once: SQLite creates the log with the first write.
-  let directorySynced = false
-  return logSyncOf(async () => {
-    await synced(log, 'data')
-    if (directorySynced) return
-    await synced(dirname(file), 'all')
-    directorySynced = true
+/**
+ * Resolves once everything written to `file`'s log before the call is on disk; `close` before the
+ * connection closes. The log is held open from the first sync: SQLite removes it only when the last
+ * connection closes, and a sync on a held descriptor costs about half of one that opens the file.
+ */
+export function logSync(file: string): LogSync & { close: () => void } {
+  let fd: number | undefined
+  const sync = logSyncOf(async () => {
+    if (fd === undefined) {
+      const opened = openSync(`${file}-wal`, 'r')
+      // The log's directory entry too, once: SQLite created the log with the first write.
+      const directory = await open(dirname(file), 'r')
+      try {
+        await directory.sync()
+      } finally {
+        await directory.close()
+      }
+      fd = opened
+    }
+    await datasync(fd)
+  })
+  return Object.assign(sync, {
+    close: () => {
+      if (fd !== undefined) closeSync(fd)
+      fd = undefined
+    },
   })
 }
 
@@ -41,7 +63,7 @@ export function logSync(file: string): () => Promise<void> {
  * one ends and serves every call made meanwhile. One sync in flight and one waiting at most,
  * however many groups commit in between.
  */
-export function logSyncOf(sync: () => Promise<void>): () => Promise<void> {
+export function logSyncOf(sync: () => Promise<void>): LogSync {
   let running: Promise<void> | undefined
   let waiting: Promise<void> | undefined
   const start = (): Promise<void> => {
@@ -55,18 +77,10 @@ export function logSyncOf(sync: () => Promise<void>): () => Promise<void> {
     waiting = undefined
     return start()
   }
-  return () => {
+  const call = () => {
     if (!running) return start()
     waiting ??= running.then(next, next)
     return waiting
   }
-}
-
-async function synced(path: string, what: 'data' | 'all'): Promise<void> {
-  const handle = await open(path, 'r')
-  try {
-    await (what === 'data' ? handle.datasync() : handle.sync())
-  } finally {
-    await handle.close()
-  }
+  return Object.assign(call, { inFlight: () => running })
 }

@@ -4,7 +4,7 @@ import BetterSqlite3 from 'better-sqlite3'
 import { SqliteDialect } from 'kysely'
 import { cachedStatements, type ReadNow } from './prepared.js'
 import { checkpointOnAThread } from './sqlite-checkpoints.js'
-import { logSync } from './sqlite-log-sync.js'
+import { type LogSync, logSync } from './sqlite-log-sync.js'
 
 /**
  * better-sqlite3 behind Kysely, with lower() as on PostgreSQL, its statements cached and its rows
@@ -14,7 +14,7 @@ import { logSync } from './sqlite-log-sync.js'
 export function sqliteDialect(file: string): {
   dialect: SqliteDialect
   readNow: ReadNow
-  syncLog: (() => Promise<void>) | undefined
+  syncLog: LogSync | undefined
 } {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
   const raw = new BetterSqlite3(file)
@@ -29,13 +29,16 @@ export function sqliteDialect(file: string): {
   // retried asynchronously (transaction.ts); readers never wait for it in WAL mode.
   raw.pragma('busy_timeout = 0')
   const stopCheckpoints = file === ':memory:' ? undefined : checkpointOnAThread(raw, file)
+  const syncLog = file === ':memory:' ? undefined : logSync(file)
   // SQLite's own lower() changes ASCII letters only, so a case-insensitive name filter missed `É`
   // for `é` where PostgreSQL (UTF-8) matched it. No index is built on lower(): replacing it
   // changes no stored data.
   raw.function('lower', { deterministic: true }, (text: unknown) =>
     text === null ? null : String(text).toLowerCase(),
   )
-  const { database, readNow } = cachedStatements(raw, stopCheckpoints)
-  const syncLog = file === ':memory:' ? undefined : logSync(file)
+  const { database, readNow } = cachedStatements(raw, () => {
+    stopCheckpoints?.()
+    syncLog?.close()
+  })
   return { dialect: new SqliteDialect({ database }), readNow, syncLog }
 }

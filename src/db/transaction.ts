@@ -110,10 +110,17 @@ function inGroup<T>(
       const members: Member[] = []
       queue = members
       queues.set(db, members)
-      setImmediate(() => {
+      const begin = () => {
         if (queues.get(db) === members) queues.delete(db)
         void runGroup(db, members, isRetryable)
-      })
+      }
+      // While the log's sync runs, the group waits for it to end: its members could not answer
+      // before the next sync anyway, and those that come meanwhile join them (one commit, one
+      // sync), as the 50 connections of a busy service do at the end of a turn.
+      const syncing = logSyncAfterCommit(db)?.inFlight?.()
+      const next = () => setImmediate(begin)
+      if (syncing) syncing.then(next, next)
+      else next()
     }
     queue.push({ work, resolve: resolve as (value: unknown) => void, reject })
   })
