@@ -36,19 +36,19 @@ export function logSyncAfterCommit(db: Db): LogSync | undefined {
  */
 export function logSync(file: string): LogSync & { close: () => void } {
   let fd: number | undefined
+  // The log's directory entry too, once: SQLite created the log with the first write.
+  let directorySynced = false
   const sync = logSyncOf(async () => {
-    if (fd === undefined) {
-      const opened = openSync(`${file}-wal`, 'r')
-      // The log's directory entry too, once: SQLite created the log with the first write.
-      const directory = await open(dirname(file), 'r')
-      try {
-        await directory.sync()
-      } finally {
-        await directory.close()
-      }
-      fd = opened
-    }
+    fd ??= openSync(`${file}-wal`, 'r')
     await datasync(fd)
+    if (directorySynced) return
+    const directory = await open(dirname(file), 'r')
+    try {
+      await directory.sync()
+    } finally {
+      await directory.close()
+    }
+    directorySynced = true
   })
   return Object.assign(sync, {
     close: () => {
